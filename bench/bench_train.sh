@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Training-step throughput, C++ (streetgan-trainer bench train) against the PyTorch reference
+# (bench/train_step_reference.py), side by side in one run on the same machine.
+#
+# For each preset, runs the pair R times, alternating which side goes first, and reports the
+# median images/s of each side and the ratio C++/Python (> 1: the C++ trainer is faster).
+# Prints a table and writes the same as JSON to bench/results/train-<date>.json.
+# A benchmark, not a test: it never fails on a number, only when a run fails or is missing.
+#
+# Environment (all optional):
+#   STREETGAN_TRAINER   trainer binary (default: build/release/app/streetgan-trainer)
+#   STREETGAN_PYTHON    Python with torch (default: /usr/bin/python3, Debian python3-torch)
+#   BENCH_PRESETS       presets to run, space separated (default: "naive-64 tiny-32")
+#   BENCH_THREADS       intra-op threads for both sides (default: nproc)
+#   BENCH_REPEATS       pairs per preset; the median is reported (default: 3)
+#   BENCH_<P>_BATCH, BENCH_<P>_STEPS, BENCH_<P>_WARMUP   per preset, <P> is the preset name in
+#                       capitals without '-': BENCH_NAIVE64_STEPS=6, BENCH_TINY32_BATCH=128
+#   BENCH_RESULTS_DIR   where the JSON goes (default: bench/results)
+#
+# Defaults are sized for a 2-core machine with Debian's reference BLAS (see bench/README.md):
+# naive-64: batch 128, 1 timed step + 1 warm-up (~20 s a step); tiny-32: batch 64, 40 + 5.
+set -euo pipefail
+
+me=bench_train.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+fi
+if [[ $# -gt 0 ]]; then
+    echo "$me: takes no arguments (configure with environment variables, see --help)" >&2
+    exit 2
+fi
+
+die() { echo "$me: $*" >&2; exit 1; }
+
+trainer=${STREETGAN_TRAINER:-$root/build/release/app/streetgan-trainer}
+py=${STREETGAN_PYTHON:-/usr/bin/python3}
+reference=$here/train_step_reference.py
+results_dir=${BENCH_RESULTS_DIR:-$here/results}
+presets=${BENCH_PRESETS:-naive-64 tiny-32}
+threads=${BENCH_THREADS:-$(nproc)}
+repeats=${BENCH_REPEATS:-3}
+
+[[ -x $trainer ]] || die "trainer not found or not executable: $trainer (build the release preset or set STREETGAN_TRAINER)"
+"$py" -c 'import torch' 2>/dev/null || die "$py cannot import torch (install python3-torch or set STREETGAN_PYTHON)"
+[[ $threads =~ ^[1-9][0-9]*$ ]] || die "BENCH_THREADS must be a positive integer, got '$threads'"
+[[ $repeats =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEATS must be a positive integer, got '$repeats'"
+
+# setting PRESET KEY: BENCH_<P>_<KEY> if set, else the preset's default.
+setting() {
+    local preset=$1 key=$2 var default
+    var=BENCH_$(tr -d -- '-' <<<"$preset" | tr '[:lower:]' '[:upper:]')_$key
+    case $preset:$key in
+        naive-64:BATCH) default=128 ;;
+        naive-64:STEPS) default=1 ;;
+        naive-64:WARMUP) default=1 ;;
+        tiny-32:BATCH) default=64 ;;
+        tiny-32:STEPS) default=40 ;;
+        tiny-32:WARMUP) default=5 ;;
+        *:BATCH) default=128 ;;
+        *:STEPS) default=1 ;;
+        *:WARMUP) default=1 ;;
+    esac
+    local value=${!var:-$default}
+    [[ $value =~ ^[0-9]+$ ]] || die "$var must be a non-negative integer, got '$value'"
+    echo "$value"
+}
+
+# The BLAS a binary resolves: on CPU it decides most of LibTorch's speed.
+blas_of() {
+    local lib
+    lib=$(ldd "$1" 2>/dev/null | awk '$1 ~ /blas|blis|mkl/ && $3 ~ /^\// {print $3; exit}') || true
+    if [[ -n $lib ]]; then readlink -f "$lib"; fi
+}
+
+stamp=$(date +%Y%m%d-%H%M%S)
+started=$(date --iso-8601=seconds)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# check_json FILE SIDE: the run printed one JSON document with a positive images_per_s.
+check_json() {
+    "$py" - "$1" <<'EOF' || die "$2 run printed no usable JSON (see $1 above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert float(d["images_per_s"]) > 0 and float(d["seconds"]) > 0
+print("%.2f" % d["images_per_s"])
+EOF
+}
+
+# run_side SIDE PRESET BATCH STEPS WARMUP OUTFILE
+run_side() {
+    local side=$1 preset=$2 batch=$3 steps=$4 warmup=$5 out=$6 rate
+    local args=(--preset "$preset" --batch "$batch" --threads "$threads" --steps "$steps"
+                --warmup "$warmup" --device cpu --json)
+    if [[ $side == cpp ]]; then
+        "$trainer" bench train "${args[@]}" >"$out" || die "C++ run failed: $trainer bench train ${args[*]}"
+    else
+        "$py" "$reference" "${args[@]}" >"$out" || die "Python run failed: $py $reference ${args[*]}"
+    fi
+    rate=$(check_json "$out" "$side") || { cat "$out" >&2; exit 1; }
+    printf '  %-8s r%d/%d %-6s %10s img/s\n' "$preset" "$r" "$repeats" "$side" "$rate" >&2
+}
+
+echo "$me: threads $threads, repeats $repeats, presets: $presets" >&2
+echo "$me: trainer $trainer" >&2
+echo "$me: load average at start $load_start" >&2
+
+for preset in $presets; do
+    batch=$(setting "$preset" BATCH)
+    steps=$(setting "$preset" STEPS)
+    warmup=$(setting "$preset" WARMUP)
+    ((batch > 0 && steps > 0)) || die "$preset: batch and steps must be positive"
+    echo "$preset batch $batch steps $steps warmup $warmup" >>"$work/presets"
+    for ((r = 1; r <= repeats; r++)); do
+        # Alternate which side goes first so drift (heat, other load) hits both alike.
+        if ((r % 2)); then order=(cpp python); else order=(python cpp); fi
+        for side in "${order[@]}"; do
+            run_side "$side" "$preset" "$batch" "$steps" "$warmup" "$work/$side.$preset.$r.json"
+        done
+    done
+done
+
+mkdir -p "$results_dir"
+out=$results_dir/train-$stamp.json
+
+BENCH_WORK=$work BENCH_OUT=$out BENCH_STARTED=$started BENCH_LOAD_START=$load_start \
+BENCH_LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg) BENCH_THREADS_USED=$threads BENCH_REPEATS_USED=$repeats \
+BENCH_TRAINER=$trainer BENCH_PYTHON=$py BENCH_CPP_BLAS=$(blas_of "$trainer") \
+"$py" - <<'EOF'
+import json, os, platform, socket, statistics, sys
+
+env = os.environ
+work = env["BENCH_WORK"]
+repeats = int(env["BENCH_REPEATS_USED"])
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+rows, torch_version, py_blas, warnings = [], None, None, []
+with open(os.path.join(work, "presets")) as f:
+    for line in f:
+        preset, _, batch, _, steps, _, warmup = line.split()
+        runs = {}
+        for side in ("cpp", "python"):
+            runs[side] = []
+            for r in range(1, repeats + 1):
+                with open(os.path.join(work, "%s.%s.%d.json" % (side, preset, r))) as jf:
+                    d = json.load(jf)
+                for key, want in (("preset", preset), ("batch", int(batch)), ("steps", int(steps)),
+                                  ("threads", int(env["BENCH_THREADS_USED"]))):
+                    if key in d and d[key] != want:
+                        warnings.append("%s %s run %d reports %s=%r, asked for %r" % (side, preset, r, key, d[key], want))
+                if side == "python":
+                    torch_version = d.get("torch", torch_version)
+                    py_blas = d.get("blas", py_blas)
+                runs[side].append({"seconds": d["seconds"], "images_per_s": d["images_per_s"]})
+        cpp = statistics.median(x["images_per_s"] for x in runs["cpp"])
+        pyt = statistics.median(x["images_per_s"] for x in runs["python"])
+        rows.append({
+            "preset": preset, "batch": int(batch), "threads": int(env["BENCH_THREADS_USED"]),
+            "steps": int(steps), "warmup": int(warmup),
+            "cpp_images_per_s": cpp, "python_images_per_s": pyt, "ratio": cpp / pyt,
+            "cpp_runs": runs["cpp"], "python_runs": runs["python"],
+        })
+
+doc = {
+    "benchmark": "train",
+    "started": env["BENCH_STARTED"],
+    "host": socket.gethostname(),
+    "cpu": cpu_model(),
+    "nproc": os.cpu_count(),
+    "loadavg_start": env["BENCH_LOAD_START"],
+    "loadavg_end": env["BENCH_LOAD_END"],
+    "repeats": repeats,
+    "statistic": "median",
+    "trainer": env["BENCH_TRAINER"],
+    "python": env["BENCH_PYTHON"],
+    "torch_python": torch_version,
+    "blas_cpp": env["BENCH_CPP_BLAS"] or None,
+    "blas_python": py_blas,
+    "warnings": warnings,
+    "rows": rows,
+}
+with open(env["BENCH_OUT"], "w") as f:
+    json.dump(doc, f, indent=2)
+    f.write("\n")
+
+for w in warnings:
+    print("warning: " + w, file=sys.stderr)
+if doc["blas_cpp"] and py_blas and doc["blas_cpp"] != py_blas:
+    print("warning: the two sides use different BLAS libraries (%s vs %s): the ratio compares those too"
+          % (doc["blas_cpp"], py_blas), file=sys.stderr)
+
+print("%-10s %6s %7s %12s %12s %8s" % ("preset", "batch", "threads", "C++ img/s", "Python img/s", "C++/Py"))
+for row in rows:
+    print("%-10s %6d %7d %12.1f %12.1f %8.2f" % (row["preset"], row["batch"], row["threads"],
+          row["cpp_images_per_s"], row["python_images_per_s"], row["ratio"]))
+print("median of %d runs each; load average %s -> %s; written to %s"
+      % (repeats, doc["loadavg_start"], doc["loadavg_end"], env["BENCH_OUT"]))
+EOF

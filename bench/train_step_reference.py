@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""Time N reference DCGAN training steps in PyTorch, the Python twin of
+
+    streetgan-trainer bench train --preset P --batch B --threads T --steps N [--warmup W] --json
+
+Run with Debian's /usr/bin/python3 (python3-torch 1.13); a pyenv `python3` has no torch.
+
+Measured exactly like the C++ side: a fixed, pre-generated real batch in [-1, 1] (made once,
+outside the timer), fresh N(0, 1) noise drawn from a seeded generator inside every timed step,
+models in train mode, W untimed warm-up steps, then N timed steps. The metric tensors stay on
+the device during the loop (no .item() per step) and are read once at the end, inside the timed
+interval, which is the single host sync. Prints one JSON document with --json:
+{"preset","batch","threads","steps","warmup","device","seconds","images_per_s"} plus
+"last" (the last step's losses and D outputs, a sanity check that the step did real work),
+"torch" (version) and "blas" (the BLAS library mapped into the process: on CPU it decides
+most of the speed, see bench/README.md).
+
+This is a benchmark, not a test: it asserts nothing about time.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
+
+try:
+    import torch
+except ImportError:
+    sys.exit("train_step_reference.py: no torch in %s; run it with /usr/bin/python3 (Debian python3-torch)"
+             % sys.executable)
+
+import reference_dcgan  # noqa: E402  (needs the sys.path entry above)
+
+METRIC_NAMES = ("loss_d", "loss_g", "d_x", "d_g_z1", "d_g_z2")
+
+
+def loaded_blas():
+    """Path of the BLAS library this process has mapped (Linux), or None. LibTorch's speed on
+    CPU depends on it: Debian's libtorch uses whatever libblas.so.3 the alternatives pick."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "/" in line}
+    except OSError:
+        return None
+    hits = sorted(os.path.realpath(x) for x in paths
+                  if any(k in os.path.basename(x) for k in ("blas", "blis", "mkl_core", "mkl_rt")))
+    return hits[0] if hits else None
+
+
+def default_threads():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be >= 1, got %s" % text)
+    return value
+
+
+def non_negative(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be >= 0, got %s" % text)
+    return value
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="Time reference DCGAN training steps in PyTorch (CPU).")
+    ap.add_argument("--preset", default="naive-64", choices=sorted(reference_dcgan.PRESETS))
+    ap.add_argument("--batch", type=positive, default=128)
+    ap.add_argument("--threads", type=positive, default=default_threads(),
+                    help="intra-op threads (torch.set_num_threads); inter-op threads are always 1")
+    ap.add_argument("--steps", type=positive, default=10, help="timed steps")
+    ap.add_argument("--warmup", type=non_negative, default=2, help="untimed warm-up steps")
+    ap.add_argument("--device", default="cpu", choices=["cpu"],
+                    help="only cpu: the reference step builds its labels on the CPU")
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--json", action="store_true", help="print one JSON document")
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+
+    # Inter-op threads can only be set before any parallel work starts.
+    torch.set_num_interop_threads(1)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)  # weight init
+
+    g, d, p = reference_dcgan.build(args.preset)
+    g.train()
+    d.train()
+    step = reference_dcgan.ReferenceStep(g, d, p["nz"])
+
+    gen = torch.Generator().manual_seed(args.seed + 1)
+    size = p["img_size"]
+    real = torch.rand(args.batch, 3, size, size, generator=gen) * 2 - 1  # fixed real batch in [-1, 1)
+
+    for _ in range(args.warmup):
+        noise = torch.randn(args.batch, p["nz"], generator=gen)
+        step(real, noise)
+
+    metrics = None
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        noise = torch.randn(args.batch, p["nz"], generator=gen)
+        metrics = step(real, noise)
+    values = torch.stack([m.detach().reshape(()) for m in metrics]).tolist()  # the one host sync
+    seconds = time.perf_counter() - t0
+
+    last = dict(zip(METRIC_NAMES, values))
+    if not all(math.isfinite(v) for v in values):
+        print("train_step_reference.py: warning: non-finite metrics %s" % last, file=sys.stderr)
+
+    result = {
+        "preset": args.preset,
+        "batch": args.batch,
+        "threads": args.threads,
+        "steps": args.steps,
+        "warmup": args.warmup,
+        "device": args.device,
+        "seconds": seconds,
+        "images_per_s": args.batch * args.steps / seconds,
+        "last": last,
+        "torch": torch.__version__,
+        "blas": loaded_blas(),
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print("%s batch %d threads %d: %d steps in %.3f s, %.1f img/s (loss_d %.3f loss_g %.3f)"
+              % (args.preset, args.batch, args.threads, args.steps, seconds, result["images_per_s"],
+                 last["loss_d"], last["loss_g"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

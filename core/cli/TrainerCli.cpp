@@ -1,0 +1,71 @@
+#include "cli/TrainerCli.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include <c10/core/Device.h>
+#include <torch/cuda.h>
+
+#include "cli/BenchCommand.h"
+#include "cli/EvalCommand.h"
+#include "cli/ExportCommand.h"
+#include "cli/ModelInfoCommand.h"
+#include "cli/SampleCommand.h"
+#include "cli/TrainCommand.h"
+#include "util/Errors.h"
+
+namespace streetgan {
+
+int TrainerCli::run(int argc, char** argv) {
+    CLI::App app{"streetgan-trainer: train and inspect DCGAN models of street-level photos (headless)", "streetgan-trainer"};
+    app.require_subcommand(0, 1);
+    app.set_version_flag("--version", std::string("streetgan-trainer ") + STREETGAN_VERSION + " (LibTorch " + TORCH_VERSION + ", " +
+                                          (torch::cuda::is_available() ? "CUDA" : "CPU") + ")");
+    std::vector<std::unique_ptr<Command>> commands;
+    commands.push_back(std::make_unique<ModelInfoCommand>());
+    commands.push_back(std::make_unique<TrainCommand>());
+    commands.push_back(std::make_unique<SampleCommand>());
+    commands.push_back(std::make_unique<EvalCommand>());
+    commands.push_back(std::make_unique<ExportCommand>());
+    commands.push_back(std::make_unique<BenchCommand>());
+    std::vector<CLI::App*> subs;
+    for (auto& c : commands) subs.push_back(c->setup(app));
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+        std::cerr << "streetgan-trainer: " << e.what() << " (see --help)\n";
+        return static_cast<int>(ExitCode::Usage);
+    }
+    for (size_t i = 0; i < commands.size(); ++i) {
+        if (!subs[i]->parsed()) continue;
+        try {
+            return commands[i]->execute();
+        } catch (const ConfigError& e) {
+            std::cerr << "streetgan-trainer: " << e.what() << "\n";
+            return static_cast<int>(ExitCode::Config);
+        } catch (const CheckpointError& e) {
+            std::cerr << "streetgan-trainer: " << e.what() << "\n";
+            return static_cast<int>(ExitCode::Checkpoint);
+        } catch (const IoError& e) {
+            std::cerr << "streetgan-trainer: " << e.what() << "\n";
+            return static_cast<int>(ExitCode::Io);
+        } catch (const DataError& e) {
+            std::cerr << "streetgan-trainer: " << e.what() << "\n";
+            return static_cast<int>(ExitCode::Data);
+        } catch (const c10::Error& e) {
+            std::cerr << "streetgan-trainer: internal LibTorch error: " << e.what_without_backtrace() << "\n";
+            return static_cast<int>(ExitCode::Failure);
+        } catch (const std::exception& e) {
+            std::cerr << "streetgan-trainer: " << e.what() << "\n";
+            return static_cast<int>(ExitCode::Failure);
+        }
+    }
+    std::cout << app.help();
+    return static_cast<int>(ExitCode::Usage);
+}
+
+}  // namespace streetgan

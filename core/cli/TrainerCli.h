@@ -1,0 +1,12 @@
+// The streetgan-trainer command line (../shared/CLI.md): subcommand dispatch, --version,
+// error-to-exit-code mapping. app/trainer_main.cpp only calls run().
+#pragma once
+
+namespace streetgan {
+
+class TrainerCli {
+public:
+    static int run(int argc, char** argv);
+};
+
+}  // namespace streetgan

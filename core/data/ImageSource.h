@@ -1,0 +1,23 @@
+// A data set the loader draws from: `size()` images per epoch, each produced on demand as
+// 8-bit RGB at the model's resolution. Implementations must be thread-safe (many loader workers
+// call load() concurrently) and deterministic for a given (index, augmentSeed).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace streetgan {
+
+class ImageSource {
+public:
+    virtual ~ImageSource() = default;
+    /// Images per epoch.
+    virtual int64_t size() const = 0;
+    /// Writes image `index` (0 <= index < size()) as size*size*3 bytes, HWC, RGB.
+    /// `augmentSeed` drives any random augmentation (same seed: same bytes). Throws DataError.
+    virtual void load(int64_t index, int size, uint64_t augmentSeed, uint8_t* rgb) const = 0;
+    /// One line for logs and run.json, e.g. "synthetic streets (16384 images)".
+    virtual std::string describe() const = 0;
+};
+
+}  // namespace streetgan

@@ -1,0 +1,106 @@
+#include "train/TrainConfig.h"
+
+#include <nlohmann/json.hpp>
+
+#include "model/Presets.h"
+#include "util/Errors.h"
+
+namespace streetgan {
+
+void TrainConfig::validate() const {
+    model.validate();
+    auto range = [](const char* name, double v, double lo, double hi) {
+        if (!(v >= lo && v <= hi))
+            throw ConfigError(std::string(name) + " " + std::to_string(v) + " is out of range: use " + std::to_string(lo) + ".." +
+                              std::to_string(hi));
+    };
+    range("batch", static_cast<double>(batch), 1, 65536);
+    range("steps", static_cast<double>(steps), 0, 1e12);
+    range("epochs", static_cast<double>(epochs), 0, 1e9);
+    if (steps == 0 && epochs == 0) throw ConfigError("steps and epochs are both 0: give --steps N or --epochs N");
+    range("lr", lr, 0, 10);
+    range("beta1", beta1, 0, 0.999999);
+    range("beta2", beta2, 0, 0.999999);
+    range("weight_decay", weightDecay, 0, 10);
+    range("eps", eps, 0, 1);
+    range("real_label", realLabel, 0, 1);
+    range("fake_label", fakeLabel, 0, 1);
+    range("instance_noise", instanceNoise, 0, 10);
+    range("instance_noise_steps", static_cast<double>(instanceNoiseSteps), 0, 1e12);
+    range("log_every", static_cast<double>(logEvery), 1, 1e9);
+    range("sample_every", static_cast<double>(sampleEvery), 0, 1e12);
+    range("checkpoint_every", static_cast<double>(checkpointEvery), 0, 1e12);
+    range("loader_threads", loaderThreads, 1, 256);
+    range("prefetch", prefetch, 1, 1024);
+    range("threads", threads, 0, 1024);
+    range("fixed_noise", static_cast<double>(fixedNoiseCount), 1, 1024);
+    range("synthetic_images", static_cast<double>(syntheticImages), 1, 1e10);
+    if (amp != "off" && amp != "bf16" && amp != "fp16") throw ConfigError("amp '" + amp + "' is unknown: use off, bf16 or fp16");
+    if (device != "auto" && device != "cpu" && device.rfind("cuda", 0) != 0)
+        throw ConfigError("device '" + device + "' is unknown: use auto, cpu, cuda or cuda:N");
+    if (data.empty()) throw ConfigError("data source is empty: use --data synthetic or a folder/archive path");
+}
+
+nlohmann::json TrainConfig::toJson() const {
+    return nlohmann::json{
+        {"preset", model.preset}, {"nz", model.nz}, {"ngf", model.ngf}, {"ndf", model.ndf}, {"nc", model.nc},
+        {"img_size", model.imgSize}, {"data", data}, {"synthetic_images", syntheticImages}, {"seed", seed},
+        {"device", device}, {"batch", batch}, {"steps", steps}, {"epochs", epochs}, {"lr", lr},
+        {"betas", {beta1, beta2}}, {"weight_decay", weightDecay}, {"eps", eps}, {"real_label", realLabel},
+        {"fake_label", fakeLabel}, {"instance_noise", instanceNoise}, {"instance_noise_steps", instanceNoiseSteps},
+        {"amp", amp}, {"log_every", logEvery}, {"sample_every", sampleEvery}, {"checkpoint_every", checkpointEvery},
+        {"loader_threads", loaderThreads}, {"prefetch", prefetch}, {"threads", threads}, {"fixed_noise", fixedNoiseCount}};
+}
+
+void TrainConfig::merge(const nlohmann::json& j) {
+    if (!j.is_object()) throw ConfigError("config must be a JSON object");
+    // A preset sets the whole architecture first; explicit nz/ngf/... then override it.
+    if (j.contains("preset")) {
+        const std::string name = j.at("preset").get<std::string>();
+        if (name != "custom") model = Presets::get(name);
+    }
+    for (const auto& [key, v] : j.items()) {
+        try {
+            if (key == "preset") continue;
+            else if (key == "nz") model.nz = v.get<int64_t>();
+            else if (key == "ngf") model.ngf = v.get<int64_t>();
+            else if (key == "ndf") model.ndf = v.get<int64_t>();
+            else if (key == "nc") model.nc = v.get<int64_t>();
+            else if (key == "img_size") model.imgSize = v.get<int64_t>();
+            else if (key == "data") data = v.get<std::string>();
+            else if (key == "synthetic_images") syntheticImages = v.get<int64_t>();
+            else if (key == "seed") seed = v.get<uint64_t>();
+            else if (key == "device") device = v.get<std::string>();
+            else if (key == "batch") batch = v.get<int64_t>();
+            else if (key == "steps") steps = v.get<int64_t>();
+            else if (key == "epochs") epochs = v.get<int64_t>();
+            else if (key == "lr") lr = v.get<double>();
+            else if (key == "betas") {
+                if (!v.is_array() || v.size() != 2) throw ConfigError("betas must be a list of two numbers, e.g. [0.5, 0.999]");
+                beta1 = v[0].get<double>();
+                beta2 = v[1].get<double>();
+            } else if (key == "weight_decay") weightDecay = v.get<double>();
+            else if (key == "eps") eps = v.get<double>();
+            else if (key == "real_label") realLabel = v.get<double>();
+            else if (key == "fake_label") fakeLabel = v.get<double>();
+            else if (key == "instance_noise") instanceNoise = v.get<double>();
+            else if (key == "instance_noise_steps") instanceNoiseSteps = v.get<int64_t>();
+            else if (key == "amp") amp = v.get<std::string>();
+            else if (key == "log_every") logEvery = v.get<int64_t>();
+            else if (key == "sample_every") sampleEvery = v.get<int64_t>();
+            else if (key == "checkpoint_every") checkpointEvery = v.get<int64_t>();
+            else if (key == "loader_threads") loaderThreads = v.get<int>();
+            else if (key == "prefetch") prefetch = v.get<int>();
+            else if (key == "threads") threads = v.get<int>();
+            else if (key == "fixed_noise") fixedNoiseCount = v.get<int64_t>();
+            else throw ConfigError("unknown config key '" + key + "': see run.json of any run for the valid keys");
+        } catch (const nlohmann::json::exception& e) {
+            throw ConfigError("config key '" + key + "' has the wrong type (" + v.dump() + ")");
+        }
+    }
+    // Keep the preset label honest if the architecture no longer matches it.
+    if (model.preset != "custom" && Presets::exists(model.preset) && !Presets::get(model.preset).sameArchitecture(model))
+        model.preset = "custom";
+}
+
+}  // namespace streetgan

@@ -1,0 +1,50 @@
+// Everything a training run is configured by. Serialised as run.json's "config" object and inside
+// every checkpoint; read back from --config FILE (any subset of keys) and overridden by flags.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "model/ModelConfig.h"
+
+namespace streetgan {
+
+struct TrainConfig {
+    ModelConfig model;                 ///< architecture (from a preset unless overridden)
+    std::string data = "synthetic";    ///< data source spec: synthetic | folder | archive | cache
+    int64_t syntheticImages = 16384;   ///< images per epoch of the synthetic street set
+    uint64_t seed = 0;                 ///< seeds weights, data order, noise: runs are reproducible on CPU
+    std::string device = "auto";       ///< auto | cpu | cuda | cuda:N
+    int64_t batch = 128;
+    int64_t steps = 0;                 ///< total optimiser steps of the run; 0: use epochs
+    int64_t epochs = 5;                ///< total epochs when steps == 0
+    double lr = 2e-4;
+    double beta1 = 0.5;
+    double beta2 = 0.999;
+    double weightDecay = 0.05;
+    double eps = 1e-8;
+    double realLabel = 1.0;            ///< target for real images (0.9: one-sided label smoothing)
+    double fakeLabel = 0.0;
+    double instanceNoise = 0.0;        ///< std of Gaussian noise added to D's inputs (real and fake)
+    int64_t instanceNoiseSteps = 0;    ///< linear decay of instanceNoise to 0 over this many steps (0: constant)
+    std::string amp = "off";           ///< off | bf16 | fp16 (fp16: CUDA only, dynamic loss scaling)
+    int64_t logEvery = 10;             ///< steps between metric events (and the only host syncs)
+    int64_t sampleEvery = 200;         ///< steps between fixed-noise sample grids (0: only at the end)
+    int64_t checkpointEvery = 1000;    ///< steps between checkpoints (0: only at epoch ends and the end)
+    int loaderThreads = 2;             ///< data loader worker threads
+    int prefetch = 4;                  ///< ready batches queued ahead of the trainer
+    int threads = 0;                   ///< torch intra-op threads (0: LibTorch's default)
+    int64_t fixedNoiseCount = 64;      ///< fixed progress-noise vectors (stored in every checkpoint)
+
+    /// Throws ConfigError naming the first invalid value and its allowed range.
+    void validate() const;
+    nlohmann::json toJson() const;
+    /// Applies the keys present in `j` over the current values (unknown keys are errors).
+    void merge(const nlohmann::json& j);
+    /// Total steps implied by steps/epochs for a data set of `images` images.
+    int64_t totalSteps(int64_t stepsPerEpoch) const { return steps > 0 ? steps : epochs * stepsPerEpoch; }
+};
+
+}  // namespace streetgan

@@ -1,0 +1,202 @@
+#include "train/Trainer.h"
+
+#include <unistd.h>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "data/BatchLoader.h"
+#include "data/DataSources.h"
+#include "export/ImageGrid.h"
+#include "train/Checkpoint.h"
+#include "train/EventLog.h"
+#include "train/RunDirectory.h"
+#include "train/TensorBoardWriter.h"
+#include "train/TrainStep.h"
+#include "util/Errors.h"
+#include "util/AtomicFile.h"
+#include "util/SeedHash.h"
+
+namespace streetgan {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string hostName() {
+    char buf[256] = {};
+    ::gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+// Fixed progress noise: a function of the seed alone, so every run with a seed shows the same z.
+torch::Tensor fixedNoise(const TrainConfig& cfg) {
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(SeedHash::of(cfg.seed, 0x6669786564ULL));
+    return torch::randn({cfg.fixedNoiseCount, cfg.model.nz, 1, 1}, gen);
+}
+
+}  // namespace
+
+Trainer::Trainer(TrainConfig cfg, std::string runDir, bool resume, TrainObserver* observer)
+    : cfg_(std::move(cfg)), runDir_(std::move(runDir)), resume_(resume), observer_(observer) {
+    cfg_.validate();
+}
+
+torch::Device Trainer::selectDevice(const std::string& name) {
+    if (name == "cpu") return torch::kCPU;
+    if (name == "auto") return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    if (!torch::cuda::is_available())
+        throw ConfigError("device '" + name + "' requested but no CUDA device is available to this build: use --device cpu or auto");
+    torch::Device d(name);
+    if (d.has_index() && d.index() >= static_cast<int>(torch::cuda::device_count()))
+        throw ConfigError("device '" + name + "' does not exist: this machine has " + std::to_string(torch::cuda::device_count()) + " CUDA devices");
+    return d;
+}
+
+int64_t Trainer::run(const std::atomic<bool>& stop) {
+    RunDirectory dir(runDir_, /*create=*/true);
+    EventLog events(dir.events());
+    auto emit = [&](nlohmann::json e, bool durable = false) {
+        e["t"] = EventLog::now();
+        events.append(e, durable);
+        if (observer_) observer_->onEvent(e);
+    };
+
+    try {
+        const torch::Device device = selectDevice(cfg_.device);
+        if (cfg_.threads > 0) torch::set_num_threads(cfg_.threads);
+        if (device.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);
+
+        auto source = DataSources::open(cfg_.data, cfg_);
+        LoaderOptions lo;
+        lo.batch = cfg_.batch;
+        lo.imgSize = static_cast<int>(cfg_.model.imgSize);
+        lo.nz = cfg_.model.nz;
+        lo.seed = cfg_.seed;
+        lo.threads = cfg_.loaderThreads;
+        lo.prefetch = cfg_.prefetch;
+        lo.pinMemory = device.is_cuda();
+        lo.instanceNoise = cfg_.instanceNoise > 0;
+        BatchLoader loader(source, lo);
+        const int64_t stepsPerEpoch = loader.stepsPerEpoch();
+        const int64_t total = cfg_.totalSteps(stepsPerEpoch);
+
+        torch::manual_seed(cfg_.seed);
+        TrainStep trainer(cfg_, device);
+        torch::Tensor noise = fixedNoise(cfg_);
+        int64_t done = 0;
+        std::string resumedFrom;
+        if (resume_) {
+            if (auto latest = dir.latestCheckpoint()) {
+                CheckpointData ck = Checkpoint::load(*latest);
+                trainer.restore(ck, *latest);
+                done = ck.step;
+                if (ck.fixedNoise.defined()) noise = ck.fixedNoise;
+                if (ck.rngState.defined()) at::detail::getDefaultCPUGenerator().set_state(ck.rngState);
+                resumedFrom = *latest;
+            }
+        }
+
+        nlohmann::json runJson = dir.hasRunJson() ? dir.readRunJson() : nlohmann::json::object();
+        if (!runJson.contains("start_time")) runJson["start_time"] = EventLog::now();
+        runJson["version"] = STREETGAN_VERSION;
+        runJson["host"] = hostName();
+        runJson["config"] = cfg_.toJson();
+        runJson["data_source"] = source->describe();
+        runJson["device"] = device.str();
+        runJson["world_size"] = 1;
+        runJson["total_steps"] = total;
+        runJson["steps_per_epoch"] = stepsPerEpoch;
+        if (!resumedFrom.empty()) runJson["resumes"].push_back({{"t", EventLog::now()}, {"step", done}, {"checkpoint", resumedFrom}});
+        dir.writeRunJson(runJson);
+
+        TensorBoardWriter tb(dir.tbDir());
+        emit({{"kind", "status"}, {"state", "running"}, {"step", done}, {"total_steps", total}, {"pid", ::getpid()}, {"device", device.str()},
+              {"data", source->describe()}, {"resumed_from", resumedFrom}},
+             true);
+
+        int64_t lastCheckpointStep = -1, lastSampleStep = -1;
+        auto epochOf = [&](int64_t stepsDone) { return stepsDone == 0 ? int64_t{0} : (stepsDone - 1) / stepsPerEpoch; };
+        auto checkpoint = [&](int64_t stepsDone) {
+            CheckpointData ck;
+            trainer.capture(ck);
+            ck.configJson = cfg_.toJson().dump();
+            ck.epoch = epochOf(stepsDone);
+            ck.step = stepsDone;
+            ck.fixedNoise = noise;
+            ck.rngState = at::detail::getDefaultCPUGenerator().get_state();
+            const std::string path = dir.checkpointPath(ck.epoch);
+            Checkpoint::save(ck, path);
+            lastCheckpointStep = stepsDone;
+            emit({{"kind", "checkpoint"}, {"step", stepsDone}, {"epoch", ck.epoch}, {"path", "checkpoints/" + path.substr(path.rfind('/') + 1)}}, true);
+        };
+        auto sample = [&](int64_t stepsDone) {
+            auto grid = ImageGrid::makeGrid(trainer.sample(noise), 8, 2, true);
+            const std::string png = ImageGrid::encodePng(grid);
+            const std::string path = dir.samplePath(stepsDone);
+            AtomicFile::write(path, png);
+            const double t = EventLog::now();
+            tb.addImage("samples/fixed_noise", png, static_cast<int>(grid.size(1)), static_cast<int>(grid.size(2)), 3, stepsDone, t);
+            tb.flush();
+            lastSampleStep = stepsDone;
+            emit({{"kind", "sample"}, {"step", stepsDone}, {"epoch", epochOf(stepsDone)}, {"path", "samples/step_" + std::to_string(stepsDone) + ".png"}});
+        };
+
+        loader.start(done);
+        auto intervalStart = Clock::now();
+        double intervalWait = 0;
+        int64_t intervalImages = 0;
+        auto logMetrics = [&](int64_t stepsDone) {
+            StepMetrics m = trainer.drain();
+            if (m.steps == 0) return;
+            const double elapsed = std::max(1e-9, seconds(Clock::now() - intervalStart));
+            const double wall = EventLog::now();
+            nlohmann::json e = {{"kind", "metrics"}, {"step", stepsDone}, {"epoch", epochOf(stepsDone)}, {"loss_d", m.lossD}, {"loss_g", m.lossG},
+                                {"d_x", m.dX}, {"d_g_z1", m.dGz1}, {"d_g_z2", m.dGz2}, {"lr", trainer.learningRate()},
+                                {"img_per_s", static_cast<double>(intervalImages) / elapsed}, {"data_wait", std::min(1.0, intervalWait / elapsed)},
+                                {"total_steps", total}};
+            for (const char* k : {"loss_d", "loss_g", "d_x", "d_g_z1", "d_g_z2", "lr", "img_per_s", "data_wait"})
+                tb.addScalar(k, e[k].get<float>(), stepsDone, wall);
+            tb.flush();
+            emit(e);
+            intervalStart = Clock::now();
+            intervalWait = 0;
+            intervalImages = 0;
+        };
+
+        while (done < total && !stop.load()) {
+            const auto w0 = Clock::now();
+            Batch batch = loader.next();
+            intervalWait += seconds(Clock::now() - w0);
+            double inst = cfg_.instanceNoise;
+            if (inst > 0 && cfg_.instanceNoiseSteps > 0)
+                inst *= std::max(0.0, 1.0 - static_cast<double>(done) / static_cast<double>(cfg_.instanceNoiseSteps));
+            trainer.step(batch, inst);
+            ++done;
+            intervalImages += batch.real.size(0);
+            if (done % cfg_.logEvery == 0) logMetrics(done);
+            if (cfg_.sampleEvery > 0 && done % cfg_.sampleEvery == 0) sample(done);
+            if ((cfg_.checkpointEvery > 0 && done % cfg_.checkpointEvery == 0) || done % stepsPerEpoch == 0) checkpoint(done);
+        }
+        loader.stop();
+        logMetrics(done);
+        if (lastSampleStep != done) sample(done);
+        if (lastCheckpointStep != done) checkpoint(done);
+        const bool stopped = done < total;
+        emit({{"kind", "status"}, {"state", stopped ? "stopped" : "finished"}, {"step", done}, {"total_steps", total}}, true);
+        return done;
+    } catch (const std::exception& e) {
+        try {
+            emit({{"kind", "error"}, {"message", e.what()}}, true);
+            emit({{"kind", "status"}, {"state", "failed"}}, true);
+        } catch (...) {
+            // the event log itself failed (e.g. full disk): the original error is what matters
+        }
+        throw;
+    }
+}
+
+}  // namespace streetgan

@@ -1,0 +1,33 @@
+// A training run in a run directory: the loop, its schedule (log, sample, checkpoint), events,
+// TensorBoard records, resume and stop. Runs on the calling thread until done or `stop` is set;
+// stop checkpoints first. Errors are written as an "error" event and rethrown.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include <torch/types.h>
+
+#include "train/TrainConfig.h"
+#include "train/TrainObserver.h"
+
+namespace streetgan {
+
+class Trainer {
+public:
+    /// `resume`: continue from the run directory's latest checkpoint (fresh start when none).
+    Trainer(TrainConfig cfg, std::string runDir, bool resume, TrainObserver* observer = nullptr);
+    /// Returns the number of optimiser steps done when it returns (== total unless stopped).
+    int64_t run(const std::atomic<bool>& stop);
+    /// Picks the device for "auto" | "cpu" | "cuda" | "cuda:N"; throws ConfigError when absent.
+    static torch::Device selectDevice(const std::string& name);
+
+private:
+    TrainConfig cfg_;
+    std::string runDir_;
+    bool resume_;
+    TrainObserver* observer_;
+};
+
+}  // namespace streetgan

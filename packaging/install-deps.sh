@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that StreetGAN Studio's build, app, tests and benchmarks need.
+# Idempotent; Debian's archive only (nothing is fetched from anywhere else).
+# Usage: packaging/install-deps.sh [--no-update]
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: not root and no sudo: run this script as root" >&2; exit 1
+  fi
+fi
+
+PACKAGES=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git
+  # core: tensors, images, config, CLI
+  libtorch-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
+  nlohmann-json3-dev libcli11-dev zlib1g-dev
+  # tests: GoogleTest, Python PyTorch for fixtures written and read by the reference implementation
+  libgtest-dev libgmock-dev python3 python3-torch python3-numpy
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+if [ "${1:-}" != "--no-update" ]; then
+  $SUDO apt-get update -q
+fi
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
