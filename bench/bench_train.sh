@@ -4,7 +4,7 @@
 #
 # For each preset, runs the pair R times, alternating which side goes first, and reports the
 # median images/s of each side and the ratio C++/Python (> 1: the C++ trainer is faster).
-# Prints a table and writes the same as JSON to bench/results/train-<date>.json.
+# Prints a table and writes the same as JSON to bench/results/train-<date>-<time>.json.
 # A benchmark, not a test: it never fails on a number, only when a run fails or is missing.
 #
 # Environment (all optional):
@@ -20,6 +20,7 @@
 # Defaults are sized for a 2-core machine with Debian's reference BLAS (see bench/README.md):
 # naive-64: batch 128, 1 timed step + 1 warm-up (~20 s a step); tiny-32: batch 64, 40 + 5.
 set -euo pipefail
+export LC_ALL=C
 
 me=bench_train.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -76,6 +77,22 @@ blas_of() {
     if [[ -n $lib ]]; then readlink -f "$lib"; fi
 }
 
+# Other processes' CPU during a run skews it. cpu_ticks: "busy total" jiffies of the whole machine
+# from /proc/stat; child_ticks: CPU jiffies of this shell's finished children (bash's times).
+clk_tck=$(getconf CLK_TCK)
+cpu_ticks() {
+    local _cpu u n s i w q sq st _rest
+    read -r _cpu u n s i w q sq st _rest </proc/stat
+    echo "$((u + n + s + q + sq + st)) $((u + n + s + i + w + q + sq + st))"
+}
+# Call as `times >"$work/times"; x=$(child_ticks)`: `times` must run in this shell, as a
+# subshell's children counters start at zero.
+child_ticks() {
+    awk -v hz="$clk_tck" 'NR == 2 { n = 0
+        for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] }
+        printf "%d\n", n * hz }' "$work/times"
+}
+
 stamp=$(date +%Y%m%d-%H%M%S)
 started=$(date --iso-8601=seconds)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -97,13 +114,24 @@ run_side() {
     local side=$1 preset=$2 batch=$3 steps=$4 warmup=$5 out=$6 rate
     local args=(--preset "$preset" --batch "$batch" --threads "$threads" --steps "$steps"
                 --warmup "$warmup" --device cpu --json)
+    local busy0 total0 busy1 total1 mine0 mine1
+    read -r busy0 total0 < <(cpu_ticks)
+    times >"$work/times"
+    mine0=$(child_ticks)
     if [[ $side == cpp ]]; then
         "$trainer" bench train "${args[@]}" >"$out" || die "C++ run failed: $trainer bench train ${args[*]}"
     else
         "$py" "$reference" "${args[@]}" >"$out" || die "Python run failed: $py $reference ${args[*]}"
     fi
+    read -r busy1 total1 < <(cpu_ticks)
+    times >"$work/times"
+    mine1=$(child_ticks)
+    # share of the machine's CPU time that other processes used during the run (0..1)
+    awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) -v m=$((mine1 - mine0)) \
+        'BEGIN { o = t > 0 ? (b - m) / t : 0; printf "%.3f\n", o < 0 ? 0 : o }' >"$out.others"
     rate=$(check_json "$out" "$side") || { cat "$out" >&2; exit 1; }
-    printf '  %-8s r%d/%d %-6s %10s img/s\n' "$preset" "$r" "$repeats" "$side" "$rate" >&2
+    printf '  %-8s r%d/%d %-6s %10s img/s  (others used %s of the CPU)\n' \
+        "$preset" "$r" "$repeats" "$side" "$rate" "$(cat "$out.others")" >&2
 }
 
 echo "$me: threads $threads, repeats $repeats, presets: $presets" >&2
@@ -167,7 +195,10 @@ with open(os.path.join(work, "presets")) as f:
                 if side == "python":
                     torch_version = d.get("torch", torch_version)
                     py_blas = d.get("blas", py_blas)
-                runs[side].append({"seconds": d["seconds"], "images_per_s": d["images_per_s"]})
+                with open(os.path.join(work, "%s.%s.%d.json.others" % (side, preset, r))) as of:
+                    others = float(of.read())
+                runs[side].append({"seconds": d["seconds"], "images_per_s": d["images_per_s"],
+                                   "others_cpu_share": others})
         cpp = statistics.median(x["images_per_s"] for x in runs["cpp"])
         pyt = statistics.median(x["images_per_s"] for x in runs["python"])
         rows.append({
@@ -176,6 +207,11 @@ with open(os.path.join(work, "presets")) as f:
             "cpp_images_per_s": cpp, "python_images_per_s": pyt, "ratio": cpp / pyt,
             "cpp_runs": runs["cpp"], "python_runs": runs["python"],
         })
+
+busiest = max(x["others_cpu_share"] for row in rows for side in ("cpp_runs", "python_runs") for x in row[side])
+if busiest > 0.05:
+    warnings.append("other processes used up to %.0f%% of the machine's CPU during a run: the img/s figures "
+                    "are low and noisy, the ratio less so (runs alternate)" % (100 * busiest))
 
 doc = {
     "benchmark": "train",

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/ConsoleReporter.h"
+#include "cli/FiniteNumber.h"
 #include "model/Presets.h"
 #include "train/RunDirectory.h"
 #include "train/Trainer.h"
@@ -42,11 +43,11 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--checkpoint-every", flags_.checkpointEvery, "Steps between checkpoints (0: epoch ends and end only)")
         ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
     a->add_flag("--resume", resume_, "Continue from the run directory's latest checkpoint up to --steps/--epochs");
-    a->add_option("--lr", flags_.lr, "Learning rate of both AdamW optimisers")->check(CLI::Range(0.0, 10.0));
-    a->add_option("--weight-decay", flags_.weightDecay, "AdamW weight decay")->check(CLI::Range(0.0, 10.0));
-    a->add_option("--real-label", flags_.realLabel, "Target for real images (0.9: one-sided label smoothing)")->check(CLI::Range(0.0, 1.0));
-    a->add_option("--fake-label", flags_.fakeLabel, "Target for fake images")->check(CLI::Range(0.0, 1.0));
-    a->add_option("--instance-noise", flags_.instanceNoise, "Std of instance noise on D's inputs")->check(CLI::Range(0.0, 10.0));
+    a->add_option("--lr", flags_.lr, "Learning rate of both AdamW optimisers")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
+    a->add_option("--weight-decay", flags_.weightDecay, "AdamW weight decay")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
+    a->add_option("--real-label", flags_.realLabel, "Target for real images (0.9: one-sided label smoothing)")->check(FiniteNumber())->check(CLI::Range(0.0, 1.0));
+    a->add_option("--fake-label", flags_.fakeLabel, "Target for fake images")->check(FiniteNumber())->check(CLI::Range(0.0, 1.0));
+    a->add_option("--instance-noise", flags_.instanceNoise, "Std of instance noise on D's inputs")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_option("--instance-noise-steps", flags_.instanceNoiseSteps, "Decay instance noise to 0 over N steps");
     a->add_option("--amp", flags_.amp, "Mixed precision: off | bf16 | fp16 (CUDA)")->check(CLI::IsMember({"off", "bf16", "fp16"}));
     a->add_option("--threads", flags_.threads, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));

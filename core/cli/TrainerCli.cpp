@@ -7,6 +7,7 @@
 
 #include <c10/core/Device.h>
 #include <torch/cuda.h>
+#include <torch/version.h>
 
 #include "cli/BenchCommand.h"
 #include "cli/EvalCommand.h"

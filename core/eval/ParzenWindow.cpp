@@ -37,32 +37,32 @@ void checkSameSize(const at::Tensor& mu, const at::Tensor& x, const char* what) 
                         "; use the same image size and channels for both");
 }
 
-// ||mu_i||^2 in float64, block by block; also proves every value of mu finite.
-at::Tensor squaredNorms(const at::Tensor& mu, int64_t blockRows, const std::atomic<bool>* cancel) {
-    const int64_t n = mu.size(0);
-    at::Tensor out = at::empty({n}, mu.options().dtype(at::kDouble));
-    for (int64_t s = 0; s < n; s += blockRows) {
-        if (cancelled(cancel)) return {};
-        const int64_t r = std::min(blockRows, n - s);
-        out.narrow(0, s, r).copy_(mu.narrow(0, s, r).to(at::kDouble).pow(2).sum(1));
-    }
-    if (!at::isfinite(out).all().item<bool>())
-        throw DataError("Parzen window: the generated samples contain NaN or infinite values; check the generator");
-    return out;
-}
+// Row-wise squared norms of a float64 (r, d) matrix as r dot products: no (r, d) temporary.
+at::Tensor rowSquaredNorms(const at::Tensor& m) { return at::bmm(m.unsqueeze(1), m.unsqueeze(2)).view({m.size(0)}); }
 
 // log p(x_j) for every row of x and every sigma: float64 (M, S) on the CPU, or an undefined tensor
 // when cancelled. onRows(k) is told after each batch of k rows.
+// Every large buffer is allocated once and reused: repeated same-sized allocations of tens of MB
+// make glibc's malloc raise its mmap threshold and then keep hundreds of MB of freed heap.
 at::Tensor logLikelihoods(const at::Tensor& mu, const at::Tensor& x, const std::vector<double>& sigmas,
                           int batchSize, const char* what, const std::function<void(int64_t)>& onRows,
                           const std::atomic<bool>* cancel) {
     const int64_t n = mu.size(0), d = mu.size(1), m = x.size(0);
-    const int64_t blockRows = std::max<int64_t>(1, kMuBlockValues / d);
-    const int64_t batch = std::max<int64_t>(1, std::min<int64_t>(batchSize, kMaxDistanceValues / n));
+    const int64_t blockRows = std::min(n, std::max<int64_t>(1, kMuBlockValues / d));
+    const int64_t batch = std::min(m, std::max<int64_t>(1, std::min<int64_t>(batchSize, kMaxDistanceValues / n)));
     const auto dopts = mu.options().dtype(at::kDouble);
 
-    at::Tensor muSq = squaredNorms(mu, blockRows, cancel);
-    if (!muSq.defined()) return {};
+    // ||mu_i||^2 in float64, block by block; this also proves every value of mu finite.
+    at::Tensor muBuf = at::empty({blockRows, d}, dopts);
+    at::Tensor muSq = at::empty({n}, dopts);
+    for (int64_t s = 0; s < n; s += blockRows) {
+        if (cancelled(cancel)) return {};
+        const int64_t r = std::min(blockRows, n - s);
+        at::Tensor block = muBuf.narrow(0, 0, r).copy_(mu.narrow(0, s, r));
+        muSq.narrow(0, s, r).copy_(rowSquaredNorms(block));
+    }
+    if (!at::isfinite(muSq).all().item<bool>())
+        throw DataError("Parzen window: the generated samples contain NaN or infinite values; check the generator");
 
     // Per sigma: the factor on squared distances and the constant log N + d log(sigma sqrt(2 pi)).
     std::vector<double> scale, offset;
@@ -73,30 +73,32 @@ at::Tensor logLikelihoods(const at::Tensor& mu, const at::Tensor& x, const std::
     }
 
     at::Tensor out = at::empty({m, static_cast<int64_t>(sigmas.size())}, at::TensorOptions().dtype(at::kDouble));
+    at::Tensor xBuf = at::empty({batch, d}, dopts);
+    at::Tensor distBuf = at::empty({batch, n}, dopts);
+    at::Tensor expBuf = at::empty({batch, n}, dopts);
     for (int64_t start = 0; start < m; start += batch) {
         if (cancelled(cancel)) return {};
         const int64_t b = std::min(batch, m - start);
-        at::Tensor xb = x.narrow(0, start, b).to(dopts);
-        at::Tensor xSq = xb.pow(2).sum(1);
+        at::Tensor xb = xBuf.narrow(0, 0, b).copy_(x.narrow(0, start, b));
+        at::Tensor xSq = rowSquaredNorms(xb);
         if (!at::isfinite(xSq).all().item<bool>())
             throw DataError(std::string("Parzen window: the ") + what +
                             " images contain NaN or infinite values; check the data source");
-        at::Tensor dist = at::empty({b, n}, dopts);
+        at::Tensor dist = distBuf.narrow(0, 0, b);
         for (int64_t s = 0; s < n; s += blockRows) {
             if (cancelled(cancel)) return {};
             const int64_t r = std::min(blockRows, n - s);
-            at::Tensor muBlock = mu.narrow(0, s, r).to(at::kDouble);
-            // ||x||^2 - 2 x.mu + ||mu||^2, clamped at 0 against rounding.
-            at::Tensor block = at::mm(xb, muBlock.t())
-                                   .mul_(-2.0)
-                                   .add_(xSq.unsqueeze(1))
-                                   .add_(muSq.narrow(0, s, r).unsqueeze(0))
-                                   .clamp_min_(0.0);
-            dist.narrow(1, s, r).copy_(block);
+            at::Tensor muBlock = muBuf.narrow(0, 0, r).copy_(mu.narrow(0, s, r));
+            at::Tensor block = dist.narrow(1, s, r);
+            // ||x||^2 - 2 x.mu + ||mu||^2, clamped at 0 against rounding; written in place.
+            at::mm_out(block, xb, muBlock.t());
+            block.mul_(-2.0).add_(xSq.unsqueeze(1)).add_(muSq.narrow(0, s, r).unsqueeze(0)).clamp_min_(0.0);
         }
         for (size_t k = 0; k < sigmas.size(); ++k) {
-            // logsumexp subtracts the row maximum: far-apart points stay finite.
-            at::Tensor ll = at::logsumexp(dist * scale[k], {1}).sub_(offset[k]);
+            // Stable logsumexp: subtract the row maximum, so far-apart points stay finite.
+            at::Tensor a = expBuf.narrow(0, 0, b).copy_(dist).mul_(scale[k]);
+            at::Tensor rowMax = a.amax({1}, /*keepdim=*/true);
+            at::Tensor ll = a.sub_(rowMax).exp_().sum(1).log_().add_(rowMax.squeeze(1)).sub_(offset[k]);
             out.narrow(0, start, b).select(1, static_cast<int64_t>(k)).copy_(ll);
         }
         if (onRows) onRows(b);
@@ -177,7 +179,10 @@ ParzenResult ParzenWindow::evaluate(const at::Tensor& samples, const at::Tensor&
     if (!testLl.defined()) return stop();
     testLl = testLl.select(1, 0);
     result.meanLogLikelihood = testLl.mean().item<double>();
-    result.stdError = testLl.std(/*unbiased=*/false).item<double>() / std::sqrt(static_cast<double>(tst.size(0)));
+    // numpy's ll.std() (ddof 0): sqrt(mean(|x - mean|^2)), spelled out (Tensor::std's overloads differ
+    // between LibTorch versions).
+    const double spread = std::sqrt((testLl - result.meanLogLikelihood).pow(2).mean().item<double>());
+    result.stdError = spread / std::sqrt(static_cast<double>(tst.size(0)));
     return result;
 }
 

@@ -1,21 +1,15 @@
 #include "export/ImageGrid.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <vector>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <ATen/ATen.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "util/AtomicFile.h"
 #include "util/Errors.h"
 
 namespace streetgan {
@@ -25,74 +19,6 @@ std::string shapeOf(const at::Tensor& t) {
     std::string s = "(";
     for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
     return s + ")";
-}
-
-std::string errnoText(int err) { return std::strerror(err); }
-
-// Directory part of `path` ("." when there is none) and the file name part.
-void splitPath(const std::string& path, std::string& dir, std::string& name) {
-    auto slash = path.find_last_of('/');
-    if (slash == std::string::npos) {
-        dir = ".";
-        name = path;
-    } else {
-        dir = slash == 0 ? "/" : path.substr(0, slash);
-        name = path.substr(slash + 1);
-    }
-}
-
-// Writes `bytes` to `path` through a temporary file in the same directory (same file system, so
-// the rename is atomic): readers see the old file or the complete new one, never a torn one.
-void writeFileAtomically(const std::string& bytes, const std::string& path) {
-    std::string dir, name;
-    splitPath(path, dir, name);
-    if (name.empty()) throw IoError("Cannot write PNG '" + path + "': the path names a directory; give a file name");
-
-    static std::atomic<unsigned> counter{0};
-    std::string tmp;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        tmp = dir + "/." + name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        int err = errno;
-        throw IoError("Cannot write PNG '" + path + "': cannot create a file in '" + dir + "' (" + errnoText(err) +
-                      "); check that the folder exists and is writable");
-    }
-
-    auto fail = [&](const std::string& what, int err) {
-        if (fd >= 0) ::close(fd);
-        ::unlink(tmp.c_str());
-        throw IoError("Cannot write PNG '" + path + "': " + what + " (" + errnoText(err) +
-                      "); check free disk space and permissions");
-    };
-
-    const char* p = bytes.data();
-    size_t left = bytes.size();
-    while (left > 0) {
-        ssize_t n = ::write(fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            fail("write failed", errno);
-        }
-        if (n == 0) fail("write made no progress", ENOSPC);
-        p += n;
-        left -= static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0) fail("fsync failed", errno);
-    int rc = ::close(fd);
-    fd = -1;
-    if (rc != 0) fail("close failed", errno);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename the temporary file into place", errno);
-
-    // Make the rename itself durable; best effort (some file systems refuse fsync on directories).
-    int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
 }
 
 }  // namespace
@@ -192,7 +118,7 @@ std::string ImageGrid::encodePng(const at::Tensor& chw01) {
 }
 
 void ImageGrid::writePng(const at::Tensor& chw01, const std::string& path) {
-    writeFileAtomically(encodePng(chw01), path);
+    AtomicFile::write(path, encodePng(chw01));
 }
 
 }  // namespace streetgan

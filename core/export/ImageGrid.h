@@ -32,7 +32,8 @@ public:
     /// IoError if OpenCV cannot encode.
     static std::string encodePng(const at::Tensor& chw01);
 
-    /// encodePng, written atomically: a temporary file beside `path`, fsync, rename over `path`.
+    /// encodePng, written atomically through AtomicFile: a temporary file beside `path`, fsync,
+    /// rename over `path`.
     /// On any failure the temporary file is removed and IoError names `path` and the reason.
     static void writePng(const at::Tensor& chw01, const std::string& path);
 };

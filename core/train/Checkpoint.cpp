@@ -192,8 +192,10 @@ CheckpointData Checkpoint::load(const std::string& path) {
         for (const auto& [k, t] : out.discriminator) dParams += (k.find("running_") == std::string::npos && k.find("num_batches") == std::string::npos);
         if (const auto* v = root.find("G_optim"); v && v->isDict()) out.generatorOptim = readOptim(*v, gParams, "G_optim", path);
         if (const auto* v = root.find("D_optim"); v && v->isDict()) out.discriminatorOptim = readOptim(*v, dParams, "D_optim", path);
-    } catch (const CheckpointError&) {
-        throw;
+    } catch (const CheckpointError& e) {
+        const std::string what = e.what();
+        if (what.find(path) != std::string::npos) throw;
+        throw CheckpointError("checkpoint '" + path + "' has an unexpected layout: " + what);
     } catch (const std::exception& e) {
         throw CheckpointError("checkpoint '" + path + "' has an unexpected layout: " + e.what());
     }

@@ -16,7 +16,7 @@ bool GradScaler::step(torch::optim::Optimizer& opt) {
         for (auto& p : group.params())
             if (p.grad().defined()) grads.push_back(p.grad());
     auto found = torch::zeros({1}, scale_.options());
-    auto inv = scale_.double_().reciprocal().to(torch::kFloat32);
+    auto inv = scale_.to(torch::kFloat64).reciprocal().to(torch::kFloat32);
     if (!grads.empty()) at::_amp_foreach_non_finite_check_and_unscale_(grads, found, inv);
     foundInf_[&opt] = found;
     if (found.item<float>() != 0.0f) return false;  // skip this step: the scale backs off in update()

@@ -8,6 +8,7 @@
 #include <map>
 
 #include <torch/optim/optimizer.h>
+#include <torch/types.h>
 
 namespace streetgan {
 

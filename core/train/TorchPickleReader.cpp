@@ -148,9 +148,16 @@ private:
         n->leaf = std::move(v);
         return n;
     }
-    Node* global(std::string qualname) {
+    /// A global "module.name"; Python 2 module names (which protocol 2 writes for builtins) are
+    /// mapped to Python 3's, as Python's unpickler does.
+    Node* global(const std::string& module, const std::string& name) {
         Node* n = make(Node::Type::Global);
-        n->name = std::move(qualname);
+        if (module == "__builtin__")
+            n->name = "builtins." + name;
+        else if (module == "copy_reg")
+            n->name = "copyreg." + name;
+        else
+            n->name = module + "." + name;
         return n;
     }
     Node* object(const std::string& qualname) {
@@ -401,7 +408,8 @@ private:
             const std::string& enc = args[1]->leaf.asString();
             if (enc == "latin1" || enc == "latin-1") return leaf(PickleValue::bytes(latin1(args[0]->leaf.asString())));
         }
-        if (f == "builtins.bytearray" && args.empty()) return leaf(PickleValue::bytes(""));
+        if ((f == "builtins.bytes" || f == "builtins.bytearray") && args.empty())  // b"" in protocol 2
+            return leaf(PickleValue::bytes(""));
         return object(f);
     }
 
@@ -559,7 +567,7 @@ private:
             case 'c': {  // GLOBAL
                 std::string module = readLine();
                 std::string name = readLine();
-                push(global(module + "." + name));
+                push(global(module, name));
                 break;
             }
             case 0x93: {  // STACK_GLOBAL
@@ -567,7 +575,7 @@ private:
                 Node* module = pop();
                 if (!isLeaf(name, PickleValue::Kind::String) || !isLeaf(module, PickleValue::Kind::String))
                     fail("STACK_GLOBAL without strings");
-                push(global(module->leaf.asString() + "." + name->leaf.asString()));
+                push(global(module->leaf.asString(), name->leaf.asString()));
                 break;
             }
             case 'R': {  // REDUCE
@@ -625,7 +633,9 @@ private:
         }
         default: break;
         }
-        if (n->visiting) fail("a container contains itself");
+        // A container reached again while converting its own contents (Python allows l.append(l)):
+        // the back reference becomes an opaque value instead of an infinite tree.
+        if (n->visiting) return PickleValue::opaque(typeName(n) + " (recursive reference)");
         n->visiting = true;
         PickleValue out;
         if (n->type == Node::Type::Dict) {

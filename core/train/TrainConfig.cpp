@@ -1,18 +1,26 @@
 #include "train/TrainConfig.h"
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "model/Presets.h"
 #include "util/Errors.h"
 
 namespace streetgan {
 
+namespace {
+std::string format(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+}  // namespace
+
 void TrainConfig::validate() const {
     model.validate();
     auto range = [](const char* name, double v, double lo, double hi) {
         if (!(v >= lo && v <= hi))
-            throw ConfigError(std::string(name) + " " + std::to_string(v) + " is out of range: use " + std::to_string(lo) + ".." +
-                              std::to_string(hi));
+            throw ConfigError(std::string(name) + " " + format(v) + " is out of range: use " + format(lo) + ".." + format(hi));
     };
     range("batch", static_cast<double>(batch), 1, 65536);
     range("steps", static_cast<double>(steps), 0, 1e12);

@@ -95,7 +95,10 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
                 trainer.restore(ck, *latest);
                 done = ck.step;
                 if (ck.fixedNoise.defined()) noise = ck.fixedNoise;
-                if (ck.rngState.defined()) at::detail::getDefaultCPUGenerator().set_state(ck.rngState);
+                if (ck.rngState.defined()) {
+                    auto cpuGen = at::detail::getDefaultCPUGenerator();
+                    cpuGen.set_state(ck.rngState);
+                }
                 resumedFrom = *latest;
             }
         }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -34,8 +35,10 @@ std::string dirOf(const std::string& path) {
 void AtomicFile::write(const std::string& path, const void* data, size_t size) {
     // SIGXFSZ would kill the process on a file-size limit; we want the EFBIG error instead.
     std::signal(SIGXFSZ, SIG_IGN);
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // Unique per process and call: two threads replacing the same file never share a temp file.
+    static std::atomic<unsigned long> counter{0};
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) throw IoError("cannot write '" + path + "': " + reason(errno));
     auto fail = [&](int err) {
         ::close(fd);
