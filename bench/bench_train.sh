@@ -99,9 +99,9 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# check_json FILE SIDE: the run printed one JSON document with a positive images_per_s.
+# check_json FILE: the run printed one JSON document with a positive images_per_s; prints it.
 check_json() {
-    "$py" - "$1" <<'EOF' || die "$2 run printed no usable JSON (see $1 above)"
+    "$py" - "$1" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert float(d["images_per_s"]) > 0 and float(d["seconds"]) > 0
@@ -129,7 +129,11 @@ run_side() {
     # share of the machine's CPU time that other processes used during the run (0..1)
     awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) -v m=$((mine1 - mine0)) \
         'BEGIN { o = t > 0 ? (b - m) / t : 0; printf "%.3f\n", o < 0 ? 0 : o }' >"$out.others"
-    rate=$(check_json "$out" "$side") || { cat "$out" >&2; exit 1; }
+    rate=$(check_json "$out" 2>/dev/null) || {
+        echo "$me: $side run printed no JSON document with images_per_s > 0; its stdout was:" >&2
+        head -c 2000 "$out" >&2
+        exit 1
+    }
     printf '  %-8s r%d/%d %-6s %10s img/s  (others used %s of the CPU)\n' \
         "$preset" "$r" "$repeats" "$side" "$rate" "$(cat "$out.others")" >&2
 }

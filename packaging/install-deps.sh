@@ -17,6 +17,9 @@ PACKAGES=(
   # core: tensors, images, config, CLI
   libtorch-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev
+  # OpenBLAS (OpenMP build, like LibTorch) replaces the reference BLAS through update-alternatives:
+  # Debian's LibTorch does transposed convolutions through BLAS, about 6x faster with it
+  libopenblas0-openmp
   # tests: GoogleTest, Python PyTorch for fixtures written and read by the reference implementation
   libgtest-dev libgmock-dev python3 python3-torch python3-numpy
 )

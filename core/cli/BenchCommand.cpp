@@ -27,6 +27,7 @@ CLI::App* BenchCommand::setup(CLI::App& parent) {
     train_->add_option("--warmup", warmup_, "Untimed steps first")->check(CLI::Range(int64_t{0}, int64_t{1000000}));
     train_->add_option("--device", device_, "cpu | cuda | auto");
     train_->add_option("--amp", amp_, "off | bf16 | fp16")->check(CLI::IsMember({"off", "bf16", "fp16"}));
+    train_->add_flag("--channels-last,!--no-channels-last", channelsLast_, "NHWC memory format (default on, as in training)");
     train_->add_flag("--json", json_, "One JSON document on stdout");
     return bench;
 }
@@ -36,6 +37,7 @@ int BenchCommand::execute() {
     cfg.model = Presets::get(preset_);
     cfg.batch = batch_;
     cfg.amp = amp_;
+    cfg.channelsLast = channelsLast_;
     cfg.validate();
     if (threads_ > 0) {
         torch::set_num_threads(threads_);
@@ -62,7 +64,7 @@ int BenchCommand::execute() {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double ips = static_cast<double>(steps_ * batch_) / s;
     nlohmann::json j = {{"preset", preset_}, {"batch", batch_}, {"threads", torch::get_num_threads()}, {"steps", steps_}, {"warmup", warmup_},
-                        {"device", device.str()}, {"amp", amp_}, {"seconds", s}, {"images_per_s", ips}};
+                        {"device", device.str()}, {"amp", amp_}, {"channels_last", channelsLast_}, {"seconds", s}, {"images_per_s", ips}};
     if (json_) std::cout << j.dump() << "\n";
     else std::printf("%s batch %lld, %d threads, %s: %.1f images/s (%lld steps in %.2f s)\n", preset_.c_str(), static_cast<long long>(batch_),
                      torch::get_num_threads(), device.str().c_str(), ips, static_cast<long long>(steps_), s);

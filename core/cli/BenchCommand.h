@@ -21,6 +21,7 @@ private:
     int64_t batch_ = 128, steps_ = 10, warmup_ = 2;
     int threads_ = 0;
     bool json_ = false;
+    bool channelsLast_ = true;
 };
 
 }  // namespace streetgan

@@ -51,6 +51,7 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--instance-noise-steps", flags_.instanceNoiseSteps, "Decay instance noise to 0 over N steps");
     a->add_option("--amp", flags_.amp, "Mixed precision: off | bf16 | fp16 (CUDA)")->check(CLI::IsMember({"off", "bf16", "fp16"}));
     a->add_option("--threads", flags_.threads, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
+    a->add_flag("--channels-last,!--no-channels-last", flags_.channelsLast, "NHWC memory format (default on)");
     a->add_option("--loader-threads", flags_.loaderThreads, "Data loader threads")->check(CLI::Range(1, 256));
     a->add_option("--synthetic-images", flags_.syntheticImages, "Images per epoch of the synthetic set")->check(CLI::Range(int64_t{1}, int64_t{1} << 33));
     return app_;
@@ -96,6 +97,7 @@ int TrainCommand::execute() {
     if (given("--instance-noise-steps")) cfg.instanceNoiseSteps = flags_.instanceNoiseSteps;
     if (given("--amp")) cfg.amp = flags_.amp;
     if (given("--threads")) cfg.threads = flags_.threads;
+    if (given("--channels-last") || given("--no-channels-last")) cfg.channelsLast = flags_.channelsLast;
     if (given("--loader-threads")) cfg.loaderThreads = flags_.loaderThreads;
     if (given("--synthetic-images")) cfg.syntheticImages = flags_.syntheticImages;
     cfg.validate();

@@ -61,8 +61,10 @@ void OptimizerState::restore(torch::optim::AdamW& opt, const std::string& what) 
                                   (expAvg[i].defined() ? shapeOf(expAvg[i]) : std::string("(none)")) + ", the parameter has " + shapeOf(p));
         auto st = std::make_unique<torch::optim::AdamWParamState>();
         st->step(step[i]);
-        st->exp_avg(expAvg[i].to(p.device(), p.scalar_type()).clone());
-        st->exp_avg_sq(expAvgSq[i].to(p.device(), p.scalar_type()).clone());
+        // Same memory format as the parameter (channels_last weights keep NHWC moments).
+        const auto format = p.suggest_memory_format();
+        st->exp_avg(expAvg[i].to(p.device(), p.scalar_type()).clone(format));
+        st->exp_avg_sq(expAvgSq[i].to(p.device(), p.scalar_type()).clone(format));
         opt.state()[key(p)] = std::move(st);
     }
 }

@@ -57,7 +57,7 @@ nlohmann::json TrainConfig::toJson() const {
         {"betas", {beta1, beta2}}, {"weight_decay", weightDecay}, {"eps", eps}, {"real_label", realLabel},
         {"fake_label", fakeLabel}, {"instance_noise", instanceNoise}, {"instance_noise_steps", instanceNoiseSteps},
         {"amp", amp}, {"log_every", logEvery}, {"sample_every", sampleEvery}, {"checkpoint_every", checkpointEvery},
-        {"loader_threads", loaderThreads}, {"prefetch", prefetch}, {"threads", threads}, {"fixed_noise", fixedNoiseCount}};
+        {"loader_threads", loaderThreads}, {"prefetch", prefetch}, {"threads", threads}, {"channels_last", channelsLast}, {"fixed_noise", fixedNoiseCount}};
 }
 
 void TrainConfig::merge(const nlohmann::json& j) {
@@ -101,6 +101,7 @@ void TrainConfig::merge(const nlohmann::json& j) {
             else if (key == "prefetch") prefetch = v.get<int>();
             else if (key == "threads") threads = v.get<int>();
             else if (key == "fixed_noise") fixedNoiseCount = v.get<int64_t>();
+            else if (key == "channels_last") channelsLast = v.get<bool>();
             else throw ConfigError("unknown config key '" + key + "': see run.json of any run for the valid keys");
         } catch (const nlohmann::json::exception& e) {
             throw ConfigError("config key '" + key + "' has the wrong type (" + v.dump() + ")");

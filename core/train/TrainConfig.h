@@ -36,6 +36,7 @@ struct TrainConfig {
     int loaderThreads = 2;             ///< data loader worker threads
     int prefetch = 4;                  ///< ready batches queued ahead of the trainer
     int threads = 0;                   ///< torch intra-op threads (0: LibTorch's default)
+    bool channelsLast = true;          ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
     int64_t fixedNoiseCount = 64;      ///< fixed progress-noise vectors (stored in every checkpoint)
 
     /// Throws ConfigError naming the first invalid value and its allowed range.

@@ -13,6 +13,12 @@ TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device) : cfg_(cfg), 
     WeightInit::dcgan(*d_);
     g_->to(device_);
     d_->to(device_);
+    if (cfg.channelsLast) {
+        torch::NoGradGuard noGrad;
+        for (auto* m : {static_cast<torch::nn::Module*>(g_.get()), static_cast<torch::nn::Module*>(d_.get())})
+            for (auto& p : m->parameters())
+                if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
+    }
     auto opts = torch::optim::AdamWOptions(cfg.lr).betas({cfg.beta1, cfg.beta2}).weight_decay(cfg.weightDecay).eps(cfg.eps);
     optG_ = std::make_unique<torch::optim::AdamW>(g_->parameters(), opts);
     optD_ = std::make_unique<torch::optim::AdamW>(d_->parameters(), opts);
@@ -32,6 +38,7 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
     namespace F = torch::nn::functional;
     const bool cuda = device_.is_cuda();
     auto real = batch.real.to(device_, /*non_blocking=*/cuda);
+    if (cfg_.channelsLast) real = real.contiguous(torch::MemoryFormat::ChannelsLast);
     auto noise = batch.noise.to(device_, cuda);
     const int64_t B = real.size(0);
     if (!realTarget_.defined() || realTarget_.size(0) != B) {
