@@ -9,7 +9,10 @@
 #include "../../common/TempDir.h"
 #include "model/Presets.h"
 #include "train/Checkpoint.h"
+#include "data/BatchLoader.h"
+#include "data/SyntheticSource.h"
 #include "train/TfRecordReader.h"
+#include "train/TrainStep.h"
 #include "train/Trainer.h"
 #include "util/Errors.h"
 
@@ -155,4 +158,38 @@ TEST(Trainer, StopFlagCheckpointsAndStops) {
     const auto events = readEvents(dir / "events.jsonl");
     EXPECT_EQ(events.back()["state"], "stopped");
     EXPECT_TRUE(fs::exists(dir / "checkpoints/checkpoint_0.pt"));
+}
+
+TEST(Trainer, CpuBf16AutocastTrains) {
+    TrainConfig cfg = tinyRun(4);
+    cfg.amp = "bf16";
+    torch::manual_seed(1);
+    TrainStep step(cfg, torch::kCPU);
+    LoaderOptions lo;
+    lo.batch = cfg.batch;
+    lo.imgSize = 32;
+    lo.nz = cfg.model.nz;
+    BatchLoader loader(std::make_shared<SyntheticSource>(0, 64), lo);
+    auto before = step.generator()->named_parameters()["main.0.weight"].clone();
+    for (int i = 0; i < 3; ++i) step.step(loader.make(i));
+    const StepMetrics m = step.drain();
+    EXPECT_EQ(m.steps, 3);
+    EXPECT_TRUE(std::isfinite(m.lossD) && std::isfinite(m.lossG));
+    EXPECT_GT(m.dX, 0.0);
+    EXPECT_LT(m.dX, 1.0);
+    // Parameters stay float32 (autocast changes compute, not storage) and did move.
+    auto after = step.generator()->named_parameters()["main.0.weight"];
+    EXPECT_EQ(after.scalar_type(), torch::kFloat32);
+    EXPECT_FALSE(torch::equal(before, after));
+}
+
+TEST(Trainer, Fp16WithoutCudaIsAClearConfigError) {
+    TrainConfig cfg = tinyRun(4);
+    cfg.amp = "fp16";
+    try {
+        TrainStep step(cfg, torch::kCPU);
+        FAIL() << "no error";
+    } catch (const ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("CUDA"), std::string::npos) << e.what();
+    }
 }
