@@ -18,6 +18,17 @@
 #include "util/Errors.h"
 
 namespace streetgan {
+namespace {
+
+int exitCodeOf(const std::exception& e) {
+    if (dynamic_cast<const ConfigError*>(&e)) return static_cast<int>(ExitCode::Config);
+    if (dynamic_cast<const CheckpointError*>(&e)) return static_cast<int>(ExitCode::Checkpoint);
+    if (dynamic_cast<const IoError*>(&e)) return static_cast<int>(ExitCode::Io);
+    if (dynamic_cast<const DataError*>(&e)) return static_cast<int>(ExitCode::Data);
+    return static_cast<int>(ExitCode::Failure);
+}
+
+}  // namespace
 
 int TrainerCli::run(int argc, char** argv) {
     CLI::App app{"streetgan-trainer: train and inspect DCGAN models of street-level photos (headless)", "streetgan-trainer"};
@@ -45,24 +56,12 @@ int TrainerCli::run(int argc, char** argv) {
         if (!subs[i]->parsed()) continue;
         try {
             return commands[i]->execute();
-        } catch (const ConfigError& e) {
-            std::cerr << "streetgan-trainer: " << e.what() << "\n";
-            return static_cast<int>(ExitCode::Config);
-        } catch (const CheckpointError& e) {
-            std::cerr << "streetgan-trainer: " << e.what() << "\n";
-            return static_cast<int>(ExitCode::Checkpoint);
-        } catch (const IoError& e) {
-            std::cerr << "streetgan-trainer: " << e.what() << "\n";
-            return static_cast<int>(ExitCode::Io);
-        } catch (const DataError& e) {
-            std::cerr << "streetgan-trainer: " << e.what() << "\n";
-            return static_cast<int>(ExitCode::Data);
         } catch (const c10::Error& e) {
             std::cerr << "streetgan-trainer: internal LibTorch error: " << e.what_without_backtrace() << "\n";
             return static_cast<int>(ExitCode::Failure);
         } catch (const std::exception& e) {
             std::cerr << "streetgan-trainer: " << e.what() << "\n";
-            return static_cast<int>(ExitCode::Failure);
+            return exitCodeOf(e);
         }
     }
     std::cout << app.help();

@@ -20,12 +20,6 @@ using c10::impl::GenericList;
 
 const char* kNative = "streetgan/1";
 
-std::string shapeOf(const torch::Tensor& t) {
-    std::string s = "[";
-    for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
-    return s + "]";
-}
-
 GenericDict stateToIValue(const StateDict& state) {
     GenericDict d(c10::StringType::get(), c10::TensorType::get());
     for (const auto& [k, t] : state) d.insert(k, t.detach().to(torch::kCPU).contiguous());
@@ -200,7 +194,7 @@ CheckpointData Checkpoint::load(const std::string& path) {
         throw CheckpointError("checkpoint '" + path + "' has an unexpected layout: " + e.what());
     }
     if (out.fixedNoise.defined() && (out.fixedNoise.dim() < 2 || out.fixedNoise.size(1) != out.model.nz))
-        throw CheckpointError("checkpoint '" + path + "': fixed noise has shape " + shapeOf(out.fixedNoise) + " but the generator takes nz=" +
+        throw CheckpointError("checkpoint '" + path + "': fixed noise has shape " + Checkpoint::shapeText(out.fixedNoise) + " but the generator takes nz=" +
                               std::to_string(out.model.nz));
     return out;
 }
@@ -226,6 +220,12 @@ ModelConfig Checkpoint::inferArchitecture(const StateDict& g, const StateDict& d
     return m;
 }
 
+std::string Checkpoint::shapeText(const torch::Tensor& t) {
+    std::string s = "[";
+    for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
+    return s + "]";
+}
+
 StateDict Checkpoint::stateOf(const torch::nn::Module& module) {
     StateDict out;
     for (const auto& p : module.named_parameters(true)) out.emplace_back(p.key(), p.value().detach().to(torch::kCPU).clone());
@@ -245,7 +245,7 @@ void Checkpoint::apply(torch::nn::Module& module, const StateDict& state, const 
         const torch::Tensor& src = *it->second;
         if (src.sizes() != dst.sizes())
             throw CheckpointError("checkpoint '" + path + "' is for another architecture: " + what + " tensor " + name + " is " +
-                                  shapeOf(src) + " in the checkpoint but " + shapeOf(dst) + " in the model");
+                                  Checkpoint::shapeText(src) + " in the checkpoint but " + Checkpoint::shapeText(dst) + " in the model");
         copies.emplace_back(dst, it->second);
         given.erase(it);
     };

@@ -54,6 +54,8 @@ public:
     /// CheckpointError naming `what` (e.g. "G"), the first missing/unexpected tensor, or the first
     /// mismatching tensor with both shapes.
     static void apply(torch::nn::Module& module, const StateDict& state, const std::string& what, const std::string& path);
+    /// "[64, 3, 4, 4]": a tensor's shape as error messages print it.
+    static std::string shapeText(const torch::Tensor& t);
     /// Architecture implied by the generator and discriminator tensors.
     static ModelConfig inferArchitecture(const StateDict& g, const StateDict& d, const std::string& path);
 };

@@ -2,18 +2,13 @@
 
 #include <c10/util/string_utils.h>
 
+#include "train/Checkpoint.h"
 #include "util/Errors.h"
 
 namespace streetgan {
 namespace {
 
 std::string key(const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
-
-std::string shapeOf(const torch::Tensor& t) {
-    std::string s = "[";
-    for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
-    return s + "]";
-}
 
 }  // namespace
 
@@ -58,7 +53,7 @@ void OptimizerState::restore(torch::optim::AdamW& opt, const std::string& what) 
         }
         if (!expAvg[i].defined() || expAvg[i].sizes() != p.sizes() || !expAvgSq[i].defined() || expAvgSq[i].sizes() != p.sizes())
             throw CheckpointError(what + " optimizer state " + std::to_string(i) + " has shape " +
-                                  (expAvg[i].defined() ? shapeOf(expAvg[i]) : std::string("(none)")) + ", the parameter has " + shapeOf(p));
+                                  (expAvg[i].defined() ? Checkpoint::shapeText(expAvg[i]) : std::string("(none)")) + ", the parameter has " + Checkpoint::shapeText(p));
         auto st = std::make_unique<torch::optim::AdamWParamState>();
         st->step(step[i]);
         // Same memory format as the parameter (channels_last weights keep NHWC moments).

@@ -112,7 +112,7 @@ TEST_F(TrainerCli, EvalReportsParzenLogLikelihood) {
 }
 
 TEST_F(TrainerCli, ExportOfReferenceCheckpointReadsBackInPython) {
-    ASSERT_EQ(std::system(python("reference_interop.py make " + tmp.path()).c_str()), 0);
+    ASSERT_EQ(std::system(python("reference_interop.py make " + tmp.path().string()).c_str()), 0);
     const std::string out = tmp / "export.pt";
     const CliResult r = cli.run({"export", "--checkpoint", tmp / "reference.pt", "--format", "state-dict", "--out", out});
     ASSERT_EQ(r.code, 0) << r.err;

@@ -17,30 +17,14 @@
 
 #include "eval/ParzenWindow.h"
 #include "util/Errors.h"
+#include "../../common/TempDir.h"
 
 using namespace streetgan;
 namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "streetgan-parzen-XXXXXX").string();
-        std::vector<char> buf(tmpl.begin(), tmpl.end());
-        buf.push_back('\0');
-        if (!::mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = buf.data();
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
-};
+using streetgan::test::TempDir;
 
 void writeRaw(const torch::Tensor& t, const std::string& p) {
     auto c = t.to(torch::kFloat).contiguous();

@@ -21,31 +21,14 @@
 
 #include "export/ImageGrid.h"
 #include "util/Errors.h"
+#include "../../common/TempDir.h"
 
 using namespace streetgan;
 namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "streetgan-grid-XXXXXX").string();
-        std::vector<char> buf(tmpl.begin(), tmpl.end());
-        buf.push_back('\0');
-        if (!::mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = buf.data();
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(path_, ec);
-    }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
+using streetgan::test::TempDir;
 
 void writeRaw(const torch::Tensor& t, const fs::path& p) {
     auto c = t.to(torch::kFloat).contiguous();

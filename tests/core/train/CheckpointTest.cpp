@@ -111,7 +111,7 @@ TEST(Checkpoint, RoundTripIsBitExact) {
 TEST(Checkpoint, ReferencePythonCheckpointMatchesPyTorchOutputs) {
     for (const bool prefixed : {false, true}) {
         TempDir dir;
-        ASSERT_EQ(runPython("make " + dir.path() + (prefixed ? " --prefix" : "")), "");
+        ASSERT_EQ(runPython("make " + dir.path().string() + (prefixed ? " --prefix" : "")), "");
         const std::string path = dir / "reference.pt";
         const CheckpointData ck = Checkpoint::load(path);
         EXPECT_EQ(ck.format, "reference");

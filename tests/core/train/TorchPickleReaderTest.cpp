@@ -21,6 +21,7 @@
 #include "train/PickleValue.h"
 #include "train/TorchPickleReader.h"
 #include "util/Errors.h"
+#include "../../common/TempDir.h"
 
 using namespace streetgan;
 namespace fs = std::filesystem;
@@ -30,25 +31,7 @@ namespace {
 
 // --- helpers -------------------------------------------------------------------------------------
 
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        path_ = fs::temp_directory_path() /
-                ("streetgan_pickle_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
+using streetgan::test::TempDir;
 
 std::vector<char> readFile(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
