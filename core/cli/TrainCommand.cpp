@@ -30,7 +30,7 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     auto* a = app_;
     a->add_option("--run-dir", runDir_, "Run directory (created if needed)")->required();
     a->add_option("--preset", preset_, "Model preset: tiny-32, naive-64, safe-64, safe-128, msls-128");
-    a->add_option("--data", flags_.data, "Data source: synthetic (default)");
+    a->add_option("--data", flags_.data, "Data source: synthetic (default) or a folder of photos (MSLS layout recognised)");
     auto* steps = a->add_option("--steps", flags_.steps, "Total optimiser steps of the run")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
     auto* epochs = a->add_option("--epochs", flags_.epochs, "Total epochs of the run")->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
     steps->excludes(epochs);
@@ -53,6 +53,14 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--threads", flags_.threads, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
     a->add_flag("--channels-last,!--no-channels-last", flags_.channelsLast, "NHWC memory format (default on)");
     a->add_option("--loader-threads", flags_.loaderThreads, "Data loader threads")->check(CLI::Range(1, 256));
+    a->add_option("--crop-factor", flags_.cropFactor, "Centre crop side in source pixels = factor x image size")->check(FiniteNumber())->check(CLI::Range(0.01, 64.0));
+    a->add_option("--max-shift", flags_.maxShift, "Largest horizontal shift, fraction of the width")->check(FiniteNumber())->check(CLI::Range(0.0, 1.0));
+    a->add_option("--aug-noise", flags_.augNoise, "Gaussian noise std added to real images ([0,1] units)")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
+    a->add_flag("--flip", flags_.flip, "Random horizontal mirror of real images");
+    a->add_option("--cities", flags_.cities, "Keep only these cities (MSLS)")->delimiter(',');
+    a->add_option("--exclude-cities", flags_.excludeCities, "Drop these cities (MSLS)")->delimiter(',');
+    a->add_option("--max-per-sequence", flags_.maxPerSequence, "Cap of training images per sequence (0: none)")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+    a->add_option("--validation-percent", flags_.validationPercent, "Hold out this share by key hash (never trained on)")->check(FiniteNumber())->check(CLI::Range(0.0, 99.0));
     a->add_option("--synthetic-images", flags_.syntheticImages, "Images per epoch of the synthetic set")->check(CLI::Range(int64_t{1}, int64_t{1} << 33));
     return app_;
 }
@@ -99,6 +107,14 @@ int TrainCommand::execute() {
     if (given("--threads")) cfg.threads = flags_.threads;
     if (given("--channels-last") || given("--no-channels-last")) cfg.channelsLast = flags_.channelsLast;
     if (given("--loader-threads")) cfg.loaderThreads = flags_.loaderThreads;
+    if (given("--crop-factor")) cfg.cropFactor = flags_.cropFactor;
+    if (given("--max-shift")) cfg.maxShift = flags_.maxShift;
+    if (given("--aug-noise")) cfg.augNoise = flags_.augNoise;
+    if (given("--flip")) cfg.flip = flags_.flip;
+    if (given("--cities")) cfg.cities = flags_.cities;
+    if (given("--exclude-cities")) cfg.excludeCities = flags_.excludeCities;
+    if (given("--max-per-sequence")) cfg.maxPerSequence = flags_.maxPerSequence;
+    if (given("--validation-percent")) cfg.validationPercent = flags_.validationPercent;
     if (given("--synthetic-images")) cfg.syntheticImages = flags_.syntheticImages;
     cfg.validate();
 

@@ -10,6 +10,7 @@
 #include <torch/version.h>
 
 #include "cli/BenchCommand.h"
+#include "cli/DataCommand.h"
 #include "cli/EvalCommand.h"
 #include "cli/ExportCommand.h"
 #include "cli/ModelInfoCommand.h"
@@ -42,6 +43,7 @@ int TrainerCli::run(int argc, char** argv) {
     commands.push_back(std::make_unique<EvalCommand>());
     commands.push_back(std::make_unique<ExportCommand>());
     commands.push_back(std::make_unique<BenchCommand>());
+    commands.push_back(std::make_unique<DataCommand>());
     std::vector<CLI::App*> subs;
     for (auto& c : commands) subs.push_back(c->setup(app));
 

@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#include "data/Augmentation.h"
 #include "util/Errors.h"
 #include "util/SeedHash.h"
 
@@ -52,17 +53,20 @@ Batch BatchLoader::make(int64_t step) const {
     std::vector<uint8_t> rgb(static_cast<size_t>(S) * S * 3);
     float* out = b.real.data_ptr<float>();
     const int64_t plane = static_cast<int64_t>(S) * S;
+    const double noiseStd = source_->noiseStd();
     // Rank r takes positions r, r + W, r + 2W, ... of the epoch's order.
     for (int64_t i = 0; i < B; ++i) {
         const int64_t pos = (inEpoch * B + i) * opt_.worldSize + opt_.rank;
         const int64_t index = (*perm)[static_cast<size_t>(pos)];
-        source_->load(index, S, SeedHash::of(opt_.seed, static_cast<uint64_t>(b.epoch), static_cast<uint64_t>(index)), rgb.data());
+        const uint64_t augmentSeed = SeedHash::of(opt_.seed, static_cast<uint64_t>(b.epoch), static_cast<uint64_t>(index));
+        source_->load(index, S, augmentSeed, rgb.data());
         float* dst = out + i * 3 * plane;
         for (int64_t p = 0; p < plane; ++p) {
             dst[p] = rgb[p * 3] * (2.0f / 255.0f) - 1.0f;
             dst[plane + p] = rgb[p * 3 + 1] * (2.0f / 255.0f) - 1.0f;
             dst[2 * plane + p] = rgb[p * 3 + 2] * (2.0f / 255.0f) - 1.0f;
         }
+        if (noiseStd > 0) Augmentation::addNoise(dst, 3 * plane, noiseStd, augmentSeed);
     }
     auto gen = at::make_generator<at::CPUGeneratorImpl>(SeedHash::of(opt_.seed, 0x6e6f697365ULL, static_cast<uint64_t>(step)));
     b.noise = torch::randn({B, opt_.nz, 1, 1}, gen, floatOpts);

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "data/Augmentation.h"
+#include "data/DatasetIndex.h"
 #include "data/ImageSource.h"
 
 namespace streetgan {
@@ -14,7 +16,12 @@ class DataSources {
 public:
     /// "synthetic": the procedural street scenes (cfg.syntheticImages per epoch, cfg.seed).
     /// Throws DataError naming the spec when it cannot be opened or is not supported.
+    /// A folder: its images (MSLS layout recognised), selected and augmented as cfg says.
     static std::shared_ptr<const ImageSource> open(const std::string& spec, const TrainConfig& cfg);
+    /// The selection (cities, sequence cap, train split) a run's config asks for.
+    static IndexOptions indexOptions(const TrainConfig& cfg);
+    /// The reference augmentation with the run's parameters, at the model's resolution.
+    static AugmentParams augmentParams(const TrainConfig& cfg);
 };
 
 }  // namespace streetgan

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace streetgan {
@@ -18,6 +19,11 @@ public:
     virtual void load(int64_t index, int size, uint64_t augmentSeed, uint8_t* rgb) const = 0;
     /// One line for logs and run.json, e.g. "synthetic streets (16384 images)".
     virtual std::string describe() const = 0;
+    /// Std of the Gaussian noise the loader adds after converting load()'s bytes to [-1, 1]
+    /// (the reference augmentation adds it to float pixels), in [0, 1] pixel units.
+    virtual double noiseStd() const { return 0.0; }
+    /// Images skipped as bad input so far, by reason (thread-safe snapshot).
+    virtual std::map<std::string, int64_t> skipped() const { return {}; }
 };
 
 }  // namespace streetgan

@@ -42,6 +42,11 @@ void TrainConfig::validate() const {
     range("prefetch", prefetch, 1, 1024);
     range("threads", threads, 0, 1024);
     range("fixed_noise", static_cast<double>(fixedNoiseCount), 1, 1024);
+    range("max_shift", maxShift, 0, 1);
+    range("crop_factor", cropFactor, 0.01, 64);
+    range("aug_noise", augNoise, 0, 10);
+    range("max_per_sequence", static_cast<double>(maxPerSequence), 0, 1e12);
+    range("validation_percent", validationPercent, 0, 99);
     range("synthetic_images", static_cast<double>(syntheticImages), 1, 1e10);
     if (amp != "off" && amp != "bf16" && amp != "fp16") throw ConfigError("amp '" + amp + "' is unknown: use off, bf16 or fp16");
     if (device != "auto" && device != "cpu" && device.rfind("cuda", 0) != 0)
@@ -52,7 +57,9 @@ void TrainConfig::validate() const {
 nlohmann::json TrainConfig::toJson() const {
     return nlohmann::json{
         {"preset", model.preset}, {"nz", model.nz}, {"ngf", model.ngf}, {"ndf", model.ndf}, {"nc", model.nc},
-        {"img_size", model.imgSize}, {"data", data}, {"synthetic_images", syntheticImages}, {"seed", seed},
+        {"img_size", model.imgSize}, {"data", data}, {"synthetic_images", syntheticImages},
+        {"max_shift", maxShift}, {"crop_factor", cropFactor}, {"aug_noise", augNoise}, {"flip", flip}, {"cities", cities},
+        {"exclude_cities", excludeCities}, {"max_per_sequence", maxPerSequence}, {"validation_percent", validationPercent}, {"seed", seed},
         {"device", device}, {"batch", batch}, {"steps", steps}, {"epochs", epochs}, {"lr", lr},
         {"betas", {beta1, beta2}}, {"weight_decay", weightDecay}, {"eps", eps}, {"real_label", realLabel},
         {"fake_label", fakeLabel}, {"instance_noise", instanceNoise}, {"instance_noise_steps", instanceNoiseSteps},
@@ -77,6 +84,14 @@ void TrainConfig::merge(const nlohmann::json& j) {
             else if (key == "img_size") model.imgSize = v.get<int64_t>();
             else if (key == "data") data = v.get<std::string>();
             else if (key == "synthetic_images") syntheticImages = v.get<int64_t>();
+            else if (key == "max_shift") maxShift = v.get<double>();
+            else if (key == "crop_factor") cropFactor = v.get<double>();
+            else if (key == "aug_noise") augNoise = v.get<double>();
+            else if (key == "flip") flip = v.get<bool>();
+            else if (key == "cities") cities = v.get<std::vector<std::string>>();
+            else if (key == "exclude_cities") excludeCities = v.get<std::vector<std::string>>();
+            else if (key == "max_per_sequence") maxPerSequence = v.get<int64_t>();
+            else if (key == "validation_percent") validationPercent = v.get<double>();
             else if (key == "seed") seed = v.get<uint64_t>();
             else if (key == "device") device = v.get<std::string>();
             else if (key == "batch") batch = v.get<int64_t>();

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -15,6 +16,16 @@ struct TrainConfig {
     ModelConfig model;                 ///< architecture (from a preset unless overridden)
     std::string data = "synthetic";    ///< data source spec: synthetic | folder | archive | cache
     int64_t syntheticImages = 16384;   ///< images per epoch of the synthetic street set
+    // Reference augmentation of real photos (folders): shift, centre crop, resize, noise.
+    double maxShift = 0.2;             ///< largest horizontal shift, fraction of the width
+    double cropFactor = 4.0;           ///< centre crop side = crop_factor x img_size source pixels
+    double augNoise = 0.05;            ///< Gaussian noise std in [0, 1] pixel units
+    bool flip = false;                 ///< random horizontal mirror
+    // Selection of real photos.
+    std::vector<std::string> cities;         ///< keep only these cities (empty: all)
+    std::vector<std::string> excludeCities;  ///< drop these cities
+    int64_t maxPerSequence = 0;        ///< cap of training images per sequence (0: none)
+    double validationPercent = 0.0;    ///< held out by key hash, never trained on
     uint64_t seed = 0;                 ///< seeds weights, data order, noise: runs are reproducible on CPU
     std::string device = "auto";       ///< auto | cpu | cuda | cuda:N
     int64_t batch = 128;

@@ -121,6 +121,8 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
               {"data", source->describe()}, {"resumed_from", resumedFrom}},
              true);
 
+        std::map<std::string, int64_t> lastSkipped = source->skipped();
+        emit({{"kind", "data"}, {"source", source->describe()}, {"images", source->size()}, {"steps_per_epoch", stepsPerEpoch}, {"skipped", lastSkipped}});
         int64_t lastCheckpointStep = -1, lastSampleStep = -1;
         auto epochOf = [&](int64_t stepsDone) { return stepsDone == 0 ? int64_t{0} : (stepsDone - 1) / stepsPerEpoch; };
         auto checkpoint = [&](int64_t stepsDone) {
@@ -165,6 +167,10 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
                 tb.addScalar(k, e[k].get<float>(), stepsDone, wall);
             tb.flush();
             emit(e);
+            if (auto skipped = source->skipped(); skipped != lastSkipped) {  // bad images found while reading
+                emit({{"kind", "data"}, {"step", stepsDone}, {"skipped", skipped}});
+                lastSkipped = std::move(skipped);
+            }
             intervalStart = Clock::now();
             intervalWait = 0;
             intervalImages = 0;

@@ -219,3 +219,24 @@ TEST_F(TrainerCli, FullDiskWhileCheckpointingKeepsThePreviousCheckpoint) {
     EXPECT_NE(events.find("\"failed\""), std::string::npos);
     EXPECT_EQ(events.rfind(CliRunner::slurp(run() + "/events.jsonl"), 0), 0u);
 }
+
+TEST_F(TrainerCli, DataStatsOfAFolder) {
+    fs::create_directories(tmp / "photos/berlin");
+    fs::create_directories(tmp / "photos/paris");
+    for (const char* name : {"berlin/a.jpg", "berlin/b.jpg", "berlin/c.jpg", "paris/d.jpg"}) std::ofstream(tmp / ("photos/" + std::string(name))) << "jpeg bytes";
+    std::ofstream(tmp / "photos/paris/empty.jpg");
+    const CliResult r = cli.run({"data", "stats", tmp / "photos", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["images"], 4);
+    EXPECT_EQ(j["skipped"], 1);
+    EXPECT_EQ(j["skipped_reasons"]["empty file"], 1);
+    EXPECT_EQ(j["cities"]["berlin"], 3);
+    EXPECT_EQ(j["cities"]["paris"], 1);
+    EXPECT_TRUE(j.contains("sequences"));
+    const CliResult table = cli.run({"data", "stats", tmp / "photos"});
+    EXPECT_NE(table.out.find("berlin"), std::string::npos);
+    const CliResult missing = cli.run({"data", "stats", tmp / "nowhere"});
+    EXPECT_EQ(missing.code, 6);
+    EXPECT_EQ(lineCount(missing.err), 1) << missing.err;
+}

@@ -1,0 +1,44 @@
+// Real photos from a folder tree (MSLS layout recognised) as an ImageSource: DatasetIndex for
+// the selection, ImageDecoder (DCT-domain reduction) and the reference Augmentation per image.
+//
+// A bad image (corrupt, truncated, not an image, too small for the crop) is counted by reason
+// and replaced, deterministically, by the next usable image in index order, so batches stay full
+// and a run stays reproducible; if kMaxAttempts images in a row fail, load() throws DataError
+// naming the last reason. Thread-safe: load() from many loader threads at once.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "data/Augmentation.h"
+#include "data/DatasetIndex.h"
+#include "data/ImageSource.h"
+
+namespace streetgan {
+
+class FolderSource : public ImageSource {
+public:
+    static constexpr int kMaxAttempts = 64;
+
+    /// Scans `root` (throws IoError/ConfigError) and requires at least one image (DataError).
+    FolderSource(const std::string& root, const IndexOptions& index, const AugmentParams& augment);
+
+    int64_t size() const override { return index_.size(); }
+    void load(int64_t index, int size, uint64_t augmentSeed, uint8_t* rgb) const override;
+    std::string describe() const override;
+    double noiseStd() const override { return augment_.noiseStd; }
+    std::map<std::string, int64_t> skipped() const override;
+
+    const DatasetIndex& index() const { return index_; }
+
+private:
+    std::string root_;
+    DatasetIndex index_;
+    AugmentParams augment_;
+    mutable std::mutex mutex_;
+    mutable std::map<std::string, int64_t> badImages_;
+};
+
+}  // namespace streetgan
