@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package that StreetGAN Studio's build, app, tests and benchmarks need.
 # Idempotent; Debian's archive only (nothing is fetched from anywhere else).
-# Usage: packaging/install-deps.sh [--no-update]
+# Usage: packaging/install-deps.sh [--no-update] [--bench]
+#   --bench  also the reference tools the benchmarks compare against (torchvision, Pillow)
 set -euo pipefail
 
 SUDO=""
@@ -16,13 +17,22 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   # core: tensors, images, config, CLI
   libtorch-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
-  nlohmann-json3-dev libcli11-dev zlib1g-dev
+  nlohmann-json3-dev libcli11-dev zlib1g-dev libarchive-dev
   # OpenBLAS (OpenMP build, like LibTorch) replaces the reference BLAS through update-alternatives:
   # Debian's LibTorch does transposed convolutions through BLAS, about 6x faster with it
   libopenblas0-openmp
   # tests: GoogleTest, Python PyTorch for fixtures written and read by the reference implementation
   libgtest-dev libgmock-dev python3 python3-torch python3-numpy
 )
+
+update=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-update) update=0 ;;
+    --bench) PACKAGES+=(python3-torchvision python3-pil) ;;
+    *) echo "install-deps: unknown option '$arg' (use --no-update, --bench)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -37,7 +47,7 @@ if [ "${#missing[@]}" -eq 0 ]; then
 fi
 
 echo "install-deps: installing ${missing[*]}"
-if [ "${1:-}" != "--no-update" ]; then
+if [ "$update" -eq 1 ]; then
   $SUDO apt-get update -q
 fi
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

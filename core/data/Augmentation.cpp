@@ -140,21 +140,52 @@ void Augmentation::apply(const DecodedImage& img, const AugmentParams& p, uint64
     addNoise(chwOut, static_cast<int64_t>(plane * 3), p.noiseStd, seed);
 }
 
+namespace {
+
+// Standard normal quantiles at (k + 0.5) / 65536: a sample is one table lookup, and one splitmix64
+// output gives four 16-bit indices. Box-Muller (log, sqrt, sin, cos per pair) cost about as much
+// as a fifth of a reduced JPEG decode per 64x64 image; this costs about a hundredth. The tails are
+// cut at 4.3 sigma and values are quantised to 65536 levels, far below the uint8 pixel step.
+class NormalTable {
+public:
+    NormalTable() {
+        for (int k = 0; k < kSize; ++k) table_[k] = static_cast<float>(quantile((k + 0.5) / kSize));
+    }
+    float operator[](uint32_t i) const { return table_[i]; }
+    static constexpr int kSize = 65536;
+
+private:
+    // Acklam's rational approximation of the inverse normal CDF (relative error < 1.2e-9).
+    static double quantile(double p) {
+        static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+        static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01};
+        static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+        static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00};
+        const double lo = 0.02425;
+        if (p < lo) {
+            const double q = std::sqrt(-2 * std::log(p));
+            return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+        }
+        if (p > 1 - lo) return -quantile(1 - p);
+        const double q = p - 0.5, r = q * q;
+        return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+               (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    }
+    float table_[kSize];
+};
+
+}  // namespace
+
 void Augmentation::addNoise(float* data, int64_t count, double noiseStd, uint64_t seed) {
     if (!(noiseStd > 0.0) || count <= 0) return;
     // Reference: + noiseStd * N(0,1) in [0,1] units, then Normalize(0.5, 0.5) doubles it.
+    static const NormalTable normal;
     const float scale = static_cast<float>(2.0 * noiseStd);
     const uint64_t base = SeedHash::of(seed, kNoiseTag);
-    constexpr float kTwoPi = 6.28318530717958647692f;
-    for (int64_t i = 0; i < count; i += 2) {
-        // Box-Muller on one splitmix64 output: u1 in (0, 1] (never log(0)), u2 in [0, 1).
-        const uint64_t z = SeedHash::mix(base + static_cast<uint64_t>(i / 2));
-        const float u1 = static_cast<float>((z >> 32) + 1) * 0x1.0p-32f;
-        const float u2 = static_cast<float>(z & 0xFFFFFFFFu) * 0x1.0p-32f;
-        const float radius = scale * std::sqrt(-2.0f * std::log(u1));
-        const float angle = kTwoPi * u2;
-        data[i] += radius * std::cos(angle);
-        if (i + 1 < count) data[i + 1] += radius * std::sin(angle);
+    for (int64_t i = 0; i < count; i += 4) {
+        const uint64_t z = SeedHash::mix(base + static_cast<uint64_t>(i / 4));
+        const int64_t n = std::min<int64_t>(4, count - i);
+        for (int64_t k = 0; k < n; ++k) data[i + k] += scale * normal[static_cast<uint32_t>((z >> (16 * k)) & 0xFFFFu)];
     }
 }
 

@@ -3,6 +3,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#include <opencv2/core/utility.hpp>
+
 #include "data/Augmentation.h"
 #include "util/Errors.h"
 #include "util/SeedHash.h"
@@ -79,6 +81,8 @@ Batch BatchLoader::make(int64_t step) const {
 
 void BatchLoader::start(int64_t first) {
     stop();
+    // Our workers are the parallelism: OpenCV's own pool inside resize would oversubscribe the cores.
+    cv::setNumThreads(1);
     stopping_ = false;
     nextToClaim_ = nextToDeliver_ = first;
     done_.clear();

@@ -1,0 +1,117 @@
+// Random access, by entry index, to the regular files of a zip / tar / tar.gz archive read in
+// place (the file is memory-mapped read-only; nothing is extracted to disk).
+//
+// The constructor lists the archive once with libarchive (format detected from the content, not
+// the extension) and records, for every regular-file entry, its name, its uncompressed size and
+// where its header starts (archive_read_header_position()):
+//   - zip and plain tar: read(i) opens a fresh libarchive reader on the mapped slice
+//     [header of i, header of the next entry) and reads that one entry (libarchive inflates and
+//     checks the zip CRC).
+//   - tar.gz: while listing, the gzip stream is inflated once and an access point is saved every
+//     kSpan bytes of output (compressed bit offset + the 32 KiB window before it, the zran
+//     technique); read(i) inflates from the nearest access point before the entry's header and
+//     hands the uncompressed slice to libarchive's tar reader. Concatenated gzip members work.
+//   - other compressed tars (bzip2, xz, zstd, ...): read(i) decompresses from the start (slow;
+//     convert such archives to tar.gz or zip for training).
+// A truncated or corrupt archive lists without hanging: the listing stops at the damage,
+// truncated() is set, entries complete before it stay readable and read() of a damaged entry
+// throws DataError naming the archive and the entry.
+//
+// Thread-safe: read() / readText() may be called from many threads at once (each call uses its
+// own libarchive / zlib state; the object is immutable after construction).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct archive;
+
+namespace streetgan {
+
+class ArchiveReader {
+public:
+    /// One regular file of the archive.
+    struct Entry {
+        std::string name;   ///< path inside the archive, e.g. "train_val/city/database/images/k.jpg"
+        uint64_t size = 0;  ///< uncompressed size in bytes
+    };
+
+    enum class Format { Zip, Tar, TarGzip, CompressedTar };
+
+    /// Uncompressed bytes between two tar.gz access points.
+    static constexpr uint64_t kSpan = uint64_t(4) << 20;
+
+    /// Maps and lists `path`. Throws IoError when it cannot be opened or mapped, DataError when
+    /// it is empty or not a zip / tar / compressed tar archive.
+    explicit ArchiveReader(const std::string& path);
+    ~ArchiveReader();
+    ArchiveReader(const ArchiveReader&) = delete;
+    ArchiveReader& operator=(const ArchiveReader&) = delete;
+
+    const std::string& path() const { return path_; }
+    Format format() const { return format_; }
+    /// "zip", "tar", "tar.gz" or "compressed tar".
+    std::string formatName() const;
+
+    /// Number of regular-file entries found (including a damaged last one of a truncated archive).
+    size_t size() const { return entries_.size(); }
+    std::vector<Entry> entries() const { return entries_; }
+    const Entry& entry(size_t i) const;
+    /// Index of the entry named `name`, or npos.
+    size_t find(const std::string& name) const;
+    static constexpr size_t npos = static_cast<size_t>(-1);
+
+    /// True when the listing stopped at damage (truncated or corrupt data) instead of a clean end.
+    bool truncated() const { return truncated_; }
+    /// False for an entry whose data was cut or corrupt while listing (read() throws DataError).
+    bool intact(size_t i) const;
+    /// Number of tar.gz access points (0 for the other formats).
+    size_t accessPoints() const { return checkpoints_.size(); }
+
+    /// The uncompressed bytes of entry i. Throws DataError for an index out of range or a damaged
+    /// entry (naming the archive and the entry). Thread-safe.
+    std::vector<uint8_t> read(size_t i) const;
+    /// The entry named `name` as text (for the small CSVs). Throws DataError when absent.
+    std::string readText(const std::string& name) const;
+
+private:
+    struct Location {
+        uint64_t begin = 0;     ///< header offset (zip/tar: file offset; tar.gz: uncompressed offset)
+        uint64_t end = 0;       ///< offset of the next header, or end of the stream
+        uint64_t ordinal = 0;   ///< index among all headers (for CompressedTar)
+        bool intact = true;
+    };
+    struct Checkpoint {
+        uint64_t out = 0;       ///< uncompressed offset
+        uint64_t in = 0;        ///< compressed byte offset (bits of in-1 still pending)
+        int bits = 0;           ///< pending bits of byte in-1
+        bool memberStart = false;  ///< start of a gzip member: no window, gzip header follows
+        std::vector<uint8_t> window;  ///< the 32 KiB of output before `out`
+    };
+    struct GzipPass;
+
+    void listGzip();
+    void listLibarchive();
+    void listEntries(::archive* a, bool detectFormat);
+    std::vector<uint8_t> readFirst(size_t i, const uint8_t* data, size_t size) const;
+    std::vector<uint8_t> readCurrent(::archive* a, size_t i) const;
+    std::vector<uint8_t> inflateRange(uint64_t begin, uint64_t end) const;
+    std::vector<uint8_t> readSequential(size_t i) const;
+    [[noreturn]] void damaged(size_t i, const std::string& why) const;
+
+    std::string path_;
+    const uint8_t* data_ = nullptr;
+    size_t size_ = 0;
+    Format format_ = Format::Zip;
+    bool truncated_ = false;
+    uint64_t streamEnd_ = 0;  ///< tar.gz: uncompressed bytes available
+    std::vector<Entry> entries_;
+    std::vector<Location> locations_;
+    std::vector<Checkpoint> checkpoints_;
+    std::unordered_map<std::string, size_t> byName_;
+};
+
+}  // namespace streetgan
