@@ -10,9 +10,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
+#include "util/AtomicFile.h"
 #include "util/Errors.h"
 
 namespace streetgan {
@@ -144,7 +150,7 @@ struct ArchiveReader::GzipPass {
 
 // ---------------------------------------------------------------------------------------------
 
-ArchiveReader::ArchiveReader(const std::string& path) : path_(path) {
+ArchiveReader::ArchiveReader(const std::string& path, IndexCache cache) : path_(path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         throw IoError(path + ": cannot open archive (" + std::strerror(errno) + "); check the path and its permissions");
@@ -158,6 +164,7 @@ ArchiveReader::ArchiveReader(const std::string& path) : path_(path) {
         throw DataError(path + ": archive is empty; re-download it");
     }
     size_ = static_cast<size_t>(st.st_size);
+    mtimeNs_ = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000ull + static_cast<uint64_t>(st.st_mtim.tv_nsec);
     void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     const int mapErrno = errno;
     ::close(fd);
@@ -167,10 +174,20 @@ ArchiveReader::ArchiveReader(const std::string& path) : path_(path) {
     }
     data_ = static_cast<const uint8_t*>(m);
     try {
-        if (size_ >= 2 && data_[0] == 0x1f && data_[1] == 0x8b)
-            listGzip();
-        else
-            listLibarchive();
+        if (cache == IndexCache::ReadWrite)
+            for (const std::string& file : cacheCandidates())
+                if (loadIndex(file)) {
+                    fromCache_ = true;
+                    indexPath_ = file;
+                    break;
+                }
+        if (!fromCache_) {
+            if (size_ >= 2 && data_[0] == 0x1f && data_[1] == 0x8b)
+                listGzip();
+            else
+                listLibarchive();
+            if (cache == IndexCache::ReadWrite) saveIndex();
+        }
     } catch (...) {
         ::munmap(const_cast<uint8_t*>(data_), size_);
         throw;
@@ -327,6 +344,171 @@ void ArchiveReader::listGzip() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Index cache: little-endian-native binary, "SGARCIX1", the key, then the listing.
+
+namespace {
+
+constexpr char kIndexMagic[8] = {'S', 'G', 'A', 'R', 'C', 'I', 'X', '1'};
+
+struct IndexWriter {
+    std::string s;
+    void u64(uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+    void str(const std::string& x) {
+        u64(x.size());
+        s += x;
+    }
+};
+
+struct IndexReader {
+    const std::string& s;
+    size_t p = 0;
+    bool ok = true;
+    uint64_t u64() {
+        uint64_t v = 0;
+        if (!ok || s.size() - p < sizeof v) {
+            ok = false;
+            return 0;
+        }
+        std::memcpy(&v, s.data() + p, sizeof v);
+        p += sizeof v;
+        return v;
+    }
+    std::string str() {
+        const uint64_t n = u64();
+        if (!ok || n > s.size() - p) {
+            ok = false;
+            return {};
+        }
+        std::string r = s.substr(p, static_cast<size_t>(n));
+        p += static_cast<size_t>(n);
+        return r;
+    }
+};
+
+std::string absolutePath(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(path, ec);
+    return ec ? path : abs.lexically_normal().string();
+}
+
+}  // namespace
+
+std::string ArchiveReader::cacheKey() const {
+    return absolutePath(path_) + "\n" + std::to_string(size_) + "\n" + std::to_string(mtimeNs_);
+}
+
+std::vector<std::string> ArchiveReader::cacheCandidates() const {
+    std::vector<std::string> out{path_ + ".sgindex"};
+    std::string base;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = std::string(home) + "/.cache";
+    if (!base.empty()) {
+        uint64_t h = 1469598103934665603ull;  // FNV-1a of the absolute path
+        for (unsigned char c : absolutePath(path_)) h = (h ^ c) * 1099511628211ull;
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+        out.push_back(base + "/streetgan/archive-index/" + hex + ".sgindex");
+    }
+    return out;
+}
+
+bool ArchiveReader::loadIndex(const std::string& file) {
+    std::string blob;
+    {
+        std::ifstream f(file, std::ios::binary);
+        if (!f) return false;
+        std::ostringstream ss;
+        ss << f.rdbuf();
+        blob = ss.str();
+    }
+    if (blob.size() < sizeof kIndexMagic || std::memcmp(blob.data(), kIndexMagic, sizeof kIndexMagic) != 0) return false;
+    IndexReader r{blob, sizeof kIndexMagic};
+    if (r.str() != cacheKey() || !r.ok) return false;
+    const uint64_t format = r.u64();
+    if (format > static_cast<uint64_t>(Format::CompressedTar)) return false;
+    const bool truncated = r.u64() != 0;
+    const uint64_t streamEnd = r.u64();
+    const uint64_t n = r.u64();
+    if (!r.ok || n > blob.size()) return false;
+    std::vector<Entry> entries;
+    std::vector<Location> locations;
+    for (uint64_t i = 0; i < n && r.ok; ++i) {
+        Entry e;
+        e.name = r.str();
+        e.size = r.u64();
+        Location l;
+        l.begin = r.u64();
+        l.end = r.u64();
+        l.ordinal = r.u64();
+        l.intact = r.u64() != 0;
+        entries.push_back(std::move(e));
+        locations.push_back(l);
+    }
+    const uint64_t m = r.u64();
+    if (!r.ok || m > blob.size()) return false;
+    std::vector<Checkpoint> checkpoints;
+    for (uint64_t i = 0; i < m && r.ok; ++i) {
+        Checkpoint c;
+        c.out = r.u64();
+        c.in = r.u64();
+        c.bits = static_cast<int>(r.u64());
+        c.memberStart = r.u64() != 0;
+        const std::string w = r.str();
+        c.window.assign(w.begin(), w.end());
+        if (c.in > size_ || c.bits < 0 || c.bits > 7 || (c.bits && c.in == 0) || (!c.memberStart && c.window.size() != kWindow))
+            r.ok = false;
+        checkpoints.push_back(std::move(c));
+    }
+    if (!r.ok || r.p != blob.size()) return false;
+    format_ = static_cast<Format>(format);
+    truncated_ = truncated;
+    streamEnd_ = streamEnd;
+    entries_ = std::move(entries);
+    locations_ = std::move(locations);
+    checkpoints_ = std::move(checkpoints);
+    return true;
+}
+
+void ArchiveReader::saveIndex() {
+    IndexWriter w;
+    w.s.assign(kIndexMagic, sizeof kIndexMagic);
+    w.str(cacheKey());
+    w.u64(static_cast<uint64_t>(format_));
+    w.u64(truncated_ ? 1 : 0);
+    w.u64(streamEnd_);
+    w.u64(entries_.size());
+    for (size_t i = 0; i < entries_.size(); ++i) {
+        w.str(entries_[i].name);
+        w.u64(entries_[i].size);
+        w.u64(locations_[i].begin);
+        w.u64(locations_[i].end);
+        w.u64(locations_[i].ordinal);
+        w.u64(locations_[i].intact ? 1 : 0);
+    }
+    w.u64(checkpoints_.size());
+    for (const Checkpoint& c : checkpoints_) {
+        w.u64(c.out);
+        w.u64(c.in);
+        w.u64(static_cast<uint64_t>(c.bits));
+        w.u64(c.memberStart ? 1 : 0);
+        w.str(std::string(c.window.begin(), c.window.end()));
+    }
+    for (const std::string& file : cacheCandidates()) {
+        try {
+            std::error_code ec;
+            std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
+            AtomicFile::write(file, w.s);
+            indexPath_ = file;
+            return;
+        } catch (const IoError&) {
+            // not writable here: try the next place; no cache is not an error
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reading
 
 std::vector<uint8_t> ArchiveReader::readCurrent(archive* a, size_t i) const {
@@ -441,8 +623,11 @@ std::vector<uint8_t> ArchiveReader::read(size_t i) const {
     switch (format_) {
         case Format::Zip:
         case Format::Tar:
-            if (loc.begin >= size_ || loc.end > size_ || loc.end <= loc.begin) damaged(i, "bad offset");
-            return readFirst(i, data_ + loc.begin, static_cast<size_t>(loc.end - loc.begin));
+            // The slice runs to the end of the file, not just to the next header: a zip entry
+            // stored with its sizes after the data is found by scanning ahead for the descriptor.
+            // libarchive reads only the first entry's header and data from it.
+            if (loc.begin >= size_) damaged(i, "bad offset");
+            return readFirst(i, data_ + loc.begin, size_ - static_cast<size_t>(loc.begin));
         case Format::TarGzip: {
             const std::vector<uint8_t> slice = inflateRange(loc.begin, loc.end);
             if (slice.size() != loc.end - loc.begin) damaged(i, "gzip stream ends inside it");

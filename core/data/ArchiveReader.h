@@ -17,6 +17,12 @@
 // truncated() is set, entries complete before it stay readable and read() of a damaged entry
 // throws DataError naming the archive and the entry.
 //
+// Index cache: the listing (and the tar.gz access points) is saved to "<archive>.sgindex" next to
+// the archive, or, where that folder is not writable, to
+// $XDG_CACHE_HOME/streetgan/archive-index/<hash of the path>.sgindex (~/.cache when unset). It is
+// keyed by the absolute path, size and modification time of the archive and ignored when any of
+// them differs or the file is unreadable; failing to write it is not an error.
+//
 // Thread-safe: read() / readText() may be called from many threads at once (each call uses its
 // own libarchive / zlib state; the object is immutable after construction).
 #pragma once
@@ -44,9 +50,11 @@ public:
     /// Uncompressed bytes between two tar.gz access points.
     static constexpr uint64_t kSpan = uint64_t(4) << 20;
 
-    /// Maps and lists `path`. Throws IoError when it cannot be opened or mapped, DataError when
-    /// it is empty or not a zip / tar / compressed tar archive.
-    explicit ArchiveReader(const std::string& path);
+    enum class IndexCache { Off, ReadWrite };
+
+    /// Maps and lists `path` (or loads its cached index). Throws IoError when it cannot be opened
+    /// or mapped, DataError when it is empty or not a zip / tar / compressed tar archive.
+    explicit ArchiveReader(const std::string& path, IndexCache cache = IndexCache::ReadWrite);
     ~ArchiveReader();
     ArchiveReader(const ArchiveReader&) = delete;
     ArchiveReader& operator=(const ArchiveReader&) = delete;
@@ -68,6 +76,10 @@ public:
     bool truncated() const { return truncated_; }
     /// False for an entry whose data was cut or corrupt while listing (read() throws DataError).
     bool intact(size_t i) const;
+    /// True when the index came from a cache file instead of a listing pass.
+    bool fromCache() const { return fromCache_; }
+    /// The cache file read or written; empty when none.
+    const std::string& indexPath() const { return indexPath_; }
     /// Number of tar.gz access points (0 for the other formats).
     size_t accessPoints() const { return checkpoints_.size(); }
 
@@ -80,7 +92,7 @@ public:
 private:
     struct Location {
         uint64_t begin = 0;     ///< header offset (zip/tar: file offset; tar.gz: uncompressed offset)
-        uint64_t end = 0;       ///< offset of the next header, or end of the stream
+        uint64_t end = 0;       ///< offset of the next header, or end of the stream (used for tar.gz slices)
         uint64_t ordinal = 0;   ///< index among all headers (for CompressedTar)
         bool intact = true;
     };
@@ -100,6 +112,10 @@ private:
     std::vector<uint8_t> readCurrent(::archive* a, size_t i) const;
     std::vector<uint8_t> inflateRange(uint64_t begin, uint64_t end) const;
     std::vector<uint8_t> readSequential(size_t i) const;
+    std::string cacheKey() const;
+    std::vector<std::string> cacheCandidates() const;
+    bool loadIndex(const std::string& file);
+    void saveIndex();
     [[noreturn]] void damaged(size_t i, const std::string& why) const;
 
     std::string path_;
@@ -107,6 +123,9 @@ private:
     size_t size_ = 0;
     Format format_ = Format::Zip;
     bool truncated_ = false;
+    bool fromCache_ = false;
+    std::string indexPath_;
+    uint64_t mtimeNs_ = 0;
     uint64_t streamEnd_ = 0;  ///< tar.gz: uncompressed bytes available
     std::vector<Entry> entries_;
     std::vector<Location> locations_;

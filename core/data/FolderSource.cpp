@@ -13,6 +13,9 @@ FolderSource::FolderSource(const std::string& root, const IndexOptions& index, c
     : root_(root), index_(DatasetIndex::scanFolder(root, index)), augment_(augment) {
     Augmentation::validate(augment_);
     index_.requireNonEmpty(root);
+    // Fail before training starts when nothing decodes (e.g. every file corrupt or too small).
+    std::vector<uint8_t> probe(static_cast<size_t>(augment_.size) * augment_.size * 3);
+    load(0, augment_.size, 0, probe.data());
 }
 
 void FolderSource::load(int64_t index, int size, uint64_t augmentSeed, uint8_t* rgb) const {

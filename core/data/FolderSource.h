@@ -22,7 +22,8 @@ class FolderSource : public ImageSource {
 public:
     static constexpr int kMaxAttempts = 64;
 
-    /// Scans `root` (throws IoError/ConfigError) and requires at least one image (DataError).
+    /// Scans `root` (throws IoError/ConfigError) and requires at least one image that decodes
+    /// (DataError, before any training starts).
     FolderSource(const std::string& root, const IndexOptions& index, const AugmentParams& augment);
 
     int64_t size() const override { return index_.size(); }

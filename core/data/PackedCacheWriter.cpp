@@ -194,7 +194,7 @@ void fsyncDir(const std::string& dir) {
     }
 }
 
-// Removes shard files numbered >= firstStale, every .tmp file, and optionally progress/index.
+// Removes shard files numbered >= firstStale and every temporary file.
 void cleanDir(const std::string& dir, int64_t firstStale) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -202,7 +202,7 @@ void cleanDir(const std::string& dir, int64_t firstStale) {
         const bool tmp = name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
         const bool tmpAtomic = name.find(".tmp.") != std::string::npos;
         long n = -1;
-        const bool shard = name.size() == 16 && name.rfind("shard_", 0) == 0 && name.compare(11, 5, ".bin") == 0 &&
+        const bool shard = name.size() == 15 && name.rfind("shard_", 0) == 0 && name.compare(11, 4, ".bin") == 0 &&
                            std::sscanf(name.c_str() + 6, "%5ld", &n) == 1;
         if (tmp || tmpAtomic || (shard && n >= firstStale)) fs::remove(e.path(), ec);
     }

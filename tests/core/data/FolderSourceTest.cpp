@@ -99,10 +99,9 @@ TEST(FolderSource, CityFilterAndNoUsableImage) {
 
     TempDir junk;
     for (int i = 0; i < 3; ++i) std::ofstream(junk / ("x" + std::to_string(i) + ".jpg")) << "junk";
-    FolderSource bad(junk.path(), IndexOptions{}, params32());
     std::vector<uint8_t> rgb(32 * 32 * 3);
     try {
-        bad.load(0, 32, 1, rgb.data());
+        FolderSource bad(junk.path(), IndexOptions{}, params32());  // fails at construction: before training
         FAIL() << "no error";
     } catch (const DataError& e) {
         EXPECT_NE(std::string(e.what()).find(junk.path().string()), std::string::npos) << e.what();
@@ -110,9 +109,12 @@ TEST(FolderSource, CityFilterAndNoUsableImage) {
 
     TempDir small;  // 100x80 photos cannot give a 4 x 32 = 128 px crop
     write(small / "s.jpg", photo(1, 100, 80));
-    FolderSource tooSmall(small.path(), IndexOptions{}, params32());
-    EXPECT_THROW(tooSmall.load(0, 32, 1, rgb.data()), DataError);
-    EXPECT_EQ(tooSmall.skipped().at("too-small"), FolderSource::kMaxAttempts);
+    try {
+        FolderSource tooSmall(small.path(), IndexOptions{}, params32());
+        FAIL() << "no error";
+    } catch (const DataError& e) {
+        EXPECT_NE(std::string(e.what()).find("small"), std::string::npos) << e.what();
+    }
 }
 
 TEST(FolderSource, TrainingRunFromAFolderReportsSkippedImages) {
