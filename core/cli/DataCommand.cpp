@@ -8,7 +8,15 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+
 #include "data/DataSources.h"
+#include "data/PackedCacheSource.h"
+#include "data/PackedCacheWriter.h"
 #include "data/SyntheticStreets.h"
 #include "util/AtomicFile.h"
 #include "data/DatasetIndex.h"
@@ -33,10 +41,70 @@ CLI::App* DataCommand::setup(CLI::App& parent) {
     synth_->add_option("--height", height_, "Height in pixels")->check(CLI::Range(16, 2048));
     synth_->add_option("--quality", quality_, "JPEG quality")->check(CLI::Range(1, 100));
     synth_->add_option("--seed", seed_, "Seed of the scenes");
+    pack_ = data->add_subcommand("pack", "Pre-crop and pre-scale a folder of photos into a packed shard cache (resumable)");
+    pack_->add_option("spec", spec_, "Folder of photos")->required();
+    pack_->add_option("--size", size_, "Image side the cache serves")->required()->check(CLI::IsMember({32, 64, 128, 256}));
+    pack_->add_option("--out", out_, "Cache folder")->required();
+    pack_->add_option("--crop-factor", cfg_.cropFactor, "Centre crop side = factor x size source pixels")->check(CLI::Range(0.01, 64.0));
+    pack_->add_option("--max-shift", cfg_.maxShift, "Largest horizontal shift the cache keeps room for")->check(CLI::Range(0.0, 1.0));
+    pack_->add_option("--cities", cfg_.cities, "Keep only these cities")->delimiter(',');
+    pack_->add_option("--exclude-cities", cfg_.excludeCities, "Drop these cities")->delimiter(',');
+    pack_->add_option("--max-per-sequence", cfg_.maxPerSequence, "Cap of images per sequence")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+    verify_ = data->add_subcommand("verify", "Check a packed cache's shards (CRC32C) and index");
+    verify_->add_option("dir", spec_, "Cache folder")->required();
     return data;
 }
 
-int DataCommand::execute() { return synth_->parsed() ? synth() : stats(); }
+int DataCommand::execute() {
+    if (synth_->parsed()) return synth();
+    if (pack_->parsed()) return pack();
+    if (verify_->parsed()) return verify();
+    return stats();
+}
+
+namespace {
+std::atomic<bool> gCancel{false};
+void onSignal(int) { gCancel.store(true); }
+}  // namespace
+
+int DataCommand::pack() {
+    cfg_.model.imgSize = size_;
+    const DatasetIndex index = DatasetIndex::scanFolder(spec_, DataSources::indexOptions(cfg_));
+    index.requireNonEmpty(spec_);
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    int64_t lastShown = -1;
+    auto progress = [&](int64_t done, int64_t total) {
+        const int64_t pct = total > 0 ? done * 100 / total : 100;
+        if (tty) {
+            if (pct != lastShown) std::fprintf(stderr, "\r\033[Kpacking %lld/%lld images %3lld%%", static_cast<long long>(done), static_cast<long long>(total), static_cast<long long>(pct));
+        } else if (pct / 10 != lastShown / 10) {
+            std::printf("packing %lld/%lld images\n", static_cast<long long>(done), static_cast<long long>(total));
+            std::fflush(stdout);
+        }
+        lastShown = pct;
+    };
+    gCancel = false;
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    const auto summary = PackedCacheWriter::pack(index, PackedCacheWriter::folderReader(spec_), out_, DataSources::augmentParams(cfg_), progress, &gCancel);
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    if (!summary.complete) {
+        std::cerr << "streetgan-trainer: packing interrupted after " << summary.images << " images: run the same command again to resume\n";
+        return static_cast<int>(ExitCode::Interrupted);
+    }
+    int64_t skipped = 0;
+    for (const auto& [k, v] : summary.skipped) skipped += v;
+    std::cout << out_ << ": " << summary.images << " images in " << summary.shards << " shards, " << skipped << " skipped"
+              << (summary.alreadyComplete ? " (already complete)" : "") << "\n";
+    return 0;
+}
+
+int DataCommand::verify() {
+    PackedCacheSource::verify(spec_);
+    PackedCacheSource cache(spec_);
+    std::cout << spec_ << ": ok, " << cache.size() << " images\n";
+    return 0;
+}
 
 int DataCommand::synth() {
     const std::string dir = out_ + "/synthetic";

@@ -2,7 +2,8 @@
 
 #include <filesystem>
 
-#include "data/FolderSource.h"
+#include "data/PackedCacheSource.h"
+#include "data/PhotoSource.h"
 #include "data/SyntheticSource.h"
 #include "train/TrainConfig.h"
 #include "util/Errors.h"
@@ -12,9 +13,16 @@ namespace streetgan {
 std::shared_ptr<const ImageSource> DataSources::open(const std::string& spec, const TrainConfig& cfg) {
     if (spec == "synthetic") return std::make_shared<SyntheticSource>(cfg.seed, cfg.syntheticImages);
     std::error_code ec;
-    if (std::filesystem::is_directory(spec, ec)) return std::make_shared<FolderSource>(spec, indexOptions(cfg), augmentParams(cfg));
+    if (std::filesystem::exists(spec + "/index.json", ec) && std::filesystem::exists(spec + "/shard_00000.bin", ec)) {
+        auto cache = std::make_shared<PackedCacheSource>(spec);
+        if (cache->params().size != cfg.model.imgSize)
+            throw DataError("packed cache '" + spec + "' holds " + std::to_string(cache->params().size) + " px images but the model is " +
+                            std::to_string(cfg.model.imgSize) + " px: pack it again with --size " + std::to_string(cfg.model.imgSize));
+        return cache;
+    }
+    if (std::filesystem::is_directory(spec, ec)) return PhotoSource::folder(spec, indexOptions(cfg), augmentParams(cfg));
     if (!std::filesystem::exists(spec, ec)) throw DataError("data source '" + spec + "' does not exist: give a folder of images or 'synthetic'");
-    throw DataError("data source '" + spec + "' is not a folder: archives and packed caches are not supported by this build yet");
+    throw DataError("data source '" + spec + "' is not a folder or a packed cache: archives are not supported by this build yet");
 }
 
 IndexOptions DataSources::indexOptions(const TrainConfig& cfg) {

@@ -240,3 +240,25 @@ TEST_F(TrainerCli, DataStatsOfAFolder) {
     EXPECT_EQ(missing.code, 6);
     EXPECT_EQ(lineCount(missing.err), 1) << missing.err;
 }
+
+TEST_F(TrainerCli, PhotosFolderPackVerifyAndTrainFromEachSourceKind) {
+    ASSERT_EQ(cli.run({"data", "synth", "--count", "40", "--width", "320", "--height", "240", "--out", tmp / "photos"}).code, 0);
+    EXPECT_EQ(cli.run({"train", "--run-dir", tmp / "from-folder", "--data", tmp / "photos", "--preset", "tiny-32", "--steps", "3", "--batch", "8"}).code, 0);
+    const CliResult pack = cli.run({"data", "pack", tmp / "photos", "--size", "32", "--out", tmp / "cache"});
+    ASSERT_EQ(pack.code, 0) << pack.err;
+    EXPECT_NE(pack.out.find("40 images"), std::string::npos) << pack.out;
+    EXPECT_EQ(cli.run({"data", "verify", tmp / "cache"}).code, 0);
+    const CliResult train = cli.run({"train", "--run-dir", tmp / "from-cache", "--data", tmp / "cache", "--preset", "tiny-32", "--steps", "3", "--batch", "8"});
+    EXPECT_EQ(train.code, 0) << train.err;
+    EXPECT_NE(CliRunner::slurp(tmp / "from-cache/run.json").find("packed cache"), std::string::npos);
+    // A damaged shard is found by verify, named, in one line.
+    {
+        std::fstream f(tmp / "cache/shard_00000.bin", std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(1000);
+        f.put('\x5a');
+    }
+    const CliResult bad = cli.run({"data", "verify", tmp / "cache"});
+    EXPECT_EQ(bad.code, 6) << bad.err;
+    EXPECT_EQ(lineCount(bad.err), 1) << bad.err;
+    EXPECT_NE(bad.err.find("shard_00000.bin"), std::string::npos) << bad.err;
+}

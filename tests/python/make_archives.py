@@ -69,8 +69,8 @@ def main(out):
     with open(os.path.join(out, "text.txt"), "w") as f:
         f.write("\n".join(text) + "\n")
 
-    # Other layouts: a zip written to a pipe (sizes in data descriptors after each entry) and a
-    # bzip2 tar (decompressed from the start on every read).
+    # Other layouts: a zip written to a pipe (sizes in data descriptors after each entry), a zip
+    # with zip64 local headers and a bzip2 tar (decompressed from the start on every read).
     small = files[:6]
 
     class Pipe(io.RawIOBase):
@@ -89,6 +89,10 @@ def main(out):
                 with open(os.path.join(src, rel), "rb") as fin, z.open(
                         zipfile.ZipInfo(rel), "w") as fout:
                     fout.write(fin.read())
+    with zipfile.ZipFile(os.path.join(out, "zip64.zip"), "w", zipfile.ZIP_DEFLATED) as z:
+        for rel in small:  # zip64 extra fields in the local headers (as in batches over 4 GiB)
+            with open(os.path.join(src, rel), "rb") as fin, z.open(rel, "w", force_zip64=True) as fout:
+                fout.write(fin.read())
     with tarfile.open(os.path.join(out, "small.tar.bz2"), "w:bz2") as t:
         for rel in small:
             t.add(os.path.join(src, rel), rel)

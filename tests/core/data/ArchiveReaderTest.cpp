@@ -155,12 +155,12 @@ TEST_F(ArchiveReaderTest, FourThreadsAtOnce) {
 
 TEST_F(ArchiveReaderTest, OtherLayoutsReadBack) {
     // multi.tar.gz: two gzip members; text.tar.gz: compressible text whose back-references cross
-    // the access points; stream.zip: sizes in data descriptors; small.tar.bz2: non-gzip filter.
+    // the access points; stream.zip: sizes in data descriptors; zip64.zip: zip64 local headers; small.tar.bz2: non-gzip filter.
     const struct {
         const char* file;
         const char* format;
         size_t entries;
-    } cases[] = {{"multi.tar.gz", "tar.gz", 64}, {"text.tar.gz", "tar.gz", 16}, {"stream.zip", "zip", 6}, {"small.tar.bz2", "compressed tar", 6}};
+    } cases[] = {{"multi.tar.gz", "tar.gz", 64}, {"text.tar.gz", "tar.gz", 16}, {"stream.zip", "zip", 6}, {"zip64.zip", "zip", 6}, {"small.tar.bz2", "compressed tar", 6}};
     for (const auto& c : cases) {
         ArchiveReader r(dir_->file(c.file), kNoCache);
         EXPECT_EQ(r.formatName(), c.format) << c.file;

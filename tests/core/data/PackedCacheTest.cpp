@@ -13,7 +13,7 @@
 
 #include "../../common/TempDir.h"
 #include "data/DatasetIndex.h"
-#include "data/FolderSource.h"
+#include "data/PhotoSource.h"
 #include "data/PackedCacheSource.h"
 #include "data/PackedCacheWriter.h"
 #include "util/Errors.h"
@@ -227,20 +227,20 @@ TEST(PackedCache, CancelledPackResumesToByteIdenticalOutput) {
     EXPECT_EQ(PackedCacheSource(other.path()).params().size, 16);
 }
 
-// For the same (image, seed) the cache shows the same shift and flip as FolderSource; pixels are
+// For the same (image, seed) the cache shows the same shift and flip as PhotoSource; pixels are
 // identical in the reference JPEG case (crop / reduction == size) and close otherwise: there the
 // cache resamples crop and margins together (slightly different horizontal scale) and can only
-// shift by whole cache pixels while FolderSource shifts by whole decoded pixels (2/3 of a cache
+// shift by whole cache pixels while PhotoSource shifts by whole decoded pixels (2/3 of a cache
 // pixel at crop factor 3), which shows on this test's sharp sawtooth edges.
 void compareWithFolder(const AugmentParams& p, double maxMeanDiff, double maxDiff) {
     Fixture f;
     TempDir out;
     PackedCacheWriter::pack(f.index, PackedCacheWriter::folderReader(f.data.path()), out.path(), p);
     PackedCacheSource cache(out.path());
-    FolderSource folder(f.data.path(), IndexOptions{}, p);
-    ASSERT_EQ(folder.index().size(), f.index.size());
+    auto folder = PhotoSource::folder(f.data.path(), IndexOptions{}, p);
+    ASSERT_EQ(folder->index().size(), f.index.size());
     std::map<std::string, int64_t> folderIndexOfKey;
-    for (int64_t i = 0; i < folder.size(); ++i) folderIndexOfKey[folder.index().entries()[static_cast<size_t>(i)].key] = i;
+    for (int64_t i = 0; i < folder->size(); ++i) folderIndexOfKey[folder->index().entries()[static_cast<size_t>(i)].key] = i;
 
     const int S = p.size;
     std::vector<uint8_t> a(static_cast<size_t>(S) * S * 3), b(a.size());
@@ -251,7 +251,7 @@ void compareWithFolder(const AugmentParams& p, double maxMeanDiff, double maxDif
         for (uint64_t s = 0; s < 12; ++s) {
             const uint64_t seed = SeedHash::of(7, static_cast<uint64_t>(i), s);
             cache.load(i, S, seed, a.data());
-            folder.load(j, S, seed, b.data());
+            folder->load(j, S, seed, b.data());
             double diff = 0.0;
             for (size_t k = 0; k < a.size(); ++k) diff += std::abs(int(a[k]) - int(b[k]));
             diff /= static_cast<double>(a.size());
@@ -269,9 +269,9 @@ void compareWithFolder(const AugmentParams& p, double maxMeanDiff, double maxDif
     EXPECT_LT(flips, 3 * n / 4);
 }
 
-TEST(PackedCache, MatchesFolderSourceExactlyInTheReferenceCase) { compareWithFolder(params(32), 0.0, 0.0); }
+TEST(PackedCache, MatchesPhotoSourceExactlyInTheReferenceCase) { compareWithFolder(params(32), 0.0, 0.0); }
 
-TEST(PackedCache, MatchesFolderSourceUpToResamplingOtherwise) { compareWithFolder(params(32, 3.0), 3.0, 8.0); }
+TEST(PackedCache, MatchesPhotoSourceUpToResamplingOtherwise) { compareWithFolder(params(32, 3.0), 3.0, 8.0); }
 
 TEST(PackedCache, Throughput64) {
     Fixture f;

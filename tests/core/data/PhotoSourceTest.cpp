@@ -8,7 +8,7 @@
 
 #include "../../common/TempDir.h"
 #include "data/DataSources.h"
-#include "data/FolderSource.h"
+#include "data/PhotoSource.h"
 #include "model/Presets.h"
 #include "train/Trainer.h"
 #include "util/Errors.h"
@@ -54,54 +54,54 @@ AugmentParams params32() {
 
 }  // namespace
 
-TEST(FolderSource, LoadsEveryIndexAndCountsBadImages) {
+TEST(PhotoSource, LoadsEveryIndexAndCountsBadImages) {
     TempDir dir;
     makeFolder(dir.path());
-    FolderSource src(dir.path(), IndexOptions{}, params32());
-    EXPECT_EQ(src.size(), 18);  // 16 photos + truncated + not-an-image (the empty file is skipped by the index)
+    auto src = PhotoSource::folder(dir.path(), IndexOptions{}, params32());
+    EXPECT_EQ(src->size(), 18);  // 16 photos + truncated + not-an-image (the empty file is skipped by the index)
     std::vector<uint8_t> rgb(32 * 32 * 3);
-    for (int64_t i = 0; i < src.size(); ++i) {
-        src.load(i, 32, 7, rgb.data());
+    for (int64_t i = 0; i < src->size(); ++i) {
+        src->load(i, 32, 7, rgb.data());
         EXPECT_GT(*std::max_element(rgb.begin(), rgb.end()), 0) << i;
     }
-    const auto skipped = src.skipped();
+    const auto skipped = src->skipped();
     EXPECT_EQ(skipped.at("empty file"), 1);
     EXPECT_GE(skipped.at("truncated"), 1);
     EXPECT_GE(skipped.at("not-an-image"), 1);
-    EXPECT_NE(src.describe().find("18 images"), std::string::npos);
+    EXPECT_NE(src->describe().find("18 images"), std::string::npos);
 }
 
-TEST(FolderSource, AugmentationIsDeterministicPerSeed) {
+TEST(PhotoSource, AugmentationIsDeterministicPerSeed) {
     TempDir dir;
     makeFolder(dir.path());
-    FolderSource src(dir.path(), IndexOptions{}, params32());
+    auto src = PhotoSource::folder(dir.path(), IndexOptions{}, params32());
     std::vector<uint8_t> a(32 * 32 * 3), b(a.size()), c(a.size());
     int differing = 0;
     for (int64_t i = 0; i < 10; ++i) {
-        src.load(i, 32, 100 + i, a.data());
-        src.load(i, 32, 100 + i, b.data());
-        src.load(i, 32, 900 + i, c.data());
+        src->load(i, 32, 100 + i, a.data());
+        src->load(i, 32, 100 + i, b.data());
+        src->load(i, 32, 900 + i, c.data());
         EXPECT_EQ(a, b) << i;
         differing += a != c;  // another seed shifts differently (usually)
     }
     EXPECT_GE(differing, 5);
 }
 
-TEST(FolderSource, CityFilterAndNoUsableImage) {
+TEST(PhotoSource, CityFilterAndNoUsableImage) {
     TempDir dir;
     makeFolder(dir.path());
     IndexOptions onlyA;
     onlyA.includeCities = {"cityA"};
-    EXPECT_EQ(FolderSource(dir.path(), onlyA, params32()).size(), 10);
+    EXPECT_EQ(PhotoSource::folder(dir.path(), onlyA, params32())->size(), 10);
 
     TempDir empty;
-    EXPECT_THROW(FolderSource(empty.path(), IndexOptions{}, params32()), DataError);
+    EXPECT_THROW(PhotoSource::folder(empty.path(), IndexOptions{}, params32()), DataError);
 
     TempDir junk;
     for (int i = 0; i < 3; ++i) std::ofstream(junk / ("x" + std::to_string(i) + ".jpg")) << "junk";
     std::vector<uint8_t> rgb(32 * 32 * 3);
     try {
-        FolderSource bad(junk.path(), IndexOptions{}, params32());  // fails at construction: before training
+        auto bad = PhotoSource::folder(junk.path(), IndexOptions{}, params32());  // fails at construction: before training
         FAIL() << "no error";
     } catch (const DataError& e) {
         EXPECT_NE(std::string(e.what()).find(junk.path().string()), std::string::npos) << e.what();
@@ -110,14 +110,14 @@ TEST(FolderSource, CityFilterAndNoUsableImage) {
     TempDir small;  // 100x80 photos cannot give a 4 x 32 = 128 px crop
     write(small / "s.jpg", photo(1, 100, 80));
     try {
-        FolderSource tooSmall(small.path(), IndexOptions{}, params32());
+        auto tooSmall = PhotoSource::folder(small.path(), IndexOptions{}, params32());
         FAIL() << "no error";
     } catch (const DataError& e) {
         EXPECT_NE(std::string(e.what()).find("small"), std::string::npos) << e.what();
     }
 }
 
-TEST(FolderSource, TrainingRunFromAFolderReportsSkippedImages) {
+TEST(PhotoSource, TrainingRunFromAFolderReportsSkippedImages) {
     TempDir dir, run;
     makeFolder(dir.path());
     TrainConfig cfg;

@@ -1,5 +1,6 @@
-// Real photos from a folder tree (MSLS layout recognised) as an ImageSource: DatasetIndex for
-// the selection, ImageDecoder (DCT-domain reduction) and the reference Augmentation per image.
+// Real photos (a folder tree or an archive; MSLS layout recognised) as an ImageSource: a
+// DatasetIndex for the selection, a reader for an entry's bytes, ImageDecoder (DCT-domain
+// reduction) and the reference Augmentation per image.
 //
 // A bad image (corrupt, truncated, not an image, too small for the crop) is counted by reason
 // and replaced, deterministically, by the next usable image in index order, so batches stay full
@@ -8,7 +9,9 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -18,13 +21,18 @@
 
 namespace streetgan {
 
-class FolderSource : public ImageSource {
+class PhotoSource : public ImageSource {
 public:
     static constexpr int kMaxAttempts = 64;
 
-    /// Scans `root` (throws IoError/ConfigError) and requires at least one image that decodes
-    /// (DataError, before any training starts).
-    FolderSource(const std::string& root, const IndexOptions& index, const AugmentParams& augment);
+    /// An entry's file bytes; called from many threads at once. Throws to mark the entry bad.
+    using ByteReader = std::function<std::vector<uint8_t>(const ImageEntry&)>;
+
+    /// Photos listed by `index`, read through `read`; `name` is the --data spec for messages.
+    /// Requires at least one image that decodes (DataError, before any training starts).
+    PhotoSource(std::string name, DatasetIndex index, ByteReader read, const AugmentParams& augment);
+    /// A folder tree: scans `root` (IoError/ConfigError) and reads files from it.
+    static std::shared_ptr<PhotoSource> folder(const std::string& root, const IndexOptions& index, const AugmentParams& augment);
 
     int64_t size() const override { return index_.size(); }
     void load(int64_t index, int size, uint64_t augmentSeed, uint8_t* rgb) const override;
@@ -35,8 +43,9 @@ public:
     const DatasetIndex& index() const { return index_; }
 
 private:
-    std::string root_;
+    std::string name_;
     DatasetIndex index_;
+    ByteReader read_;
     AugmentParams augment_;
     mutable std::mutex mutex_;
     mutable std::map<std::string, int64_t> badImages_;
