@@ -17,6 +17,8 @@
 #include "data/DataSources.h"
 #include "data/PackedCacheSource.h"
 #include "data/PackedCacheWriter.h"
+#include "data/ArchiveReader.h"
+#include "data/PhotoSource.h"
 #include "data/SyntheticStreets.h"
 #include "util/AtomicFile.h"
 #include "data/DatasetIndex.h"
@@ -132,10 +134,14 @@ int DataCommand::stats() {
                  {"cities", {{"synthetic", cfg_.syntheticImages}}}, {"sequences", 0}};
     } else {
         std::error_code ec;
-        if (!std::filesystem::is_directory(spec_, ec)) throw DataError("data source '" + spec_ + "' is not a folder: give a folder of images or 'synthetic'");
+        if (!std::filesystem::exists(spec_, ec)) throw DataError("data source '" + spec_ + "' does not exist: give a folder, an archive or 'synthetic'");
         IndexOptions o = DataSources::indexOptions(cfg_);
         o.split = IndexOptions::Split::All;  // stats describe the whole selection; "split" says how it divides
-        stats = DatasetIndex::scanFolder(spec_, o).stats();
+        if (std::filesystem::is_directory(spec_, ec)) {
+            stats = DatasetIndex::scanFolder(spec_, o).stats();
+        } else {
+            stats = PhotoSource::archiveIndex(ArchiveReader(spec_), o).stats();
+        }
     }
     if (json_) std::cout << stats.dump() << "\n";
     else std::cout << (spec_ == "synthetic" ? stats.dump(2) + "\n" : DatasetIndex::formatStatsTable(stats));

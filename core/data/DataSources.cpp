@@ -22,7 +22,7 @@ std::shared_ptr<const ImageSource> DataSources::open(const std::string& spec, co
     }
     if (std::filesystem::is_directory(spec, ec)) return PhotoSource::folder(spec, indexOptions(cfg), augmentParams(cfg));
     if (!std::filesystem::exists(spec, ec)) throw DataError("data source '" + spec + "' does not exist: give a folder of images or 'synthetic'");
-    throw DataError("data source '" + spec + "' is not a folder or a packed cache: archives are not supported by this build yet");
+    return PhotoSource::archive(spec, indexOptions(cfg), augmentParams(cfg));  // not an archive: DataError naming it
 }
 
 IndexOptions DataSources::indexOptions(const TrainConfig& cfg) {

@@ -757,6 +757,11 @@ std::string DatasetIndex::formatStatsTable(const nlohmann::json& stats) {
     return out;
 }
 
+std::string DatasetIndex::normalizePath(const std::string& path) {
+    const auto comps = splitPath(path);
+    return joinPath(comps, 0, comps.size());
+}
+
 void DatasetIndex::requireNonEmpty(const std::string& specForMessages) const {
     if (!entries_.empty()) return;
     const std::string head = "data source '" + specForMessages + "'";

@@ -103,6 +103,9 @@ public:
                                     const std::map<std::string, int64_t>& listingSkipped,
                                     const IndexOptions& options);
 
+    /// A listing path as entries() hold it: '/'-separated, no empty or "." components ("./a//b" -> "a/b").
+    static std::string normalizePath(const std::string& path);
+
     /// Throws DataError when entries() is empty, with one line naming `specForMessages` (the
     /// --data value), what was found and skipped, and what to change.
     void requireNonEmpty(const std::string& specForMessages) const;

@@ -4,6 +4,9 @@
 #include <iterator>
 #include <vector>
 
+#include <unordered_map>
+
+#include "data/ArchiveReader.h"
 #include "data/ImageDecoder.h"
 #include "data/PackedCacheWriter.h"
 #include "util/Errors.h"
@@ -22,6 +25,50 @@ PhotoSource::PhotoSource(std::string name, DatasetIndex index, ByteReader read, 
 std::shared_ptr<PhotoSource> PhotoSource::folder(const std::string& root, const IndexOptions& index, const AugmentParams& augment) {
     return std::make_shared<PhotoSource>("folder '" + root + "'", DatasetIndex::scanFolder(root, index), PackedCacheWriter::folderReader(root),
                                          augment);
+}
+
+namespace {
+
+// Normalised entry path -> entry number, for the intact entries of an archive.
+std::unordered_map<std::string, size_t> entriesByPath(const ArchiveReader& reader) {
+    std::unordered_map<std::string, size_t> out;
+    for (size_t i = 0; i < reader.size(); ++i)
+        if (reader.intact(i)) out.emplace(DatasetIndex::normalizePath(reader.entry(i).name), i);
+    return out;
+}
+
+}  // namespace
+
+DatasetIndex PhotoSource::archiveIndex(const ArchiveReader& reader, const IndexOptions& index) {
+    std::vector<DatasetIndex::ListedFile> files;
+    std::map<std::string, int64_t> listingSkipped;
+    for (size_t i = 0; i < reader.size(); ++i) {
+        if (reader.intact(i)) files.push_back({reader.entry(i).name, reader.entry(i).size});
+        else ++listingSkipped["truncated archive entry"];
+    }
+    const auto byPath = entriesByPath(reader);
+    auto readText = [&](const std::string& name) -> std::optional<std::string> {
+        const auto it = byPath.find(DatasetIndex::normalizePath(name));
+        if (it == byPath.end()) return std::nullopt;
+        try {
+            const auto bytes = reader.read(it->second);
+            return std::string(bytes.begin(), bytes.end());
+        } catch (const Error&) {
+            return std::nullopt;
+        }
+    };
+    return DatasetIndex::fromListing(reader.path(), std::move(files), readText, listingSkipped, index);
+}
+
+std::shared_ptr<PhotoSource> PhotoSource::archive(const std::string& path, const IndexOptions& index, const AugmentParams& augment) {
+    auto reader = std::make_shared<const ArchiveReader>(path);
+    auto byPath = std::make_shared<const std::unordered_map<std::string, size_t>>(entriesByPath(*reader));
+    auto readBytes = [reader, byPath](const ImageEntry& e) {
+        const auto it = byPath->find(e.path);
+        if (it == byPath->end()) throw DataError("archive '" + reader->path() + "' has no entry '" + e.path + "'");
+        return reader->read(it->second);
+    };
+    return std::make_shared<PhotoSource>(reader->formatName() + " '" + path + "'", archiveIndex(*reader, index), readBytes, augment);
 }
 
 void PhotoSource::load(int64_t index, int size, uint64_t augmentSeed, uint8_t* rgb) const {

@@ -21,6 +21,8 @@
 
 namespace streetgan {
 
+class ArchiveReader;
+
 class PhotoSource : public ImageSource {
 public:
     static constexpr int kMaxAttempts = 64;
@@ -33,6 +35,12 @@ public:
     PhotoSource(std::string name, DatasetIndex index, ByteReader read, const AugmentParams& augment);
     /// A folder tree: scans `root` (IoError/ConfigError) and reads files from it.
     static std::shared_ptr<PhotoSource> folder(const std::string& root, const IndexOptions& index, const AugmentParams& augment);
+    /// A zip, tar or tar.gz archive (such as the MSLS download batches), read in place with
+    /// random access; its listing is cached next to it (see ArchiveReader). Damaged entries of a
+    /// truncated archive are counted as skipped.
+    static std::shared_ptr<PhotoSource> archive(const std::string& path, const IndexOptions& index, const AugmentParams& augment);
+    /// The index of an archive's photos (no decoding), e.g. for `data stats`.
+    static DatasetIndex archiveIndex(const ArchiveReader& reader, const IndexOptions& index);
 
     int64_t size() const override { return index_.size(); }
     void load(int64_t index, int size, uint64_t augmentSeed, uint8_t* rgb) const override;

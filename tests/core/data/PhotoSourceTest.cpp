@@ -143,3 +143,33 @@ TEST(PhotoSource, TrainingRunFromAFolderReportsSkippedImages) {
     const auto runJson = nlohmann::json::parse(std::ifstream(run / "run.json"));
     EXPECT_NE(runJson["data_source"].get<std::string>().find("folder"), std::string::npos);
 }
+
+TEST(PhotoSource, ZipTarGzAndFolderGiveTheSameImages) {
+    TempDir dir, arc;
+    makeFolder(dir.path());
+    const std::string py = std::string(STREETGAN_PYTHON) + " -c \"import shutil,sys; shutil.make_archive(sys.argv[1], sys.argv[2], root_dir=sys.argv[3])\" ";
+    ASSERT_EQ(std::system((py + arc.file("photos") + " zip " + dir.path().string()).c_str()), 0);
+    ASSERT_EQ(std::system((py + arc.file("photos") + " gztar " + dir.path().string()).c_str()), 0);
+    for (const std::string name : {"photos.zip", "photos.tar.gz"}) {
+        auto folder = PhotoSource::folder(dir.path(), IndexOptions{}, params32());  // fresh skip counters per comparison
+        auto archive = PhotoSource::archive(arc / name, IndexOptions{}, params32());
+        ASSERT_EQ(archive->size(), folder->size()) << name;
+        std::vector<uint8_t> a(32 * 32 * 3), b(a.size());
+        for (int64_t i = 0; i < folder->size(); ++i) {
+            EXPECT_EQ(archive->index().entries()[static_cast<size_t>(i)].path, folder->index().entries()[static_cast<size_t>(i)].path);
+            folder->load(i, 32, 1000 + i, a.data());
+            archive->load(i, 32, 1000 + i, b.data());
+            EXPECT_EQ(a, b) << name << " image " << i;
+        }
+        EXPECT_EQ(archive->skipped(), folder->skipped()) << name;
+        EXPECT_NE(archive->describe().find(name), std::string::npos);
+    }
+    // Not an archive: one clear error naming it.
+    std::ofstream(arc / "notes.zip") << "not a zip";
+    try {
+        PhotoSource::archive(arc / "notes.zip", IndexOptions{}, params32());
+        FAIL() << "no error";
+    } catch (const DataError& e) {
+        EXPECT_NE(std::string(e.what()).find("notes.zip"), std::string::npos) << e.what();
+    }
+}
