@@ -21,4 +21,12 @@ for t in $threads; do
   py=$(/usr/bin/python3 "$root/bench/loader_reference.py" --data "$work/photos" --size 64 --threads "$t" --seconds "$seconds" --json | field images_per_s)
   /usr/bin/python3 -c "print('%-8s %12s %12s %12s %10.2f %10.2f' % ('$t', '$cpp', '$ceil', '$py', $cpp / $ceil, $cpp / $py))"
 done
+( cd "$work/photos" && /usr/bin/python3 -c "import shutil; shutil.make_archive('$work/batch', 'zip', root_dir='.')" )
+"$trainer" data pack "$work/photos" --size 64 --out "$work/cache" >/dev/null
+for t in $threads; do
+  folder=$("$trainer" bench loader --data "$work/photos" --size 64 --threads "$t" --seconds "$seconds" --json | field images_per_s)
+  zip=$("$trainer" bench loader --data "$work/batch.zip" --size 64 --threads "$t" --seconds "$seconds" --json | field images_per_s)
+  cache=$("$trainer" bench loader --data "$work/cache" --size 64 --threads "$t" --seconds "$seconds" --json | field images_per_s)
+  /usr/bin/python3 -c "print('threads %s: folder %s, zip %s (zip/folder %.2f), packed cache %s img/s (%.0f per thread)' % ('$t', '$folder', '$zip', $zip / $folder, '$cache', $cache / $t))"
+done
 echo "($images 640x480 JPEG photos, 64 px, reference augmentation; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg))"

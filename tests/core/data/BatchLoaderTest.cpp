@@ -78,3 +78,30 @@ TEST(BatchLoader, TooFewImagesForOneBatch) {
     auto src = std::make_shared<SyntheticSource>(5, 3);
     EXPECT_THROW(BatchLoader(src, options(1)), DataError);
 }
+
+TEST(BatchLoader, RanksShareAnEpochWithoutOverlap) {
+    auto src = std::make_shared<SyntheticSource>(5, 40);
+    std::vector<torch::Tensor> scenes;
+    for (int i = 0; i < 40; ++i) {
+        auto img = torch::empty({32, 32, 3}, torch::kUInt8);
+        src->load(i, 32, 0, img.data_ptr<uint8_t>());
+        scenes.push_back(img.permute({2, 0, 1}).to(torch::kFloat32).mul(2.0f / 255.0f).sub(1.0f));
+    }
+    std::vector<int> seen;
+    for (int64_t rank = 0; rank < 2; ++rank) {
+        LoaderOptions o = options(1);
+        o.rank = rank;
+        o.worldSize = 2;
+        BatchLoader loader(src, o);
+        ASSERT_EQ(loader.stepsPerEpoch(), 5);  // 40 images / 2 ranks / batch 4
+        for (int64_t s = 0; s < 5; ++s) {
+            Batch b = loader.make(s);
+            for (int i = 0; i < 4; ++i)
+                for (int k = 0; k < 40; ++k)
+                    if (torch::allclose(b.real[i], scenes[k], 0, 1e-6)) seen.push_back(k);
+        }
+    }
+    std::sort(seen.begin(), seen.end());
+    ASSERT_EQ(seen.size(), 40u);
+    for (int k = 0; k < 40; ++k) EXPECT_EQ(seen[k], k);  // every image once, across both ranks
+}
