@@ -17,7 +17,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   # core: tensors, images, config, CLI
   libtorch-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
-  nlohmann-json3-dev libcli11-dev zlib1g-dev libarchive-dev
+  nlohmann-json3-dev libcli11-dev zlib1g-dev libarchive-dev libdeflate-dev
   # OpenBLAS (OpenMP build, like LibTorch) replaces the reference BLAS through update-alternatives:
   # Debian's LibTorch does transposed convolutions through BLAS, about 6x faster with it
   libopenblas0-openmp

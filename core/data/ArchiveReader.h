@@ -109,6 +109,7 @@ private:
     void listLibarchive();
     void listEntries(::archive* a, bool detectFormat);
     std::vector<uint8_t> readFirst(size_t i, const uint8_t* data, size_t size) const;
+    bool readZipFast(size_t i, const uint8_t* data, size_t size, std::vector<uint8_t>& out) const;
     std::vector<uint8_t> readCurrent(::archive* a, size_t i) const;
     std::vector<uint8_t> inflateRange(uint64_t begin, uint64_t end) const;
     std::vector<uint8_t> readSequential(size_t i) const;

@@ -346,3 +346,36 @@ TEST_F(ArchiveReaderTest, ThroughputZipVsFolder) {
                 "tar %.0f MB/s, tar.gz %.0f MB/s\n",
                 zip, folder, tarRate, gzRate);
 }
+
+// The fast zip path (libdeflate) must refuse damaged data as libarchive does: a flipped byte in a
+// deflated or a stored entry's data fails the inflate or the CRC, naming archive and entry.
+TEST(ArchiveReaderFastZip, FlippedDataByteIsADataError) {
+    streetgan::test::TempDir dir;
+    for (const char* method : {"ZIP_DEFLATED", "ZIP_STORED"}) {
+        const std::string zip = dir / (std::string(method) + ".zip");
+        const std::string cmd = std::string(STREETGAN_PYTHON) + " -c \"import zipfile; z = zipfile.ZipFile('" + zip + "', 'w', zipfile." + method +
+                                "); z.writestr('a/text.txt', 'street ' * 5000); z.writestr('b.bin', bytes(range(256)) * 40); z.close()\"";
+        ASSERT_EQ(std::system(cmd.c_str()), 0);
+        {
+            ArchiveReader good(zip, ArchiveReader::IndexCache::Off);
+            ASSERT_EQ(good.size(), 2u);
+            EXPECT_EQ(good.read(good.find("a/text.txt")).size(), 35000u);
+        }
+        std::string bytes;
+        {
+            std::ifstream in(zip, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        bytes[30 + 10 + 20] ^= 0x5a;  // inside the first entry's data (30-byte header + 10-byte name)
+        const std::string bad = dir / (std::string(method) + "-bad.zip");
+        std::ofstream(bad, std::ios::binary) << bytes;
+        ArchiveReader reader(bad, ArchiveReader::IndexCache::Off);
+        try {
+            reader.read(reader.find("a/text.txt"));
+            ADD_FAILURE() << method << ": damaged entry read without error";
+        } catch (const DataError& e) {
+            EXPECT_NE(std::string(e.what()).find("a/text.txt"), std::string::npos) << e.what();
+        }
+        EXPECT_EQ(reader.read(reader.find("b.bin")).size(), 10240u);  // the other entry is intact
+    }
+}
