@@ -13,6 +13,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <set>
 
 #include "data/DataSources.h"
 #include "data/PackedCacheSource.h"
@@ -137,7 +138,19 @@ int DataCommand::stats() {
         if (!std::filesystem::exists(spec_, ec)) throw DataError("data source '" + spec_ + "' does not exist: give a folder, an archive or 'synthetic'");
         IndexOptions o = DataSources::indexOptions(cfg_);
         o.split = IndexOptions::Split::All;  // stats describe the whole selection; "split" says how it divides
-        if (std::filesystem::is_directory(spec_, ec)) {
+        if (std::filesystem::exists(spec_ + "/index.json", ec) && std::filesystem::exists(spec_ + "/shard_00000.bin", ec)) {
+            const PackedCacheSource cache(spec_);  // what a run from this cache trains on
+            std::map<std::string, int64_t> cities;
+            std::set<std::pair<std::string, std::string>> sequences;
+            for (const auto& r : cache.records()) {
+                ++cities[r.city];
+                if (!r.sequence.empty()) sequences.emplace(r.city, r.sequence);
+            }
+            int64_t skipped = 0;
+            for (const auto& [k, v] : cache.skipped()) skipped += v;
+            stats = {{"images", cache.size()}, {"skipped", skipped}, {"skipped_reasons", cache.skipped()}, {"cities", cities},
+                     {"sequences", sequences.size()}, {"packed_size", cache.params().size}};
+        } else if (std::filesystem::is_directory(spec_, ec)) {
             stats = DatasetIndex::scanFolder(spec_, o).stats();
         } else {
             stats = PhotoSource::archiveIndex(ArchiveReader(spec_), o).stats();

@@ -248,6 +248,9 @@ TEST_F(TrainerCli, PhotosFolderPackVerifyAndTrainFromEachSourceKind) {
     ASSERT_EQ(pack.code, 0) << pack.err;
     EXPECT_NE(pack.out.find("40 images"), std::string::npos) << pack.out;
     EXPECT_EQ(cli.run({"data", "verify", tmp / "cache"}).code, 0);
+    const CliResult stats = cli.run({"data", "stats", tmp / "cache", "--json"});
+    ASSERT_EQ(stats.code, 0) << stats.err;
+    EXPECT_EQ(nlohmann::json::parse(stats.out)["images"], 40);
     const CliResult train = cli.run({"train", "--run-dir", tmp / "from-cache", "--data", tmp / "cache", "--preset", "tiny-32", "--steps", "3", "--batch", "8"});
     EXPECT_EQ(train.code, 0) << train.err;
     EXPECT_NE(CliRunner::slurp(tmp / "from-cache/run.json").find("packed cache"), std::string::npos);
