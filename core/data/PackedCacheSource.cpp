@@ -76,21 +76,7 @@ Parsed parseIndex(const std::string& dir) {
                                 static_cast<uint32_t>(std::stoul(s.at("crc32c").get<std::string>(), nullptr, 16))});
         const auto& recs = j.at("records");
         p.records.reserve(recs.size());
-        for (const auto& r : recs) {
-            PackedCacheSource::Record rec;
-            rec.key = r.at(0).get<std::string>();
-            rec.city = r.at(1).get<std::string>();
-            rec.sequence = r.at(2).get<std::string>();
-            rec.shard = r.at(3).get<int64_t>();
-            rec.offset = r.at(4).get<int64_t>();
-            rec.cols = r.at(5).get<int>();
-            rec.margin = r.at(6).get<int>();
-            rec.width = r.at(7).get<int>();
-            rec.height = r.at(8).get<int>();
-            rec.reduction = r.at(9).get<int>();
-            rec.crop = r.at(10).get<int>();
-            p.records.push_back(std::move(rec));
-        }
+        for (const auto& r : recs) p.records.push_back(PackedCacheSource::recordFromJson(r));
         if (j.at("images").get<int64_t>() != static_cast<int64_t>(p.records.size()))
             throw DataError("packed cache index '" + path + "' lists " + std::to_string(p.records.size()) + " records but says " +
                             std::to_string(j.at("images").get<int64_t>()) + " images" + repack(dir));
@@ -133,6 +119,22 @@ void checkShardFile(const std::string& dir, const Shard& s) {
 }
 
 }  // namespace
+
+PackedCacheSource::Record PackedCacheSource::recordFromJson(const nlohmann::json& r) {
+    Record rec;
+    rec.key = r.at(0).get<std::string>();
+    rec.city = r.at(1).get<std::string>();
+    rec.sequence = r.at(2).get<std::string>();
+    rec.shard = r.at(3).get<int64_t>();
+    rec.offset = r.at(4).get<int64_t>();
+    rec.cols = r.at(5).get<int>();
+    rec.margin = r.at(6).get<int>();
+    rec.width = r.at(7).get<int>();
+    rec.height = r.at(8).get<int>();
+    rec.reduction = r.at(9).get<int>();
+    rec.crop = r.at(10).get<int>();
+    return rec;
+}
 
 PackedCacheSource::PackedCacheSource(const std::string& dir) : dir_(dir) {
     Parsed p = parseIndex(dir);

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ public:
         int reduction = 1;  ///< DCT reduction used at pack time
         int crop = 0;       ///< crop side in decoded pixels before scaling to size
     };
+
+    /// A record of index.json's "records" array ([key, city, sequence, shard, offset, cols, margin,
+    /// width, height, reduction, crop]); throws nlohmann::json errors on a malformed one.
+    static Record recordFromJson(const nlohmann::json& r);
 
     /// Opens the cache in `dir`. Throws DataError (missing/incomplete/other-version index, missing
     /// or truncated shard, inconsistent records) with a one-line message naming what to re-pack.

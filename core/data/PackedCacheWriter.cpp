@@ -1,5 +1,7 @@
 #include "data/PackedCacheWriter.h"
 
+#include "data/PackedCacheSource.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,11 +39,7 @@ struct Band {
     int cols = 0, margin = 0, width = 0, height = 0, reduction = 1, crop = 0;
 };
 
-struct Record {
-    std::string key, city, sequence;
-    int64_t shard = 0, offset = 0;
-    int cols = 0, margin = 0, width = 0, height = 0, reduction = 1, crop = 0;
-};
+using Record = PackedCacheSource::Record;  // index.json's record, read back with recordFromJson
 
 struct ShardInfo {
     std::string file;
@@ -168,21 +166,7 @@ State parseState(const json& j) {
                              static_cast<uint32_t>(std::stoul(s.at("crc32c").get<std::string>(), nullptr, 16))});
     st.skipped = j.at("skipped").get<std::map<std::string, int64_t>>();
     for (const auto& s : j.at("skipped_images")) st.skippedImages.emplace_back(s.at(0).get<std::string>(), s.at(1).get<std::string>());
-    for (const auto& r : j.at("records")) {
-        Record rec;
-        rec.key = r.at(0).get<std::string>();
-        rec.city = r.at(1).get<std::string>();
-        rec.sequence = r.at(2).get<std::string>();
-        rec.shard = r.at(3).get<int64_t>();
-        rec.offset = r.at(4).get<int64_t>();
-        rec.cols = r.at(5).get<int>();
-        rec.margin = r.at(6).get<int>();
-        rec.width = r.at(7).get<int>();
-        rec.height = r.at(8).get<int>();
-        rec.reduction = r.at(9).get<int>();
-        rec.crop = r.at(10).get<int>();
-        st.records.push_back(std::move(rec));
-    }
+    for (const auto& r : j.at("records")) st.records.push_back(PackedCacheSource::recordFromJson(r));
     return st;
 }
 
