@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "data/DataSources.h"
 #include "data/SyntheticSource.h"
 #include "eval/ParzenWindow.h"
 #include "train/ModelLoader.h"
@@ -32,7 +33,7 @@ torch::Tensor realImages(const ImageSource& src, int64_t first, int64_t n, int s
 CLI::App* EvalCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("eval", "Parzen-window log-likelihood of held-out real images (the reference's metric)");
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference checkpoint")->required();
-    a->add_option("--data", data_, "Data source of the real images: synthetic");
+    a->add_option("--data", data_, "Real images: synthetic, a folder or an archive (its held-out split)");
     a->add_option("--samples", samples_, "Generated samples in the window")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
     a->add_option("--validation", validation_, "Real images that choose sigma")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
     a->add_option("--test", test_, "Held-out real images scored")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
@@ -49,13 +50,24 @@ int EvalCommand::execute() {
     Generator g = ModelLoader::generator(ck, checkpoint_, "", device);
     const int size = static_cast<int>(ck.model.imgSize);
 
-    // Held-out real images: for the synthetic set, scenes past the run's epoch (never trained on).
-    if (data_ != "synthetic") throw DataError("eval data source '" + data_ + "' is not supported by this build: use --data synthetic");
+    // Held-out real images, never trained on: for the synthetic set the scenes past the run's
+    // epoch; for photos the validation split by key hash.
     TrainConfig run;
     if (!ck.configJson.empty()) run.merge(nlohmann::json::parse(ck.configJson));
-    SyntheticSource src(run.seed, run.syntheticImages + validation_ + test_);
-    const torch::Tensor validation = realImages(src, run.syntheticImages, validation_, size);
-    const torch::Tensor test = realImages(src, run.syntheticImages + validation_, test_, size);
+    run.model.imgSize = ck.model.imgSize;
+    torch::Tensor validation, test;
+    if (data_ == "synthetic") {
+        SyntheticSource src(run.seed, run.syntheticImages + validation_ + test_);
+        validation = realImages(src, run.syntheticImages, validation_, size);
+        test = realImages(src, run.syntheticImages + validation_, test_, size);
+    } else {
+        const auto src = DataSources::openHeldOut(data_, run);
+        if (src->size() < validation_ + test_)
+            throw DataError("held-out split of '" + data_ + "' has " + std::to_string(src->size()) + " images, fewer than --validation " +
+                            std::to_string(validation_) + " + --test " + std::to_string(test_) + ": lower them");
+        validation = realImages(*src, 0, validation_, size);
+        test = realImages(*src, validation_, test_, size);
+    }
 
     torch::Tensor samples = torch::empty({samples_, ck.model.nc, size, size});
     {

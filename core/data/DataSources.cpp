@@ -25,6 +25,20 @@ std::shared_ptr<const ImageSource> DataSources::open(const std::string& spec, co
     return PhotoSource::archive(spec, indexOptions(cfg), augmentParams(cfg));  // not an archive: DataError naming it
 }
 
+std::shared_ptr<const ImageSource> DataSources::openHeldOut(const std::string& spec, const TrainConfig& cfg) {
+    IndexOptions o = indexOptions(cfg);
+    o.validationPercent = cfg.validationPercent > 0 ? cfg.validationPercent : 5.0;
+    o.split = IndexOptions::Split::Validation;
+    AugmentParams a = augmentParams(cfg);
+    a.maxShift = 0;
+    a.noiseStd = 0;
+    a.flip = false;
+    std::error_code ec;
+    if (spec == "synthetic") throw DataError("held-out synthetic scenes are indexed directly, not opened as a source");
+    if (std::filesystem::is_directory(spec, ec)) return PhotoSource::folder(spec, o, a);
+    return PhotoSource::archive(spec, o, a);
+}
+
 IndexOptions DataSources::indexOptions(const TrainConfig& cfg) {
     IndexOptions o;
     o.includeCities = cfg.cities;

@@ -284,3 +284,13 @@ TEST_F(TrainerCli, TrainFromAZipAndItsStats) {
     EXPECT_LT(j["images"].get<int>(), 24);
     EXPECT_GT(j["images"].get<int>(), 0);
 }
+
+TEST_F(TrainerCli, EvalOnHeldOutPhotos) {
+    ASSERT_EQ(cli.run({"data", "synth", "--count", "200", "--width", "320", "--height", "240", "--out", tmp / "photos"}).code, 0);
+    const CliResult r = cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--samples", "100", "--validation", "3", "--test", "3", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(std::isfinite(nlohmann::json::parse(r.out)["log_likelihood"].get<double>()));
+    const CliResult tooMany = cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--validation", "500", "--test", "500"});
+    EXPECT_EQ(tooMany.code, 6) << tooMany.err;
+    EXPECT_NE(tooMany.err.find("held-out"), std::string::npos) << tooMany.err;
+}
