@@ -61,6 +61,16 @@ void expectOptimEqual(const OptimizerState& a, const OptimizerState& b) {
     }
 }
 
+// A freshly initialised tiny-32 model saved at `path`; returns what was written.
+CheckpointData saveTinyCheckpoint(const std::string& path) {
+    const TrainConfig cfg = tinyConfig();
+    TrainStep step(cfg, torch::kCPU);
+    CheckpointData out;
+    step.capture(out);
+    Checkpoint::save(out, path);
+    return out;
+}
+
 std::string runPython(const std::string& args) {
     const std::string cmd = std::string(STREETGAN_PYTHON) + " " + STREETGAN_TEST_PYTHON_DIR + "/reference_interop.py " + args;
     return std::system(cmd.c_str()) == 0 ? "" : "python failed: " + cmd;
@@ -148,11 +158,7 @@ TEST(Checkpoint, ReferencePythonCheckpointMatchesPyTorchOutputs) {
 
 TEST(Checkpoint, OtherArchitectureNamesFirstMismatchingTensor) {
     TempDir dir;
-    const TrainConfig cfg = tinyConfig();
-    TrainStep step(cfg, torch::kCPU);
-    CheckpointData out;
-    step.capture(out);
-    Checkpoint::save(out, dir / "tiny.pt");
+    saveTinyCheckpoint(dir / "tiny.pt");
     const CheckpointData in = Checkpoint::load(dir / "tiny.pt");
     try {
         ModelLoader::generator(in, dir / "tiny.pt", "naive-64", torch::kCPU);
@@ -170,11 +176,7 @@ TEST(Checkpoint, OtherArchitectureNamesFirstMismatchingTensor) {
 TEST(Checkpoint, UncreatableTargetThrowsIoErrorAndLeavesNoTemp) {
     TempDir dir;
     const std::string path = dir / "ck.pt";
-    const TrainConfig cfg = tinyConfig();
-    TrainStep step(cfg, torch::kCPU);
-    CheckpointData out;
-    step.capture(out);
-    Checkpoint::save(out, path);
+    const CheckpointData out = saveTinyCheckpoint(path);
     const auto before = std::filesystem::file_size(path);
     // Make the target's directory impossible to write into by replacing the checkpoint's folder
     // with a path through a regular file: the temp file cannot be created.
@@ -187,11 +189,7 @@ TEST(Checkpoint, UncreatableTargetThrowsIoErrorAndLeavesNoTemp) {
 
 TEST(Checkpoint, CorruptAndTruncatedFilesAreCheckpointErrors) {
     TempDir dir;
-    const TrainConfig cfg = tinyConfig();
-    TrainStep step(cfg, torch::kCPU);
-    CheckpointData out;
-    step.capture(out);
-    Checkpoint::save(out, dir / "good.pt");
+    saveTinyCheckpoint(dir / "good.pt");
     std::ifstream in(dir / "good.pt", std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), {});
     for (const double frac : {0.0, 0.3, 0.9, 0.999}) {
