@@ -2,7 +2,7 @@
 # Installs every Debian 12 package that StreetGAN Studio's build, app, tests and benchmarks need.
 # Idempotent; Debian's archive only (nothing is fetched from anywhere else).
 # Usage: packaging/install-deps.sh [--no-update] [--bench]
-#   --bench  also the reference tools the benchmarks compare against (torchvision, Pillow)
+#   --bench  also the reference tools the benchmarks compare against (torchvision, Flask, wrk)
 set -euo pipefail
 
 SUDO=""
@@ -21,15 +21,20 @@ PACKAGES=(
   # OpenBLAS (OpenMP build, like LibTorch) replaces the reference BLAS through update-alternatives:
   # Debian's LibTorch does transposed convolutions through BLAS, about 6x faster with it
   libopenblas0-openmp
+  # remote: SSH client and SFTP (libssh 0.10); GIF export (giflib + libimagequant); gallery HTTP server
+  libssh-dev libgif-dev libimagequant-dev libcpp-httplib-dev
   # tests: GoogleTest, Python PyTorch for fixtures written and read by the reference implementation
   libgtest-dev libgmock-dev python3 python3-torch python3-numpy
+  # tests: real OpenSSH servers on loopback (remote), SciPy for the FID reference, Pillow to read
+  # GIFs back, headless Chromium for the gallery page
+  openssh-server openssh-client python3-scipy python3-pil chromium fonts-dejavu-core
 )
 
 update=1
 for arg in "$@"; do
   case "$arg" in
     --no-update) update=0 ;;
-    --bench) PACKAGES+=(python3-torchvision python3-pil) ;;
+    --bench) PACKAGES+=(python3-torchvision python3-flask wrk) ;;
     *) echo "install-deps: unknown option '$arg' (use --no-update, --bench)" >&2; exit 2 ;;
   esac
 done

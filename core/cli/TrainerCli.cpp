@@ -16,6 +16,10 @@
 #include "cli/ModelInfoCommand.h"
 #include "cli/SampleCommand.h"
 #include "cli/TrainCommand.h"
+// --- includes: daemon ---
+// --- includes: remote ---
+// --- includes: metrics ---
+// --- includes: gallery ---
 #include "util/Errors.h"
 
 namespace streetgan {
@@ -44,6 +48,10 @@ int TrainerCli::run(int argc, char** argv) {
     commands.push_back(std::make_unique<ExportCommand>());
     commands.push_back(std::make_unique<BenchCommand>());
     commands.push_back(std::make_unique<DataCommand>());
+    // --- commands: daemon ---
+    // --- commands: remote ---
+    // --- commands: metrics ---
+    // --- commands: gallery ---
     std::vector<CLI::App*> subs;
     for (auto& c : commands) subs.push_back(c->setup(app));
 
