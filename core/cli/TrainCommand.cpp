@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -11,8 +12,14 @@
 
 #include "cli/ConsoleReporter.h"
 #include "cli/FiniteNumber.h"
+#include "daemon/ControlServer.h"
+#include "daemon/ControlSocket.h"
+#include "daemon/DaemonLauncher.h"
+#include "daemon/DaemonReadiness.h"
+#include "daemon/RunLock.h"
 #include "model/Presets.h"
 #include "train/RunDirectory.h"
+#include "train/TrainControl.h"
 #include "train/Trainer.h"
 #include "util/AtomicFile.h"
 #include "util/Errors.h"
@@ -26,8 +33,16 @@ void onSignal(int) { gStop.store(true); }
 }  // namespace
 
 CLI::App* TrainCommand::setup(CLI::App& parent) {
-    app_ = parent.add_subcommand("train", "Train a DCGAN in the foreground, writing a run directory");
+    app_ = mode_ == Mode::Train ? parent.add_subcommand("train", "Train a DCGAN in the foreground, writing a run directory")
+                                : parent.add_subcommand("start", "Start a training run as a daemon (--detach) and return at once");
     auto* a = app_;
+    if (mode_ == Mode::Start) {
+        a->add_flag("--detach", detach_, "Run in a session of its own with a pid file, log and control socket (required)")->required();
+        a->add_option("--wait", startWait_, "Seconds to wait for the daemon to be training before returning")
+            ->check(FiniteNumber())->check(CLI::Range(0.0, 86400.0));
+    } else {
+        a->add_option("--daemon-fd", daemonFd_, "internal: readiness pipe of start --detach")->group("");
+    }
     a->add_option("--run-dir", runDir_, "Run directory (created if needed)")->required();
     a->add_option("--preset", preset_, "Model preset: tiny-32, naive-64, safe-64, safe-128, msls-128");
     a->add_option("--data", flags_.data, "Data source: synthetic (default) or a folder of photos (MSLS layout recognised)");
@@ -62,6 +77,11 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--max-per-sequence", flags_.maxPerSequence, "Cap of training images per sequence (0: none)")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
     a->add_option("--validation-percent", flags_.validationPercent, "Hold out this share by key hash (never trained on)")->check(FiniteNumber())->check(CLI::Range(0.0, 99.0));
     a->add_option("--synthetic-images", flags_.syntheticImages, "Images per epoch of the synthetic set")->check(CLI::Range(int64_t{1}, int64_t{1} << 33));
+    a->add_option("--metric-every-checkpoints", flags_.metricEveryCheckpoints, "FID/KID/PR every N checkpoints (0: off)")->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
+    a->add_option("--metric-features", flags_.metricFeatures, "TorchScript feature model for metrics (clean-fid's inception-2015-12-05.pt)");
+    a->add_option("--metric-samples", flags_.metricSamples, "Generated (and real) images per metric evaluation")->check(CLI::Range(int64_t{2}, int64_t{10000000}));
+    a->add_option("--metrics", flags_.metrics, "Metrics at checkpoints: fid,kid,pr (any subset)")->delimiter(',')->check(CLI::IsMember({"fid", "kid", "pr"}));
+    a->add_option("--metric-cache-dir", flags_.metricCacheDir, "Real-feature cache folder (default $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)");
     return app_;
 }
 
@@ -116,13 +136,49 @@ int TrainCommand::execute() {
     if (given("--max-per-sequence")) cfg.maxPerSequence = flags_.maxPerSequence;
     if (given("--validation-percent")) cfg.validationPercent = flags_.validationPercent;
     if (given("--synthetic-images")) cfg.syntheticImages = flags_.syntheticImages;
+    if (given("--metric-every-checkpoints")) cfg.metricEveryCheckpoints = flags_.metricEveryCheckpoints;
+    if (given("--metric-features")) cfg.metricFeatures = flags_.metricFeatures;
+    if (given("--metric-samples")) cfg.metricSamples = flags_.metricSamples;
+    if (given("--metrics")) cfg.metrics = flags_.metrics;
+    if (given("--metric-cache-dir")) cfg.metricCacheDir = flags_.metricCacheDir;
     cfg.validate();
 
+    if (mode_ == Mode::Start) {
+        const auto r = DaemonLauncher::launch(cfg, runDir_, resume_, std::chrono::seconds(static_cast<int64_t>(startWait_)));
+        if (!r.ready)
+            std::cerr << "streetgan-trainer: the trainer is still starting after " << startWait_ << " s; follow it with `streetgan-trainer attach "
+                      << r.runDir << "` (log: " << r.runDir << "/trainer.log)\n";
+        std::cout << r.runDir << std::endl;
+        return 0;
+    }
+    if (daemonFd_ < 0) return runForeground(cfg);
+    DaemonReadiness readiness(daemonFd_, nullptr);
+    try {
+        return runForeground(cfg, &readiness);
+    } catch (const std::exception& e) {
+        readiness.fail(exitCodeFor(e), e.what());
+        throw;
+    }
+}
+
+int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readiness) {
     gStop = false;
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
-    ConsoleReporter reporter(::isatty(STDERR_FILENO) != 0);
-    Trainer trainer(cfg, runDir_, resume_, &reporter);
+    if (readiness) std::signal(SIGHUP, SIG_IGN);
+    RunDirectory(runDir_, /*create=*/true);
+    RunLock lock(runDir_);
+    TrainControl control;
+    ControlServer server(ControlSocket::pathIn(runDir_), control);
+    // The daemon's log is a file: plain lines, never the terminal bar.
+    ConsoleReporter reporter(!readiness && ::isatty(STDERR_FILENO) != 0);
+    TrainObserver* observer = &reporter;
+    if (readiness) {
+        readiness->setInner(&reporter);
+        observer = readiness;
+    }
+    Trainer trainer(cfg, runDir_, resume_, observer);
+    trainer.setControl(&control);
     trainer.run(gStop);
     return gStop.load() ? static_cast<int>(ExitCode::Interrupted) : 0;
 }

@@ -17,23 +17,17 @@
 #include "cli/SampleCommand.h"
 #include "cli/TrainCommand.h"
 // --- includes: daemon ---
+#include "cli/AttachCommand.h"
+#include "cli/ControlCommand.h"
+#include "cli/LsCommand.h"
 // --- includes: remote ---
+#include "cli/RemoteCommand.h"
 // --- includes: metrics ---
 // --- includes: gallery ---
+#include "cli/ServeCommand.h"
 #include "util/Errors.h"
 
 namespace streetgan {
-namespace {
-
-int exitCodeOf(const std::exception& e) {
-    if (dynamic_cast<const ConfigError*>(&e)) return static_cast<int>(ExitCode::Config);
-    if (dynamic_cast<const CheckpointError*>(&e)) return static_cast<int>(ExitCode::Checkpoint);
-    if (dynamic_cast<const IoError*>(&e)) return static_cast<int>(ExitCode::Io);
-    if (dynamic_cast<const DataError*>(&e)) return static_cast<int>(ExitCode::Data);
-    return static_cast<int>(ExitCode::Failure);
-}
-
-}  // namespace
 
 int TrainerCli::run(int argc, char** argv) {
     CLI::App app{"streetgan-trainer: train and inspect DCGAN models of street-level photos (headless)", "streetgan-trainer"};
@@ -49,9 +43,15 @@ int TrainerCli::run(int argc, char** argv) {
     commands.push_back(std::make_unique<BenchCommand>());
     commands.push_back(std::make_unique<DataCommand>());
     // --- commands: daemon ---
+    commands.push_back(std::make_unique<TrainCommand>(TrainCommand::Mode::Start));
+    commands.push_back(std::make_unique<LsCommand>());
+    commands.push_back(std::make_unique<AttachCommand>());
+    commands.push_back(std::make_unique<ControlCommand>());
     // --- commands: remote ---
+    commands.push_back(std::make_unique<RemoteCommand>());
     // --- commands: metrics ---
     // --- commands: gallery ---
+    commands.push_back(std::make_unique<ServeCommand>());
     std::vector<CLI::App*> subs;
     for (auto& c : commands) subs.push_back(c->setup(app));
 
@@ -71,7 +71,7 @@ int TrainerCli::run(int argc, char** argv) {
             return static_cast<int>(ExitCode::Failure);
         } catch (const std::exception& e) {
             std::cerr << "streetgan-trainer: " << e.what() << "\n";
-            return exitCodeOf(e);
+            return exitCodeFor(e);
         }
     }
     std::cout << app.help();

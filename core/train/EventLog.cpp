@@ -1,5 +1,6 @@
 #include "train/EventLog.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,8 +14,18 @@
 namespace streetgan {
 
 EventLog::EventLog(const std::string& path) : path_(path) {
-    file_ = std::fopen(path.c_str(), "ae");
+    file_ = std::fopen(path.c_str(), "a+e");
     if (!file_) throw IoError("cannot open event log '" + path + "': " + std::strerror(errno));
+    // A trainer that died mid-write left a torn last line: end it, so that the next event starts
+    // a line of its own and readers skip just the fragment.
+    struct stat st;
+    if (::fstat(fileno(file_), &st) == 0 && st.st_size > 0) {
+        char last = '\n';
+        if (::pread(fileno(file_), &last, 1, st.st_size - 1) == 1 && last != '\n') {
+            std::fputc('\n', file_);
+            std::fflush(file_);
+        }
+    }
 }
 
 EventLog::~EventLog() {

@@ -52,6 +52,11 @@ void TrainConfig::validate() const {
     if (device != "auto" && device != "cpu" && device.rfind("cuda", 0) != 0)
         throw ConfigError("device '" + device + "' is unknown: use auto, cpu, cuda or cuda:N");
     if (data.empty()) throw ConfigError("data source is empty: use --data synthetic or a folder/archive path");
+    range("metric_every_checkpoints", static_cast<double>(metricEveryCheckpoints), 0, 1e9);
+    range("metric_samples", static_cast<double>(metricSamples), 2, 1e7);
+    if (metrics.empty()) throw ConfigError("metrics is empty: use a subset of fid, kid, pr");
+    for (const auto& m : metrics)
+        if (m != "fid" && m != "kid" && m != "pr") throw ConfigError("metric '" + m + "' is unknown: use fid, kid or pr");
 }
 
 nlohmann::json TrainConfig::toJson() const {
@@ -64,7 +69,9 @@ nlohmann::json TrainConfig::toJson() const {
         {"betas", {beta1, beta2}}, {"weight_decay", weightDecay}, {"eps", eps}, {"real_label", realLabel},
         {"fake_label", fakeLabel}, {"instance_noise", instanceNoise}, {"instance_noise_steps", instanceNoiseSteps},
         {"amp", amp}, {"log_every", logEvery}, {"sample_every", sampleEvery}, {"checkpoint_every", checkpointEvery},
-        {"loader_threads", loaderThreads}, {"prefetch", prefetch}, {"threads", threads}, {"channels_last", channelsLast}, {"fixed_noise", fixedNoiseCount}};
+        {"loader_threads", loaderThreads}, {"prefetch", prefetch}, {"threads", threads}, {"channels_last", channelsLast}, {"fixed_noise", fixedNoiseCount},
+        {"metric_every_checkpoints", metricEveryCheckpoints}, {"metric_features", metricFeatures}, {"metric_samples", metricSamples},
+        {"metrics", metrics}, {"metric_cache_dir", metricCacheDir}};
 }
 
 void TrainConfig::merge(const nlohmann::json& j) {
@@ -117,6 +124,11 @@ void TrainConfig::merge(const nlohmann::json& j) {
             else if (key == "threads") threads = v.get<int>();
             else if (key == "fixed_noise") fixedNoiseCount = v.get<int64_t>();
             else if (key == "channels_last") channelsLast = v.get<bool>();
+            else if (key == "metric_every_checkpoints") metricEveryCheckpoints = v.get<int64_t>();
+            else if (key == "metric_features") metricFeatures = v.get<std::string>();
+            else if (key == "metric_samples") metricSamples = v.get<int64_t>();
+            else if (key == "metrics") metrics = v.get<std::vector<std::string>>();
+            else if (key == "metric_cache_dir") metricCacheDir = v.get<std::string>();
             else throw ConfigError("unknown config key '" + key + "': see run.json of any run for the valid keys");
         } catch (const nlohmann::json::exception& e) {
             throw ConfigError("config key '" + key + "' has the wrong type (" + v.dump() + ")");

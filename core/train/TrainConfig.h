@@ -49,6 +49,12 @@ struct TrainConfig {
     int threads = 0;                   ///< torch intra-op threads (0: LibTorch's default)
     bool channelsLast = true;          ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
     int64_t fixedNoiseCount = 64;      ///< fixed progress-noise vectors (stored in every checkpoint)
+    // Feature metrics at checkpoints (eval/TrainingMetrics): FID, KID, precision/recall.
+    int64_t metricEveryCheckpoints = 0;  ///< evaluate every N-th checkpoint written (0: off)
+    std::string metricFeatures;          ///< TorchScript feature model, e.g. inception-2015-12-05.pt (empty: reported unavailable)
+    int64_t metricSamples = 2000;        ///< generated images per evaluation (and real images, capped at the data set)
+    std::vector<std::string> metrics = {"fid", "kid", "pr"};  ///< subset of fid, kid, pr
+    std::string metricCacheDir;          ///< real-feature cache folder (empty: $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)
 
     /// Throws ConfigError naming the first invalid value and its allowed range.
     void validate() const;

@@ -14,6 +14,7 @@
 #include "train/EventLog.h"
 #include "train/RunDirectory.h"
 #include "train/TensorBoardWriter.h"
+#include "train/TrainControl.h"
 #include "train/TrainStep.h"
 #include "util/Errors.h"
 #include "util/AtomicFile.h"
@@ -176,7 +177,47 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
             intervalImages = 0;
         };
 
+        // Commands from the control socket, applied between steps; each leaves an event.
+        bool paused = false;
+        stoppedByCommand_ = false;
+        Clock::time_point pausedAt;
+        auto applyControl = [&]() {
+            if (!control_) return;
+            for (const ControlRequest& r : control_->take()) {
+                if (!r.rejected.empty()) {
+                    emit({{"kind", "error"}, {"step", done}, {"message", "rejected control command: " + r.rejected}});
+                    continue;
+                }
+                nlohmann::json ev = {{"kind", "control"}, {"cmd", r.cmd}, {"step", done}};
+                if (r.cmd == "set-lr") ev["value"] = r.value;
+                emit(ev);
+                if (r.cmd == "pause" && !paused) {
+                    paused = true;
+                    pausedAt = Clock::now();
+                    emit({{"kind", "status"}, {"state", "paused"}, {"step", done}, {"total_steps", total}}, true);
+                } else if (r.cmd == "resume" && paused) {
+                    paused = false;
+                    intervalStart += Clock::now() - pausedAt;  // the pause is not training time
+                    emit({{"kind", "status"}, {"state", "running"}, {"step", done}, {"total_steps", total}}, true);
+                } else if (r.cmd == "stop") {
+                    stoppedByCommand_ = true;
+                } else if (r.cmd == "checkpoint-now") {
+                    checkpoint(done);
+                } else if (r.cmd == "sample-now") {
+                    sample(done);
+                } else if (r.cmd == "set-lr") {
+                    trainer.setLearningRate(r.value);
+                }
+            }
+        };
+
         while (done < total && !stop.load()) {
+            applyControl();
+            if (stoppedByCommand_) break;
+            if (paused) {
+                control_->waitForCommand(std::chrono::milliseconds(200));
+                continue;
+            }
             const auto w0 = Clock::now();
             Batch batch = loader.next();
             intervalWait += seconds(Clock::now() - w0);

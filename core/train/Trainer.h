@@ -1,6 +1,8 @@
 // A training run in a run directory: the loop, its schedule (log, sample, checkpoint), events,
 // TensorBoard records, resume and stop. Runs on the calling thread until done or `stop` is set;
-// stop checkpoints first. Errors are written as an "error" event and rethrown.
+// stop checkpoints first. Errors are written as an "error" event and rethrown. With a
+// TrainControl, commands queued from other threads (pause, resume, stop, checkpoint-now,
+// sample-now, set-lr) are applied between steps and recorded as events.
 #pragma once
 
 #include <atomic>
@@ -14,12 +16,18 @@
 
 namespace streetgan {
 
+class TrainControl;
+
 class Trainer {
 public:
     /// `resume`: continue from the run directory's latest checkpoint (fresh start when none).
     Trainer(TrainConfig cfg, std::string runDir, bool resume, TrainObserver* observer = nullptr);
     /// Returns the number of optimiser steps done when it returns (== total unless stopped).
     int64_t run(const std::atomic<bool>& stop);
+    /// Commands for the next run(); `control` must outlive it (nullptr: none).
+    void setControl(TrainControl* control) { control_ = control; }
+    /// True when the last run() ended because of a stop command (not a signal or the schedule).
+    bool stoppedByCommand() const { return stoppedByCommand_; }
     /// Picks the device for "auto" | "cpu" | "cuda" | "cuda:N"; throws ConfigError when absent.
     static torch::Device selectDevice(const std::string& name);
 
@@ -28,6 +36,8 @@ private:
     std::string runDir_;
     bool resume_;
     TrainObserver* observer_;
+    TrainControl* control_ = nullptr;
+    bool stoppedByCommand_ = false;
 };
 
 }  // namespace streetgan

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string>
+
+#include "cli/Command.h"
+
+namespace streetgan {
+
+/// serve --checkpoint CK [--bind HOST:PORT] [--preset P] [--max-renders N] [--render-threads T]
+///       [--http-threads N]
+/// The gallery HTTP server (serve/GalleryServer): /health, /gan_imgs, /gan_gifs, /gallery.
+/// Binds 127.0.0.1:8080 unless --bind says otherwise (a warning on stderr for a non-loopback
+/// address); prints "serving http://HOST:PORT/gallery ..." on stdout once accepting; SIGINT and
+/// SIGTERM stop it cleanly (in-flight requests finish), exit code 0.
+class ServeCommand : public Command {
+public:
+    CLI::App* setup(CLI::App& parent) override;
+    int execute() override;
+
+    /// "HOST:PORT", "[V6]:PORT" or ":PORT" (loopback) -> host, port. Throws ConfigError.
+    static void parseBind(const std::string& text, std::string& host, int& port);
+
+private:
+    std::string checkpoint_, bind_ = "127.0.0.1:8080", preset_;
+    int maxRenders_ = 0, renderThreads_ = 1, httpThreads_ = 0;
+};
+
+}  // namespace streetgan

@@ -1,0 +1,86 @@
+// SFTP on an SshSession: listings, run files (checkpoints, samples) and downloads with pipelined
+// reads (several requests in flight), resume from a .part file, a size check and an atomic rename
+// at the end, progress callback and cancel flag, and the RemoteCache.
+//
+// Thread contract: an SftpClient and its session are used by one thread at a time; `cancel`
+// and the progress callback are the exceptions (cancel may be set from any thread; progress
+// runs on the downloading thread). The session must outlive the client.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+struct sftp_session_struct;
+
+namespace streetgan {
+
+class SshSession;
+class RemoteCache;
+
+struct RemoteFileInfo {
+    std::string name;  ///< file name (listings) or the path asked for (stat)
+    uint64_t size = 0;
+    int64_t mtime = 0;  ///< seconds since the epoch, as the server reports it
+    bool isDir = false;
+    bool isRegular = false;
+};
+
+/// The files of a run directory, each list sorted (checkpoints by epoch, samples by step).
+struct RemoteRunFiles {
+    std::vector<RemoteFileInfo> checkpoints;  ///< checkpoints/checkpoint_<epoch>.pt
+    std::vector<RemoteFileInfo> samples;      ///< samples/step_<N>.png
+};
+
+struct DownloadOptions {
+    /// Called after each chunk with bytes done (including a resumed part) and the total.
+    std::function<void(uint64_t done, uint64_t total)> progress;
+    const std::atomic<bool>* cancel = nullptr;  ///< set: the download stops, the .part stays
+    int requestsInFlight = 16;                  ///< pipelined read requests
+    uint32_t chunkBytes = 64 * 1024;            ///< bytes per read request
+    bool resume = true;                         ///< continue a .part file from its size
+};
+
+struct DownloadResult {
+    uint64_t bytes = 0;        ///< size of the file
+    uint64_t transferred = 0;  ///< bytes moved over the network this time
+    uint64_t resumedFrom = 0;  ///< offset a .part file let us start from
+    bool upToDate = false;     ///< the local file already had the remote size and mtime
+    bool cancelled = false;
+    double seconds = 0;
+};
+
+class SftpClient {
+public:
+    /// Opens the SFTP subsystem. Throws RemoteError naming the host when the server has none.
+    explicit SftpClient(SshSession& session);
+    ~SftpClient();
+    SftpClient(const SftpClient&) = delete;
+    SftpClient& operator=(const SftpClient&) = delete;
+
+    /// Entries of `dir` (no "." and ".."), sorted by name. Throws RemoteError (no such folder...).
+    std::vector<RemoteFileInfo> list(const std::string& dir);
+    /// Size, mtime and type of `path` (symbolic links followed).
+    RemoteFileInfo stat(const std::string& path);
+    bool exists(const std::string& path);
+    /// Checkpoints and samples of the run directory `runDir` (missing sub-folders: empty lists).
+    RemoteRunFiles listRun(const std::string& runDir);
+    /// Downloads `remotePath` to `localPath`: skipped when the local file has the remote size and
+    /// mtime; else written to `localPath`.part (continued from its size when the remote file has
+    /// not changed since), size-checked, fsynced, given the remote mtime, renamed into place.
+    /// Cancelling returns with cancelled set and leaves the .part for a later resume.
+    /// Throws RemoteError / ConnectionLostError / IoError.
+    DownloadResult download(const std::string& remotePath, const std::string& localPath, const DownloadOptions& options = {});
+    /// download() into `cache`; returns the local path.
+    std::string fetchToCache(const RemoteCache& cache, const std::string& remotePath, const DownloadOptions& options = {},
+                             DownloadResult* result = nullptr);
+
+private:
+    [[noreturn]] void fail(const std::string& what, const std::string& path);
+    SshSession& session_;
+    sftp_session_struct* sftp_ = nullptr;
+};
+
+}  // namespace streetgan

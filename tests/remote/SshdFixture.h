@@ -1,0 +1,63 @@
+// A real OpenSSH server for the remote tests: /usr/sbin/sshd in the foreground (-D -e) as a
+// child of the test, on 127.0.0.1 and a free high port, with a generated host key, a temporary
+// authorized_keys and sshd_config (StrictModes no, UsePAM no, PidFile in the temp dir). Runs as
+// the current user (as root it creates /run/sshd, the privilege-separation folder, if missing).
+// Nothing touches ~/.ssh or system files. The destructor kills the server and every session
+// process under it and waits for them.
+//
+// Thread contract: one test thread owns a fixture; log() may be called from any thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace streetgan::test {
+
+class SshdFixture {
+public:
+    struct Options {
+        bool allowTcpForwarding = true;
+        std::string logLevel = "VERBOSE";  ///< DEBUG1 shows direct-tcpip requests
+        std::string hostKeyType = "ed25519";
+    };
+
+    /// Generates an ed25519 key pair at `path` (and `path`.pub) with ssh-keygen, no passphrase
+    /// (or `passphrase`). Throws std::runtime_error when ssh-keygen fails.
+    static void generateKey(const std::string& path, const std::string& passphrase = "");
+    /// `dir`: an empty folder the fixture may fill (keys, config, log). `authorizedKeys`: the
+    /// file sshd reads (shared by fixtures that accept the same user key).
+    SshdFixture(const std::string& dir, const std::string& authorizedKeys, const Options& options);
+    SshdFixture(const std::string& dir, const std::string& authorizedKeys) : SshdFixture(dir, authorizedKeys, Options{}) {}
+    ~SshdFixture();
+    SshdFixture(const SshdFixture&) = delete;
+    SshdFixture& operator=(const SshdFixture&) = delete;
+
+    int port() const { return port_; }
+    pid_t pid() const { return pid_; }
+    std::string hostKeyPub() const { return hostKey_ + ".pub"; }
+    /// A known_hosts line for this server: "[127.0.0.1]:PORT TYPE BASE64".
+    std::string knownHostsLine() const;
+    /// The SHA256 fingerprint `ssh-keygen -lf` prints for the host key.
+    std::string fingerprint() const;
+    /// Everything sshd logged so far.
+    std::string log() const;
+    /// Kills (SIGKILL) every process under the server (the per-connection sshd processes and
+    /// what they run): clients see their connection drop. The server keeps listening.
+    /// Returns how many processes were killed.
+    int killSessions();
+    /// Number of processes under the server now.
+    int sessionProcesses() const;
+
+private:
+    void start();
+    std::string dir_, authorizedKeys_, hostKey_, config_, logFile_;
+    Options options_;
+    int port_ = 0;
+    pid_t pid_ = -1;
+};
+
+/// Runs `cmd` through /bin/sh; returns its stdout (throws std::runtime_error on failure).
+std::string shellOutput(const std::string& cmd);
+
+}  // namespace streetgan::test
