@@ -9,6 +9,7 @@
 
 #include "data/BatchLoader.h"
 #include "data/DataSources.h"
+#include "eval/TrainingMetrics.h"
 #include "export/ImageGrid.h"
 #include "train/Checkpoint.h"
 #include "train/EventLog.h"
@@ -125,6 +126,8 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
         std::map<std::string, int64_t> lastSkipped = source->skipped();
         emit({{"kind", "data"}, {"source", source->describe()}, {"images", source->size()}, {"steps_per_epoch", stepsPerEpoch}, {"skipped", lastSkipped}});
         int64_t lastCheckpointStep = -1, lastSampleStep = -1;
+        TrainingMetrics metrics(cfg_, device);  // FID/KID/PR every N checkpoints (off by default)
+        int64_t checkpointsWritten = 0;
         auto epochOf = [&](int64_t stepsDone) { return stepsDone == 0 ? int64_t{0} : (stepsDone - 1) / stepsPerEpoch; };
         auto checkpoint = [&](int64_t stepsDone) {
             CheckpointData ck;
@@ -138,6 +141,7 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
             Checkpoint::save(ck, path);
             lastCheckpointStep = stepsDone;
             emit({{"kind", "checkpoint"}, {"step", stepsDone}, {"epoch", ck.epoch}, {"path", "checkpoints/" + path.substr(path.rfind('/') + 1)}}, true);
+            if (metrics.due(++checkpointsWritten)) emit(metrics.evaluate(trainer.generator(), stepsDone, &stop));
         };
         auto sample = [&](int64_t stepsDone) {
             auto grid = ImageGrid::makeGrid(trainer.sample(noise), 8, 2, true);
