@@ -14,6 +14,7 @@
 #include "train/Checkpoint.h"
 #include "train/EventLog.h"
 #include "train/RunDirectory.h"
+#include "train/SystemMonitor.h"
 #include "train/TensorBoardWriter.h"
 #include "train/TrainControl.h"
 #include "train/TrainStep.h"
@@ -156,6 +157,9 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
         };
 
         loader.start(done);
+        // Process and GPU load for the dashboard, at most every few seconds (with the metrics).
+        SystemMonitor system(device.is_cuda() ? device.index() < 0 ? 0 : device.index() : -1);
+        auto lastSystem = Clock::now();
         auto intervalStart = Clock::now();
         double intervalWait = 0;
         int64_t intervalImages = 0;
@@ -172,6 +176,12 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
                 tb.addScalar(k, e[k].get<float>(), stepsDone, wall);
             tb.flush();
             emit(e);
+            if (seconds(Clock::now() - lastSystem) >= 2.0) {
+                nlohmann::json sys = system.sample();
+                sys["step"] = stepsDone;
+                emit(sys);
+                lastSystem = Clock::now();
+            }
             if (auto skipped = source->skipped(); skipped != lastSkipped) {  // bad images found while reading
                 emit({{"kind", "data"}, {"step", stepsDone}, {"skipped", skipped}});
                 lastSkipped = std::move(skipped);

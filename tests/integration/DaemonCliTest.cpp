@@ -127,6 +127,14 @@ TEST_F(Daemon, StartReturnsAtOnceAndTheRunKeepsTraining) {
     // it trains on after `start` returned, and ls says so
     ASSERT_TRUE(waitFor([&] { return lastStep(dir) >= 10; }));
     EXPECT_EQ(stateOf("run a"), "running");
+    // the system panel's readings arrive every few seconds
+    ASSERT_TRUE(waitFor([&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "system"; }); }));
+    for (const auto& e : readEvents(dir))
+        if (e.value("kind", "") == "system") {
+            EXPECT_GT(e["cpu_percent"].get<double>(), 0.0);
+            EXPECT_GT(e["rss_mb"].get<double>(), 10.0);
+            EXPECT_TRUE(e["gpu_util"].is_null());  // a CPU run
+        }
     // a hang-up does not end it
     ::kill(pid, SIGHUP);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
