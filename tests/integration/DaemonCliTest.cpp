@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -63,6 +65,30 @@ pid_t pidOf(const std::string& runDir) {
 }
 
 bool processAlive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+
+// Inodes of the TCP sockets (v4 and v6, any state) that `pid` has open.
+std::vector<std::string> tcpSocketsOf(pid_t pid) {
+    std::set<std::string> tcpInodes;
+    for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+        std::ifstream in(table);
+        std::string line;
+        std::getline(in, line);  // header
+        while (std::getline(in, line)) {
+            std::istringstream f(line);
+            std::string field;
+            for (int i = 0; i < 10 && f >> field; ++i) {
+            }
+            tcpInodes.insert(field);  // the 10th column: inode
+        }
+    }
+    std::vector<std::string> found;
+    for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+        std::error_code ec;
+        const std::string target = fs::read_symlink(fd.path(), ec).string();
+        if (target.rfind("socket:[", 0) == 0 && tcpInodes.count(target.substr(8, target.size() - 9))) found.push_back(target);
+    }
+    return found;
+}
 
 class Daemon : public ::testing::Test {
 protected:
@@ -135,6 +161,8 @@ TEST_F(Daemon, StartReturnsAtOnceAndTheRunKeepsTraining) {
             EXPECT_GT(e["rss_mb"].get<double>(), 10.0);
             EXPECT_TRUE(e["gpu_util"].is_null());  // a CPU run
         }
+    // the trainer never opens a TCP port: its only socket is the Unix control socket
+    EXPECT_TRUE(tcpSocketsOf(pid).empty());
     // a hang-up does not end it
     ::kill(pid, SIGHUP);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
