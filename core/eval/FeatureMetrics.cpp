@@ -192,9 +192,12 @@ std::optional<nlohmann::json> FeatureMetrics::evaluate(Generator& g, const RealI
         throw DataError("the generator makes " + std::to_string(mc.imgSize) + " px images but the real images were opened at " +
                         std::to_string(real.imageSize) + " px: open them at the model's size");
 
+    auto since = [](std::chrono::steady_clock::time_point t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
     std::string cacheState;
     std::optional<RealFeatures> realF = realFeatures(real, cb, cacheState);
     if (!realF) return std::nullopt;
+    const double realSeconds = since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
 
     // Generated features, batch by batch; z drawn at once so the set does not depend on the batch.
     at::Tensor fake;
@@ -219,6 +222,8 @@ std::optional<nlohmann::json> FeatureMetrics::evaluate(Generator& g, const RealI
         throw DataError("cached real features have " + std::to_string(realF->features.size(1)) + " dimensions but the feature model gives " +
                         std::to_string(fake.size(1)) + ": delete the cache folder '" + RealFeatureCache(opt_.cacheDir).dir() + "'");
 
+    const double generatedSeconds = since(t1);
+    const auto t2 = std::chrono::steady_clock::now();
     nlohmann::json j = nlohmann::json::object();
     if (wants("fid")) j["fid"] = FrechetDistance::distance(realF->stats, FrechetDistance::statistics(fake));
     if (wants("kid")) {
@@ -246,7 +251,8 @@ std::optional<nlohmann::json> FeatureMetrics::evaluate(Generator& g, const RealI
     j["samples"] = opt_.samples;
     j["real_samples"] = realF->features.size(0);
     j["real_cache"] = cacheState;
-    j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    j["timing"] = {{"real_features", realSeconds}, {"generated_features", generatedSeconds}, {"metrics", since(t2)}};
+    j["seconds"] = since(t0);
     return j;
 }
 

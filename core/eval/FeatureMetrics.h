@@ -15,7 +15,8 @@
 // with the reason (no feature model, a model that fails, too few samples): never a made-up value.
 //   fid; kid, kid_std, kid_subsets, kid_subset_size; precision, recall, pr_k;
 //   features (path), features_sha256, feature_dim, samples, real_samples, real_cache (hit | miss |
-//   off), seconds.
+//   off), seconds, timing {real_features, generated_features, metrics} (seconds of each phase; the
+//   real phase includes loading or computing the cached features).
 // Thread contract: one thread at a time per instance (it owns a TorchScript module); progress and
 // warn run on the calling thread; cancel may be set from any thread.
 #pragma once

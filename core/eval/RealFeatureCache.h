@@ -8,7 +8,9 @@
 // Location: the directory given, else $STREETGAN_FID_CACHE, else $XDG_CACHE_HOME/streetgan/fid,
 // else ~/.cache/streetgan/fid (defaultDir()); created on first store.
 // File: "SGFEAT01", u64 little-endian header length, header JSON {key, n, d, crc32c}, then
-// float32 features (n, d), float64 mu (d), float64 sigma (d, d). Written with AtomicFile (temp,
+// float32 features (n, d), float64 mu (d), float64 sigma (d, d) in the machine's byte order
+// (little-endian on every platform LibTorch supports), CRC-32C over those bytes. For 2,048-wide
+// features that is 8 KB per real image plus 32 MB for sigma. Written with AtomicFile (temp,
 // fsync, rename): readers never see a half-written file. A file that is truncated, fails its
 // CRC-32C, or does not parse is reported through `warn` and treated as a miss (the caller then
 // recomputes and overwrites it); load never throws for a bad cache file.

@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "../common/TempDir.h"
 #include "CliRunner.h"
@@ -25,7 +28,7 @@ protected:
         dir_ = new TempDir();
         CliRunner cli(dir_->path());
         trainResult_ = new CliResult(cli.run({"train", "--run-dir", *dir_ / "run", "--preset", "tiny-32", "--steps", "6", "--batch", "8", "--log-every",
-                                              "3", "--sample-every", "0", "--synthetic-images", "96", "--seed", "5", "--metric-every-checkpoints", "2",
+                                              "3", "--sample-every", "0", "--checkpoint-every", "2", "--synthetic-images", "96", "--seed", "5", "--metric-every-checkpoints", "2",
                                               "--metric-samples", "64", "--metrics", "fid,kid", "--metric-features", "/models/inception.pt"}));
         const std::string cmd = std::string(STREETGAN_PYTHON) + " " + STREETGAN_TEST_PYTHON_DIR + "/make_feature_net.py " + CliRunner::quote(*dir_ / "nets") +
                                 " >/dev/null 2>&1";
@@ -60,6 +63,49 @@ TEST_F(MetricsCli, TrainStoresTheMetricSettings) {
     EXPECT_EQ(cfg["metric_features"], "/models/inception.pt");
     const CliResult bad = cli.run({"train", "--run-dir", tmp / "r", "--steps", "1", "--metrics", "fid,inception-score"});
     EXPECT_NE(bad.code, 0);
+}
+
+std::vector<nlohmann::json> metricEvents(const std::string& runDir) {
+    std::vector<nlohmann::json> out;
+    std::istringstream lines(CliRunner::slurp(runDir + "/events.jsonl"));
+    for (std::string line; std::getline(lines, line);) {
+        const auto e = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (e.is_object() && e.value("kind", "") == "metric") out.push_back(e);
+    }
+    return out;
+}
+
+TEST_F(MetricsCli, TrainingReportsAnUnusableFeatureModelAsUnavailable) {
+    ASSERT_EQ(trainResult_->code, 0) << trainResult_->err;
+    // Checkpoints at steps 2, 4, 6; metrics every second one: step 4 only. The model path does not
+    // exist: the run goes on and the event says why there is no number.
+    const auto events = metricEvents(*dir_ / "run");
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0]["step"], 4);
+    EXPECT_TRUE(events[0]["fid"].is_null());
+    EXPECT_TRUE(events[0]["kid"].is_null());
+    EXPECT_NE(events[0]["fid_unavailable"].get<std::string>().find("/models/inception.pt' does not exist"), std::string::npos) << events[0].dump();
+    EXPECT_FALSE(events[0].contains("precision"));  // not asked for
+}
+
+TEST_F(MetricsCli, TrainingWritesMetricEventsAtCheckpoints) {
+    if (!haveNets_) GTEST_SKIP() << STREETGAN_PYTHON << " cannot write the feature network (python3-torch)";
+    const CliResult r = cli.run({"train", "--run-dir", tmp / "run", "--preset", "tiny-32", "--steps", "4", "--batch", "8", "--sample-every", "0",
+                                 "--checkpoint-every", "2", "--synthetic-images", "64", "--metric-every-checkpoints", "1", "--metric-samples", "24",
+                                 "--metric-features", net(), "--metric-cache-dir", tmp / "cache"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto events = metricEvents(tmp / "run");
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(events[0]["step"], 2);
+    EXPECT_EQ(events[1]["step"], 4);
+    for (const auto& e : events) {
+        for (const char* k : {"fid", "kid", "kid_std", "precision", "recall", "seconds"}) EXPECT_TRUE(e[k].is_number()) << k << " " << e.dump();
+        EXPECT_EQ(e["samples"], 24);
+        EXPECT_EQ(e["features"], net());
+    }
+    EXPECT_EQ(events[0]["real_cache"], "miss");
+    EXPECT_EQ(events[1]["real_cache"], "hit");  // real features computed once per run
+    EXPECT_NE(events[0]["fid"], events[1]["fid"]);  // the generator changed in between
 }
 
 TEST_F(MetricsCli, WithoutAFeatureModelTheMetricIsUnavailable) {
