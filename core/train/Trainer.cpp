@@ -142,7 +142,13 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
             Checkpoint::save(ck, path);
             lastCheckpointStep = stepsDone;
             emit({{"kind", "checkpoint"}, {"step", stepsDone}, {"epoch", ck.epoch}, {"path", "checkpoints/" + path.substr(path.rfind('/') + 1)}}, true);
-            if (metrics.due(++checkpointsWritten)) emit(metrics.evaluate(trainer.generator(), stepsDone, &stop));
+            if (metrics.due(++checkpointsWritten)) {
+                nlohmann::json m = metrics.evaluate(trainer.generator(), stepsDone, &stop);
+                for (const char* k : {"fid", "kid", "precision", "recall"})
+                    if (m.contains(k) && m[k].is_number()) tb.addScalar(std::string("metrics/") + k, m[k].get<float>(), stepsDone, EventLog::now());
+                tb.flush();
+                emit(std::move(m));
+            }
         };
         auto sample = [&](int64_t stepsDone) {
             auto grid = ImageGrid::makeGrid(trainer.sample(noise), 8, 2, true);
