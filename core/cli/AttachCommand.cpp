@@ -138,6 +138,10 @@ int AttachCommand::execute() {
             return 0;
         }
         if (out.failed()) return 0;
+        // The reader went away (an SSH client that dropped closes our stdout pipe): end now, not
+        // at the next event, which on a paused run may be hours away.
+        pollfd hangup{STDOUT_FILENO, 0, 0};
+        if (::poll(&hangup, 1, 0) > 0 && (hangup.revents & (POLLERR | POLLHUP))) return 0;
         auto wait = std::chrono::milliseconds(250);
         if (bounded) {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string.h>
 
@@ -100,6 +101,8 @@ void setTcpKeepalive(int fd, int seconds) {
     (void)::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &userTimeoutMs, sizeof userTimeoutMs);
 }
 
+// A session being set up, with the tunnel socket it uses (libssh does not close an fd it was
+// given with SSH_OPTIONS_FD: whoever frees the session closes it, after ssh_free).
 class SessionGuard {
 public:
     explicit SessionGuard(ssh_session s) : s_(s) {}
@@ -108,16 +111,21 @@ public:
             ssh_disconnect(s_);
             ssh_free(s_);
         }
+        if (fd_ >= 0) ::close(fd_);
     }
-    ssh_session release() {
+    void setFd(int fd) { fd_ = fd; }
+    ssh_session release(int& fd) {
         ssh_session s = s_;
+        fd = fd_;
         s_ = nullptr;
+        fd_ = -1;
         return s;
     }
     ssh_session get() const { return s_; }
 
 private:
     ssh_session s_;
+    int fd_ = -1;
 };
 
 void verifyHostKey(ssh_session s, const SshHop& hop, const SshOptions& options, const std::string& knownHosts, bool viaJump) {
@@ -144,6 +152,12 @@ void verifyHostKey(ssh_session s, const SshHop& hop, const SshOptions& options, 
             const HostKeyDecision d = options.onUnknownHostKey ? options.onUnknownHostKey(info) : HostKeyDecision::Refuse;
             if (d == HostKeyDecision::AcceptOnce) return;
             if (d == HostKeyDecision::AcceptAndRemember) {
+                std::error_code ec;  // ~/.ssh may not exist yet (a fresh account)
+                const std::filesystem::path dir = std::filesystem::path(knownHosts).parent_path();
+                if (!dir.empty() && !std::filesystem::exists(dir, ec)) {
+                    std::filesystem::create_directories(dir, ec);
+                    std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);
+                }
                 if (ssh_session_update_known_hosts(s) != SSH_OK)
                     throw RemoteError("cannot add the host key of " + name + " to " + knownHosts + ": " + ssh_get_error(s) +
                                       "; check that the file and its folder are writable");
@@ -284,7 +298,11 @@ std::unique_ptr<SshSession> SshSession::connect(const SshOptions& options) {
         const long timeout = options.connectTimeoutSeconds;
         const int no = 0;
         unsigned int port = static_cast<unsigned int>(hop.port);
+        const int yes = 1;
         ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no);  // SshConfig did it, under our rules
+        // Small packets (SFTP read requests, attach commands, keepalives) must not wait for Nagle:
+        // with delayed ACKs that stalls pipelined SFTP reads by 40 ms at a time.
+        ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes);
         ssh_options_set(s, SSH_OPTIONS_HOST, hop.hostName.c_str());
         ssh_options_set(s, SSH_OPTIONS_PORT, &port);
         ssh_options_set(s, SSH_OPTIONS_USER, hop.user.c_str());
@@ -294,8 +312,8 @@ std::unique_ptr<SshSession> SshSession::connect(const SshOptions& options) {
         if (i > 0) {
             auto tunnel = std::make_unique<JumpTunnel>(self->sessions_[i - 1], self->hops_[i - 1].label(), hop.hostName, hop.port, options.keepaliveSeconds);
             int fd = tunnel->takeTargetFd();
+            guard.setFd(fd);
             if (ssh_options_set(s, SSH_OPTIONS_FD, &fd) != SSH_OK) {
-                ::close(fd);
                 throw RemoteError("cannot hand the jump tunnel to the session for " + hop.label());
             }
             self->tunnels_.push_back(std::move(tunnel));
@@ -306,7 +324,9 @@ std::unique_ptr<SshSession> SshSession::connect(const SshOptions& options) {
         if (i == 0) setTcpKeepalive(ssh_get_fd(s), options.keepaliveSeconds);
         verifyHostKey(s, hop, options, knownHosts, i > 0);
         authenticate(s, hop, options);
-        self->sessions_.push_back(guard.release());
+        int fd = -1;
+        self->sessions_.push_back(guard.release(fd));
+        self->fds_.push_back(fd);
     }
     return self;
 }
@@ -318,6 +338,7 @@ SshSession::~SshSession() {
         if (i < tunnels_.size()) tunnels_[i].reset();
         ssh_disconnect(sessions_[i]);
         ssh_free(sessions_[i]);
+        if (fds_[i] >= 0) ::close(fds_[i]);  // its tunnel socket: the pump below sees EOF
     }
 }
 

@@ -219,6 +219,24 @@ TEST_F(RemoteAttachTest, StopAndSecondsEndTheFollowPromptly) {
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count(), 10.0);
 }
 
+TEST_F(RemoteAttachTest, KeepalivesOnAnIdleStreamDoNotDisturbIt) {
+    SshOptions o = options();
+    o.keepaliveSeconds = 1;  // several keepalives while nothing happens
+    RemoteAttach attach(o, attachOptions());
+    std::vector<AttachMessage> events;
+    std::thread late([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+        appendEvent(0);
+        finish();
+    });
+    attach.run([&](const AttachMessage& m) {
+        if (m.kind == AttachMessage::Kind::Event) events.push_back(m);
+    });
+    late.join();
+    expectNoGapNoDuplicate(events, 1);
+    EXPECT_EQ(attach.connections(), 1);
+}
+
 TEST_F(RemoteAttachTest, AFailingRemoteAttachIsReportedNotRetried) {
     AttachOptions a = attachOptions();
     a.run = tmp / "no such run";

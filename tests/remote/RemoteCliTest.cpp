@@ -14,7 +14,8 @@ protected:
         std::filesystem::create_directories(tmp / "home");
     }
     // HOME is a temp folder and no agent: nothing of the real ~/.ssh is read or written.
-    CliResult remote(std::vector<std::string> args, bool withKnownHosts = true, const std::string& trainer = STREETGAN_FAKE_TRAINER) {
+    CliResult remote(std::vector<std::string> args, bool withKnownHosts = true, const std::string& trainer = STREETGAN_FAKE_TRAINER,
+                     const std::string& stdinText = "") {
         std::vector<std::string> full{"remote", "--host", "127.0.0.1", "--port", std::to_string(target->port()), "--identity", userKey(),
                                       "--ssh-config", "none", "--remote-trainer", trainer};
         if (withKnownHosts) {
@@ -22,7 +23,8 @@ protected:
             full.push_back(knownHosts());
         }
         full.insert(full.end(), args.begin(), args.end());
-        return cli.run(full, "HOME=" + CliRunner::quote(tmp / "home") + " SSH_AUTH_SOCK=");
+        const std::string feed = stdinText.empty() ? "" : "printf '%s' " + CliRunner::quote(stdinText) + " | ";
+        return cli.run(full, feed + "HOME=" + CliRunner::quote(tmp / "home") + " SSH_AUTH_SOCK=");
     }
     static nlohmann::json argvOf(const CliResult& r) { return nlohmann::json::parse(r.out)["argv"]; }
 
@@ -47,6 +49,11 @@ TEST_F(RemoteCliTest, AcceptNewHostKeyAddsItToKnownHosts) {
     EXPECT_NE(slurp(knownHosts()).find("[127.0.0.1]:" + std::to_string(target->port())), std::string::npos);
     r = remote({"ls", "/tmp"});  // now known
     EXPECT_EQ(r.code, 0) << r.err;
+    // A known_hosts whose folder does not exist yet (a fresh ~/.ssh).
+    const std::string fresh = tmp / "fresh/.ssh/known_hosts";
+    r = remote({"--known-hosts", fresh, "--accept-new-host-key", "ls", "/tmp"}, false);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(slurp(fresh).find("[127.0.0.1]:" + std::to_string(target->port())), std::string::npos);
 }
 
 TEST_F(RemoteCliTest, DefaultKnownHostsIsUnderHome) {
@@ -125,6 +132,20 @@ TEST_F(RemoteCliTest, AttachPrintsTheProtocolLinesUntilTheRunEnds) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out.find(R"("step":1)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(R"("step":2)"), std::string::npos) << r.out;
+}
+
+TEST_F(RemoteCliTest, AttachRelaysCommandsFromStdinAndStopsAfterSeconds) {
+    const std::string run = tmp / "run";
+    std::filesystem::create_directories(run);
+    std::ofstream(run + "/events.jsonl") << R"({"t":1,"step":1})" << "\n";
+    const auto t0 = std::chrono::steady_clock::now();
+    const CliResult r = remote({"attach", run, "--seconds", "3"}, true, STREETGAN_FAKE_TRAINER, "{\"cmd\":\"pause\"}\nnot json\n");
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_GE(took, 3.0);
+    EXPECT_NE(r.out.find(R"({"reply":{"ok":true,"cmd":"pause"}})"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("not a JSON command"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(run + "/commands.log"), "{\"cmd\":\"pause\"}\n");
 }
 
 TEST_F(RemoteCliTest, JumpHostAndConfigAliases) {

@@ -107,7 +107,11 @@ TEST_F(RemoteDaemonTest, StartAttachDropResumeControlFetchAndLs) {
         if (kind == "status") lastState = m.body.value("state", "");
         if (kind == "checkpoint") ++checkpoints;
         if (live && kind == "metrics" && m.body.contains("t")) liveLatency.push_back(m.receivedAt - m.body["t"].get<double>());
-    });
+    },
+               [&](const AttachStatus& s) {
+                   // Events written while the connection was down come as the new backlog: not a latency.
+                   if (s.state == AttachStatus::State::Reconnecting) live = false;
+               });
     driver.join();
 
     EXPECT_EQ(endState, "stopped");

@@ -1,5 +1,10 @@
 // SshSession against real OpenSSH servers: exec, host keys, auth, jump hosts, quoting.
 #include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include <regex>
 
@@ -125,6 +130,34 @@ TEST_F(SshSessionTest, WrongUserKeyIsRefusedWithAClearError) {
     EXPECT_THROW(SshSession::connect(o), AuthError);
 }
 
+TEST_F(SshSessionTest, AuthenticatesWithTheAgent) {
+    // A private ssh-agent (foreground, child of the test) holding the user key.
+    const std::string sock = tmp / "agent.sock";
+    const pid_t agent = ::fork();
+    ASSERT_GE(agent, 0);
+    if (agent == 0) {
+        ::execlp("ssh-agent", "ssh-agent", "-D", "-a", sock.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    struct Reaper {
+        pid_t pid;
+        ~Reaper() {
+            ::kill(pid, SIGTERM);
+            ::waitpid(pid, nullptr, 0);
+            ::unsetenv("SSH_AUTH_SOCK");
+        }
+    } reaper{agent};
+    ASSERT_TRUE(waitFor([&] { return exists(sock); }, 10));
+    shellOutput("SSH_AUTH_SOCK='" + sock + "' ssh-add '" + userKey() + "' 2>&1");
+    ::setenv("SSH_AUTH_SOCK", sock.c_str(), 1);
+    SshOptions o = options();
+    o.identityFiles.clear();  // the agent is the only way in
+    o.useAgent = true;
+    EXPECT_TRUE(SshSession::connect(o)->exec("true").ok());
+    o.useAgent = false;
+    EXPECT_THROW(SshSession::connect(o), AuthError);
+}
+
 TEST_F(SshSessionTest, EncryptedKeyAsksThePassphraseCallback) {
     SshdFixture::generateKey(tmp / "id_locked", "s3cret pass");
     std::ofstream(authorizedKeys(), std::ios::app) << slurp(tmp / "id_locked.pub");
@@ -173,7 +206,7 @@ TEST_F(SshSessionTest, JumpHostCarriesTheConnectionWithItsOwnHostKeyCheck) {
     EXPECT_TRUE(asked[1].viaJump);
     // The jump sshd logged the forward to the target's port.
     EXPECT_TRUE(waitFor([&] {
-        return std::regex_search(jump->log(), std::regex("direct-tcpip.*target 127\\.0\\.0\\.1 port " + std::to_string(target->port())));
+        return std::regex_search(jump->log(), std::regex("direct.tcpip.*target 127\\.0\\.0\\.1 port " + std::to_string(target->port())));
     }, 10)) << jump->log();
     // Pump threads and sockets are gone after the session: repeat to catch leaks.
     for (int i = 0; i < 3; ++i) SshSession::connect(o)->exec("true");
@@ -195,6 +228,20 @@ TEST_F(SshSessionTest, JumpHostFromTheConfigProxyJump) {
     EXPECT_EQ(s->exec("echo ok").out, "ok\n");
     o.jump = "none";  // explicit wins over the config
     EXPECT_FALSE(SshSession::connect(o)->viaJump());
+}
+
+TEST_F(SshSessionTest, ChainOfJumpHosts) {
+    startJump();
+    // jump -> jump (again, through the first tunnel) -> target: a tunnel inside a tunnel.
+    SshOptions o = options();
+    const std::string hop = "127.0.0.1:" + std::to_string(jump->port());
+    o.jump = hop + "," + hop;
+    const int fdsBefore = openFds();
+    {
+        auto s = SshSession::connect(o);
+        EXPECT_EQ(s->exec("echo deep").out, "deep\n");
+    }
+    EXPECT_TRUE(waitFor([&] { return openFds() == fdsBefore; }, 10)) << openFds() << " fds, before " << fdsBefore;
 }
 
 TEST_F(SshSessionTest, JumpHostThatForbidsForwardingIsAClearError) {

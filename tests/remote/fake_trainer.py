@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """A stand-in for streetgan-trainer's attach/ls/control (docs/attach-protocol.md) that the remote
-tests and bench/bench_remote.sh run over SSH when they want the transport alone: it follows
+tests run over SSH when they want the transport alone: it follows
 RUN/events.jsonl as the real attach does, and ends once RUN/done exists and every line was sent
-(state: the file's content). Commands read on stdin are appended to RUN/commands.log and
+(state: the file's content), or when its stdin closes (the SSH channel went away) or RUN is
+removed. Commands read on stdin are appended to RUN/commands.log and
 answered with {"reply":{"ok":true,"cmd":...}}. `ls`/`control` print their arguments as JSON."""
 import json, os, sys, threading, time
 
@@ -15,6 +16,8 @@ def attach(run, offset, seconds):
         with lock:
             out.write(json.dumps(obj, separators=(",", ":")) + "\n")
             out.flush()
+
+    gone = threading.Event()  # stdin closed: the SSH channel is gone (our clients never send EOF)
 
     def commands():
         for line in sys.stdin:
@@ -29,12 +32,17 @@ def attach(run, offset, seconds):
             with open(os.path.join(run, "commands.log"), "a") as f:
                 f.write(line + "\n")
             emit({"reply": {"ok": True, "cmd": cmd.get("cmd")}})
+        gone.set()
     threading.Thread(target=commands, daemon=True).start()
 
     pos = offset
     live_sent = False
     start = time.time()
     while True:
+        # Unlike the real attach (which ends with its daemon), nothing else would end us: leave
+        # when the client is gone or the test removed the run.
+        if gone.is_set() or not os.path.isdir(run):
+            return 0
         done = os.path.exists(os.path.join(run, "done"))
         try:
             with open(path, "rb") as f:

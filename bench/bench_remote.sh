@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Remote benchmark over loopback SSH, against a private sshd this script starts (like the tests:
+# 127.0.0.1, a free high port, generated host and user keys, temp sshd_config; nothing in ~/.ssh
+# is read or written). Figures, never pass/fail.
+#  1. Event latency: a tiny detached training run (remote start) logging every step; the events
+#     are followed with `remote attach` over SSH, and (for reference) with a local `attach`;
+#     latency = receive wall time - the event's "t" written by the trainer. Median, p90, p99, max.
+#  2. SFTP download of a BENCH_REMOTE_MB (200) MB file: `remote fetch` next to OpenSSH's own
+#     `sftp` and `scp` on the same file, BENCH_REPEATS (3) times each, alternating; median MB/s.
+#     Then a sweep of requests in flight x chunk size for `remote fetch`.
+# Env: STREETGAN_TRAINER, BENCH_REMOTE_MB (200), BENCH_REPEATS (3), BENCH_LATENCY_STEPS (300),
+#      BENCH_REMOTE_SWEEP (1), BENCH_RESULTS_DIR (bench/results).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+trainer=${STREETGAN_TRAINER:-$root/build/release/app/streetgan-trainer}
+[ -x "$trainer" ] || { echo "bench_remote: no trainer at $trainer: build first (cmake --build --preset release)" >&2; exit 1; }
+[ -x /usr/sbin/sshd ] || { echo "bench_remote: /usr/sbin/sshd missing: apt-get install openssh-server" >&2; exit 1; }
+mb=${BENCH_REMOTE_MB:-200}; repeats=${BENCH_REPEATS:-3}; steps=${BENCH_LATENCY_STEPS:-300}; sweep=${BENCH_REMOTE_SWEEP:-1}
+results=${BENCH_RESULTS_DIR:-$root/bench/results}; mkdir -p "$results"
+py=/usr/bin/python3
+
+work=$(mktemp -d /tmp/streetgan-bench-remote-XXXXXX)
+sshd_pid=""
+cleanup() {
+  if [ -n "$sshd_pid" ]; then
+    # Session processes first (sshd -D leaves them running on SIGTERM), then the server.
+    for p in $(ps -o pid= --ppid "$sshd_pid" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+    kill "$sshd_pid" 2>/dev/null || true
+    wait "$sshd_pid" 2>/dev/null || true
+  fi
+  if [ -f "$work/runs/lat/trainer.pid" ]; then kill "$(cat "$work/runs/lat/trainer.pid")" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# --- a private sshd -------------------------------------------------------------------------
+ssh-keygen -q -t ed25519 -N '' -f "$work/host_key" </dev/null
+ssh-keygen -q -t ed25519 -N '' -f "$work/id_user" </dev/null
+cp "$work/id_user.pub" "$work/authorized_keys"
+[ "$(id -u)" = 0 ] && mkdir -p /run/sshd
+port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$work/sshd_config" <<CFG
+Port $port
+ListenAddress 127.0.0.1
+HostKey $work/host_key
+PidFile $work/sshd.pid
+AuthorizedKeysFile $work/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin yes
+Subsystem sftp internal-sftp
+LogLevel DEBUG1
+MaxStartups 100
+UseDNS no
+CFG
+/usr/sbin/sshd -D -e -f "$work/sshd_config" 2>"$work/sshd.log" &
+sshd_pid=$!
+for _ in $(seq 500); do grep -q "Server listening on 127.0.0.1 port $port" "$work/sshd.log" 2>/dev/null && break; sleep 0.02; done
+grep -q "Server listening" "$work/sshd.log" || { echo "bench_remote: sshd did not start:" >&2; cat "$work/sshd.log" >&2; exit 1; }
+echo "[127.0.0.1]:$port $(cut -d' ' -f1-2 "$work/host_key.pub")" >"$work/known_hosts"
+mkdir -p "$work/home"
+export HOME=$work/home SSH_AUTH_SOCK=
+remote=("$trainer" remote --host 127.0.0.1 --port "$port" --identity "$work/id_user" --known-hosts "$work/known_hosts" --ssh-config none
+        --remote-trainer "$trainer")
+sshopts=(-P "$port" -i "$work/id_user" -o UserKnownHostsFile="$work/known_hosts" -o StrictHostKeyChecking=yes -o BatchMode=yes -o GlobalKnownHostsFile=/dev/null -F none)
+field() { $py -c "import json,sys; d=json.load(sys.stdin); v=d['$1']; print('%.1f' % v if isinstance(v,float) else v)"; }
+
+# --- 1. event latency ----------------------------------------------------------------------
+echo "== event latency: a tiny-32 run logging every step ($steps steps), trainer to client over loopback SSH"
+run=$("${remote[@]}" start --run-dir "$work/runs/lat" --preset tiny-32 --steps "$steps" --batch 8 --log-every 1 --sample-every 0 \
+      --checkpoint-every 0 --device cpu --threads 1 --loader-threads 1 --synthetic-images 256 --seed 1 2>"$work/start.err") \
+  || { cat "$work/start.err" >&2; exit 1; }
+# Both followers start at once: over SSH (the measurement) and local attach (what SSH adds).
+$py "$root/bench/remote_latency.py" -- "$trainer" attach "$run" >"$work/lat_local.json" &
+local_pid=$!
+lat_ssh=$($py "$root/bench/remote_latency.py" -- "${remote[@]}" attach "$run")
+wait "$local_pid" || true
+lat_local=$(cat "$work/lat_local.json")
+printf '%-18s %8s %10s %8s %8s %8s\n' follower "events" "median ms" "p90 ms" "p99 ms" "max ms"
+for row in "ssh:$lat_ssh" "local:$lat_local"; do
+  name=${row%%:*}; j=${row#*:}
+  $py -c "import json; d=json.loads('''$j'''); print('%-18s %8d %10.1f %8.1f %8.1f %8.1f' % ('remote attach' if '$name'=='ssh' else 'local attach', d['live_events'], d['median_ms'], d['p90_ms'], d['p99_ms'], d['max_ms']))"
+done
+echo "targets (remote attach): median <= 100 ms, p99 <= 500 ms"
+
+# --- 2. SFTP download --------------------------------------------------------------------------
+echo "== SFTP download of a $mb MB file on loopback (median of $repeats, alternating)"
+mkdir -p "$work/runs/big/checkpoints" "$work/out"
+head -c "$((mb * 1024 * 1024))" /dev/urandom >"$work/runs/big/checkpoints/checkpoint_0.pt"
+src=$work/runs/big/checkpoints/checkpoint_0.pt
+bytes=$(stat -c %s "$src")
+cat "$src" >/dev/null
+timeit() { # prints seconds taken by "$@", output to /dev/null
+  local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>"$work/timeit.err" || { cat "$work/timeit.err" >&2; return 1; }; t1=$(date +%s.%N)
+  $py -c "print('%.3f' % ($t1 - $t0))"
+}
+ours() { rm -f "$work/out/checkpoint_0.pt" "$work/out/checkpoint_0.pt.part"; timeit "${remote[@]}" fetch "$work/runs/big" --checkpoint latest --to "$work/out" "$@"; }
+osftp() { rm -f "$work/out/sftp.bin"; timeit sftp "${sshopts[@]}" -b <(echo "get $src $work/out/sftp.bin") root@127.0.0.1; }
+oscp() { rm -f "$work/out/scp.bin"; timeit scp "${sshopts[@]}" root@127.0.0.1:"$src" "$work/out/scp.bin"; }
+declare -A times
+for i in $(seq "$repeats"); do
+  order="ours osftp oscp"; if (( i % 2 == 0 )); then order="oscp osftp ours"; fi
+  for tool in $order; do
+    times[$tool]="${times[$tool]:-} $($tool)"
+    # Our fetch also reports its own transfer time (without process start-up and connecting).
+    if [ "$tool" = ours ]; then times[xfer]="${times[xfer]:-} $(grep -o ', [0-9.]* s)' "$work/timeit.err" | tr -dc '0-9.')"; fi
+  done
+done
+cmp -s "$src" "$work/out/checkpoint_0.pt" || { echo "bench_remote: our download differs from the source" >&2; exit 1; }
+median() { echo "$@" | tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+mbps() { $py -c "print('%.1f' % ($bytes / 1048576 / $1))"; }
+m_ours=$(median ${times[ours]}); m_sftp=$(median ${times[osftp]}); m_scp=$(median ${times[oscp]}); m_xfer=$(printf '%.3f' "$(median ${times[xfer]})")
+printf '%-34s %10s %10s   %s\n' tool "seconds" "MB/s" "runs (s)"
+printf '%-34s %10s %10s   %s\n' "streetgan-trainer remote fetch" "$m_ours" "$(mbps "$m_ours")" "${times[ours]}"
+printf '%-34s %10s %10s   %s\n' "  of which the transfer itself" "$m_xfer" "$(mbps "$m_xfer")" "${times[xfer]}"
+printf '%-34s %10s %10s   %s\n' "OpenSSH sftp (get)" "$m_sftp" "$(mbps "$m_sftp")" "${times[osftp]}"
+printf '%-34s %10s %10s   %s\n' "OpenSSH scp" "$m_scp" "$(mbps "$m_scp")" "${times[oscp]}"
+$py -c "print('ours / sftp = %.2f, ours / scp = %.2f (target >= 0.70)' % ($m_sftp / $m_ours, $m_scp / $m_ours))"
+echo "ciphers negotiated (sshd log): $(grep -o 'kex: client->server cipher: [^ ]*' "$work/sshd.log" | awk '{print $4}' | sort | uniq -c | tr '\n' ' ')"
+
+sweep_rows=""
+if [ "$sweep" = 1 ]; then
+  echo "== remote fetch: requests in flight x KiB per request (one run each, whole command)"
+  printf '%-10s %-10s %10s %10s\n' requests "KiB" seconds "MB/s"
+  for combo in "1 64" "4 64" "8 64" "16 64" "32 64" "64 64" "16 32" "16 128" "16 255" "32 128" "64 32"; do
+    set -- $combo
+    s=$(ours --requests "$1" --chunk-kib "$2")
+    printf '%-10s %-10s %10s %10s\n' "$1" "$2" "$s" "$(mbps "$s")"
+    sweep_rows="$sweep_rows{\"requests\":$1,\"kib\":$2,\"seconds\":$s},"
+  done
+fi
+
+out="$results/remote-$(date +%Y%m%d-%H%M%S).json"
+cat >"$out" <<JSON
+{"latency_remote": $lat_ssh, "latency_local": $lat_local, "latency_steps": $steps,
+ "download_bytes": $bytes, "repeats": $repeats,
+ "seconds": {"ours": [$(echo ${times[ours]} | tr ' ' ',')], "sftp": [$(echo ${times[osftp]} | tr ' ' ',')], "scp": [$(echo ${times[oscp]} | tr ' ' ',')]},
+ "transfer_seconds_ours": [$(echo ${times[xfer]} | tr ' ' ',')],
+ "median_seconds": {"ours": $m_ours, "ours_transfer": $m_xfer, "sftp": $m_sftp, "scp": $m_scp},
+ "sweep": [${sweep_rows%,}],
+ "nproc": $(nproc), "loadavg": "$(cut -d' ' -f1-3 /proc/loadavg)"}
+JSON
+echo "results: $out ($(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -1,0 +1,40 @@
+#!/usr/bin/python3
+"""Helper of bench_remote.sh: runs an attach command (local `streetgan-trainer attach RUN` or
+`streetgan-trainer remote ... attach RUN`), stamps each line when it arrives, and prints one JSON
+document with the latency of live events: receive wall time minus the event's "t" (the time the
+trainer wrote it; same machine, same clock). Usage: remote_latency.py -- COMMAND..."""
+import json, subprocess, sys, time
+
+def main(argv):
+    cmd = argv[argv.index("--") + 1:]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, bufsize=0)
+    live, lat, events, buf = False, [], 0, b""
+    while True:
+        chunk = proc.stdout.read1(65536) if hasattr(proc.stdout, "read1") else proc.stdout.read(1)
+        now = time.time()
+        if not chunk:
+            break
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            try:
+                j = json.loads(line)
+            except ValueError:
+                continue
+            if j.get("live"):
+                live = True
+            ev = j.get("event")
+            if ev is not None:
+                events += 1
+                if live and isinstance(ev.get("t"), (int, float)):
+                    lat.append(now - ev["t"])
+    rc = proc.wait()
+    lat.sort()
+    def pct(p):
+        return lat[min(len(lat) - 1, int(round(p / 100.0 * (len(lat) - 1))))] * 1000 if lat else None
+    print(json.dumps({"exit": rc, "events": events, "live_events": len(lat), "median_ms": pct(50), "p90_ms": pct(90),
+                      "p99_ms": pct(99), "max_ms": lat[-1] * 1000 if lat else None}))
+    return 0 if rc == 0 and lat else 1
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
