@@ -185,6 +185,14 @@ TEST_F(Daemon, PauseResumeSetLrCheckpointAndSampleNow) {
     const int64_t pausedAt = lastStep(dir);
     std::this_thread::sleep_for(std::chrono::milliseconds(700));
     EXPECT_EQ(lastStep(dir), pausedAt) << "no steps while paused";
+    // an attach whose reader goes away ends at once, even with no new events to write
+    const auto h0 = std::chrono::steady_clock::now();
+    // (from the end: the one line it writes is the "live" line, then it has nothing to write)
+    const std::string end = std::to_string(fs::file_size(dir + "/events.jsonl"));
+    const std::string cmd = "timeout 30 sh -c " + CliRunner::quote(CliRunner::quote(STREETGAN_TRAINER) + " attach " + CliRunner::quote(dir) +
+                                                                  " --from-offset " + end + " | head -n 1 >/dev/null");
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count(), 20.0);
     // commands work while paused
     ASSERT_EQ(cli.run({"control", dir, "checkpoint-now"}).code, 0);
     ASSERT_EQ(cli.run({"control", dir, "sample-now"}).code, 0);
