@@ -25,6 +25,7 @@
 // --- includes: metrics ---
 // --- includes: gallery ---
 #include "cli/ServeCommand.h"
+#include "cli/RenderCommand.h"
 #include "util/Errors.h"
 
 namespace streetgan {
@@ -52,6 +53,7 @@ int TrainerCli::run(int argc, char** argv) {
     // --- commands: metrics ---
     // --- commands: gallery ---
     commands.push_back(std::make_unique<ServeCommand>());
+    commands.push_back(std::make_unique<RenderCommand>());
     std::vector<CLI::App*> subs;
     for (auto& c : commands) subs.push_back(c->setup(app));
 

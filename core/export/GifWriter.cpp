@@ -203,21 +203,23 @@ std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& pr
         if (cancelled()) throw GifCancelled("GIF encoding was cancelled");
     };
 
-    // 1. Scale and convert to RGBA.
+    // 1. Scale (smooth: before quantising; nearest: the index maps afterwards) and convert to RGBA.
+    const bool scaleIndices = options_.resample == GifOptions::Resample::Nearest && (w != inW || h != inH);
+    const int qw = scaleIndices ? static_cast<int>(inW) : w, qh = scaleIndices ? static_cast<int>(inH) : h;
     const at::Tensor src = framesHwc.contiguous();
     std::vector<RgbaFrame> rgba(static_cast<size_t>(frames));
     for (int i = 0; i < frames; ++i) {
         throwIfCancelled();
         cv::Mat rgb(static_cast<int>(inH), static_cast<int>(inW), CV_8UC3, src[i].data_ptr<uint8_t>());
         cv::Mat scaled = rgb;
-        if (w != inW || h != inH) {
+        if (!scaleIndices && (w != inW || h != inH)) {
             const bool up = w >= inW && h >= inH;
             const int interp = options_.resample == GifOptions::Resample::Nearest ? cv::INTER_NEAREST : (up ? cv::INTER_CUBIC : cv::INTER_AREA);
             cv::resize(rgb, scaled, cv::Size(w, h), 0, 0, interp);
         }
         auto& px = rgba[static_cast<size_t>(i)].pixels;
-        px.resize(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
-        cv::Mat out(h, w, CV_8UC4, px.data());
+        px.resize(static_cast<size_t>(qw) * static_cast<size_t>(qh) * 4);
+        cv::Mat out(qh, qw, CV_8UC4, px.data());
         cv::cvtColor(scaled, out, cv::COLOR_RGB2RGBA);
     }
 
@@ -228,8 +230,8 @@ std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& pr
     checkLiq(liq_set_quality(attr.get(), options_.minQuality, options_.maxQuality), "set the quality");
 
     auto makeImage = [&](int i) {
-        LiqImage img(liq_image_create_rgba(attr.get(), rgba[static_cast<size_t>(i)].pixels.data(), w, h, 0));
-        if (!img) throw IoError("GIF encoder: libimagequant refused a " + std::to_string(w) + "x" + std::to_string(h) + " frame");
+        LiqImage img(liq_image_create_rgba(attr.get(), rgba[static_cast<size_t>(i)].pixels.data(), qw, qh, 0));
+        if (!img) throw IoError("GIF encoder: libimagequant refused a " + std::to_string(qw) + "x" + std::to_string(qh) + " frame");
         return img;
     };
 
@@ -258,7 +260,7 @@ std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& pr
         throwIfCancelled();
         LiqImage img = makeImage(i);
         auto& idx = indices[static_cast<size_t>(i)];
-        idx.resize(static_cast<size_t>(w) * static_cast<size_t>(h));
+        idx.resize(static_cast<size_t>(qw) * static_cast<size_t>(qh));
         if (global) {
             checkLiq(liq_write_remapped_image(globalResult.get(), img.get(), idx.data(), idx.size()), "remap a frame");
             // Remapping may refine the palette it hands back; map indices onto the one global table.
@@ -275,6 +277,11 @@ std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& pr
             checkLiq(liq_set_dithering_level(res, static_cast<float>(options_.dithering)), "set the dithering level");
             checkLiq(liq_write_remapped_image(res, img.get(), idx.data(), idx.size()), "remap a frame");
             palettes.push_back(toGifPalette(liq_get_palette(res)));
+        }
+        if (scaleIndices) {
+            std::vector<unsigned char> big(static_cast<size_t>(w) * static_cast<size_t>(h));
+            cv::resize(cv::Mat(qh, qw, CV_8UC1, idx.data()), cv::Mat(h, w, CV_8UC1, big.data()), cv::Size(w, h), 0, 0, cv::INTER_NEAREST);
+            idx.swap(big);
         }
         if (progress) progress(i + 1, frames);
     }

@@ -2,8 +2,10 @@
 //
 // Input frames are uint8 RGB, channels last: a CPU tensor (F, H, W, 3) (any strides; F >= 1,
 // H and W in 1..65535 after scaling). fromImages() converts generator output (F, 3, H, W) in
-// [-1, 1] to that layout. Frames may be scaled to another size before quantisation (nearest
-// neighbour keeps hard pixel edges, smooth uses bicubic up / area down).
+// [-1, 1] to that layout. Frames may be scaled to another size: Smooth scales them before
+// quantisation (bicubic up, area down); Nearest keeps hard pixel edges and is cheap: the frames are
+// quantised (and dithered) at their input size and the index maps are scaled, which is exactly
+// scaling first when dithering is 0 (with dithering, the dither pattern is scaled too).
 //
 // Palettes: Global quantises one histogram over all frames and writes one global colour table
 // (smaller files, no palette flicker between frames); PerFrame quantises each frame on its own and

@@ -21,7 +21,8 @@ std::string shapeOf(const at::Tensor& t) {
 
 }  // namespace
 
-FrozenGenerator::FrozenGenerator(const Generator& g) : cfg_(g->config()) {
+FrozenGenerator::FrozenGenerator(const Generator& g, Precision precision)
+    : cfg_(g->config()), compute_(precision == Precision::BFloat16 ? at::kBFloat16 : at::kFloat) {
     c10::InferenceMode guard;
     std::vector<std::shared_ptr<torch::nn::Module>> mods;
     for (const auto& child : g->children())
@@ -68,7 +69,7 @@ FrozenGenerator::FrozenGenerator(const Generator& g) : cfg_(g->config()) {
         layer.kernel = k;
         if (layers_.empty() && layer.stride == 1 && layer.padding == 0 && w.size(3) == k) {
             layer.kind = Layer::Kind::Dense;  // on a 1x1 input: z (N, nz) @ (nz, Cout*k*k)
-            layer.weight = w.reshape({w.size(0), -1}).contiguous();
+            layer.weight = w.reshape({w.size(0), -1}).to(compute_).contiguous();
         } else if (layer.stride == 2 && layer.padding == 1 && k == 4 && w.size(3) == 4 && layer.outChannels > 8) {
             layer.kind = Layer::Kind::Phases;
             // Output row 2m + a takes input rows (m - 1 + a, m + a) with kernel rows kmap[a].
@@ -77,15 +78,24 @@ FrozenGenerator::FrozenGenerator(const Generator& g) : cfg_(g->config()) {
                 for (int b = 0; b < 2; ++b) {
                     at::Tensor rows = at::stack({w.select(2, kmap[a][0]), w.select(2, kmap[a][1])}, 2);      // (Cin, Cout, 2, k)
                     at::Tensor taps = at::stack({rows.select(3, kmap[b][0]), rows.select(3, kmap[b][1])}, 3);  // (Cin, Cout, 2, 2)
-                    layer.phases.push_back(taps.permute({1, 0, 2, 3}).contiguous());
+                    layer.phases.push_back(taps.permute({1, 0, 2, 3}).to(compute_).contiguous());
                 }
         } else {
-            layer.kind = Layer::Kind::Transposed;
+            layer.kind = Layer::Kind::Transposed;  // stays float32
             layer.weight = w.contiguous();
         }
+        if (layer.kind != Layer::Kind::Transposed && layer.bias.defined()) layer.bias = layer.bias.to(compute_);
         layers_.push_back(std::move(layer));
     }
     if (layers_.empty()) bad("the generator has no layers");
+    if (compute_ != at::kFloat) {
+        try {
+            forward(at::zeros({1, cfg_.nz}));
+        } catch (const c10::Error& e) {
+            throw ConfigError(std::string("frozen generator: this CPU cannot run bfloat16 convolutions (") + e.what_without_backtrace() +
+                              "); use float32 precision");
+        }
+    }
 }
 
 at::Tensor FrozenGenerator::forward(const at::Tensor& zIn) const {
@@ -94,8 +104,9 @@ at::Tensor FrozenGenerator::forward(const at::Tensor& zIn) const {
                         ", 1, 1), got " + (zIn.defined() ? shapeOf(zIn) : std::string("an undefined tensor")));
     c10::InferenceMode guard;
     const int64_t n = zIn.size(0);
-    at::Tensor x = zIn.to(at::kCPU, at::kFloat).reshape({n, cfg_.nz, 1, 1});
+    at::Tensor x = zIn.to(at::kCPU, compute_).reshape({n, cfg_.nz, 1, 1});
     for (const Layer& l : layers_) {
+        if (l.kind == Layer::Kind::Transposed && x.scalar_type() != at::kFloat) x = x.to(at::kFloat);
         switch (l.kind) {
             case Layer::Kind::Dense: {
                 x = at::mm(x.reshape({n, -1}), l.weight).view({n, l.outChannels, l.kernel, l.kernel});
@@ -123,7 +134,7 @@ at::Tensor FrozenGenerator::forward(const at::Tensor& zIn) const {
         else if (l.activation == Layer::Activation::Tanh)
             x.tanh_();
     }
-    return x;
+    return x.scalar_type() == at::kFloat ? x : x.to(at::kFloat);
 }
 
 }  // namespace streetgan

@@ -25,7 +25,7 @@ const std::string& GalleryPage::html() {
 <header>
   <h1>StreetGAN gallery</h1>
   <button id="refresh" type="button">New seed</button>
-  <label><input id="auto" type="checkbox" checked> refresh every <span id="every">10</span> s</label>
+  <label id="autoLabel"><input id="auto" type="checkbox" checked> refresh every <span id="every">10</span> s</label>
   <span id="model"></span>
 </header>
 <img id="grid" width="552" height="552" alt="grid of generated street images">
@@ -44,7 +44,7 @@ const std::string& GalleryPage::html() {
   var statusLine = document.getElementById("status"), auto = document.getElementById("auto");
   var timer = null;
   document.getElementById("every").textContent = String(every);
-  if (every === 0) { auto.checked = false; auto.disabled = true; }
+  if (every === 0) { auto.checked = false; document.getElementById("autoLabel").style.display = "none"; }
 
   function randomSeed() {
     var a = new Uint32Array(1);

@@ -1,16 +1,17 @@
 // The gallery HTTP server of `streetgan-trainer serve` (cpp-httplib): the reference project's
 // small image API, made deterministic, bounded and safe to leave running.
 //
-//   GET /health                     JSON: model, preset, nz, img_size, g_params, checkpoint,
-//                                   uptime_s, renders_in_flight, max_renders, render_threads
+//   GET /health                     JSON: status, model (checkpoint file name), checkpoint (path),
+//                                   preset, nz, img_size, g_params, uptime_s, renders_in_flight,
+//                                   max_renders, render_threads, precision
 //   GET /gan_imgs?n=&nrow=&seed=    PNG grid of n generated images (make_grid normalize=True,
 //                                   padding 4): z = LatentSeed::draw(seed, nz, n), the same images
 //                                   as `sample --seed S --count n --nrow R --padding 4`
 //   GET /gan_gifs?frames=&seed=&size=   animated GIF: the SLERP walk from LatentSeed::draw(seed) to
 //                                   LatentSeed::draw(seed + 1) (the session keyframes {seed: S},
 //                                   {seed: S + 1}), `frames` frames rendered in one generator batch,
-//                                   upscaled (smooth) to size x size, one global palette, 80 ms/frame,
-//                                   looping forever
+//                                   one global palette, upscaled (nearest neighbour) to size x size,
+//                                   80 ms/frame, looping forever
 //   GET /gallery                    an HTML page (embedded in the binary) showing a grid and a GIF
 //                                   from this server, with a refresh button and a periodic refresh
 //                                   with a new seed
@@ -18,8 +19,9 @@
 // so any picture can be reproduced. Equal parameters give byte-identical responses (for a given
 // number of render threads).
 //
-// Errors: a query parameter that is unknown (except "_", a cache-buster that is ignored), repeated, not a decimal integer or out of range is a
-// 400 with one text line naming the parameter and its allowed range; an unknown path is a 404;
+// Errors: a query parameter that is unknown (except "_", a cache-buster that is ignored), repeated,
+// not a decimal integer or out of range is a 400 with one text line naming the parameter and its
+// allowed range; an unknown path is a 404;
 // a method other than GET (or HEAD) on a known path is a 405 with Allow: GET, HEAD. At most
 // maxRenders renders run at once; a render request beyond that is answered at once with 503 and
 // Retry-After (never queued). Connections wait in a bounded queue (beyond it the acceptor serves
@@ -39,16 +41,18 @@
 #include <thread>
 
 #include "model/ModelConfig.h"
+#include "serve/FrozenGenerator.h"
 
 namespace streetgan {
-
-class FrozenGenerator;
 
 struct GalleryOptions {
     std::string host = "127.0.0.1";  ///< address to bind (loopback unless told otherwise)
     int port = 8080;                 ///< 0: any free port (see port() after bind())
     int maxRenders = 0;              ///< renders at once; 0: the number of CPU cores
     int renderThreads = 1;           ///< LibTorch intra-op threads per render (process-wide setting)
+    /// Generator arithmetic: Float32 (the default; the `sample` command's images) or BFloat16
+    /// (opt-in, faster on CPUs with AVX512-BF16/AMX, pixels a few levels off; see FrozenGenerator).
+    FrozenGenerator::Precision precision = FrozenGenerator::Precision::Float32;
     int httpThreads = 0;             ///< connection threads; 0: 2 * maxRenders + 8
     int maxQueuedConnections = 64;   ///< accepted connections waiting for a thread
     int retryAfterSeconds = 1;       ///< Retry-After of a 503

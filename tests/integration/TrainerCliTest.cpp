@@ -74,7 +74,9 @@ TEST_F(TrainerCli, ModelInfoJsonMatchesDesignTable) {
 
 TEST_F(TrainerCli, EverySubcommandHasHelp) {
     for (const auto& sub : std::vector<std::vector<std::string>>{{"--help"}, {"model-info", "--help"}, {"train", "--help"}, {"sample", "--help"},
-                                                                   {"eval", "--help"}, {"export", "--help"}, {"bench", "train", "--help"}}) {
+                                                                   {"eval", "--help"}, {"export", "--help"}, {"bench", "train", "--help"},
+                                                                   {"start", "--help"}, {"ls", "--help"}, {"attach", "--help"}, {"control", "--help"},
+                                                                   {"remote", "--help"}, {"serve", "--help"}}) {
         const CliResult r = cli.run(sub);
         EXPECT_EQ(r.code, 0) << sub.front();
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub.front();

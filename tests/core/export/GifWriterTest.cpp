@@ -267,3 +267,20 @@ TEST(GifWriter, NonContiguousInputIsAccepted) {
     ASSERT_FALSE(strided.is_contiguous());
     EXPECT_EQ(GifWriter().encode(strided), GifWriter().encode(frames));
 }
+
+TEST(GifWriter, NearestScalingToAnySizeWithDithering) {
+    const torch::Tensor frames = testFrames(3, 20, 30);
+    GifOptions o;
+    o.width = 47;
+    o.height = 33;
+    o.resample = GifOptions::Resample::Nearest;
+    const Decoded d = decode(GifWriter(o).encode(frames));
+    ASSERT_EQ(d.frames.size(), 3u);
+    EXPECT_EQ(d.width, 47);
+    EXPECT_EQ(d.height, 33);
+    const torch::Tensor big = frames.permute({0, 3, 1, 2}).to(torch::kFloat);
+    const torch::Tensor expected = torch::nn::functional::interpolate(
+        big, torch::nn::functional::InterpolateFuncOptions().size(std::vector<int64_t>{33, 47}).mode(torch::kNearest));
+    for (int i = 0; i < 3; ++i)
+        EXPECT_GT(psnr(d.frames[static_cast<size_t>(i)], expected[i].permute({1, 2, 0}).round().to(torch::kByte)), 25.0) << i;
+}

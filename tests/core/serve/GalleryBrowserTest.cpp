@@ -92,7 +92,7 @@ TEST(GalleryBrowser, HeadlessChromiumScreenshotShowsTheGridAndTheGif) {
     EXPECT_GT(grid.stddev, 20.0);
     EXPECT_GT(grid.distinctColours, 500);
     EXPECT_GT(gif.stddev, 10.0);
-    EXPECT_GT(gif.distinctColours, 50);
+    EXPECT_GT(gif.distinctColours, 8);  // saturated test colours, nearest-upscaled: few but many more than 1
     EXPECT_LT(background.stddev, 1.0);
     EXPECT_LE(background.distinctColours, 2);
     if (HasFailure()) {

@@ -87,6 +87,8 @@ TEST_F(Gallery, HealthDescribesTheModel) {
     EXPECT_EQ(j["render_threads"], 1);
     EXPECT_GE(j["uptime_s"].get<double>(), 0.0);
     EXPECT_EQ(j["checkpoint"], checkpoint());
+    EXPECT_EQ(j["model"], "tiny.pt");
+    EXPECT_EQ(j["precision"], "fp32");
 }
 
 TEST_F(Gallery, GridIsAPngOfTheRightSizeAndTheSampleCommandsImages) {
@@ -415,4 +417,26 @@ TEST(ServeCommand, ParsesBindAddresses) {
     EXPECT_THROW(ServeCommand::parseBind("localhost", host, port), ConfigError);
     EXPECT_THROW(ServeCommand::parseBind("localhost:http", host, port), ConfigError);
     EXPECT_THROW(ServeCommand::parseBind("localhost:70000", host, port), ConfigError);
+}
+
+TEST(FrozenGenerator, BFloat16IsCloseAndDeterministic) {
+    torch::manual_seed(6);
+    Generator g(Presets::get("naive-64"));
+    WeightInit::dcgan(*g);
+    g->eval();
+    std::unique_ptr<FrozenGenerator> bf16;
+    try {
+        bf16 = std::make_unique<FrozenGenerator>(g, FrozenGenerator::Precision::BFloat16);
+    } catch (const ConfigError& e) {
+        GTEST_SKIP() << e.what();
+    }
+    const FrozenGenerator fp32(g);
+    const torch::Tensor z = torch::randn({4, 100});
+    const torch::Tensor a = bf16->forward(z), b = fp32.forward(z);
+    EXPECT_EQ(a.scalar_type(), torch::kFloat);
+    ASSERT_EQ(a.sizes(), b.sizes());
+    // Relative to the output's spread (an untrained generator's outputs are small).
+    const double spread = (b.max() - b.min()).item<double>();
+    EXPECT_LT((a - b).abs().max().item<double>(), 0.05 * spread);
+    EXPECT_TRUE(torch::equal(bf16->forward(z), a));
 }
