@@ -116,7 +116,10 @@ int AttachCommand::execute() {
 
     const bool bounded = seconds_ > 0;
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds_ * 1000));
-    std::string lastStatus;
+    // Resuming past the last status event: start from the run's state as `ls` sees it now, so
+    // the live and end lines name the real state; the events read below update it.
+    std::string lastStatus = fromOffset_ > 0 ? RunStatus::read(runDir_).state : std::string();
+    if (lastStatus == "new") lastStatus.clear();
     bool liveSent = false;
     for (;;) {
         const bool alive = RunLock::isHeld(runDir_);  // before reading: a trainer gone now has written everything

@@ -259,6 +259,11 @@ TEST_F(Daemon, AttachResumesWithNoGapAndNoDuplicate) {
         }
         EXPECT_EQ(live, 1);
     }
+    // resuming past every status event still names the run's state
+    const CliResult mid = cli.run({"attach", dir, "--from-offset", std::to_string(offset), "--seconds", "0.2"});
+    ASSERT_EQ(mid.code, 0) << mid.err;
+    for (const auto& l : parseLines(mid.out))
+        if (l.contains("live")) EXPECT_EQ(l["state"], "running");
     ASSERT_EQ(cli.run({"control", dir, "stop"}).code, 0);
     ASSERT_TRUE(waitFor([&] { return !processAlive(pidOf(dir)); }));
     // The last session follows to the end of the run and says how it ended.
@@ -279,6 +284,10 @@ TEST_F(Daemon, AttachResumesWithNoGapAndNoDuplicate) {
     ASSERT_EQ(received.size(), all.size());
     for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(received[i], all[i]) << i;
     EXPECT_EQ(offset, static_cast<int64_t>(fs::file_size(dir + "/events.jsonl")));
+    // reattaching at the very end (past every status event) still names how the run ended
+    const CliResult atEnd = cli.run({"attach", dir, "--from-offset", std::to_string(offset)});
+    ASSERT_EQ(atEnd.code, 0) << atEnd.err;
+    EXPECT_EQ(parseLines(atEnd.out).back()["state"], "stopped") << atEnd.out;
     // An offset inside a line is refused.
     const CliResult bad = cli.run({"attach", dir, "--from-offset", "3"});
     EXPECT_EQ(bad.code, 3);

@@ -1,0 +1,186 @@
+// The dashboard benchmark (bench/bench_dashboard.sh runs it; not a test, asserts nothing).
+//   bench_dashboard open --dir D [--events N] [--smoothing A]
+//       writes D/events.jsonl with N metrics events (as the trainer writes them) unless it exists,
+//       opens it in the dashboard (offscreen or Xvfb), and prints one JSON line: first_plot_s
+//       (open -> the first replot that shows data), full_load_s, median/p90 replot ms (one plot
+//       and the whole dashboard), peak RSS MB.
+//   bench_dashboard latency --trainer BIN --dir D [--seconds S]
+//       starts a tiny CPU run (log every step), follows it like the app, and prints the
+//       event-to-pixel latency: event "t" (written by the trainer) -> the replot that includes it.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTimer>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <qcustomplot.h>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "DashboardPage.h"
+#include "PlotPanel.h"
+#include "RunSession.h"
+
+using namespace streetgan::ui;
+
+namespace {
+
+double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+double statusMb(const char* key) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(key, 0) == 0) return std::stod(line.substr(std::string(key).size())) / 1024.0;
+    return 0;
+}
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+void writeEvents(const QString& path, long n) {
+    FILE* f = std::fopen(path.toLocal8Bit().constData(), "w");
+    std::mt19937 rng(1);
+    std::normal_distribution<double> noise(0, 0.1);
+    const double t0 = 1.7e9;
+    std::fprintf(f, "{\"data\":\"synthetic\",\"device\":\"cpu\",\"kind\":\"status\",\"pid\":1,\"state\":\"running\",\"step\":0,\"t\":%.6f,\"total_steps\":%ld}\n", t0, n);
+    std::fprintf(f, "{\"images\":100000,\"kind\":\"data\",\"source\":\"synthetic\",\"steps_per_epoch\":1000,\"t\":%.6f}\n", t0);
+    for (long i = 1; i <= n; ++i) {
+        const double k = static_cast<double>(i);
+        std::fprintf(f,
+                     "{\"d_g_z1\":%.7f,\"d_g_z2\":%.7f,\"d_x\":%.7f,\"data_wait\":%.6f,\"epoch\":%ld,\"img_per_s\":%.3f,\"kind\":\"metrics\","
+                     "\"loss_d\":%.7f,\"loss_g\":%.7f,\"lr\":0.0002,\"step\":%ld,\"t\":%.6f,\"total_steps\":%ld}\n",
+                     0.3 + noise(rng) * 0.2, 0.25 + noise(rng) * 0.2, 0.7 + noise(rng) * 0.2, std::abs(noise(rng)), (i - 1) / 1000,
+                     900 + 50 * noise(rng), 1.2 / (1 + k / 1e5) + noise(rng), 2.5 + std::sin(k / 5e4) + noise(rng), i, t0 + k * 0.05, n);
+        if (i % 1000 == 0)
+            std::fprintf(f, "{\"cpu_percent\":95.5,\"gpu_mem_mb\":4100,\"gpu_util\":97,\"kind\":\"system\",\"read_mb_s\":120.5,\"rss_mb\":2300,\"step\":%ld,\"t\":%.6f}\n",
+                         i, t0 + k * 0.05);
+    }
+    std::fclose(f);
+}
+
+int benchOpen(const QString& dir, long events, double smoothing) {
+    QDir().mkpath(dir);
+    const QString path = dir + "/events.jsonl";
+    if (!QFile::exists(path)) {
+        std::fprintf(stderr, "writing %ld events to %s\n", events, qPrintable(path));
+        writeEvents(path, events);
+    }
+    const double rssBefore = statusMb("VmRSS:");
+    DashboardPage page;
+    page.resize(1400, 860);
+    page.setSmoothing(smoothing);
+    page.show();
+    QApplication::processEvents();
+    QElapsedTimer clock;
+    clock.start();
+    RunSession session(dir, "streetgan-trainer-not-needed");
+    double firstPlot = -1, fullLoad = -1;
+    PlotPanel* loss = page.panels().front();
+    QObject::connect(loss->plot(), &QCustomPlot::afterReplot, [&] {
+        if (firstPlot < 0 && loss->pointCount(&session.series(), Metric::LossD) > 0) firstPlot = clock.nsecsElapsed() / 1e9;
+    });
+    QObject::connect(&session, &RunSession::loaded, [&](qint64, double) {
+        session.stop();  // the benchmark measures reading and plotting, not following
+        QTimer::singleShot(0, [&] {
+            QApplication::processEvents();
+            fullLoad = clock.nsecsElapsed() / 1e9;
+            QApplication::exit(0);
+        });
+    });
+    page.addSession(&session);
+    session.start();
+    QApplication::exec();
+    // Replot timings: each plot, immediately, 30 times.
+    std::vector<double> one, all;
+    for (int i = 0; i < 30; ++i) {
+        QElapsedTimer t;
+        t.start();
+        for (PlotPanel* p : page.panels()) {
+            QElapsedTimer tp;
+            tp.start();
+            p->plot()->replot(QCustomPlot::rpImmediateRefresh);
+            one.push_back(tp.nsecsElapsed() / 1e6);
+        }
+        all.push_back(t.nsecsElapsed() / 1e6);
+    }
+    std::printf("{\"events\":%lld,\"rows\":%zu,\"smoothing\":%.2f,\"first_plot_s\":%.3f,\"full_load_s\":%.3f,"
+                "\"replot_ms_median_one_plot\":%.2f,\"replot_ms_p90_one_plot\":%.2f,\"replot_ms_median_dashboard\":%.2f,"
+                "\"loss_points\":%d,\"rss_before_mb\":%.1f,\"rss_mb\":%.1f,\"peak_rss_mb\":%.1f,\"series_mb\":%.1f}\n",
+                static_cast<long long>(session.series().eventLines()), session.series().rows(), smoothing, firstPlot, fullLoad,
+                percentile(one, 0.5), percentile(one, 0.9), percentile(all, 0.5), loss->pointCount(&session.series(), Metric::LossD), rssBefore,
+                statusMb("VmRSS:"), statusMb("VmHWM:"), session.series().memoryBytes() / 1048576.0);
+    return 0;
+}
+
+int benchLatency(const QString& trainer, const QString& dir, double seconds) {
+    QDir(dir).removeRecursively();
+    QProcess start;
+    start.start(trainer, {"start", "--detach", "--run-dir", dir, "--preset", "tiny-32", "--data", "synthetic", "--steps", "100000", "--batch", "8",
+                          "--device", "cpu", "--threads", "1", "--loader-threads", "1", "--log-every", "1", "--sample-every", "0"});
+    start.waitForFinished(120000);
+    if (start.exitCode() != 0) {
+        std::fprintf(stderr, "start failed: %s\n", start.readAllStandardError().constData());
+        return 1;
+    }
+    DashboardPage page;
+    page.resize(1400, 860);
+    page.show();
+    RunSession session(dir, trainer);
+    PlotPanel* loss = page.panels().front();
+    std::vector<double> latencies;
+    size_t seen = 0;
+    bool measuring = false;
+    QObject::connect(loss->plot(), &QCustomPlot::afterReplot, [&] {
+        const double now = wallNow();
+        const RunSeries& r = session.series();
+        const size_t n = static_cast<size_t>(std::max(0, loss->pointCount(&r, Metric::LossD)));
+        if (measuring)
+            for (size_t i = seen; i < n && i < r.rows(); ++i) latencies.push_back((now - r.wallTime(i)) * 1000);
+        seen = n;
+    });
+    QObject::connect(&session, &RunSession::loaded, [&](qint64, double) { QTimer::singleShot(500, [&] { measuring = true; }); });
+    page.addSession(&session);
+    session.start();
+    QTimer::singleShot(static_cast<int>(seconds * 1000), [&] {
+        session.sendCommand("stop");
+        QTimer::singleShot(1500, [] { QApplication::exit(0); });
+    });
+    QApplication::exec();
+    session.stop();
+    QProcess::execute(trainer, {"control", dir, "stop"});
+    std::printf("{\"events\":%zu,\"latency_ms_median\":%.1f,\"latency_ms_p95\":%.1f,\"latency_ms_max\":%.1f}\n", latencies.size(),
+                percentile(latencies, 0.5), percentile(latencies, 0.95), percentile(latencies, 1.0));
+    return latencies.empty() ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("StreetGAN-bench");  // the dashboard saves its controls: not into the app's settings
+    QCommandLineParser cli;
+    cli.addPositionalArgument("mode", "open | latency");
+    const QCommandLineOption dir("dir", "run directory", "DIR");
+    const QCommandLineOption events("events", "events to generate", "N", "1000000");
+    const QCommandLineOption smoothing("smoothing", "EMA weight", "A", "0");
+    const QCommandLineOption trainer("trainer", "streetgan-trainer", "BIN");
+    const QCommandLineOption seconds("seconds", "seconds of the live run", "S", "15");
+    cli.addOptions({dir, events, smoothing, trainer, seconds});
+    cli.addHelpOption();
+    cli.process(app);
+    const QString mode = cli.positionalArguments().value(0);
+    if (mode == "open") return benchOpen(cli.value(dir), cli.value(events).toLong(), cli.value(smoothing).toDouble());
+    if (mode == "latency") return benchLatency(cli.value(trainer), cli.value(dir), cli.value(seconds).toDouble());
+    std::fprintf(stderr, "usage: bench_dashboard open|latency ...\n");
+    return 2;
+}

@@ -1,0 +1,81 @@
+// Shared helpers of the Qt Test suites: settings in a temporary folder, recorded run
+// directories (events.jsonl as the trainer writes it, sample PNGs), polling waits.
+#pragma once
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QDirIterator>
+#include <QProcess>
+#include <QFile>
+#include <QImage>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+namespace streetgan::test {
+
+/// Points QSettings at `dir` and a per-process organisation, so no test touches ~/.config.
+inline void isolateSettings(const QString& dir) {
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir);
+    QCoreApplication::setOrganizationName(QString("StreetGAN-test-%1").arg(QCoreApplication::applicationPid()));
+    QCoreApplication::setApplicationName("StreetGAN Studio test");
+    qputenv("XDG_CONFIG_HOME", dir.toLocal8Bit());
+}
+
+/// Stops every trainer daemon of a run directory under `root` (a failed test must not leave a
+/// long run training): `streetgan-trainer control DIR stop` where a control socket exists.
+inline void stopRunsUnder(const QString& root, const QString& trainer) {
+    QDirIterator it(root, {"control.sock"}, QDir::System | QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString dir = QFileInfo(it.next()).absolutePath();
+        QProcess::execute(trainer, {"control", dir, "stop"});
+    }
+}
+
+struct RecordedRun {
+    int metrics = 0, samples = 0, system = 0;
+};
+
+/// Writes a finished run: a running status, a data event, `metrics` metrics events (data_wait
+/// `wait`), a system event every 50 steps, a sample grid (real PNG) every `sampleEvery` steps,
+/// and a final status `finalState` ("" for none: a run that looks alive but is not).
+inline RecordedRun writeRun(const QString& dir, int metrics, int sampleEvery = 100, double wait = 0.05, const QString& finalState = "finished") {
+    QDir().mkpath(dir + "/samples");
+    RecordedRun r;
+    FILE* f = std::fopen(QString(dir + "/events.jsonl").toLocal8Bit().constData(), "w");
+    const double t0 = 1.75e9;
+    std::fprintf(f, "{\"device\":\"cpu\",\"kind\":\"status\",\"pid\":1,\"state\":\"running\",\"step\":0,\"t\":%.6f,\"total_steps\":%d}\n", t0, metrics);
+    std::fprintf(f, "{\"images\":6400,\"kind\":\"data\",\"source\":\"synthetic\",\"steps_per_epoch\":100,\"t\":%.6f}\n", t0);
+    for (int i = 1; i <= metrics; ++i) {
+        std::fprintf(f,
+                     "{\"d_g_z1\":0.3,\"d_g_z2\":0.2,\"d_x\":0.7,\"data_wait\":%.3f,\"epoch\":%d,\"img_per_s\":%.1f,\"kind\":\"metrics\","
+                     "\"loss_d\":%.6f,\"loss_g\":%.6f,\"lr\":0.0002,\"step\":%d,\"t\":%.6f,\"total_steps\":%d}\n",
+                     wait, (i - 1) / 100, 500.0 + i % 7, 1.0 + std::sin(i / 30.0) * 0.3, 2.0 + std::cos(i / 40.0) * 0.5, i, t0 + i * 0.1, metrics);
+        ++r.metrics;
+        if (i % 50 == 0) {
+            std::fprintf(f, "{\"cpu_percent\":87.5,\"kind\":\"system\",\"read_mb_s\":42.5,\"rss_mb\":1234,\"step\":%d,\"t\":%.6f}\n", i, t0 + i * 0.1);
+            ++r.system;
+        }
+        if (sampleEvery > 0 && i % sampleEvery == 0) {
+            QImage img(64, 64, QImage::Format_RGB32);
+            img.fill(QColor::fromHsv((i / sampleEvery * 40) % 360, 200, 200));
+            img.save(QString("%1/samples/step_%2.png").arg(dir).arg(i));
+            std::fprintf(f, "{\"epoch\":%d,\"kind\":\"sample\",\"path\":\"samples/step_%d.png\",\"step\":%d,\"t\":%.6f}\n", (i - 1) / 100, i, i, t0 + i * 0.1);
+            ++r.samples;
+        }
+    }
+    if (!finalState.isEmpty())
+        std::fprintf(f, "{\"kind\":\"status\",\"state\":\"%s\",\"step\":%d,\"t\":%.6f,\"total_steps\":%d}\n", qPrintable(finalState), metrics,
+                     t0 + metrics * 0.1 + 1, metrics);
+    std::fclose(f);
+    QFile run(dir + "/run.json");
+    run.open(QIODevice::WriteOnly);
+    run.write("{\"config\":{\"preset\":\"tiny-32\"},\"version\":\"test\"}\n");
+    return r;
+}
+
+}  // namespace streetgan::test

@@ -1,0 +1,40 @@
+// New run: presets, data source (synthetic by default; a folder, archive or packed cache with a
+// file picker), hyperparameters, device, and where (this computer or a connected host). Produces
+// the arguments of `streetgan-trainer start --detach`.
+#pragma once
+
+#include <QDialog>
+#include <QStringList>
+
+class QComboBox;
+class QLineEdit;
+class QSpinBox;
+class QDoubleSpinBox;
+class QPushButton;
+
+namespace streetgan::ui {
+
+class NewRunDialog : public QDialog {
+    Q_OBJECT
+public:
+    /// `targets`: "This computer" first, then the connected hosts' labels.
+    NewRunDialog(const QStringList& targets, QWidget* parent = nullptr);
+    /// The preset buttons: "tiny-cpu" (a quick CPU run), "reference-64", "msls-128".
+    void applyPreset(const QString& name);
+    /// The run's name (folder under the workspace or the host's root).
+    QString runName() const;
+    int targetIndex() const;
+    /// Arguments after `start --detach`, with --run-dir `root`/name.
+    QStringList trainerArguments(const QString& root) const;
+    /// The arguments of the one-click first run: a tiny CPU run on synthetic streets.
+    static QStringList tinyRunArguments(const QString& runDir);
+
+private:
+    QComboBox *target_, *preset_, *dataKind_, *device_;
+    QLineEdit *name_, *dataPath_;
+    QPushButton* browse_;
+    QSpinBox *steps_, *batch_, *loaderThreads_, *logEvery_, *sampleEvery_, *checkpointEvery_;
+    QDoubleSpinBox* lr_;
+};
+
+}  // namespace streetgan::ui
