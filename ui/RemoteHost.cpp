@@ -4,6 +4,7 @@
 
 #include "RemoteHostWorker.h"
 #include "SshPrompter.h"
+#include "WorkerThreads.h"
 
 namespace streetgan::ui {
 
@@ -71,10 +72,7 @@ RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent
     thread_->start();
 }
 
-RemoteHost::~RemoteHost() {
-    thread_->quit();
-    thread_->wait();
-}
+RemoteHost::~RemoteHost() { WorkerThreads::quitWithoutBlocking(thread_); }
 
 SshOptions RemoteHost::sshOptions() const { return prompter_ ? prompter_->withPrompts(config_.toSshOptions()) : config_.toSshOptions(); }
 

@@ -3,6 +3,8 @@
 #include <QFileInfo>
 #include <QThread>
 
+#include "WorkerThreads.h"
+
 #include <nlohmann/json.hpp>
 
 #include "EventBuffer.h"
@@ -43,10 +45,10 @@ RunSession::~RunSession() {
     stop();
     if (loader_) loader_->cancel();
     fetcher_->cancel();
-    thread_->quit();
-    fileThread_->quit();
-    thread_->wait();
-    fileThread_->wait();
+    // Never wait on the GUI thread for a worker stuck in an SSH connect or a download: the
+    // workers share the buffer (shared_ptr) and copy their options, so they may outlive us.
+    WorkerThreads::quitWithoutBlocking(thread_);
+    WorkerThreads::quitWithoutBlocking(fileThread_);
 }
 
 QString RunSession::title() const {

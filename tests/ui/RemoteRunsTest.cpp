@@ -2,9 +2,15 @@
 // shown to the user (its fingerprint) and accepted, the host's runs are listed with their state,
 // a remote run is followed over SSH into the same series and plots as a local one, and sample
 // grids come back through SFTP.
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "../remote/SshdFixture.h"
 #include "DashboardPage.h"
@@ -53,6 +59,39 @@ private slots:
     void cleanupTestCase() {
         streetgan::test::stopRunsUnder(tmp_.path(), STREETGAN_TRAINER);
         sshd_.reset();
+    }
+
+    // A host that accepts TCP but never speaks SSH holds a connect for its whole timeout (20 s):
+    // closing a run or a host meanwhile must not freeze the window.
+    void closingWhileConnectingDoesNotBlock() {
+        const int silent = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QVERIFY(::bind(silent, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && ::listen(silent, 8) == 0);
+        socklen_t len = sizeof addr;
+        ::getsockname(silent, reinterpret_cast<sockaddr*>(&addr), &len);
+        HostConfig c = config();
+        c.port = ntohs(addr.sin_port);
+        QElapsedTimer timer;
+        {
+            auto* session = new RunSession("/nowhere/run", c.toSshOptions(), STREETGAN_TRAINER, "silent");
+            session->start();
+            QTest::qWait(300);  // in the connect now
+            timer.start();
+            delete session;
+            QVERIFY2(timer.elapsed() < 2000, qPrintable(QString("closing a connecting run took %1 ms").arg(timer.elapsed())));
+        }
+        {
+            auto* host = new RemoteHost(c, nullptr);
+            host->refresh();
+            QTest::qWait(300);
+            timer.restart();
+            delete host;
+            QVERIFY2(timer.elapsed() < 2000, qPrintable(QString("closing a connecting host took %1 ms").arg(timer.elapsed())));
+        }
+        ::close(silent);  // the connects fail now and the detached threads end and delete themselves
+        QTest::qWait(500);
     }
 
     void listAttachAndFetch() {
