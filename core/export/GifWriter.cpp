@@ -13,15 +13,10 @@
 #include <opencv2/imgproc.hpp>
 
 #include "util/AtomicFile.h"
+#include "util/ShapeText.h"
 
 namespace streetgan {
 namespace {
-
-std::string shapeOf(const at::Tensor& t) {
-    std::string s = "(";
-    for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
-    return s + ")";
-}
 
 struct LiqAttrDeleter {
     void operator()(liq_attr* p) const { liq_attr_destroy(p); }
@@ -169,9 +164,9 @@ GifWriter::GifWriter(GifOptions options) : options_(options) {
 at::Tensor GifWriter::fromImages(const at::Tensor& images) {
     if (!images.defined() || (images.dim() != 3 && images.dim() != 4))
         throw DataError("GIF frames: expected generator images shaped (F, 3, H, W), got " +
-                        (images.defined() ? shapeOf(images) : std::string("an undefined tensor")));
+                        (images.defined() ? shapeText(images) : std::string("an undefined tensor")));
     at::Tensor x = images.dim() == 3 ? images.unsqueeze(0) : images;
-    if (x.size(1) != 3) throw DataError("GIF frames: expected 3 channels first (F, 3, H, W), got " + shapeOf(images));
+    if (x.size(1) != 3) throw DataError("GIF frames: expected 3 channels first (F, 3, H, W), got " + shapeText(images));
     if (!at::isFloatingType(x.scalar_type())) throw DataError("GIF frames: expected floating-point images in [-1, 1]");
     return x.detach()
         .to(at::kCPU, at::kFloat)
@@ -188,13 +183,13 @@ at::Tensor GifWriter::fromImages(const at::Tensor& images) {
 std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& progress, const std::atomic<bool>* cancel) const {
     if (!framesHwc.defined() || framesHwc.dim() != 4 || framesHwc.size(3) != 3)
         throw DataError("GIF encoder: expected frames shaped (F, H, W, 3), got " +
-                        (framesHwc.defined() ? shapeOf(framesHwc) : std::string("an undefined tensor")));
+                        (framesHwc.defined() ? shapeText(framesHwc) : std::string("an undefined tensor")));
     if (framesHwc.scalar_type() != at::kByte)
         throw DataError("GIF encoder: expected uint8 RGB frames; convert generator output with GifWriter::fromImages");
     if (!framesHwc.device().is_cpu()) throw DataError("GIF encoder: frames must be on the CPU; move them with .cpu()");
     const int64_t f = framesHwc.size(0), inH = framesHwc.size(1), inW = framesHwc.size(2);
-    if (f < 1 || inH < 1 || inW < 1) throw DataError("GIF encoder: the frames " + shapeOf(framesHwc) + " hold no pixels");
-    if (inH > 65535 || inW > 65535) throw DataError("GIF encoder: frames " + shapeOf(framesHwc) + " exceed GIF's 65535-pixel edge");
+    if (f < 1 || inH < 1 || inW < 1) throw DataError("GIF encoder: the frames " + shapeText(framesHwc) + " hold no pixels");
+    if (inH > 65535 || inW > 65535) throw DataError("GIF encoder: frames " + shapeText(framesHwc) + " exceed GIF's 65535-pixel edge");
     const int w = options_.width ? options_.width : static_cast<int>(inW);
     const int h = options_.height ? options_.height : static_cast<int>(inH);
     const int frames = static_cast<int>(f);

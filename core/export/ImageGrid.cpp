@@ -11,24 +11,15 @@
 
 #include "util/AtomicFile.h"
 #include "util/Errors.h"
+#include "util/ShapeText.h"
 
 namespace streetgan {
-namespace {
-
-std::string shapeOf(const at::Tensor& t) {
-    std::string s = "(";
-    for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
-    return s + ")";
-}
-
-}  // namespace
-
 at::Tensor ImageGrid::makeGrid(const at::Tensor& images, int nrow, int padding, bool normalize, float padValue) {
     if (nrow < 1) throw ConfigError("Image grid: nrow must be at least 1 (got " + std::to_string(nrow) + ")");
     if (padding < 0) throw ConfigError("Image grid: padding must be 0 or more (got " + std::to_string(padding) + ")");
     if (!images.defined() || images.dim() < 2 || images.dim() > 4)
         throw DataError("Image grid: expected images shaped (N, C, H, W), got " +
-                        (images.defined() ? shapeOf(images) : std::string("an undefined tensor")));
+                        (images.defined() ? shapeText(images) : std::string("an undefined tensor")));
 
     at::Tensor tensor = images;
     // torchvision: (H, W) -> (1, H, W); a single (C, H, W) image becomes a batch of one, grey to RGB.
@@ -39,7 +30,7 @@ at::Tensor ImageGrid::makeGrid(const at::Tensor& images, int nrow, int padding, 
     }
     if (tensor.size(1) == 1) tensor = at::cat({tensor, tensor, tensor}, 1);
     if (tensor.size(0) == 0 || tensor.numel() == 0)
-        throw DataError("Image grid: the batch " + shapeOf(images) + " holds no pixels; pass at least one image");
+        throw DataError("Image grid: the batch " + shapeText(images) + " holds no pixels; pass at least one image");
 
     if (normalize) {
         if (!at::isFloatingType(tensor.scalar_type()))
@@ -77,14 +68,14 @@ at::Tensor ImageGrid::makeGrid(const at::Tensor& images, int nrow, int padding, 
 std::string ImageGrid::encodePng(const at::Tensor& chw01) {
     if (!chw01.defined() || chw01.dim() < 2 || chw01.dim() > 3)
         throw DataError("PNG encoder: expected an image shaped (C, H, W), got " +
-                        (chw01.defined() ? shapeOf(chw01) : std::string("an undefined tensor")));
+                        (chw01.defined() ? shapeText(chw01) : std::string("an undefined tensor")));
     at::Tensor img = chw01.dim() == 2 ? chw01.unsqueeze(0) : chw01;
     const int64_t c = img.size(0), h = img.size(1), w = img.size(2);
     if (c != 1 && c != 3 && c != 4)
-        throw DataError("PNG encoder: an image needs 1, 3 or 4 channels, got " + shapeOf(chw01) +
+        throw DataError("PNG encoder: an image needs 1, 3 or 4 channels, got " + shapeText(chw01) +
                         "; pass (C, H, W) with C first");
-    if (h <= 0 || w <= 0) throw DataError("PNG encoder: the image " + shapeOf(chw01) + " is empty");
-    if (h > 1'000'000 || w > 1'000'000) throw DataError("PNG encoder: the image " + shapeOf(chw01) + " is too large");
+    if (h <= 0 || w <= 0) throw DataError("PNG encoder: the image " + shapeText(chw01) + " is empty");
+    if (h > 1'000'000 || w > 1'000'000) throw DataError("PNG encoder: the image " + shapeText(chw01) + " is too large");
     if (!at::isFloatingType(img.scalar_type()))
         throw DataError("PNG encoder: expected a floating-point image in [0, 1]; convert it with .to(kFloat)");
 
@@ -113,7 +104,7 @@ std::string ImageGrid::encodePng(const at::Tensor& chw01) {
     } catch (const cv::Exception& e) {
         throw IoError(std::string("PNG encoder: OpenCV could not encode the image: ") + e.what());
     }
-    if (!ok) throw IoError("PNG encoder: OpenCV could not encode the image " + shapeOf(chw01));
+    if (!ok) throw IoError("PNG encoder: OpenCV could not encode the image " + shapeText(chw01));
     return std::string(buf.begin(), buf.end());
 }
 

@@ -7,17 +7,12 @@
 #include <ATen/ATen.h>
 
 #include "util/Errors.h"
+#include "util/ShapeText.h"
 
 namespace streetgan {
 namespace {
 
 constexpr double kDegenerate = 1e-6;  // radians from 0 or pi where sin(omega) is treated as 0
-
-std::string shapeOf(const at::Tensor& t) {
-    std::string s = "[";
-    for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
-    return s + "]";
-}
 
 struct Prepared {
     at::Tensor a, b;  // flattened, double, CPU
@@ -27,9 +22,9 @@ struct Prepared {
 Prepared prepare(const at::Tensor& z0, const at::Tensor& z1) {
     if (!z0.defined() || !z1.defined()) throw DataError("SLERP: a latent vector is undefined; pass two tensors of the same shape");
     if (z0.sizes() != z1.sizes())
-        throw DataError("SLERP: the latent vectors differ in shape (" + shapeOf(z0) + " and " + shapeOf(z1) +
-                        "); pass two vectors of the same shape");
-    if (z0.numel() == 0) throw DataError("SLERP: the latent vectors " + shapeOf(z0) + " are empty");
+        throw DataError("SLERP: the latent vectors differ in shape: " + shapeText(z0) + " and " + shapeText(z1) +
+                        "; pass two vectors of the same shape");
+    if (z0.numel() == 0) throw DataError("SLERP: the latent vectors " + shapeText(z0) + " are empty");
     if (!at::isFloatingType(z0.scalar_type()) || !at::isFloatingType(z1.scalar_type()))
         throw DataError("SLERP: latent vectors must be floating point; convert them with .to(kFloat)");
     Prepared p;

@@ -9,18 +9,9 @@
 #include <torch/nn/modules/conv.h>
 
 #include "util/Errors.h"
+#include "util/ShapeText.h"
 
 namespace streetgan {
-namespace {
-
-std::string shapeOf(const at::Tensor& t) {
-    std::string s = "(";
-    for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
-    return s + ")";
-}
-
-}  // namespace
-
 FrozenGenerator::FrozenGenerator(const Generator& g, Precision precision)
     : cfg_(g->config()), compute_(precision == Precision::BFloat16 ? at::kBFloat16 : at::kFloat) {
     c10::InferenceMode guard;
@@ -101,7 +92,7 @@ FrozenGenerator::FrozenGenerator(const Generator& g, Precision precision)
 at::Tensor FrozenGenerator::forward(const at::Tensor& zIn) const {
     if (!zIn.defined() || !(zIn.dim() == 2 || (zIn.dim() == 4 && zIn.size(2) == 1 && zIn.size(3) == 1)) || zIn.size(1) != cfg_.nz)
         throw DataError("frozen generator: expected z shaped (N, " + std::to_string(cfg_.nz) + ") or (N, " + std::to_string(cfg_.nz) +
-                        ", 1, 1), got " + (zIn.defined() ? shapeOf(zIn) : std::string("an undefined tensor")));
+                        ", 1, 1), got " + (zIn.defined() ? shapeText(zIn) : std::string("an undefined tensor")));
     c10::InferenceMode guard;
     const int64_t n = zIn.size(0);
     at::Tensor x = zIn.to(at::kCPU, compute_).reshape({n, cfg_.nz, 1, 1});
