@@ -153,7 +153,7 @@ TEST(Slerp, RejectsBadInputs) {
     try {
         Slerp::interpolate(torch::ones({3}), torch::ones({4}), 0.5);
     } catch (const DataError& e) {
-        EXPECT_NE(std::string(e.what()).find("[3] and [4]"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("(3) and (4)"), std::string::npos) << e.what();
     }
 }
 
