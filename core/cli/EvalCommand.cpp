@@ -38,7 +38,9 @@ torch::Tensor realImages(const ImageSource& src, int64_t first, int64_t n, int s
 CLI::App* EvalCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("eval", "Evaluate a checkpoint: Parzen-window log-likelihood (default), FID, KID, precision/recall");
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference checkpoint")->required();
-    a->add_option("--data", data_, "Real images: synthetic, a folder or an archive (parzen: its held-out split; fid/kid/pr: the training selection)");
+    dataOption_ = a->add_option("--data", data_,
+                                "Real images: synthetic, a folder or an archive (parzen: its held-out split; fid/kid/pr: the training selection); "
+                                "default: the data the checkpoint was trained on, else synthetic");
     a->add_option("--metric", metric_, "parzen, fid, kid, pr, or several: fid,kid,pr");
     a->add_option("--features", features_, "TorchScript feature model for fid/kid/pr (clean-fid's inception-2015-12-05.pt)");
     a->add_option("--samples", samples_, "Generated samples")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
@@ -87,9 +89,10 @@ int EvalCommand::execute() {
     TrainConfig run;
     if (!ck.configJson.empty()) run.merge(nlohmann::json::parse(ck.configJson));
     run.model.imgSize = ck.model.imgSize;
+    if (dataOption_->count() == 0 && !ck.configJson.empty()) data_ = run.data;  // judge a model on its own data
     const bool tty = ::isatty(STDERR_FILENO) != 0;
 
-    nlohmann::json j = {{"metric", metricList}, {"checkpoint", checkpoint_}, {"samples", samples_}};
+    nlohmann::json j = {{"metric", metricList}, {"checkpoint", checkpoint_}, {"data", data_}, {"samples", samples_}};
     if (!featureMetrics.empty()) {
         MetricOptions o;
         o.metrics = featureMetrics;

@@ -5,6 +5,10 @@
 
 #include "cli/Command.h"
 
+namespace CLI {
+class Option;
+}
+
 namespace streetgan {
 
 /// eval --checkpoint CK --data SPEC [--metric parzen|fid|kid|pr[,...]] [--features MODEL.pt]
@@ -26,6 +30,7 @@ public:
 
 private:
     std::string checkpoint_, data_ = "synthetic", device_ = "cpu";
+    CLI::Option* dataOption_ = nullptr;  // not given: the data the checkpoint was trained on
     std::string metric_ = "parzen", features_, cacheDir_;
     int64_t samples_ = 10000, validation_ = 1000, test_ = 1000, realSamples_ = 0;
     int64_t kidSubsets_ = 100, kidSubsetSize_ = 1000, prK_ = 3;

@@ -113,6 +113,22 @@ TEST_F(TrainerCli, EvalReportsParzenLogLikelihood) {
     EXPECT_EQ(j["sigma_scores"].size(), 10u);
 }
 
+TEST_F(TrainerCli, EvalDefaultsToTheDataTheCheckpointWasTrainedOn) {
+    const std::string photos = tmp / "photos";
+    ASSERT_EQ(cli.run({"data", "synth", "--count", "60", "--out", photos, "--width", "176", "--height", "132"}).code, 0);
+    const std::string run = tmp / "photo-run";
+    const CliResult t = cli.run({"train", "--run-dir", run, "--preset", "tiny-32", "--data", photos, "--steps", "2", "--batch", "4", "--validation-percent", "30"});
+    ASSERT_EQ(t.code, 0) << t.err;
+    const CliResult r = cli.run({"eval", "--checkpoint", run + "/checkpoints/checkpoint_0.pt", "--samples", "50", "--validation", "4", "--test", "4", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["data"], photos);
+    EXPECT_TRUE(std::isfinite(j["log_likelihood"].get<double>()));
+    // a reference checkpoint carries no config: synthetic, as before
+    const CliResult s = cli.run({"eval", "--checkpoint", checkpoint(), "--data", "synthetic", "--samples", "50", "--validation", "4", "--test", "4", "--json"});
+    EXPECT_EQ(nlohmann::json::parse(s.out)["data"], "synthetic");
+}
+
 TEST_F(TrainerCli, ExportOfReferenceCheckpointReadsBackInPython) {
     ASSERT_EQ(std::system(python("reference_interop.py make " + tmp.path().string()).c_str()), 0);
     const std::string out = tmp / "export.pt";
