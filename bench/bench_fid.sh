@@ -24,18 +24,7 @@ set -euo pipefail
 export LC_ALL=C
 
 me=bench_fid.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
-
-if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-    exit 0
-fi
-[[ $# -eq 0 ]] || { echo "$me: takes no arguments (configure with environment variables, see --help)" >&2; exit 2; }
-die() { echo "$me: $*" >&2; exit 1; }
-
-trainer=${STREETGAN_TRAINER:-$root/build/release/app/streetgan-trainer}
-py=${STREETGAN_PYTHON:-/usr/bin/python3}
+source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 samples=${BENCH_FID_SAMPLES:-1000}
 target=${BENCH_FID_TARGET:-10000}
 threads=${BENCH_THREADS:-$(nproc)}

@@ -30,19 +30,7 @@ set -euo pipefail
 export LC_ALL=C
 
 me=bench_serve.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
-
-if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-    exit 0
-fi
-[[ $# -eq 0 ]] || { echo "$me: takes no arguments (configure with environment variables, see --help)" >&2; exit 2; }
-
-die() { echo "$me: $*" >&2; exit 1; }
-
-trainer=${STREETGAN_TRAINER:-$root/build/release/app/streetgan-trainer}
-py=${STREETGAN_PYTHON:-/usr/bin/python3}
+source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 reference=$here/gallery_reference.py
 seconds=${BENCH_SECONDS:-10}
 connections=${BENCH_CONNECTIONS:-4}
