@@ -22,21 +22,10 @@ import time
 
 import numpy as np
 import torch
-from scipy import linalg
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
 import reference_dcgan  # noqa: E402
-
-
-def frechet_distance(mu1, sigma1, mu2, sigma2, eps=1e-6):
-    diff = mu1 - mu2
-    covmean, _ = linalg.sqrtm(sigma1.dot(sigma2), disp=False)
-    if not np.isfinite(covmean).all():
-        offset = np.eye(sigma1.shape[0]) * eps
-        covmean = linalg.sqrtm((sigma1 + offset).dot(sigma2 + offset))
-    if np.iscomplexobj(covmean):
-        covmean = covmean.real
-    return float(diff.dot(diff) + np.trace(sigma1) + np.trace(sigma2) - 2 * np.trace(covmean))
+import fid_ref  # noqa: E402  (the same clean-fid formula the tests check against)
 
 
 def main():
@@ -75,7 +64,7 @@ def main():
             real.append(model(x, return_features=True).reshape(b, -1).numpy())
     t2 = time.perf_counter()
     f1, f2 = np.concatenate(real).astype(np.float64), np.concatenate(gen).astype(np.float64)
-    fid = frechet_distance(f1.mean(0), np.cov(f1, rowvar=False), f2.mean(0), np.cov(f2, rowvar=False))
+    fid = float(fid_ref.frechet_distance(f1.mean(0), np.cov(f1, rowvar=False), f2.mean(0), np.cov(f2, rowvar=False))[0])
     t3 = time.perf_counter()
     doc = {"side": "python", "samples": a.samples, "real_samples": real_n, "batch": a.batch, "threads": torch.get_num_threads(),
            "fid": fid, "feature_dim": int(f2.shape[1]),
