@@ -262,8 +262,11 @@ TEST_F(Daemon, AttachResumesWithNoGapAndNoDuplicate) {
     // resuming past every status event still names the run's state
     const CliResult mid = cli.run({"attach", dir, "--from-offset", std::to_string(offset), "--seconds", "0.2"});
     ASSERT_EQ(mid.code, 0) << mid.err;
-    for (const auto& l : parseLines(mid.out))
-        if (l.contains("live")) EXPECT_EQ(l["state"], "running");
+    for (const auto& l : parseLines(mid.out)) {
+        if (l.contains("live")) {
+            EXPECT_EQ(l["state"], "running");
+        }
+    }
     ASSERT_EQ(cli.run({"control", dir, "stop"}).code, 0);
     ASSERT_TRUE(waitFor([&] { return !processAlive(pidOf(dir)); }));
     // The last session follows to the end of the run and says how it ended.
