@@ -18,18 +18,25 @@ int main(int argc, char** argv) {
     cli.addHelpOption();
     cli.addVersionOption();
     const QCommandLineOption openRun("open-run", "Start on this run directory (repeat to overlay runs).", "DIR");
-    const QCommandLineOption openCheckpoint("open-checkpoint", "Start on this checkpoint (opens the run that holds it).", "CK");
+    const QCommandLineOption openCheckpoint("open-checkpoint", "Start on this checkpoint in the latent explorer (and open the run that holds it).", "CK");
+    const QCommandLineOption openSession("open-session", "Start on this latent-walk session (JSON, CLI.md) in the explorer.", "FILE");
+    const QCommandLineOption explore("explore", "Start in the latent explorer on the embedded demo model.");
     const QCommandLineOption workspace("workspace", "Folder of local runs (remembered).", "DIR");
     const QCommandLineOption screenshot("screenshot", "Grab the window to FILE.png after --delay ms, then quit.", "FILE");
     const QCommandLineOption delay("delay", "Milliseconds before --screenshot (default 3000).", "MS", "3000");
-    cli.addOptions({openRun, openCheckpoint, workspace, screenshot, delay});
+    cli.addOptions({openRun, openCheckpoint, openSession, explore, workspace, screenshot, delay});
     cli.process(app);
 
-    const bool startOnRun = cli.isSet(openRun) || cli.isSet(openCheckpoint);
+    const bool startOnRun = cli.isSet(openRun) || cli.isSet(openCheckpoint) || cli.isSet(openSession) || cli.isSet(explore);
     streetgan::ui::MainWindow window(cli.value(workspace), !startOnRun && !cli.isSet(screenshot));
     window.show();
     for (const QString& run : cli.values(openRun)) window.openLocalRun(run);  // several: overlaid
     if (cli.isSet(openCheckpoint)) window.openCheckpoint(cli.value(openCheckpoint));
+    if (cli.isSet(openSession)) {
+        window.openSession(cli.value(openSession));
+    } else if (cli.isSet(explore)) {
+        window.showExplorer();
+    }
     if (cli.isSet(screenshot)) {
         QTimer::singleShot(cli.value(delay).toInt(), &window, [&] {
             const bool ok = window.grab().save(cli.value(screenshot));

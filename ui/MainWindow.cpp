@@ -23,9 +23,11 @@
 #include <QVBoxLayout>
 
 #include "AppSettings.h"
+#include "CheckpointBrowserPage.h"
 #include "ConnectDialog.h"
 #include "CostPanel.h"
 #include "DashboardPage.h"
+#include "ExplorerPage.h"
 #include "NewRunDialog.h"
 #include "RemoteHost.h"
 #include "RunSession.h"
@@ -83,16 +85,45 @@ MainWindow::MainWindow(QString workspace, bool askWorkspace, QWidget* parent)
     row->addWidget(tiny);
     row->addStretch();
     wl->addLayout(row);
+    auto* demo = new QPushButton(tr("Explore the demo model: latent walks through synthetic streets"));
+    demo->setObjectName("exploreDemoButton");
+    demo->setMinimumHeight(32);
+    auto* demoRow = new QHBoxLayout;
+    demoRow->addStretch();
+    demoRow->addWidget(demo);
+    demoRow->addStretch();
+    wl->addLayout(demoRow);
     auto* hint = new QLabel(tr("or New run… (Ctrl+N), Open run… (Ctrl+O), Connect to host… (Ctrl+Shift+O)"));
     hint->setAlignment(Qt::AlignCenter);
     wl->addWidget(hint);
     wl->addStretch();
     connect(tiny, &QPushButton::clicked, this, [this] { startTinyRun(); });
+    connect(demo, &QPushButton::clicked, this, [this] { showExplorer(); });
     tabs_ = new QTabWidget;
+    tabs_->setObjectName("mainTabs");
     dashboard_ = new DashboardPage;
     samples_ = new SamplesPage;
+    checkpoints_ = new CheckpointBrowserPage;
+    explorer_ = new ExplorerPage;
     tabs_->addTab(dashboard_, tr("Dashboard"));
     tabs_->addTab(samples_, tr("Sample grids"));
+    tabs_->addTab(checkpoints_, tr("Checkpoints"));
+    tabs_->addTab(explorer_, tr("Explorer"));
+    // The explorer needs no run: with nothing opened in it, it starts on the embedded demo model
+    // the first time it is shown (ExplorerPage::openDemo).
+    connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
+        if (tabs_->widget(i) == explorer_ && !explorerLoaded_) showExplorer();
+    });
+    connect(explorer_, &ExplorerPage::sessionLoaded, this, [this] { explorerLoaded_ = true; });
+    connect(explorer_, &ExplorerPage::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(explorer_, &ExplorerPage::errorOccurred, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
+    connect(checkpoints_, &CheckpointBrowserPage::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(checkpoints_, &CheckpointBrowserPage::openInExplorer, this, [this](const QString& ck) {
+        explorerLoaded_ = true;
+        explorer_->openCheckpoint(ck);
+        centre_->setCurrentWidget(tabs_);
+        tabs_->setCurrentWidget(explorer_);
+    });
     centre_->addWidget(welcome);
     centre_->addWidget(tabs_);
     setCentralWidget(centre_);
@@ -156,6 +187,15 @@ void MainWindow::buildActions() {
         if (!d.isEmpty()) openLocalRun(d);
     });
     QAction* connectHostAction = add(file, tr("&Connect to host…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { connectDialog(); });
+    add(file, tr("Open c&heckpoint…"), QKeySequence(tr("Ctrl+Shift+K")), [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open a checkpoint (this project's or a reference PyTorch one)"),
+                                                       sidebar_->workspace(), tr("Checkpoints (*.pt *.pth);;All files (*)"));
+        if (!f.isEmpty()) openCheckpoint(f);
+    });
+    add(file, tr("Open latent &session…"), QKeySequence(), [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open a latent-walk session"), sidebar_->workspace(), tr("Sessions (*.json);;All files (*)"));
+        if (!f.isEmpty()) openSession(f);
+    });
     recentMenu_ = file->addMenu(tr("Recent runs"));
     rebuildRecentMenu();
     add(file, tr("Change &workspace…"), QKeySequence(), [this] { chooseWorkspace(false); });
@@ -184,6 +224,8 @@ void MainWindow::buildActions() {
     });
     add(view, tr("&Dashboard"), QKeySequence(tr("Ctrl+1")), [this] { tabs_->setCurrentIndex(0); });
     add(view, tr("&Sample grids"), QKeySequence(tr("Ctrl+2")), [this] { tabs_->setCurrentIndex(1); });
+    add(view, tr("&Checkpoints"), QKeySequence(tr("Ctrl+3")), [this] { tabs_->setCurrentWidget(checkpoints_); });
+    add(view, tr("&Explorer"), QKeySequence(tr("Ctrl+4")), [this] { showExplorer(); });
     for (QAction* a : {newRun, open, connectHostAction}) tb->addAction(a);
     tb->addSeparator();
     for (QAction* a : {pause_, resume_, stop_, checkpoint_, sample_}) tb->addAction(a);
@@ -266,6 +308,7 @@ RunSession* MainWindow::openRemoteRun(RemoteHost* host, const QString& runDir) {
         }
     auto* s = new RunSession(runDir, host->sshOptions(), host->config().trainer, host->label());
     sessions_ << s;
+    hostOf_.insert(s, host);
     connect(s, &RunSession::connectionChanged, this, [this, s](const QString& text, bool) {
         if (s == active_) connection_->setText(text);
     });
@@ -288,22 +331,46 @@ RunSession* MainWindow::openRemoteRun(RemoteHost* host, const QString& runDir) {
 }
 
 void MainWindow::openCheckpoint(const QString& checkpoint) {
-    QFileInfo ck(checkpoint);
+    const QFileInfo ck(checkpoint);
+    if (!ck.isFile()) {
+        showError(tr("%1: no such checkpoint file.").arg(checkpoint), tr("Check the path (File → Open checkpoint…)."));
+        return;
+    }
     QDir dir = ck.absoluteDir();
     if (dir.dirName() == "checkpoints") dir.cdUp();
-    if (QFileInfo(dir.filePath("events.jsonl")).exists() || QFileInfo(dir.filePath("run.json")).exists()) {
-        openLocalRun(dir.absolutePath());
-        statusBar()->showMessage(tr("Opened the run that holds %1; the checkpoint browser is not available yet.").arg(ck.fileName()), 10000);
-    } else {
-        showError(tr("The checkpoint browser is not available yet, and %1 is not inside a run directory.").arg(checkpoint),
-                  tr("Open the run directory instead (File → Open run)."));
+    if (QFileInfo(dir.filePath("events.jsonl")).exists() || QFileInfo(dir.filePath("run.json")).exists())
+        openLocalRun(dir.absolutePath());  // its browser lists the checkpoint
+    else
+        checkpoints_->addReferenceCheckpoint(ck.absoluteFilePath());
+    explorerLoaded_ = true;
+    explorer_->openCheckpoint(ck.absoluteFilePath());
+    centre_->setCurrentWidget(tabs_);
+    tabs_->setCurrentWidget(explorer_);
+}
+
+void MainWindow::openSession(const QString& sessionFile) {
+    explorerLoaded_ = true;
+    explorer_->openSession(sessionFile);
+    centre_->setCurrentWidget(tabs_);
+    tabs_->setCurrentWidget(explorer_);
+}
+
+void MainWindow::showExplorer() {
+    centre_->setCurrentWidget(tabs_);
+    if (!explorerLoaded_) {
+        explorerLoaded_ = true;
+        explorer_->openDemo(true);  // the demo walk plays at once
     }
+    tabs_->setCurrentWidget(explorer_);
 }
 
 void MainWindow::setActive(RunSession* s) {
     active_ = s;
-    centre_->setCurrentIndex(s ? 1 : 0);
+    // Without a run the welcome page shows, unless the explorer (which needs no run) is in use.
+    centre_->setCurrentIndex(s || tabs_->currentWidget() == explorer_ ? 1 : 0);
     samples_->setSession(s);
+    RemoteHost* host = s ? hostOf_.value(s) : nullptr;
+    checkpoints_->setSession(s, host ? std::optional<SshOptions>(host->sshOptions()) : std::nullopt);
     setWindowTitle(s ? tr("%1 — StreetGAN Studio").arg(s->title()) : tr("StreetGAN Studio"));
     connection_->setText(s ? tr("%1: opening…").arg(s->isRemote() ? s->hostLabel() : tr("local")) : tr("no run open"));
     updatePanels();
@@ -315,6 +382,7 @@ void MainWindow::closeActiveRun() {
     RunSession* s = active_;
     dashboard_->removeSession(s);
     sessions_.removeOne(s);
+    hostOf_.remove(s);
     s->stop();
     setActive(sessions_.isEmpty() ? nullptr : sessions_.back());
     delete s;

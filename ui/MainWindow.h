@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QList>
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -18,8 +19,10 @@ class QMenu;
 namespace streetgan::ui {
 
 class AppSettings;
+class CheckpointBrowserPage;
 class CostPanel;
 class DashboardPage;
+class ExplorerPage;
 class RemoteHost;
 class RunSession;
 class RunsSidebar;
@@ -39,8 +42,14 @@ public:
     RunSession* openLocalRun(const QString& runDir);
     /// Opens a run of a connected host.
     RunSession* openRemoteRun(RemoteHost* host, const QString& runDir);
-    /// Opens the run that holds a checkpoint (the checkpoint browser is a later issue).
+    /// Opens a checkpoint in the explorer; when it lies in a run directory, that run opens too (its
+    /// checkpoint browser lists it). A checkpoint outside any run is added to the browser as a
+    /// reference checkpoint.
     void openCheckpoint(const QString& checkpoint);
+    /// Opens a latent-walk session (CLI.md) in the explorer.
+    void openSession(const QString& sessionFile);
+    /// Shows the latent explorer (the demo model when nothing else was opened in it).
+    void showExplorer();
     /// Connects to a host and lists its runs.
     RemoteHost* connectHost(const HostConfig& config);
     /// Starts a local run with `start --detach ARGS`, then opens it.
@@ -51,6 +60,8 @@ public:
     RunSession* activeSession() const;
     DashboardPage* dashboard() const { return dashboard_; }
     SamplesPage* samples() const { return samples_; }
+    CheckpointBrowserPage* checkpoints() const { return checkpoints_; }
+    ExplorerPage* explorer() const { return explorer_; }
     SystemPanel* systemPanel() const { return system_; }
     CostPanel* costPanel() const { return cost_; }
     RunsSidebar* sidebar() const { return sidebar_; }
@@ -81,6 +92,9 @@ private:
     RunsSidebar* sidebar_;
     DashboardPage* dashboard_;
     SamplesPage* samples_;
+    CheckpointBrowserPage* checkpoints_;
+    ExplorerPage* explorer_;
+    bool explorerLoaded_ = false;  ///< the explorer holds something (else showExplorer() opens the demo)
     SystemPanel* system_;
     CostPanel* cost_;
     QStackedWidget* centre_;
@@ -90,6 +104,7 @@ private:
     QMenu* recentMenu_;
     QList<RunSession*> sessions_;
     QList<RemoteHost*> hosts_;
+    QHash<RunSession*, RemoteHost*> hostOf_;  ///< remote sessions -> their host (SSH options for the browser)
     QPointer<RunSession> active_;
     QAction *pause_, *resume_, *stop_, *checkpoint_, *sample_, *setLr_, *close_;
 };

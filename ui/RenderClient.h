@@ -19,6 +19,7 @@
 #include <QList>
 #include <QObject>
 #include <QProcess>
+#include <QSet>
 #include <QString>
 
 namespace streetgan::ui {
@@ -64,6 +65,9 @@ private:
     void readReplies();
     void failAll(const QString& message);
     void write(const QJsonObject& request);
+    void deliver(const QJsonObject& header, const QByteArray& payload);
+    void startWaiting(const QString& channel);
+    void workerDied(QProcess* process, const QString& message);
 
     QString device_;
     QProcess* process_ = nullptr;
@@ -74,6 +78,8 @@ private:
     QHash<qint64, QString> inFlight_;      ///< id -> channel ("" for plain send)
     QHash<QString, qint64> channelBusy_;   ///< channel -> id in flight
     QHash<QString, QPair<qint64, QJsonObject>> channelWaiting_;  ///< channel -> (id, request)
+    QSet<qint64> internal_;                ///< ids of our own cancel requests (replies not emitted)
+    QByteArray stderrTail_;                ///< the worker's last diagnostics, for workerFailed
 };
 
 }  // namespace streetgan::ui

@@ -1,0 +1,92 @@
+// The checkpoints of one run as table rows: reads the run's events.jsonl (`checkpoint` events give
+// step, epoch, path and time; the losses at save time are those of the last `metrics` event at or
+// before the checkpoint's step) and the file system (checkpoints/checkpoint_<epoch>.pt: size,
+// mtime). Rows are the checkpoint files: an event whose file is gone is dropped, a file without
+// an event still appears (epoch from its name). A remote run is described by its RunSeries (the
+// attach stream) and the SFTP listing instead. Plain value type, no threads, no signals: the page
+// reads on a worker thread and hands a copy back. Not thread-safe; copy between threads.
+#pragma once
+
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QString>
+
+#include <cmath>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+namespace streetgan {
+struct RemoteFileInfo;
+}
+
+namespace streetgan::ui {
+
+class RunSeries;
+
+/// One checkpoint file and what the run said about it.
+struct CheckpointInfo {
+    static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    QString path;          ///< absolute path: local, or on the remote host for a remote run
+    QString relativePath;  ///< relative to the run directory ("" for a reference checkpoint)
+    qint64 step = -1, epoch = -1;  ///< -1: unknown
+    double time = kNaN;            ///< wall time of the checkpoint event (s since the epoch)
+    qint64 size = -1;
+    QDateTime modified;
+    double lossD = kNaN, lossG = kNaN, dX = kNaN, dGz = kNaN;
+    bool reference = false;  ///< added by the user, not a file of the run
+    bool remote = false;     ///< `path` is on the remote host; download before rendering
+
+    QString name() const;
+    /// Event time, else the file's modification time.
+    QDateTime savedAt() const;
+};
+
+/// A checkpoint offered by the evolution and side-by-side pickers: a label and a local path.
+struct CheckpointChoice {
+    QString label;
+    QString path;
+    bool operator==(const CheckpointChoice& o) const { return label == o.label && path == o.path; }
+};
+
+class CheckpointCatalog {
+public:
+    /// Feeds one line of events.jsonl; anything but a complete JSON object is ignored (torn last
+    /// line, other writers).
+    void addEventLine(std::string_view line);
+    /// Reads `eventsPath` from byte `fromOffset` up to the end of its last complete line and feeds
+    /// every line; returns the offset reached (where a later call continues). A missing file
+    /// reads as empty. Throws IoError when the file exists but cannot be read.
+    qint64 readEvents(const QString& eventsPath, qint64 fromOffset = 0);
+    /// Lists `runDir`/checkpoints/checkpoint_<epoch>.pt (size, mtime); replaces an earlier scan.
+    void scanLocal(const QString& runDir);
+    /// A remote run: checkpoint events and losses from the attach stream's series, files from the
+    /// SFTP listing (remote paths under `runDir`).
+    void setRemote(const QString& runDir, const RunSeries& series, const std::vector<RemoteFileInfo>& files);
+
+    /// One row per checkpoint file, sorted by epoch then step.
+    QList<CheckpointInfo> rows() const;
+    qint64 checkpointEvents() const { return events_; }
+
+    /// The epoch in a name "checkpoint_<epoch>.pt"; -1 when the name has another form.
+    static qint64 epochFromName(const QString& fileName);
+
+private:
+    struct Losses {
+        qint64 step = -1;
+        double lossD = CheckpointInfo::kNaN, lossG = CheckpointInfo::kNaN, dX = CheckpointInfo::kNaN, dGz = CheckpointInfo::kNaN;
+    };
+    struct FileEntry {
+        QString path;
+        qint64 size = -1;
+        QDateTime modified;
+    };
+    QHash<QString, CheckpointInfo> byPath_;  ///< relative path -> the latest event for it
+    QHash<QString, FileEntry> files_;        ///< relative path -> file
+    Losses last_;
+    bool remote_ = false;
+    qint64 events_ = 0;
+};
+
+}  // namespace streetgan::ui

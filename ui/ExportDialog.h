@@ -1,0 +1,89 @@
+// Exports the explorer's walk through its own explore worker (a second RenderClient, so the
+// page's view stays live): the format follows the path (.gif, .png = PNG grid, .mp4, a folder =
+// PNG sequence), with the output size, frame delay, GIF palette (global/per-frame), dithering and
+// loop count, and the PNG grid's nrow and padding, all of them session keys (CLI.md). A progress
+// bar and Cancel; errors are one line in the dialog and the app stays responsive. The worker writes
+// atomically and leaves nothing at the path on error or cancel. Non-blocking: open() it.
+//
+// Thread contract: GUI thread.
+#pragma once
+
+#include <QDialog>
+#include <QJsonObject>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QGroupBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace streetgan::ui {
+
+class RenderClient;
+
+class ExportDialog : public QDialog {
+    Q_OBJECT
+public:
+    enum class Format { Invalid, Gif, PngGrid, PngSequence, Mp4 };
+
+    ExportDialog(const QString& checkpoint, const QJsonObject& session, QWidget* parent = nullptr);
+    ~ExportDialog() override;
+
+    static Format formatFor(const QString& path);
+
+    void setOutputPath(const QString& path);
+    QString outputPath() const;
+    /// The page's session with this dialog's options applied.
+    QJsonObject session() const;
+    /// Starts the export (returns false and shows the error line when the path is unusable).
+    bool startExport();
+    void cancelExport();
+    bool isRunning() const { return request_ >= 0; }
+    QString errorLine() const;
+    QProgressBar* progressBar() const { return progress_; }
+
+    // The option widgets (tests and the page read them).
+    QSpinBox* sizeBox() const { return size_; }
+    QSpinBox* delayBox() const { return delay_; }
+    QComboBox* paletteBox() const { return palette_; }
+    QDoubleSpinBox* ditheringBox() const { return dithering_; }
+    QSpinBox* loopCountBox() const { return loopCount_; }
+    QSpinBox* nrowBox() const { return nrow_; }
+    QSpinBox* paddingBox() const { return padding_; }
+
+signals:
+    /// The export ended: ok, or the one-line error ("cancelled" when cancelled).
+    void exportFinished(bool ok, const QString& message);
+    /// Emitted when an export starts with options that differ from the page's session: the page
+    /// keeps them (one undo step), so a saved session reproduces the export.
+    void optionsChosen(const QJsonObject& session);
+
+protected:
+    void reject() override;
+
+private:
+    void updateFormat();
+    void setRunning(bool running);
+    void fail(const QString& message);
+
+    QString checkpoint_;
+    QJsonObject session_;
+    RenderClient* client_;
+    qint64 request_ = -1;
+    bool closeWhenDone_ = false;
+    QLineEdit* path_;
+    QLabel* format_;
+    QSpinBox *size_, *delay_, *loopCount_, *nrow_, *padding_;
+    QComboBox* palette_;
+    QDoubleSpinBox* dithering_;
+    QGroupBox *gifGroup_, *gridGroup_;
+    QProgressBar* progress_;
+    QLabel* error_;
+    QPushButton *export_, *cancel_;
+};
+
+}  // namespace streetgan::ui
