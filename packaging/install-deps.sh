@@ -18,6 +18,8 @@ PACKAGES=(
   # core: tensors, images, config, CLI
   libtorch-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev libarchive-dev libdeflate-dev
+  # distributed training: headers of Gloo, the CPU backend of c10d (libtorch links libgloo0)
+  libgloo-dev
   # OpenBLAS (OpenMP build, like LibTorch) replaces the reference BLAS through update-alternatives:
   # Debian's LibTorch does transposed convolutions through BLAS, about 6x faster with it
   libopenblas0-openmp

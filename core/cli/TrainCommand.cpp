@@ -8,7 +8,9 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/ConsoleReporter.h"
 #include "cli/FiniteNumber.h"
@@ -17,6 +19,7 @@
 #include "daemon/DaemonLauncher.h"
 #include "daemon/DaemonReadiness.h"
 #include "daemon/RunLock.h"
+#include "dist/DistributedContext.h"
 #include "model/Presets.h"
 #include "train/RunDirectory.h"
 #include "train/TrainControl.h"
@@ -58,6 +61,8 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--checkpoint-every", flags_.checkpointEvery, "Steps between checkpoints (0: epoch ends and end only)")
         ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
     a->add_flag("--resume", resume_, "Continue from the run directory's latest checkpoint up to --steps/--epochs");
+    a->add_option("--dist-timeout", distTimeout_, "Distributed runs: seconds a rank waits for the others before it fails (rendezvous, every collective)")
+        ->check(FiniteNumber())->check(CLI::Range(1.0, 86400.0));
     a->add_option("--lr", flags_.lr, "Learning rate of both AdamW optimisers")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_option("--weight-decay", flags_.weightDecay, "AdamW weight decay")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_option("--real-label", flags_.realLabel, "Target for real images (0.9: one-sided label smoothing)")->check(FiniteNumber())->check(CLI::Range(0.0, 1.0));
@@ -143,6 +148,8 @@ int TrainCommand::execute() {
     if (given("--metric-cache-dir")) cfg.metricCacheDir = flags_.metricCacheDir;
     cfg.validate();
 
+    if (mode_ == Mode::Start && DistributedContext::Env::fromEnvironment())
+        throw ConfigError("start --detach cannot be one rank of a distributed run (WORLD_SIZE is set): run `streetgan-trainer launch ... -- train ...` instead");
     if (mode_ == Mode::Start) {
         const auto r = DaemonLauncher::launch(cfg, runDir_, resume_, std::chrono::seconds(static_cast<int64_t>(startWait_)));
         if (!r.ready)
@@ -166,19 +173,32 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     if (readiness) std::signal(SIGHUP, SIG_IGN);
-    RunDirectory(runDir_, /*create=*/true);
-    RunLock lock(runDir_);
+    // Distributed (torchrun's environment): rank 0 alone owns the run directory, its lock and the
+    // control socket; it takes the lock before the rendezvous, so a busy run fails at once.
+    const auto env = DistributedContext::Env::fromEnvironment();
+    const bool root = !env || env->rank == 0;
+    std::optional<RunLock> lock;
     TrainControl control;
-    ControlServer server(ControlSocket::pathIn(runDir_), control);
+    std::optional<ControlServer> server;
+    if (root) {
+        RunDirectory(runDir_, /*create=*/true);
+        lock.emplace(runDir_);
+        server.emplace(ControlSocket::pathIn(runDir_), control);
+    }
+    std::unique_ptr<DistributedContext> dist;
+    if (env)
+        dist = std::make_unique<DistributedContext>(*env, Trainer::selectDevice(cfg.device).is_cuda(),
+                                                    std::chrono::milliseconds(static_cast<int64_t>(distTimeout_ * 1000)));
     // The daemon's log is a file: plain lines, never the terminal bar.
     ConsoleReporter reporter(!readiness && ::isatty(STDERR_FILENO) != 0);
-    TrainObserver* observer = &reporter;
+    TrainObserver* observer = root ? &reporter : nullptr;
     if (readiness) {
         readiness->setInner(&reporter);
         observer = readiness;
     }
     Trainer trainer(cfg, runDir_, resume_, observer);
-    trainer.setControl(&control);
+    if (root) trainer.setControl(&control);
+    trainer.setDistributed(dist.get());
     trainer.run(gStop);
     return gStop.load() ? static_cast<int>(ExitCode::Interrupted) : 0;
 }

@@ -26,6 +26,7 @@
 // --- includes: gallery ---
 #include "cli/ServeCommand.h"
 #include "cli/RenderCommand.h"
+#include "cli/LaunchCommand.h"
 #include "cli/ExploreWorkerCommand.h"
 #include "util/Errors.h"
 
@@ -55,6 +56,7 @@ int TrainerCli::run(int argc, char** argv) {
     // --- commands: gallery ---
     commands.push_back(std::make_unique<ServeCommand>());
     commands.push_back(std::make_unique<RenderCommand>());
+    commands.push_back(std::make_unique<LaunchCommand>());
     commands.push_back(std::make_unique<ExploreWorkerCommand>());
     std::vector<CLI::App*> subs;
     for (auto& c : commands) subs.push_back(c->setup(app));

@@ -70,7 +70,11 @@ Batch BatchLoader::make(int64_t step) const {
         }
         if (noiseStd > 0) Augmentation::addNoise(dst, 3 * plane, noiseStd, augmentSeed);
     }
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(SeedHash::of(opt_.seed, 0x6e6f697365ULL, static_cast<uint64_t>(step)));
+    uint64_t noiseSeed = SeedHash::of(opt_.seed, 0x6e6f697365ULL, static_cast<uint64_t>(step));
+    // Each rank draws its own z (rank 0 keeps the single-process stream): the same z on every
+    // rank would train G on copies of one fake batch.
+    if (opt_.rank > 0) noiseSeed = SeedHash::of(noiseSeed, 0x72616e6bULL, static_cast<uint64_t>(opt_.rank));
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(noiseSeed);
     b.noise = torch::randn({B, opt_.nz, 1, 1}, gen, floatOpts);
     if (opt_.instanceNoise) {
         b.instanceReal = torch::randn({B, 3, S, S}, gen, floatOpts);

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "dist/DistributedContext.h"
+#include "dist/GradientSync.h"
 #include "model/WeightInit.h"
 #include "train/AutocastGuard.h"
 #include "util/Errors.h"
@@ -32,6 +34,21 @@ TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device) : cfg_(cfg), 
         autocastDtype_ = c10::kBFloat16;
     }
     acc_ = torch::zeros({5}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
+}
+
+TrainStep::~TrainStep() = default;
+
+void TrainStep::setDistributed(DistributedContext& dist) {
+    dist_ = &dist;
+    broadcastState();
+    syncG_ = std::make_unique<GradientSync>(g_->parameters(), dist);
+    syncD_ = std::make_unique<GradientSync>(d_->parameters(), dist);
+}
+
+void TrainStep::broadcastState() {
+    if (!dist_) return;
+    dist_->broadcastModule(*g_, "broadcast of G from rank 0");
+    dist_->broadcastModule(*d_, "broadcast of D from rank 0");
 }
 
 void TrainStep::step(const Batch& batch, double instanceStd) {
@@ -71,6 +88,7 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
         errReal = F::binary_cross_entropy_with_logits(outReal.to(torch::kFloat32), realTarget_);
     }
     backward(errReal);
+    if (syncD_) syncD_->arm();  // D's last backward pass of this update: .grad holds real + fake
     {
         AutocastGuard ac(device_.type(), autocastDtype_, autocast_);
         fake = g_->forward(noise);
@@ -79,6 +97,7 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
         errFake = F::binary_cross_entropy_with_logits(outFake.to(torch::kFloat32), fakeTarget_);
     }
     backward(errFake);
+    if (syncD_) syncD_->finish();
     stepOpt(*optD_);
 
     // G: through the updated D, against label 1
@@ -90,7 +109,9 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
         out = d_->forward(fakeIn);
         errG = F::binary_cross_entropy_with_logits(out.to(torch::kFloat32), genTarget_);
     }
+    if (syncG_) syncG_->arm();  // D's hooks stay disarmed: its gradients from this pass are discarded
     backward(errG);
+    if (syncG_) syncG_->finish();
     stepOpt(*optG_);
     if (scaler_) scaler_->update();
 

@@ -3,6 +3,11 @@
 // stop checkpoints first. Errors are written as an "error" event and rethrown. With a
 // TrainControl, commands queued from other threads (pause, resume, stop, checkpoint-now,
 // sample-now, set-lr) are applied between steps and recorded as events.
+// Distributed (setDistributed): every rank runs this loop on its own data shard; only rank 0
+// writes run.json, events, samples, TensorBoard and checkpoints and takes control commands; once
+// per step the ranks agree on stop/pause/lr (one small allreduce), so every command and signal
+// takes effect on every rank at the same step. Resume: rank 0 reads the checkpoint and broadcasts
+// its bytes, so the other ranks need no access to the run directory.
 #pragma once
 
 #include <atomic>
@@ -17,6 +22,7 @@
 namespace streetgan {
 
 class TrainControl;
+class DistributedContext;
 
 class Trainer {
 public:
@@ -26,6 +32,8 @@ public:
     int64_t run(const std::atomic<bool>& stop);
     /// Commands for the next run(); `control` must outlive it (nullptr: none).
     void setControl(TrainControl* control) { control_ = control; }
+    /// Makes run() one rank of a distributed run; `dist` must outlive it (nullptr: single process).
+    void setDistributed(DistributedContext* dist) { dist_ = dist; }
     /// True when the last run() ended because of a stop command (not a signal or the schedule).
     bool stoppedByCommand() const { return stoppedByCommand_; }
     /// Picks the device for "auto" | "cpu" | "cuda" | "cuda:N"; throws ConfigError when absent.
@@ -37,6 +45,7 @@ private:
     bool resume_;
     TrainObserver* observer_;
     TrainControl* control_ = nullptr;
+    DistributedContext* dist_ = nullptr;
     bool stoppedByCommand_ = false;
 };
 

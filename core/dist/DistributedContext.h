@@ -1,0 +1,80 @@
+// One rank of a multi-process training run on PyTorch c10d: reads torchrun's environment
+// (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), meets the other ranks
+// through a TCPStore (rank 0 hosts it) and builds the process group: Gloo on CPU, NCCL on CUDA
+// (NCCL only in builds against a CUDA LibTorch, STREETGAN_HAVE_NCCL). Every collective waits at
+// most `timeout`; a dead or hung peer surfaces as an Error naming the operation and this rank,
+// never as a silent hang. The collectives are blocking helpers over the process group.
+//
+// Thread contract: collectives must be called in the same order on every rank; one thread at a
+// time (GradientSync launches its own allreduces from the autograd thread of that same step).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+namespace streetgan {
+
+class DistributedContext {
+public:
+    /// torchrun's environment of one rank.
+    struct Env {
+        int rank = 0;
+        int worldSize = 1;
+        int localRank = 0;
+        int localWorldSize = 1;
+        std::string masterAddr = "127.0.0.1";
+        int masterPort = 29500;
+        /// The environment's values when WORLD_SIZE is set and above 1, nullopt otherwise (a
+        /// single process, also under torchrun --nproc 1). Throws ConfigError for malformed values.
+        static std::optional<Env> fromEnvironment();
+    };
+
+    /// Rendezvous and process group creation; `cuda` picks NCCL (else Gloo). Throws ConfigError
+    /// when this build has no backend for it, Error when the peers do not meet within `timeout`.
+    DistributedContext(const Env& env, bool cuda, std::chrono::milliseconds timeout);
+    ~DistributedContext();
+    DistributedContext(const DistributedContext&) = delete;
+    DistributedContext& operator=(const DistributedContext&) = delete;
+
+    int rank() const { return env_.rank; }
+    int worldSize() const { return env_.worldSize; }
+    bool isRoot() const { return env_.rank == 0; }
+    const Env& env() const { return env_; }
+    std::chrono::milliseconds timeout() const { return timeout_; }
+    /// "gloo" or "nccl".
+    const std::string& backend() const { return backend_; }
+    const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
+    /// Where the backend wants its tensors: the CPU for Gloo, this rank's GPU for NCCL.
+    torch::Device collectiveDevice() const { return collectiveDevice_; }
+
+    /// In-place sum over all ranks (blocking); `t` may live on the CPU whatever the backend.
+    void allreduceSum(torch::Tensor& t, const char* what);
+    /// Rank 0's values of `tensors` to every rank, in place (blocking).
+    void broadcast(std::vector<torch::Tensor>& tensors, const char* what);
+    /// Rank 0's parameters and buffers of `module` to every rank, in place.
+    void broadcastModule(torch::nn::Module& module, const char* what);
+    /// Rank 0's `bytes` to every rank (other ranks' input is ignored).
+    void broadcastBytes(std::string& bytes, const char* what);
+    /// Waits for `work` and turns a failure or a timeout into an Error naming `what` and this rank.
+    void waitFor(const c10::intrusive_ptr<c10d::Work>& work, const char* what) const;
+    /// The one-line Error text for a failed collective (also used by GradientSync).
+    std::string failure(const char* what, const std::string& cause) const;
+
+private:
+    Env env_;
+    std::chrono::milliseconds timeout_;
+    std::string backend_;
+    torch::Device collectiveDevice_ = torch::kCPU;
+    c10::intrusive_ptr<c10d::Store> store_;
+    c10::intrusive_ptr<c10d::ProcessGroup> group_;
+};
+
+}  // namespace streetgan
