@@ -25,17 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::vector<json> readEvents(const std::string& runDir) {
-    std::ifstream in(runDir + "/events.jsonl");
-    std::vector<json> events;
-    std::string line;
-    while (std::getline(in, line)) {
-        json j = json::parse(line, nullptr, false);
-        if (j.is_object()) events.push_back(j);
-    }
-    return events;
-}
-
 bool waitFor(const std::function<bool()>& pred, double seconds) {
     const auto end = Clock::now() + std::chrono::duration<double>(seconds);
     while (Clock::now() < end) {

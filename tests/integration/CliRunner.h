@@ -1,5 +1,6 @@
 // Runs the real streetgan-trainer binary through /bin/sh and captures exit code, stdout, stderr.
 // `prefix` lets a test add shell setup such as `ulimit -f 100;` (a real kernel file-size limit).
+// readEvents(): a run directory's events.jsonl as parsed objects (torn or bad lines skipped).
 #pragma once
 
 #include <sys/wait.h>
@@ -10,7 +11,20 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace streetgan::test {
+
+inline std::vector<nlohmann::json> readEvents(const std::string& runDir) {
+    std::ifstream in(runDir + "/events.jsonl");
+    std::vector<nlohmann::json> events;
+    std::string line;
+    while (std::getline(in, line)) {
+        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_object()) events.push_back(j);
+    }
+    return events;
+}
 
 struct CliResult {
     int code = -1;

@@ -23,17 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<json> readEvents(const std::string& runDir) {
-    std::ifstream in(runDir + "/events.jsonl");
-    std::vector<json> events;
-    std::string line;
-    while (std::getline(in, line)) {
-        json j = json::parse(line, nullptr, false);
-        if (j.is_object()) events.push_back(j);
-    }
-    return events;
-}
-
 std::vector<json> parseLines(const std::string& text) {
     std::vector<json> out;
     std::istringstream in(text);
