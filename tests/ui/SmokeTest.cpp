@@ -2,12 +2,17 @@
 // platform: no display needed), grabs its window to a PNG and quits; the PNG must not be blank.
 // Also the main window in-process: open a run, the active session, settings persisted.
 #include <QProcess>
+#include <QPushButton>
+#include <QTabWidget>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "AppSettings.h"
+#include "CheckpointBrowserPage.h"
+#include "CheckpointTableModel.h"
+#include "ExplorerPage.h"
 #include "DashboardPage.h"
 #include "MainWindow.h"
 #include "PlotPanel.h"
@@ -92,6 +97,51 @@ private slots:
         QCOMPARE(settings.workspace(), ws);
         QCOMPARE(settings.recentRuns().value(0), QFileInfo(run).absoluteFilePath());
         QVERIFY(!settings.windowGeometry().isEmpty());
+    }
+
+    // The main window's Checkpoints and Explorer tabs: the demo from the welcome page, a real run's
+    // checkpoints in the browser, "open in explorer", and a checkpoint outside any run.
+    void checkpointsAndExplorerTabs() {
+        qputenv("XDG_DATA_HOME", tmp_.filePath("data").toLocal8Bit());
+        qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());
+        const QString ws = tmp_.filePath("ws3");
+        const QString run = ws + "/real";
+        QProcess train;
+        train.start(STREETGAN_TRAINER, {"train", "--run-dir", run, "--preset", "tiny-32", "--data", "synthetic", "--synthetic-images", "16",
+                                        "--steps", "4", "--batch", "8", "--device", "cpu", "--threads", "1", "--loader-threads", "1",
+                                        "--log-every", "1", "--sample-every", "0", "--checkpoint-every", "2"});
+        QVERIFY(train.waitForFinished(60000));
+        QVERIFY2(train.exitCode() == 0, train.readAllStandardError().constData());
+
+        MainWindow w(ws, false);
+        w.show();
+        auto* tabs = w.findChild<QTabWidget*>("mainTabs");
+        QVERIFY(tabs);
+        auto* demo = w.findChild<QPushButton*>("exploreDemoButton");
+        QVERIFY(demo && demo->isVisible());
+        QTest::mouseClick(demo, Qt::LeftButton);
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(w.explorer()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.explorer()->isReady() && !w.explorer()->previewImage().isNull(), 30000);
+        QVERIFY(w.explorer()->checkpoint().endsWith("tiny-32-synthetic.pt"));
+        QCOMPARE(w.explorer()->frameCount(), 48);  // resources/demo/walk.json: 4 keyframes x 12, loop
+
+        w.openLocalRun(run);
+        QTRY_COMPARE_WITH_TIMEOUT(w.checkpoints()->model()->rowCount(), 2, 20000);  // checkpoints at steps 2 and 4
+        const QString first = w.checkpoints()->model()->row(0).info.path;
+        QVERIFY(first.startsWith(run + "/checkpoints/"));
+        w.checkpoints()->openRowInExplorer(0);
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(w.explorer()));
+        QTRY_COMPARE_WITH_TIMEOUT(w.explorer()->checkpoint(), first, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.explorer()->isReady(), 30000);
+
+        // A checkpoint outside any run: a reference row in the browser, and the explorer on it.
+        const QString outside = tmp_.filePath("elsewhere/model.pt");
+        QDir().mkpath(QFileInfo(outside).absolutePath());
+        QVERIFY(QFile::copy(first, outside));
+        w.openCheckpoint(outside);
+        QVERIFY(w.checkpoints()->model()->rowOf(outside) >= 0);
+        QTRY_COMPARE_WITH_TIMEOUT(w.explorer()->checkpoint(), outside, 30000);
+        w.close();
     }
 
     // SSH callbacks run on a worker thread: the question is asked on the GUI thread, the worker
