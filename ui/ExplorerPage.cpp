@@ -931,7 +931,7 @@ ExportDialog* ExplorerPage::showExportDialog() {
     d->setOutputPath(base + ".gif");
     connect(d, &ExportDialog::optionsChosen, this, [this](const QJsonObject& chosen) {
         edit(tr("Export settings"), [&](QJsonObject& s) {
-            for (const char* key : {"size", "frame_delay_ms", "gif_palette", "gif_dithering", "gif_loop_count", "nrow", "padding"})
+            for (const char* key : {"size", "frame_delay_ms", "gif_palette", "gif_dithering", "gif_loop_count", "gif_speed", "upscale", "nrow", "padding"})
                 s[key] = chosen.value(key);
         });
     });

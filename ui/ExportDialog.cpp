@@ -53,7 +53,15 @@ ExportDialog::ExportDialog(const QString& checkpoint, const QJsonObject& session
     size_ = spin(8, 2048, session.value("size").toInt(128), "exportSize");
     size_->setSuffix(tr(" px"));
     size_->setToolTip(tr("Output edge in pixels, upscaled from the model's resolution"));
-    form->addRow(tr("Size"), size_);
+    upscale_ = new QComboBox;
+    upscale_->setObjectName("exportUpscale");
+    upscale_->addItem(tr("nearest (hard pixels)"), "nearest");
+    upscale_->addItem(tr("smooth"), "smooth");
+    upscale_->setCurrentIndex(session.value("upscale").toString() == "smooth" ? 1 : 0);
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(size_);
+    sizeRow->addWidget(upscale_, 1);
+    form->addRow(tr("Size"), sizeRow);
     delay_ = spin(10, 60000, session.value("frame_delay_ms").toInt(80), "exportDelay");
     delay_->setSuffix(tr(" ms"));
     form->addRow(tr("Frame delay"), delay_);
@@ -76,6 +84,9 @@ ExportDialog::ExportDialog(const QString& checkpoint, const QJsonObject& session
     loopCount_ = spin(0, 65535, session.value("gif_loop_count").toInt(0), "exportLoopCount");
     loopCount_->setSpecialValueText(tr("forever"));
     gifForm->addRow(tr("Loops"), loopCount_);
+    speed_ = spin(1, 10, session.value("gif_speed").toInt(8), "exportSpeed");
+    speed_->setToolTip(tr("libimagequant speed: 1 = best palette (slow) … 10 = fastest"));
+    gifForm->addRow(tr("Quantiser speed"), speed_);
     layout->addWidget(gifGroup_);
 
     gridGroup_ = new QGroupBox(tr("PNG grid"));
@@ -186,6 +197,8 @@ QJsonObject ExportDialog::session() const {
     s["gif_palette"] = palette_->currentData().toString();
     s["gif_dithering"] = dithering_->value();
     s["gif_loop_count"] = loopCount_->value();
+    s["gif_speed"] = speed_->value();
+    s["upscale"] = upscale_->currentData().toString();
     s["nrow"] = nrow_->value();
     s["padding"] = padding_->value();
     return s;

@@ -1,7 +1,7 @@
 // Exports the explorer's walk through its own explore worker (a second RenderClient, so the
 // page's view stays live): the format follows the path (.gif, .png = PNG grid, .mp4, a folder =
-// PNG sequence), with the output size, frame delay, GIF palette (global/per-frame), dithering and
-// loop count, and the PNG grid's nrow and padding, all of them session keys (CLI.md). A progress
+// PNG sequence), with the output size and upscaling (the scale), frame delay, GIF palette
+// (global/per-frame), dithering, quantiser speed and loop count, and the PNG grid's nrow and padding, all of them session keys (CLI.md). A progress
 // bar and Cancel; errors are one line in the dialog and the app stays responsive. The worker writes
 // atomically and leaves nothing at the path on error or cancel. Non-blocking: open() it.
 //
@@ -48,6 +48,8 @@ public:
 
     // The option widgets (tests and the page read them).
     QSpinBox* sizeBox() const { return size_; }
+    QComboBox* upscaleBox() const { return upscale_; }
+    QSpinBox* speedBox() const { return speed_; }
     QSpinBox* delayBox() const { return delay_; }
     QComboBox* paletteBox() const { return palette_; }
     QDoubleSpinBox* ditheringBox() const { return dithering_; }
@@ -77,8 +79,8 @@ private:
     bool closeWhenDone_ = false;
     QLineEdit* path_;
     QLabel* format_;
-    QSpinBox *size_, *delay_, *loopCount_, *nrow_, *padding_;
-    QComboBox* palette_;
+    QSpinBox *size_, *delay_, *loopCount_, *nrow_, *padding_, *speed_;
+    QComboBox *palette_, *upscale_;
     QDoubleSpinBox* dithering_;
     QGroupBox *gifGroup_, *gridGroup_;
     QProgressBar* progress_;

@@ -448,6 +448,8 @@ private slots:
         d->ditheringBox()->setValue(0.5);
         d->loopCountBox()->setValue(3);
         d->sizeBox()->setValue(64);
+        d->upscaleBox()->setCurrentIndex(0);  // nearest
+        d->speedBox()->setValue(3);
         QVERIFY(d->startExport());
         QVERIFY(d->isRunning());
         QVERIFY(done.wait(60000));
@@ -463,6 +465,8 @@ private slots:
         QCOMPARE(page_->session().value("gif_dithering").toDouble(), 0.5);
         QCOMPARE(page_->session().value("gif_loop_count").toInt(), 3);
         QCOMPARE(page_->session().value("size").toInt(), 64);
+        QCOMPARE(page_->session().value("upscale").toString(), QString("nearest"));
+        QCOMPARE(page_->session().value("gif_speed").toInt(), 3);
         QCOMPARE(page_->undoStack()->count(), 1);
 
         done.clear();
