@@ -24,6 +24,16 @@ KeyframeList::KeyframeList(QWidget* parent) : QWidget(parent) {
     list_->setSelectionMode(QAbstractItemView::SingleSelection);
     list_->setMinimumHeight(120);
     list_->setIconSize(QSize(kThumbPx, kThumbPx));
+    // Drag and drop reorders too. The list widget moves its row itself; the request goes to the
+    // page queued (not from inside the drop), and the page's setKeyframes() rebuilds the rows
+    // from the edited session, so the list never disagrees with the session or the undo stack.
+    list_->setDragDropMode(QAbstractItemView::InternalMove);
+    list_->setDefaultDropAction(Qt::MoveAction);
+    connect(list_->model(), &QAbstractItemModel::rowsMoved, this, [this](const QModelIndex&, int start, int, const QModelIndex&, int dest) {
+        const int to = dest > start ? dest - 1 : dest;
+        if (to == start) return;
+        QMetaObject::invokeMethod(this, [this, start, to] { emit moveRequested(start, to - start); }, Qt::QueuedConnection);
+    });
     layout->addWidget(list_, 1);
 
     auto* addRow = new QHBoxLayout;

@@ -1,6 +1,6 @@
 // The explorer's keyframe panel: the session's keyframes ("seed 2", "z: 64 values") with buttons
-// to add one from a seed, at random or from a seed grid, and to move up/down, duplicate and delete
-// the selected one. It edits nothing itself: every button emits a request that ExplorerPage turns
+// to add one from a seed, at random or from a seed grid, and to move up/down (or drag and drop),
+// duplicate and delete the selected one. It edits nothing itself: every button emits a request that ExplorerPage turns
 // into one undoable session edit, and the page calls setKeyframes() with the result.
 //
 // Thread contract: GUI thread.

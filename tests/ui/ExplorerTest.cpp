@@ -179,6 +179,16 @@ private slots:
         QCOMPARE(page_->selectedKeyframe(), 1);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeUp"), Qt::LeftButton);
         QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
+        // Drag and drop: the list widget moves the row (as its InternalMove drop does), the page
+        // turns that into one undoable edit.
+        const int undoBefore = page_->undoStack()->count();
+        QVERIFY(list->list()->model()->moveRow(QModelIndex(), 0, QModelIndex(), 3));
+        QTRY_COMPARE(seeds(*page_), (QList<qint64>{20, 28, 2, 46}));
+        QCOMPARE(page_->selectedKeyframe(), 2);
+        QCOMPARE(page_->undoStack()->count(), undoBefore + 1);
+        page_->undoStack()->undo();
+        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
+        QCOMPARE(list->list()->item(0)->text(), QString("1. seed 2"));
         list->select(3);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeDuplicate"), Qt::LeftButton);
         QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46, 46}));
