@@ -45,12 +45,17 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
     cancelParzenButton_ = new QPushButton(tr("Cancel Parzen"));
     cancelParzenButton_->setEnabled(false);
     explorerButton_ = new QPushButton(tr("Open in explorer"));
+    downloadAllButton_ = new QPushButton(tr("Download all"));
+    downloadAllButton_->setObjectName("downloadAllButton");
+    downloadAllButton_->setToolTip(tr("Download every checkpoint of the remote run that is not on this computer yet (cached)"));
+    downloadAllButton_->setVisible(false);  // remote runs only
     auto* addButton = new QPushButton(tr("Add checkpoint…"));
     addButton->setToolTip(tr("Add a checkpoint file (a reference Python checkpoint too); .pt/.pth files can also be dropped here"));
     auto* refreshButton = new QPushButton(tr("Refresh"));
     tools->addWidget(parzenButton_);
     tools->addWidget(cancelParzenButton_);
     tools->addWidget(explorerButton_);
+    tools->addWidget(downloadAllButton_);
     tools->addStretch(1);
     tools->addWidget(addButton);
     tools->addWidget(refreshButton);
@@ -92,6 +97,7 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
         computeParzen(rows);
     });
     connect(cancelParzenButton_, &QPushButton::clicked, this, [this] { cancelParzen(); });
+    connect(downloadAllButton_, &QPushButton::clicked, this, [this] { downloadAll(); });
     connect(explorerButton_, &QPushButton::clicked, this, [this] {
         const QList<int> rows = selectedRows();
         if (!rows.isEmpty()) openRowInExplorer(rows.front());
@@ -217,6 +223,7 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
         fetcher_ = nullptr;
     }
     applyRows({});
+    downloadAllButton_->setVisible(session && session->isRemote());
     if (!session) {
         setStatus(tr("No run selected. Drop a .pt checkpoint here to browse it."));
         return;
@@ -455,6 +462,10 @@ void CheckpointBrowserPage::download(int row) {
     setStatus(tr("Downloading %1…").arg(r.info.name()));
     const QString remote = r.info.path;
     QMetaObject::invokeMethod(fetcher_, [f = fetcher_, job, remote] { f->fetch(job, remote); });
+}
+
+void CheckpointBrowserPage::downloadAll() {
+    for (int r = 0; r < model_->rowCount(); ++r) download(r);  // local and already local rows: no-ops
 }
 
 QStringList CheckpointBrowserPage::checkpointFiles(const QMimeData* mime) {

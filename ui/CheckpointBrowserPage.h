@@ -61,6 +61,9 @@ public:
     void openRowInExplorer(int row);
     /// Downloads a remote row's checkpoint (no-op for local rows).
     void download(int row);
+    /// Downloads every remote checkpoint not on this machine yet (the evolution view and side by
+    /// side offer a checkpoint once it is local).
+    void downloadAll();
 
     CheckpointTableModel* model() const { return model_; }
     QTableView* table() const { return table_; }
@@ -105,6 +108,7 @@ private:
     QPushButton* parzenButton_;
     QPushButton* cancelParzenButton_;
     QPushButton* explorerButton_;
+    QPushButton* downloadAllButton_;
 
     CheckpointCatalog catalog_;      ///< local run: what was read so far
     qint64 eventsOffset_ = 0;        ///< local run: events.jsonl read up to here

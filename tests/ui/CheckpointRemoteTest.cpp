@@ -1,8 +1,10 @@
 // The checkpoint browser on a remote run, through a real OpenSSH server (tests/remote/SshdFixture):
 // the run's checkpoints are listed over SFTP with the steps and losses of the attach stream; a
 // checkpoint is downloaded on demand (progress shown) into the remote cache, byte for byte, and
-// then rendered; Parzen on a remote row downloads it first.
+// then rendered; Parzen on a remote row downloads it first; "Download all" fetches the rest and the
+// evolution view then plays every checkpoint.
 #include <QCryptographicHash>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -10,6 +12,7 @@
 #include "../remote/SshdFixture.h"
 #include "CheckpointBrowserPage.h"
 #include "CheckpointTableModel.h"
+#include "EvolutionPanel.h"
 #include "ParzenRunner.h"
 #include "RemoteHost.h"
 #include "RunSession.h"
@@ -103,6 +106,26 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(open.count(), 1, 30000);
         QCOMPARE(open.at(0).at(0).toString(), m->row(1).localPath);
         QVERIFY(QFileInfo(m->row(1).localPath).isFile());
+
+        // Download all, on a fresh page with an empty cache: every row becomes local, and the
+        // evolution view renders one grid per checkpoint.
+        QVERIFY(QDir(tmp_.filePath("cache/streetgan/remote")).removeRecursively());
+        CheckpointBrowserPage fresh(nullptr, STREETGAN_TRAINER, tmp_.filePath("parzen.json"));
+        fresh.show();
+        fresh.setSession(&session, ssh);
+        QTRY_VERIFY_WITH_TIMEOUT(fresh.model()->rowCount() == 3, 60000);
+        for (int r = 0; r < 3; ++r) QVERIFY(fresh.model()->row(r).localPath.isEmpty());
+        auto* all = fresh.findChild<QPushButton*>("downloadAllButton");
+        QVERIFY(all && all->isVisible());
+        QTest::mouseClick(all, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!fresh.model()->row(0).localPath.isEmpty() && !fresh.model()->row(1).localPath.isEmpty() &&
+                                     !fresh.model()->row(2).localPath.isEmpty(),
+                                 60000);
+        for (int r = 0; r < 3; ++r) QCOMPARE(sha(fresh.model()->row(r).localPath), sha(fresh.model()->row(r).info.path));
+        QSignalSpy frames(fresh.evolution(), &EvolutionPanel::framesReady);
+        fresh.evolution()->render();
+        QVERIFY(frames.wait(30000));
+        QCOMPARE(frames.first().at(0).toInt(), 3);
         session.stop();
     }
 };
