@@ -46,12 +46,8 @@ private slots:
         QFile::copy(tmp_.filePath("id_user.pub"), tmp_.filePath("authorized_keys"));
         sshd_ = std::make_unique<SshdFixture>(tmp_.filePath("sshd").toStdString(), tmp_.filePath("authorized_keys").toStdString());
         QFile(tmp_.filePath("known_hosts")).open(QIODevice::WriteOnly);
-        QProcess train;
-        train.start(STREETGAN_TRAINER, {"train", "--run-dir", tmp_.filePath("remote-runs/r1"), "--preset", "tiny-32", "--data", "synthetic",
-                                        "--synthetic-images", "32", "--steps", "12", "--batch", "8", "--device", "cpu", "--threads", "1",
-                                        "--loader-threads", "1", "--log-every", "2", "--sample-every", "0", "--checkpoint-every", "4"});
-        QVERIFY(train.waitForFinished(60000));
-        QCOMPARE(train.exitCode(), 0);
+        const QString trained = streetgan::test::trainTinyRun(STREETGAN_TRAINER, tmp_.filePath("remote-runs/r1"), 12, 4);
+        QVERIFY2(trained.isEmpty(), qPrintable(trained));
     }
     void cleanupTestCase() { sshd_.reset(); }
 
