@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds, and starts StreetGAN on its embedded default: the desktop app,
 # whose first start preselects the built-in synthetic street scenes (one click starts a tiny CPU
-# run with live curves). Without a display (no DISPLAY / WAYLAND_DISPLAY, e.g. over plain SSH) it
+# run with live curves) and offers the embedded demo model in the latent explorer (--explore
+# starts there). Without a display (no DISPLAY / WAYLAND_DISPLAY, e.g. over plain SSH) it
 # starts that demo run headless instead, printing its progress, into RUN_DIR.
 # Usage: packaging/start.sh [streetgan flags, e.g. --open-run DIR]
 set -euo pipefail
