@@ -717,6 +717,8 @@ void ExplorerPage::applySession(const QJsonObject& session) {
     emit sessionChanged();
 }
 
+// CLI.md's rule, the same as core's LatentSession::frameCount (the app does not link core's LibTorch
+// code); the scrubber needs it synchronously, and test_ui_explorer checks it against the worker's.
 int ExplorerPage::frameCount() const {
     const int k = static_cast<int>(session_.value("keyframes").toArray().size());
     const int f = session_.value("frames_per_segment").toInt(8);
