@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "DashboardPage.h"
-#include "PlotPanel.h"
-#include "RunSession.h"
+#include "dashboard/DashboardPage.h"
+#include "dashboard/PlotPanel.h"
+#include "runs/RunSession.h"
 
 using namespace streetgan::ui;
 

@@ -19,7 +19,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "RenderClient.h"
+#include "common/RenderClient.h"
 
 using namespace streetgan::ui;
 

@@ -21,16 +21,16 @@
 
 #include <torch/torch.h>
 
-#include "export/FrameRenderer.h"
-#include "export/GifWriter.h"
-#include "export/PngSequenceWriter.h"
-#include "latent/LatentPath.h"
-#include "latent/LatentSeed.h"
-#include "model/Presets.h"
-#include "model/WeightInit.h"
-#include "train/Checkpoint.h"
-#include "train/ModelLoader.h"
-#include "util/AtomicFile.h"
+#include "ml/export/FrameRenderer.h"
+#include "ml/export/GifWriter.h"
+#include "ml/export/PngSequenceWriter.h"
+#include "ml/latent/LatentPath.h"
+#include "ml/latent/LatentSeed.h"
+#include "base/model/Presets.h"
+#include "ml/model/WeightInit.h"
+#include "ml/checkpoint/Checkpoint.h"
+#include "ml/checkpoint/ModelLoader.h"
+#include "base/util/AtomicFile.h"
 
 using namespace streetgan;
 using Clock = std::chrono::steady_clock;

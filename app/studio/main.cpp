@@ -1,0 +1,47 @@
+// streetgan: the desktop app. Starts the main window (optionally on a run or a checkpoint); all
+// the work lives in ui/ (MainWindow and its pages, panels and workers).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+#include <QTimer>
+
+#include "app/MainWindow.h"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("StreetGAN");
+    QApplication::setApplicationName("StreetGAN Studio");
+    QApplication::setApplicationVersion(STREETGAN_VERSION);
+    QApplication::setWindowIcon(QIcon(":/streetgan/streetgan.svg"));
+    QCommandLineParser cli;
+    cli.setApplicationDescription("StreetGAN Studio: start training runs here or on a GPU box and watch them live.");
+    cli.addHelpOption();
+    cli.addVersionOption();
+    const QCommandLineOption openRun("open-run", "Start on this run directory (repeat to overlay runs).", "DIR");
+    const QCommandLineOption openCheckpoint("open-checkpoint", "Start on this checkpoint in the latent explorer (and open the run that holds it).", "CK");
+    const QCommandLineOption openSession("open-session", "Start on this latent-walk session (JSON, CLI.md) in the explorer.", "FILE");
+    const QCommandLineOption explore("explore", "Start in the latent explorer on the embedded demo model.");
+    const QCommandLineOption workspace("workspace", "Folder of local runs (remembered).", "DIR");
+    const QCommandLineOption screenshot("screenshot", "Grab the window to FILE.png after --delay ms, then quit.", "FILE");
+    const QCommandLineOption delay("delay", "Milliseconds before --screenshot (default 3000).", "MS", "3000");
+    cli.addOptions({openRun, openCheckpoint, openSession, explore, workspace, screenshot, delay});
+    cli.process(app);
+
+    const bool startOnRun = cli.isSet(openRun) || cli.isSet(openCheckpoint) || cli.isSet(openSession) || cli.isSet(explore);
+    streetgan::ui::MainWindow window(cli.value(workspace), !startOnRun && !cli.isSet(screenshot));
+    window.show();
+    for (const QString& run : cli.values(openRun)) window.openLocalRun(run);  // several: overlaid
+    if (cli.isSet(openCheckpoint)) window.openCheckpoint(cli.value(openCheckpoint));
+    if (cli.isSet(openSession)) {
+        window.openSession(cli.value(openSession));
+    } else if (cli.isSet(explore)) {
+        window.showExplorer();
+    }
+    if (cli.isSet(screenshot)) {
+        QTimer::singleShot(cli.value(delay).toInt(), &window, [&] {
+            const bool ok = window.grab().save(cli.value(screenshot));
+            QApplication::exit(ok ? 0 : 1);
+        });
+    }
+    return QApplication::exec();
+}

@@ -1,0 +1,155 @@
+#include "trainer/BenchCommand.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <atomic>
+#include <fstream>
+#include <opencv2/imgcodecs.hpp>
+#include <thread>
+
+#include "ml/data/BatchLoader.h"
+#include "ml/data/DataSources.h"
+#include "base/dataset/DatasetIndex.h"
+#include "ml/data/SyntheticSource.h"
+#include "base/model/Presets.h"
+#include "ml/train/TrainStep.h"
+#include "ml/train/Trainer.h"
+
+namespace streetgan {
+
+CLI::App* BenchCommand::setup(CLI::App& parent) {
+    auto* bench = parent.add_subcommand("bench", "Benchmarks (figures, never pass/fail)");
+    bench->require_subcommand(1);
+    train_ = bench->add_subcommand("train", "Images/s of the reference training step");
+    train_->add_option("--preset", preset_, "Model preset");
+    train_->add_option("--batch", batch_, "Batch size")->check(CLI::Range(int64_t{1}, int64_t{65536}));
+    train_->add_option("--threads", threads_, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
+    train_->add_option("--steps", steps_, "Timed steps")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+    train_->add_option("--warmup", warmup_, "Untimed steps first")->check(CLI::Range(int64_t{0}, int64_t{1000000}));
+    train_->add_option("--device", device_, "cpu | cuda | auto");
+    train_->add_option("--amp", amp_, "off | bf16 | fp16")->check(CLI::IsMember({"off", "bf16", "fp16"}));
+    train_->add_flag("--channels-last,!--no-channels-last", channelsLast_, "NHWC memory format (default on, as in training)");
+    train_->add_flag("--json", json_, "One JSON document on stdout");
+    loader_ = bench->add_subcommand("loader", "Augmented images/s through the training loader (reference augmentation)");
+    loader_->add_option("--data", data_, "synthetic or a folder of photos");
+    loader_->add_option("--size", size_, "Image side in pixels")->check(CLI::IsMember({32, 64, 128, 256}));
+    loader_->add_option("--threads", loaderThreads_, "Loader threads")->check(CLI::Range(1, 256));
+    loader_->add_option("--batch", batch_, "Batch size")->check(CLI::Range(int64_t{1}, int64_t{65536}));
+    loader_->add_option("--seconds", seconds_, "Measuring time")->check(CLI::Range(0.1, 3600.0));
+    loader_->add_flag("--decode-only", decodeOnly_, "Bare IMREAD_REDUCED_COLOR_4 decodes of the same files (the ceiling)");
+    loader_->add_flag("--json", json_, "One JSON document on stdout");
+    return bench;
+}
+
+int BenchCommand::execute() {
+    if (loader_->parsed()) return decodeOnly_ ? decodeCeiling() : loader();
+    return train();
+}
+
+namespace {
+
+void report(bool json, const nlohmann::json& j, const std::string& text) {
+    if (json) std::cout << j.dump() << "\n";
+    else std::cout << text << "\n";
+}
+
+}  // namespace
+
+int BenchCommand::loader() {
+    TrainConfig cfg;
+    cfg.model.imgSize = size_;
+    cfg.batch = batch_;
+    auto source = DataSources::open(data_, cfg);
+    LoaderOptions lo;
+    lo.batch = batch_;
+    lo.imgSize = size_;
+    lo.nz = cfg.model.nz;
+    lo.threads = loaderThreads_;
+    lo.prefetch = 2 * loaderThreads_ + 2;
+    BatchLoader loader(source, lo);
+    loader.start(0);
+    for (int i = 0; i < loaderThreads_; ++i) loader.next();  // warm-up: threads started, caches touched
+    int64_t images = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    double s = 0;
+    while ((s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) < seconds_) images += loader.next().real.size(0);
+    loader.stop();
+    const double ips = static_cast<double>(images) / s;
+    report(json_, {{"images_per_s", ips}, {"threads", loaderThreads_}, {"size", size_}, {"source", source->describe()}, {"batch", batch_}, {"seconds", s}},
+           std::to_string(ips) + " images/s (" + std::to_string(loaderThreads_) + " threads, " + std::to_string(size_) + " px) from " + source->describe());
+    return 0;
+}
+
+int BenchCommand::decodeCeiling() {
+    const DatasetIndex index = DatasetIndex::scanFolder(data_, IndexOptions{});
+    index.requireNonEmpty(data_);
+    std::atomic<int64_t> decoded{0};
+    std::atomic<bool> done{false};
+    std::vector<std::thread> workers;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int t = 0; t < loaderThreads_; ++t) {
+        workers.emplace_back([&, t] {
+            for (int64_t i = t; !done.load(); i += loaderThreads_) {
+                const auto& e = index.entries()[static_cast<size_t>(i % index.size())];
+                std::ifstream in(data_ + "/" + e.path, std::ios::binary);
+                std::vector<uchar> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                if (!cv::imdecode(bytes, cv::IMREAD_REDUCED_COLOR_4).empty()) ++decoded;
+            }
+        });
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds_));
+    done = true;
+    for (auto& w : workers) w.join();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double ips = static_cast<double>(decoded.load()) / s;
+    report(json_, {{"images_per_s", ips}, {"threads", loaderThreads_}, {"size", size_}, {"source", data_}, {"decode_only", true}, {"seconds", s}},
+           std::to_string(ips) + " IMREAD_REDUCED_COLOR_4 decodes/s (" + std::to_string(loaderThreads_) + " threads)");
+    return 0;
+}
+
+int BenchCommand::train() {
+    TrainConfig cfg;
+    cfg.model = Presets::get(preset_);
+    cfg.batch = batch_;
+    cfg.amp = amp_;
+    cfg.channelsLast = channelsLast_;
+    cfg.validate();
+    if (threads_ > 0) {
+        torch::set_num_threads(threads_);
+    }
+    const torch::Device device = Trainer::selectDevice(device_);
+    torch::manual_seed(0);
+    TrainStep step(cfg, device);
+    LoaderOptions lo;
+    lo.batch = batch_;
+    lo.imgSize = static_cast<int>(cfg.model.imgSize);
+    lo.nz = cfg.model.nz;
+    Batch batch = BatchLoader(std::make_shared<SyntheticSource>(0, batch_), lo).make(0);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    auto run = [&](int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+            batch.noise = torch::randn({batch_, cfg.model.nz, 1, 1}, gen);  // fresh noise per step, as in training
+            step.step(batch);
+        }
+        step.drain();  // one host synchronisation at the end
+    };
+    run(warmup_);
+    const auto t0 = std::chrono::steady_clock::now();
+    run(steps_);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double ips = static_cast<double>(steps_ * batch_) / s;
+    nlohmann::json j = {{"preset", preset_}, {"batch", batch_}, {"threads", torch::get_num_threads()}, {"steps", steps_}, {"warmup", warmup_},
+                        {"device", device.str()}, {"amp", amp_}, {"channels_last", channelsLast_}, {"seconds", s}, {"images_per_s", ips}};
+    if (json_) std::cout << j.dump() << "\n";
+    else std::printf("%s batch %lld, %d threads, %s: %.1f images/s (%lld steps in %.2f s)\n", preset_.c_str(), static_cast<long long>(batch_),
+                     torch::get_num_threads(), device.str().c_str(), ips, static_cast<long long>(steps_), s);
+    return 0;
+}
+
+}  // namespace streetgan

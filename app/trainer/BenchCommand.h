@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "trainer/Command.h"
+
+namespace streetgan {
+
+/// bench loader --data SPEC [--size 64] [--threads N] [--seconds S] [--decode-only] [--json]:
+/// augmented batches per second from a data source through the training loader; --decode-only
+/// measures the bare IMREAD_REDUCED_COLOR_4 decode ceiling on the same files.
+/// bench train --preset P --batch B --threads T --steps N [--warmup W] [--json]: images/s of the
+/// reference training step on a fixed batch with fresh noise each step (bench/ compares it with
+/// PyTorch Python). Timing is measured, never asserted.
+class BenchCommand : public Command {
+public:
+    CLI::App* setup(CLI::App& parent) override;
+    int execute() override;
+
+private:
+    int train();
+    int loader();
+    int decodeCeiling();
+
+    CLI::App* train_ = nullptr;
+    CLI::App* loader_ = nullptr;
+    std::string data_ = "synthetic";
+    int size_ = 64, loaderThreads_ = 1;
+    double seconds_ = 5;
+    bool decodeOnly_ = false;
+    std::string preset_ = "naive-64", device_ = "cpu", amp_ = "off";
+    int64_t batch_ = 128, steps_ = 10, warmup_ = 2;
+    int threads_ = 0;
+    bool json_ = false;
+    bool channelsLast_ = true;
+};
+
+}  // namespace streetgan

@@ -1,0 +1,48 @@
+#include "trainer/ControlCommand.h"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "base/daemon/ControlSocket.h"
+#include "base/daemon/TrainControl.h"
+#include "base/util/Errors.h"
+
+namespace streetgan {
+
+CLI::App* ControlCommand::setup(CLI::App& parent) {
+    auto* a = parent.add_subcommand("control", "Send a command to a running trainer: pause, resume, stop, checkpoint-now, sample-now, set-lr VALUE");
+    a->add_option("run", runDir_, "Run directory")->required();
+    a->add_option("command", cmd_, "pause | resume | stop | checkpoint-now | sample-now | set-lr")
+        ->required()
+        ->check(CLI::IsMember(TrainControl::commands()));
+    a->add_option("value", value_, "set-lr: the new learning rate");
+    return a;
+}
+
+int ControlCommand::execute() {
+    nlohmann::json request = {{"cmd", cmd_}};
+    if (cmd_ == "set-lr") {
+        double lr = 0;
+        size_t used = 0;
+        try {
+            lr = std::stod(value_, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (value_.empty() || used != value_.size() || !std::isfinite(lr))
+            throw ConfigError("set-lr needs a learning rate, e.g. `control RUN set-lr 0.0001` (got '" + value_ + "')");
+        request["value"] = lr;
+    } else if (!value_.empty()) {
+        throw ConfigError("'" + cmd_ + "' takes no value (got '" + value_ + "')");
+    }
+    const nlohmann::json reply = ControlSocket::request(ControlSocket::pathIn(runDir_), request);
+    std::cout << reply.dump() << std::endl;
+    if (reply.value("ok", false)) return 0;
+    std::cerr << "streetgan-trainer: the trainer refused '" << cmd_ << "': " << reply.value("error", std::string("no reason given")) << "\n";
+    return static_cast<int>(ExitCode::Config);
+}
+
+}  // namespace streetgan

@@ -1,0 +1,164 @@
+#include "trainer/DataCommand.h"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <set>
+
+#include "ml/data/DataSources.h"
+#include "ml/data/PackedCacheSource.h"
+#include "ml/data/PackedCacheWriter.h"
+#include "base/dataset/ArchiveReader.h"
+#include "ml/data/PhotoSource.h"
+#include "ml/data/SyntheticStreets.h"
+#include "base/util/AtomicFile.h"
+#include "base/dataset/DatasetIndex.h"
+#include "base/util/Errors.h"
+
+namespace streetgan {
+
+CLI::App* DataCommand::setup(CLI::App& parent) {
+    auto* data = parent.add_subcommand("data", "Inspect data sources");
+    data->require_subcommand(1);
+    stats_ = data->add_subcommand("stats", "Images, skipped files by reason, cities and sequences of a data source");
+    stats_->add_option("spec", spec_, "synthetic or a folder of photos")->required();
+    stats_->add_option("--cities", cfg_.cities, "Keep only these cities")->delimiter(',');
+    stats_->add_option("--exclude-cities", cfg_.excludeCities, "Drop these cities")->delimiter(',');
+    stats_->add_option("--max-per-sequence", cfg_.maxPerSequence, "Cap of training images per sequence")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+    stats_->add_option("--validation-percent", cfg_.validationPercent, "Held-out share by key hash")->check(CLI::Range(0.0, 99.0));
+    stats_->add_flag("--json", json_, "One JSON document on stdout");
+    synth_ = data->add_subcommand("synth", "Write synthetic street scenes as JPEG files (MSLS-like 640x480 by default)");
+    synth_->add_option("--count", count_, "Scenes")->check(CLI::Range(int64_t{1}, int64_t{10000000}));
+    synth_->add_option("--out", out_, "Output folder (scenes go to OUT/synthetic/<index>.jpg)")->required();
+    synth_->add_option("--width", width_, "Width in pixels")->check(CLI::Range(16, 2048));
+    synth_->add_option("--height", height_, "Height in pixels")->check(CLI::Range(16, 2048));
+    synth_->add_option("--quality", quality_, "JPEG quality")->check(CLI::Range(1, 100));
+    synth_->add_option("--seed", seed_, "Seed of the scenes");
+    pack_ = data->add_subcommand("pack", "Pre-crop and pre-scale a folder of photos into a packed shard cache (resumable)");
+    pack_->add_option("spec", spec_, "Folder of photos")->required();
+    pack_->add_option("--size", size_, "Image side the cache serves")->required()->check(CLI::IsMember({32, 64, 128, 256}));
+    pack_->add_option("--out", out_, "Cache folder")->required();
+    pack_->add_option("--crop-factor", cfg_.cropFactor, "Centre crop side = factor x size source pixels")->check(CLI::Range(0.01, 64.0));
+    pack_->add_option("--max-shift", cfg_.maxShift, "Largest horizontal shift the cache keeps room for")->check(CLI::Range(0.0, 1.0));
+    pack_->add_option("--cities", cfg_.cities, "Keep only these cities")->delimiter(',');
+    pack_->add_option("--exclude-cities", cfg_.excludeCities, "Drop these cities")->delimiter(',');
+    pack_->add_option("--max-per-sequence", cfg_.maxPerSequence, "Cap of images per sequence")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+    verify_ = data->add_subcommand("verify", "Check a packed cache's shards (CRC32C) and index");
+    verify_->add_option("dir", spec_, "Cache folder")->required();
+    return data;
+}
+
+int DataCommand::execute() {
+    if (synth_->parsed()) return synth();
+    if (pack_->parsed()) return pack();
+    if (verify_->parsed()) return verify();
+    return stats();
+}
+
+namespace {
+std::atomic<bool> gCancel{false};
+void onSignal(int) { gCancel.store(true); }
+}  // namespace
+
+int DataCommand::pack() {
+    cfg_.model.imgSize = size_;
+    const DatasetIndex index = DatasetIndex::scanFolder(spec_, DataSources::indexOptions(cfg_));
+    index.requireNonEmpty(spec_);
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    int64_t lastShown = -1;
+    auto progress = [&](int64_t done, int64_t total) {
+        const int64_t pct = total > 0 ? done * 100 / total : 100;
+        if (tty) {
+            if (pct != lastShown) std::fprintf(stderr, "\r\033[Kpacking %lld/%lld images %3lld%%", static_cast<long long>(done), static_cast<long long>(total), static_cast<long long>(pct));
+        } else if (pct / 10 != lastShown / 10) {
+            std::printf("packing %lld/%lld images\n", static_cast<long long>(done), static_cast<long long>(total));
+            std::fflush(stdout);
+        }
+        lastShown = pct;
+    };
+    gCancel = false;
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    const auto summary = PackedCacheWriter::pack(index, PackedCacheWriter::folderReader(spec_), out_, DataSources::augmentParams(cfg_), progress, &gCancel);
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    if (!summary.complete) {
+        std::cerr << "streetgan-trainer: packing interrupted after " << summary.images << " images: run the same command again to resume\n";
+        return static_cast<int>(ExitCode::Interrupted);
+    }
+    int64_t skipped = 0;
+    for (const auto& [k, v] : summary.skipped) skipped += v;
+    std::cout << out_ << ": " << summary.images << " images in " << summary.shards << " shards, " << skipped << " skipped"
+              << (summary.alreadyComplete ? " (already complete)" : "") << "\n";
+    return 0;
+}
+
+int DataCommand::verify() {
+    PackedCacheSource::verify(spec_);
+    PackedCacheSource cache(spec_);
+    std::cout << spec_ << ": ok, " << cache.size() << " images\n";
+    return 0;
+}
+
+int DataCommand::synth() {
+    const std::string dir = out_ + "/synthetic";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw IoError("cannot create '" + dir + "': " + ec.message());
+    SyntheticStreets streets(seed_);
+    std::vector<uint8_t> rgb;
+    for (int64_t i = 0; i < count_; ++i) {
+        rgb = streets.render(static_cast<uint64_t>(i), width_, height_);
+        cv::Mat img(height_, width_, CV_8UC3, rgb.data()), bgr;
+        cv::cvtColor(img, bgr, cv::COLOR_RGB2BGR);
+        std::vector<uchar> jpg;
+        cv::imencode(".jpg", bgr, jpg, {cv::IMWRITE_JPEG_QUALITY, quality_});
+        AtomicFile::write(dir + "/" + std::to_string(i) + ".jpg", jpg.data(), jpg.size());
+    }
+    std::cout << dir << "\n";
+    return 0;
+}
+
+int DataCommand::stats() {
+    nlohmann::json stats;
+    if (spec_ == "synthetic") {
+        stats = {{"images", cfg_.syntheticImages}, {"skipped", 0}, {"skipped_reasons", nlohmann::json::object()},
+                 {"cities", {{"synthetic", cfg_.syntheticImages}}}, {"sequences", 0}};
+    } else {
+        std::error_code ec;
+        if (!std::filesystem::exists(spec_, ec)) throw DataError("data source '" + spec_ + "' does not exist: give a folder, an archive or 'synthetic'");
+        IndexOptions o = DataSources::indexOptions(cfg_);
+        o.split = IndexOptions::Split::All;  // stats describe the whole selection; "split" says how it divides
+        if (std::filesystem::exists(spec_ + "/index.json", ec) && std::filesystem::exists(spec_ + "/shard_00000.bin", ec)) {
+            const PackedCacheSource cache(spec_);  // what a run from this cache trains on
+            std::map<std::string, int64_t> cities;
+            std::set<std::pair<std::string, std::string>> sequences;
+            for (const auto& r : cache.records()) {
+                ++cities[r.city];
+                if (!r.sequence.empty()) sequences.emplace(r.city, r.sequence);
+            }
+            int64_t skipped = 0;
+            for (const auto& [k, v] : cache.skipped()) skipped += v;
+            stats = {{"images", cache.size()}, {"skipped", skipped}, {"skipped_reasons", cache.skipped()}, {"cities", cities},
+                     {"sequences", sequences.size()}, {"packed_size", cache.params().size}};
+        } else if (std::filesystem::is_directory(spec_, ec)) {
+            stats = DatasetIndex::scanFolder(spec_, o).stats();
+        } else {
+            stats = PhotoSource::archiveIndex(ArchiveReader(spec_), o).stats();
+        }
+    }
+    if (json_) std::cout << stats.dump() << "\n";
+    else std::cout << (spec_ == "synthetic" ? stats.dump(2) + "\n" : DatasetIndex::formatStatsTable(stats));
+    return 0;
+}
+
+}  // namespace streetgan

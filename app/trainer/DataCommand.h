@@ -1,0 +1,38 @@
+#pragma once
+
+#include <string>
+
+#include "trainer/Command.h"
+#include "base/run/TrainConfig.h"
+
+namespace streetgan {
+
+/// data stats SPEC [--json]: images, skipped (by reason), cities with counts and shares, sequences.
+/// data synth --count N --out DIR [--width 640 --height 480]: the synthetic scenes as JPEG files
+/// (an MSLS-like folder for trying folder training and for the loader benchmark).
+/// data pack SPEC --size PX --out DIR: the packed shard cache (resumable); data verify DIR.
+class DataCommand : public Command {
+public:
+    CLI::App* setup(CLI::App& parent) override;
+    int execute() override;
+
+private:
+    int stats();
+    int synth();
+    int pack();
+    int verify();
+
+    CLI::App* stats_ = nullptr;
+    CLI::App* synth_ = nullptr;
+    CLI::App* pack_ = nullptr;
+    CLI::App* verify_ = nullptr;
+    int size_ = 64;
+    std::string spec_, out_;
+    int64_t count_ = 1000;
+    int width_ = 640, height_ = 480, quality_ = 90;
+    uint64_t seed_ = 0;
+    bool json_ = false;
+    TrainConfig cfg_;  // selection flags (cities, cap, split) share the train command's meaning
+};
+
+}  // namespace streetgan

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "trainer/Command.h"
+
+namespace CLI {
+class Option;
+}
+
+namespace streetgan {
+
+/// eval --checkpoint CK --data SPEC [--metric parzen|fid|kid|pr[,...]] [--features MODEL.pt]
+///      [--samples N] [--json]
+/// parzen (the default): the reference's Parzen-window log-likelihood of held-out real images
+/// (never seen in training) under generated samples.
+/// fid, kid, pr: FID, KID and precision/recall (eval/FeatureMetrics) of N generated images against
+/// the run's real images (training selection, no shift/flip/noise), in the feature space of a
+/// TorchScript model the user supplies; without --features they are reported unavailable with the
+/// reason (JSON null + "<metric>_unavailable"), exit code 0. Real features are cached
+/// (--cache-dir, $STREETGAN_FID_CACHE, ~/.cache/streetgan/fid).
+/// JSON: parzen alone keeps its original document; any other selection adds the FeatureMetrics
+/// fields (fid, kid, kid_std, precision, recall, features, samples, real_samples, ...) and
+/// "metric" lists the metrics asked for, comma-separated.
+class EvalCommand : public Command {
+public:
+    CLI::App* setup(CLI::App& parent) override;
+    int execute() override;
+
+private:
+    std::string checkpoint_, data_ = "synthetic", device_ = "cpu";
+    CLI::Option* dataOption_ = nullptr;  // not given: the data the checkpoint was trained on
+    std::string metric_ = "parzen", features_, cacheDir_;
+    int64_t samples_ = 10000, validation_ = 1000, test_ = 1000, realSamples_ = 0;
+    int64_t kidSubsets_ = 100, kidSubsetSize_ = 1000, prK_ = 3;
+    uint64_t seed_ = 0;
+    int batch_ = 100, featureBatch_ = 50;
+    bool json_ = false, noCache_ = false;
+};
+
+}  // namespace streetgan

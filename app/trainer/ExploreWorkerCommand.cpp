@@ -1,0 +1,29 @@
+#include "trainer/ExploreWorkerCommand.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include "ml/explore/ExploreWorker.h"
+
+namespace streetgan {
+
+CLI::App* ExploreWorkerCommand::setup(CLI::App& parent) {
+    auto* a = parent.add_subcommand("explore-worker", "Serve the app's rendering requests on stdin/stdout (docs/explore-worker.md)");
+    a->add_option("--device", device_, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    a->add_option("--threads", threads_, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
+    return a;
+}
+
+int ExploreWorkerCommand::execute() {
+    // A client that went away must end the worker through a failed write, not a signal.
+    ::signal(SIGPIPE, SIG_IGN);
+    ExploreWorker::Options o;
+    o.device = device_;
+    o.threads = threads_;
+    ExploreWorker worker(STDIN_FILENO, STDOUT_FILENO, o);
+    return worker.run();
+}
+
+}  // namespace streetgan

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+
+#include "trainer/Command.h"
+
+namespace streetgan {
+
+/// explore-worker [--device auto|cpu|cuda] [--threads N]: the app's rendering child process
+/// (docs/explore-worker.md). Requests on stdin, replies (JSON headers and binary image payloads) on
+/// stdout, nothing else on stdout; diagnostics on stderr. Exits 0 on EOF or `quit`.
+class ExploreWorkerCommand : public Command {
+public:
+    CLI::App* setup(CLI::App& parent) override;
+    int execute() override;
+
+private:
+    std::string device_ = "auto";
+    int threads_ = 0;
+};
+
+}  // namespace streetgan

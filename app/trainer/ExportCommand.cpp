@@ -1,0 +1,44 @@
+#include "trainer/ExportCommand.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/torch.h>
+
+#include "ml/checkpoint/Checkpoint.h"
+#include "base/util/AtomicFile.h"
+
+namespace streetgan {
+namespace {
+
+c10::impl::GenericDict toDict(const StateDict& s) {
+    c10::impl::GenericDict d(c10::StringType::get(), c10::TensorType::get());
+    for (const auto& [k, t] : s) d.insert(k, t.contiguous());
+    return d;
+}
+
+}  // namespace
+
+CLI::App* ExportCommand::setup(CLI::App& parent) {
+    auto* a = parent.add_subcommand("export", "Export a checkpoint's weights for PyTorch Python");
+    a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference checkpoint")->required();
+    a->add_option("--format", format_, "state-dict: {G_state_dict, D_state_dict, noise, epoch} for torch.load")
+        ->check(CLI::IsMember({"state-dict"}));
+    a->add_option("--out", out_, "Output file (.pt)")->required();
+    return a;
+}
+
+int ExportCommand::execute() {
+    const CheckpointData ck = Checkpoint::load(checkpoint_);
+    c10::impl::GenericDict root(c10::StringType::get(), c10::AnyType::get());
+    root.insert("G_state_dict", toDict(ck.generator));
+    root.insert("D_state_dict", toDict(ck.discriminator));
+    if (ck.fixedNoise.defined()) root.insert("noise", ck.fixedNoise.contiguous());
+    root.insert("epoch", ck.epoch);
+    const std::vector<char> bytes = torch::pickle_save(c10::IValue(root));
+    AtomicFile::write(out_, bytes.data(), bytes.size());
+    std::cout << out_ << "\n";
+    return 0;
+}
+
+}  // namespace streetgan

@@ -1,0 +1,51 @@
+#include "trainer/LsCommand.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "base/daemon/RunStatus.h"
+
+namespace streetgan {
+namespace {
+
+std::string fixed(const std::optional<double>& v) {
+    if (!v) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", *v);
+    return buf;
+}
+
+}  // namespace
+
+CLI::App* LsCommand::setup(CLI::App& parent) {
+    auto* a = parent.add_subcommand("ls", "List the runs under a folder with their state");
+    a->add_option("root", root_, "Folder of run directories (or one run directory)")->required();
+    a->add_flag("--json", json_, "One JSON document: {\"runs\":[...]}");
+    return a;
+}
+
+int LsCommand::execute() {
+    const auto runs = RunStatus::list(root_);
+    if (json_) {
+        nlohmann::json j = {{"runs", nlohmann::json::array()}};
+        for (const auto& r : runs) j["runs"].push_back(r.toJson());
+        std::cout << j.dump(2) << std::endl;
+        return 0;
+    }
+    if (runs.empty()) {
+        std::cout << "no runs under " << root_ << "\n";
+        return 0;
+    }
+    std::printf("%-28s %-9s %15s %9s %9s  %s\n", "RUN", "STATE", "STEP", "LOSS_D", "LOSS_G", "LAST CHECKPOINT");
+    for (const auto& r : runs) {
+        const std::string step = std::to_string(r.step) + (r.totalSteps > 0 ? "/" + std::to_string(r.totalSteps) : "");
+        std::printf("%-28s %-9s %15s %9s %9s  %s\n", r.name.c_str(), r.state.c_str(), step.c_str(), fixed(r.lossD).c_str(), fixed(r.lossG).c_str(),
+                    r.lastCheckpoint.empty() ? "-" : r.lastCheckpoint.c_str());
+    }
+    return 0;
+}
+
+}  // namespace streetgan

@@ -1,0 +1,286 @@
+#include "trainer/RemoteCommand.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string.h>
+#include <thread>
+
+#include "base/remote/RemoteAttach.h"
+#include "base/remote/RemoteCache.h"
+#include "base/remote/RemoteError.h"
+#include "base/remote/SftpClient.h"
+#include "base/remote/ShellQuote.h"
+#include "base/remote/SshConfig.h"
+#include "base/remote/SshSession.h"
+#include "base/util/Errors.h"
+
+namespace streetgan {
+
+namespace {
+
+std::atomic<bool> gInterrupted{false};
+void onSignal(int) { gInterrupted.store(true); }
+
+// Reads a secret from the terminal with echo off; nullopt without a terminal.
+std::optional<std::string> askTty(const std::string& prompt) {
+    const int fd = ::open("/dev/tty", O_RDWR | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    termios old{};
+    const bool haveTermios = ::tcgetattr(fd, &old) == 0;
+    if (haveTermios) {
+        termios quiet = old;
+        quiet.c_lflag &= static_cast<tcflag_t>(~ECHO);
+        ::tcsetattr(fd, TCSAFLUSH, &quiet);
+    }
+    (void)!::write(fd, prompt.data(), prompt.size());
+    std::string answer;
+    char c;
+    while (::read(fd, &c, 1) == 1 && c != '\n') answer += c;
+    (void)!::write(fd, "\n", 1);
+    if (haveTermios) ::tcsetattr(fd, TCSAFLUSH, &old);
+    ::close(fd);
+    return answer;
+}
+
+}  // namespace
+
+CLI::App* RemoteCommand::setup(CLI::App& parent) {
+    remote_ = parent.add_subcommand("remote", "Runs on a remote host over SSH (libssh; ~/.ssh/config aliases, jump hosts, SFTP)");
+    remote_->require_subcommand(1);
+    remote_->add_option("--host", host_, "Remote host: an ~/.ssh/config alias or a host name, optionally USER@HOST")->required();
+    remote_->add_option("--port", port_, "SSH port (default: config, else 22)")->check(CLI::Range(1, 65535));
+    remote_->add_option("--user", user_, "Remote user (default: config, else the local user)");
+    remote_->add_option("--identity", identities_, "Private key file (repeatable; replaces the config's IdentityFile)");
+    remote_->add_option("--jump", jump_, "Jump host(s) [USER@]HOST[:PORT][,...] or none (default: the config's ProxyJump)");
+    remote_->add_option("--known-hosts", knownHosts_, "known_hosts file (default ~/.ssh/known_hosts)");
+    remote_->add_option("--ssh-config", sshConfig_, "OpenSSH client config (default ~/.ssh/config; none: no config)");
+    remote_->add_option("--remote-trainer", remoteTrainer_, "streetgan-trainer on the remote host (default: found on its PATH)");
+    remote_->add_flag("--accept-new-host-key", acceptNewHostKey_, "Accept an unknown host key and add it to known_hosts");
+    remote_->add_option("--password-env", passwordEnv_, "Take the SSH password from this environment variable (non-interactive use)");
+    remote_->add_option("--connect-timeout", connectTimeout_, "Seconds to wait for a connection")->check(CLI::Range(1, 600));
+
+    ls_ = remote_->add_subcommand("ls", "Runs under a remote folder and their state");
+    ls_->add_option("root", root_, "Remote folder (relative paths start at the login folder)")->required();
+    ls_->add_flag("--json", json_, "One JSON document on stdout");
+
+    attach_ = remote_->add_subcommand("attach", "Follow a remote run's events (JSON lines; reconnects and resumes on dropped connections)");
+    attach_->add_option("run", run_, "Remote run directory")->required();
+    attach_->add_option("--from-offset", fromOffset_, "Start at this byte offset of events.jsonl (0 or a line end)");
+    attach_->add_option("--seconds", seconds_, "Stop following after this many seconds")->check(CLI::Range(0.0, 1e9));
+    attach_->add_option("--max-reconnects", maxReconnects_, "Consecutive failed reconnects before giving up")->check(CLI::Range(0, 1000));
+
+    start_ = remote_->add_subcommand("start", "Start a detached training run on the remote host (train options are forwarded); prints its run directory");
+    start_->allow_extras();
+    start_->prefix_command();
+
+    control_ = remote_->add_subcommand("control", "Send a command to a remote run: pause|resume|stop|checkpoint-now|sample-now|set-lr VALUE");
+    control_->add_option("run", run_, "Remote run directory")->required();
+    control_->add_option("cmd", cmd_, "Command")->required();
+    control_->add_option("value", value_, "Value (set-lr)");
+
+    fetch_ = remote_->add_subcommand("fetch", "Download a checkpoint of a remote run over SFTP (resumes partial downloads)");
+    fetch_->add_option("run", run_, "Remote run directory")->required();
+    fetch_->add_option("--checkpoint", checkpoint_, "latest, or a file name in the run's checkpoints folder");
+    fetch_->add_option("--to", to_, "Local folder (default: the cache, ~/.cache/streetgan/remote/HOST/PATH)");
+    fetch_->add_option("--cache-dir", cacheDir_, "Cache folder when --to is not given");
+    fetch_->add_option("--requests", requests_, "SFTP read requests in flight")->check(CLI::Range(1, 256));
+    fetch_->add_option("--chunk-kib", chunkKiB_, "KiB per SFTP read request")->check(CLI::Range(4, 255));
+    return remote_;
+}
+
+SshOptions RemoteCommand::sshOptions() const {
+    SshOptions o;
+    o.host = host_;
+    if (port_ > 0) o.port = port_;
+    if (!user_.empty()) o.user = user_;
+    o.identityFiles = identities_;
+    if (!jump_.empty()) o.jump = jump_;
+    o.knownHostsFile = knownHosts_;
+    o.configFile = sshConfig_;
+    o.connectTimeoutSeconds = connectTimeout_;
+    const bool accept = acceptNewHostKey_;
+    o.onUnknownHostKey = [accept](const HostKeyInfo& k) -> HostKeyDecision {
+        if (accept) {
+            std::cerr << "streetgan-trainer: adding the host key of " << k.host << " (" << k.keyType << " " << k.fingerprintSha256 << ") to "
+                      << k.knownHostsFile << "\n";
+            return HostKeyDecision::AcceptAndRemember;
+        }
+        throw HostKeyError("the host key of " + k.host + " is not known: " + k.keyType + " " + k.fingerprintSha256 +
+                           ". If that is the host's fingerprint, rerun with --accept-new-host-key, or add the key to " + k.knownHostsFile);
+    };
+    o.passphrase = [](const std::string& file) { return askTty("Passphrase for " + file + ": "); };
+    if (!passwordEnv_.empty()) {
+        const std::string var = passwordEnv_;
+        auto used = std::make_shared<bool>(false);
+        o.password = [var, used](const std::string&) -> std::optional<std::string> {
+            const char* v = std::getenv(var.c_str());
+            if (!v || *used) return std::nullopt;
+            *used = true;
+            return std::string(v);
+        };
+    } else {
+        o.password = [](const std::string& prompt) { return askTty(prompt + ": "); };
+    }
+    return o;
+}
+
+int RemoteCommand::execute() {
+    if (ls_->parsed()) return ls();
+    if (attach_->parsed()) return attach();
+    if (start_->parsed()) return start();
+    if (control_->parsed()) return control();
+    return fetch();
+}
+
+int RemoteCommand::passThrough(const std::vector<std::string>& args) {
+    auto session = SshSession::connect(sshOptions());
+    std::vector<std::string> words{remoteTrainer_};
+    words.insert(words.end(), args.begin(), args.end());
+    const ExecResult r = session->exec(ShellQuote::join(words));
+    std::cout << r.out << std::flush;
+    std::cerr << r.err << std::flush;
+    if (!r.exitStatus) throw RemoteError(remoteTrainer_ + " on " + session->label() + " ended without an exit status (killed?)");
+    // 127: the shell did not find the binary.
+    if (*r.exitStatus == 127 && r.out.empty())
+        throw RemoteError(remoteTrainer_ + " was not found on " + session->label() + "; install it there or name it with --remote-trainer PATH");
+    return *r.exitStatus;
+}
+
+int RemoteCommand::ls() {
+    std::vector<std::string> args{"ls", root_};
+    if (json_) args.push_back("--json");
+    return passThrough(args);
+}
+
+int RemoteCommand::control() {
+    std::vector<std::string> args{"control", run_, cmd_};
+    if (!value_.empty()) args.push_back(value_);
+    return passThrough(args);
+}
+
+int RemoteCommand::start() {
+    std::vector<std::string> args{"start", "--detach"};
+    for (const auto& a : start_->remaining())
+        if (a != "--detach") args.push_back(a);
+    return passThrough(args);
+}
+
+int RemoteCommand::attach() {
+    AttachOptions a;
+    a.run = run_;
+    a.remoteTrainer = remoteTrainer_;
+    a.fromOffset = fromOffset_;
+    a.seconds = seconds_;
+    a.maxReconnects = maxReconnects_;
+    RemoteAttach attach(sshOptions(), a);
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    std::atomic<bool> done{false};
+    // Commands typed on stdin go to the remote attach (which relays them to the daemon).
+    std::thread input([&] {
+        std::string pending;
+        char buf[4096];
+        while (!done.load()) {
+            pollfd p{STDIN_FILENO, POLLIN, 0};
+            if (gInterrupted.load()) attach.stop();
+            if (::poll(&p, 1, 100) <= 0) continue;
+            const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+            if (n <= 0) break;  // EOF on stdin only stops reading
+            pending.append(buf, static_cast<size_t>(n));
+            size_t nl;
+            while ((nl = pending.find('\n')) != std::string::npos) {
+                const std::string line = pending.substr(0, nl);
+                pending.erase(0, nl + 1);
+                const nlohmann::json cmd = nlohmann::json::parse(line, nullptr, false);
+                if (cmd.is_object())
+                    attach.sendCommand(cmd);
+                else if (!line.empty())
+                    std::cerr << "streetgan-trainer: not a JSON command, ignored: " << line << "\n";
+            }
+        }
+        while (!done.load()) {  // keep watching for Ctrl-C
+            if (gInterrupted.load()) attach.stop();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    });
+    struct Joiner {
+        std::atomic<bool>& done;
+        std::thread& t;
+        ~Joiner() {
+            done.store(true);
+            t.join();
+        }
+    } joiner{done, input};
+    attach.run(
+        [](const AttachMessage& m) {
+            std::cout << m.line << '\n' << std::flush;
+        },
+        [&](const AttachStatus& s) {
+            if (s.state == AttachStatus::State::Reconnecting)
+                std::cerr << "streetgan-trainer: connection lost (" << s.message << "); reconnecting in " << s.delaySeconds << " s (attempt " << s.attempt
+                          << "), resuming at offset " << attach.resumeOffset() << "\n";
+        });
+    return gInterrupted.load() ? static_cast<int>(ExitCode::Interrupted) : 0;
+}
+
+int RemoteCommand::fetch() {
+    auto session = SshSession::connect(sshOptions());
+    SftpClient sftp(*session);
+    std::string name = checkpoint_;
+    if (name == "latest") {
+        const RemoteRunFiles files = sftp.listRun(run_);
+        if (files.checkpoints.empty())
+            throw RemoteError("run " + run_ + " on " + session->label() + " has no checkpoints yet; wait for one or use --checkpoint NAME");
+        name = files.checkpoints.back().name;
+    }
+    if (name.find('/') != std::string::npos) throw ConfigError("--checkpoint takes a file name in the run's checkpoints folder, not a path: " + name);
+    const std::string remotePath = run_ + "/checkpoints/" + name;
+    DownloadOptions opts;
+    opts.requestsInFlight = requests_;
+    opts.chunkBytes = static_cast<uint32_t>(chunkKiB_) * 1024u;
+    std::atomic<bool> cancel{false};
+    opts.cancel = &cancel;
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    int lastPct = -1;
+    opts.progress = [&](uint64_t done, uint64_t total) {
+        if (gInterrupted.load()) cancel.store(true);
+        const int pct = total ? static_cast<int>(done * 100 / total) : 100;
+        if (tty && pct != lastPct) {
+            std::cerr << "\r" << name << " " << pct << "% (" << done / (1024 * 1024) << " of " << total / (1024 * 1024) << " MiB)" << std::flush;
+            lastPct = pct;
+        }
+    };
+    DownloadResult r;
+    std::string local;
+    if (!to_.empty()) {
+        local = to_ + "/" + name;
+        r = sftp.download(remotePath, local, opts);
+    } else {
+        local = sftp.fetchToCache(RemoteCache(cacheDir_), remotePath, opts, &r);
+    }
+    if (tty && lastPct >= 0) std::cerr << "\n";
+    if (r.cancelled) {
+        std::cerr << "streetgan-trainer: download interrupted; run the same command again to resume\n";
+        return static_cast<int>(ExitCode::Interrupted);
+    }
+    std::cerr << "streetgan-trainer: " << (r.upToDate ? "up to date: " : "fetched ") << remotePath << " (" << r.bytes << " bytes"
+              << (r.resumedFrom ? ", resumed at " + std::to_string(r.resumedFrom) : std::string()) << (r.upToDate ? "" : ", " + std::to_string(r.seconds) + " s")
+              << ")\n";
+    std::cout << local << "\n";
+    return 0;
+}
+
+}  // namespace streetgan

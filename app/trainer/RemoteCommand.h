@@ -1,0 +1,51 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trainer/Command.h"
+
+namespace streetgan {
+
+struct SshOptions;
+
+/// remote [--host H] [--port P] [--user U] [--identity FILE] [--jump [USER@]HOST[:PORT]]
+///        [--known-hosts FILE] [--ssh-config FILE] [--remote-trainer PATH] [--accept-new-host-key]
+///        [--password-env VAR]
+///   ls ROOT [--json] | attach RUN [--from-offset B] [--seconds N] | start TRAIN-OPTIONS... |
+///   control RUN CMD [VALUE] | fetch RUN --checkpoint latest|NAME [--to DIR]
+/// The SSH client of core/remote for terminal users and tests: remote commands run
+/// `--remote-trainer` (default streetgan-trainer on the remote PATH) over an exec channel with
+/// every argument shell-quoted; attach follows with reconnects; fetch uses SFTP.
+class RemoteCommand : public Command {
+public:
+    CLI::App* setup(CLI::App& parent) override;
+    int execute() override;
+
+private:
+    SshOptions sshOptions() const;
+    int ls();
+    int attach();
+    int start();
+    int control();
+    int fetch();
+    int passThrough(const std::vector<std::string>& args);
+
+    CLI::App* remote_ = nullptr;
+    CLI::App *ls_ = nullptr, *attach_ = nullptr, *start_ = nullptr, *control_ = nullptr, *fetch_ = nullptr;
+    std::string host_, user_, jump_, knownHosts_, sshConfig_, remoteTrainer_ = "streetgan-trainer", passwordEnv_;
+    int port_ = 0;
+    std::vector<std::string> identities_;
+    bool acceptNewHostKey_ = false;
+    int connectTimeout_ = 20;
+    // subcommands
+    std::string root_, run_, cmd_, value_, checkpoint_ = "latest", to_, cacheDir_;
+    bool json_ = false;
+    uint64_t fromOffset_ = 0;
+    double seconds_ = 0;
+    int requests_ = 16;
+    int chunkKiB_ = 64;
+    int maxReconnects_ = 8;
+};
+
+}  // namespace streetgan

@@ -1,0 +1,106 @@
+#include "trainer/ServeCommand.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "ml/serve/GalleryServer.h"
+#include "base/util/Errors.h"
+
+namespace streetgan {
+
+CLI::App* ServeCommand::setup(CLI::App& parent) {
+    auto* a = parent.add_subcommand("serve", "Serve a gallery of generated images over HTTP (/gallery, /gan_imgs, /gan_gifs, /health)");
+    a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference Python checkpoint")->required();
+    a->add_option("--bind", bind_, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
+    a->add_option("--preset", preset_, "Refuse checkpoints that are not of this preset's architecture");
+    a->add_option("--max-renders", maxRenders_, "Renders at once; more get 503 (0: one per CPU core)")->check(CLI::Range(0, 1024));
+    a->add_option("--render-threads", renderThreads_, "LibTorch intra-op threads per render")->check(CLI::Range(1, 256))->capture_default_str();
+    a->add_option("--http-threads", httpThreads_, "Connection threads (0: 2 x max renders + 8)")->check(CLI::Range(0, 4096));
+    a->add_option("--precision", precision_,
+                  "Generator arithmetic: auto (bf16 where the CPU has AVX512-BF16/AMX, else fp32), fp32, or bf16 (pixels a few levels off fp32)")
+        ->check(CLI::IsMember({"auto", "fp32", "bf16"}))
+        ->capture_default_str();
+    return a;
+}
+
+bool ServeCommand::cpuHasNativeBf16() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("flags", 0) == 0) return line.find(" amx_bf16") != std::string::npos || line.find(" avx512_bf16") != std::string::npos;
+    return false;
+}
+
+void ServeCommand::parseBind(const std::string& text, std::string& host, int& port) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos) throw ConfigError("--bind '" + text + "' needs HOST:PORT, e.g. 127.0.0.1:8080");
+    host = text.substr(0, colon);
+    const std::string p = text.substr(colon + 1);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    if (host.empty()) host = "127.0.0.1";
+    int value = -1;
+    const auto r = std::from_chars(p.data(), p.data() + p.size(), value);
+    if (p.empty() || r.ec != std::errc() || r.ptr != p.data() + p.size() || value < 0 || value > 65535)
+        throw ConfigError("--bind '" + text + "': the port must be an integer within 0..65535");
+    port = value;
+}
+
+int ServeCommand::execute() {
+    GalleryOptions o;
+    parseBind(bind_, o.host, o.port);
+    o.maxRenders = maxRenders_;
+    o.renderThreads = renderThreads_;
+    o.httpThreads = httpThreads_;
+    // A gallery is for looking at: where the CPU computes bf16 natively it serves about twice the
+    // requests for the same cores, deterministically, a few grey levels off fp32; `sample` stays fp32.
+    const bool bf16 = precision_ == "bf16" || (precision_ == "auto" && cpuHasNativeBf16());
+    o.precision = bf16 ? FrozenGenerator::Precision::BFloat16 : FrozenGenerator::Precision::Float32;
+
+    // SIGINT/SIGTERM go to one waiting thread (blocked everywhere else: the server's threads inherit
+    // this mask), which stops the server; nothing runs in a signal handler.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    sigset_t previous;
+    pthread_sigmask(SIG_BLOCK, &signals, &previous);
+    struct RestoreMask {
+        sigset_t mask;
+        ~RestoreMask() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
+    } restore{previous};
+
+    GalleryServer server(checkpoint_, preset_, o);
+    const int port = server.bind();
+    if (!GalleryServer::isLoopback(o.host))
+        std::cerr << "streetgan-trainer: warning: serving on " << o.host
+                  << ", reachable from other machines; the gallery has no authentication (use --bind 127.0.0.1:PORT to keep it local)\n";
+
+    std::atomic<bool> done{false};
+    std::atomic<int> received{0};
+    std::thread waiter([&] {
+        int sig = 0;
+        while (sigwait(&signals, &sig) == 0) {
+            if (done) return;
+            received = sig;
+            server.stop();
+            return;
+        }
+    });
+    const std::string shownHost = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
+    std::cout << "serving http://" << shownHost << ":" << port << "/gallery (" << server.model().preset << ", "
+              << server.model().imgSize << " px; checkpoint " << checkpoint_ << "); Ctrl-C stops" << std::endl;
+    server.listen();
+    done = true;
+    if (!received) pthread_kill(waiter.native_handle(), SIGTERM);
+    waiter.join();
+    if (received) std::cout << "stopped (" << (received == SIGINT ? "SIGINT" : "SIGTERM") << ")" << std::endl;
+    return 0;
+}
+
+}  // namespace streetgan

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <string>
+
+#include "trainer/Command.h"
+
+namespace streetgan {
+
+/// serve --checkpoint CK [--bind HOST:PORT] [--preset P] [--max-renders N] [--render-threads T]
+///       [--http-threads N] [--precision fp32|bf16]
+/// The gallery HTTP server (serve/GalleryServer): /health, /gan_imgs, /gan_gifs, /gallery.
+/// Binds 127.0.0.1:8080 unless --bind says otherwise (a warning on stderr for a non-loopback
+/// address); prints "serving http://HOST:PORT/gallery ..." on stdout once accepting; SIGINT and
+/// SIGTERM stop it cleanly (in-flight requests finish), exit code 0.
+class ServeCommand : public Command {
+public:
+    CLI::App* setup(CLI::App& parent) override;
+    int execute() override;
+
+    /// "HOST:PORT", "[V6]:PORT" or ":PORT" (loopback) -> host, port. Throws ConfigError.
+    static void parseBind(const std::string& text, std::string& host, int& port);
+    /// True when /proc/cpuinfo lists AMX-BF16 or AVX512-BF16 (bf16 convolutions at native speed).
+    static bool cpuHasNativeBf16();
+
+private:
+    std::string checkpoint_, bind_ = "127.0.0.1:8080", preset_, precision_ = "auto";
+    int maxRenders_ = 0, renderThreads_ = 1, httpThreads_ = 0;
+};
+
+}  // namespace streetgan

@@ -1,0 +1,72 @@
+#include "base/daemon/TrainControl.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace streetgan {
+
+const std::vector<std::string>& TrainControl::commands() {
+    static const std::vector<std::string> names = {"pause", "resume", "stop", "checkpoint-now", "sample-now", "set-lr"};
+    return names;
+}
+
+nlohmann::json TrainControl::submit(const nlohmann::json& request) {
+    ControlRequest r;
+    r.raw = request;
+    auto refuse = [&](const std::string& why) {
+        r.rejected = why;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            queue_.push_back(r);
+        }
+        cv_.notify_all();
+        return nlohmann::json{{"ok", false}, {"error", why}};
+    };
+    std::string expected;
+    for (const auto& c : commands()) expected += (expected.empty() ? "" : ", ") + c;
+    if (!request.is_object() || !request.contains("cmd") || !request.at("cmd").is_string())
+        return refuse("malformed control command: expected {\"cmd\": NAME} with NAME one of " + expected);
+    r.cmd = request.at("cmd").get<std::string>();
+    const auto& names = commands();
+    if (std::find(names.begin(), names.end(), r.cmd) == names.end())
+        return refuse("unknown control command '" + r.cmd.substr(0, 64) + "': expected one of " + expected);
+    if (r.cmd == "set-lr") {
+        if (!request.contains("value") || !request.at("value").is_number())
+            return refuse("set-lr needs a numeric \"value\" (the new learning rate, e.g. 0.0001)");
+        r.value = request.at("value").get<double>();
+        if (!std::isfinite(r.value) || r.value <= 0.0 || r.value > 10.0)
+            return refuse("set-lr value " + request.at("value").dump() + " is out of range: use a learning rate in (0, 10]");
+    }
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.push_back(r);
+    }
+    cv_.notify_all();
+    nlohmann::json reply = {{"ok", true}, {"cmd", r.cmd}};
+    if (r.cmd == "set-lr") reply["value"] = r.value;
+    return reply;
+}
+
+nlohmann::json TrainControl::submitLine(const std::string& line) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception&) {
+        return submit(nlohmann::json(line.substr(0, 200)));  // refused as malformed, with the text
+    }
+    return submit(j);
+}
+
+std::vector<ControlRequest> TrainControl::take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<ControlRequest> out(queue_.begin(), queue_.end());
+    queue_.clear();
+    return out;
+}
+
+void TrainControl::waitForCommand(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait_for(lock, timeout, [&] { return !queue_.empty(); });
+}
+
+}  // namespace streetgan

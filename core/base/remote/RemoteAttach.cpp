@@ -1,0 +1,238 @@
+#include "base/remote/RemoteAttach.h"
+
+#include <chrono>
+#include <cmath>
+#include <set>
+
+#include "base/remote/RemoteError.h"
+#include "base/remote/ShellQuote.h"
+#include "base/remote/SshSession.h"
+
+namespace streetgan {
+
+namespace {
+double steadyNow() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+std::string lastLine(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    const size_t nl = s.find_last_of('\n');
+    return nl == std::string::npos ? s : s.substr(nl + 1);
+}
+}  // namespace
+
+RemoteAttach::RemoteAttach(SshOptions ssh, AttachOptions options) : ssh_(std::move(ssh)), options_(std::move(options)), offset_(options_.fromOffset) {}
+
+RemoteAttach::~RemoteAttach() = default;
+
+AttachMessage RemoteAttach::parseLine(const std::string& line) {
+    AttachMessage m;
+    m.line = line;
+    m.receivedAt = wallNow();
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw RemoteError("not an attach protocol line: " + line.substr(0, 200));
+    auto u64 = [&](const char* key) -> uint64_t {
+        const auto it = j.find(key);
+        if (it == j.end() || !it->is_number_integer() || it->get<int64_t>() < 0)
+            throw RemoteError(std::string("attach line without a valid \"") + key + "\": " + line.substr(0, 200));
+        return it->get<uint64_t>();
+    };
+    if (j.contains("event")) {
+        m.kind = AttachMessage::Kind::Event;
+        m.offset = u64("offset");
+        m.end = u64("end");
+        m.body = j["event"];
+    } else if (j.contains("reply")) {
+        m.kind = AttachMessage::Kind::Reply;
+        m.body = j["reply"];
+    } else if (j.contains("live") && j["live"].is_boolean() && j["live"].get<bool>()) {
+        m.kind = AttachMessage::Kind::Live;
+        m.offset = u64("offset");
+        m.state = j.value("state", "");
+        m.body = j;
+    } else if (j.contains("end") && j["end"].is_boolean() && j["end"].get<bool>()) {
+        m.kind = AttachMessage::Kind::End;
+        m.offset = u64("offset");
+        m.state = j.value("state", "");
+        m.body = j;
+    } else {
+        throw RemoteError("unknown attach line: " + line.substr(0, 200));
+    }
+    return m;
+}
+
+void RemoteAttach::sendCommand(const nlohmann::json& command) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    commands_.push_back(command.dump());
+}
+
+void RemoteAttach::stop() {
+    stop_.store(true);
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake_.notify_all();
+}
+
+bool RemoteAttach::waitBackoff(double seconds) {
+    double until = steadyNow() + seconds;
+    if (deadline_ > 0) until = std::min(until, deadline_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_.load() && steadyNow() < until)
+        wake_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, until - steadyNow())));
+    return !stop_.load() && (deadline_ == 0 || steadyNow() < deadline_);
+}
+
+RemoteAttach::Outcome RemoteAttach::attachOnce(SshSession& session, const MessageCallback& onMessage, std::string& why) {
+    const std::string command =
+        ShellQuote::join({options_.remoteTrainer, "attach", options_.run, "--from-offset", std::to_string(offset_.load())});
+    std::unique_ptr<SshChannel> ch;
+    try {
+        ch = session.openExec(command);
+    } catch (const ConnectionLostError& e) {
+        why = e.what();
+        return Outcome::Dropped;
+    }
+    std::string buffer;
+    double lastTraffic = steadyNow();
+    const int keepalive = ssh_.keepaliveSeconds;
+    for (;;) {
+        if (stop_.load()) return Outcome::Stopped;
+        if (deadline_ > 0 && steadyNow() >= deadline_) return Outcome::TimeUp;
+        try {
+            if (dropRequested_.exchange(false)) session.dropConnection();
+            std::deque<std::string> pending;
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                pending.swap(commands_);
+            }
+            while (!pending.empty()) {
+                try {
+                    ch->write(pending.front() + "\n");
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(mutex_);  // not sent: keep for the next connection
+                    commands_.insert(commands_.begin(), pending.begin(), pending.end());
+                    throw;
+                }
+                pending.pop_front();
+            }
+            const size_t n = ch->read(buffer, 50);
+            if (n > 0) lastTraffic = steadyNow();
+            size_t start = 0, nl;
+            while ((nl = buffer.find('\n', start)) != std::string::npos) {
+                std::string line = buffer.substr(start, nl - start);
+                start = nl + 1;
+                if (!line.empty() && line.back() == '\r') line.pop_back();
+                if (line.empty()) continue;
+                AttachMessage m;
+                try {
+                    m = parseLine(line);
+                    progressed_ = true;
+                } catch (const RemoteError&) {
+                    continue;  // not protocol (a login banner, a warning): skip
+                }
+                switch (m.kind) {
+                    case AttachMessage::Kind::Event:
+                        if (m.end <= offset_.load()) continue;  // already delivered before a reconnect
+                        onMessage(m);
+                        offset_.store(m.end);
+                        break;
+                    case AttachMessage::Kind::Live:
+                        if (m.offset > offset_.load()) offset_.store(m.offset);
+                        onMessage(m);
+                        break;
+                    case AttachMessage::Kind::Reply:
+                        onMessage(m);
+                        break;
+                    case AttachMessage::Kind::End:
+                        if (m.offset > offset_.load()) offset_.store(m.offset);
+                        onMessage(m);
+                        return Outcome::Ended;
+                }
+            }
+            buffer.erase(0, start);
+            if (n == 0 && ch->atEof()) {
+                const std::optional<int> status = ch->exitStatus(3000);
+                if (status && *status == 0) return Outcome::Ended;  // ended without an end line (e.g. --seconds)
+                if (status)
+                    throw RemoteError(options_.remoteTrainer + " attach " + options_.run + " on " + session.label() + " failed (exit " +
+                                      std::to_string(*status) + "): " + lastLine(ch->stderrText()));
+                why = "the remote attach ended without an exit status";
+                return Outcome::Dropped;
+            }
+            if (keepalive > 0 && steadyNow() - lastTraffic > keepalive) {
+                session.sendKeepalive();
+                lastTraffic = steadyNow();
+            }
+        } catch (const ConnectionLostError& e) {
+            why = e.what();
+            return Outcome::Dropped;
+        }
+    }
+}
+
+void RemoteAttach::run(const MessageCallback& onMessage, const StatusCallback& onStatus) {
+    auto status = [&](AttachStatus::State s, int attempt = 0, double delay = 0, const std::string& msg = {}) {
+        if (onStatus) onStatus(AttachStatus{s, attempt, delay, msg});
+    };
+    // A key accepted once stays accepted for this attach's reconnects (same host, same key).
+    SshOptions ssh = ssh_;
+    auto acceptedOnce = std::make_shared<std::set<std::string>>();
+    if (ssh_.onUnknownHostKey) {
+        HostKeyCallback user = ssh_.onUnknownHostKey;
+        ssh.onUnknownHostKey = [user, acceptedOnce](const HostKeyInfo& info) {
+            const std::string key = info.host + " " + info.fingerprintSha256;
+            if (acceptedOnce->count(key)) return HostKeyDecision::AcceptOnce;
+            const HostKeyDecision d = user(info);
+            if (d == HostKeyDecision::AcceptOnce) acceptedOnce->insert(key);
+            return d;
+        };
+    }
+    deadline_ = options_.seconds > 0 ? steadyNow() + options_.seconds : 0;
+    int failures = 0;
+    std::string why;
+    for (;;) {
+        if (stop_.load()) {
+            status(AttachStatus::State::Stopped);
+            return;
+        }
+        std::unique_ptr<SshSession> session;
+        if (connections_.load() == 0) status(AttachStatus::State::Connecting);
+        try {
+            session = SshSession::connect(ssh);
+        } catch (const HostKeyError&) {
+            throw;
+        } catch (const AuthError&) {
+            throw;
+        } catch (const RemoteError& e) {
+            if (connections_.load() == 0) throw;  // never connected: report, do not retry
+            why = e.what();
+        }
+        if (session) {
+            ++connections_;
+            status(AttachStatus::State::Attached);
+            progressed_ = false;
+            const Outcome o = attachOnce(*session, onMessage, why);
+            if (o == Outcome::Ended) {
+                status(AttachStatus::State::Ended);
+                return;
+            }
+            if (o == Outcome::Stopped || o == Outcome::TimeUp) {
+                status(AttachStatus::State::Stopped);
+                return;
+            }
+            if (progressed_) failures = 0;  // it attached and got lines: a fresh series of retries
+            session.reset();
+        }
+        ++failures;
+        if (failures > options_.maxReconnects)
+            throw ConnectionLostError("lost the connection and " + std::to_string(options_.maxReconnects) + " reconnects failed (" + why +
+                                      "); attach again with --from-offset " + std::to_string(offset_.load()) + " to resume");
+        const double delay = std::min(options_.maxBackoffSeconds, options_.initialBackoffSeconds * std::pow(2.0, failures - 1));
+        status(AttachStatus::State::Reconnecting, failures, delay, why);
+        if (!waitBackoff(delay)) {
+            status(AttachStatus::State::Stopped);
+            return;
+        }
+    }
+}
+
+}  // namespace streetgan

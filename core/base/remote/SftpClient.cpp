@@ -1,0 +1,274 @@
+#include "base/remote/SftpClient.h"
+
+#include <libssh/libssh.h>
+#include <libssh/sftp.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <memory>
+#include <regex>
+
+#include "base/remote/RemoteCache.h"
+#include "base/remote/RemoteError.h"
+#include "base/remote/SshSession.h"
+
+namespace streetgan {
+
+namespace {
+
+struct AttrGuard {
+    sftp_attributes a;
+    ~AttrGuard() {
+        if (a) sftp_attributes_free(a);
+    }
+};
+
+RemoteFileInfo infoOf(sftp_attributes a, const std::string& name) {
+    RemoteFileInfo i;
+    i.name = name;
+    i.size = a->size;
+    i.mtime = a->mtime64 ? static_cast<int64_t>(a->mtime64) : static_cast<int64_t>(a->mtime);
+    i.isDir = a->type == SSH_FILEXFER_TYPE_DIRECTORY;
+    i.isRegular = a->type == SSH_FILEXFER_TYPE_REGULAR;
+    return i;
+}
+
+class Fd {
+public:
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+void setMtime(int fd, int64_t mtime) {
+    timespec ts[2];
+    ts[0].tv_sec = static_cast<time_t>(mtime);
+    ts[0].tv_nsec = 0;
+    ts[1] = ts[0];
+    (void)::futimens(fd, ts);
+}
+
+}  // namespace
+
+SftpClient::SftpClient(SshSession& session) : session_(session) {
+    sftp_ = sftp_new(session_.handle());
+    if (!sftp_) {
+        if (!ssh_is_connected(session_.handle())) throw ConnectionLostError("lost the connection to " + session_.label() + " (opening SFTP)");
+        throw RemoteError("cannot open an SFTP channel on " + session_.label() + ": " + ssh_get_error(session_.handle()));
+    }
+    if (sftp_init(sftp_) != SSH_OK) {
+        const std::string why = ssh_get_error(session_.handle());
+        sftp_free(sftp_);
+        sftp_ = nullptr;
+        throw RemoteError(session_.label() + " has no SFTP service (" + why + "); enable the sftp Subsystem in its sshd_config");
+    }
+}
+
+SftpClient::~SftpClient() {
+    if (sftp_) sftp_free(sftp_);
+}
+
+void SftpClient::fail(const std::string& what, const std::string& path) {
+    if (!ssh_is_connected(session_.handle()))
+        throw ConnectionLostError("lost the connection to " + session_.label() + " (" + what + " " + path + ")");
+    switch (sftp_get_error(sftp_)) {
+        case SSH_FX_NO_SUCH_FILE:
+        case SSH_FX_NO_SUCH_PATH:
+            throw RemoteError("no such file or folder on " + session_.label() + ": " + path + "; check the path (relative paths start at the login folder)");
+        case SSH_FX_PERMISSION_DENIED:
+            throw RemoteError("permission denied on " + session_.label() + " to " + what + " " + path + "; check the remote file's permissions");
+        default:
+            throw RemoteError("cannot " + what + " " + path + " on " + session_.label() + ": " + ssh_get_error(session_.handle()));
+    }
+}
+
+std::vector<RemoteFileInfo> SftpClient::list(const std::string& dir) {
+    sftp_dir d = sftp_opendir(sftp_, dir.c_str());
+    if (!d) fail("list", dir);
+    std::vector<RemoteFileInfo> out;
+    while (sftp_attributes a = sftp_readdir(sftp_, d)) {
+        AttrGuard g{a};
+        const std::string name = a->name ? a->name : "";
+        if (name == "." || name == "..") continue;
+        out.push_back(infoOf(a, name));
+    }
+    const bool eof = sftp_dir_eof(d);
+    sftp_closedir(d);
+    if (!eof) fail("list", dir);
+    std::sort(out.begin(), out.end(), [](const RemoteFileInfo& a, const RemoteFileInfo& b) { return a.name < b.name; });
+    return out;
+}
+
+RemoteFileInfo SftpClient::stat(const std::string& path) {
+    AttrGuard g{sftp_stat(sftp_, path.c_str())};
+    if (!g.a) fail("read", path);
+    return infoOf(g.a, path);
+}
+
+bool SftpClient::exists(const std::string& path) {
+    AttrGuard g{sftp_stat(sftp_, path.c_str())};
+    if (g.a) return true;
+    const int e = sftp_get_error(sftp_);
+    if (e == SSH_FX_NO_SUCH_FILE || e == SSH_FX_NO_SUCH_PATH) return false;
+    fail("read", path);
+}
+
+RemoteRunFiles SftpClient::listRun(const std::string& runDir) {
+    RemoteRunFiles r;
+    auto numbered = [&](const std::string& sub, const std::regex& re, std::vector<RemoteFileInfo>& into) {
+        if (!exists(runDir + "/" + sub)) return;
+        std::vector<std::pair<long long, RemoteFileInfo>> keyed;
+        for (auto& f : list(runDir + "/" + sub)) {
+            std::smatch m;
+            if (f.isRegular && std::regex_match(f.name, m, re)) keyed.emplace_back(std::stoll(m[1].str()), f);
+        }
+        std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (auto& k : keyed) into.push_back(std::move(k.second));
+    };
+    numbered("checkpoints", std::regex(R"(checkpoint_(\d+)\.pt)"), r.checkpoints);
+    numbered("samples", std::regex(R"(step_(\d+)\.png)"), r.samples);
+    return r;
+}
+
+DownloadResult SftpClient::download(const std::string& remotePath, const std::string& localPath, const DownloadOptions& options) {
+    const auto t0 = std::chrono::steady_clock::now();
+    DownloadResult result;
+    const RemoteFileInfo info = stat(remotePath);
+    if (!info.isRegular) throw RemoteError(remotePath + " on " + session_.label() + " is not a regular file; name a file");
+    result.bytes = info.size;
+    struct stat st {};
+    if (::stat(localPath.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == info.size && st.st_mtime == info.mtime) {
+        result.upToDate = true;
+        if (options.progress) options.progress(info.size, info.size);
+        return result;
+    }
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::path(localPath).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    const std::string part = localPath + ".part";
+    uint64_t offset = 0;
+    // A .part continues when the remote file has not changed since it was written: its mtime is
+    // the remote one (a clean stop sets it) or later (a killed download's last write).
+    if (options.resume && ::stat(part.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= info.size &&
+        st.st_mtime >= info.mtime)
+        offset = static_cast<uint64_t>(st.st_size);
+    Fd fd(::open(part.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    if (fd.get() < 0) throw IoError("cannot write " + part + ": " + std::strerror(errno) + "; check the folder's permissions and free space");
+    if (::ftruncate(fd.get(), static_cast<off_t>(offset)) != 0) throw IoError("cannot write " + part + ": " + std::strerror(errno));
+    result.resumedFrom = offset;
+
+    sftp_file file = sftp_open(sftp_, remotePath.c_str(), O_RDONLY, 0);
+    if (!file) fail("open", remotePath);
+    struct Request {
+        uint32_t id;
+        uint64_t offset;
+        uint32_t len;
+    };
+    std::deque<Request> queue;
+    const uint32_t chunk = std::max<uint32_t>(4096, options.chunkBytes);
+    const size_t inFlight = static_cast<size_t>(std::max(1, options.requestsInFlight));
+    std::vector<char> buf(chunk);
+    uint64_t next = offset, done = offset;
+    bool cancelled = false;
+    std::string error;
+    bool lostConnection = false;
+
+    auto issue = [&](uint64_t off, uint32_t len) -> bool {
+        if (sftp_seek64(file, off) < 0) return false;
+        const int id = sftp_async_read_begin(file, len);
+        if (id < 0) return false;
+        queue.push_back({static_cast<uint32_t>(id), off, len});
+        return true;
+    };
+    auto fill = [&]() -> bool {
+        while (!cancelled && next < info.size && queue.size() < inFlight) {
+            const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(chunk, info.size - next));
+            if (!issue(next, len)) return false;
+            next += len;
+        }
+        return true;
+    };
+    if (!fill()) error = "read";
+    while (error.empty() && !queue.empty()) {
+        const Request r = queue.front();
+        queue.pop_front();
+        const int n = sftp_async_read(file, buf.data(), r.len, r.id);
+        if (n < 0) {
+            error = "read";
+            break;
+        }
+        if (n == 0) {
+            error = "eof";  // the file shrank while we read it
+            break;
+        }
+        const char* p = buf.data();
+        size_t left = static_cast<size_t>(n);
+        off_t at = static_cast<off_t>(r.offset);
+        while (left > 0) {
+            const ssize_t w = ::pwrite(fd.get(), p, left, at);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) throw IoError("cannot write " + part + ": " + std::strerror(errno) + "; check free space");
+            p += w;
+            left -= static_cast<size_t>(w);
+            at += w;
+        }
+        done += static_cast<uint64_t>(n);
+        result.transferred += static_cast<uint64_t>(n);
+        if (static_cast<uint32_t>(n) < r.len && !issue(r.offset + static_cast<uint64_t>(n), r.len - static_cast<uint32_t>(n))) {
+            error = "read";  // a short read: ask again for the rest
+            break;
+        }
+        if (options.progress) options.progress(done, info.size);
+        if (options.cancel && options.cancel->load()) cancelled = true;
+        if (!fill()) error = "read";
+    }
+    if (!error.empty()) lostConnection = !ssh_is_connected(session_.handle());
+    // Collect the answers still in flight (libssh keeps them otherwise) unless the link is gone.
+    if (!lostConnection)
+        for (const Request& r : queue) (void)sftp_async_read(file, buf.data(), r.len, r.id);
+    sftp_close(file);
+    setMtime(fd.get(), info.mtime);  // marks the .part as belonging to this version of the file
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (lostConnection)
+        throw ConnectionLostError("lost the connection to " + session_.label() + " while downloading " + remotePath + " (" +
+                                  std::to_string(done) + " of " + std::to_string(info.size) + " bytes kept in " + part + "; download again to resume)");
+    if (error == "eof")
+        throw RemoteError(remotePath + " on " + session_.label() + " ended at " + std::to_string(done) + " bytes, expected " +
+                          std::to_string(info.size) + " (it changed while downloading); download it again");
+    if (!error.empty()) fail("read", remotePath);
+    if (cancelled) {
+        result.cancelled = true;
+        return result;
+    }
+    if (::fstat(fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_size) != info.size)
+        throw IoError("downloaded " + std::to_string(st.st_size) + " bytes of " + remotePath + " from " + session_.label() + " but it has " +
+                      std::to_string(info.size) + "; download it again (the partial file " + part + " is kept)");
+    if (::fsync(fd.get()) != 0) throw IoError("cannot write " + part + ": " + std::strerror(errno) + "; check free space");
+    setMtime(fd.get(), info.mtime);
+    if (::rename(part.c_str(), localPath.c_str()) != 0)
+        throw IoError("cannot rename " + part + " to " + localPath + ": " + std::strerror(errno) + "; check the folder's permissions");
+    return result;
+}
+
+std::string SftpClient::fetchToCache(const RemoteCache& cache, const std::string& remotePath, const DownloadOptions& options, DownloadResult* result) {
+    const std::string local = cache.pathFor(RemoteCache::hostKey(session_.target().hostName, session_.target().port), remotePath);
+    const DownloadResult r = download(remotePath, local, options);
+    if (result) *result = r;
+    return local;
+}
+
+}  // namespace streetgan

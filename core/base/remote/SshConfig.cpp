@@ -1,0 +1,304 @@
+#include "base/remote/SshConfig.h"
+
+#include <glob.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "base/util/Errors.h"
+
+namespace streetgan {
+
+namespace {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+// Splits a config line's arguments: whitespace-separated, "double quoted" words kept whole.
+std::vector<std::string> splitArgs(const std::string& s, const std::string& origin, int lineNo) {
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i < s.size()) {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+        if (i >= s.size()) break;
+        std::string word;
+        if (s[i] == '"') {
+            const size_t close = s.find('"', i + 1);
+            if (close == std::string::npos)
+                throw ConfigError(origin + " line " + std::to_string(lineNo) + ": unterminated quote; close the \" or remove it");
+            word = s.substr(i + 1, close - i - 1);
+            i = close + 1;
+        } else {
+            while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) word += s[i++];
+        }
+        out.push_back(word);
+    }
+    return out;
+}
+
+int parsePort(const std::string& text, const std::string& what) {
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || v < 1 || v > 65535) throw ConfigError(what + ": port '" + text + "' is not a number from 1 to 65535");
+    return static_cast<int>(v);
+}
+
+}  // namespace
+
+JumpSpec JumpSpec::parse(const std::string& text) {
+    JumpSpec j;
+    std::string rest = text;
+    if (rest.rfind("ssh://", 0) == 0) rest = rest.substr(6);
+    const size_t at = rest.rfind('@');
+    if (at != std::string::npos) {
+        j.user = rest.substr(0, at);
+        rest = rest.substr(at + 1);
+    }
+    if (!rest.empty() && rest[0] == '[') {
+        const size_t close = rest.find(']');
+        if (close == std::string::npos) throw ConfigError("jump host '" + text + "': missing ']'; write [ADDRESS]:PORT");
+        j.host = rest.substr(1, close - 1);
+        const std::string tail = rest.substr(close + 1);
+        if (!tail.empty()) {
+            if (tail[0] != ':') throw ConfigError("jump host '" + text + "': expected :PORT after ']'");
+            j.port = parsePort(tail.substr(1), "jump host '" + text + "'");
+        }
+    } else {
+        const size_t colon = rest.find(':');
+        if (colon != std::string::npos) {
+            j.port = parsePort(rest.substr(colon + 1), "jump host '" + text + "'");
+            rest = rest.substr(0, colon);
+        }
+        j.host = rest;
+    }
+    if (j.host.empty() || (at != std::string::npos && j.user.empty()))
+        throw ConfigError("jump host '" + text + "' is not [USER@]HOST[:PORT]; give it in that form");
+    return j;
+}
+
+std::vector<JumpSpec> JumpSpec::parseList(const std::string& text) {
+    std::vector<JumpSpec> out;
+    if (lower(text) == "none" || text.empty()) return out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        out.push_back(parse(item));
+    }
+    return out;
+}
+
+std::string SshConfig::homeDir() {
+    if (const char* h = std::getenv("HOME"); h && *h) return h;
+    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
+    return "/";
+}
+
+std::string SshConfig::localUser() {
+    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name) return pw->pw_name;
+    if (const char* u = std::getenv("USER"); u && *u) return u;
+    return "root";
+}
+
+std::string SshConfig::defaultPath() { return homeDir() + "/.ssh/config"; }
+
+bool SshConfig::matchPattern(const std::string& pattern, const std::string& text) {
+    // Iterative glob with backtracking to the last '*'.
+    size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+    while (t < text.size()) {
+        if (p < pattern.size() && (pattern[p] == '?' || std::tolower(static_cast<unsigned char>(pattern[p])) ==
+                                                            std::tolower(static_cast<unsigned char>(text[t])))) {
+            ++p;
+            ++t;
+        } else if (p < pattern.size() && pattern[p] == '*') {
+            star = p++;
+            mark = t;
+        } else if (star != std::string::npos) {
+            p = star + 1;
+            t = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*') ++p;
+    return p == pattern.size();
+}
+
+std::string SshConfig::expandPath(const std::string& path, const std::string& host, int port, const std::string& remoteUser) {
+    std::string s = path;
+    if (s == "~" || s.rfind("~/", 0) == 0) s = homeDir() + s.substr(1);
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '%' || i + 1 >= s.size()) {
+            out += s[i];
+            continue;
+        }
+        const char t = s[++i];
+        switch (t) {
+            case '%': out += '%'; break;
+            case 'd': out += homeDir(); break;
+            case 'h': out += host; break;
+            case 'p': out += std::to_string(port); break;
+            case 'r': out += remoteUser; break;
+            case 'u': out += localUser(); break;
+            default:
+                out += '%';
+                out += t;
+        }
+    }
+    return out;
+}
+
+SshConfig SshConfig::parse(const std::string& text, const std::string& origin, const std::string& baseDir) {
+    SshConfig c;
+    c.parseInto(text, origin, baseDir.empty() ? homeDir() + "/.ssh" : baseDir, 0);
+    return c;
+}
+
+SshConfig SshConfig::load(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return SshConfig{};
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const size_t slash = path.find_last_of('/');
+    return parse(ss.str(), path, slash == std::string::npos ? "." : path.substr(0, slash));
+}
+
+void SshConfig::parseInto(const std::string& text, const std::string& origin, const std::string& baseDir, int depth) {
+    // Lines before the first Host apply to every host.
+    Block current;
+    current.matchAll = true;
+    current.leading = true;
+    auto flush = [&](Block next) {
+        if (!current.entries.empty()) blocks_.push_back(current);
+        current = std::move(next);
+    };
+    std::istringstream in(text);
+    std::string line;
+    int lineNo = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        size_t i = line.find_first_not_of(" \t");
+        if (i == std::string::npos || line[i] == '#') continue;
+        size_t k = i;
+        while (k < line.size() && !std::isspace(static_cast<unsigned char>(line[k])) && line[k] != '=') ++k;
+        const std::string key = lower(line.substr(i, k - i));
+        size_t v = line.find_first_not_of(" \t", k);
+        if (v != std::string::npos && line[v] == '=') v = line.find_first_not_of(" \t", v + 1);
+        const std::vector<std::string> args = v == std::string::npos ? std::vector<std::string>{} : splitArgs(line.substr(v), origin, lineNo);
+        if (args.empty()) throw ConfigError(origin + " line " + std::to_string(lineNo) + ": '" + key + "' has no value; give one or remove the line");
+        if (key == "host") {
+            Block b;
+            b.patterns = args;
+            flush(std::move(b));
+        } else if (key == "match") {
+            Block b;
+            if (lower(args[0]) == "all" && args.size() == 1)
+                b.matchAll = true;
+            else
+                b.never = true;  // Match exec/host/user/...: not evaluated, its lines are not applied
+            flush(std::move(b));
+        } else if (key == "include") {
+            if (depth >= 8) throw ConfigError(origin + " line " + std::to_string(lineNo) + ": Include nested too deeply; check for an Include loop");
+            Block shape = current;
+            shape.entries.clear();
+            shape.leading = false;
+            flush(shape);
+            for (const auto& a : args) {
+                std::string pattern = expandPath(a, "", 0, "");
+                if (pattern[0] != '/') pattern = baseDir + "/" + pattern;
+                glob_t g{};
+                if (::glob(pattern.c_str(), 0, nullptr, &g) == 0) {
+                    for (size_t n = 0; n < g.gl_pathc; ++n) {
+                        std::ifstream f(g.gl_pathv[n], std::ios::binary);
+                        std::stringstream ss;
+                        ss << f.rdbuf();
+                        // An included file starts in the includer's Host context.
+                        SshConfig inner;
+                        inner.parseInto(ss.str(), g.gl_pathv[n], baseDir, depth + 1);
+                        for (auto& b : inner.blocks_) {
+                            if (b.leading) {
+                                b.matchAll = shape.matchAll;
+                                b.patterns = shape.patterns;
+                                b.never = shape.never;
+                            }
+                            b.leading = false;
+                            blocks_.push_back(std::move(b));
+                        }
+                    }
+                }
+                ::globfree(&g);
+            }
+            flush(shape);
+        } else {
+            std::string value = args[0];
+            if (key == "proxyjump" || key == "identityfile" || key == "hostname" || key == "user" || key == "port") {
+                if (key == "proxyjump") {
+                    for (size_t n = 1; n < args.size(); ++n) value += "," + args[n];
+                    (void)JumpSpec::parseList(value);  // reject malformed values at parse time
+                }
+                if (key == "port") (void)parsePort(value, origin + " line " + std::to_string(lineNo));
+                current.entries.push_back({key, value});
+            }
+        }
+    }
+    flush(Block{});
+}
+
+bool SshConfig::blockMatches(const Block& b, const std::string& alias) {
+    if (b.never) return false;
+    if (b.matchAll) return true;
+    bool positive = false;
+    for (const auto& p : b.patterns) {
+        if (!p.empty() && p[0] == '!') {
+            if (matchPattern(p.substr(1), alias)) return false;
+        } else if (matchPattern(p, alias)) {
+            positive = true;
+        }
+    }
+    return positive;
+}
+
+SshHostSettings SshConfig::resolve(const std::string& alias) const {
+    SshHostSettings s;
+    for (const auto& b : blocks_) {
+        if (!blockMatches(b, alias)) continue;
+        for (const auto& e : b.entries) {
+            if (e.key == "hostname" && !s.hostName) {
+                std::string h;
+                for (size_t i = 0; i < e.value.size(); ++i) {
+                    if (e.value[i] == '%' && i + 1 < e.value.size() && e.value[i + 1] == 'h') {
+                        h += alias;
+                        ++i;
+                    } else if (e.value[i] == '%' && i + 1 < e.value.size() && e.value[i + 1] == '%') {
+                        h += '%';
+                        ++i;
+                    } else {
+                        h += e.value[i];
+                    }
+                }
+                s.hostName = h;
+            } else if (e.key == "user" && !s.user) {
+                s.user = e.value;
+            } else if (e.key == "port" && !s.port) {
+                s.port = std::stoi(e.value);
+            } else if (e.key == "identityfile") {
+                s.identityFiles.push_back(e.value);
+            } else if (e.key == "proxyjump" && !s.proxyJump) {
+                s.proxyJump = e.value;
+            }
+        }
+    }
+    return s;
+}
+
+}  // namespace streetgan

@@ -1,0 +1,79 @@
+#include "base/run/RunDirectory.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "base/util/AtomicFile.h"
+#include "base/util/Errors.h"
+
+namespace fs = std::filesystem;
+
+namespace streetgan {
+
+RunDirectory::RunDirectory(std::string root, bool create) : root_(std::move(root)) {
+    while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+    if (create) {
+        std::error_code ec;
+        for (const auto& d : {root_, checkpointsDir(), samplesDir(), tbDir()}) {
+            fs::create_directories(d, ec);
+            if (ec) throw IoError("cannot create run directory '" + d + "': " + ec.message() + ": choose a writable --run-dir");
+        }
+        fs::permissions(root_, fs::perms::owner_all, fs::perm_options::replace, ec);
+        if (::access(root_.c_str(), W_OK) != 0 || ::access(checkpointsDir().c_str(), W_OK) != 0)
+            throw IoError("run directory '" + root_ + "' is not writable: " + std::strerror(errno) + ": choose another --run-dir");
+    } else if (!fs::is_directory(root_)) {
+        throw IoError("run directory '" + root_ + "' does not exist");
+    }
+}
+
+std::string RunDirectory::checkpointPath(int64_t epoch) const {
+    return checkpointsDir() + "/checkpoint_" + std::to_string(epoch) + ".pt";
+}
+
+std::string RunDirectory::samplePath(int64_t step) const { return samplesDir() + "/step_" + std::to_string(step) + ".png"; }
+
+void RunDirectory::writeRunJson(const nlohmann::json& j) const { AtomicFile::write(runJson(), j.dump(2) + "\n"); }
+
+bool RunDirectory::hasRunJson() const { return fs::exists(runJson()); }
+
+nlohmann::json RunDirectory::readRunJson() const {
+    const std::string text = AtomicFile::read(runJson());
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw ConfigError("run.json in '" + root_ + "' is malformed (" + e.what() + ")");
+    }
+}
+
+std::vector<std::string> RunDirectory::checkpoints() const {
+    std::vector<std::pair<int64_t, std::string>> found;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(checkpointsDir(), ec)) {
+        const std::string name = entry.path().filename().string();
+        const std::string prefix = "checkpoint_", suffix = ".pt";
+        if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+            continue;
+        const std::string num = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+        if (num.empty() || !std::all_of(num.begin(), num.end(), ::isdigit)) continue;
+        found.emplace_back(std::stoll(num), entry.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (auto& f : found) out.push_back(f.second);
+    return out;
+}
+
+std::optional<std::string> RunDirectory::latestCheckpoint() const {
+    auto all = checkpoints();
+    if (all.empty()) return std::nullopt;
+    return all.back();
+}
+
+}  // namespace streetgan

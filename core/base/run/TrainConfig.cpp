@@ -1,0 +1,142 @@
+#include "base/run/TrainConfig.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "base/model/Presets.h"
+#include "base/util/Errors.h"
+
+namespace streetgan {
+
+namespace {
+std::string format(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+}  // namespace
+
+void TrainConfig::validate() const {
+    model.validate();
+    auto range = [](const char* name, double v, double lo, double hi) {
+        if (!(v >= lo && v <= hi))
+            throw ConfigError(std::string(name) + " " + format(v) + " is out of range: use " + format(lo) + ".." + format(hi));
+    };
+    range("batch", static_cast<double>(batch), 1, 65536);
+    range("steps", static_cast<double>(steps), 0, 1e12);
+    range("epochs", static_cast<double>(epochs), 0, 1e9);
+    if (steps == 0 && epochs == 0) throw ConfigError("steps and epochs are both 0: give --steps N or --epochs N");
+    range("lr", lr, 0, 10);
+    range("beta1", beta1, 0, 0.999999);
+    range("beta2", beta2, 0, 0.999999);
+    range("weight_decay", weightDecay, 0, 10);
+    range("eps", eps, 0, 1);
+    range("real_label", realLabel, 0, 1);
+    range("fake_label", fakeLabel, 0, 1);
+    range("instance_noise", instanceNoise, 0, 10);
+    range("instance_noise_steps", static_cast<double>(instanceNoiseSteps), 0, 1e12);
+    range("log_every", static_cast<double>(logEvery), 1, 1e9);
+    range("sample_every", static_cast<double>(sampleEvery), 0, 1e12);
+    range("checkpoint_every", static_cast<double>(checkpointEvery), 0, 1e12);
+    range("loader_threads", loaderThreads, 1, 256);
+    range("prefetch", prefetch, 1, 1024);
+    range("threads", threads, 0, 1024);
+    range("fixed_noise", static_cast<double>(fixedNoiseCount), 1, 1024);
+    range("max_shift", maxShift, 0, 1);
+    range("crop_factor", cropFactor, 0.01, 64);
+    range("aug_noise", augNoise, 0, 10);
+    range("max_per_sequence", static_cast<double>(maxPerSequence), 0, 1e12);
+    range("validation_percent", validationPercent, 0, 99);
+    range("synthetic_images", static_cast<double>(syntheticImages), 1, 1e10);
+    if (amp != "off" && amp != "bf16" && amp != "fp16") throw ConfigError("amp '" + amp + "' is unknown: use off, bf16 or fp16");
+    if (device != "auto" && device != "cpu" && device.rfind("cuda", 0) != 0)
+        throw ConfigError("device '" + device + "' is unknown: use auto, cpu, cuda or cuda:N");
+    if (data.empty()) throw ConfigError("data source is empty: use --data synthetic or a folder/archive path");
+    range("metric_every_checkpoints", static_cast<double>(metricEveryCheckpoints), 0, 1e9);
+    range("metric_samples", static_cast<double>(metricSamples), 2, 1e7);
+    if (metrics.empty()) throw ConfigError("metrics is empty: use a subset of fid, kid, pr");
+    for (const auto& m : metrics)
+        if (m != "fid" && m != "kid" && m != "pr") throw ConfigError("metric '" + m + "' is unknown: use fid, kid or pr");
+}
+
+nlohmann::json TrainConfig::toJson() const {
+    return nlohmann::json{
+        {"preset", model.preset}, {"nz", model.nz}, {"ngf", model.ngf}, {"ndf", model.ndf}, {"nc", model.nc},
+        {"img_size", model.imgSize}, {"data", data}, {"synthetic_images", syntheticImages},
+        {"max_shift", maxShift}, {"crop_factor", cropFactor}, {"aug_noise", augNoise}, {"flip", flip}, {"cities", cities},
+        {"exclude_cities", excludeCities}, {"max_per_sequence", maxPerSequence}, {"validation_percent", validationPercent}, {"seed", seed},
+        {"device", device}, {"batch", batch}, {"steps", steps}, {"epochs", epochs}, {"lr", lr},
+        {"betas", {beta1, beta2}}, {"weight_decay", weightDecay}, {"eps", eps}, {"real_label", realLabel},
+        {"fake_label", fakeLabel}, {"instance_noise", instanceNoise}, {"instance_noise_steps", instanceNoiseSteps},
+        {"amp", amp}, {"log_every", logEvery}, {"sample_every", sampleEvery}, {"checkpoint_every", checkpointEvery},
+        {"loader_threads", loaderThreads}, {"prefetch", prefetch}, {"threads", threads}, {"channels_last", channelsLast}, {"fixed_noise", fixedNoiseCount},
+        {"metric_every_checkpoints", metricEveryCheckpoints}, {"metric_features", metricFeatures}, {"metric_samples", metricSamples},
+        {"metrics", metrics}, {"metric_cache_dir", metricCacheDir}};
+}
+
+void TrainConfig::merge(const nlohmann::json& j) {
+    if (!j.is_object()) throw ConfigError("config must be a JSON object");
+    // A preset sets the whole architecture first; explicit nz/ngf/... then override it.
+    if (j.contains("preset")) {
+        const std::string name = j.at("preset").get<std::string>();
+        if (name != "custom") model = Presets::get(name);
+    }
+    for (const auto& [key, v] : j.items()) {
+        try {
+            if (key == "preset") continue;
+            else if (key == "nz") model.nz = v.get<int64_t>();
+            else if (key == "ngf") model.ngf = v.get<int64_t>();
+            else if (key == "ndf") model.ndf = v.get<int64_t>();
+            else if (key == "nc") model.nc = v.get<int64_t>();
+            else if (key == "img_size") model.imgSize = v.get<int64_t>();
+            else if (key == "data") data = v.get<std::string>();
+            else if (key == "synthetic_images") syntheticImages = v.get<int64_t>();
+            else if (key == "max_shift") maxShift = v.get<double>();
+            else if (key == "crop_factor") cropFactor = v.get<double>();
+            else if (key == "aug_noise") augNoise = v.get<double>();
+            else if (key == "flip") flip = v.get<bool>();
+            else if (key == "cities") cities = v.get<std::vector<std::string>>();
+            else if (key == "exclude_cities") excludeCities = v.get<std::vector<std::string>>();
+            else if (key == "max_per_sequence") maxPerSequence = v.get<int64_t>();
+            else if (key == "validation_percent") validationPercent = v.get<double>();
+            else if (key == "seed") seed = v.get<uint64_t>();
+            else if (key == "device") device = v.get<std::string>();
+            else if (key == "batch") batch = v.get<int64_t>();
+            else if (key == "steps") steps = v.get<int64_t>();
+            else if (key == "epochs") epochs = v.get<int64_t>();
+            else if (key == "lr") lr = v.get<double>();
+            else if (key == "betas") {
+                if (!v.is_array() || v.size() != 2) throw ConfigError("betas must be a list of two numbers, e.g. [0.5, 0.999]");
+                beta1 = v[0].get<double>();
+                beta2 = v[1].get<double>();
+            } else if (key == "weight_decay") weightDecay = v.get<double>();
+            else if (key == "eps") eps = v.get<double>();
+            else if (key == "real_label") realLabel = v.get<double>();
+            else if (key == "fake_label") fakeLabel = v.get<double>();
+            else if (key == "instance_noise") instanceNoise = v.get<double>();
+            else if (key == "instance_noise_steps") instanceNoiseSteps = v.get<int64_t>();
+            else if (key == "amp") amp = v.get<std::string>();
+            else if (key == "log_every") logEvery = v.get<int64_t>();
+            else if (key == "sample_every") sampleEvery = v.get<int64_t>();
+            else if (key == "checkpoint_every") checkpointEvery = v.get<int64_t>();
+            else if (key == "loader_threads") loaderThreads = v.get<int>();
+            else if (key == "prefetch") prefetch = v.get<int>();
+            else if (key == "threads") threads = v.get<int>();
+            else if (key == "fixed_noise") fixedNoiseCount = v.get<int64_t>();
+            else if (key == "channels_last") channelsLast = v.get<bool>();
+            else if (key == "metric_every_checkpoints") metricEveryCheckpoints = v.get<int64_t>();
+            else if (key == "metric_features") metricFeatures = v.get<std::string>();
+            else if (key == "metric_samples") metricSamples = v.get<int64_t>();
+            else if (key == "metrics") metrics = v.get<std::vector<std::string>>();
+            else if (key == "metric_cache_dir") metricCacheDir = v.get<std::string>();
+            else throw ConfigError("unknown config key '" + key + "': see run.json of any run for the valid keys");
+        } catch (const nlohmann::json::exception& e) {
+            throw ConfigError("config key '" + key + "' has the wrong type (" + v.dump() + ")");
+        }
+    }
+    // Keep the preset label honest if the architecture no longer matches it.
+    if (model.preset != "custom" && Presets::exists(model.preset) && !Presets::get(model.preset).sameArchitecture(model))
+        model.preset = "custom";
+}
+
+}  // namespace streetgan

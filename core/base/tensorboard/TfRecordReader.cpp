@@ -1,0 +1,294 @@
+#include "base/tensorboard/TfRecordReader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+
+#include "base/util/Crc32c.h"
+#include "base/util/Errors.h"
+
+namespace streetgan {
+
+namespace {
+
+constexpr std::size_t kChunkBytes = 1 << 20;  // a record's data is read in chunks of this size
+
+uint64_t loadLe(const unsigned char* p, int bytes) {
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+class MalformedError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Minimal protobuf wire-format cursor over one message.
+class WireReader {
+public:
+    WireReader(const char* data, std::size_t size)
+        : p_(reinterpret_cast<const unsigned char*>(data)), end_(p_ + size) {}
+
+    bool atEnd() const { return p_ == end_; }
+
+    uint64_t varint() {
+        uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (p_ == end_)
+                throw MalformedError("truncated varint");
+            const unsigned char b = *p_++;
+            v |= uint64_t(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                return v;
+        }
+        throw MalformedError("varint longer than 10 bytes");
+    }
+
+    uint64_t fixed(int bytes) {
+        need(std::size_t(bytes));
+        const uint64_t v = loadLe(p_, bytes);
+        p_ += bytes;
+        return v;
+    }
+
+    std::string_view bytes() {
+        const uint64_t n = varint();
+        need(n);
+        std::string_view s(reinterpret_cast<const char*>(p_), std::size_t(n));
+        p_ += n;
+        return s;
+    }
+
+    /// Reads a key; returns false at the end of the message.
+    bool key(uint32_t& field, uint32_t& wireType) {
+        if (atEnd())
+            return false;
+        const uint64_t k = varint();
+        field = uint32_t(k >> 3);
+        wireType = uint32_t(k & 7);
+        if (field == 0)
+            throw MalformedError("field number 0");
+        return true;
+    }
+
+    void skip(uint32_t field, uint32_t wireType, int depth = 0) {
+        switch (wireType) {
+        case 0: varint(); return;
+        case 1: fixed(8); return;
+        case 2: bytes(); return;
+        case 5: fixed(4); return;
+        case 3: {  // start group: skip fields up to the matching end group
+            if (depth > 64)
+                throw MalformedError("groups nested too deeply");
+            uint32_t f = 0, w = 0;
+            while (key(f, w)) {
+                if (w == 4) {
+                    if (f != field)
+                        throw MalformedError("mismatched end group");
+                    return;
+                }
+                skip(f, w, depth + 1);
+            }
+            throw MalformedError("unterminated group");
+        }
+        default: throw MalformedError("invalid wire type " + std::to_string(wireType));
+        }
+    }
+
+    void expect(uint32_t wireType, uint32_t expected, const char* what) {
+        if (wireType != expected)
+            throw MalformedError(std::string("wrong wire type for ") + what);
+    }
+
+private:
+    void need(uint64_t n) const {
+        if (n > uint64_t(end_ - p_))
+            throw MalformedError("field runs past the end of its message");
+    }
+
+    const unsigned char* p_;
+    const unsigned char* end_;
+};
+
+double toDouble(uint64_t bits) {
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+float toFloat(uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+TfRecordReader::Image parseImage(std::string_view msg) {
+    TfRecordReader::Image img;
+    WireReader r(msg.data(), msg.size());
+    uint32_t f = 0, w = 0;
+    while (r.key(f, w)) {
+        switch (f) {
+        case 1: r.expect(w, 0, "Image.height"); img.height = int(int32_t(uint32_t(r.varint()))); break;
+        case 2: r.expect(w, 0, "Image.width"); img.width = int(int32_t(uint32_t(r.varint()))); break;
+        case 3:
+            r.expect(w, 0, "Image.colorspace");
+            img.colorspace = int(int32_t(uint32_t(r.varint())));
+            break;
+        case 4: r.expect(w, 2, "Image.encoded_image_string"); img.encoded = std::string(r.bytes()); break;
+        default: r.skip(f, w);
+        }
+    }
+    return img;
+}
+
+TfRecordReader::Value parseValue(std::string_view msg) {
+    TfRecordReader::Value v;
+    WireReader r(msg.data(), msg.size());
+    uint32_t f = 0, w = 0;
+    while (r.key(f, w)) {
+        switch (f) {
+        case 1: r.expect(w, 2, "Value.tag"); v.tag = std::string(r.bytes()); break;
+        case 2: r.expect(w, 5, "Value.simple_value"); v.simpleValue = toFloat(uint32_t(r.fixed(4))); break;
+        case 4: r.expect(w, 2, "Value.image"); v.image = parseImage(r.bytes()); break;
+        default: r.skip(f, w);
+        }
+    }
+    return v;
+}
+
+void parseSummary(std::string_view msg, std::vector<TfRecordReader::Value>& out) {
+    WireReader r(msg.data(), msg.size());
+    uint32_t f = 0, w = 0;
+    while (r.key(f, w)) {
+        if (f == 1) {
+            r.expect(w, 2, "Summary.value");
+            out.push_back(parseValue(r.bytes()));
+        } else {
+            r.skip(f, w);
+        }
+    }
+}
+
+}  // namespace
+
+TfRecordReader::TfRecordReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+    if (!in_)
+        throw IoError("cannot open TFRecord file '" + path + "' for reading");
+}
+
+std::size_t TfRecordReader::readUpTo(char* dst, std::size_t n) {
+    in_.read(dst, std::streamsize(n));
+    return std::size_t(in_.gcount());
+}
+
+void TfRecordReader::rewind(uint64_t recordStart) {
+    in_.clear();
+    in_.seekg(std::streamoff(recordStart));
+    offset_ = recordStart;
+}
+
+bool TfRecordReader::endAtTornRecord(uint64_t recordStart) {
+    // Rewind so a later call re-reads the record once the writer has completed it.
+    rewind(recordStart);
+    torn_ = true;
+    return false;
+}
+
+bool TfRecordReader::readRecord(std::string& data) {
+    torn_ = false;
+    data.clear();
+    const uint64_t start = offset_;
+
+    unsigned char header[12];
+    const std::size_t got = readUpTo(reinterpret_cast<char*>(header), sizeof header);
+    if (got == 0) {
+        rewind(start);  // clean end; clears EOF so a growing file can be read on
+        return false;
+    }
+    if (got < sizeof header)
+        return endAtTornRecord(start);
+
+    const uint64_t length = loadLe(header, 8);
+    const uint32_t lengthCrc = uint32_t(loadLe(header + 8, 4));
+    if (Crc32c::masked(header, 8) != lengthCrc) {
+        rewind(start);
+        throw IoError("corrupt TFRecord file '" + path_ + "': length CRC mismatch in record at offset " +
+                      std::to_string(start));
+    }
+
+    // Read in chunks so a huge announced length on a torn file never allocates up front.
+    uint64_t remaining = length;
+    while (remaining > 0) {
+        const std::size_t chunk = std::size_t(std::min<uint64_t>(remaining, kChunkBytes));
+        const std::size_t old = data.size();
+        data.resize(old + chunk);
+        const std::size_t n = readUpTo(&data[old], chunk);
+        if (n < chunk) {
+            data.clear();
+            return endAtTornRecord(start);
+        }
+        remaining -= chunk;
+    }
+
+    unsigned char footer[4];
+    if (readUpTo(reinterpret_cast<char*>(footer), sizeof footer) < sizeof footer) {
+        data.clear();
+        return endAtTornRecord(start);
+    }
+    if (Crc32c::masked(data.data(), data.size()) != uint32_t(loadLe(footer, 4))) {
+        data.clear();
+        rewind(start);
+        throw IoError("corrupt TFRecord file '" + path_ + "': data CRC mismatch in record at offset " +
+                      std::to_string(start));
+    }
+    offset_ = start + 12 + length + 4;
+    return true;
+}
+
+bool TfRecordReader::readEvent(Event& event) {
+    const uint64_t start = offset_;
+    std::string data;
+    if (!readRecord(data))
+        return false;
+    try {
+        event = parseEvent(data);
+    } catch (const IoError& e) {
+        throw IoError("in TFRecord file '" + path_ + "', record at offset " + std::to_string(start) +
+                      ": " + e.what());
+    }
+    return true;
+}
+
+TfRecordReader::Event TfRecordReader::parseEvent(const std::string& data) {
+    Event ev;
+    try {
+        WireReader r(data.data(), data.size());
+        uint32_t f = 0, w = 0;
+        while (r.key(f, w)) {
+            switch (f) {
+            case 1: r.expect(w, 1, "Event.wall_time"); ev.wallTime = toDouble(r.fixed(8)); break;
+            case 2: r.expect(w, 0, "Event.step"); ev.step = int64_t(r.varint()); break;
+            case 3: r.expect(w, 2, "Event.file_version"); ev.fileVersion = std::string(r.bytes()); break;
+            case 5: r.expect(w, 2, "Event.summary"); parseSummary(r.bytes(), ev.values); break;
+            default: r.skip(f, w);
+            }
+        }
+    } catch (const MalformedError& e) {
+        throw IoError(std::string("malformed Event protobuf: ") + e.what());
+    }
+    return ev;
+}
+
+std::vector<TfRecordReader::Event> TfRecordReader::readAllEvents(const std::string& path) {
+    TfRecordReader reader(path);
+    std::vector<Event> events;
+    Event ev;
+    while (reader.readEvent(ev))
+        events.push_back(std::move(ev));
+    return events;
+}
+
+}  // namespace streetgan

@@ -1,0 +1,85 @@
+#include "base/util/AtomicFile.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "base/util/Errors.h"
+
+namespace streetgan {
+namespace {
+
+std::string reason(int err) {
+    if (err == ENOSPC || err == EDQUOT) return "the disk is full: free some space and retry";
+    if (err == EFBIG) return "the file is too large for this file system or process limit";
+    if (err == EACCES || err == EPERM || err == EROFS) return std::string(std::strerror(err)) + ": check the folder's permissions";
+    return std::strerror(err);
+}
+
+std::string dirOf(const std::string& path) {
+    auto slash = path.find_last_of('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+}  // namespace
+
+void AtomicFile::write(const std::string& path, const void* data, size_t size) {
+    // SIGXFSZ would kill the process on a file-size limit; we want the EFBIG error instead.
+    std::signal(SIGXFSZ, SIG_IGN);
+    // Unique per process and call: two threads replacing the same file never share a temp file.
+    static std::atomic<unsigned long> counter{0};
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) throw IoError("cannot write '" + path + "': " + reason(errno));
+    auto fail = [&](int err) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw IoError("cannot write '" + path + "' (previous version kept): " + reason(err));
+    };
+    const char* p = static_cast<const char*>(data);
+    size_t left = size;
+    while (left > 0) {
+        ssize_t n = ::write(fd, p, left);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail(errno);
+        }
+        p += n;
+        left -= static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0) fail(errno);
+    if (::close(fd) != 0) {
+        int err = errno;
+        ::unlink(tmp.c_str());
+        throw IoError("cannot write '" + path + "' (previous version kept): " + reason(err));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        int err = errno;
+        ::unlink(tmp.c_str());
+        throw IoError("cannot replace '" + path + "': " + reason(err));
+    }
+    int dfd = ::open(dirOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+std::string AtomicFile::read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw IoError("cannot read '" + path + "': " + std::strerror(errno));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace streetgan

@@ -1,0 +1,68 @@
+#include "ml/export/FrameRenderer.h"
+
+#include <string>
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "ml/export/GifWriter.h"
+
+namespace streetgan {
+
+FrameRenderer::FrameRenderer(Generator g, Options options) : g_(std::move(g)), options_(options) {
+    if (options_.size < 1 || options_.size > 4096) throw ConfigError("frame renderer: size must be within 1..4096 (got " + std::to_string(options_.size) + ")");
+    if (options_.batch < 1 || options_.batch > 4096) throw ConfigError("frame renderer: batch must be within 1..4096 (got " + std::to_string(options_.batch) + ")");
+    g_->eval();
+}
+
+int64_t FrameRenderer::nz() const {
+    return g_->config().nz;
+}
+
+at::Tensor FrameRenderer::resize(const at::Tensor& framesHwc, int size, Upscale mode) {
+    if (!framesHwc.defined() || framesHwc.dim() != 4 || framesHwc.size(3) != 3 || framesHwc.scalar_type() != at::kByte)
+        throw DataError("frame renderer: expected uint8 frames (N, H, W, 3)");
+    const int64_t n = framesHwc.size(0), h = framesHwc.size(1), w = framesHwc.size(2);
+    at::Tensor src = framesHwc.to(at::kCPU).contiguous();
+    if (h == size && w == size) return src.clone();
+    at::Tensor out = at::empty({n, size, size, 3}, at::kByte);
+    const bool up = size >= h && size >= w;
+    const int interp = mode == Upscale::Nearest ? cv::INTER_NEAREST : (up ? cv::INTER_CUBIC : cv::INTER_AREA);
+    for (int64_t i = 0; i < n; ++i) {
+        cv::Mat in(static_cast<int>(h), static_cast<int>(w), CV_8UC3, src[i].data_ptr<uint8_t>());
+        cv::Mat dst(size, size, CV_8UC3, out[i].data_ptr<uint8_t>());
+        cv::resize(in, dst, cv::Size(size, size), 0, 0, interp);
+    }
+    return out;
+}
+
+at::Tensor FrameRenderer::render(const at::Tensor& z, const FrameProgress& progress, const std::atomic<bool>* cancel) const {
+    const int64_t nzv = nz();
+    if (!z.defined() || z.dim() < 2 || z.size(1) != nzv || z.numel() != z.size(0) * nzv)
+        throw DataError("frame renderer: expected latents (N, " + std::to_string(nzv) + ", 1, 1)");
+    const int64_t n = z.size(0);
+    at::Tensor out = at::empty({n, options_.size, options_.size, 3}, at::kByte);
+    Generator g = g_;  // the holder's operator-> is const-only on a const holder; the module is shared
+    const auto device = g->parameters().front().device();
+    for (int64_t start = 0; start < n; start += options_.batch) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) throw RenderCancelled("rendering was cancelled");
+        const int64_t count = std::min<int64_t>(options_.batch, n - start);
+        at::Tensor frames;
+        {
+            c10::InferenceMode guard;
+            const at::Tensor images = g->forward(z.narrow(0, start, count).reshape({count, nzv, 1, 1}).to(device, at::kFloat));
+            frames = resize(GifWriter::fromImages(images), options_.size, options_.upscale);
+        }
+        out.narrow(0, start, count).copy_(frames);
+        if (progress) progress(start + count, n);
+    }
+    return out;
+}
+
+at::Tensor FrameRenderer::renderOne(const at::Tensor& z) const {
+    return render(z.reshape({1, -1, 1, 1}))[0];
+}
+
+}  // namespace streetgan

@@ -1,0 +1,29 @@
+#include "ml/model/Discriminator.h"
+
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/conv.h>
+
+namespace streetgan {
+
+DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& cfg) : cfg_(cfg) {
+    cfg_.validate();
+    namespace nn = torch::nn;
+    const int stages = cfg_.stages();
+    auto lrelu = [] { return nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2).inplace(true)); };
+    int64_t ch = cfg_.ndf;
+    main_->push_back(nn::Conv2d(nn::Conv2dOptions(cfg_.nc, ch, 4).stride(2).padding(1).bias(false)));
+    main_->push_back(lrelu());
+    for (int s = 1; s < stages; ++s) {
+        main_->push_back(nn::Conv2d(nn::Conv2dOptions(ch, ch * 2, 4).stride(2).padding(1).bias(false)));
+        main_->push_back(nn::BatchNorm2d(ch * 2));
+        main_->push_back(lrelu());
+        ch *= 2;
+    }
+    main_->push_back(nn::Conv2d(nn::Conv2dOptions(ch, 1, 4).stride(1).padding(0).bias(false)));
+    register_module("main", main_);
+}
+
+torch::Tensor DiscriminatorImpl::forward(torch::Tensor x) { return main_->forward(x).view({-1}); }
+
+}  // namespace streetgan

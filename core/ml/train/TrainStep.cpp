@@ -1,0 +1,179 @@
+#include "ml/train/TrainStep.h"
+
+#include <torch/torch.h>
+
+#include "ml/dist/DistributedContext.h"
+#include "ml/dist/GradientSync.h"
+#include "ml/model/WeightInit.h"
+#include "ml/train/AutocastGuard.h"
+#include "base/util/Errors.h"
+
+namespace streetgan {
+
+TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device) : cfg_(cfg), device_(device), g_(cfg.model), d_(cfg.model) {
+    WeightInit::dcgan(*g_);
+    WeightInit::dcgan(*d_);
+    g_->to(device_);
+    d_->to(device_);
+    if (cfg.channelsLast) {
+        torch::NoGradGuard noGrad;
+        for (auto* m : {static_cast<torch::nn::Module*>(g_.get()), static_cast<torch::nn::Module*>(d_.get())})
+            for (auto& p : m->parameters())
+                if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+    auto opts = torch::optim::AdamWOptions(cfg.lr).betas({cfg.beta1, cfg.beta2}).weight_decay(cfg.weightDecay).eps(cfg.eps);
+    optG_ = std::make_unique<torch::optim::AdamW>(g_->parameters(), opts);
+    optD_ = std::make_unique<torch::optim::AdamW>(d_->parameters(), opts);
+    if (cfg.amp == "fp16") {
+        if (!device_.is_cuda()) throw ConfigError("amp fp16 needs a CUDA device (loss scaling runs on the GPU): use --amp bf16 or off on CPU");
+        scaler_ = std::make_unique<GradScaler>(device_);
+        autocast_ = true;
+        autocastDtype_ = c10::kHalf;
+    } else if (cfg.amp == "bf16") {
+        autocast_ = true;
+        autocastDtype_ = c10::kBFloat16;
+    }
+    acc_ = torch::zeros({5}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
+}
+
+TrainStep::~TrainStep() = default;
+
+void TrainStep::setDistributed(DistributedContext& dist) {
+    dist_ = &dist;
+    broadcastState();
+    syncG_ = std::make_unique<GradientSync>(g_->parameters(), dist);
+    syncD_ = std::make_unique<GradientSync>(d_->parameters(), dist);
+}
+
+void TrainStep::broadcastState() {
+    if (!dist_) return;
+    dist_->broadcastModule(*g_, "broadcast of G from rank 0");
+    dist_->broadcastModule(*d_, "broadcast of D from rank 0");
+}
+
+void TrainStep::step(const Batch& batch, double instanceStd) {
+    namespace F = torch::nn::functional;
+    const bool cuda = device_.is_cuda();
+    auto real = batch.real.to(device_, /*non_blocking=*/cuda);
+    if (cfg_.channelsLast) real = real.contiguous(torch::MemoryFormat::ChannelsLast);
+    auto noise = batch.noise.to(device_, cuda);
+    const int64_t B = real.size(0);
+    if (!realTarget_.defined() || realTarget_.size(0) != B) {
+        auto o = torch::TensorOptions().dtype(torch::kFloat32).device(device_);
+        realTarget_ = torch::full({B}, cfg_.realLabel, o);
+        fakeTarget_ = torch::full({B}, cfg_.fakeLabel, o);
+        genTarget_ = torch::ones({B}, o);  // G is trained against label 1, smoothing or not
+    }
+    torch::Tensor noiseReal, noiseFake;
+    if (instanceStd > 0 && batch.instanceReal.defined()) {
+        noiseReal = batch.instanceReal.to(device_, cuda).mul_(instanceStd);
+        noiseFake = batch.instanceFake.to(device_, cuda).mul_(instanceStd);
+        real = real + noiseReal;
+    }
+    auto backward = [&](const torch::Tensor& loss) {
+        if (scaler_) scaler_->scale(loss).backward();
+        else loss.backward();
+    };
+    auto stepOpt = [&](torch::optim::AdamW& opt) {
+        if (scaler_) scaler_->step(opt);
+        else opt.step();
+    };
+
+    // D: real, then fake.detach()
+    d_->zero_grad(/*set_to_none=*/true);
+    torch::Tensor outReal, errReal, fake, outFake, errFake;
+    {
+        AutocastGuard ac(device_.type(), autocastDtype_, autocast_);
+        outReal = d_->forward(real);
+        errReal = F::binary_cross_entropy_with_logits(outReal.to(torch::kFloat32), realTarget_);
+    }
+    backward(errReal);
+    if (syncD_) syncD_->arm();  // D's last backward pass of this update: .grad holds real + fake
+    {
+        AutocastGuard ac(device_.type(), autocastDtype_, autocast_);
+        fake = g_->forward(noise);
+        auto fakeIn = noiseFake.defined() ? fake.detach() + noiseFake : fake.detach();
+        outFake = d_->forward(fakeIn);
+        errFake = F::binary_cross_entropy_with_logits(outFake.to(torch::kFloat32), fakeTarget_);
+    }
+    backward(errFake);
+    if (syncD_) syncD_->finish();
+    stepOpt(*optD_);
+
+    // G: through the updated D, against label 1
+    g_->zero_grad(true);
+    torch::Tensor out, errG;
+    {
+        AutocastGuard ac(device_.type(), autocastDtype_, autocast_);
+        auto fakeIn = noiseFake.defined() ? fake + noiseFake : fake;
+        out = d_->forward(fakeIn);
+        errG = F::binary_cross_entropy_with_logits(out.to(torch::kFloat32), genTarget_);
+    }
+    if (syncG_) syncG_->arm();  // D's hooks stay disarmed: its gradients from this pass are discarded
+    backward(errG);
+    if (syncG_) syncG_->finish();
+    stepOpt(*optG_);
+    if (scaler_) scaler_->update();
+
+    torch::NoGradGuard noGrad;
+    acc_.add_(torch::stack({errReal.detach() + errFake.detach(), errG.detach(), torch::sigmoid(outReal.detach().to(torch::kFloat32)).mean(),
+                            torch::sigmoid(outFake.detach().to(torch::kFloat32)).mean(), torch::sigmoid(out.detach().to(torch::kFloat32)).mean()}));
+    ++accSteps_;
+}
+
+StepMetrics TrainStep::drain() {
+    StepMetrics m;
+    m.steps = accSteps_;
+    if (accSteps_ == 0) return m;
+    auto host = acc_.to(torch::kCPU, torch::kFloat64);  // the one synchronisation per log interval
+    auto a = host.accessor<double, 1>();
+    const double n = static_cast<double>(accSteps_);
+    m.lossD = a[0] / n;
+    m.lossG = a[1] / n;
+    m.dX = a[2] / n;
+    m.dGz1 = a[3] / n;
+    m.dGz2 = a[4] / n;
+    acc_.zero_();
+    accSteps_ = 0;
+    return m;
+}
+
+torch::Tensor TrainStep::sample(const torch::Tensor& z) {
+    torch::NoGradGuard noGrad;
+    const bool wasTraining = g_->is_training();
+    g_->eval();
+    auto out = g_->forward(z.to(device_)).to(torch::kCPU, torch::kFloat32);
+    if (wasTraining) g_->train();
+    return out;
+}
+
+void TrainStep::setLearningRate(double lr) {
+    for (auto* opt : {optG_.get(), optD_.get()})
+        for (auto& group : opt->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+}
+
+double TrainStep::learningRate() const {
+    return static_cast<const torch::optim::AdamWOptions&>(optG_->param_groups().at(0).options()).lr();
+}
+
+void TrainStep::capture(CheckpointData& out) {
+    out.model = cfg_.model;
+    out.generator = Checkpoint::stateOf(*g_);
+    out.discriminator = Checkpoint::stateOf(*d_);
+    out.generatorOptim = OptimizerState::capture(*optG_);
+    out.discriminatorOptim = OptimizerState::capture(*optD_);
+    if (scaler_) {
+        out.ampScale = scaler_->scaleValue();
+        out.ampGrowth = scaler_->growthTracker();
+    }
+}
+
+void TrainStep::restore(const CheckpointData& in, const std::string& path) {
+    Checkpoint::apply(*g_, in.generator, "G", path);
+    Checkpoint::apply(*d_, in.discriminator, "D", path);
+    if (in.generatorOptim) in.generatorOptim->restore(*optG_, "checkpoint '" + path + "': G");
+    if (in.discriminatorOptim) in.discriminatorOptim->restore(*optD_, "checkpoint '" + path + "': D");
+    if (scaler_ && in.ampScale > 0) scaler_->load(in.ampScale, in.ampGrowth);
+}
+
+}  // namespace streetgan

@@ -1,0 +1,81 @@
+// The reference DCGAN update on one batch, with everything it owns: G, D, both AdamW optimisers,
+// the loss scaler and the on-device metric accumulators.
+//
+// One step: D on real (target real_label) then on fake.detach() (target fake_label), D steps;
+// G against target 1 through D, G steps. D(x), D(G(z)) before (d_g_z1) and after (d_g_z2) the D
+// step are accumulated ON THE DEVICE: the step never synchronises with the host; drain() reads
+// the sums once per log interval. Not thread-safe: one thread drives a TrainStep.
+// Distributed (setDistributed): G's and D's gradients are averaged over the ranks during the
+// last backward pass of each update (dist/GradientSync), so every rank steps identically.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <torch/optim/adamw.h>
+
+#include "ml/data/Batch.h"
+#include "ml/model/Discriminator.h"
+#include "ml/model/Generator.h"
+#include "ml/checkpoint/Checkpoint.h"
+#include "ml/train/GradScaler.h"
+#include "base/run/TrainConfig.h"
+
+namespace streetgan {
+
+class DistributedContext;
+class GradientSync;
+
+struct StepMetrics {
+    int64_t steps = 0;  ///< steps averaged over
+    double lossD = 0, lossG = 0, dX = 0, dGz1 = 0, dGz2 = 0;
+};
+
+class TrainStep {
+public:
+    /// Builds G and D for cfg.model on `device`, initialised from torch's default generator
+    /// (seeded by the caller). Throws ConfigError for AMP modes the device cannot run.
+    TrainStep(const TrainConfig& cfg, torch::Device device);
+    ~TrainStep();
+
+    /// Joins a distributed run: copies rank 0's parameters and buffers to every rank and averages
+    /// gradients from then on. `dist` must outlive this TrainStep. Call after restore() on resume.
+    void setDistributed(DistributedContext& dist);
+    /// Rank 0's parameters and buffers (BatchNorm running statistics included) to every rank.
+    void broadcastState();
+
+    /// One update. `instanceStd` scales batch.instanceReal/instanceFake when they are defined.
+    void step(const Batch& batch, double instanceStd = 0.0);
+    /// Averages since the last drain (one host synchronisation), then resets the accumulators.
+    StepMetrics drain();
+    /// Generator output for `z` in eval mode (BatchNorm running statistics), on the CPU.
+    torch::Tensor sample(const torch::Tensor& z);
+
+    void setLearningRate(double lr);
+    double learningRate() const;
+    /// Fills the model/optimizer/scaler fields of `out`.
+    void capture(CheckpointData& out);
+    /// Loads G, D, and optimizer/scaler state when present; throws CheckpointError.
+    void restore(const CheckpointData& in, const std::string& path);
+
+    Generator& generator() { return g_; }
+    Discriminator& discriminator() { return d_; }
+    torch::Device device() const { return device_; }
+
+private:
+    TrainConfig cfg_;
+    torch::Device device_;
+    Generator g_;
+    Discriminator d_;
+    std::unique_ptr<torch::optim::AdamW> optG_, optD_;
+    std::unique_ptr<GradScaler> scaler_;
+    DistributedContext* dist_ = nullptr;
+    std::unique_ptr<GradientSync> syncG_, syncD_;  // declared after g_/d_: destroyed before them
+    torch::Tensor realTarget_, fakeTarget_, genTarget_;
+    torch::Tensor acc_;  // (5) running sums on the device: loss_d, loss_g, d_x, d_g_z1, d_g_z2
+    int64_t accSteps_ = 0;
+    bool autocast_ = false;
+    c10::ScalarType autocastDtype_ = c10::kBFloat16;
+};
+
+}  // namespace streetgan

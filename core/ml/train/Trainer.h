@@ -1,0 +1,52 @@
+// A training run in a run directory: the loop, its schedule (log, sample, checkpoint), events,
+// TensorBoard records, resume and stop. Runs on the calling thread until done or `stop` is set;
+// stop checkpoints first. Errors are written as an "error" event and rethrown. With a
+// TrainControl, commands queued from other threads (pause, resume, stop, checkpoint-now,
+// sample-now, set-lr) are applied between steps and recorded as events.
+// Distributed (setDistributed): every rank runs this loop on its own data shard; only rank 0
+// writes run.json, events, samples, TensorBoard and checkpoints and takes control commands; once
+// per step the ranks agree on stop/pause/lr (one small allreduce), so every command and signal
+// takes effect on every rank at the same step. Resume: rank 0 reads the checkpoint and broadcasts
+// its bytes, so the other ranks need no access to the run directory.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include <torch/types.h>
+
+#include "base/run/TrainConfig.h"
+#include "base/run/TrainObserver.h"
+
+namespace streetgan {
+
+class TrainControl;
+class DistributedContext;
+
+class Trainer {
+public:
+    /// `resume`: continue from the run directory's latest checkpoint (fresh start when none).
+    Trainer(TrainConfig cfg, std::string runDir, bool resume, TrainObserver* observer = nullptr);
+    /// Returns the number of optimiser steps done when it returns (== total unless stopped).
+    int64_t run(const std::atomic<bool>& stop);
+    /// Commands for the next run(); `control` must outlive it (nullptr: none).
+    void setControl(TrainControl* control) { control_ = control; }
+    /// Makes run() one rank of a distributed run; `dist` must outlive it (nullptr: single process).
+    void setDistributed(DistributedContext* dist) { dist_ = dist; }
+    /// True when the last run() ended because of a stop command (not a signal or the schedule).
+    bool stoppedByCommand() const { return stoppedByCommand_; }
+    /// Picks the device for "auto" | "cpu" | "cuda" | "cuda:N"; throws ConfigError when absent.
+    static torch::Device selectDevice(const std::string& name);
+
+private:
+    TrainConfig cfg_;
+    std::string runDir_;
+    bool resume_;
+    TrainObserver* observer_;
+    TrainControl* control_ = nullptr;
+    DistributedContext* dist_ = nullptr;
+    bool stoppedByCommand_ = false;
+};
+
+}  // namespace streetgan

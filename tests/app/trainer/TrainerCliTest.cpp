@@ -1,0 +1,314 @@
+// streetgan-trainer end to end: real processes, real files, the reference Python side.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "support/TempDir.h"
+#include "support/CliRunner.h"
+
+using namespace streetgan::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+int lineCount(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// One tiny trained run shared by the tests of this file (trained once, read-only afterwards).
+class TrainerCli : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        dir_ = new TempDir();
+        CliRunner cli(dir_->path());
+        const CliResult r = cli.run({"train", "--run-dir", run(), "--preset", "tiny-32", "--steps", "12", "--batch", "8", "--log-every", "4",
+                                     "--sample-every", "6", "--synthetic-images", "256", "--seed", "3"});
+        trainResult_ = new CliResult(r);
+    }
+    static void TearDownTestSuite() {
+        delete trainResult_;
+        delete dir_;
+    }
+    static std::string run() { return *dir_ / "run"; }
+    static std::string checkpoint() { return *dir_ / "run/checkpoints/checkpoint_0.pt"; }
+
+    TempDir tmp;
+    CliRunner cli{tmp.path()};
+    static TempDir* dir_;
+    static CliResult* trainResult_;
+};
+TempDir* TrainerCli::dir_ = nullptr;
+CliResult* TrainerCli::trainResult_ = nullptr;
+
+std::string python(const std::string& args) {
+    return std::string(STREETGAN_PYTHON) + " " + STREETGAN_TEST_PYTHON_DIR + "/" + args;
+}
+
+}  // namespace
+
+TEST_F(TrainerCli, TrainPrintsPlainLinesWhenNotATerminal) {
+    ASSERT_EQ(trainResult_->code, 0) << trainResult_->err;
+    EXPECT_NE(trainResult_->out.find("step 12/12"), std::string::npos) << trainResult_->out;
+    EXPECT_NE(trainResult_->out.find("status finished"), std::string::npos);
+    EXPECT_EQ(trainResult_->out.find('\r'), std::string::npos);  // no progress-bar redraws in a log
+    EXPECT_TRUE(fs::exists(checkpoint()));
+    EXPECT_TRUE(fs::exists(run() + "/samples/step_6.png"));
+}
+
+TEST_F(TrainerCli, ModelInfoJsonMatchesDesignTable) {
+    const std::vector<std::tuple<std::string, int64_t, int64_t>> table = {
+        {"naive-64", 3576704, 2765568}, {"safe-64", 52448768, 2765568}, {"safe-128", 195063296, 44611072}, {"msls-128", 48772864, 2796928}};
+    for (const auto& [preset, g, d] : table) {
+        const CliResult r = cli.run({"model-info", "--preset", preset, "--json"});
+        ASSERT_EQ(r.code, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["preset"], preset);
+        EXPECT_EQ(j["g_params"].get<int64_t>(), g) << preset;
+        EXPECT_EQ(j["d_params"].get<int64_t>(), d) << preset;
+        EXPECT_EQ(j["nc"], 3);
+        for (const char* k : {"nz", "ngf", "ndf", "img_size"}) EXPECT_TRUE(j.contains(k));
+    }
+}
+
+TEST_F(TrainerCli, EverySubcommandHasHelp) {
+    for (const auto& sub : std::vector<std::vector<std::string>>{{"--help"}, {"model-info", "--help"}, {"train", "--help"}, {"sample", "--help"},
+                                                                   {"eval", "--help"}, {"export", "--help"}, {"bench", "train", "--help"},
+                                                                   {"start", "--help"}, {"ls", "--help"}, {"attach", "--help"}, {"control", "--help"},
+                                                                   {"remote", "--help"}, {"serve", "--help"}}) {
+        const CliResult r = cli.run(sub);
+        EXPECT_EQ(r.code, 0) << sub.front();
+        EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub.front();
+    }
+    const CliResult v = cli.run({"--version"});
+    EXPECT_EQ(v.code, 0);
+    EXPECT_NE(v.out.find("streetgan-trainer"), std::string::npos);
+}
+
+TEST_F(TrainerCli, SampleWritesMakeGridPng) {
+    const std::string out = tmp / "grid.png";
+    const CliResult r = cli.run({"sample", "--checkpoint", checkpoint(), "--seed", "4", "--count", "16", "--nrow", "4", "--out", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    cv::Mat png = cv::imread(out, cv::IMREAD_UNCHANGED);
+    ASSERT_FALSE(png.empty());
+    EXPECT_EQ(png.cols, 4 * (32 + 4) + 4);  // padding 4 (CLI.md default)
+    EXPECT_EQ(png.rows, 4 * (32 + 4) + 4);
+    double lo, hi;
+    cv::minMaxLoc(png.reshape(1), &lo, &hi);
+    EXPECT_EQ(hi, 255.0);  // normalised over the batch: full range used
+    const std::string fixed = tmp / "fixed.png";
+    ASSERT_EQ(cli.run({"sample", "--checkpoint", checkpoint(), "--fixed-noise", "--out", fixed}).code, 0);
+    EXPECT_EQ(cv::imread(fixed).cols, 8 * 36 + 4);
+}
+
+TEST_F(TrainerCli, EvalReportsParzenLogLikelihood) {
+    const CliResult r = cli.run({"eval", "--checkpoint", checkpoint(), "--data", "synthetic", "--samples", "300", "--validation", "40", "--test", "40", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["metric"], "parzen");
+    EXPECT_TRUE(std::isfinite(j["log_likelihood"].get<double>()));
+    EXPECT_GE(j["sigma"].get<double>(), 0.1 - 1e-9);
+    EXPECT_LE(j["sigma"].get<double>(), 1.0 + 1e-9);
+    EXPECT_EQ(j["sigma_scores"].size(), 10u);
+}
+
+TEST_F(TrainerCli, EvalDefaultsToTheDataTheCheckpointWasTrainedOn) {
+    const std::string photos = tmp / "photos";
+    ASSERT_EQ(cli.run({"data", "synth", "--count", "60", "--out", photos, "--width", "176", "--height", "132"}).code, 0);
+    const std::string run = tmp / "photo-run";
+    const CliResult t = cli.run({"train", "--run-dir", run, "--preset", "tiny-32", "--data", photos, "--steps", "2", "--batch", "4", "--validation-percent", "30"});
+    ASSERT_EQ(t.code, 0) << t.err;
+    const CliResult r = cli.run({"eval", "--checkpoint", run + "/checkpoints/checkpoint_0.pt", "--samples", "50", "--validation", "4", "--test", "4", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["data"], photos);
+    EXPECT_TRUE(std::isfinite(j["log_likelihood"].get<double>()));
+    // a reference checkpoint carries no config: synthetic, as before
+    const CliResult s = cli.run({"eval", "--checkpoint", checkpoint(), "--data", "synthetic", "--samples", "50", "--validation", "4", "--test", "4", "--json"});
+    EXPECT_EQ(nlohmann::json::parse(s.out)["data"], "synthetic");
+}
+
+TEST_F(TrainerCli, ExportOfReferenceCheckpointReadsBackInPython) {
+    ASSERT_EQ(std::system(python("reference_interop.py make " + tmp.path().string()).c_str()), 0);
+    const std::string out = tmp / "export.pt";
+    const CliResult r = cli.run({"export", "--checkpoint", tmp / "reference.pt", "--format", "state-dict", "--out", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    // Python loads it with torch.load, strict-loads the reference model, and reproduces PyTorch's outputs.
+    EXPECT_EQ(std::system(python("reference_interop.py check " + out + " " + tmp / "outputs.pt" + " > " + tmp / "check.json").c_str()), 0)
+        << CliRunner::slurp(tmp / "check.json");
+}
+
+TEST_F(TrainerCli, ExportOfNativeCheckpointLoadsStrictlyInPython) {
+    const std::string out = tmp / "native.pt";
+    ASSERT_EQ(cli.run({"export", "--checkpoint", checkpoint(), "--out", out}).code, 0);
+    const std::string script = tmp / "load.py";
+    std::ofstream(script) << "import sys; sys.path.insert(0, '" << STREETGAN_TEST_PYTHON_DIR << "')\n"
+                          << "import torch, reference_dcgan as r\n"
+                          << "ck = torch.load('" << out << "')\n"
+                          << "g, d, p = r.build('tiny-32')\n"
+                          << "g.load_state_dict(ck['G_state_dict'], strict=True); d.load_state_dict(ck['D_state_dict'], strict=True)\n"
+                          << "assert ck['noise'].shape == (64, 64, 1, 1)\n"
+                          << "g.eval(); x = g(ck['noise']); assert torch.isfinite(x).all() and x.abs().max() <= 1\n";
+    EXPECT_EQ(std::system((std::string(STREETGAN_PYTHON) + " " + script).c_str()), 0);
+}
+
+// ---- bad input: one clear line on stderr, a non-zero exit, nothing half-written ----
+
+TEST_F(TrainerCli, UnknownPreset) {
+    const CliResult r = cli.run({"train", "--run-dir", tmp / "r", "--preset", "naive-65", "--steps", "1"});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_EQ(lineCount(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("unknown preset 'naive-65'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("tiny-32"), std::string::npos);
+    EXPECT_EQ(cli.run({"model-info", "--preset", "big"}).code, 3);
+}
+
+TEST_F(TrainerCli, InvalidNumbers) {
+    for (const auto& args : std::vector<std::vector<std::string>>{{"--batch", "abc"}, {"--batch", "0"}, {"--steps", "-3"}, {"--lr", "nan"}, {"--seed", "1.5"}}) {
+        std::vector<std::string> full = {"train", "--run-dir", tmp / "r", "--steps", "1"};
+        if (args[0] == "--steps") full = {"train", "--run-dir", tmp / "r"};
+        full.insert(full.end(), args.begin(), args.end());
+        const CliResult r = cli.run(full);
+        EXPECT_EQ(r.code, 2) << args[0] << " " << args[1] << ": " << r.err;
+        EXPECT_EQ(lineCount(r.err), 1) << r.err;
+        EXPECT_NE(r.err.find(args[0]), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(tmp / "r"));  // nothing created for a rejected command
+}
+
+TEST_F(TrainerCli, UnreadableCorruptAndTruncatedCheckpoints) {
+    std::ifstream in(checkpoint(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream(tmp / "truncated.pt", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    std::string noise(4096, '\0');
+    for (size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((i * 2654435761u) >> 13);
+    std::ofstream(tmp / "corrupt.pt", std::ios::binary) << noise;
+    std::ofstream(tmp / "empty.pt", std::ios::binary);
+    for (const char* name : {"missing.pt", "truncated.pt", "corrupt.pt", "empty.pt"}) {
+        const CliResult r = cli.run({"sample", "--checkpoint", tmp / name, "--seed", "1", "--out", tmp / "x.png"});
+        EXPECT_EQ(r.code, 4) << name << ": " << r.err;
+        EXPECT_EQ(lineCount(r.err), 1) << r.err;
+        EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(tmp / "x.png"));
+    }
+}
+
+TEST_F(TrainerCli, CheckpointOfAnotherArchitecture) {
+    const CliResult r = cli.run({"sample", "--checkpoint", checkpoint(), "--preset", "naive-64", "--seed", "1", "--out", tmp / "x.png"});
+    EXPECT_EQ(r.code, 4);
+    EXPECT_EQ(lineCount(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("main.0.weight"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("[64, 128, 4, 4]"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("[100, 512, 4, 4]"), std::string::npos) << r.err;
+
+    // Resuming a tiny-32 run as naive-64 is refused the same way, and the run's checkpoint survives.
+    fs::copy(run(), tmp / "copy", fs::copy_options::recursive);
+    const auto before = CliRunner::slurp(tmp / "copy/checkpoints/checkpoint_0.pt");
+    const CliResult r2 = cli.run({"train", "--run-dir", tmp / "copy", "--resume", "--preset", "naive-64", "--steps", "20"});
+    EXPECT_EQ(r2.code, 4) << r2.err;
+    EXPECT_NE(r2.err.find("main.0.weight"), std::string::npos) << r2.err;
+    EXPECT_EQ(CliRunner::slurp(tmp / "copy/checkpoints/checkpoint_0.pt"), before);
+}
+
+TEST_F(TrainerCli, RunDirectoryNotWritable) {
+    std::ofstream(tmp / "plainfile") << "x";
+    const CliResult r = cli.run({"train", "--run-dir", tmp / "plainfile/run", "--preset", "tiny-32", "--steps", "1"});
+    EXPECT_EQ(r.code, 5) << r.err;
+    EXPECT_EQ(lineCount(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("plainfile/run"), std::string::npos) << r.err;
+}
+
+TEST_F(TrainerCli, FullDiskWhileCheckpointingKeepsThePreviousCheckpoint) {
+    // A real kernel limit on file size (EFBIG on write, like ENOSPC) for the trainer process:
+    // small files (events, run.json, sample PNGs) still fit, a checkpoint (~5 MB) does not.
+    fs::copy(run(), tmp / "copy", fs::copy_options::recursive);
+    const std::string ck = tmp / "copy/checkpoints/checkpoint_0.pt";
+    const std::string before = CliRunner::slurp(ck);
+    const CliResult r = cli.run({"train", "--run-dir", tmp / "copy", "--resume", "--steps", "16"}, "ulimit -f 1024;");
+    EXPECT_EQ(r.code, 5) << r.err;
+    EXPECT_NE(r.err.find("checkpoint_0.pt"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("previous version kept"), std::string::npos) << r.err;
+    EXPECT_EQ(CliRunner::slurp(ck), before);
+    for (const auto& e : fs::directory_iterator(tmp / "copy/checkpoints"))
+        EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+    // The failure is recorded in the (append-only) event log; earlier events are intact.
+    const std::string events = CliRunner::slurp(tmp / "copy/events.jsonl");
+    EXPECT_NE(events.find("\"failed\""), std::string::npos);
+    EXPECT_EQ(events.rfind(CliRunner::slurp(run() + "/events.jsonl"), 0), 0u);
+}
+
+TEST_F(TrainerCli, DataStatsOfAFolder) {
+    fs::create_directories(tmp / "photos/berlin");
+    fs::create_directories(tmp / "photos/paris");
+    for (const char* name : {"berlin/a.jpg", "berlin/b.jpg", "berlin/c.jpg", "paris/d.jpg"}) std::ofstream(tmp / ("photos/" + std::string(name))) << "jpeg bytes";
+    std::ofstream(tmp / "photos/paris/empty.jpg");
+    const CliResult r = cli.run({"data", "stats", tmp / "photos", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["images"], 4);
+    EXPECT_EQ(j["skipped"], 1);
+    EXPECT_EQ(j["skipped_reasons"]["empty file"], 1);
+    EXPECT_EQ(j["cities"]["berlin"], 3);
+    EXPECT_EQ(j["cities"]["paris"], 1);
+    EXPECT_TRUE(j.contains("sequences"));
+    const CliResult table = cli.run({"data", "stats", tmp / "photos"});
+    EXPECT_NE(table.out.find("berlin"), std::string::npos);
+    const CliResult missing = cli.run({"data", "stats", tmp / "nowhere"});
+    EXPECT_EQ(missing.code, 6);
+    EXPECT_EQ(lineCount(missing.err), 1) << missing.err;
+}
+
+TEST_F(TrainerCli, PhotosFolderPackVerifyAndTrainFromEachSourceKind) {
+    ASSERT_EQ(cli.run({"data", "synth", "--count", "40", "--width", "320", "--height", "240", "--out", tmp / "photos"}).code, 0);
+    EXPECT_EQ(cli.run({"train", "--run-dir", tmp / "from-folder", "--data", tmp / "photos", "--preset", "tiny-32", "--steps", "3", "--batch", "8"}).code, 0);
+    const CliResult pack = cli.run({"data", "pack", tmp / "photos", "--size", "32", "--out", tmp / "cache"});
+    ASSERT_EQ(pack.code, 0) << pack.err;
+    EXPECT_NE(pack.out.find("40 images"), std::string::npos) << pack.out;
+    EXPECT_EQ(cli.run({"data", "verify", tmp / "cache"}).code, 0);
+    const CliResult stats = cli.run({"data", "stats", tmp / "cache", "--json"});
+    ASSERT_EQ(stats.code, 0) << stats.err;
+    EXPECT_EQ(nlohmann::json::parse(stats.out)["images"], 40);
+    const CliResult train = cli.run({"train", "--run-dir", tmp / "from-cache", "--data", tmp / "cache", "--preset", "tiny-32", "--steps", "3", "--batch", "8"});
+    EXPECT_EQ(train.code, 0) << train.err;
+    EXPECT_NE(CliRunner::slurp(tmp / "from-cache/run.json").find("packed cache"), std::string::npos);
+    // A damaged shard is found by verify, named, in one line.
+    {
+        std::fstream f(tmp / "cache/shard_00000.bin", std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(1000);
+        f.put('\x5a');
+    }
+    const CliResult bad = cli.run({"data", "verify", tmp / "cache"});
+    EXPECT_EQ(bad.code, 6) << bad.err;
+    EXPECT_EQ(lineCount(bad.err), 1) << bad.err;
+    EXPECT_NE(bad.err.find("shard_00000.bin"), std::string::npos) << bad.err;
+}
+
+TEST_F(TrainerCli, TrainFromAZipAndItsStats) {
+    ASSERT_EQ(cli.run({"data", "synth", "--count", "24", "--width", "320", "--height", "240", "--out", tmp / "photos"}).code, 0);
+    ASSERT_EQ(std::system((std::string(STREETGAN_PYTHON) + " -c \"import shutil; shutil.make_archive('" + tmp / "batch" + "', 'zip', root_dir='" + tmp / "photos" + "')\"").c_str()), 0);
+    const CliResult stats = cli.run({"data", "stats", tmp / "batch.zip", "--json"});
+    ASSERT_EQ(stats.code, 0) << stats.err;
+    EXPECT_EQ(nlohmann::json::parse(stats.out)["images"], 24);
+    const CliResult train = cli.run({"train", "--run-dir", tmp / "from-zip", "--data", tmp / "batch.zip", "--preset", "tiny-32", "--steps", "3", "--batch", "8"});
+    EXPECT_EQ(train.code, 0) << train.err;
+    EXPECT_NE(CliRunner::slurp(tmp / "from-zip/run.json").find("batch.zip"), std::string::npos);
+    // A truncated archive still trains from its intact entries, and says what it skipped.
+    const std::string zip = CliRunner::slurp(tmp / "batch.zip");
+    std::ofstream(tmp / "cut.zip", std::ios::binary) << zip.substr(0, zip.size() * 6 / 10);
+    const CliResult cut = cli.run({"data", "stats", tmp / "cut.zip", "--json"});
+    ASSERT_EQ(cut.code, 0) << cut.err;
+    const auto j = nlohmann::json::parse(cut.out);
+    EXPECT_LT(j["images"].get<int>(), 24);
+    EXPECT_GT(j["images"].get<int>(), 0);
+}
+
+TEST_F(TrainerCli, EvalOnHeldOutPhotos) {
+    ASSERT_EQ(cli.run({"data", "synth", "--count", "200", "--width", "320", "--height", "240", "--out", tmp / "photos"}).code, 0);
+    const CliResult r = cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--samples", "100", "--validation", "3", "--test", "3", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(std::isfinite(nlohmann::json::parse(r.out)["log_likelihood"].get<double>()));
+    const CliResult tooMany = cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--validation", "500", "--test", "500"});
+    EXPECT_EQ(tooMany.code, 6) << tooMany.err;
+    EXPECT_NE(tooMany.err.find("held-out"), std::string::npos) << tooMany.err;
+}

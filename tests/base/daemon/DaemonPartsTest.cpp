@@ -1,0 +1,133 @@
+// The daemon's parts in one process: command validation, the control socket round trip, the
+// run lock, and following events.jsonl by byte offsets (torn lines included).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/TempDir.h"
+#include "base/daemon/ControlServer.h"
+#include "base/daemon/ControlSocket.h"
+#include "base/daemon/EventFollower.h"
+#include "base/daemon/RunLock.h"
+#include "base/daemon/RunStatus.h"
+#include "base/run/EventLog.h"
+#include "base/daemon/TrainControl.h"
+#include "base/util/Errors.h"
+
+using namespace streetgan;
+using streetgan::test::TempDir;
+using nlohmann::json;
+
+TEST(TrainControl, ValidatesEveryCommand) {
+    TrainControl c;
+    EXPECT_EQ(c.submit({{"cmd", "pause"}})["ok"], true);
+    EXPECT_EQ(c.submit({{"cmd", "set-lr"}, {"value", 1e-4}})["value"], 1e-4);
+    EXPECT_EQ(c.submit({{"cmd", "set-lr"}})["ok"], false);
+    EXPECT_EQ(c.submit({{"cmd", "set-lr"}, {"value", "fast"}})["ok"], false);
+    EXPECT_EQ(c.submit({{"cmd", "set-lr"}, {"value", -1}})["ok"], false);
+    EXPECT_EQ(c.submit({{"cmd", "set-lr"}, {"value", 1e300}})["ok"], false);
+    const json unknown = c.submit({{"cmd", "rm -rf /"}});
+    EXPECT_EQ(unknown["ok"], false);
+    EXPECT_NE(unknown["error"].get<std::string>().find("unknown control command"), std::string::npos);
+    EXPECT_EQ(c.submit(json::array({1, 2}))["ok"], false);
+    EXPECT_EQ(c.submitLine("{not json")["ok"], false);
+    const auto queued = c.take();
+    ASSERT_EQ(queued.size(), 9u);  // refusals are queued too, for the trainer's error events
+    EXPECT_TRUE(queued[0].rejected.empty());
+    EXPECT_EQ(queued[1].value, 1e-4);
+    EXPECT_FALSE(queued[2].rejected.empty());
+    EXPECT_TRUE(c.take().empty());
+}
+
+TEST(ControlServer, AnswersEachRequestLineOnALongPath) {
+    TempDir tmp;
+    std::string dir = tmp.path().string() + "/" + std::string(120, 'd');  // beyond sun_path's 108 bytes
+    ASSERT_TRUE(std::filesystem::create_directories(dir));
+    TrainControl control;
+    {
+        ControlServer server(ControlSocket::pathIn(dir), control);
+        struct stat st;
+        ASSERT_EQ(::stat(ControlSocket::pathIn(dir).c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 0777, 0600u);
+        EXPECT_EQ(ControlSocket::request(server.path(), {{"cmd", "sample-now"}})["ok"], true);
+        EXPECT_EQ(ControlSocket::request(server.path(), {{"cmd", "nope"}})["ok"], false);
+        // several requests on one connection, answered in order
+        const int fd = ControlSocket::connectTo(server.path());
+        ASSERT_TRUE(ControlSocket::sendAll(fd, "{\"cmd\":\"pause\"}\n\n{\"cmd\":\"resume\"}\n"));
+        std::string buf, line;
+        ASSERT_TRUE(ControlSocket::readLine(fd, buf, line, 5000));
+        EXPECT_EQ(json::parse(line)["cmd"], "pause");
+        ASSERT_TRUE(ControlSocket::readLine(fd, buf, line, 5000));
+        EXPECT_EQ(json::parse(line)["cmd"], "resume");
+        ::close(fd);
+    }
+    EXPECT_EQ(control.take().size(), 4u);
+    EXPECT_THROW(ControlSocket::request(ControlSocket::pathIn(dir), {{"cmd", "pause"}}), IoError);
+}
+
+TEST(RunLock, OneTrainerPerRunAndProbesDoNotTakeIt) {
+    TempDir tmp;
+    const std::string dir = tmp.path().string();
+    EXPECT_FALSE(RunLock::isHeld(dir));
+    {
+        RunLock lock(dir);
+        EXPECT_TRUE(RunLock::isHeld(dir));
+        EXPECT_EQ(RunLock::recordedPid(dir), ::getpid());
+        EXPECT_THROW(RunLock second(dir), IoError);
+        EXPECT_TRUE(RunLock::isHeld(dir));
+    }
+    EXPECT_FALSE(RunLock::isHeld(dir));
+    EXPECT_EQ(RunLock::recordedPid(dir), 0);
+    RunLock again(dir);  // free again after release
+}
+
+TEST(RunStatus, EffectiveState) {
+    EXPECT_EQ(RunStatus::effectiveState("running", true), "running");
+    EXPECT_EQ(RunStatus::effectiveState("running", false), "crashed");
+    EXPECT_EQ(RunStatus::effectiveState("paused", false), "crashed");
+    EXPECT_EQ(RunStatus::effectiveState("finished", false), "finished");
+    EXPECT_EQ(RunStatus::effectiveState("", false), "new");
+}
+
+TEST(EventFollower, ReturnsCompleteLinesWithTheirByteRanges) {
+    TempDir tmp;
+    const std::string path = tmp / "events.jsonl";
+    EventFollower early(path, 0);  // the file does not exist yet
+    EXPECT_TRUE(early.read().empty());
+    EXPECT_THROW(EventFollower(path, 10), ConfigError);
+    std::ofstream(path) << "{\"a\":1}\n{\"b\":2}\n{\"c\":";  // a torn last line
+    auto lines = early.read();
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0].offset, 0);
+    EXPECT_EQ(lines[0].end, 8);
+    EXPECT_EQ(lines[1].text, "{\"b\":2}");
+    EXPECT_EQ(early.offset(), 16);
+    EXPECT_TRUE(early.read().empty());  // the torn line waits for its newline
+    std::ofstream(path, std::ios::app) << "3}\n";
+    lines = early.read();
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].offset, 16);
+    EXPECT_EQ(lines[0].text, "{\"c\":3}");
+    // resuming from an end offset continues exactly there; inside a line is refused
+    EventFollower resumed(path, 8);
+    EXPECT_EQ(resumed.read().front().text, "{\"b\":2}");
+    EXPECT_THROW(EventFollower(path, 5), ConfigError);
+    EXPECT_THROW(EventFollower(path, 1000), ConfigError);
+}
+
+TEST(EventLog, EndsATornLineLeftByACrashBeforeAppending) {
+    TempDir tmp;
+    const std::string path = tmp / "events.jsonl";
+    std::ofstream(path) << "{\"kind\":\"metrics\"}\n{\"kind\":\"met";
+    {
+        EventLog log(path);
+        log.append({{"kind", "status"}});
+    }
+    EventFollower f(path, 0);
+    const auto lines = f.read();
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_TRUE(json::parse(lines[1].text, nullptr, false).is_discarded());
+    EXPECT_EQ(json::parse(lines[2].text)["kind"], "status");
+}

@@ -1,0 +1,381 @@
+// ArchiveReader on zip / tar / tar.gz archives written by Python's zipfile / tarfile
+// (tests/python/make_archives.py): names, sizes and bytes against the original files, random order
+// and 4 threads at once, truncated copies, non-archives. Prints zip read throughput vs a folder.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/TempDir.h"
+#include "base/dataset/ArchiveReader.h"
+#include "base/util/Errors.h"
+
+#ifndef STREETGAN_PYTHON
+#define STREETGAN_PYTHON "/usr/bin/python3"
+#endif
+#ifndef STREETGAN_TEST_PYTHON_DIR
+#define STREETGAN_TEST_PYTHON_DIR ""
+#endif
+
+using namespace streetgan;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+Bytes readFile(const fs::path& p) {
+    Bytes b(static_cast<size_t>(fs::file_size(p)));
+    std::FILE* f = std::fopen(p.string().c_str(), "rb");
+    if (!f) return {};
+    const size_t n = std::fread(b.data(), 1, b.size(), f);
+    std::fclose(f);
+    b.resize(n);
+    return b;
+}
+
+void writeFile(const fs::path& p, const Bytes& b) {
+    std::ofstream f(p, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+fs::path scriptPath() {
+    fs::path dir = STREETGAN_TEST_PYTHON_DIR;
+    if (dir.empty()) dir = fs::path(__FILE__).parent_path() / ".." / ".." / "python";
+    return dir / "make_archives.py";
+}
+
+/// Fixtures built once for the whole suite (the archives take a second to write).
+class ArchiveReaderTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        dir_ = new test::TempDir();
+        const std::string cmd = std::string(STREETGAN_PYTHON) + " \"" + scriptPath().string() + "\" \"" + dir_->path().string() + "\"";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        std::ifstream list(dir_->file("list.txt"));
+        for (std::string line; std::getline(list, line);)
+            if (!line.empty()) (*originals_)[line] = readFile(dir_->path() / "src" / line);
+    }
+    static void TearDownTestSuite() {
+        delete dir_;
+        dir_ = nullptr;
+    }
+    static std::string archive(const std::string& ext) { return dir_->file("batch." + ext); }
+    /// A copy of the archive cut at `fraction` of its size.
+    static std::string truncatedCopy(const std::string& ext, double fraction) {
+        Bytes b = readFile(archive(ext));
+        b.resize(static_cast<size_t>(b.size() * fraction));
+        const std::string out = dir_->file("cut." + ext);
+        writeFile(out, b);
+        return out;
+    }
+
+    static test::TempDir* dir_;
+    static std::map<std::string, Bytes>* originals_;
+};
+test::TempDir* ArchiveReaderTest::dir_ = nullptr;
+std::map<std::string, Bytes>* ArchiveReaderTest::originals_ = new std::map<std::string, Bytes>();
+
+constexpr auto kNoCache = ArchiveReader::IndexCache::Off;
+
+const char* const kFormats[] = {"zip", "tar", "tar.gz"};
+
+std::vector<size_t> shuffled(size_t n, unsigned seed) {
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+    return order;
+}
+
+}  // namespace
+
+TEST_F(ArchiveReaderTest, NamesAndSizesMatchAcrossFormats) {
+    ASSERT_EQ(originals_->size(), 64u);
+    for (const char* ext : kFormats) {
+        ArchiveReader r(archive(ext), kNoCache);
+        EXPECT_FALSE(r.truncated()) << ext;
+        EXPECT_EQ(r.formatName(), ext);
+        std::map<std::string, uint64_t> got;
+        for (const auto& e : r.entries()) got[e.name] = e.size;
+        std::map<std::string, uint64_t> want;
+        for (const auto& [name, bytes] : *originals_) want[name] = bytes.size();
+        EXPECT_EQ(got, want) << ext;  // directory entries are left out
+    }
+    ArchiveReader gz(archive("tar.gz"), kNoCache);
+    EXPECT_GE(gz.accessPoints(), 3u) << "about 12 MiB of output at 4 MiB spans";
+    std::printf("[ info ] tar.gz: %zu access points\n", gz.accessPoints());
+}
+
+TEST_F(ArchiveReaderTest, EveryEntryReadsBackInRandomOrder) {
+    for (const char* ext : kFormats) {
+        ArchiveReader r(archive(ext), kNoCache);
+        for (size_t i : shuffled(r.size(), 7)) {
+            const auto& e = r.entry(i);
+            ASSERT_TRUE(originals_->count(e.name)) << e.name;
+            EXPECT_TRUE(r.read(i) == originals_->at(e.name)) << ext << " " << e.name;
+        }
+        const std::string csv = r.readText("train_val/cityA/query/raw.csv");
+        EXPECT_EQ(csv, "key,lon,lat\nabc,1.0,2.0\n") << ext;
+        EXPECT_THROW(r.readText("missing.csv"), DataError);
+        EXPECT_THROW(r.read(r.size()), DataError);
+    }
+}
+
+TEST_F(ArchiveReaderTest, FourThreadsAtOnce) {
+    for (const char* ext : kFormats) {
+        ArchiveReader r(archive(ext), kNoCache);
+        std::atomic<int> wrong{0}, thrown{0};
+        std::vector<std::thread> threads;
+        for (unsigned t = 0; t < 4; ++t)
+            threads.emplace_back([&, t] {
+                for (size_t i : shuffled(r.size(), 100 + t)) {
+                    try {
+                        if (r.read(i) != originals_->at(r.entry(i).name)) ++wrong;
+                    } catch (const std::exception&) {
+                        ++thrown;
+                    }
+                }
+            });
+        for (auto& th : threads) th.join();
+        EXPECT_EQ(wrong.load(), 0) << ext;
+        EXPECT_EQ(thrown.load(), 0) << ext;
+    }
+}
+
+TEST_F(ArchiveReaderTest, OtherLayoutsReadBack) {
+    // multi.tar.gz: two gzip members; text.tar.gz: compressible text whose back-references cross
+    // the access points; stream.zip: sizes in data descriptors; zip64.zip: zip64 local headers; small.tar.bz2: non-gzip filter.
+    const struct {
+        const char* file;
+        const char* format;
+        size_t entries;
+    } cases[] = {{"multi.tar.gz", "tar.gz", 64}, {"text.tar.gz", "tar.gz", 16}, {"stream.zip", "zip", 6}, {"zip64.zip", "zip", 6}, {"small.tar.bz2", "compressed tar", 6}};
+    for (const auto& c : cases) {
+        ArchiveReader r(dir_->file(c.file), kNoCache);
+        EXPECT_EQ(r.formatName(), c.format) << c.file;
+        EXPECT_FALSE(r.truncated()) << c.file;
+        ASSERT_EQ(r.size(), c.entries) << c.file;
+        for (size_t i : shuffled(r.size(), 5)) {
+            const auto& e = r.entry(i);
+            const Bytes want = readFile(dir_->path() / "src" / e.name);
+            EXPECT_EQ(e.size, want.size()) << c.file << " " << e.name;
+            EXPECT_TRUE(r.read(i) == want) << c.file << " " << e.name;
+        }
+        if (std::string(c.file) == "text.tar.gz") {
+            EXPECT_GE(r.accessPoints(), 4u);
+        }
+        if (std::string(c.file) == "multi.tar.gz") {
+            EXPECT_GE(r.accessPoints(), 4u) << "3 in-stream + 1 member start";
+        }
+    }
+}
+
+TEST_F(ArchiveReaderTest, TruncatedArchivesKeepTheirCompleteEntries) {
+    for (const char* ext : kFormats) {
+        ArchiveReader full(archive(ext), kNoCache);
+        const std::string cut = truncatedCopy(ext, 0.6);
+        const auto start = std::chrono::steady_clock::now();
+        ArchiveReader r(cut, kNoCache);
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_LT(secs, 10.0) << ext;
+        EXPECT_TRUE(r.truncated()) << ext;
+        ASSERT_GT(r.size(), 3u) << ext;
+        ASSERT_LT(r.size(), full.size()) << ext;
+        size_t damaged = 0;
+        for (size_t i = 0; i < r.size(); ++i) {
+            EXPECT_EQ(r.entry(i).name, full.entry(i).name) << ext;
+            if (r.intact(i)) {
+                EXPECT_TRUE(r.read(i) == originals_->at(r.entry(i).name)) << ext << " " << r.entry(i).name;
+            } else {
+                ++damaged;
+                try {
+                    r.read(i);
+                    ADD_FAILURE() << ext << ": reading damaged " << r.entry(i).name << " did not throw";
+                } catch (const DataError& e) {
+                    const std::string msg = e.what();
+                    EXPECT_NE(msg.find(cut), std::string::npos) << msg;
+                    EXPECT_NE(msg.find(r.entry(i).name), std::string::npos) << msg;
+                }
+            }
+        }
+        EXPECT_EQ(damaged, 1u) << ext << ": the entry at the cut is listed and reported damaged";
+        std::printf("[ info ] %s cut at 60%%: %zu of %zu entries listed, %zu damaged\n", ext, r.size(), full.size(), damaged);
+    }
+}
+
+TEST_F(ArchiveReaderTest, AnyCutPointListsAndNeverReturnsWrongBytes) {
+    // Cuts everywhere (inside headers, at entry boundaries, inside the central directory, inside
+    // a gzip trailer): the listing finishes, every read either matches the original or throws
+    // DataError, and the cut is noticed (truncated()).
+    for (const char* ext : kFormats) {
+        const Bytes whole = readFile(archive(ext));
+        ArchiveReader full(archive(ext), kNoCache);
+        std::vector<size_t> cuts = {1, 100, 511, 512, 513, 1024, 2047, whole.size() - 1, whole.size() - 4, whole.size() - 10,
+                                    whole.size() - 22, whole.size() - 1030};
+        for (int k = 1; k < 20; ++k) cuts.push_back(whole.size() * k / 20 + 37 * k);
+        size_t listed = 0;
+        for (size_t cut : cuts) {
+            const std::string p = dir_->file(std::string("sweep.") + ext);
+            writeFile(p, Bytes(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut)));
+            try {
+                ArchiveReader r(p, kNoCache);
+                ++listed;
+                EXPECT_TRUE(r.truncated()) << ext << " cut at " << cut << " of " << whole.size();
+                for (size_t i = 0; i < r.size(); ++i) {
+                    try {
+                        EXPECT_TRUE(r.read(i) == originals_->at(r.entry(i).name)) << ext << " cut " << cut << " " << r.entry(i).name;
+                    } catch (const DataError&) {
+                        EXPECT_FALSE(r.intact(i)) << ext << " cut " << cut << ": intact entry " << r.entry(i).name << " threw";
+                    }
+                }
+            } catch (const DataError&) {
+                EXPECT_LT(cut, 2048u) << ext << ": only a cut inside the first entry may leave no archive";
+            }
+        }
+        EXPECT_GT(listed, 15u) << ext;
+    }
+}
+
+TEST_F(ArchiveReaderTest, IndexCacheIsReusedAndInvalidated) {
+    for (const char* ext : kFormats) {
+        const std::string copy = dir_->file(std::string("cached.") + ext);
+        fs::copy_file(archive(ext), copy, fs::copy_options::overwrite_existing);
+        fs::remove(copy + ".sgindex");
+        ArchiveReader::IndexCache rw = ArchiveReader::IndexCache::ReadWrite;
+        ArchiveReader first(copy, rw);
+        EXPECT_FALSE(first.fromCache()) << ext;
+        EXPECT_EQ(first.indexPath(), copy + ".sgindex") << ext;
+        ASSERT_TRUE(fs::exists(copy + ".sgindex")) << ext;
+
+        ArchiveReader second(copy, rw);
+        EXPECT_TRUE(second.fromCache()) << ext;
+        ASSERT_EQ(second.size(), first.size()) << ext;
+        EXPECT_EQ(second.accessPoints(), first.accessPoints()) << ext;
+        EXPECT_EQ(second.formatName(), ext);
+        for (size_t i : shuffled(second.size(), 9)) {
+            EXPECT_EQ(second.entry(i).name, first.entry(i).name);
+            EXPECT_TRUE(second.read(i) == originals_->at(second.entry(i).name)) << ext << " " << second.entry(i).name;
+        }
+
+        // A damaged cache file is ignored (and rewritten).
+        {
+            Bytes idx = readFile(copy + ".sgindex");
+            idx.resize(idx.size() / 2);
+            writeFile(copy + ".sgindex", idx);
+        }
+        ArchiveReader third(copy, rw);
+        EXPECT_FALSE(third.fromCache()) << ext;
+        EXPECT_EQ(third.size(), first.size()) << ext;
+
+        // A changed archive (here: cut short, so size and time differ) is listed again.
+        {
+            Bytes b = readFile(copy);
+            b.resize(b.size() * 6 / 10);
+            writeFile(copy, b);
+        }
+        ArchiveReader fourth(copy, rw);
+        EXPECT_FALSE(fourth.fromCache()) << ext;
+        EXPECT_TRUE(fourth.truncated()) << ext;
+        ArchiveReader fifth(copy, rw);
+        EXPECT_TRUE(fifth.fromCache()) << ext;
+        EXPECT_TRUE(fifth.truncated()) << ext;
+        ASSERT_EQ(fifth.size(), fourth.size()) << ext;
+        for (size_t i = 0; i < fifth.size(); ++i) EXPECT_EQ(fifth.intact(i), fourth.intact(i)) << ext;
+    }
+}
+
+TEST_F(ArchiveReaderTest, NonArchiveIsADataErrorNamingTheFile) {
+    const std::string text = dir_->file("notes.zip");
+    {
+        std::ofstream f(text);
+        for (int i = 0; i < 200; ++i) f << "this is not an archive, just a line of text\n";
+    }
+    const std::string noise = dir_->file("noise.tar");
+    {
+        std::mt19937 rng(3);
+        Bytes b(100000);
+        for (auto& x : b) x = static_cast<uint8_t>(rng());
+        writeFile(noise, b);
+    }
+    const std::string gz = dir_->file("plain.csv.gz");
+    const std::string cmd = std::string(STREETGAN_PYTHON) + " -c \"import gzip; open('" + gz +
+                            "','wb').write(gzip.compress(b'a,b,c\\n' * 1000))\"";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    for (const std::string& p : {text, noise, gz}) {
+        try {
+            ArchiveReader r(p, kNoCache);
+            ADD_FAILURE() << p << " was accepted as " << r.formatName();
+        } catch (const DataError& e) {
+            EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+        }
+    }
+    const std::string empty = dir_->file("empty.zip");
+    writeFile(empty, {});
+    EXPECT_THROW(ArchiveReader(empty, kNoCache), DataError);
+    EXPECT_THROW(ArchiveReader(dir_->file("absent.zip"), kNoCache), IoError);
+}
+
+TEST_F(ArchiveReaderTest, ThroughputZipVsFolder) {
+    ArchiveReader r(archive("zip"), kNoCache);
+    const auto order = shuffled(r.size(), 11);
+    auto time = [&](auto&& readOne) {
+        uint64_t bytes = 0;
+        const auto start = std::chrono::steady_clock::now();
+        for (int rep = 0; rep < 3; ++rep)
+            for (size_t i : order) bytes += readOne(i);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return bytes / 1e6 / s;
+    };
+    const double zip = time([&](size_t i) { return r.read(i).size(); });
+    const double folder = time([&](size_t i) { return readFile(dir_->path() / "src" / r.entry(i).name).size(); });
+    ArchiveReader tar(archive("tar"), kNoCache), gz(archive("tar.gz"), kNoCache);
+    const double tarRate = time([&](size_t i) { return tar.read(i).size(); });
+    const double gzRate = time([&](size_t i) { return gz.read(i).size(); });
+    std::printf("[ info ] read throughput, one thread, random order (warm page cache): zip %.0f MB/s, folder %.0f MB/s, "
+                "tar %.0f MB/s, tar.gz %.0f MB/s\n",
+                zip, folder, tarRate, gzRate);
+}
+
+// The fast zip path (libdeflate) must refuse damaged data as libarchive does: a flipped byte in a
+// deflated or a stored entry's data fails the inflate or the CRC, naming archive and entry.
+TEST(ArchiveReaderFastZip, FlippedDataByteIsADataError) {
+    streetgan::test::TempDir dir;
+    for (const char* method : {"ZIP_DEFLATED", "ZIP_STORED"}) {
+        const std::string zip = dir / (std::string(method) + ".zip");
+        const std::string cmd = std::string(STREETGAN_PYTHON) + " -c \"import zipfile; z = zipfile.ZipFile('" + zip + "', 'w', zipfile." + method +
+                                "); z.writestr('a/text.txt', 'street ' * 5000); z.writestr('b.bin', bytes(range(256)) * 40); z.close()\"";
+        ASSERT_EQ(std::system(cmd.c_str()), 0);
+        {
+            ArchiveReader good(zip, ArchiveReader::IndexCache::Off);
+            ASSERT_EQ(good.size(), 2u);
+            EXPECT_EQ(good.read(good.find("a/text.txt")).size(), 35000u);
+        }
+        std::string bytes;
+        {
+            std::ifstream in(zip, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        bytes[30 + 10 + 20] ^= 0x5a;  // inside the first entry's data (30-byte header + 10-byte name)
+        const std::string bad = dir / (std::string(method) + "-bad.zip");
+        std::ofstream(bad, std::ios::binary) << bytes;
+        ArchiveReader reader(bad, ArchiveReader::IndexCache::Off);
+        try {
+            reader.read(reader.find("a/text.txt"));
+            ADD_FAILURE() << method << ": damaged entry read without error";
+        } catch (const DataError& e) {
+            EXPECT_NE(std::string(e.what()).find("a/text.txt"), std::string::npos) << e.what();
+        }
+        EXPECT_EQ(reader.read(reader.find("b.bin")).size(), 10240u);  // the other entry is intact
+    }
+}

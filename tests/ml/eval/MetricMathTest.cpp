@@ -1,0 +1,242 @@
+// FrechetDistance, KernelInceptionDistance and PrecisionRecall against tests/python/fid_ref.py
+// (SciPy's sqrtm formula of clean-fid / pytorch-fid, torch-fidelity's mmd2, a brute-force k-NN
+// precision/recall), plus cases with known answers; ContentHash against FIPS 180-4 test vectors.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "base/util/ContentHash.h"
+#include "ml/eval/FrechetDistance.h"
+#include "ml/eval/KernelInceptionDistance.h"
+#include "ml/eval/PrecisionRecall.h"
+#include "base/util/Errors.h"
+#include "MetricsTestUtil.h"
+
+using namespace streetgan;
+using namespace streetgan::test;
+
+namespace {
+
+// n correlated Gaussian features in d dimensions: N(0, 1) mixed by a random matrix, shifted.
+torch::Tensor correlated(int64_t n, int64_t d, double scale, double shift) {
+    auto mix = torch::randn({d, d}) * scale;
+    return torch::matmul(torch::randn({n, d}), mix) + shift + torch::rand({d});
+}
+
+}  // namespace
+
+TEST(ContentHash, Sha256TestVectors) {
+    EXPECT_EQ(ContentHash::sha256(std::string("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(ContentHash::sha256(std::string()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(ContentHash::sha256(std::string("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    const std::string million(1000000, 'a');
+    EXPECT_EQ(ContentHash::sha256(million), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+
+    // A file read in 1 MiB pieces hashes like the same bytes in one piece (2.5 MiB, odd tail).
+    TempDir dir;
+    std::string bytes;
+    for (int i = 0; i < (5 << 19) + 77; ++i) bytes.push_back(static_cast<char>((i * 131) ^ (i >> 9)));
+    std::ofstream(dir.file("blob"), std::ios::binary) << bytes;
+    EXPECT_EQ(ContentHash::sha256File(dir.file("blob")), ContentHash::sha256(bytes));
+    EXPECT_THROW(ContentHash::sha256File(dir.file("missing")), IoError);
+}
+
+TEST(FrechetDistance, MatchesScipySqrtmFormula) {
+    if (!pythonHas("numpy, scipy")) GTEST_SKIP() << STREETGAN_PYTHON << " has no numpy/scipy";
+    TempDir dir;
+    torch::manual_seed(21);
+    struct Case {
+        torch::Tensor a, b;
+    };
+    std::vector<Case> cases = {
+        {correlated(400, 16, 1.0, 0.0), correlated(300, 16, 0.7, 0.5)},  // different covariances and means
+        {correlated(600, 64, 0.3, 1.0), correlated(500, 64, 0.3, 1.2)},  // close distributions, small FID
+        {correlated(200, 8, 2.0, 0.0), correlated(200, 8, 2.0, 0.0)},     // same law, different draws
+    };
+    std::ofstream manifest(dir.file("manifest.txt"));
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const std::string p = dir.file("fid" + std::to_string(i));
+        writeRaw(cases[i].a, p + ".a.bin");
+        writeRaw(cases[i].b, p + ".b.bin");
+        manifest << "fid " << p << ".a.bin " << cases[i].a.size(0) << ' ' << p << ".b.bin " << cases[i].b.size(0) << ' ' << cases[i].a.size(1)
+                 << ' ' << p << ".out\n";
+    }
+    manifest.close();
+    ASSERT_TRUE(runPython("fid_ref.py '" + dir.file("manifest.txt") + "'"));
+    for (size_t i = 0; i < cases.size(); ++i) {
+        SCOPED_TRACE("case " + std::to_string(i));
+        const auto want = readDoubles(dir.file("fid" + std::to_string(i)) + ".out");
+        ASSERT_EQ(want.size(), 3u);
+        const FeatureStatistics a = FrechetDistance::statistics(cases[i].a), b = FrechetDistance::statistics(cases[i].b);
+        EXPECT_EQ(a.mu.scalar_type(), torch::kDouble);
+        EXPECT_EQ(a.count, cases[i].a.size(0));
+        const double fid = FrechetDistance::distance(a, b);
+        EXPECT_GT(fid, 0.0);
+        // ~1e-6 relative to the FID, and the trace term on its own scale.
+        EXPECT_LE(std::abs(fid - want[0]), 1e-6 * std::abs(want[0])) << "got " << fid << ", want " << want[0];
+        EXPECT_TRUE(relClose(FrechetDistance::traceSqrtProduct(a.sigma, b.sigma), want[1], 1e-9));
+    }
+}
+
+TEST(FrechetDistance, IdenticalSetsGiveZeroAndSingularCovariancesStayFinite) {
+    torch::manual_seed(4);
+    auto x = correlated(300, 32, 1.0, 2.0);
+    const auto s = FrechetDistance::statistics(x);
+    EXPECT_NEAR(FrechetDistance::distance(s, s), 0.0, 1e-8 * s.sigma.trace().item<double>());
+    // Fewer samples than dimensions (rank-deficient covariances, as 2,000 Inception features of 2,048
+    // dimensions are): real, finite, non-negative.
+    const auto a = FrechetDistance::statistics(correlated(10, 40, 1.0, 0.0));
+    const auto b = FrechetDistance::statistics(correlated(12, 40, 1.0, 0.3));
+    const double fid = FrechetDistance::distance(a, b);
+    EXPECT_TRUE(std::isfinite(fid));
+    EXPECT_GE(fid, -1e-9);
+    // Mean shift only: FID is exactly the squared distance of the means.
+    const auto shifted = FrechetDistance::statistics(x + 3.0);
+    EXPECT_NEAR(FrechetDistance::distance(s, shifted), 32 * 9.0, 1e-6);
+}
+
+TEST(FrechetDistance, RejectsBadInput) {
+    EXPECT_THROW(FrechetDistance::statistics(torch::rand({1, 4})), DataError);
+    EXPECT_THROW(FrechetDistance::statistics(torch::rand({5})), DataError);
+    EXPECT_THROW(FrechetDistance::statistics(torch::ones({5, 3}, torch::kLong)), DataError);
+    auto bad = torch::rand({5, 3});
+    bad[1][1] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_THROW(FrechetDistance::statistics(bad), DataError);
+    EXPECT_THROW(FrechetDistance::distance(FrechetDistance::statistics(torch::rand({5, 3})), FrechetDistance::statistics(torch::rand({5, 4}))),
+                 DataError);
+}
+
+TEST(KernelInceptionDistance, MatchesNumpyMmd2) {
+    if (!pythonHas("numpy, scipy")) GTEST_SKIP() << STREETGAN_PYTHON << " has no numpy/scipy";
+    TempDir dir;
+    torch::manual_seed(8);
+    std::vector<std::pair<torch::Tensor, torch::Tensor>> cases = {
+        {torch::rand({120, 16}) * 2, torch::rand({120, 16}) * 2 + 0.1},
+        {correlated(90, 48, 0.2, 0.5).clamp_min(0), correlated(90, 48, 0.25, 0.4).clamp_min(0)},
+    };
+    std::ofstream manifest(dir.file("manifest.txt"));
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const std::string p = dir.file("kid" + std::to_string(i));
+        writeRaw(cases[i].first, p + ".a.bin");
+        writeRaw(cases[i].second, p + ".b.bin");
+        manifest << "kid " << p << ".a.bin " << cases[i].first.size(0) << ' ' << p << ".b.bin " << cases[i].second.size(0) << ' '
+                 << cases[i].first.size(1) << ' ' << p << ".out\n";
+    }
+    manifest.close();
+    ASSERT_TRUE(runPython("fid_ref.py '" + dir.file("manifest.txt") + "'"));
+    for (size_t i = 0; i < cases.size(); ++i) {
+        SCOPED_TRACE("case " + std::to_string(i));
+        const auto want = readDoubles(dir.file("kid" + std::to_string(i)) + ".out");
+        ASSERT_EQ(want.size(), 1u);
+        // The float32 features are the same numbers in both; the estimator is float64 in both.
+        const auto a = cases[i].first.to(torch::kDouble), b = cases[i].second.to(torch::kDouble);
+        EXPECT_NEAR(KernelInceptionDistance::mmd2Unbiased(a, b), want[0], 1e-10 * std::max(1.0, std::abs(want[0])));
+        // One subset of the whole sets (a permutation of each) is the same estimate.
+        const KidResult r = KernelInceptionDistance::compute(cases[i].first, cases[i].second, 1, 100000);
+        EXPECT_EQ(r.subsetSize, a.size(0));
+        EXPECT_NEAR(r.mean, want[0], 1e-10 * std::max(1.0, std::abs(want[0])));
+        EXPECT_DOUBLE_EQ(r.std, 0.0);
+    }
+}
+
+TEST(KernelInceptionDistance, SubsetsAreReproducibleAndSummarised) {
+    torch::manual_seed(9);
+    auto real = torch::rand({200, 10}), fake = torch::rand({150, 10}) + 0.2;
+    const KidResult r = KernelInceptionDistance::compute(real, fake, 30, 50, 7);
+    ASSERT_EQ(r.values.size(), 30u);
+    EXPECT_EQ(r.subsets, 30);
+    EXPECT_EQ(r.subsetSize, 50);
+    double mean = 0, sq = 0;
+    for (double v : r.values) mean += v / 30.0;
+    for (double v : r.values) sq += (v - mean) * (v - mean) / 30.0;
+    EXPECT_NEAR(r.mean, mean, 1e-15);
+    EXPECT_NEAR(r.std, std::sqrt(sq), 1e-15);
+    EXPECT_GT(r.std, 0.0);
+    EXPECT_GT(r.mean, 0.0);  // shifted distributions
+    const KidResult again = KernelInceptionDistance::compute(real, fake, 30, 50, 7);
+    EXPECT_EQ(again.values, r.values);
+    EXPECT_NE(KernelInceptionDistance::compute(real, fake, 30, 50, 8).values, r.values);
+    // Subset values are MMD^2_u of some 50-row subsets: the same as the per-subset path (large
+    // sets skip the precomputed Gram matrices; small ones use them, so compare the two here).
+    for (int64_t k = 0; k < 3; ++k) {
+        auto ix = torch::randperm(200).narrow(0, 0, 50), iy = torch::randperm(150).narrow(0, 0, 50);
+        const double v = KernelInceptionDistance::mmd2Unbiased(real.index_select(0, ix), fake.index_select(0, iy));
+        EXPECT_TRUE(std::isfinite(v));
+    }
+    // Subset size clamped to the smaller set (clean-fid's min(n1, n2, max_subset_size)).
+    EXPECT_EQ(KernelInceptionDistance::compute(real, fake, 2, 1000).subsetSize, 150);
+    // Same law: the unbiased estimate centres on 0.
+    const KidResult same = KernelInceptionDistance::compute(torch::rand({400, 10}), torch::rand({400, 10}), 20, 200);
+    EXPECT_LT(std::abs(same.mean), std::abs(r.mean) / 5);
+}
+
+TEST(KernelInceptionDistance, RejectsBadInput) {
+    EXPECT_THROW(KernelInceptionDistance::compute(torch::rand({1, 3}), torch::rand({5, 3})), DataError);
+    EXPECT_THROW(KernelInceptionDistance::compute(torch::rand({5, 3}), torch::rand({5, 4})), DataError);
+    EXPECT_THROW(KernelInceptionDistance::compute(torch::rand({5, 3}), torch::rand({5, 3}), 0), ConfigError);
+    EXPECT_THROW(KernelInceptionDistance::compute(torch::rand({5, 3}), torch::rand({5, 3}), 10, 1), ConfigError);
+    EXPECT_THROW(KernelInceptionDistance::mmd2Unbiased(torch::rand({5, 3}), torch::rand({6, 3})), DataError);
+}
+
+TEST(PrecisionRecall, KnownAnswers) {
+    torch::manual_seed(12);
+    auto real = torch::randn({200, 8});
+    // Identical sets: every point sits on a point of the other manifold.
+    auto same = PrecisionRecall::compute(real, real.clone());
+    EXPECT_DOUBLE_EQ(same.precision, 1.0);
+    EXPECT_DOUBLE_EQ(same.recall, 1.0);
+    EXPECT_EQ(same.k, 3);
+    // Disjoint clusters far apart: nothing of one lies in the other.
+    auto far = PrecisionRecall::compute(real, torch::randn({150, 8}) + 1000.0);
+    EXPECT_DOUBLE_EQ(far.precision, 0.0);
+    EXPECT_DOUBLE_EQ(far.recall, 0.0);
+    // Half the generated points copy real ones, half are far away: precision exactly 0.5. Recall:
+    // the copied half covers at least those 100 real points.
+    auto half = torch::cat({real.narrow(0, 0, 100), torch::randn({100, 8}) + 1000.0});
+    auto mixed = PrecisionRecall::compute(real, half);
+    EXPECT_DOUBLE_EQ(mixed.precision, 0.5);
+    EXPECT_GE(mixed.recall, 0.5);
+    EXPECT_LT(mixed.recall, 1.0);
+    // Mode collapse: the generated set is one tight blob at the real mean: high precision, low recall.
+    auto collapsed = PrecisionRecall::compute(real, torch::randn({200, 8}) * 0.01);
+    EXPECT_GT(collapsed.precision, 0.9);
+    EXPECT_LT(collapsed.recall, 0.1);
+}
+
+TEST(PrecisionRecall, MatchesBruteForceReference) {
+    if (!pythonHas("numpy, scipy")) GTEST_SKIP() << STREETGAN_PYTHON << " has no numpy/scipy";
+    TempDir dir;
+    torch::manual_seed(13);
+    auto real = torch::randn({180, 6}), fake = torch::randn({160, 6}) * 1.3 + 0.4;
+    writeRaw(real, dir.file("r.bin"));
+    writeRaw(fake, dir.file("f.bin"));
+    std::ofstream(dir.file("manifest.txt")) << "pr " << dir.file("r.bin") << " 180 " << dir.file("f.bin") << " 160 6 3 " << dir.file("pr3.out")
+                                            << "\npr " << dir.file("r.bin") << " 180 " << dir.file("f.bin") << " 160 6 7 " << dir.file("pr7.out")
+                                            << "\n";
+    ASSERT_TRUE(runPython("fid_ref.py '" + dir.file("manifest.txt") + "'"));
+    for (int k : {3, 7}) {
+        const auto want = readDoubles(dir.file("pr" + std::to_string(k) + ".out"));
+        ASSERT_EQ(want.size(), 2u);
+        const auto got = PrecisionRecall::compute(real, fake, k);
+        EXPECT_DOUBLE_EQ(got.precision, want[0]) << "k " << k;
+        EXPECT_DOUBLE_EQ(got.recall, want[1]) << "k " << k;
+        EXPECT_GT(got.precision, 0.0);
+        EXPECT_LT(got.recall, 1.0);
+    }
+    // Row blocks do not change radii: compare with a one-row-at-a-time definition.
+    auto radii = PrecisionRecall::kthNeighbourRadiiSquared(real, 3);
+    auto d = torch::cdist(real, real).pow(2);
+    auto want = std::get<0>(d.kthvalue(4, 1));
+    EXPECT_TRUE(torch::allclose(radii, want, 1e-4, 1e-4));
+}
+
+TEST(PrecisionRecall, RejectsBadInput) {
+    EXPECT_THROW(PrecisionRecall::compute(torch::rand({3, 2}), torch::rand({10, 2})), DataError);  // n <= k
+    EXPECT_THROW(PrecisionRecall::compute(torch::rand({10, 2}), torch::rand({10, 3})), DataError);
+    EXPECT_THROW(PrecisionRecall::compute(torch::rand({10, 2}), torch::rand({10, 2}), 0), ConfigError);
+}

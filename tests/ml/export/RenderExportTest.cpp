@@ -1,0 +1,318 @@
+// Exporters of the latent explorer: FrameRenderer, PNG sequences, MP4 (decoded back with
+// libavformat), and `render` run in-process through TrainerCli: its PNG sequence equals
+// FrameRenderer's frames exactly, its GIF has the frame count, delays and PSNR expected; cancel
+// and unwritable paths leave nothing behind; the embedded demo session renders.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gif_lib.h>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <torch/torch.h>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+}
+
+#include "support/TempDir.h"
+#include "trainer/TrainerCli.h"
+#include "base/util/ContentHash.h"
+#include "ml/export/FrameRenderer.h"
+#include "ml/export/GifWriter.h"
+#include "ml/export/Mp4Writer.h"
+#include "ml/export/PngSequenceWriter.h"
+#include "base/latent/LatentSession.h"
+#include "ml/latent/SessionLatents.h"
+#include "base/model/Presets.h"
+#include "ml/checkpoint/Checkpoint.h"
+#include "ml/checkpoint/ModelLoader.h"
+#include "base/util/Errors.h"
+
+using namespace streetgan;
+using streetgan::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+size_t entries(const fs::path& dir) {
+    return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+// A tiny-32 checkpoint with random weights (G only), saved in `dir`.
+std::string makeCheckpoint(const TempDir& dir) {
+    torch::manual_seed(3);
+    Generator g(Presets::get("tiny-32"));
+    CheckpointData ck;
+    ck.model = g->config();
+    ck.generator = Checkpoint::stateOf(*g);
+    const std::string path = dir / "ck.pt";
+    Checkpoint::save(ck, path);
+    return path;
+}
+
+LatentSession makeSession(const std::string& ck, int size = 48) {
+    LatentSession s;
+    s.checkpoint = ck;
+    s.checkpointSha256 = ContentHash::sha256File(ck);
+    s.keyframes = {{1, {}, std::nullopt}, {2, {}, std::nullopt}, {3, {}, std::nullopt}};
+    s.framesPerSegment = 4;
+    s.loop = true;
+    s.size = size;
+    s.frameDelayMs = 60;
+    s.truncation = 0.8;
+    s.directions = {{0, 1.0}};
+    s.pcaSamples = 200;
+    s.pcaComponents = 4;
+    return s;
+}
+
+// The frames FrameRenderer gives for a session (what the app shows).
+at::Tensor expectedFrames(const LatentSession& s, const std::string& ck) {
+    const CheckpointData data = Checkpoint::load(ck);
+    Generator g = ModelLoader::generator(data, ck, "", torch::kCPU);
+    PcaDirections pca = PcaDirections::compute(g, SessionLatents::pcaOptions(s));
+    FrameRenderer::Options o;
+    o.size = s.size;
+    o.upscale = s.upscale == LatentSession::Upscale::Nearest ? FrameRenderer::Upscale::Nearest : FrameRenderer::Upscale::Smooth;
+    return FrameRenderer(g, o).render(SessionLatents::latents(s, g->config().nz, &pca));
+}
+
+int runCli(std::vector<std::string> args) {
+    args.insert(args.begin(), "streetgan-trainer");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    return TrainerCli::run(static_cast<int>(argv.size()), argv.data());
+}
+
+at::Tensor readPng(const std::string& path) {
+    cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR), rgb;
+    EXPECT_FALSE(bgr.empty()) << path;
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    return torch::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, torch::kUInt8).clone();
+}
+
+double psnr(const at::Tensor& a, const at::Tensor& b) {
+    const double mse = (a.to(torch::kDouble) - b.to(torch::kDouble)).pow(2).mean().item<double>();
+    return mse == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 / mse);
+}
+
+struct GifFrames {
+    std::vector<at::Tensor> frames;
+    std::vector<int> delaysCs;
+};
+
+GifFrames readGif(const std::string& path) {
+    GifFrames out;
+    int err = 0;
+    GifFileType* gif = DGifOpenFileName(path.c_str(), &err);
+    EXPECT_NE(gif, nullptr);
+    if (!gif) return out;
+    EXPECT_EQ(DGifSlurp(gif), GIF_OK);
+    for (int i = 0; i < gif->ImageCount; ++i) {
+        const SavedImage& img = gif->SavedImages[i];
+        GraphicsControlBlock gcb;
+        if (DGifSavedExtensionToGCB(gif, i, &gcb) == GIF_OK) out.delaysCs.push_back(gcb.DelayTime);
+        const ColorMapObject* map = img.ImageDesc.ColorMap ? img.ImageDesc.ColorMap : gif->SColorMap;
+        at::Tensor f = torch::zeros({gif->SHeight, gif->SWidth, 3}, torch::kUInt8);
+        auto a = f.accessor<uint8_t, 3>();
+        for (int y = 0; y < img.ImageDesc.Height; ++y)
+            for (int x = 0; x < img.ImageDesc.Width; ++x) {
+                const GifColorType c = map->Colors[img.RasterBits[y * img.ImageDesc.Width + x]];
+                a[y][x][0] = c.Red;
+                a[y][x][1] = c.Green;
+                a[y][x][2] = c.Blue;
+            }
+        out.frames.push_back(f);
+    }
+    DGifCloseFile(gif, &err);
+    return out;
+}
+
+at::Tensor gradientFrames(int n, int h, int w) {
+    at::Tensor f = torch::empty({n, h, w, 3}, torch::kUInt8);
+    auto a = f.accessor<uint8_t, 4>();
+    for (int i = 0; i < n; ++i)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                a[i][y][x][0] = static_cast<uint8_t>((x * 255) / w);
+                a[i][y][x][1] = static_cast<uint8_t>((y * 255) / h);
+                a[i][y][x][2] = static_cast<uint8_t>((i * 40) % 256);
+            }
+    return f;
+}
+
+}  // namespace
+
+TEST(FrameRenderer, MatchesGeneratorAndUpscales) {
+    torch::manual_seed(1);
+    Generator g(Presets::get("tiny-32"));
+    g->eval();
+    at::Tensor z = torch::randn({5, 64, 1, 1});
+    FrameRenderer::Options o;
+    o.size = 32;
+    o.batch = 2;
+    std::vector<int64_t> seen;
+    const at::Tensor frames = FrameRenderer(g, o).render(z, [&](int64_t done, int64_t) { seen.push_back(done); });
+    EXPECT_EQ(seen, (std::vector<int64_t>{2, 4, 5}));
+    at::Tensor ref;
+    {
+        torch::NoGradGuard ng;
+        ref = GifWriter::fromImages(g->forward(z));
+    }
+    EXPECT_TRUE(frames.equal(ref));
+    o.size = 64;
+    const at::Tensor big = FrameRenderer(g, o).render(z);
+    EXPECT_EQ(big.sizes(), (std::vector<int64_t>{5, 64, 64, 3}));
+    EXPECT_TRUE(big.slice(1, 0, 64, 2).slice(2, 0, 64, 2).equal(ref));  // nearest: 2x2 blocks
+    EXPECT_TRUE(FrameRenderer(g, o).renderOne(z[3]).equal(big[3]));
+    std::atomic<bool> cancel{true};
+    EXPECT_THROW(FrameRenderer(g, o).render(z, {}, &cancel), RenderCancelled);
+}
+
+TEST(PngSequenceWriter, WritesExactFramesAtomically) {
+    TempDir dir;
+    const at::Tensor f = gradientFrames(3, 20, 24);
+    PngSequenceWriter::write(f, dir / "seq");
+    ASSERT_EQ(entries(dir.path() / "seq"), 3u);
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(readPng(dir / ("seq/" + PngSequenceWriter::fileName(i, 3))).equal(f[i]));
+    EXPECT_EQ(PngSequenceWriter::fileName(7, 20000), "frame_00007.png");
+    EXPECT_THROW(PngSequenceWriter::write(f, dir / "seq"), IoError);  // not empty: refused
+    std::atomic<bool> cancel{false};
+    EXPECT_THROW(PngSequenceWriter::write(f, dir / "cancelled", [&](int64_t d, int64_t) { if (d == 2) cancel = true; }, &cancel),
+                 RenderCancelled);
+    EXPECT_FALSE(fs::exists(dir / "cancelled"));
+    EXPECT_EQ(entries(dir.path()), 1u);  // only "seq": no temporary folder left
+    EXPECT_THROW(PngSequenceWriter::write(f, dir / "missing/seq"), IoError);
+}
+
+TEST(Mp4Writer, DecodesBackWithLibavformat) {
+    TempDir dir;
+    const at::Tensor f = gradientFrames(10, 48, 64);
+    Mp4Options o;
+    o.frameDelayMs = 40;
+    const Mp4Writer writer(o);
+    EXPECT_TRUE(writer.encoderName() == "libx264" || writer.encoderName() == "mpeg4");
+    const std::string path = dir / "walk.mp4";
+    writer.write(f, path);
+    AVFormatContext* fmt = nullptr;
+    ASSERT_EQ(avformat_open_input(&fmt, path.c_str(), nullptr, nullptr), 0);
+    ASSERT_GE(avformat_find_stream_info(fmt, nullptr), 0);
+    const int vs = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+    ASSERT_GE(vs, 0);
+    AVStream* st = fmt->streams[vs];
+    EXPECT_EQ(st->codecpar->width, 64);
+    EXPECT_EQ(st->codecpar->height, 48);
+    EXPECT_NEAR(av_q2d(st->avg_frame_rate), 25.0, 0.01);
+    const AVCodec* dec = avcodec_find_decoder(st->codecpar->codec_id);
+    AVCodecContext* ctx = avcodec_alloc_context3(dec);
+    avcodec_parameters_to_context(ctx, st->codecpar);
+    ASSERT_EQ(avcodec_open2(ctx, dec, nullptr), 0);
+    AVPacket* pkt = av_packet_alloc();
+    AVFrame* frame = av_frame_alloc();
+    int decoded = 0;
+    auto receive = [&] {
+        while (avcodec_receive_frame(ctx, frame) == 0) {
+            EXPECT_EQ(frame->width, 64);
+            ++decoded;
+        }
+    };
+    while (av_read_frame(fmt, pkt) >= 0) {
+        if (pkt->stream_index == vs) {
+            avcodec_send_packet(ctx, pkt);
+            receive();
+        }
+        av_packet_unref(pkt);
+    }
+    avcodec_send_packet(ctx, nullptr);
+    receive();
+    EXPECT_EQ(decoded, 10);
+    av_frame_free(&frame);
+    av_packet_free(&pkt);
+    avcodec_free_context(&ctx);
+    avformat_close_input(&fmt);
+
+    std::atomic<bool> cancel{false};
+    EXPECT_THROW(writer.write(f, dir / "c.mp4", [&](int64_t d, int64_t) { if (d == 3) cancel = true; }, &cancel), RenderCancelled);
+    EXPECT_THROW(writer.write(gradientFrames(2, 33, 32), dir / "odd.mp4"), DataError);
+    EXPECT_EQ(entries(dir.path()), 1u);  // walk.mp4 only
+}
+
+TEST(RenderCommand, OutputsEqualFrameRendererFrames) {
+    TempDir dir;
+    setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+    const std::string ck = makeCheckpoint(dir);
+    const LatentSession s = makeSession(ck);
+    s.write(dir / "walk.json");
+    const at::Tensor expected = expectedFrames(s, ck);
+    ASSERT_EQ(expected.size(0), 12);
+
+    ASSERT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "seq"}), 0);
+    ASSERT_EQ(entries(dir.path() / "seq"), 12u);
+    for (int i = 0; i < 12; ++i) EXPECT_TRUE(readPng(dir / ("seq/" + PngSequenceWriter::fileName(i, 12))).equal(expected[i])) << i;
+
+    ASSERT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "walk.gif"}), 0);
+    const GifFrames gif = readGif(dir / "walk.gif");
+    ASSERT_EQ(gif.frames.size(), 12u);
+    double mean = 0;
+    for (int i = 0; i < 12; ++i) {
+        EXPECT_EQ(gif.delaysCs[static_cast<size_t>(i)], 6);
+        mean += psnr(gif.frames[static_cast<size_t>(i)], expected[i]) / 12;
+    }
+    EXPECT_GT(mean, 28.0);
+
+    ASSERT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "grid.png"}), 0);
+    const at::Tensor grid = readPng(dir / "grid.png");
+    EXPECT_EQ(grid.size(0), 2 * (48 + 2) + 2);
+    EXPECT_EQ(grid.size(1), 8 * (48 + 2) + 2);
+    EXPECT_TRUE(grid.slice(0, 2, 50).slice(1, 2, 50).equal(expected[0]));
+
+    ASSERT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "walk.mp4"}), 0);
+    EXPECT_GT(fs::file_size(dir / "walk.mp4"), 100u);
+    EXPECT_TRUE(fs::is_directory(dir / "cache"));  // PCA directions cached per checkpoint hash
+}
+
+TEST(RenderCommand, RefusesBadOutputsBeforeRendering) {
+    TempDir dir;
+    setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+    const std::string ck = makeCheckpoint(dir);
+    LatentSession s = makeSession(ck);
+    s.directions.clear();
+    s.write(dir / "walk.json");
+    EXPECT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "no/such/dir/x.gif"}), static_cast<int>(ExitCode::Io));
+    fs::create_directory(dir / "ro");
+    ::chmod((dir / "ro").c_str(), 0555);
+    if (::geteuid() != 0 || ::access((dir / "ro").c_str(), W_OK) != 0) {
+        EXPECT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "ro/x.gif"}), static_cast<int>(ExitCode::Io));
+        EXPECT_EQ(entries(dir.path() / "ro"), 0u);
+    }
+    EXPECT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "x.jpg"}), static_cast<int>(ExitCode::Config));
+    s.size = 47;
+    s.write(dir / "odd.json");
+    EXPECT_EQ(runCli({"render", "--session", dir / "odd.json", "--out", dir / "x.mp4"}), static_cast<int>(ExitCode::Config));
+    EXPECT_FALSE(fs::exists(dir / "x.mp4"));
+}
+
+TEST(RenderCommand, DemoSessionRendersToGif) {
+    TempDir dir;
+    setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+    const std::string session = std::string(STREETGAN_DEMO_DIR) + "/walk.json";
+    ASSERT_TRUE(fs::exists(session));
+    const LatentSession s = LatentSession::read(session);
+    EXPECT_EQ(s.hashWarning("demo", ContentHash::sha256File(s.resolveCheckpoint(session))), "");
+    EXPECT_LT(fs::file_size(s.resolveCheckpoint(session)), 5u * 1024 * 1024);
+    ASSERT_EQ(runCli({"render", "--session", session, "--out", dir / "demo.gif"}), 0);
+    const GifFrames gif = readGif(dir / "demo.gif");
+    EXPECT_EQ(static_cast<int64_t>(gif.frames.size()), s.frameCount());
+    ASSERT_FALSE(gif.frames.empty());
+    EXPECT_EQ(gif.frames[0].size(0), s.size);
+}

@@ -1,0 +1,130 @@
+// The checkpoint browser on a remote run, through a real OpenSSH server (tests/remote/SshdFixture):
+// the run's checkpoints are listed over SFTP with the steps and losses of the attach stream; a
+// checkpoint is downloaded on demand (progress shown) into the remote cache, byte for byte, and
+// then rendered; Parzen on a remote row downloads it first; "Download all" fetches the rest and the
+// evolution view then plays every checkpoint.
+#include <QCryptographicHash>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "support/SshdFixture.h"
+#include "checkpoints/CheckpointBrowserPage.h"
+#include "checkpoints/CheckpointTableModel.h"
+#include "checkpoints/EvolutionPanel.h"
+#include "checkpoints/ParzenRunner.h"
+#include "remote/RemoteHost.h"
+#include "runs/RunSession.h"
+#include "support/UiTestSupport.h"
+
+using namespace streetgan::ui;
+using streetgan::test::SshdFixture;
+
+namespace {
+
+QByteArray sha(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex();
+}
+
+}  // namespace
+
+class CheckpointRemoteTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    std::unique_ptr<SshdFixture> sshd_;
+
+private slots:
+    void initTestCase() {
+        streetgan::test::isolateSettings(tmp_.filePath("settings"));
+        qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());
+        qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
+        QDir().mkpath(tmp_.filePath("sshd"));
+        SshdFixture::generateKey(tmp_.filePath("id_user").toStdString());
+        QFile::copy(tmp_.filePath("id_user.pub"), tmp_.filePath("authorized_keys"));
+        sshd_ = std::make_unique<SshdFixture>(tmp_.filePath("sshd").toStdString(), tmp_.filePath("authorized_keys").toStdString());
+        QFile(tmp_.filePath("known_hosts")).open(QIODevice::WriteOnly);
+        const QString trained = streetgan::test::trainTinyRun(STREETGAN_TRAINER, tmp_.filePath("remote-runs/r1"), 12, 4);
+        QVERIFY2(trained.isEmpty(), qPrintable(trained));
+    }
+    void cleanupTestCase() { sshd_.reset(); }
+
+    void listDownloadRender() {
+        HostConfig c;
+        c.host = "127.0.0.1";
+        c.port = sshd_->port();
+        c.keyFile = tmp_.filePath("id_user");
+        c.knownHosts = tmp_.filePath("known_hosts");
+        c.configFile = "none";
+        c.trainer = STREETGAN_TRAINER;
+        streetgan::SshOptions ssh = c.toSshOptions();
+        ssh.onUnknownHostKey = [](const streetgan::HostKeyInfo&) { return streetgan::HostKeyDecision::AcceptOnce; };
+        const QString run = tmp_.filePath("remote-runs/r1");
+        RunSession session(run, ssh, STREETGAN_TRAINER, c.label());
+        CheckpointBrowserPage page(nullptr, STREETGAN_TRAINER, tmp_.filePath("parzen.json"));
+        page.parzen()->setExtraArguments({"--samples", "200", "--validation", "50", "--test", "50"});
+        page.resize(1000, 700);
+        page.show();
+        page.setSession(&session, ssh);
+        session.start();
+        CheckpointTableModel* m = page.model();
+        // Listed over SFTP; steps and losses arrive with the attach stream (the page lists again).
+        QTRY_VERIFY_WITH_TIMEOUT(m->rowCount() == 3 && m->row(2).info.step == 12, 60000);
+        for (int r = 0; r < 3; ++r) {
+            const CheckpointInfo& info = m->row(r).info;
+            QVERIFY(info.remote);
+            QCOMPARE(info.epoch, r);
+            QCOMPARE(info.step, 4 * (r + 1));
+            QCOMPARE(info.path, run + QString("/checkpoints/checkpoint_%1.pt").arg(r));
+            QCOMPARE(info.size, QFileInfo(info.path).size());
+            QVERIFY(std::isfinite(info.lossD) && std::isfinite(info.lossG));
+            QVERIFY(m->row(r).localPath.isEmpty());  // nothing downloaded before it is asked for
+        }
+        QVERIFY(m->data(m->index(0, CheckpointTableModel::Thumbnail)).toString().contains("remote"));
+
+        QSignalSpy thumbs(&page, &CheckpointBrowserPage::thumbnailReady);
+        page.download(2);
+        QTRY_VERIFY_WITH_TIMEOUT(!m->row(2).localPath.isEmpty(), 60000);
+        const QString local = m->row(2).localPath;
+        QVERIFY(local.startsWith(tmp_.filePath("cache")));
+        QCOMPARE(sha(local), sha(run + "/checkpoints/checkpoint_2.pt"));
+        QTRY_VERIFY2_WITH_TIMEOUT(!m->row(2).thumbnail.isNull(), qPrintable(m->row(2).error + " / " + page.statusText()), 30000);
+        QCOMPARE(m->row(2).thumbnail.size(), QSize(274, 274));
+        QVERIFY(m->row(0).thumbnail.isNull());
+
+        // Parzen and the explorer on a row not downloaded yet: downloaded first.
+        QSignalSpy open(&page, &CheckpointBrowserPage::openInExplorer);
+        page.computeParzen({0});
+        page.openRowInExplorer(1);
+        QTRY_COMPARE_WITH_TIMEOUT(m->row(0).parzen, CheckpointTableModel::ParzenState::Done, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(open.count(), 1, 30000);
+        QCOMPARE(open.at(0).at(0).toString(), m->row(1).localPath);
+        QVERIFY(QFileInfo(m->row(1).localPath).isFile());
+
+        // Download all, on a fresh page with an empty cache: every row becomes local, and the
+        // evolution view renders one grid per checkpoint.
+        QVERIFY(QDir(tmp_.filePath("cache/streetgan/remote")).removeRecursively());
+        CheckpointBrowserPage fresh(nullptr, STREETGAN_TRAINER, tmp_.filePath("parzen.json"));
+        fresh.show();
+        fresh.setSession(&session, ssh);
+        QTRY_VERIFY_WITH_TIMEOUT(fresh.model()->rowCount() == 3, 60000);
+        for (int r = 0; r < 3; ++r) QVERIFY(fresh.model()->row(r).localPath.isEmpty());
+        auto* all = fresh.findChild<QPushButton*>("downloadAllButton");
+        QVERIFY(all && all->isVisible());
+        QTest::mouseClick(all, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!fresh.model()->row(0).localPath.isEmpty() && !fresh.model()->row(1).localPath.isEmpty() &&
+                                     !fresh.model()->row(2).localPath.isEmpty(),
+                                 60000);
+        for (int r = 0; r < 3; ++r) QCOMPARE(sha(fresh.model()->row(r).localPath), sha(fresh.model()->row(r).info.path));
+        QSignalSpy frames(fresh.evolution(), &EvolutionPanel::framesReady);
+        fresh.evolution()->render();
+        QVERIFY(frames.wait(30000));
+        QCOMPARE(frames.first().at(0).toInt(), 3);
+        session.stop();
+    }
+};
+
+QTEST_MAIN(CheckpointRemoteTest)
+#include "CheckpointRemoteTest.moc"

@@ -1,0 +1,185 @@
+// The dashboard, samples, system and cost panels fed a recorded run directory (RunSession reads
+// events.jsonl on a worker, then attach confirms the end): points per plot, x modes, smoothing,
+// log-y, hover read-out, exports, the starving banner.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include "dashboard/CostPanel.h"
+#include "dashboard/DashboardPage.h"
+#include "dashboard/PlotPanel.h"
+#include "runs/RunSession.h"
+#include "dashboard/SamplesPage.h"
+#include "dashboard/SystemPanel.h"
+#include "support/UiTestSupport.h"
+
+using namespace streetgan::ui;
+
+class DashboardTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+    static void waitLoaded(RunSession& s, int rows) {
+        QSignalSpy loaded(&s, &RunSession::loaded);
+        QVERIFY(loaded.wait(30000));
+        QTRY_COMPARE_WITH_TIMEOUT(s.series().rows(), size_t(rows), 10000);
+    }
+
+private slots:
+    void initTestCase() { streetgan::test::isolateSettings(tmp_.filePath("settings")); }
+
+    void pointsPerPlot() {
+        const QString dir = tmp_.filePath("run-a");
+        const auto rec = streetgan::test::writeRun(dir, 3000, 500);
+        DashboardPage page;
+        page.resize(1200, 800);
+        page.show();
+        RunSession s(dir, STREETGAN_TRAINER);
+        QSignalSpy appended(&s, &RunSession::appended);
+        page.addSession(&s);
+        s.start();
+        waitLoaded(s, rec.metrics);
+        QVERIFY(appended.count() >= 1);
+        for (PlotPanel* p : page.panels())
+            for (int m = 0; m < kMetricCount; ++m) {
+                const int n = p->pointCount(&s.series(), static_cast<Metric>(m));
+                QVERIFY(n == -1 || n == rec.metrics);
+            }
+        QCOMPARE(page.panels()[0]->pointCount(&s.series(), Metric::LossD), rec.metrics);
+        QCOMPARE(page.panels()[0]->pointCount(&s.series(), Metric::LossG), rec.metrics);
+        QCOMPARE(page.panels()[1]->pointCount(&s.series(), Metric::DGz2), rec.metrics);
+        QCOMPARE(page.panels()[4]->pointCount(&s.series(), Metric::Lr), rec.metrics);
+        QCOMPARE(s.series().samples().size(), size_t(rec.samples));
+        QCOMPARE(s.series().system().size(), size_t(rec.system));
+        QCOMPARE(s.series().stepsPerEpoch(), int64_t{100});
+        // attach reports the end of the finished run
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("finished"), 20000);
+
+        // x by epoch and by wall time keep every point, sorted
+        page.setXMode(XAxisMode::Epoch);
+        auto* loss = page.panels()[0]->plot();
+        QCOMPARE(page.panels()[0]->pointCount(&s.series(), Metric::LossD), rec.metrics);
+        loss->replot(QCustomPlot::rpImmediateRefresh);
+        auto lastKey = [&] { return loss->graph(0)->data()->at(loss->graph(0)->data()->size() - 1)->key; };
+        QCOMPARE(lastKey(), 30.0);
+        page.setXMode(XAxisMode::WallTime);
+        loss->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(std::abs(lastKey() - 300.0) < 1e-3);
+        page.setXMode(XAxisMode::Step);
+
+        // smoothing: a smoothed graph with every point, the raw one kept (faint)
+        page.setSmoothing(0.9);
+        loss->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(loss->graph(1)->visible());
+        QVERIFY(loss->graph(1)->data()->size() > 100);
+        QCOMPARE(page.panels()[0]->pointCount(&s.series(), Metric::LossD), rec.metrics);
+        const double raw = s.series().value(Metric::LossD, 1999);
+        const double smooth = page.panels()[0]->smoothedAt(&s.series(), Metric::LossD, 2000);
+        QVERIFY(std::isfinite(smooth));
+        QVERIFY(raw != smooth);
+        // level of detail: never more than a few points per pixel handed to QCustomPlot
+        QVERIFY(page.panels()[0]->drawnPointCount(&s.series(), Metric::LossD) <= 2 * loss->axisRect()->width() + 16);
+        page.setSmoothing(0);
+        QVERIFY(!loss->graph(1)->visible());
+
+        // zoom one plot: the others follow; the drawn points are the visible rows only
+        page.panels()[0]->plot()->setFocus();
+        QTest::mousePress(loss, Qt::LeftButton, Qt::NoModifier, loss->axisRect()->center());  // marks a user view
+        QTest::mouseRelease(loss, Qt::LeftButton, Qt::NoModifier, loss->axisRect()->center());
+        loss->xAxis->setRange(1000, 1100);
+        QCOMPARE(page.panels()[2]->plot()->xAxis->range().lower, 1000.0);
+        QCOMPARE(page.panels()[4]->plot()->xAxis->range().upper, 1100.0);
+        loss->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(page.panels()[0]->drawnPointCount(&s.series(), Metric::LossD) <= 104);  // 101 rows + one each side
+        QVERIFY(page.panels()[0]->drawnPointCount(&s.series(), Metric::LossD) >= 101);
+        for (auto* p : page.panels()) p->resetView();
+        QCOMPARE(loss->xAxis->range().upper, 3000.0);
+
+        page.setLogY(true);
+        QCOMPARE(loss->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        page.setLogY(false);
+
+        const QString readout = page.panels()[0]->readoutAt(1500);
+        QVERIFY2(readout.contains("step 1500"), qPrintable(readout));
+        QVERIFY(readout.contains(QString::number(1.0 + std::sin(1500 / 30.0) * 0.3, 'g', 6)));
+
+        // exports
+        const QString out = tmp_.filePath("export");
+        QDir().mkpath(out);
+        QCOMPARE(page.exportPlots(out, "png").size(), page.panels().size());
+        QCOMPARE(page.exportPlots(out, "svg").size(), page.panels().size());
+        QVERIFY(QImage(out + "/loss.png").width() > 100);
+        QFile svg(out + "/loss.svg");
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(svg.readAll().contains("<svg"));
+        QSignalSpy csv(&page, &DashboardPage::csvExported);
+        page.exportCsv(&s, out + "/metrics.csv");
+        QVERIFY(csv.wait(10000));
+        QVERIFY(csv.at(0).at(0).toBool());
+        QFile f(out + "/metrics.csv");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = f.readAll().split('\n');
+        QCOMPARE(lines.size(), rec.metrics + 2);  // header, rows, empty after the last newline
+        QVERIFY(lines[0].startsWith("step,epoch,t,loss_d,loss_g"));
+    }
+
+    void overlaidRuns() {
+        const QString a = tmp_.filePath("ov-a"), b = tmp_.filePath("ov-b");
+        streetgan::test::writeRun(a, 400, 0);
+        streetgan::test::writeRun(b, 250, 0);
+        DashboardPage page;
+        RunSession sa(a, STREETGAN_TRAINER), sb(b, STREETGAN_TRAINER);
+        page.addSession(&sa);
+        page.addSession(&sb);
+        sa.start();
+        sb.start();
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&sa.series(), Metric::LossD), 400, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&sb.series(), Metric::LossD), 250, 20000);
+        QCOMPARE(page.panels()[0]->plot()->graphCount(), 8);  // 2 runs x 2 metrics x (raw, smoothed)
+        page.removeSession(&sb);
+        QCOMPARE(page.panels()[0]->plot()->graphCount(), 4);
+    }
+
+    void samplesSystemAndCost() {
+        const QString dir = tmp_.filePath("run-b");
+        const auto rec = streetgan::test::writeRun(dir, 600, 100, 0.45, "");  // looks alive, data-starved
+        RunSession s(dir, STREETGAN_TRAINER);
+        SamplesPage samples;
+        samples.resize(600, 500);
+        samples.show();
+        samples.setSession(&s);
+        QSignalSpy shown(&samples, &SamplesPage::imageShown);
+        s.start();
+        QTRY_COMPARE_WITH_TIMEOUT(s.series().rows(), size_t(rec.metrics), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), 10000);
+        QCOMPARE(samples.count(), rec.samples);
+        QCOMPARE(samples.currentIndex(), rec.samples - 1);
+        samples.showIndex(0);
+        QTRY_COMPARE_WITH_TIMEOUT(shown.last().at(0).toInt(), 0, 5000);
+        if (const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR"); !keep.isEmpty()) samples.grab().save(keep + "/samples-page.png");
+
+        SystemPanel sys;
+        sys.update(&s.series());
+        QCOMPARE(sys.valueText("CPU"), QString("87.5 %"));
+        QCOMPARE(sys.valueText("Data read"), QString("42.5 MB/s"));
+        QCOMPARE(sys.valueText("GPU"), QString("n/a"));
+        QCOMPARE(sys.valueText("GPU memory"), QString("n/a"));
+        // the last status says running (the run directory has no live trainer, but the events say so)
+        s.series().setState("running");
+        sys.update(&s.series());
+        QVERIFY(sys.bannerVisible());
+        s.series().setState("finished");
+        sys.update(&s.series());
+        QVERIFY(!sys.bannerVisible());
+
+        CostPanel cost;
+        cost.setPricePerHour(3.60);
+        cost.update(&s.series());
+        // images/s of the last row: 500 + 600 % 7 = 505 -> 1,818,000 images/hour -> 505,000 per $
+        QCOMPARE(cost.imagesPerDollarText().remove(QRegularExpression("[^0-9]")), QString("505000"));
+    }
+};
+
+QTEST_MAIN(DashboardTest)
+#include "DashboardTest.moc"

@@ -1,0 +1,605 @@
+// The latent explorer page against the real explore worker (`streetgan-trainer explore-worker`,
+// found through $STREETGAN_TRAINER) on the embedded demo checkpoint: frames on screen that change
+// with the scrubber; keyframes from a seed, at random and from the seed grid; reorder, delete,
+// duplicate; undo/redo to the exact session JSON (slider drags merge); the frame-count rule of
+// CLI.md; truncation, PCA direction and raw-z sliders; save/open round trip with unknown keys;
+// the hash-mismatch prompt; GIF and PNG-grid exports through the dialog with progress, a cancelled
+// export and an unwritable path leaving nothing; absurd sizes; playback's measured frame rate.
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QListWidget>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+#include <QUndoStack>
+#include <functional>
+
+#include "explorer/DemoCheckpoint.h"
+#include "explorer/ExplorerPage.h"
+#include "explorer/ExportDialog.h"
+#include "explorer/KeyframeList.h"
+#include "explorer/LatentSliders.h"
+#include "common/RenderClient.h"
+#include "explorer/SeedGridDialog.h"
+#include "support/UiTestSupport.h"
+
+using namespace streetgan::ui;
+
+namespace {
+
+QByteArray compact(const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Compact); }
+
+QJsonArray keyframes(const ExplorerPage& p) { return p.session().value("keyframes").toArray(); }
+
+QList<qint64> seeds(const ExplorerPage& p) {
+    QList<qint64> out;
+    for (const QJsonValue& k : keyframes(p)) out.append(k.toObject().contains("seed") ? k.toObject().value("seed").toInteger() : -1);
+    return out;
+}
+
+/// Distinct colours of an image (a blank or one-colour frame has 1).
+int colours(const QImage& img) {
+    QSet<QRgb> c;
+    for (int y = 0; y < img.height(); y += 2)
+        for (int x = 0; x < img.width(); x += 2) c.insert(img.pixel(x, y));
+    return static_cast<int>(c.size());
+}
+
+}  // namespace
+
+class ExplorerTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    ExplorerPage* page_ = nullptr;
+
+    /// Runs `action` and returns the image of the first frame `index` shown after it (null after 30 s).
+    QImage frameAfter(const std::function<void()>& action, int index) {
+        QSignalSpy spy(page_, &ExplorerPage::frameShown);
+        action();
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < 30000) {
+            for (const auto& args : std::as_const(spy))
+                if (args.at(0).toInt() == index) return page_->previewImage();
+            spy.wait(50);
+        }
+        return {};
+    }
+
+    /// Opens the demo walk afresh (keyframes seeds 2, 20, 28, 46; 12 frames per segment; loop).
+    bool openDemo() {
+        QSignalSpy loaded(page_, &ExplorerPage::sessionLoaded);
+        page_->openDemo();
+        return loaded.wait(30000) || loaded.size() > 0;
+    }
+
+    bool openSession(const QString& path) {
+        QSignalSpy loaded(page_, &ExplorerPage::sessionLoaded);
+        page_->openSession(path);
+        return loaded.wait(30000) || loaded.size() > 0;
+    }
+
+    void writeJson(const QString& path, const QJsonObject& o) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(o).toJson());
+    }
+
+private slots:
+    void initTestCase() {
+        streetgan::test::isolateSettings(tmp_.filePath("settings"));
+        qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
+        qputenv("XDG_DATA_HOME", tmp_.filePath("data").toLocal8Bit());    // DemoCheckpoint's copy
+        qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());  // the worker's PCA cache
+        page_ = new ExplorerPage;
+        page_->resize(1280, 780);
+        page_->show();
+    }
+
+    void cleanupTestCase() { delete page_; }
+
+    void demoShowsMovingFrames() {
+        QImage first = frameAfter([&] { page_->openDemo(); }, 0);
+        QVERIFY(page_->isReady());
+        QVERIFY2(!first.isNull(), qPrintable(page_->errorLine()));
+        QCOMPARE(first.size(), QSize(128, 128));
+        QVERIFY2(colours(first) > 50, qPrintable(QString("%1 colours").arg(colours(first))));
+        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
+        QCOMPARE(page_->frameCount(), 48);
+        QCOMPARE(page_->scrubber()->maximum(), 47);
+        // The demo was installed from the resources, verified against walk.json's hash.
+        const QString ck = DemoCheckpoint::folder() + "/tiny-32-synthetic.pt";
+        QVERIFY(ck.startsWith(tmp_.filePath("data")));
+        QCOMPARE(page_->checkpoint(), ck);
+        QCOMPARE(DemoCheckpoint::sha256(ck), page_->checkpointSha256());
+        QCOMPARE(page_->checkpointSha256(), QString("f34c8f7cb1fe71f26f485fad26450a3f73271bbb2ed1aafeae8935b5ddc306cd"));
+        // Scrubbing moves the walk.
+        const QImage later = frameAfter([&] { page_->scrubber()->setValue(18); }, 18);
+        QVERIFY(!later.isNull());
+        QCOMPARE(page_->currentFrame(), 18);
+        QVERIFY(later != first);
+        QVERIFY(page_->undoStack()->isClean());
+        // Scrubbing latency: uncached frames, one at a time (the number goes to the report, not a bound).
+        QElapsedTimer t;
+        t.start();
+        for (int i = 30; i < 40; ++i) QVERIFY(!frameAfter([&] { page_->setCurrentFrame(i); }, i).isNull());
+        qInfo("scrub: %.1f ms per uncached 128 px frame (request to screen)", t.elapsed() / 10.0);
+        // Keyframe thumbnails (the walk's keyframe frames) arrive after a short pause.
+        QListWidget* list = page_->keyframeList()->list();
+        QTRY_VERIFY_WITH_TIMEOUT(!list->item(3)->icon().isNull(), 30000);
+        QVERIFY(!list->item(0)->icon().isNull());
+    }
+
+    void addKeyframes() {
+        QVERIFY(openDemo());
+        KeyframeList* list = page_->keyframeList();
+        list->select(3);
+        list->setSeedToAdd(777);
+        QTest::mouseClick(list->findChild<QPushButton*>("addSeedButton"), Qt::LeftButton);
+        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46, 777}));
+        QCOMPARE(page_->selectedKeyframe(), 4);
+        QCOMPARE(page_->frameCount(), 60);
+        QTest::mouseClick(list->findChild<QPushButton*>("addRandomButton"), Qt::LeftButton);
+        QCOMPARE(keyframes(*page_).size(), 6);
+        QVERIFY(seeds(*page_).at(5) >= 0);
+
+        QPointer<SeedGridDialog> grid = page_->showSeedGrid();
+        QVERIFY(grid);
+        QTRY_VERIFY_WITH_TIMEOUT(grid->isLoaded(), 30000);
+        QVERIFY(!grid->cell(0)->icon().isNull());
+        grid->grab().save(qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR", "/tmp") + "/explorer-seedgrid.png");
+        QTest::mouseClick(grid->findChild<QPushButton*>("anotherPageButton"), Qt::LeftButton);
+        QVERIFY(!grid->isLoaded());
+        QTRY_VERIFY_WITH_TIMEOUT(grid->isLoaded(), 30000);
+        QCOMPARE(grid->page(), 1);
+        QCOMPARE(grid->seedAt(3), qint64(67));
+        QTest::mouseClick(grid->cell(3), Qt::LeftButton);
+        QCOMPARE(seeds(*page_).size(), 7);
+        QCOMPARE(seeds(*page_).at(6), qint64(67));
+        QTRY_VERIFY(grid.isNull());  // accepted and deleted on close
+        QCOMPARE(page_->undoStack()->count(), 3);
+    }
+
+    void reorderDeleteDuplicate() {
+        QVERIFY(openDemo());
+        KeyframeList* list = page_->keyframeList();
+        list->select(0);
+        QTest::mouseClick(list->findChild<QPushButton*>("keyframeDown"), Qt::LeftButton);
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 2, 28, 46}));
+        QCOMPARE(page_->selectedKeyframe(), 1);
+        QTest::mouseClick(list->findChild<QPushButton*>("keyframeUp"), Qt::LeftButton);
+        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
+        // Drag and drop: the list widget moves the row (as its InternalMove drop does), the page
+        // turns that into one undoable edit.
+        const int undoBefore = page_->undoStack()->count();
+        QVERIFY(list->list()->model()->moveRow(QModelIndex(), 0, QModelIndex(), 3));
+        QTRY_COMPARE(seeds(*page_), (QList<qint64>{20, 28, 2, 46}));
+        QCOMPARE(page_->selectedKeyframe(), 2);
+        QCOMPARE(page_->undoStack()->count(), undoBefore + 1);
+        page_->undoStack()->undo();
+        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
+        QCOMPARE(list->list()->item(0)->text(), QString("1. seed 2"));
+        list->select(3);
+        QTest::mouseClick(list->findChild<QPushButton*>("keyframeDuplicate"), Qt::LeftButton);
+        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46, 46}));
+        list->select(0);
+        QTest::mouseClick(list->findChild<QPushButton*>("keyframeDelete"), Qt::LeftButton);
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 28, 46, 46}));
+        // The last keyframe cannot go: a walk needs one.
+        for (int i = 0; i < 3; ++i) page_->removeKeyframe(0);
+        QCOMPARE(seeds(*page_), (QList<qint64>{46}));
+        QVERIFY(!list->findChild<QPushButton*>("keyframeDelete")->isEnabled());
+        page_->removeKeyframe(0);
+        QCOMPARE(keyframes(*page_).size(), 1);
+        QVERIFY(!page_->errorLine().isEmpty());
+        QCOMPARE(page_->frameCount(), 12);  // one keyframe, loop: F identical frames
+    }
+
+    void undoRedoRestoresExactSession() {
+        QVERIFY(openDemo());
+        QUndoStack* undo = page_->undoStack();
+        QList<QByteArray> states{compact(page_->session())};
+        page_->addSeedKeyframe(5);
+        states << compact(page_->session());
+        page_->setInterpolation("linear");
+        states << compact(page_->session());
+        page_->setEasing("ease-in");
+        states << compact(page_->session());
+        // One drag of the truncation slider is one step, however many values it passes.
+        QSlider* trunc = page_->sliders()->truncationSlider();
+        trunc->setSliderDown(true);
+        for (int v : {80, 70, 55, 40}) trunc->setValue(v);
+        trunc->setSliderDown(false);
+        QCOMPARE(page_->session().value("truncation").toDouble(), 0.4);
+        states << compact(page_->session());
+        QCOMPARE(undo->count(), 4);
+        // A second drag is a step of its own.
+        trunc->setSliderDown(true);
+        trunc->setValue(120);
+        trunc->setSliderDown(false);
+        states << compact(page_->session());
+        page_->setDirection(1, -1.25);
+        states << compact(page_->session());
+        page_->moveKeyframe(4, -4);
+        states << compact(page_->session());
+        QCOMPARE(undo->count(), states.size() - 1);
+        for (int i = states.size() - 2; i >= 0; --i) {
+            undo->undo();
+            QCOMPARE(compact(page_->session()), states[i]);
+        }
+        QVERIFY(undo->isClean());
+        for (int i = 1; i < states.size(); ++i) {
+            undo->redo();
+            QCOMPARE(compact(page_->session()), states[i]);
+        }
+        // The widgets follow the session.
+        QCOMPARE(trunc->value(), 120);
+        QCOMPARE(page_->sliders()->directionSlider(1)->value(), -125);
+    }
+
+    void frameCountFollowsCliRule() {
+        QVERIFY(openDemo());
+        RenderClient check("cpu");
+        QSignalSpy spy(&check, &RenderClient::finished);
+        auto workerCount = [&]() -> qint64 {
+            spy.clear();
+            const qint64 id = check.send({{"op", "session"}, {"session", page_->session()}});
+            for (int i = 0; i < 300 && spy.isEmpty(); ++i) spy.wait(100);
+            if (spy.isEmpty() || spy.first().at(0).toLongLong() != id) return -1;
+            return spy.first().at(1).toJsonObject().value("frame_count").toInteger(-1);
+        };
+        QCOMPARE(page_->frameCount(), 48);  // 4 keyframes x 12, loop
+        QCOMPARE(workerCount(), 48);
+        const QImage slerpMid = frameAfter([&] { page_->setCurrentFrame(3); }, 3);
+        page_->setLoop(false);
+        QCOMPARE(page_->frameCount(), 37);  // (4 - 1) x 12 + 1
+        QCOMPARE(workerCount(), 37);
+        QCOMPARE(page_->scrubber()->maximum(), 36);
+        page_->setFramesPerSegment(8);
+        QCOMPARE(page_->frameCount(), 25);
+        QCOMPARE(workerCount(), 25);
+        page_->setLoop(true);
+        page_->addSeedKeyframe(9);
+        QCOMPARE(page_->frameCount(), 40);
+        QCOMPARE(workerCount(), 40);
+        // Interpolation and easing keep the count but change the frames between keyframes.
+        page_->undoStack()->setIndex(0);
+        QCOMPARE(page_->frameCount(), 48);
+        const QImage linearMid = frameAfter(
+            [&] {
+                page_->setInterpolation("linear");
+                page_->setCurrentFrame(3);  // adding a keyframe had moved to its frame
+            },
+            3);
+        QCOMPARE(page_->frameCount(), 48);
+        QVERIFY2(!slerpMid.isNull(), qPrintable(page_->errorLine()));
+        QVERIFY2(!linearMid.isNull(), qPrintable(page_->errorLine()));
+        QVERIFY(linearMid != slerpMid);
+        const QImage easedMid = frameAfter([&] { page_->setEasing("linear"); }, 3);  // the demo eases in and out (t = 1/4: 0.156 vs 0.25)
+        QVERIFY(!easedMid.isNull());
+        QVERIFY(easedMid != linearMid);
+        QCOMPARE(page_->frameCount(), 48);
+        // A keyframe's own easing changes its segment only.
+        const QImage secondSegment = frameAfter([&] { page_->setCurrentFrame(15); }, 15);
+        const QImage segmentEased = frameAfter(
+            [&] {
+                page_->setSegmentEasing(0, "ease-in");
+                page_->setCurrentFrame(3);
+            },
+            3);
+        QCOMPARE(keyframes(*page_)[0].toObject().value("easing").toString(), QString("ease-in"));
+        QVERIFY(!segmentEased.isNull());
+        QVERIFY(segmentEased != easedMid);
+        QCOMPARE(frameAfter([&] { page_->setCurrentFrame(15); }, 15), secondSegment);
+        page_->selectKeyframe(0);
+        QCOMPARE(page_->keyframeList()->segmentEasingBox()->currentText(), QString("ease-in"));
+        QVERIFY(page_->keyframeList()->list()->item(0)->text().contains("ease-in"));
+        page_->setSegmentEasing(0, "");
+        QVERIFY(!keyframes(*page_)[0].toObject().contains("easing"));
+    }
+
+    void truncationAndDirectionChangeTheFrame() {
+        QVERIFY(openDemo());
+        const QImage base = frameAfter([&] { page_->setCurrentFrame(5); }, 5);
+        QVERIFY(!base.isNull());
+        const QImage truncated = frameAfter([&] { page_->sliders()->truncationSlider()->setValue(30); }, 5);
+        QCOMPARE(page_->session().value("truncation").toDouble(), 0.3);
+        QVERIFY(!truncated.isNull());
+        QVERIFY(truncated != base);
+        const QImage moved = frameAfter([&] { page_->sliders()->directionSlider(0)->setValue(250); }, 5);
+        QVERIFY2(!moved.isNull(), qPrintable(page_->errorLine()));
+        QVERIFY(moved != truncated);
+        const QJsonArray ds = page_->session().value("directions").toArray();
+        QCOMPARE(ds.size(), 1);
+        QCOMPARE(ds[0].toObject().value("index").toInt(), 0);
+        QCOMPARE(ds[0].toObject().value("amount").toDouble(), 2.5);
+        // Back to 0 sigma removes the edit (and the frame returns to the truncated one).
+        const QImage back = frameAfter([&] { page_->sliders()->directionSlider(0)->setValue(0); }, 5);
+        QVERIFY(page_->session().value("directions").toArray().isEmpty());
+        QCOMPARE(back, truncated);
+        // Fewer components drop the edits of the directions that no longer exist.
+        page_->setDirection(3, 1.0);
+        page_->setComponents(2);
+        QVERIFY(page_->session().value("directions").toArray().isEmpty());
+        QCOMPARE(page_->session().value("pca_components").toInt(), 2);
+        QVERIFY(page_->sliders()->directionSlider(1));
+        QTRY_VERIFY(!page_->sliders()->directionSlider(3));
+    }
+
+    void rawZConvertsSeedKeyframe() {
+        QVERIFY(openDemo());
+        RenderClient check("cpu");
+        QSignalSpy spy(&check, &RenderClient::finished);
+        check.send({{"op", "seed-z"}, {"seeds", QJsonArray{20}}, {"nz", page_->nz()}});
+        QTRY_VERIFY_WITH_TIMEOUT(!spy.isEmpty(), 30000);
+        const QJsonArray expected = spy.first().at(1).toJsonObject().value("z").toArray().at(0).toArray();
+        QCOMPARE(expected.size(), 64);
+
+        page_->selectKeyframe(1);
+        page_->addRawDimension(5);
+        QSlider* s = page_->sliders()->rawSlider(5);
+        QVERIFY(s);
+        // The slider shows the seed's value once its vector has arrived.
+        const int shown = qRound(expected[5].toDouble() * LatentSliders::kSteps);
+        QTRY_COMPARE_WITH_TIMEOUT(s->value(), shown, 30000);
+        QVERIFY(keyframes(*page_)[1].toObject().contains("seed"));
+        const int steps = page_->undoStack()->count();
+        s->setValue(150);
+        const QJsonObject k = keyframes(*page_)[1].toObject();
+        QVERIFY(!k.contains("seed"));
+        const QJsonArray z = k.value("z").toArray();
+        QCOMPARE(z.size(), 64);
+        QCOMPARE(z[5].toDouble(), 1.5);
+        for (int i = 0; i < 64; ++i)
+            if (i != 5) QCOMPARE(z[i].toDouble(), expected[i].toDouble());
+        QCOMPARE(page_->undoStack()->count(), steps + 1);  // conversion and edit: one step
+        // The walk renders with the explicit vector.
+        QVERIFY(!frameAfter([&] { page_->setCurrentFrame(12); }, 12).isNull());
+        page_->undoStack()->undo();
+        QCOMPARE(keyframes(*page_)[1].toObject(), QJsonObject({{"seed", 20}}));
+        QTRY_COMPARE(s->value(), shown);
+    }
+
+    void saveAndReopenIsIdentical() {
+        // A session with keys the app does not know: they survive the round trip.
+        QFile walk(DemoCheckpoint::folder() + "/walk.json");
+        QVERIFY(walk.open(QIODevice::ReadOnly));
+        QJsonObject s = QJsonDocument::fromJson(walk.readAll()).object();
+        s["checkpoint"] = DemoCheckpoint::folder() + "/tiny-32-synthetic.pt";
+        s["note"] = "for the blog post";
+        s["my_tool"] = QJsonObject{{"version", 3}, {"tags", QJsonArray{"dusk", "rain"}}};
+        const QString in = tmp_.filePath("in.json");
+        writeJson(in, s);
+        QVERIFY(openSession(in));
+        QCOMPARE(page_->session().value("note").toString(), QString("for the blog post"));
+        page_->addSeedKeyframe(123456789012LL);
+        page_->setTruncation(0.75);
+        page_->setDirection(2, -0.5);
+        page_->setUpscale("smooth");
+        page_->setSize(96);
+        page_->selectKeyframe(0);
+        page_->addRawDimension(7);
+        QTRY_VERIFY_WITH_TIMEOUT(page_->sliders()->rawSlider(7) && page_->sliders()->rawSlider(7)->value() != 0, 30000);
+        page_->setRawZ(7, -2.25);
+        QVERIFY(!page_->undoStack()->isClean());
+        const QJsonObject before = page_->session();
+        const QString out = tmp_.filePath("saved/walk.json");
+        QDir().mkpath(tmp_.filePath("saved"));
+        QVERIFY(page_->saveSession(out));
+        QVERIFY(page_->undoStack()->isClean());
+        QCOMPARE(QDir(tmp_.filePath("saved")).entryList(QDir::Files | QDir::Hidden), QStringList{"walk.json"});
+        page_->openDemo();  // something else in between
+        QTRY_COMPARE_WITH_TIMEOUT(seeds(*page_), (QList<qint64>{2, 20, 28, 46}), 30000);
+        QVERIFY(openSession(out));
+        QCOMPARE(page_->sessionPath(), out);
+        QCOMPARE(compact(page_->session()), compact(before));
+        QCOMPARE(page_->session(), before);
+        QCOMPARE(page_->session().value("my_tool").toObject().value("version").toInt(), 3);
+        QCOMPARE(page_->sliders()->rawSlider(7)->value(), -225);
+        QVERIFY(page_->undoStack()->isClean());
+        // An unwritable path: one error line, the session stays as it was.
+        QVERIFY(!page_->saveSession(tmp_.filePath("no/such/folder/walk.json")));
+        QVERIFY(!page_->errorLine().isEmpty());
+        QVERIFY(!page_->errorLine().contains('\n'));
+    }
+
+    void hashMismatchAsks() {
+        QVERIFY(openDemo());
+        QJsonObject s = page_->session();
+        s["checkpoint_sha256"] = QString(64, 'a');
+        s["keyframes"] = QJsonArray{QJsonObject{{"seed", 1}}, QJsonObject{{"seed", 2}}};
+        const QString path = tmp_.filePath("other.json");
+        writeJson(path, s);
+        QStringList asked;
+        page_->setConfirmHook([&](const QString& w) {
+            asked << w;
+            return false;
+        });
+        QSignalSpy status(page_, &ExplorerPage::statusMessage);
+        page_->openSession(path);
+        QTRY_COMPARE_WITH_TIMEOUT(asked.size(), 1, 30000);
+        QVERIFY(asked[0].contains("another checkpoint"));
+        QVERIFY(asked[0].contains("aaaaaaaaaaaa"));
+        QTest::qWait(200);
+        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));  // declined: the open session stays
+        page_->setConfirmHook([&](const QString& w) {
+            asked << w;
+            return true;
+        });
+        QVERIFY(openSession(path));
+        QCOMPARE(asked.size(), 2);
+        QCOMPARE(seeds(*page_), (QList<qint64>{1, 2}));
+        QCOMPARE(page_->session().value("checkpoint_sha256").toString(), page_->checkpointSha256());
+        QVERIFY(!frameAfter([&] { page_->setCurrentFrame(3); }, 3).isNull());
+    }
+
+    void exportGifAndGrid() {
+        QVERIFY(openDemo());
+        QPointer<ExportDialog> d = page_->showExportDialog();
+        QVERIFY(d);
+        int maxProgress = 0;
+        connect(d->progressBar(), &QProgressBar::valueChanged, this, [&](int v) { maxProgress = std::max(maxProgress, v); });
+        QSignalSpy done(d.data(), &ExportDialog::exportFinished);
+        const QString gif = tmp_.filePath("out/walk.gif");
+        QDir().mkpath(tmp_.filePath("out"));
+        d->setOutputPath(gif);
+        QCOMPARE(ExportDialog::formatFor(gif), ExportDialog::Format::Gif);
+        d->paletteBox()->setCurrentIndex(1);  // global
+        d->ditheringBox()->setValue(0.5);
+        d->loopCountBox()->setValue(3);
+        d->sizeBox()->setValue(64);
+        d->upscaleBox()->setCurrentIndex(0);  // nearest
+        d->speedBox()->setValue(3);
+        QVERIFY(d->startExport());
+        QVERIFY(d->isRunning());
+        QVERIFY(done.wait(60000));
+        QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
+        QVERIFY(maxProgress > 0);
+        QVERIFY2(d->errorLine().contains(" KiB"), qPrintable(d->errorLine()));
+        QVERIFY(!d->errorLine().contains(" 0 KiB"));  // the written size is reported
+        QFile f(gif);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(6) == "GIF89a");
+        // The options became session settings (one undo step), so a saved session reproduces the GIF.
+        QCOMPARE(page_->session().value("gif_palette").toString(), QString("global"));
+        QCOMPARE(page_->session().value("gif_dithering").toDouble(), 0.5);
+        QCOMPARE(page_->session().value("gif_loop_count").toInt(), 3);
+        QCOMPARE(page_->session().value("size").toInt(), 64);
+        QCOMPARE(page_->session().value("upscale").toString(), QString("nearest"));
+        QCOMPARE(page_->session().value("gif_speed").toInt(), 3);
+        QCOMPARE(page_->undoStack()->count(), 1);
+
+        done.clear();
+        const QString png = tmp_.filePath("out/grid.png");
+        d->setOutputPath(png);
+        d->nrowBox()->setValue(12);
+        d->paddingBox()->setValue(3);
+        QVERIFY(d->startExport());
+        QVERIFY(done.wait(60000));
+        QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
+        const QImage grid(png);
+        QCOMPARE(grid.size(), QSize(12 * (64 + 3) + 3, 4 * (64 + 3) + 3));  // 48 frames, 12 per row
+        QCOMPARE(QDir(tmp_.filePath("out")).entryList(QDir::Files | QDir::Hidden), (QStringList{"grid.png", "walk.gif"}));
+        d->grab().save(qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR", "/tmp") + "/explorer-export.png");
+        d->close();
+        QTRY_VERIFY(d.isNull());
+    }
+
+    void cancelledExportLeavesNothing() {
+        QVERIFY(openDemo());
+        page_->setFramesPerSegment(150);  // 600 frames: long enough to cancel in the middle
+        page_->setSize(256);
+        QPointer<ExportDialog> d = page_->showExportDialog();
+        const QString dir = tmp_.filePath("cancel");
+        QDir().mkpath(dir);
+        d->setOutputPath(dir + "/long.gif");
+        QSignalSpy done(d.data(), &ExportDialog::exportFinished);
+        QVERIFY(d->startExport());
+        QTRY_VERIFY_WITH_TIMEOUT(d->progressBar()->value() > 0, 60000);
+        // The view stays live during the export (its own worker).
+        QVERIFY(!frameAfter([&] { page_->setCurrentFrame(100); }, 100).isNull());
+        QVERIFY(d->isRunning());
+        QTest::mouseClick(d->findChild<QPushButton*>("exportCancel"), Qt::LeftButton);
+        QVERIFY(done.wait(60000) || !done.isEmpty());
+        QCOMPARE(done.first().at(0).toBool(), false);
+        QCOMPARE(done.first().at(1).toString(), QString("cancelled"));
+        QVERIFY(d->errorLine().contains("nothing was written"));
+        QCOMPARE(QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+        d->close();
+        QTRY_VERIFY(d.isNull());
+    }
+
+    void unwritablePathAndAbsurdSizes() {
+        QVERIFY(openDemo());
+        QPointer<ExportDialog> d = page_->showExportDialog();
+        QSignalSpy done(d.data(), &ExportDialog::exportFinished);
+        QFile blocker(tmp_.filePath("a-file"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        const QString bad = tmp_.filePath("a-file/walk.gif");  // its "folder" is a file
+        d->setOutputPath(bad);
+        QVERIFY(d->startExport());
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.first().at(0).toBool(), false);
+        const QString line = d->errorLine();
+        QVERIFY(!line.isEmpty());
+        QVERIFY2(!line.contains('\n'), qPrintable(line));
+        QVERIFY2(line.contains("a-file"), qPrintable(line));
+        QVERIFY(!QFileInfo::exists(bad));
+        // A path the dialog cannot map to a format never reaches the worker.
+        done.clear();
+        d->setOutputPath(tmp_.filePath("walk.bmp"));
+        QVERIFY(!d->startExport());
+        QCOMPARE(done.size(), 1);
+        QVERIFY(d->errorLine().contains(".gif"));
+        d->close();
+        QTRY_VERIFY(d.isNull());
+        // The page still renders.
+        QVERIFY(!frameAfter([&] { page_->setCurrentFrame(7); }, 7).isNull());
+
+        // Absurd: 4000 frames of 2048 px (48 GiB): the worker's validator refuses it in one line,
+        // the page stays usable, and undo brings the walk back.
+        QSignalSpy errors(page_, &ExplorerPage::errorOccurred);
+        page_->setFramesPerSegment(1000);
+        page_->setSize(2048);
+        QTRY_VERIFY_WITH_TIMEOUT(!errors.isEmpty(), 30000);
+        QVERIFY2(page_->errorLine().contains("size"), qPrintable(page_->errorLine()));
+        QVERIFY(!page_->errorLine().contains('\n'));
+        page_->undoStack()->undo();
+        page_->undoStack()->undo();
+        QVERIFY(!frameAfter([&] { page_->setCurrentFrame(8); }, 8).isNull());
+        QVERIFY(page_->errorLine().isEmpty());
+    }
+
+    void playbackMeasuresFrameRate() {
+        QSignalSpy loaded(page_, &ExplorerPage::sessionLoaded);
+        page_->openDemo(true);  // the app's first start: the demo walk plays
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(page_->isPlaying());
+        QCOMPARE(page_->measuredFps(), 0.0);
+        page_->setTargetFps(25);
+        QCOMPARE(page_->session().value("frame_delay_ms").toInt(), 40);
+        const int start = page_->currentFrame();
+        QTest::qWait(1500);
+        page_->setPlaying(false);
+        QVERIFY2(page_->measuredFps() > 0, qPrintable(QString::number(page_->measuredFps())));
+        QVERIFY(page_->measuredFps() < 40);
+        QVERIFY(page_->currentFrame() != start);
+        qInfo("playback at a 25 fps target: measured %.1f fps", page_->measuredFps());
+    }
+
+    void gridPreviewAndScreenshot() {
+        QVERIFY(openDemo());
+        const QImage grid = frameAfter([&] { page_->setGridPreview(true); }, -1);
+        QVERIFY(!grid.isNull());
+        QVERIFY(grid.width() > 128);  // 48 frames, 8 per row
+        page_->setGridPreview(false);
+        const QImage smooth = frameAfter([&] { page_->setCurrentFrame(9); }, 9);  // the demo walk upscales smoothly
+        QCOMPARE(smooth.size(), QSize(128, 128));
+        const QImage nearest = frameAfter([&] { page_->setUpscale("nearest"); }, 9);
+        QCOMPARE(nearest.size(), QSize(128, 128));
+        QVERIFY(smooth != nearest);
+        QCOMPARE(frameAfter([&] { page_->setSize(200); }, 9).size(), QSize(200, 200));
+        page_->selectKeyframe(1);
+        page_->addRawDimension(3);
+        page_->setDirection(0, 1.0);
+        QTest::qWait(300);
+        const QImage shot = page_->grab().toImage();
+        QVERIFY(colours(shot) > 50);
+        const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR", "/tmp");
+        shot.save(keep + "/explorer.png");
+    }
+};
+
+QTEST_MAIN(ExplorerTest)
+#include "ExplorerTest.moc"

@@ -1,0 +1,205 @@
+// Remote runs through a real OpenSSH server (tests/remote/SshdFixture): the unknown host key is
+// shown to the user (its fingerprint) and accepted, the host's runs are listed with their state,
+// a remote run is followed over SSH into the same series and plots as a local one, and sample
+// grids come back through SFTP.
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "support/SshdFixture.h"
+#include "dashboard/DashboardPage.h"
+#include "runs/NewRunDialog.h"
+#include "dashboard/PlotPanel.h"
+#include "remote/RemoteHost.h"
+#include "runs/RunSession.h"
+#include "runs/RunsSidebar.h"
+#include <QTreeWidget>
+#include "dashboard/SamplesPage.h"
+#include "remote/SshPrompter.h"
+#include "support/UiTestSupport.h"
+
+using namespace streetgan::ui;
+using streetgan::test::SshdFixture;
+
+class RemoteRunsTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    std::unique_ptr<SshdFixture> sshd_;
+
+    HostConfig config() const {
+        HostConfig c;
+        c.host = "127.0.0.1";
+        c.port = sshd_->port();
+        c.keyFile = tmp_.filePath("id_user");
+        c.knownHosts = tmp_.filePath("known_hosts");
+        c.configFile = "none";
+        c.root = tmp_.filePath("remote-runs");
+        c.trainer = STREETGAN_TRAINER;
+        return c;
+    }
+
+private slots:
+    void initTestCase() {
+        streetgan::test::isolateSettings(tmp_.filePath("settings"));
+        qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());
+        QDir().mkpath(tmp_.filePath("sshd"));
+        SshdFixture::generateKey(tmp_.filePath("id_user").toStdString());
+        QFile::copy(tmp_.filePath("id_user.pub"), tmp_.filePath("authorized_keys"));
+        sshd_ = std::make_unique<SshdFixture>(tmp_.filePath("sshd").toStdString(), tmp_.filePath("authorized_keys").toStdString());
+        QFile(tmp_.filePath("known_hosts")).open(QIODevice::WriteOnly);  // empty: the key is unknown
+        streetgan::test::writeRun(tmp_.filePath("remote-runs/alpha"), 1500, 300);
+        streetgan::test::writeRun(tmp_.filePath("remote-runs/beta"), 200, 0, 0.05, "failed");
+    }
+    void cleanupTestCase() {
+        streetgan::test::stopRunsUnder(tmp_.path(), STREETGAN_TRAINER);
+        sshd_.reset();
+    }
+
+    // A host that accepts TCP but never speaks SSH holds a connect for its whole timeout (20 s):
+    // closing a run or a host meanwhile must not freeze the window.
+    void closingWhileConnectingDoesNotBlock() {
+        const int silent = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QVERIFY(::bind(silent, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && ::listen(silent, 8) == 0);
+        socklen_t len = sizeof addr;
+        ::getsockname(silent, reinterpret_cast<sockaddr*>(&addr), &len);
+        HostConfig c = config();
+        c.port = ntohs(addr.sin_port);
+        QElapsedTimer timer;
+        {
+            auto* session = new RunSession("/nowhere/run", c.toSshOptions(), STREETGAN_TRAINER, "silent");
+            session->start();
+            QTest::qWait(300);  // in the connect now
+            timer.start();
+            delete session;
+            QVERIFY2(timer.elapsed() < 2000, qPrintable(QString("closing a connecting run took %1 ms").arg(timer.elapsed())));
+        }
+        {
+            auto* host = new RemoteHost(c, nullptr);
+            host->refresh();
+            QTest::qWait(300);
+            timer.restart();
+            delete host;
+            QVERIFY2(timer.elapsed() < 2000, qPrintable(QString("closing a connecting host took %1 ms").arg(timer.elapsed())));
+        }
+        ::close(silent);  // the connects fail now and the detached threads end and delete themselves
+        QTest::qWait(500);
+    }
+
+    void listAttachAndFetch() {
+        SshPrompter prompter(nullptr);
+        QStringList shownFingerprints;
+        prompter.hostKeyDialog = [&](const streetgan::HostKeyInfo& info) {
+            shownFingerprints << QString::fromStdString(info.fingerprintSha256);
+            return streetgan::HostKeyDecision::AcceptAndRemember;
+        };
+        RemoteHost host(config(), &prompter);
+        RunsSidebar sidebar;
+        sidebar.addHost(&host);
+        QSignalSpy listed(&host, &RemoteHost::runsListed);
+        QSignalSpy failed(&host, &RemoteHost::failed);
+        host.refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(listed.count() == 1 || failed.count() == 1, 60000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        QCOMPARE(shownFingerprints, QStringList{QString::fromStdString(sshd_->fingerprint())});
+        const RunEntryList runs = host.runs();
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs[0].name, QString("alpha"));
+        QCOMPARE(runs[0].state, QString("finished"));
+        QCOMPARE(runs[1].state, QString("failed"));
+        // the sidebar shows the host and its runs with their state
+        QTreeWidgetItem* hostItem = sidebar.tree()->topLevelItem(1);
+        QVERIFY(hostItem);
+        QCOMPARE(hostItem->text(0), host.label());
+        QCOMPARE(hostItem->childCount(), 2);
+        QCOMPARE(hostItem->child(0)->text(0), QString("alpha"));
+        QVERIFY(hostItem->child(0)->text(1).startsWith("finished"));
+        QVERIFY(hostItem->child(1)->text(1).startsWith("failed"));
+        QSignalSpy openRemote(&sidebar, &RunsSidebar::openRemote);
+        emit sidebar.tree()->itemActivated(hostItem->child(0), 0);
+        QCOMPARE(openRemote.count(), 1);
+        QCOMPARE(openRemote.at(0).at(1).toString(), runs[0].path);
+
+        // follow the remote run: same parser, same series, same plots as a local run
+        DashboardPage page;
+        RunSession s(runs[0].path, host.sshOptions(), host.config().trainer, host.label());
+        QVERIFY(s.isRemote());
+        QSignalSpy connection(&s, &RunSession::connectionChanged);
+        page.addSession(&s);
+        s.start();
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossD), 1500, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("finished"), 30000);
+        QCOMPARE(s.series().samples().size(), size_t{5});
+        // the host key was remembered: no second question for the attach connection
+        QCOMPARE(shownFingerprints.size(), 1);
+
+        // a sample grid comes back through SFTP into the cache
+        SamplesPage samples;
+        samples.setSession(&s);
+        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), 60000);
+        QVERIFY(QFileInfo::exists(tmp_.filePath("cache/streetgan/remote")));
+    }
+
+    void startAndControlARemoteRun() {
+        SshPrompter prompter(nullptr);
+        prompter.hostKeyDialog = [](const streetgan::HostKeyInfo&) { return streetgan::HostKeyDecision::AcceptOnce; };
+        RemoteHost host(config(), &prompter);
+        QSignalSpy started(&host, &RemoteHost::runStarted);
+        QSignalSpy failed(&host, &RemoteHost::failed);
+        QStringList args = NewRunDialog::tinyRunArguments(host.config().root + "/started");
+        args[args.indexOf("--steps") + 1] = "100000";
+        args[args.indexOf("--batch") + 1] = "8";
+        host.startRun(args);
+        QTRY_VERIFY_WITH_TIMEOUT(started.count() == 1 || failed.count() == 1, 90000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        const QString path = started.at(0).at(0).toString();
+        QCOMPARE(path, host.config().root + "/started");
+        RunSession s(path, host.sshOptions(), host.config().trainer, host.label());
+        s.start();
+        QSignalSpy connection(&s, &RunSession::connectionChanged);
+        QTRY_VERIFY_WITH_TIMEOUT(s.series().rows() > 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty() && connection.last().at(0).toString().contains("following live"), 30000);
+
+        // the connection drops (every sshd session killed; the detached trainer lives on): the app
+        // says so, RemoteAttach reconnects from its offset, and no event is lost or repeated
+        QVERIFY(sshd_->killSessions() > 0);
+        auto sawLost = [&] {
+            for (const auto& c : connection)
+                if (!c.at(1).toBool() && c.at(0).toString().contains("reconnecting")) return true;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(sawLost(), 30000);
+        const size_t before = s.series().rows();
+        QTRY_VERIFY_WITH_TIMEOUT(connection.last().at(0).toString().contains("following live") && s.series().rows() > before + 5, 60000);
+        for (size_t i = 1; i < s.series().rows(); ++i)
+            QCOMPARE(s.series().x(XAxisMode::Step, i) - s.series().x(XAxisMode::Step, i - 1), 2.0);  // log every 2 steps
+
+        QSignalSpy replies(&s, &RunSession::replyReceived);
+        s.sendCommand("stop");
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("stopped"), 60000);
+        QVERIFY(!replies.isEmpty());
+    }
+
+    void refusedHostKeyIsAClearError() {
+        QFile::remove(tmp_.filePath("known_hosts"));
+        QFile(tmp_.filePath("known_hosts")).open(QIODevice::WriteOnly);
+        SshPrompter prompter(nullptr);
+        prompter.hostKeyDialog = [](const streetgan::HostKeyInfo&) { return streetgan::HostKeyDecision::Refuse; };
+        RemoteHost host(config(), &prompter);
+        QSignalSpy failed(&host, &RemoteHost::failed);
+        host.refresh();
+        QVERIFY(failed.wait(60000));
+        QVERIFY2(failed.at(0).at(0).toString().contains("host key", Qt::CaseInsensitive), qPrintable(failed.at(0).at(0).toString()));
+    }
+};
+
+QTEST_MAIN(RemoteRunsTest)
+#include "RemoteRunsTest.moc"

@@ -1,0 +1,128 @@
+// A real local run end to end: the main window starts `streetgan-trainer start --detach` (tiny
+// CPU run on synthetic streets), follows it with a local attach child, curves move, the toolbar
+// commands (pause, sample-now, resume, stop) take effect; a killed attach child is restarted
+// from its offset with no event lost or repeated.
+#include <signal.h>
+#include <unistd.h>
+
+#include <QDirIterator>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "dashboard/DashboardPage.h"
+#include "app/MainWindow.h"
+#include "runs/NewRunDialog.h"
+#include "dashboard/PlotPanel.h"
+#include "runs/RunSession.h"
+#include "support/UiTestSupport.h"
+
+using namespace streetgan::ui;
+
+namespace {
+
+/// Our child processes whose command line contains `needle`.
+QList<pid_t> childrenWith(const QByteArray& needle) {
+    QList<pid_t> out;
+    QDirIterator it("/proc");
+    while (it.hasNext()) {
+        const QString p = it.next();
+        bool ok = false;
+        const pid_t pid = QFileInfo(p).fileName().toInt(&ok);
+        if (!ok) continue;
+        QFile stat(p + "/stat"), cmd(p + "/cmdline");
+        if (!stat.open(QIODevice::ReadOnly) || !cmd.open(QIODevice::ReadOnly)) continue;
+        const QByteArray s = stat.readAll();
+        const QList<QByteArray> fields = s.mid(s.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() > 1 && fields[1].toInt() == ::getpid() && cmd.readAll().contains(needle)) out << pid;
+    }
+    return out;
+}
+
+}  // namespace
+
+class LiveRunTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+private slots:
+    void initTestCase() {
+        streetgan::test::isolateSettings(tmp_.filePath("settings"));
+        qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
+        qRegisterMetaType<RunSession*>();
+    }
+
+    void cleanupTestCase() { streetgan::test::stopRunsUnder(tmp_.path(), STREETGAN_TRAINER); }
+
+    void startFollowControl() {
+        const QString ws = tmp_.filePath("ws");
+        MainWindow w(ws, false);
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::runOpened);
+        QSignalSpy failed(&w, &MainWindow::runStartFailed);
+        QStringList args = NewRunDialog::tinyRunArguments(ws + "/live");
+        args[args.indexOf("--steps") + 1] = "100000";
+        args[args.indexOf("--batch") + 1] = "8";
+        args[args.indexOf("--sample-every") + 1] = "0";
+        w.startLocalRun(args);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1 || failed.count() == 1, 90000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        RunSession* s = w.activeSession();
+        QVERIFY(s);
+        // curves move within seconds
+        QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD) > 5, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("following live"), 10000);
+        QCOMPARE(QString::fromStdString(s->series().state()), QString("running"));
+
+        // kill the attach child: it is restarted from its offset, nothing lost or repeated
+        const auto attach = childrenWith("attach");
+        QCOMPARE(attach.size(), 1);
+        const size_t before = s->series().rows();
+        QCOMPARE(::kill(attach[0], SIGKILL), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(!childrenWith("attach").isEmpty() && childrenWith("attach") != attach, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > before + 10, 30000);
+
+        QSignalSpy replies(s, &RunSession::replyReceived);
+        s->sendCommand("pause");
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("paused"), 20000);
+        QVERIFY(!replies.isEmpty());
+        const size_t samples = s->series().samples().size();
+        s->sendCommand("sample-now");
+        QTRY_COMPARE_WITH_TIMEOUT(s->series().samples().size(), samples + 1, 20000);
+        s->sendCommand("resume");
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("running"), 20000);
+        s->sendCommand("stop");
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("ended"), 20000);
+
+        // every logged step once, in order (log every 2 steps)
+        const RunSeries& r = s->series();
+        for (size_t i = 1; i < r.rows(); ++i) {
+            const double d = r.x(XAxisMode::Step, i) - r.x(XAxisMode::Step, i - 1);
+            if (i + 1 < r.rows()) QVERIFY2(d == 2, qPrintable(QString("row %1: step %2 after %3").arg(i).arg(r.x(XAxisMode::Step, i)).arg(r.x(XAxisMode::Step, i - 1))));
+            else QVERIFY(d > 0);  // the final metrics event may cover a partial interval
+        }
+    }
+
+    void firstStartOneClickTinyRun() {
+        const QString ws = tmp_.filePath("first");
+        MainWindow w(ws, false);
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::runOpened);
+        auto* button = w.findChild<QPushButton*>("tinyRunButton");
+        QVERIFY(button);
+        QVERIFY(button->isVisible());
+        QTest::mouseClick(button, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 90000);
+        RunSession* s = w.activeSession();
+        QVERIFY(s->runDir().startsWith(ws + "/tiny-"));
+        QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD) > 3, 30000);
+        QVERIFY(!button->isVisible());  // the dashboard replaced the welcome page
+        s->sendCommand("stop");
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), 60000);
+    }
+};
+
+QTEST_MAIN(LiveRunTest)
+#include "LiveRunTest.moc"

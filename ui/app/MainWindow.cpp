@@ -1,0 +1,505 @@
+#include "app/MainWindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <cmath>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "app/AppSettings.h"
+#include "checkpoints/CheckpointBrowserPage.h"
+#include "remote/ConnectDialog.h"
+#include "dashboard/CostPanel.h"
+#include "dashboard/DashboardPage.h"
+#include "explorer/ExplorerPage.h"
+#include "runs/NewRunDialog.h"
+#include "remote/RemoteHost.h"
+#include "runs/RunSession.h"
+#include "runs/RunsSidebar.h"
+#include "dashboard/SamplesPage.h"
+#include "remote/SshPrompter.h"
+#include "dashboard/SystemPanel.h"
+#include "common/TrainerLocator.h"
+
+namespace streetgan::ui {
+
+MainWindow::MainWindow(QString workspace, bool askWorkspace, QWidget* parent)
+    : QMainWindow(parent), settings_(new AppSettings), prompter_(new SshPrompter(this)) {
+    setWindowTitle(tr("StreetGAN Studio"));
+    setObjectName("MainWindow");
+    resize(1400, 860);
+    prompter_->setParent(this);
+
+    sidebar_ = new RunsSidebar;
+    auto* runsDock = new QDockWidget(tr("Runs"), this);
+    runsDock->setObjectName("runsDock");
+    runsDock->setWidget(sidebar_);
+    addDockWidget(Qt::LeftDockWidgetArea, runsDock);
+
+    system_ = new SystemPanel;
+    cost_ = new CostPanel;
+    cost_->setPricePerHour(settings_->pricePerHour());
+    auto* right = new QWidget;
+    auto* rightLayout = new QVBoxLayout(right);
+    auto* sysTitle = new QLabel(tr("<b>System</b>"));
+    auto* costTitle = new QLabel(tr("<b>Cost</b>"));
+    rightLayout->addWidget(sysTitle);
+    rightLayout->addWidget(system_);
+    rightLayout->addWidget(costTitle);
+    rightLayout->addWidget(cost_);
+    rightLayout->addStretch();
+    auto* sysDock = new QDockWidget(tr("System and cost"), this);
+    sysDock->setObjectName("systemDock");
+    sysDock->setWidget(right);
+    addDockWidget(Qt::RightDockWidgetArea, sysDock);
+
+    centre_ = new QStackedWidget;
+    auto* welcome = new QWidget;
+    auto* wl = new QVBoxLayout(welcome);
+    wl->addStretch();
+    auto* hello = new QLabel(tr("<h2>StreetGAN Studio</h2><p>Train a DCGAN on street-level imagery here or on a GPU box, and watch it learn.</p>"));
+    hello->setAlignment(Qt::AlignCenter);
+    wl->addWidget(hello);
+    auto* tiny = new QPushButton(tr("Start a tiny CPU run on synthetic streets"));
+    tiny->setObjectName("tinyRunButton");
+    tiny->setDefault(true);
+    tiny->setMinimumHeight(44);
+    auto* row = new QHBoxLayout;
+    row->addStretch();
+    row->addWidget(tiny);
+    row->addStretch();
+    wl->addLayout(row);
+    auto* demo = new QPushButton(tr("Explore the demo model: latent walks through synthetic streets"));
+    demo->setObjectName("exploreDemoButton");
+    demo->setMinimumHeight(32);
+    auto* demoRow = new QHBoxLayout;
+    demoRow->addStretch();
+    demoRow->addWidget(demo);
+    demoRow->addStretch();
+    wl->addLayout(demoRow);
+    auto* hint = new QLabel(tr("or New run… (Ctrl+N), Open run… (Ctrl+O), Connect to host… (Ctrl+Shift+O)"));
+    hint->setAlignment(Qt::AlignCenter);
+    wl->addWidget(hint);
+    wl->addStretch();
+    connect(tiny, &QPushButton::clicked, this, [this] { startTinyRun(); });
+    connect(demo, &QPushButton::clicked, this, [this] { showExplorer(); });
+    tabs_ = new QTabWidget;
+    tabs_->setObjectName("mainTabs");
+    dashboard_ = new DashboardPage;
+    samples_ = new SamplesPage;
+    checkpoints_ = new CheckpointBrowserPage;
+    explorer_ = new ExplorerPage;
+    tabs_->addTab(dashboard_, tr("Dashboard"));
+    tabs_->addTab(samples_, tr("Sample grids"));
+    tabs_->addTab(checkpoints_, tr("Checkpoints"));
+    tabs_->addTab(explorer_, tr("Explorer"));
+    // The explorer needs no run: with nothing opened in it, it starts on the embedded demo model
+    // the first time it is shown (ExplorerPage::openDemo).
+    connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
+        if (tabs_->widget(i) == explorer_ && !explorerLoaded_) showExplorer();
+    });
+    connect(explorer_, &ExplorerPage::sessionLoaded, this, [this] { explorerLoaded_ = true; });
+    connect(explorer_, &ExplorerPage::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(explorer_, &ExplorerPage::errorOccurred, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
+    connect(checkpoints_, &CheckpointBrowserPage::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(checkpoints_, &CheckpointBrowserPage::openInExplorer, this, [this](const QString& ck) {
+        explorerLoaded_ = true;
+        explorer_->openCheckpoint(ck);
+        centre_->setCurrentWidget(tabs_);
+        tabs_->setCurrentWidget(explorer_);
+    });
+    centre_->addWidget(welcome);
+    centre_->addWidget(tabs_);
+    setCentralWidget(centre_);
+
+    connection_ = new QLabel(tr("no run open"));
+    connection_->setObjectName("connectionState");
+    progress_ = new QProgressBar;
+    progress_->setMaximumWidth(220);
+    progress_->setVisible(false);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(connection_);
+
+    buildActions();
+    connect(sidebar_, &RunsSidebar::openLocal, this, [this](const QString& p) { openLocalRun(p); });
+    connect(sidebar_, &RunsSidebar::openRemote, this, [this](RemoteHost* h, const QString& p) { openRemoteRun(h, p); });
+    connect(dashboard_, &DashboardPage::csvExported, this, [this](bool ok, const QString& m) {
+        ok ? statusBar()->showMessage(m, 8000) : showError(m, tr("Choose another file or free some disk space."));
+    });
+    connect(cost_, &CostPanel::priceChanged, this, [this](double d) { settings_->setPricePerHour(d); });
+
+    restoreGeometry(settings_->windowGeometry());
+    restoreState(settings_->windowState());
+
+    QString ws = workspace.isEmpty() ? settings_->workspace() : workspace;
+    if (ws.isEmpty()) ws = qEnvironmentVariable("STREETGAN_WORKSPACE");
+    if (ws.isEmpty()) {
+        ws = QDir::homePath() + "/StreetGAN/runs";
+        if (askWorkspace) QMetaObject::invokeMethod(this, [this] { chooseWorkspace(true); }, Qt::QueuedConnection);
+    }
+    QDir().mkpath(ws);
+    settings_->setWorkspace(ws);
+    sidebar_->setWorkspace(ws);
+    updateActions();
+}
+
+MainWindow::~MainWindow() {
+    prompter_->cancelAll();  // no SSH worker may wait for a dialog while we wait for the workers
+    for (RunSession* s : sessions_) s->stop();
+    qDeleteAll(sessions_);
+    sessions_.clear();
+    qDeleteAll(hosts_);
+    delete settings_;
+}
+
+void MainWindow::buildActions() {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto* runMenu = menuBar()->addMenu(tr("&Run"));
+    auto* view = menuBar()->addMenu(tr("&View"));
+    auto* tb = addToolBar(tr("Main"));
+    tb->setObjectName("mainToolBar");
+    tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto add = [this](QMenu* m, const QString& text, const QKeySequence& key, auto slot) {
+        QAction* a = m->addAction(text);
+        a->setShortcut(key);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    QAction* newRun = add(file, tr("&New run…"), QKeySequence::New, [this] { newRunDialog(); });
+    QAction* open = add(file, tr("&Open run…"), QKeySequence::Open, [this] {
+        const QString d = QFileDialog::getExistingDirectory(this, tr("Open a run directory"), sidebar_->workspace());
+        if (!d.isEmpty()) openLocalRun(d);
+    });
+    QAction* connectHostAction = add(file, tr("&Connect to host…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { connectDialog(); });
+    add(file, tr("Open c&heckpoint…"), QKeySequence(tr("Ctrl+Shift+K")), [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open a checkpoint (this project's or a reference PyTorch one)"),
+                                                       sidebar_->workspace(), tr("Checkpoints (*.pt *.pth);;All files (*)"));
+        if (!f.isEmpty()) openCheckpoint(f);
+    });
+    add(file, tr("Open latent &session…"), QKeySequence(), [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open a latent-walk session"), sidebar_->workspace(), tr("Sessions (*.json);;All files (*)"));
+        if (!f.isEmpty()) openSession(f);
+    });
+    recentMenu_ = file->addMenu(tr("Recent runs"));
+    rebuildRecentMenu();
+    add(file, tr("Change &workspace…"), QKeySequence(), [this] { chooseWorkspace(false); });
+    close_ = add(file, tr("&Close run"), QKeySequence::Close, [this] { closeActiveRun(); });
+    file->addSeparator();
+    add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+    pause_ = add(runMenu, tr("&Pause"), QKeySequence(tr("Ctrl+P")), [this] { if (active_) active_->sendCommand("pause"); });
+    resume_ = add(runMenu, tr("&Resume"), QKeySequence(tr("Ctrl+R")), [this] { if (active_) active_->sendCommand("resume"); });
+    stop_ = add(runMenu, tr("&Stop"), QKeySequence(tr("Ctrl+.")), [this] {
+        if (active_ && QMessageBox::question(this, tr("Stop the run"), tr("Stop %1? It writes a last checkpoint and ends; you can resume it later with --resume.").arg(active_->title())) == QMessageBox::Yes)
+            active_->sendCommand("stop");
+    });
+    checkpoint_ = add(runMenu, tr("&Checkpoint now"), QKeySequence(tr("Ctrl+K")), [this] { if (active_) active_->sendCommand("checkpoint-now"); });
+    sample_ = add(runMenu, tr("Sample &grid now"), QKeySequence(tr("Ctrl+G")), [this] { if (active_) active_->sendCommand("sample-now"); });
+    setLr_ = add(runMenu, tr("Set &learning rate…"), QKeySequence(tr("Ctrl+L")), [this] {
+        if (!active_) return;
+        const double current = active_->series().lastValue(Metric::Lr);
+        bool ok = false;
+        const double lr = QInputDialog::getDouble(this, tr("Learning rate"), tr("New learning rate of both optimisers:"),
+                                                  std::isfinite(current) ? current : 2e-4, 1e-8, 10, 8, &ok, Qt::WindowFlags(), 1e-5);
+        if (ok) active_->sendCommand("set-lr", lr);
+    });
+    add(view, tr("&Refresh runs"), QKeySequence::Refresh, [this] {
+        sidebar_->refresh();
+        for (RemoteHost* h : hosts_) h->refresh();
+    });
+    add(view, tr("&Dashboard"), QKeySequence(tr("Ctrl+1")), [this] { tabs_->setCurrentIndex(0); });
+    add(view, tr("&Sample grids"), QKeySequence(tr("Ctrl+2")), [this] { tabs_->setCurrentIndex(1); });
+    add(view, tr("&Checkpoints"), QKeySequence(tr("Ctrl+3")), [this] { tabs_->setCurrentWidget(checkpoints_); });
+    add(view, tr("&Explorer"), QKeySequence(tr("Ctrl+4")), [this] { showExplorer(); });
+    for (QAction* a : {newRun, open, connectHostAction}) tb->addAction(a);
+    tb->addSeparator();
+    for (QAction* a : {pause_, resume_, stop_, checkpoint_, sample_}) tb->addAction(a);
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    for (const QString& r : settings_->recentRuns()) recentMenu_->addAction(r, this, [this, r] { openLocalRun(r); });
+    recentMenu_->setEnabled(!recentMenu_->isEmpty());
+}
+
+void MainWindow::chooseWorkspace(bool firstStart) {
+    const QString d = QFileDialog::getExistingDirectory(this, firstStart ? tr("Where should StreetGAN keep its runs? (remembered)") : tr("Workspace folder"),
+                                                        sidebar_->workspace());
+    if (d.isEmpty()) return;
+    settings_->setWorkspace(d);
+    sidebar_->setWorkspace(d);
+}
+
+void MainWindow::showError(const QString& what, const QString& todo) {
+    if (todo.isEmpty()) {
+        statusBar()->showMessage(what, 10000);
+        return;
+    }
+    // Not modal-blocking: the plots keep moving while the message is shown.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("StreetGAN Studio"), what, QMessageBox::Ok, this);
+    box->setObjectName("errorDialog");
+    box->setInformativeText(todo);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    statusBar()->showMessage(what, 10000);
+}
+
+RunSession* MainWindow::openLocalRun(const QString& runDirIn) {
+    const QString runDir = QFileInfo(runDirIn).absoluteFilePath();
+    for (RunSession* s : sessions_)
+        if (!s->isRemote() && s->runDir() == runDir) {
+            setActive(s);
+            return s;
+        }
+    if (!QFileInfo(runDir).isDir()) {
+        showError(tr("%1 is not a folder.").arg(runDir), tr("Choose a run directory: a folder with run.json and events.jsonl."));
+        return nullptr;
+    }
+    auto* s = new RunSession(runDir, TrainerLocator::trainer());
+    sessions_ << s;
+    settings_->addRecentRun(runDir);
+    rebuildRecentMenu();
+    connect(s, &RunSession::connectionChanged, this, [this, s](const QString& text, bool) {
+        if (s == active_) connection_->setText(text);
+    });
+    connect(s, &RunSession::loadProgress, this, [this, s](qint64 done, qint64 total) {
+        if (s != active_) return;
+        progress_->setVisible(done < total);
+        progress_->setRange(0, 1000);
+        progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
+        progress_->setFormat(tr("reading events %p%"));
+    });
+    connect(s, &RunSession::loaded, this, [this](qint64 lines, double seconds) {
+        progress_->setVisible(false);
+        statusBar()->showMessage(tr("Read %1 events in %2 s").arg(lines).arg(seconds, 0, 'f', 2), 6000);
+    });
+    connect(s, &RunSession::errorOccurred, this, [this](const QString& w, const QString& t) { showError(w, t); });
+    connect(s, &RunSession::appended, this, [this, s] {
+        if (s == active_) updatePanels();
+    });
+    connect(s, &RunSession::replyReceived, this, [this](const QString& json) { statusBar()->showMessage(tr("Trainer replied: %1").arg(json), 6000); });
+    dashboard_->addSession(s);
+    setActive(s);
+    s->start();
+    emit runOpened(s);
+    return s;
+}
+
+RunSession* MainWindow::openRemoteRun(RemoteHost* host, const QString& runDir) {
+    for (RunSession* s : sessions_)
+        if (s->isRemote() && s->hostLabel() == host->label() && s->runDir() == runDir) {
+            setActive(s);
+            return s;
+        }
+    auto* s = new RunSession(runDir, host->sshOptions(), host->config().trainer, host->label());
+    sessions_ << s;
+    hostOf_.insert(s, host);
+    connect(s, &RunSession::connectionChanged, this, [this, s](const QString& text, bool) {
+        if (s == active_) connection_->setText(text);
+    });
+    connect(s, &RunSession::errorOccurred, this, [this](const QString& w, const QString& t) { showError(w, t); });
+    connect(s, &RunSession::appended, this, [this, s] {
+        if (s == active_) updatePanels();
+    });
+    connect(s, &RunSession::replyReceived, this, [this](const QString& json) { statusBar()->showMessage(tr("Trainer replied: %1").arg(json), 6000); });
+    connect(s, &RunSession::downloadProgress, this, [this](qint64 done, qint64 total) {
+        progress_->setVisible(done < total);
+        progress_->setRange(0, 1000);
+        progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
+        progress_->setFormat(tr("downloading %p%"));
+    });
+    dashboard_->addSession(s);
+    setActive(s);
+    s->start();
+    emit runOpened(s);
+    return s;
+}
+
+void MainWindow::openCheckpoint(const QString& checkpoint) {
+    const QFileInfo ck(checkpoint);
+    if (!ck.isFile()) {
+        showError(tr("%1: no such checkpoint file.").arg(checkpoint), tr("Check the path (File → Open checkpoint…)."));
+        return;
+    }
+    QDir dir = ck.absoluteDir();
+    if (dir.dirName() == "checkpoints") dir.cdUp();
+    if (QFileInfo(dir.filePath("events.jsonl")).exists() || QFileInfo(dir.filePath("run.json")).exists())
+        openLocalRun(dir.absolutePath());  // its browser lists the checkpoint
+    else
+        checkpoints_->addReferenceCheckpoint(ck.absoluteFilePath());
+    explorerLoaded_ = true;
+    explorer_->openCheckpoint(ck.absoluteFilePath());
+    centre_->setCurrentWidget(tabs_);
+    tabs_->setCurrentWidget(explorer_);
+}
+
+void MainWindow::openSession(const QString& sessionFile) {
+    explorerLoaded_ = true;
+    explorer_->openSession(sessionFile);
+    centre_->setCurrentWidget(tabs_);
+    tabs_->setCurrentWidget(explorer_);
+}
+
+void MainWindow::showExplorer() {
+    centre_->setCurrentWidget(tabs_);
+    if (!explorerLoaded_) {
+        explorerLoaded_ = true;
+        explorer_->openDemo(true);  // the demo walk plays at once
+    }
+    tabs_->setCurrentWidget(explorer_);
+}
+
+void MainWindow::setActive(RunSession* s) {
+    active_ = s;
+    // Without a run the welcome page shows, unless the explorer (which needs no run) is in use.
+    centre_->setCurrentIndex(s || tabs_->currentWidget() == explorer_ ? 1 : 0);
+    samples_->setSession(s);
+    RemoteHost* host = s ? hostOf_.value(s) : nullptr;
+    checkpoints_->setSession(s, host ? std::optional<SshOptions>(host->sshOptions()) : std::nullopt);
+    setWindowTitle(s ? tr("%1 — StreetGAN Studio").arg(s->title()) : tr("StreetGAN Studio"));
+    connection_->setText(s ? tr("%1: opening…").arg(s->isRemote() ? s->hostLabel() : tr("local")) : tr("no run open"));
+    updatePanels();
+    updateActions();
+}
+
+void MainWindow::closeActiveRun() {
+    if (!active_) return;
+    RunSession* s = active_;
+    dashboard_->removeSession(s);
+    sessions_.removeOne(s);
+    hostOf_.remove(s);
+    s->stop();
+    setActive(sessions_.isEmpty() ? nullptr : sessions_.back());
+    delete s;
+}
+
+void MainWindow::updatePanels() {
+    const RunSeries* r = active_ ? &active_->series() : nullptr;
+    system_->update(r);
+    cost_->update(r);
+    updateActions();
+}
+
+void MainWindow::updateActions() {
+    const QString state = active_ ? QString::fromStdString(active_->series().state()) : QString();
+    const bool live = state == "running" || state == "paused";
+    pause_->setEnabled(live && state == "running");
+    resume_->setEnabled(state == "paused");
+    stop_->setEnabled(live);
+    checkpoint_->setEnabled(live);
+    sample_->setEnabled(live);
+    setLr_->setEnabled(live);
+    close_->setEnabled(active_ != nullptr);
+}
+
+QString MainWindow::connectionText() const { return connection_->text(); }
+RunSession* MainWindow::activeSession() const { return active_; }
+
+void MainWindow::startLocalRun(const QStringList& args) {
+    auto* p = new QProcess(this);
+    progress_->setVisible(true);
+    progress_->setRange(0, 0);
+    progress_->setFormat(tr("starting the trainer…"));
+    statusBar()->showMessage(tr("Starting the trainer…"));
+    connect(p, &QProcess::finished, this, [this, p](int code, QProcess::ExitStatus) {
+        progress_->setVisible(false);
+        const QString out = QString::fromLocal8Bit(p->readAllStandardOutput()).trimmed();
+        const QString err = QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
+        p->deleteLater();
+        if (code != 0 || out.isEmpty()) {
+            const QString m = err.isEmpty() ? tr("streetgan-trainer start exited with code %1").arg(code) : err;
+            emit runStartFailed(m);
+            showError(tr("The trainer did not start: %1").arg(m), tr("Check the options of the run (and trainer.log in its folder), then try again."));
+            return;
+        }
+        sidebar_->refresh();
+        openLocalRun(out.split('\n').last().trimmed());
+    });
+    connect(p, &QProcess::errorOccurred, this, [this, p](QProcess::ProcessError e) {
+        if (e != QProcess::FailedToStart) return;
+        progress_->setVisible(false);
+        emit runStartFailed(p->errorString());
+        showError(tr("Cannot run %1: %2").arg(p->program(), p->errorString()),
+                  tr("Install streetgan-trainer next to streetgan, or set STREETGAN_TRAINER to its path."));
+        p->deleteLater();
+    });
+    p->start(TrainerLocator::trainer(), QStringList{"start", "--detach"} + args);
+}
+
+void MainWindow::startTinyRun() {
+    const QString dir = sidebar_->workspace() + "/tiny-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
+    startLocalRun(NewRunDialog::tinyRunArguments(dir));
+}
+
+void MainWindow::newRunDialog() {
+    QStringList targets{tr("This computer (%1)").arg(sidebar_->workspace())};
+    for (RemoteHost* h : hosts_) targets << h->label();
+    NewRunDialog d(targets, this);
+    if (d.exec() != QDialog::Accepted) return;
+    if (d.runName().isEmpty()) {
+        showError(tr("The run needs a name."), tr("Type a folder name for the run."));
+        return;
+    }
+    if (d.targetIndex() == 0) {
+        startLocalRun(d.trainerArguments(sidebar_->workspace()));
+        return;
+    }
+    RemoteHost* host = hosts_.value(d.targetIndex() - 1);
+    if (!host) return;
+    progress_->setVisible(true);
+    progress_->setRange(0, 0);
+    host->startRun(d.trainerArguments(host->config().root));
+}
+
+RemoteHost* MainWindow::connectHost(const HostConfig& config) {
+    auto* host = new RemoteHost(config, prompter_);
+    hosts_ << host;
+    settings_->addRecentHost(config);
+    sidebar_->addHost(host);
+    connection_->setText(tr("%1: connecting…").arg(config.label()));
+    connect(host, &RemoteHost::connected, this, [this](const QString& l) { connection_->setText(tr("%1: connected").arg(l)); });
+    connect(host, &RemoteHost::busyChanged, this, [this](bool busy) {
+        progress_->setVisible(busy);
+        progress_->setRange(0, 0);
+        progress_->setFormat(tr("talking to the host…"));
+    });
+    connect(host, &RemoteHost::failed, this, [this, host](const QString& m) {
+        connection_->setText(tr("%1: not connected").arg(host->label()));
+        showError(tr("%1: %2").arg(host->label(), m),
+                  tr("Check the host name, user, key and jump host (File → Connect to host), and that streetgan-trainer is installed there."));
+    });
+    connect(host, &RemoteHost::runStarted, this, [this, host](const QString& path) {
+        host->refresh();
+        openRemoteRun(host, path);
+    });
+    host->refresh();
+    return host;
+}
+
+void MainWindow::connectDialog() {
+    ConnectDialog d(settings_->recentHosts(), this);
+    if (d.exec() != QDialog::Accepted || d.config().host.isEmpty()) return;
+    connectHost(d.config());
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    settings_->setWindowLayout(saveGeometry(), saveState());
+    QMainWindow::closeEvent(e);
+}
+
+}  // namespace streetgan::ui

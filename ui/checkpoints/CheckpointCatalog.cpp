@@ -1,0 +1,167 @@
+#include "checkpoints/CheckpointCatalog.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "events/RunSeries.h"
+#include "base/remote/SftpClient.h"
+#include "base/util/Errors.h"
+
+namespace streetgan::ui {
+
+namespace {
+
+double number(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : CheckpointInfo::kNaN;
+}
+
+qint64 integer(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<qint64>() : -1;
+}
+
+}  // namespace
+
+QString CheckpointInfo::name() const { return QFileInfo(path).fileName(); }
+
+QDateTime CheckpointInfo::savedAt() const {
+    if (std::isfinite(time)) return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(time * 1000.0));
+    return modified;
+}
+
+qint64 CheckpointCatalog::epochFromName(const QString& fileName) {
+    static const QRegularExpression re(QStringLiteral("^checkpoint_(\\d{1,15})\\.pt$"));
+    const auto m = re.match(fileName);
+    return m.hasMatch() ? m.captured(1).toLongLong() : -1;
+}
+
+void CheckpointCatalog::addEventLine(std::string_view line) {
+    if (line.empty() || line.front() != '{') return;
+    const nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+    if (!j.is_object()) return;
+    const auto kind = j.find("kind");
+    if (kind == j.end() || !kind->is_string()) return;
+    const std::string& k = kind->get_ref<const std::string&>();
+    if (k == "metrics") {
+        last_.step = integer(j, "step");
+        last_.lossD = number(j, "loss_d");
+        last_.lossG = number(j, "loss_g");
+        last_.dX = number(j, "d_x");
+        last_.dGz = number(j, "d_g_z1");
+    } else if (k == "checkpoint") {
+        const auto p = j.find("path");
+        if (p == j.end() || !p->is_string()) return;
+        CheckpointInfo c;
+        c.relativePath = QString::fromStdString(p->get<std::string>());
+        c.step = integer(j, "step");
+        c.epoch = integer(j, "epoch");
+        c.time = number(j, "t");
+        // A checkpoint of the same epoch overwrites the file: the latest event describes it.
+        if (last_.step >= 0 && (c.step < 0 || last_.step <= c.step)) {
+            c.lossD = last_.lossD;
+            c.lossG = last_.lossG;
+            c.dX = last_.dX;
+            c.dGz = last_.dGz;
+        }
+        byPath_.insert(c.relativePath, c);
+        ++events_;
+    }
+}
+
+qint64 CheckpointCatalog::readEvents(const QString& eventsPath, qint64 fromOffset) {
+    QFile f(eventsPath);
+    if (!f.exists()) return fromOffset;
+    if (!f.open(QIODevice::ReadOnly))
+        throw IoError("cannot read '" + eventsPath.toStdString() + "' (" + f.errorString().toStdString() + "): check its permissions");
+    if (fromOffset > 0 && !f.seek(fromOffset)) return fromOffset;
+    qint64 offset = fromOffset;
+    QByteArray carry;
+    constexpr qint64 kChunk = 1 << 20;
+    while (true) {
+        const QByteArray chunk = f.read(kChunk);
+        if (chunk.isEmpty()) break;
+        carry += chunk;
+        qsizetype start = 0;
+        for (qsizetype nl = carry.indexOf('\n', start); nl >= 0; nl = carry.indexOf('\n', start)) {
+            addEventLine(std::string_view(carry.constData() + start, static_cast<size_t>(nl - start)));
+            start = nl + 1;
+        }
+        offset += start;
+        carry.remove(0, start);  // a torn last line waits for the next read
+    }
+    return offset;
+}
+
+void CheckpointCatalog::scanLocal(const QString& runDir) {
+    remote_ = false;
+    files_.clear();
+    const QDir dir(runDir + "/checkpoints");
+    const auto entries = dir.entryInfoList({"checkpoint_*.pt"}, QDir::Files);
+    for (const QFileInfo& fi : entries) {
+        if (epochFromName(fi.fileName()) < 0) continue;  // temp names of a save in progress
+        files_.insert("checkpoints/" + fi.fileName(), FileEntry{fi.absoluteFilePath(), fi.size(), fi.lastModified()});
+    }
+}
+
+void CheckpointCatalog::setRemote(const QString& runDir, const RunSeries& series, const std::vector<RemoteFileInfo>& files) {
+    remote_ = true;
+    files_.clear();
+    byPath_.clear();
+    for (const auto& f : files) {
+        const QString name = QString::fromStdString(f.name);
+        if (epochFromName(name) < 0) continue;
+        files_.insert("checkpoints/" + name, FileEntry{runDir + "/checkpoints/" + name, static_cast<qint64>(f.size),
+                                                       QDateTime::fromSecsSinceEpoch(f.mtime)});
+    }
+    // The attach stream keeps checkpoints as (step, path) and metrics as columns: the losses are
+    // the last metrics row at or before the step (binary search; rows are in step order).
+    for (const auto& ref : series.checkpoints()) {
+        CheckpointInfo c;
+        c.relativePath = QString::fromStdString(ref.path);
+        c.step = ref.step;
+        c.epoch = epochFromName(QFileInfo(c.relativePath).fileName());
+        size_t lo = 0, hi = series.rows();
+        while (lo < hi) {
+            const size_t mid = (lo + hi) / 2;
+            if (series.x(XAxisMode::Step, mid) <= static_cast<double>(ref.step)) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo > 0) {
+            const size_t r = lo - 1;
+            c.lossD = series.value(Metric::LossD, r);
+            c.lossG = series.value(Metric::LossG, r);
+            c.dX = series.value(Metric::DX, r);
+            c.dGz = series.value(Metric::DGz1, r);
+            c.time = series.wallTime(r);
+        }
+        byPath_.insert(c.relativePath, c);
+        ++events_;
+    }
+}
+
+QList<CheckpointInfo> CheckpointCatalog::rows() const {
+    QList<CheckpointInfo> out;
+    for (auto it = files_.constBegin(); it != files_.constEnd(); ++it) {
+        CheckpointInfo c = byPath_.value(it.key());
+        c.relativePath = it.key();
+        c.path = it->path;
+        c.size = it->size;
+        c.modified = it->modified;
+        c.remote = remote_;
+        if (c.epoch < 0) c.epoch = epochFromName(QFileInfo(it.key()).fileName());
+        out << c;
+    }
+    std::sort(out.begin(), out.end(), [](const CheckpointInfo& a, const CheckpointInfo& b) {
+        return a.epoch != b.epoch ? a.epoch < b.epoch : a.step != b.step ? a.step < b.step : a.path < b.path;
+    });
+    return out;
+}
+
+}  // namespace streetgan::ui

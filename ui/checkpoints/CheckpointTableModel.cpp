@@ -1,0 +1,175 @@
+#include "checkpoints/CheckpointTableModel.h"
+
+#include <QLocale>
+#include <QPixmap>
+
+namespace streetgan::ui {
+
+namespace {
+
+QString lossText(double v) { return std::isfinite(v) ? QString::number(v, 'f', 4) : QStringLiteral("—"); }
+
+bool sameFile(const CheckpointInfo& a, const CheckpointInfo& b) { return a.size == b.size && a.modified == b.modified; }
+
+}  // namespace
+
+CheckpointTableModel::CheckpointTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void CheckpointTableModel::setRows(const QList<CheckpointInfo>& rows) {
+    QList<Row> next;
+    next.reserve(rows.size());
+    for (const CheckpointInfo& info : rows) {
+        Row r;
+        const int old = rowOf(info.path);
+        if (old >= 0 && !rows_[old].info.reference && sameFile(rows_[old].info, info)) r = rows_[old];
+        r.info = info;
+        if (!info.remote) r.localPath = info.path;
+        next << r;
+    }
+    for (const Row& r : rows_)
+        if (r.info.reference) next << r;
+    beginResetModel();
+    rows_ = std::move(next);
+    endResetModel();
+}
+
+int CheckpointTableModel::addReference(const CheckpointInfo& info) {
+    const int old = rowOf(info.path);
+    if (old >= 0) return old;
+    const int r = static_cast<int>(rows_.size());
+    beginInsertRows({}, r, r);
+    Row row;
+    row.info = info;
+    row.info.reference = true;
+    row.localPath = info.path;
+    rows_ << row;
+    endInsertRows();
+    return r;
+}
+
+void CheckpointTableModel::clear() {
+    beginResetModel();
+    rows_.clear();
+    endResetModel();
+}
+
+int CheckpointTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+int CheckpointTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+int CheckpointTableModel::rowOf(const QString& path) const {
+    for (int i = 0; i < rows_.size(); ++i)
+        if (rows_[i].info.path == path) return i;
+    return -1;
+}
+
+QVariant CheckpointTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rows_.size()) return {};
+    const Row& r = rows_[index.row()];
+    const CheckpointInfo& c = r.info;
+    const int col = index.column();
+    if (role == Qt::DecorationRole && col == Thumbnail && !r.thumbnail.isNull())
+        return QPixmap::fromImage(r.thumbnail.scaled(kThumbnailEdge, kThumbnailEdge, Qt::KeepAspectRatio, Qt::SmoothTransformation));
+    if (role == Qt::TextAlignmentRole && col >= Epoch && col != Time) return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole) {
+        if (col == Parzen && r.parzen == ParzenState::Failed) return r.parzenError;
+        if (!r.error.isEmpty()) return r.error;
+        return c.path;
+    }
+    if (role == Qt::UserRole) return c.path;
+    if (role != Qt::DisplayRole) return {};
+    switch (col) {
+        case Thumbnail:
+            if (!r.error.isEmpty()) return tr("error");
+            if (!r.progress.isEmpty()) return r.progress;
+            return r.thumbnail.isNull() ? (c.remote && r.localPath.isEmpty() ? tr("remote") : tr("…")) : QVariant();
+        case Name: return r.error.isEmpty() ? (c.reference ? tr("%1 (reference)").arg(c.name()) : c.name()) : tr("%1: %2").arg(c.name(), r.error);
+        case Epoch: return c.epoch >= 0 ? QVariant(c.epoch) : QVariant(QStringLiteral("—"));
+        case Step: return c.step >= 0 ? QVariant(c.step) : QVariant(QStringLiteral("—"));
+        case Time: {
+            const QDateTime t = c.savedAt();
+            return t.isValid() ? t.toString(QStringLiteral("yyyy-MM-dd hh:mm:ss")) : QStringLiteral("—");
+        }
+        case Size: return c.size >= 0 ? QLocale().formattedDataSize(c.size) : QStringLiteral("—");
+        case LossD: return lossText(c.lossD);
+        case LossG: return lossText(c.lossG);
+        case Parzen:
+            switch (r.parzen) {
+                case ParzenState::None: return QStringLiteral("—");
+                case ParzenState::Queued: return tr("queued");
+                case ParzenState::Running: return tr("computing…");
+                case ParzenState::Done: return QStringLiteral("%1 ± %2").arg(r.parzenValue, 0, 'f', 2).arg(r.parzenStdError, 0, 'f', 2);
+                case ParzenState::Failed: return tr("failed (see tooltip)");  // the one-line error is long
+            }
+    }
+    return {};
+}
+
+QVariant CheckpointTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+        case Thumbnail: return tr("Fixed noise");
+        case Name: return tr("Checkpoint");
+        case Epoch: return tr("Epoch");
+        case Step: return tr("Step");
+        case Time: return tr("Saved");
+        case Size: return tr("Size");
+        case LossD: return tr("loss D");
+        case LossG: return tr("loss G");
+        case Parzen: return tr("Parzen log-lik.");
+    }
+    return {};
+}
+
+void CheckpointTableModel::changed(int r, int firstColumn, int lastColumn) { emit dataChanged(index(r, firstColumn), index(r, lastColumn)); }
+
+void CheckpointTableModel::setEpochStep(const QString& path, qint64 epoch, qint64 step) {
+    const int r = rowOf(path);
+    if (r < 0) return;
+    rows_[r].info.epoch = epoch;
+    rows_[r].info.step = step;
+    changed(r, Epoch, Step);
+}
+
+void CheckpointTableModel::setThumbnail(const QString& path, const QImage& image) {
+    const int r = rowOf(path);
+    if (r < 0) return;
+    rows_[r].thumbnail = image;
+    rows_[r].error.clear();
+    changed(r, Thumbnail, Name);
+}
+
+void CheckpointTableModel::setError(const QString& path, const QString& error) {
+    const int r = rowOf(path);
+    if (r < 0) return;
+    rows_[r].error = error;
+    rows_[r].progress.clear();
+    changed(r, Thumbnail, Name);
+}
+
+void CheckpointTableModel::setLocalPath(const QString& path, const QString& localPath) {
+    const int r = rowOf(path);
+    if (r < 0) return;
+    rows_[r].localPath = localPath;
+    rows_[r].progress.clear();
+    changed(r, Thumbnail, Thumbnail);
+}
+
+void CheckpointTableModel::setProgress(const QString& path, const QString& text) {
+    const int r = rowOf(path);
+    if (r < 0) return;
+    rows_[r].progress = text;
+    changed(r, Thumbnail, Thumbnail);
+}
+
+void CheckpointTableModel::setParzen(const QString& path, ParzenState state, double value, double stdError, const QString& error) {
+    const int r = rowOf(path);
+    if (r < 0) return;
+    Row& row = rows_[r];
+    row.parzen = state;
+    row.parzenValue = value;
+    row.parzenStdError = stdError;
+    row.parzenError = error;
+    changed(r, Parzen, Parzen);
+}
+
+}  // namespace streetgan::ui

@@ -1,0 +1,66 @@
+// The checkpoint browser's table: one row per checkpoint (CheckpointInfo) with what the page
+// learns about it later: its fixed-noise thumbnail, the Parzen log-likelihood (queued, running,
+// value or error), a download state for a remote run and a one-line error (a checkpoint the
+// worker cannot open). setRows() merges by path, so thumbnails and Parzen values survive a
+// refresh of a live run unless the file changed (size or mtime). GUI thread only.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QImage>
+#include <QList>
+
+#include "checkpoints/CheckpointCatalog.h"
+
+namespace streetgan::ui {
+
+class CheckpointTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Thumbnail, Name, Epoch, Step, Time, Size, LossD, LossG, Parzen, ColumnCount };
+    enum class ParzenState { None, Queued, Running, Done, Failed };
+    /// Edge of the thumbnails shown in the table, in pixels.
+    static constexpr int kThumbnailEdge = 72;
+
+    struct Row {
+        CheckpointInfo info;
+        QImage thumbnail;   ///< the fixed-noise grid as the worker rendered it (full size)
+        QString error;      ///< one line: the checkpoint cannot be opened / downloaded
+        QString localPath;  ///< where it can be rendered ("" for a remote file not downloaded yet)
+        QString progress;   ///< download progress text, "" when none
+        ParzenState parzen = ParzenState::None;
+        double parzenValue = CheckpointInfo::kNaN, parzenStdError = CheckpointInfo::kNaN;
+        QString parzenError;
+    };
+
+    explicit CheckpointTableModel(QObject* parent = nullptr);
+
+    /// Replaces the run's rows (reference rows stay at the end); keeps per-row state by path.
+    void setRows(const QList<CheckpointInfo>& rows);
+    /// Adds (or finds) a reference checkpoint row; returns its row index.
+    int addReference(const CheckpointInfo& info);
+    void clear();
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    const Row& row(int r) const { return rows_[r]; }
+    int rowOf(const QString& path) const;  ///< -1 when absent
+    const QList<Row>& rows() const { return rows_; }
+
+    /// What the worker's `open` learnt about a reference checkpoint (-1: unknown).
+    void setEpochStep(const QString& path, qint64 epoch, qint64 step);
+    void setThumbnail(const QString& path, const QImage& image);
+    void setError(const QString& path, const QString& error);
+    void setLocalPath(const QString& path, const QString& localPath);
+    void setProgress(const QString& path, const QString& text);
+    void setParzen(const QString& path, ParzenState state, double value = CheckpointInfo::kNaN, double stdError = CheckpointInfo::kNaN,
+                   const QString& error = {});
+
+private:
+    void changed(int r, int firstColumn, int lastColumn);
+    QList<Row> rows_;
+};
+
+}  // namespace streetgan::ui

@@ -1,0 +1,54 @@
+#include "checkpoints/RemoteCheckpointFetcher.h"
+
+#include "base/remote/RemoteCache.h"
+#include "base/remote/SshSession.h"
+
+namespace streetgan::ui {
+
+RemoteCheckpointFetcher::RemoteCheckpointFetcher(SshOptions ssh) : ssh_(std::move(ssh)) {}
+
+RemoteCheckpointFetcher::~RemoteCheckpointFetcher() {
+    sftp_.reset();  // before the session it runs on
+    session_.reset();
+}
+
+void RemoteCheckpointFetcher::connectIfNeeded() {
+    if (session_) return;
+    session_ = SshSession::connect(ssh_);
+    sftp_ = std::make_unique<SftpClient>(*session_);
+}
+
+void RemoteCheckpointFetcher::list(quint64 jobId, const QString& runDir) {
+    try {
+        connectIfNeeded();
+        emit listed(jobId, sftp_->listRun(runDir.toStdString()).checkpoints);
+    } catch (const std::exception& e) {
+        sftp_.reset();
+        session_.reset();
+        emit failed(jobId, tr("Cannot list the checkpoints of %1: %2").arg(runDir, QString::fromStdString(e.what())));
+    }
+}
+
+void RemoteCheckpointFetcher::fetch(quint64 jobId, const QString& remotePath) {
+    cancel_.store(false);
+    try {
+        connectIfNeeded();
+        RemoteCache cache;
+        DownloadOptions o;
+        o.cancel = &cancel_;
+        o.progress = [&](uint64_t done, uint64_t total) { emit progress(jobId, static_cast<qint64>(done), static_cast<qint64>(total)); };
+        DownloadResult r;
+        const std::string local = sftp_->fetchToCache(cache, remotePath.toStdString(), o, &r);
+        if (r.cancelled) {
+            emit failed(jobId, tr("Download of %1 cancelled").arg(remotePath));
+            return;
+        }
+        emit fetched(jobId, remotePath, QString::fromStdString(local));
+    } catch (const std::exception& e) {
+        sftp_.reset();
+        session_.reset();
+        emit failed(jobId, tr("Cannot download %1: %2").arg(remotePath, QString::fromStdString(e.what())));
+    }
+}
+
+}  // namespace streetgan::ui

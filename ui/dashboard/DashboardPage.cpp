@@ -1,0 +1,229 @@
+#include "dashboard/DashboardPage.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QPushButton>
+#include <QSettings>
+#include <QSlider>
+#include <QThread>
+#include <QToolButton>
+#include <cstdio>
+#include <qcustomplot.h>
+
+#include "dashboard/PlotPanel.h"
+#include "runs/RunSession.h"
+
+namespace streetgan::ui {
+
+DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
+    auto* top = new QVBoxLayout(this);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("x:")));
+    xMode_ = new QComboBox;
+    xMode_->addItems({tr("step"), tr("epoch"), tr("wall time")});
+    xMode_->setToolTip(tr("What the x axis shows"));
+    controls->addWidget(xMode_);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("Smoothing:")));
+    smoothing_ = new QSlider(Qt::Horizontal);
+    smoothing_->setRange(0, 99);
+    smoothing_->setMaximumWidth(180);
+    smoothing_->setToolTip(tr("Exponential moving average weight; the raw series stays faint behind"));
+    controls->addWidget(smoothing_);
+    smoothingLabel_ = new QLabel("0.00");
+    controls->addWidget(smoothingLabel_);
+    logY_ = new QCheckBox(tr("log y"));
+    controls->addWidget(logY_);
+    auto* reset = new QPushButton(tr("Reset view"));
+    reset->setToolTip(tr("Back to the full range (or double-click a plot)"));
+    controls->addWidget(reset);
+    auto* exportButton = new QToolButton;
+    exportButton->setText(tr("Export"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(exportButton);
+    auto ask = [this](const QString& format) {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the plots as %1 into").arg(format.toUpper()));
+        if (!dir.isEmpty()) exportPlots(dir, format);
+    };
+    menu->addAction(tr("Plots as PNG…"), this, [ask] { ask("png"); });
+    menu->addAction(tr("Plots as SVG…"), this, [ask] { ask("svg"); });
+    menu->addAction(tr("Metrics as CSV…"), this, [this] {
+        if (sessions_.isEmpty()) return;
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics as CSV"), sessions_.back()->title() + ".csv", tr("CSV (*.csv)"));
+        if (!path.isEmpty()) exportCsv(sessions_.back(), path);
+    });
+    exportButton->setMenu(menu);
+    controls->addWidget(exportButton);
+    controls->addStretch();
+    top->addLayout(controls);
+
+    auto* grid = new QGridLayout;
+    grid->setSpacing(4);
+    top->addLayout(grid, 1);
+    const QVector<QPair<QString, QVector<Metric>>> specs = {
+        {tr("Loss"), {Metric::LossD, Metric::LossG}},
+        {tr("D outputs"), {Metric::DX, Metric::DGz1, Metric::DGz2}},
+        {tr("Images/s"), {Metric::ImgPerS}},
+        {tr("Data wait (fraction of step time)"), {Metric::DataWait}},
+        {tr("Learning rate"), {Metric::Lr}},
+    };
+    int i = 0;
+    for (const auto& [title, metrics] : specs) {
+        auto* p = new PlotPanel(title, metrics, this);
+        panels_.push_back(p);
+        const int row = i < 2 ? 0 : 1;
+        const int col = i < 2 ? i * 3 : (i - 2) * 2;
+        grid->addWidget(p, row, col, 1, i < 2 ? 3 : 2);
+        ++i;
+    }
+    // Zooming or panning one plot's x axis moves the others with it; a double-click resets all.
+    for (auto* p : panels_) {
+        connect(p, &PlotPanel::userXRangeChanged, this, [this, p](double lower, double upper) {
+            for (auto* other : panels_)
+                if (other != p) other->setUserXRange(lower, upper);
+        });
+        connect(p, &PlotPanel::viewReset, this, [this] {
+            for (auto* other : panels_) other->resetView();
+        });
+    }
+    grid->setRowStretch(0, 3);
+    grid->setRowStretch(1, 2);
+
+    // The controls persist (QSettings "dashboard/...").
+    QSettings settings;
+    xMode_->setCurrentIndex(std::clamp(settings.value("dashboard/xMode", 0).toInt(), 0, 2));
+    smoothing_->setValue(std::clamp(settings.value("dashboard/smoothing", 0).toInt(), 0, 99));
+    logY_->setChecked(settings.value("dashboard/logY", false).toBool());
+    for (auto* p : panels_) {
+        p->setXMode(static_cast<XAxisMode>(xMode_->currentIndex()));
+        p->setSmoothing(smoothing_->value() / 100.0);
+        p->setLogY(logY_->isChecked());
+    }
+    smoothingLabel_->setText(QString::number(smoothing_->value() / 100.0, 'f', 2));
+    connect(xMode_, &QComboBox::currentIndexChanged, this, [this](int m) {
+        QSettings().setValue("dashboard/xMode", m);
+        setXMode(static_cast<XAxisMode>(m));
+    });
+    connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
+        QSettings().setValue("dashboard/smoothing", v);
+        smoothingLabel_->setText(QString::number(v / 100.0, 'f', 2));
+        for (auto* p : panels_) {
+            p->setSmoothing(v / 100.0);
+            p->replot();
+        }
+    });
+    connect(logY_, &QCheckBox::toggled, this, [this](bool on) {
+        QSettings().setValue("dashboard/logY", on);
+        for (auto* p : panels_) {
+            p->setLogY(on);
+            p->replot();
+        }
+    });
+    connect(reset, &QPushButton::clicked, this, [this] {
+        for (auto* p : panels_) p->resetView();
+    });
+}
+
+PlotPanel* DashboardPage::panel(const QString& title) const {
+    for (auto* p : panels_)
+        if (p->title() == title) return p;
+    return nullptr;
+}
+
+void DashboardPage::setXMode(XAxisMode mode) {
+    if (xMode_->currentIndex() != static_cast<int>(mode)) xMode_->setCurrentIndex(static_cast<int>(mode));
+    for (auto* p : panels_) {
+        p->setXMode(mode);
+        p->replot();
+    }
+}
+
+void DashboardPage::setSmoothing(double alpha) { smoothing_->setValue(static_cast<int>(std::lround(alpha * 100))); }
+void DashboardPage::setLogY(bool on) { logY_->setChecked(on); }
+
+void DashboardPage::addSession(RunSession* s) {
+    if (sessions_.contains(s)) return;
+    const int index = static_cast<int>(sessions_.size());
+    sessions_.push_back(s);
+    for (auto* p : panels_) {
+        p->addRun(&s->series(), s->title(), index);
+        p->replot();
+    }
+    connect(s, &RunSession::appended, this, [this, s](qsizetype from) { onAppended(s, from); });
+}
+
+void DashboardPage::removeSession(RunSession* s) {
+    if (!sessions_.removeOne(s)) return;
+    disconnect(s, nullptr, this, nullptr);
+    for (auto* p : panels_) {
+        p->removeRun(&s->series());
+        p->replot();
+    }
+}
+
+void DashboardPage::onAppended(RunSession* s, qsizetype from) {
+    if (static_cast<size_t>(from) >= s->series().rows()) return;
+    for (auto* p : panels_) {
+        p->append(&s->series(), static_cast<size_t>(from));
+        p->replot();
+    }
+}
+
+QStringList DashboardPage::exportPlots(const QString& dir, const QString& format) {
+    QStringList files;
+    for (auto* p : panels_) {
+        QString name = p->title().section(' ', 0, 0).toLower().remove('/');
+        const QString path = QDir(dir).filePath(QString("%1.%2").arg(name, format));
+        const bool ok = format == "svg" ? p->exportSvg(path) : p->exportPng(path);
+        if (ok) files << path;
+    }
+    return files;
+}
+
+void DashboardPage::exportCsv(RunSession* s, const QString& path) {
+    // Copy the columns (GUI thread), write them on a worker.
+    const RunSeries& r = s->series();
+    const size_t n = r.rows();
+    auto cols = std::make_shared<std::vector<std::vector<double>>>(3 + kMetricCount, std::vector<double>(n));
+    for (size_t i = 0; i < n; ++i) {
+        (*cols)[0][i] = r.x(XAxisMode::Step, i);
+        (*cols)[1][i] = r.x(XAxisMode::Epoch, i);
+        (*cols)[2][i] = r.wallTime(i);
+        for (int k = 0; k < kMetricCount; ++k) (*cols)[3 + static_cast<size_t>(k)][i] = r.value(static_cast<Metric>(k), i);
+    }
+    QThread* t = QThread::create([this, cols, path, n] {
+        FILE* f = std::fopen(path.toLocal8Bit().constData(), "w");
+        if (!f) {
+            QMetaObject::invokeMethod(this, [this, path] { emit csvExported(false, tr("Cannot write %1").arg(path)); });
+            return;
+        }
+        std::fputs("step,epoch,t", f);
+        for (int k = 0; k < kMetricCount; ++k) std::fprintf(f, ",%s", metricKey(static_cast<Metric>(k)));
+        std::fputc('\n', f);
+        for (size_t i = 0; i < n; ++i) {
+            std::fprintf(f, "%.17g,%.9g,%.6f", (*cols)[0][i], (*cols)[1][i], (*cols)[2][i]);
+            for (int k = 0; k < kMetricCount; ++k) std::fprintf(f, ",%.9g", (*cols)[3 + static_cast<size_t>(k)][i]);
+            std::fputc('\n', f);
+        }
+        const bool ok = std::fclose(f) == 0;
+        QMetaObject::invokeMethod(this, [this, ok, path, n] {
+            emit csvExported(ok, ok ? tr("Wrote %1 rows to %2").arg(n).arg(path) : tr("Writing %1 failed (disk full?)").arg(path));
+        });
+    });
+    connect(t, &QThread::finished, t, &QObject::deleteLater);
+    t->start();
+}
+
+double DashboardPage::lastReplotMs() const {
+    double sum = 0;
+    for (auto* p : panels_) sum += p->plot()->replotTime(false);
+    return sum;
+}
+
+}  // namespace streetgan::ui

@@ -1,0 +1,49 @@
+#include "dashboard/MinMaxPyramid.h"
+
+#include <limits>
+
+namespace streetgan::ui {
+
+void MinMaxPyramid::clear() {
+    min_.clear();
+    max_.clear();
+    n_ = 0;
+}
+
+void MinMaxPyramid::update(const float* v, size_t n) {
+    constexpr float nan = std::numeric_limits<float>::quiet_NaN();
+    n_ = n;
+    // Level 0 from the raw rows, each level l + 1 from pairs of level l.
+    for (size_t level = 0;; ++level) {
+        const size_t block = kBaseBlock << level;
+        const size_t blocks = n / block;
+        if (blocks == 0) break;
+        if (min_.size() <= level) {
+            min_.emplace_back();
+            max_.emplace_back();
+        }
+        auto& mn = min_[level];
+        auto& mx = max_[level];
+        for (size_t j = mn.size(); j < blocks; ++j) {
+            float lo = nan, hi = nan;
+            if (level == 0) {
+                for (size_t i = j * block; i < (j + 1) * block; ++i) {
+                    if (v[i] != v[i]) continue;
+                    if (!(lo <= v[i])) lo = v[i];
+                    if (!(hi >= v[i])) hi = v[i];
+                }
+            } else {
+                const auto& pmn = min_[level - 1];
+                const auto& pmx = max_[level - 1];
+                for (size_t k = 2 * j; k < 2 * j + 2; ++k) {
+                    if (pmn[k] == pmn[k] && !(lo <= pmn[k])) lo = pmn[k];
+                    if (pmx[k] == pmx[k] && !(hi >= pmx[k])) hi = pmx[k];
+                }
+            }
+            mn.push_back(lo);
+            mx.push_back(hi);
+        }
+    }
+}
+
+}  // namespace streetgan::ui

@@ -1,0 +1,150 @@
+#include "dashboard/SamplesPage.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSlider>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "runs/RunSession.h"
+
+namespace streetgan::ui {
+
+SamplesPage::SamplesPage(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    auto* controls = new QHBoxLayout;
+    play_ = new QPushButton(tr("Play"));
+    play_->setCheckable(true);
+    play_->setToolTip(tr("Play the grids as an animation (Space)"));
+    play_->setShortcut(Qt::Key_Space);
+    slider_ = new QSlider(Qt::Horizontal);
+    slider_->setRange(0, 0);
+    stepLabel_ = new QLabel(tr("no sample grids yet"));
+    stepLabel_->setMinimumWidth(160);
+    zoom_ = new QComboBox;
+    zoom_->addItems({tr("Fit"), "100 %", "200 %", "400 %"});
+    auto* exportButton = new QPushButton(tr("Export…"));
+    controls->addWidget(play_);
+    controls->addWidget(slider_, 1);
+    controls->addWidget(stepLabel_);
+    controls->addWidget(new QLabel(tr("Zoom:")));
+    controls->addWidget(zoom_);
+    controls->addWidget(exportButton);
+    layout->addLayout(controls);
+    scroll_ = new QScrollArea;
+    scroll_->setAlignment(Qt::AlignCenter);
+    image_ = new QLabel;
+    image_->setAlignment(Qt::AlignCenter);
+    scroll_->setWidget(image_);
+    scroll_->setWidgetResizable(true);
+    layout->addWidget(scroll_, 1);
+    playTimer_ = new QTimer(this);
+    playTimer_->setInterval(250);
+
+    connect(slider_, &QSlider::valueChanged, this, [this](int v) { showIndex(v); });
+    connect(zoom_, &QComboBox::currentIndexChanged, this, [this] {
+        scroll_->setWidgetResizable(zoom_->currentIndex() == 0);
+        updatePixmap();
+    });
+    connect(play_, &QPushButton::toggled, this, [this](bool on) {
+        play_->setText(on ? tr("Pause") : tr("Play"));
+        on ? playTimer_->start() : playTimer_->stop();
+    });
+    connect(playTimer_, &QTimer::timeout, this, [this] {
+        if (count() == 0) return;
+        slider_->setValue((slider_->value() + 1) % count());
+    });
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        if (current_.isNull()) return;
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export sample grid"), QFileInfo(currentPath_).fileName(), tr("PNG (*.png)"));
+        if (!path.isEmpty() && !current_.save(path))
+            QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1. Choose a folder you can write to.").arg(path));
+    });
+}
+
+void SamplesPage::setSession(RunSession* session) {
+    if (session_) disconnect(session_, nullptr, this, nullptr);
+    session_ = session;
+    cache_.clear();
+    current_ = QImage();
+    image_->clear();
+    slider_->setRange(0, 0);
+    if (!session) {
+        stepLabel_->setText(tr("no run"));
+        return;
+    }
+    connect(session, &RunSession::appended, this, [this] { refresh(); });
+    connect(session, &RunSession::imageReady, this,
+            [this](quint64 job, const QString& rel, const QString&, const QImage& img) { onImage(job, rel, img); });
+    connect(session, &RunSession::imageFailed, this, [this](quint64 job, const QString& m) {
+        if (job == job_) stepLabel_->setText(m);
+    });
+    refresh();
+}
+
+int SamplesPage::count() const { return session_ ? static_cast<int>(session_->series().samples().size()) : 0; }
+int SamplesPage::currentIndex() const { return slider_->value(); }
+
+void SamplesPage::refresh() {
+    const int n = count();
+    if (n == 0 || n - 1 == slider_->maximum()) {
+        if (n > 0 && current_.isNull() && job_ == 0) showIndex(n - 1);
+        return;
+    }
+    const bool atEnd = slider_->value() == slider_->maximum();
+    slider_->setRange(0, n - 1);
+    if (atEnd && !play_->isChecked()) slider_->setValue(n - 1);
+    if (current_.isNull() && job_ == 0) showIndex(slider_->value());
+}
+
+void SamplesPage::showIndex(int index) {
+    if (!session_ || index < 0 || index >= count()) return;
+    if (slider_->maximum() < count() - 1) slider_->setRange(0, count() - 1);
+    if (slider_->value() != index) {
+        slider_->setValue(index);  // comes back here through valueChanged
+        return;
+    }
+    pendingIndex_ = index;
+    const auto& ref = session_->series().samples()[static_cast<size_t>(index)];
+    stepLabel_->setText(tr("step %1  (%2 of %3)").arg(ref.step).arg(index + 1).arg(count()));
+    const QString rel = QString::fromStdString(ref.path);
+    if (QImage* cached = cache_.object(rel)) {
+        current_ = *cached;
+        currentPath_ = rel;
+        updatePixmap();
+        emit imageShown(index);
+        return;
+    }
+    job_ = session_->requestImage(rel);
+}
+
+void SamplesPage::onImage(quint64 job, const QString& rel, const QImage& image) {
+    cache_.insert(rel, new QImage(image));
+    if (job != job_) return;  // a newer request is pending: drop this one
+    current_ = image;
+    currentPath_ = rel;
+    updatePixmap();
+    emit imageShown(pendingIndex_);
+}
+
+void SamplesPage::updatePixmap() {
+    if (current_.isNull()) return;
+    const int z = zoom_->currentIndex();
+    QPixmap pm = QPixmap::fromImage(current_);
+    if (z == 0) {
+        const QSize avail = scroll_->viewport()->size() - QSize(4, 4);
+        pm = pm.scaled(avail.expandedTo(QSize(16, 16)), Qt::KeepAspectRatio, z == 0 && avail.width() > pm.width() ? Qt::FastTransformation : Qt::SmoothTransformation);
+    } else {
+        const int factor = z == 1 ? 1 : z == 2 ? 2 : 4;
+        pm = pm.scaled(pm.size() * factor, Qt::KeepAspectRatio, Qt::FastTransformation);
+    }
+    image_->setPixmap(pm);
+    if (z != 0) image_->resize(pm.size());
+}
+
+}  // namespace streetgan::ui

@@ -1,0 +1,253 @@
+#include "explorer/ExportDialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "common/RenderClient.h"
+
+namespace streetgan::ui {
+namespace {
+
+QSpinBox* spin(int lo, int hi, int value, const char* name) {
+    auto* s = new QSpinBox;
+    s->setRange(lo, hi);
+    s->setValue(value);
+    s->setObjectName(name);
+    return s;
+}
+
+}  // namespace
+
+ExportDialog::ExportDialog(const QString& checkpoint, const QJsonObject& session, QWidget* parent)
+    : QDialog(parent), checkpoint_(checkpoint), session_(session), client_(new RenderClient("auto", this)) {
+    setWindowTitle(tr("Export walk"));
+    setObjectName("exportDialog");
+    setMinimumWidth(560);
+    auto* layout = new QVBoxLayout(this);
+    auto* form = new QFormLayout;
+    auto* pathRow = new QHBoxLayout;
+    path_ = new QLineEdit;
+    path_->setObjectName("exportPath");
+    path_->setPlaceholderText(tr("walk.gif, grid.png, walk.mp4 or a folder for a PNG sequence"));
+    auto* browse = new QPushButton(tr("Browse…"));
+    pathRow->addWidget(path_, 1);
+    pathRow->addWidget(browse);
+    form->addRow(tr("Save to"), pathRow);
+    format_ = new QLabel;
+    format_->setObjectName("exportFormat");
+    form->addRow(tr("Format"), format_);
+    // Ranges are LatentSession's (core validates them again in the worker).
+    size_ = spin(8, 2048, session.value("size").toInt(128), "exportSize");
+    size_->setSuffix(tr(" px"));
+    size_->setToolTip(tr("Output edge in pixels, upscaled from the model's resolution"));
+    upscale_ = new QComboBox;
+    upscale_->setObjectName("exportUpscale");
+    upscale_->addItem(tr("nearest (hard pixels)"), "nearest");
+    upscale_->addItem(tr("smooth"), "smooth");
+    upscale_->setCurrentIndex(session.value("upscale").toString() == "smooth" ? 1 : 0);
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(size_);
+    sizeRow->addWidget(upscale_, 1);
+    form->addRow(tr("Size"), sizeRow);
+    delay_ = spin(10, 60000, session.value("frame_delay_ms").toInt(80), "exportDelay");
+    delay_->setSuffix(tr(" ms"));
+    form->addRow(tr("Frame delay"), delay_);
+    layout->addLayout(form);
+
+    gifGroup_ = new QGroupBox(tr("GIF"));
+    auto* gifForm = new QFormLayout(gifGroup_);
+    palette_ = new QComboBox;
+    palette_->setObjectName("exportPalette");
+    palette_->addItem(tr("per frame"), "per-frame");
+    palette_->addItem(tr("global"), "global");
+    palette_->setCurrentIndex(session.value("gif_palette").toString() == "global" ? 1 : 0);
+    gifForm->addRow(tr("Palette"), palette_);
+    dithering_ = new QDoubleSpinBox;
+    dithering_->setObjectName("exportDithering");
+    dithering_->setRange(0, 1);
+    dithering_->setSingleStep(0.1);
+    dithering_->setValue(session.value("gif_dithering").toDouble(0));
+    gifForm->addRow(tr("Dithering"), dithering_);
+    loopCount_ = spin(0, 65535, session.value("gif_loop_count").toInt(0), "exportLoopCount");
+    loopCount_->setSpecialValueText(tr("forever"));
+    gifForm->addRow(tr("Loops"), loopCount_);
+    speed_ = spin(1, 10, session.value("gif_speed").toInt(8), "exportSpeed");
+    speed_->setToolTip(tr("libimagequant speed: 1 = best palette (slow) … 10 = fastest"));
+    gifForm->addRow(tr("Quantiser speed"), speed_);
+    layout->addWidget(gifGroup_);
+
+    gridGroup_ = new QGroupBox(tr("PNG grid"));
+    auto* gridForm = new QFormLayout(gridGroup_);
+    nrow_ = spin(1, 1024, session.value("nrow").toInt(8), "exportNrow");
+    gridForm->addRow(tr("Images per row"), nrow_);
+    padding_ = spin(0, 256, session.value("padding").toInt(2), "exportPadding");
+    padding_->setSuffix(tr(" px"));
+    gridForm->addRow(tr("Padding"), padding_);
+    layout->addWidget(gridGroup_);
+
+    progress_ = new QProgressBar;
+    progress_->setObjectName("exportProgress");
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    layout->addWidget(progress_);
+    error_ = new QLabel;
+    error_->setObjectName("exportError");
+    error_->setWordWrap(true);
+    error_->setStyleSheet("color: #b00020");
+    error_->setMinimumHeight(2 * error_->fontMetrics().lineSpacing() + 4);  // a long path wraps: room for two lines
+    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(error_);
+    auto* buttons = new QDialogButtonBox;
+    export_ = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
+    cancel_ = buttons->addButton(tr("Close"), QDialogButtonBox::RejectRole);
+    export_->setObjectName("exportButton");
+    cancel_->setObjectName("exportCancel");
+    layout->addWidget(buttons);
+
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString p = QFileDialog::getSaveFileName(this, tr("Export walk"), path_->text(),
+                                                       tr("GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4)"));
+        if (!p.isEmpty()) setOutputPath(p);
+    });
+    connect(path_, &QLineEdit::textChanged, this, [this] { updateFormat(); });
+    connect(export_, &QPushButton::clicked, this, [this] { startExport(); });
+    connect(cancel_, &QPushButton::clicked, this, [this] { isRunning() ? cancelExport() : reject(); });
+    connect(client_, &RenderClient::progress, this, [this](qint64 id, qint64 done, qint64 total) {
+        if (id != request_ || total <= 0) return;
+        progress_->setRange(0, static_cast<int>(std::min<qint64>(total, INT_MAX)));
+        progress_->setValue(static_cast<int>(std::min(done, total)));
+    });
+    connect(client_, &RenderClient::finished, this, [this](qint64 id, const QJsonObject& h, const QByteArray&) {
+        if (id != request_) return;
+        setRunning(false);
+        if (h.value("ok").toBool()) {
+            progress_->setRange(0, 1);
+            progress_->setValue(1);
+            const QString message = tr("Wrote %1 (%2 frames, %3 KiB in %4 s)")
+                                        .arg(h.value("out").toString())
+                                        .arg(h.value("frames").toInteger())
+                                        .arg(h.value("file_bytes").toInteger() / 1024)
+                                        .arg(h.value("seconds").toDouble(), 0, 'f', 1) +
+                                    (h.contains("warning") ? " — " + h.value("warning").toString() : QString());
+            error_->setStyleSheet("");
+            error_->setText(message);
+            emit exportFinished(true, message);
+        } else {
+            progress_->setValue(0);
+            const bool cancelled = h.value("cancelled").toBool();
+            const QString message = cancelled ? tr("cancelled") : h.value("error").toString();
+            error_->setStyleSheet(cancelled ? "" : "color: #b00020");
+            error_->setText(cancelled ? tr("Export cancelled; nothing was written.") : message);
+            emit exportFinished(false, message);
+        }
+        if (closeWhenDone_) QDialog::reject();
+    });
+    updateFormat();
+}
+
+ExportDialog::~ExportDialog() {
+    // Closing the dialog waits for a cancelled export (reject()); this only covers the app quitting
+    // mid-export, where the worker is stopped (its temporary file is its own to clean up).
+    if (isRunning()) client_->cancel(request_);
+}
+
+ExportDialog::Format ExportDialog::formatFor(const QString& path) {
+    if (path.trimmed().isEmpty()) return Format::Invalid;
+    const QFileInfo info(path);
+    const QString ext = info.suffix().toLower();
+    if (ext == "gif") return Format::Gif;
+    if (ext == "png") return Format::PngGrid;
+    if (ext == "mp4") return Format::Mp4;
+    if (ext.isEmpty() || info.isDir() || path.endsWith('/')) return Format::PngSequence;
+    return Format::Invalid;
+}
+
+void ExportDialog::setOutputPath(const QString& path) { path_->setText(path); }
+QString ExportDialog::outputPath() const { return path_->text().trimmed(); }
+QString ExportDialog::errorLine() const { return error_->text(); }
+
+void ExportDialog::updateFormat() {
+    const Format f = formatFor(outputPath());
+    const char* names[] = {"", "GIF animation", "PNG grid of every frame", "PNG sequence (one file per frame in the folder)",
+                           "MP4 video (H.264)"};
+    format_->setText(f == Format::Invalid && !outputPath().isEmpty() ? tr("unknown: use .gif, .png, .mp4 or a folder")
+                                                                      : tr(names[static_cast<int>(f)]));
+    gifGroup_->setEnabled(f == Format::Gif);
+    gridGroup_->setEnabled(f == Format::PngGrid);
+    export_->setEnabled(!isRunning() && f != Format::Invalid);
+}
+
+QJsonObject ExportDialog::session() const {
+    QJsonObject s = session_;
+    s["size"] = size_->value();
+    s["frame_delay_ms"] = delay_->value();
+    s["gif_palette"] = palette_->currentData().toString();
+    s["gif_dithering"] = dithering_->value();
+    s["gif_loop_count"] = loopCount_->value();
+    s["gif_speed"] = speed_->value();
+    s["upscale"] = upscale_->currentData().toString();
+    s["nrow"] = nrow_->value();
+    s["padding"] = padding_->value();
+    return s;
+}
+
+void ExportDialog::fail(const QString& message) {
+    error_->setStyleSheet("color: #b00020");
+    error_->setText(message);
+    emit exportFinished(false, message);
+}
+
+bool ExportDialog::startExport() {
+    if (isRunning()) return false;
+    const QString out = outputPath();
+    if (formatFor(out) == Format::Invalid) {
+        fail(out.isEmpty() ? tr("Export: no output path; type one ending in .gif, .png or .mp4, or a folder")
+                           : tr("Export: '%1' has an unknown extension; use .gif, .png, .mp4 or a folder").arg(out));
+        return false;
+    }
+    const QJsonObject s = session();
+    if (s != session_) {
+        session_ = s;
+        emit optionsChosen(s);
+    }
+    error_->clear();
+    progress_->setRange(0, 0);  // busy until the first progress header
+    request_ = client_->exportSession(checkpoint_, s, QFileInfo(out).absoluteFilePath());
+    setRunning(true);
+    return true;
+}
+
+void ExportDialog::cancelExport() {
+    if (isRunning()) client_->cancel(request_);
+}
+
+void ExportDialog::setRunning(bool running) {
+    if (!running) request_ = -1;
+    export_->setEnabled(!running && formatFor(outputPath()) != Format::Invalid);
+    cancel_->setText(running ? tr("Cancel") : tr("Close"));
+    path_->setEnabled(!running);
+}
+
+void ExportDialog::reject() {
+    if (isRunning()) {  // Escape or the window's close button mid-export: cancel, close once it has ended
+        closeWhenDone_ = true;
+        cancelExport();
+        return;
+    }
+    QDialog::reject();
+}
+
+}  // namespace streetgan::ui

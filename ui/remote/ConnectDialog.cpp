@@ -1,0 +1,94 @@
+#include "remote/ConnectDialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace streetgan::ui {
+
+ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) : QDialog(parent), recent_(recent) {
+    setWindowTitle(tr("Connect to a host"));
+    auto* layout = new QVBoxLayout(this);
+    auto* form = new QFormLayout;
+    host_ = new QComboBox;
+    host_->setEditable(true);
+    for (const auto& c : recent) host_->addItem(c.host);
+    host_->setCurrentText(recent.isEmpty() ? QString() : recent.front().host);
+    host_->setToolTip(tr("A host name, user@host, or an alias of ~/.ssh/config"));
+    user_ = new QLineEdit;
+    user_->setPlaceholderText(tr("from ~/.ssh/config or your local user"));
+    port_ = new QSpinBox;
+    port_->setRange(0, 65535);
+    port_->setSpecialValueText(tr("from config (22)"));
+    key_ = new QLineEdit;
+    key_->setPlaceholderText(tr("agent, config or ~/.ssh/id_*"));
+    auto* browse = new QPushButton(tr("Browse…"));
+    auto* keyRow = new QHBoxLayout;
+    keyRow->addWidget(key_, 1);
+    keyRow->addWidget(browse);
+    jump_ = new QLineEdit;
+    jump_->setPlaceholderText(tr("[user@]host[:port], or empty for the config's ProxyJump"));
+    root_ = new QLineEdit("streetgan-runs");
+    trainer_ = new QLineEdit("streetgan-trainer");
+    form->addRow(tr("Host:"), host_);
+    form->addRow(tr("User:"), user_);
+    form->addRow(tr("Port:"), port_);
+    form->addRow(tr("Key file:"), keyRow);
+    form->addRow(tr("Jump host:"), jump_);
+    form->addRow(tr("Runs folder there:"), root_);
+    form->addRow(tr("Trainer there:"), trainer_);
+    layout->addLayout(form);
+    auto* hint = new QLabel(tr("Passwords and passphrases are asked when needed and never stored."));
+    hint->setWordWrap(true);
+    layout->addWidget(hint);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Connect"));
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString p = QFileDialog::getOpenFileName(this, tr("Private key"), QDir::homePath() + "/.ssh");
+        if (!p.isEmpty()) key_->setText(p);
+    });
+    connect(host_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0 && i < recent_.size()) setConfig(recent_[i]);
+    });
+    if (!recent.isEmpty()) setConfig(recent.front());
+}
+
+void ConnectDialog::setConfig(const HostConfig& c) {
+    host_->setCurrentText(c.host);
+    user_->setText(c.user);
+    port_->setValue(c.port);
+    key_->setText(c.keyFile);
+    jump_->setText(c.jump);
+    root_->setText(c.root);
+    trainer_->setText(c.trainer);
+}
+
+HostConfig ConnectDialog::config() const {
+    HostConfig c;
+    c.host = host_->currentText().trimmed();
+    for (const HostConfig& r : recent_)  // settings the dialog does not show (known_hosts, config file)
+        if (r.host == c.host) {
+            c.knownHosts = r.knownHosts;
+            c.configFile = r.configFile;
+        }
+    c.user = user_->text().trimmed();
+    c.port = port_->value();
+    c.keyFile = key_->text().trimmed();
+    c.jump = jump_->text().trimmed();
+    c.root = root_->text().trimmed().isEmpty() ? QString("streetgan-runs") : root_->text().trimmed();
+    c.trainer = trainer_->text().trimmed().isEmpty() ? QString("streetgan-trainer") : trainer_->text().trimmed();
+    return c;
+}
+
+}  // namespace streetgan::ui

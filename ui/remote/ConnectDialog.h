@@ -1,0 +1,29 @@
+// Connect to a host: host or ~/.ssh/config alias, user, port, key, jump host, where the runs live
+// and the trainer binary there. Prefilled from recent hosts.
+#pragma once
+
+#include <QDialog>
+
+#include "remote/RemoteHost.h"
+
+class QComboBox;
+class QLineEdit;
+class QSpinBox;
+
+namespace streetgan::ui {
+
+class ConnectDialog : public QDialog {
+    Q_OBJECT
+public:
+    ConnectDialog(const QList<HostConfig>& recent, QWidget* parent = nullptr);
+    HostConfig config() const;
+    void setConfig(const HostConfig& c);
+
+private:
+    QList<HostConfig> recent_;
+    QComboBox* host_;
+    QLineEdit *user_, *key_, *jump_, *root_, *trainer_;
+    QSpinBox* port_;
+};
+
+}  // namespace streetgan::ui

@@ -1,0 +1,92 @@
+#include "remote/RemoteHost.h"
+
+#include <QThread>
+
+#include "remote/RemoteHostWorker.h"
+#include "remote/SshPrompter.h"
+#include "common/WorkerThreads.h"
+
+namespace streetgan::ui {
+
+QString HostConfig::label() const {
+    QString s = host;
+    if (!user.isEmpty() && !host.contains('@')) s = user + "@" + s;
+    if (port > 0 && port != 22) s += ":" + QString::number(port);
+    return s;
+}
+
+SshOptions HostConfig::toSshOptions() const {
+    SshOptions o;
+    o.host = host.toStdString();
+    if (port > 0) o.port = port;
+    if (!user.isEmpty()) o.user = user.toStdString();
+    if (!keyFile.isEmpty()) o.identityFiles = {keyFile.toStdString()};
+    if (!jump.isEmpty()) o.jump = jump.toStdString();
+    o.knownHostsFile = knownHosts.toStdString();
+    o.configFile = configFile.toStdString();
+    return o;
+}
+
+QVariantMap HostConfig::toVariant() const {
+    return {{"host", host}, {"user", user}, {"port", port}, {"key", keyFile}, {"jump", jump},
+            {"root", root}, {"trainer", trainer}, {"knownHosts", knownHosts}, {"configFile", configFile}};
+}
+
+HostConfig HostConfig::fromVariant(const QVariantMap& m) {
+    HostConfig c;
+    c.host = m.value("host").toString();
+    c.user = m.value("user").toString();
+    c.port = m.value("port").toInt();
+    c.keyFile = m.value("key").toString();
+    c.jump = m.value("jump").toString();
+    c.root = m.value("root", c.root).toString();
+    c.trainer = m.value("trainer", c.trainer).toString();
+    c.knownHosts = m.value("knownHosts").toString();
+    c.configFile = m.value("configFile").toString();
+    return c;
+}
+
+RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent)
+    : QObject(parent), config_(std::move(config)), prompter_(prompter), thread_(new QThread(this)) {
+    worker_ = new RemoteHostWorker(sshOptions(), config_.trainer);
+    worker_->moveToThread(thread_);
+    connect(thread_, &QThread::finished, worker_, &QObject::deleteLater);
+    auto done = [this] {
+        if (--busy_ == 0) emit busyChanged(false);
+    };
+    connect(worker_, &RemoteHostWorker::connected, this, [this](const QString& l) { emit connected(l); });
+    connect(worker_, &RemoteHostWorker::runsListed, this, [this, done](quint64 job, const RunEntryList& runs) {
+        done();
+        if (job != job_) return;  // an older listing
+        runs_ = runs;
+        emit runsListed(runs);
+    });
+    connect(worker_, &RemoteHostWorker::runStarted, this, [this, done](quint64, const QString& path) {
+        done();
+        emit runStarted(path);
+    });
+    connect(worker_, &RemoteHostWorker::failed, this, [this, done](quint64, const QString& m) {
+        done();
+        emit failed(m);
+    });
+    thread_->start();
+}
+
+RemoteHost::~RemoteHost() { WorkerThreads::quitWithoutBlocking(thread_); }
+
+SshOptions RemoteHost::sshOptions() const { return prompter_ ? prompter_->withPrompts(config_.toSshOptions()) : config_.toSshOptions(); }
+
+void RemoteHost::refresh() {
+    if (busy_++ == 0) emit busyChanged(true);
+    const quint64 job = ++job_;
+    const QString root = config_.root;
+    QMetaObject::invokeMethod(worker_, [w = worker_, job, root] { w->listRuns(job, root); });
+}
+
+void RemoteHost::startRun(const QStringList& args) {
+    if (busy_++ == 0) emit busyChanged(true);
+    const quint64 job = ++startJob_;
+    QMetaObject::invokeMethod(worker_, [w = worker_, job, args] { w->startRun(job, args); });
+}
+
+}  // namespace streetgan::ui

@@ -1,0 +1,149 @@
+#include "runs/NewRunDialog.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace streetgan::ui {
+
+NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent) : QDialog(parent) {
+    setWindowTitle(tr("New training run"));
+    auto* layout = new QVBoxLayout(this);
+    auto* presets = new QHBoxLayout;
+    for (const auto& [key, text] : {std::pair{"tiny-cpu", tr("Tiny CPU run")}, std::pair{"reference-64", tr("Reference DCGAN 64 px")},
+                                    std::pair{"msls-128", tr("MSLS 128 px (GPU)")}}) {
+        auto* b = new QPushButton(text);
+        connect(b, &QPushButton::clicked, this, [this, k = QString(key)] { applyPreset(k); });
+        presets->addWidget(b);
+    }
+    layout->addLayout(presets);
+    auto* form = new QFormLayout;
+    target_ = new QComboBox;
+    target_->addItems(targets);
+    name_ = new QLineEdit("run-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
+    preset_ = new QComboBox;
+    preset_->addItems({"tiny-32", "naive-64", "safe-64", "safe-128", "msls-128"});
+    dataKind_ = new QComboBox;
+    dataKind_->addItems({tr("Synthetic streets"), tr("Folder of photos"), tr("Archive (.zip, .tar, .tar.gz)"), tr("Packed cache")});
+    dataPath_ = new QLineEdit;
+    dataPath_->setPlaceholderText(tr("path on the machine that trains"));
+    browse_ = new QPushButton(tr("Browse…"));
+    auto* dataRow = new QHBoxLayout;
+    dataRow->addWidget(dataPath_, 1);
+    dataRow->addWidget(browse_);
+    steps_ = new QSpinBox;
+    steps_->setRange(1, 100000000);
+    batch_ = new QSpinBox;
+    batch_->setRange(1, 65536);
+    lr_ = new QDoubleSpinBox;
+    lr_->setDecimals(6);
+    lr_->setRange(0.000001, 1);
+    lr_->setSingleStep(0.0001);
+    device_ = new QComboBox;
+    device_->addItems({"auto", "cpu", "cuda"});
+    loaderThreads_ = new QSpinBox;
+    loaderThreads_->setRange(1, 256);
+    logEvery_ = new QSpinBox;
+    logEvery_->setRange(1, 1000000);
+    sampleEvery_ = new QSpinBox;
+    sampleEvery_->setRange(0, 10000000);
+    checkpointEvery_ = new QSpinBox;
+    checkpointEvery_->setRange(0, 10000000);
+    form->addRow(tr("Train on:"), target_);
+    form->addRow(tr("Run name:"), name_);
+    form->addRow(tr("Model preset:"), preset_);
+    form->addRow(tr("Data:"), dataKind_);
+    form->addRow(tr("Data path:"), dataRow);
+    form->addRow(tr("Steps:"), steps_);
+    form->addRow(tr("Batch:"), batch_);
+    form->addRow(tr("Learning rate:"), lr_);
+    form->addRow(tr("Device:"), device_);
+    form->addRow(tr("Loader threads:"), loaderThreads_);
+    form->addRow(tr("Log every (steps):"), logEvery_);
+    form->addRow(tr("Sample grid every:"), sampleEvery_);
+    form->addRow(tr("Checkpoint every:"), checkpointEvery_);
+    layout->addLayout(form);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto syncData = [this] {
+        const bool synthetic = dataKind_->currentIndex() == 0;
+        dataPath_->setEnabled(!synthetic);
+        browse_->setEnabled(!synthetic && target_->currentIndex() == 0);
+    };
+    connect(dataKind_, &QComboBox::currentIndexChanged, this, syncData);
+    connect(target_, &QComboBox::currentIndexChanged, this, syncData);
+    connect(browse_, &QPushButton::clicked, this, [this] {
+        QString p;
+        if (dataKind_->currentIndex() == 2)
+            p = QFileDialog::getOpenFileName(this, tr("Archive of photos"), {}, tr("Archives (*.zip *.tar *.tar.gz *.tgz)"));
+        else
+            p = QFileDialog::getExistingDirectory(this, dataKind_->currentIndex() == 3 ? tr("Packed cache folder") : tr("Folder of photos"));
+        if (!p.isEmpty()) dataPath_->setText(p);
+    });
+    applyPreset("tiny-cpu");
+    syncData();
+}
+
+void NewRunDialog::applyPreset(const QString& name) {
+    if (name == "tiny-cpu") {
+        preset_->setCurrentText("tiny-32");
+        steps_->setValue(2000);
+        batch_->setValue(32);
+        lr_->setValue(0.0002);
+        device_->setCurrentText("cpu");
+        loaderThreads_->setValue(2);
+        logEvery_->setValue(5);
+        sampleEvery_->setValue(100);
+        checkpointEvery_->setValue(1000);
+    } else if (name == "reference-64") {
+        preset_->setCurrentText("naive-64");
+        steps_->setValue(50000);
+        batch_->setValue(128);
+        lr_->setValue(0.0002);
+        device_->setCurrentText("auto");
+        loaderThreads_->setValue(8);
+        logEvery_->setValue(10);
+        sampleEvery_->setValue(500);
+        checkpointEvery_->setValue(5000);
+    } else if (name == "msls-128") {
+        preset_->setCurrentText("msls-128");
+        steps_->setValue(200000);
+        batch_->setValue(128);
+        lr_->setValue(0.0002);
+        device_->setCurrentText("cuda");
+        loaderThreads_->setValue(12);
+        logEvery_->setValue(20);
+        sampleEvery_->setValue(1000);
+        checkpointEvery_->setValue(10000);
+    }
+}
+
+QString NewRunDialog::runName() const { return name_->text().trimmed(); }
+int NewRunDialog::targetIndex() const { return target_->currentIndex(); }
+
+QStringList NewRunDialog::trainerArguments(const QString& root) const {
+    const QString data = dataKind_->currentIndex() == 0 || dataPath_->text().trimmed().isEmpty() ? QString("synthetic") : dataPath_->text().trimmed();
+    return {"--run-dir", root + "/" + runName(), "--preset", preset_->currentText(), "--data", data,
+            "--steps", QString::number(steps_->value()), "--batch", QString::number(batch_->value()),
+            "--lr", QString::number(lr_->value(), 'g', 8), "--device", device_->currentText(),
+            "--loader-threads", QString::number(loaderThreads_->value()), "--log-every", QString::number(logEvery_->value()),
+            "--sample-every", QString::number(sampleEvery_->value()), "--checkpoint-every", QString::number(checkpointEvery_->value())};
+}
+
+QStringList NewRunDialog::tinyRunArguments(const QString& runDir) {
+    return {"--run-dir", runDir, "--preset", "tiny-32", "--data", "synthetic", "--steps", "2000", "--batch", "32",
+            "--device", "cpu", "--threads", "1", "--loader-threads", "1", "--log-every", "2", "--sample-every", "50", "--checkpoint-every", "1000"};
+}
+
+}  // namespace streetgan::ui

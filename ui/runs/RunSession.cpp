@@ -1,0 +1,168 @@
+#include "runs/RunSession.h"
+
+#include <QFileInfo>
+#include <QThread>
+
+#include "common/WorkerThreads.h"
+
+#include <nlohmann/json.hpp>
+
+#include "events/EventBuffer.h"
+#include "runs/LocalAttachWorker.h"
+#include "remote/RemoteAttachWorker.h"
+#include "remote/RunFileFetcher.h"
+#include "runs/RunFileLoader.h"
+
+namespace streetgan::ui {
+
+RunSession::RunSession(QString runDir, QString trainer, QObject* parent)
+    : QObject(parent), runDir_(std::move(runDir)), trainer_(std::move(trainer)), buffer_(std::make_shared<EventBuffer>()) {
+    initThreads();
+}
+
+RunSession::RunSession(QString runDir, SshOptions ssh, QString remoteTrainer, QString hostLabel, QObject* parent)
+    : QObject(parent), runDir_(std::move(runDir)), trainer_(std::move(remoteTrainer)), hostLabel_(std::move(hostLabel)), ssh_(std::move(ssh)),
+      buffer_(std::make_shared<EventBuffer>()) {
+    initThreads();
+}
+
+void RunSession::initThreads() {
+    drainTimer_.setInterval(40);
+    connect(&drainTimer_, &QTimer::timeout, this, [this] { drainNow(); });
+    thread_ = new QThread(this);
+    fileThread_ = new QThread(this);
+    fetcher_ = new RunFileFetcher(runDir_, ssh_);
+    fetcher_->moveToThread(fileThread_);
+    connect(fileThread_, &QThread::finished, fetcher_, &QObject::deleteLater);
+    connect(fetcher_, &RunFileFetcher::imageReady, this,
+            [this](quint64 job, const QString& rel, const QString& local, const QImage& img) { emit imageReady(job, rel, local, img); });
+    connect(fetcher_, &RunFileFetcher::failed, this, [this](quint64 job, const QString& m) { emit imageFailed(job, m); });
+    connect(fetcher_, &RunFileFetcher::progress, this, [this](quint64, qint64 done, qint64 total) { emit downloadProgress(done, total); });
+    fileThread_->start();
+}
+
+RunSession::~RunSession() {
+    stop();
+    if (loader_) loader_->cancel();
+    fetcher_->cancel();
+    // Never wait on the GUI thread for a worker stuck in an SSH connect or a download: the
+    // workers share the buffer (shared_ptr) and copy their options, so they may outlive us.
+    WorkerThreads::quitWithoutBlocking(thread_);
+    WorkerThreads::quitWithoutBlocking(fileThread_);
+}
+
+QString RunSession::title() const {
+    const QString name = QFileInfo(runDir_).fileName();
+    return isRemote() ? name + " @ " + hostLabel_ : name;
+}
+
+void RunSession::start() {
+    if (started_) return;
+    started_ = true;
+    drainTimer_.start();
+    if (ssh_) {
+        AttachOptions o;
+        o.run = runDir_.toStdString();
+        o.remoteTrainer = trainer_.toStdString();
+        remoteAttach_ = new RemoteAttachWorker(buffer_, *ssh_, o);
+        remoteAttach_->moveToThread(thread_);
+        connect(thread_, &QThread::finished, remoteAttach_, &QObject::deleteLater);
+        connect(remoteAttach_, &RemoteAttachWorker::connectionChanged, this, [this](int s, const QString& m) { onConnection(s, m); });
+        connect(remoteAttach_, &RemoteAttachWorker::failed, this, [this](const QString& m) {
+            emit connectionChanged(tr("%1: not connected").arg(hostLabel_), false);
+            emit errorOccurred(tr("Following %1 on %2 failed: %3").arg(runDir_, hostLabel_, m),
+                               tr("Check that the host is reachable and that streetgan-trainer is installed there, then open the run again."));
+        });
+        thread_->start();
+        QMetaObject::invokeMethod(remoteAttach_, [w = remoteAttach_] { w->run(); });
+        return;
+    }
+    loader_ = new RunFileLoader(buffer_);
+    loader_->moveToThread(thread_);
+    connect(thread_, &QThread::finished, loader_, &QObject::deleteLater);
+    connect(loader_, &RunFileLoader::progress, this, [this](quint64 job, qint64 done, qint64 total) {
+        if (job == loadJob_) emit loadProgress(done, total);
+    });
+    connect(loader_, &RunFileLoader::finished, this, [this](quint64 job, qint64 end, qint64 lines, double seconds) {
+        if (job != loadJob_) return;
+        loading_ = false;
+        drainNow();
+        emit loaded(lines, seconds);
+        startAttach(end);
+    });
+    connect(loader_, &RunFileLoader::failed, this, [this](quint64 job, const QString& m) {
+        if (job != loadJob_) return;
+        loading_ = false;
+        emit errorOccurred(m, tr("Check that the run directory is readable."));
+    });
+    thread_->start();
+    loading_ = true;
+    const quint64 job = ++loadJob_;
+    const QString events = runDir_ + "/events.jsonl";
+    QMetaObject::invokeMethod(loader_, [l = loader_, job, events] { l->load(job, events); });
+}
+
+void RunSession::startAttach(qint64 offset) {
+    localAttach_ = new LocalAttachWorker(buffer_, trainer_, runDir_);
+    localAttach_->moveToThread(thread_);
+    connect(thread_, &QThread::finished, localAttach_, &QObject::deleteLater);
+    connect(localAttach_, &LocalAttachWorker::connectionChanged, this, [this](int s, const QString& m) { onConnection(s, m); });
+    connect(localAttach_, &LocalAttachWorker::failed, this, [this](const QString& m) {
+        emit connectionChanged(tr("not following"), false);
+        emit errorOccurred(tr("Following the run failed: %1").arg(m), tr("The plots show what was read; reopen the run to follow it again."));
+    });
+    QMetaObject::invokeMethod(localAttach_, [w = localAttach_, offset] { w->start(offset); });
+}
+
+void RunSession::onConnection(int state, const QString& message) {
+    using S = AttachStatus::State;
+    const QString where = isRemote() ? hostLabel_ : tr("local");
+    switch (static_cast<S>(state)) {
+        case S::Connecting: emit connectionChanged(tr("%1: connecting…").arg(where), true); break;
+        case S::Attached: emit connectionChanged(tr("%1: following live").arg(where), true); break;
+        case S::Reconnecting: emit connectionChanged(tr("%1: connection lost, reconnecting (%2)").arg(where, message), false); break;
+        case S::Ended: {
+            drainNow();  // the end line is in the buffer: the state below includes it
+            const QString state = QString::fromStdString(series_.state());
+            emit connectionChanged(tr("%1: run ended (%2)").arg(where, state.isEmpty() ? message : state), true);
+            break;
+        }
+        case S::Stopped: emit connectionChanged(tr("%1: not following").arg(where), true); break;
+    }
+}
+
+void RunSession::stop() {
+    drainTimer_.stop();
+    if (remoteAttach_) remoteAttach_->stop();
+    if (localAttach_) QMetaObject::invokeMethod(localAttach_, [w = localAttach_] { w->stop(); }, Qt::BlockingQueuedConnection);
+    localAttach_ = nullptr;
+    if (loader_) loader_->cancel();
+}
+
+void RunSession::drainNow() {
+    if (!buffer_->hasPending()) return;
+    EventBatch b = buffer_->take();
+    for (const auto& r : b.replies) emit replyReceived(QString::fromStdString(r));
+    for (const auto& e : b.errors) emit errorOccurred(tr("The trainer reported: %1").arg(QString::fromStdString(e)), {});
+    const size_t from = series_.append(std::move(b));
+    emit appended(static_cast<qsizetype>(from));
+}
+
+void RunSession::sendCommand(const QString& cmd, std::optional<double> value) {
+    nlohmann::json j = {{"cmd", cmd.toStdString()}};
+    if (value) j["value"] = *value;
+    if (remoteAttach_) {
+        remoteAttach_->sendCommand(j);
+    } else if (localAttach_) {
+        const QByteArray line = QByteArray::fromStdString(j.dump());
+        QMetaObject::invokeMethod(localAttach_, [w = localAttach_, line] { w->sendCommand(line); });
+    }
+}
+
+quint64 RunSession::requestImage(const QString& relativePath) {
+    const quint64 job = ++imageJob_;
+    QMetaObject::invokeMethod(fetcher_, [f = fetcher_, job, relativePath] { f->fetchImage(job, relativePath); });
+    return job;
+}
+
+}  // namespace streetgan::ui

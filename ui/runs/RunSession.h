@@ -1,0 +1,91 @@
+// One open run, local or remote, and everything that feeds it: a local run is read from its
+// events.jsonl by a RunFileLoader and then followed by a LocalAttachWorker from the offset
+// reached; a remote run is followed by a RemoteAttachWorker over SSH. Both write into one
+// EventBuffer, which a 40 ms timer drains into the RunSeries on the GUI thread (so views update
+// at most 25 times a second, never once per event). GUI thread; owns its worker threads.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QImage>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <memory>
+#include <optional>
+
+#include "events/RunSeries.h"
+#include "base/remote/SshOptions.h"
+
+class QThread;
+
+namespace streetgan::ui {
+
+class EventBuffer;
+class RunFileLoader;
+class LocalAttachWorker;
+class RemoteAttachWorker;
+class RunFileFetcher;
+
+class RunSession : public QObject {
+    Q_OBJECT
+public:
+    /// A local run directory; `trainer` is the streetgan-trainer binary used for attach.
+    RunSession(QString runDir, QString trainer, QObject* parent = nullptr);
+    /// A remote run (`runDir` on the host `ssh` names, callbacks set); `hostLabel` for titles.
+    RunSession(QString runDir, SshOptions ssh, QString remoteTrainer, QString hostLabel, QObject* parent = nullptr);
+    ~RunSession() override;
+
+    /// Starts reading and following (call once, after connecting to the signals).
+    void start();
+    /// Stops following; the data read stays.
+    void stop();
+
+    RunSeries& series() { return series_; }
+    const RunSeries& series() const { return series_; }
+    QString runDir() const { return runDir_; }
+    QString title() const;
+    bool isRemote() const { return ssh_.has_value(); }
+    QString hostLabel() const { return hostLabel_; }
+    /// pause | resume | stop | checkpoint-now | sample-now | set-lr (with value).
+    void sendCommand(const QString& cmd, std::optional<double> value = {});
+    /// Loads a run file as an image on a worker; answers with imageReady(jobId, ...).
+    quint64 requestImage(const QString& relativePath);
+    /// Drains the buffer now (tests, benchmarks); the timer does it every 40 ms.
+    void drainNow();
+    bool loading() const { return loading_; }
+
+signals:
+    /// New data in series(): metrics rows from `fromRow` on (maybe none: other events).
+    void appended(qsizetype fromRow);
+    void connectionChanged(const QString& text, bool healthy);
+    void loadProgress(qint64 done, qint64 total);
+    void loaded(qint64 lines, double seconds);
+    void errorOccurred(const QString& what, const QString& todo);
+    void replyReceived(const QString& json);
+    void imageReady(quint64 jobId, const QString& relativePath, const QString& localPath, const QImage& image);
+    void imageFailed(quint64 jobId, const QString& message);
+    /// A remote file download in progress (bytes).
+    void downloadProgress(qint64 done, qint64 total);
+
+private:
+    void initThreads();
+    void onConnection(int state, const QString& message);
+    void startAttach(qint64 offset);
+
+    QString runDir_, trainer_, hostLabel_;
+    std::optional<SshOptions> ssh_;
+    std::shared_ptr<EventBuffer> buffer_;
+    RunSeries series_;
+    QTimer drainTimer_;
+    QThread* thread_ = nullptr;       // loader + local attach, or remote attach
+    QThread* fileThread_ = nullptr;   // images
+    RunFileLoader* loader_ = nullptr;
+    LocalAttachWorker* localAttach_ = nullptr;
+    RemoteAttachWorker* remoteAttach_ = nullptr;
+    RunFileFetcher* fetcher_ = nullptr;
+    quint64 loadJob_ = 0, imageJob_ = 0;
+    bool loading_ = false, started_ = false;
+};
+
+}  // namespace streetgan::ui

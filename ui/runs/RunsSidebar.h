@@ -1,0 +1,53 @@
+// The runs sidebar: local runs under the workspace folder and each connected remote host with
+// its runs, each with a state badge (running, paused, finished, stopped, failed, crashed).
+// Listing runs on workers (LocalRunLister, RemoteHost); refreshed every few seconds. GUI thread.
+#pragma once
+
+#include <QHash>
+#include <QPointer>
+#include <QWidget>
+
+#include "common/RunEntry.h"
+
+class QTreeWidget;
+class QTreeWidgetItem;
+class QThread;
+class QTimer;
+
+namespace streetgan::ui {
+
+class LocalRunLister;
+class RemoteHost;
+
+class RunsSidebar : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunsSidebar(QWidget* parent = nullptr);
+    ~RunsSidebar() override;
+    void setWorkspace(const QString& dir);
+    QString workspace() const { return workspace_; }
+    void refresh();
+    void addHost(RemoteHost* host);
+    void removeHost(RemoteHost* host);
+    QTreeWidget* tree() const { return tree_; }
+    /// The state badge for a run state (coloured dot).
+    static QIcon badge(const QString& state);
+
+signals:
+    void openLocal(const QString& runDir);
+    void openRemote(streetgan::ui::RemoteHost* host, const QString& runDir);
+    void localListed(int runs);
+
+private:
+    void fill(QTreeWidgetItem* parent, const RunEntryList& runs);
+    QTreeWidget* tree_;
+    QTreeWidgetItem* localRoot_;
+    QHash<RemoteHost*, QTreeWidgetItem*> hosts_;
+    QString workspace_;
+    QThread* thread_;
+    LocalRunLister* lister_;
+    QTimer* timer_;
+    quint64 job_ = 0;
+};
+
+}  // namespace streetgan::ui
