@@ -3,19 +3,16 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QStandardPaths>
 
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
+#include "base/util/Paths.h"
 
 namespace streetgan::ui {
 
 ParzenRunner::ParzenRunner(QString trainer, QString cacheFile, QObject* parent)
     : QObject(parent), trainer_(std::move(trainer)), cacheFile_(std::move(cacheFile)) {
-    if (cacheFile_.isEmpty()) {
-        const QString dir = QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation);
-        cacheFile_ = (dir.isEmpty() ? QDir::tempPath() : dir) + "/streetgan/parzen.json";
-    }
+    if (cacheFile_.isEmpty()) cacheFile_ = QString::fromStdString(Paths::cacheDir("parzen.json"));
     loadCache();
 }
 

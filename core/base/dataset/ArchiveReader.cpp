@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "base/util/AtomicFile.h"
+#include "base/util/Paths.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -400,18 +401,11 @@ std::string ArchiveReader::cacheKey() const {
 
 std::vector<std::string> ArchiveReader::cacheCandidates() const {
     std::vector<std::string> out{path_ + ".sgindex"};
-    std::string base;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-        base = xdg;
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        base = std::string(home) + "/.cache";
-    if (!base.empty()) {
-        uint64_t h = 1469598103934665603ull;  // FNV-1a of the absolute path
-        for (unsigned char c : absolutePath(path_)) h = (h ^ c) * 1099511628211ull;
-        char hex[17];
-        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-        out.push_back(base + "/streetgan/archive-index/" + hex + ".sgindex");
-    }
+    uint64_t h = 1469598103934665603ull;  // FNV-1a of the absolute path
+    for (unsigned char c : absolutePath(path_)) h = (h ^ c) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    out.push_back(Paths::cacheDir("archive-index") + "/" + hex + ".sgindex");
     return out;
 }
 

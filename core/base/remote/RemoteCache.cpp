@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/remote/SshConfig.h"
+#include "base/util/Paths.h"
 
 namespace streetgan {
 
@@ -18,8 +19,7 @@ std::string safeComponent(const std::string& c) {
 
 RemoteCache::RemoteCache(std::string root) : root_(std::move(root)) {
     if (root_.empty()) {
-        const char* xdg = std::getenv("XDG_CACHE_HOME");
-        root_ = (xdg && *xdg ? std::string(xdg) : SshConfig::homeDir() + "/.cache") + "/streetgan/remote";
+        root_ = Paths::cacheDir("remote");
     }
     while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
 }

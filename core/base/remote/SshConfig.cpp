@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/util/Errors.h"
+#include "base/util/Paths.h"
 
 namespace streetgan {
 
@@ -97,9 +98,8 @@ std::vector<JumpSpec> JumpSpec::parseList(const std::string& text) {
 }
 
 std::string SshConfig::homeDir() {
-    if (const char* h = std::getenv("HOME"); h && *h) return h;
-    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
-    return "/";
+    const std::string home = Paths::homeDir();
+    return home.empty() ? "/" : home;
 }
 
 std::string SshConfig::localUser() {

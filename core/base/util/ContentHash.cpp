@@ -1,11 +1,11 @@
 #include "base/util/ContentHash.h"
 
-#include <algorithm>
-#include <array>
+#include <openssl/evp.h>
+
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "base/util/Errors.h"
@@ -13,101 +13,47 @@
 namespace streetgan {
 namespace {
 
-constexpr std::array<uint32_t, 64> kRound = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be,
-    0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa,
-    0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85,
-    0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3,
-    0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f,
-    0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-// Incremental SHA-256: update() any number of times, then finish() once.
-class Sha256State {
+// One SHA-256 computation through OpenSSL's EVP interface (libcrypto, already in the process
+// through libssh), with the digest as lowercase hex.
+class Sha256 {
 public:
-    void update(const uint8_t* p, std::size_t n) {
-        total_ += n;
-        if (fill_ > 0) {
-            const std::size_t take = std::min(n, sizeof block_ - fill_);
-            std::memcpy(block_ + fill_, p, take);
-            fill_ += take;
-            p += take;
-            n -= take;
-            if (fill_ < sizeof block_) return;
-            compress(block_);
-            fill_ = 0;
-        }
-        for (; n >= 64; p += 64, n -= 64) compress(p);
-        std::memcpy(block_, p, n);
-        fill_ = n;
+    Sha256() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
+        if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1) throw Error("OpenSSL cannot start a SHA-256 digest");
     }
-
-    std::string finish() {
-        const uint64_t bits = static_cast<uint64_t>(total_) * 8;
-        uint8_t pad[72] = {0x80};
-        const std::size_t padLen = (fill_ < 56 ? 56 - fill_ : 120 - fill_);
-        for (int i = 0; i < 8; ++i) pad[padLen + i] = static_cast<uint8_t>(bits >> (56 - 8 * i));
-        update(pad, padLen + 8);
-        static const char* hex = "0123456789abcdef";
+    void update(const void* data, std::size_t size) {
+        if (size && EVP_DigestUpdate(ctx_.get(), data, size) != 1) throw Error("OpenSSL SHA-256 update failed");
+    }
+    std::string hex() {
+        unsigned char digest[EVP_MAX_MD_SIZE];
+        unsigned int length = 0;
+        if (EVP_DigestFinal_ex(ctx_.get(), digest, &length) != 1) throw Error("OpenSSL SHA-256 final failed");
+        static const char* kHex = "0123456789abcdef";
         std::string out;
-        for (uint32_t v : h_)
-            for (int s = 28; s >= 0; s -= 4) out += hex[(v >> s) & 0xf];
+        out.reserve(std::size_t{2} * length);
+        for (unsigned int i = 0; i < length; ++i) {
+            out += kHex[digest[i] >> 4];
+            out += kHex[digest[i] & 15];
+        }
         return out;
     }
 
 private:
-    void compress(const uint8_t* p) {
-        uint32_t w[64];
-        for (int i = 0; i < 16; ++i)
-            w[i] = (uint32_t{p[4 * i]} << 24) | (uint32_t{p[4 * i + 1]} << 16) | (uint32_t{p[4 * i + 2]} << 8) | uint32_t{p[4 * i + 3]};
-        for (int i = 16; i < 64; ++i) {
-            const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-            const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-        }
-        uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
-        for (int i = 0; i < 64; ++i) {
-            const uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[static_cast<std::size_t>(i)] + w[i];
-            const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-            h = g;
-            g = f;
-            f = e;
-            e = d + t1;
-            d = c;
-            c = b;
-            b = a;
-            a = t1 + t2;
-        }
-        h_[0] += a;
-        h_[1] += b;
-        h_[2] += c;
-        h_[3] += d;
-        h_[4] += e;
-        h_[5] += f;
-        h_[6] += g;
-        h_[7] += h;
-    }
-
-    uint32_t h_[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    uint8_t block_[64] = {};
-    std::size_t fill_ = 0;
-    std::size_t total_ = 0;
+    std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx_;
 };
 
 }  // namespace
 
 std::string ContentHash::sha256(const void* data, std::size_t size) {
-    Sha256State s;
-    s.update(static_cast<const uint8_t*>(data), size);
-    return s.finish();
+    Sha256 s;
+    s.update(data, size);
+    return s.hex();
 }
 
 std::string ContentHash::sha256File(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw IoError("cannot read '" + path + "' to hash it: " + std::strerror(errno));
-    Sha256State s;
-    std::vector<uint8_t> buf(std::size_t{1} << 20);
+    Sha256 s;
+    std::vector<unsigned char> buf(std::size_t{1} << 20);
     for (;;) {
         const std::size_t n = std::fread(buf.data(), 1, buf.size(), f);
         s.update(buf.data(), n);
@@ -116,7 +62,7 @@ std::string ContentHash::sha256File(const std::string& path) {
     const bool failed = std::ferror(f) != 0;
     std::fclose(f);
     if (failed) throw IoError("cannot read '" + path + "' to hash it: read error");
-    return s.finish();
+    return s.hex();
 }
 
 }  // namespace streetgan

@@ -1,5 +1,5 @@
-// SHA-256 (FIPS 180-4) of bytes and of files, as lowercase hex: the identity of a feature model
-// file in metric cache keys and events. Plain C++, no crypto library (core links none).
+// SHA-256 (FIPS 180-4) of bytes and of files, as lowercase hex: the identity of a checkpoint or a
+// feature model file in session files, cache keys and events. Computed by OpenSSL's libcrypto.
 //
 // Thread contract: stateless; every function may be called from any thread.
 #pragma once

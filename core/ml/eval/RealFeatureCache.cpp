@@ -10,6 +10,7 @@
 #include "base/util/ContentHash.h"
 #include "base/util/Crc32c.h"
 #include "base/util/AtomicFile.h"
+#include "base/util/Paths.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -46,9 +47,7 @@ nlohmann::json RealFeatureCache::key(const std::string& source, int64_t imageSiz
 
 std::string RealFeatureCache::defaultDir() {
     if (auto d = envOr("STREETGAN_FID_CACHE"); !d.empty()) return d;
-    if (auto x = envOr("XDG_CACHE_HOME"); !x.empty()) return x + "/streetgan/fid";
-    if (auto h = envOr("HOME"); !h.empty()) return h + "/.cache/streetgan/fid";
-    return (std::filesystem::temp_directory_path() / "streetgan-fid").string();
+    return Paths::cacheDir("fid");
 }
 
 std::string RealFeatureCache::pathFor(const nlohmann::json& key) const {

@@ -12,6 +12,7 @@
 
 #include "ml/latent/LatentSeed.h"
 #include "base/util/AtomicFile.h"
+#include "base/util/Paths.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -87,10 +88,7 @@ PcaDirections PcaDirections::compute(const Generator& g, const Options& options)
 }
 
 std::string PcaDirections::defaultCacheDir() {
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    if (xdg && *xdg) return (std::filesystem::path(xdg) / "streetgan" / "directions").string();
-    const char* home = std::getenv("HOME");
-    return (std::filesystem::path(home && *home ? home : "/tmp") / ".cache" / "streetgan" / "directions").string();
+    return Paths::cacheDir("directions");
 }
 
 PcaDirections PcaDirections::cached(const Generator& g, const std::string& checkpointSha256, const Options& options,

@@ -24,6 +24,7 @@
 #include "ml/train/TrainStep.h"
 #include "base/util/Errors.h"
 #include "base/util/AtomicFile.h"
+#include "base/util/Paths.h"
 #include "base/util/SeedHash.h"
 
 namespace streetgan {
@@ -121,9 +122,10 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
             dist_->broadcastBytes(bytes, "broadcast of the resume checkpoint");
             dist_->broadcastBytes(name, "broadcast of the resume checkpoint");
             if (!root && !bytes.empty()) {
-                char tmpl[] = "/tmp/streetgan-resume-XXXXXX";
-                const int fd = ::mkstemp(tmpl);
-                if (fd < 0) throw IoError("cannot create a temporary file in /tmp for rank " + std::to_string(dist_->rank()) + "'s copy of " + name + ": free space in /tmp");
+                const std::string tmpDir = Paths::tempDir();
+                std::string tmpl = tmpDir + "/streetgan-resume-XXXXXX";
+                const int fd = ::mkstemp(tmpl.data());
+                if (fd < 0) throw IoError("cannot create a temporary file in " + tmpDir + " for rank " + std::to_string(dist_->rank()) + "'s copy of " + name + ": free space there or set TMPDIR");
                 ::close(fd);
                 AtomicFile::write(tmpl, bytes);
                 resumeCopy = tmpl;
