@@ -1,4 +1,4 @@
-// Benchmark helper of bench_render.sh (compiled by it against build/release's libstreetgan_core.a;
+// Benchmark helper of bench_render.sh (compiled by it against build/release's streetgan_ml;
 // not part of the CMake build). Two modes:
 //   bench_render latency THREADS ITERS
 //       naive-64 generator (DCGAN init, seed 0), FrameRenderer at batch 1, size 64 (the model's

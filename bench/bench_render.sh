@@ -4,13 +4,13 @@
 # against Pillow's GIF writer with the reference project's call on the same true frames: encode
 # time, file size and mean PSNR against the true frames (target: PSNR >= Pillow's at no larger
 # size, and faster).
-# Compiles bench/bench_render.cpp against build/release's libstreetgan_core.a (flags and link line
+# Compiles bench/bench_render.cpp against build/release's streetgan_ml and streetgan_cli (flags and link line
 # taken from the configured build; the helper lands in build/release/bench-render/), runs it and
 # bench/render_gif_reference.py, prints a table and writes JSON to
 # bench/results/render-<date>-<time>.json. A benchmark, not a test: it fails only when a step fails.
 #
 # Environment (all optional):
-#   BUILD_DIR            configured build (default: build/release; streetgan_core must be built)
+#   BUILD_DIR            configured build (default: build/release; test_render_export must be built)
 #   STREETGAN_PYTHON     Python with numpy and PIL (default: /usr/bin/python3)
 #   BENCH_ITERS          latency iterations per thread count (default: 200)
 #   BENCH_CHECKPOINT     checkpoint of part (b) (default: resources/demo/tiny-32-synthetic.pt)
@@ -36,15 +36,15 @@ iters=${BENCH_ITERS:-200}
 ck=${BENCH_CHECKPOINT:-$root/resources/demo/tiny-32-synthetic.pt}
 repeats=${BENCH_REPEATS:-3}
 results=${BENCH_RESULTS_DIR:-$here/results}
-[[ -f $build/core/libstreetgan_core.a ]] || { echo "$me: $build/core/libstreetgan_core.a is missing: build streetgan_core first" >&2; exit 1; }
+[[ -f $build/tests/ml/test_render_export ]] || { echo "$me: $build/tests/ml/test_render_export is missing: cmake --build --preset release --target test_render_export" >&2; exit 1; }
 
-# 1. Compile and link the helper like tests/core/test_render_export (without GoogleTest).
+# 1. Compile and link the helper like tests/ml/test_render_export (without GoogleTest).
 out=$build/bench-render
 mkdir -p "$out"
 compile=$("$py" - "$build" "$root" <<'PY'
 import json, sys, shlex
 build, root = sys.argv[1], sys.argv[2]
-e = next(c for c in json.load(open(build + "/compile_commands.json")) if c["file"].endswith("core/cli/RenderCommand.cpp"))
+e = next(c for c in json.load(open(build + "/compile_commands.json")) if c["file"].endswith("tests/ml/export/RenderExportTest.cpp"))
 args = e["arguments"] if "arguments" in e else shlex.split(e["command"])
 keep, skip = [], False
 for a in args:
@@ -57,9 +57,9 @@ PY
 )
 pkgflags=$(pkg-config --cflags libavcodec libavformat libswscale libavutil)
 (cd "$build" && eval "$compile $pkgflags")
-link=$(cd "$build" && ninja -t commands tests/core/test_render_export | tail -1 | sed -e 's/^: && //; s/ && cd .*$//' \
-    -e 's#tests/core/CMakeFiles/test_render_export.dir/export/RenderExportTest.cpp.o#bench-render/bench_render.o#' \
-    -e 's#-o tests/core/test_render_export#-o bench-render/bench_render#' -e 's#[^ ]*libgtest_main.a##g; s#[^ ]*libgtest.a##g')
+link=$(cd "$build" && ninja -t commands tests/ml/test_render_export | tail -1 | sed -e 's/^: && //; s/ && cd .*$//' \
+    -e 's#tests/ml/CMakeFiles/test_render_export.dir/export/RenderExportTest.cpp.o#bench-render/bench_render.o#' \
+    -e 's#-o tests/ml/test_render_export#-o bench-render/bench_render#' -e 's#[^ ]*libgtest_main.a##g; s#[^ ]*libgtest.a##g')
 (cd "$build" && eval "$link")
 helper=$out/bench_render
 

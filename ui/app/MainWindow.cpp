@@ -39,7 +39,7 @@
 
 namespace streetgan::ui {
 
-MainWindow::MainWindow(QString workspace, bool askWorkspace, QWidget* parent)
+MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* parent)
     : QMainWindow(parent), settings_(new AppSettings), prompter_(new SshPrompter(this)) {
     setWindowTitle(tr("StreetGAN Studio"));
     setObjectName("MainWindow");

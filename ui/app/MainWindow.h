@@ -35,7 +35,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// `workspace` empty: the remembered one (asked on first start unless `askWorkspace` is false).
-    explicit MainWindow(QString workspace = {}, bool askWorkspace = true, QWidget* parent = nullptr);
+    explicit MainWindow(const QString& workspace = {}, bool askWorkspace = true, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     /// Opens (and follows) a local run directory; returns its session.

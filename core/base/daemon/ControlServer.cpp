@@ -20,7 +20,7 @@ namespace streetgan {
 namespace {
 
 constexpr size_t kMaxClients = 64;
-constexpr size_t kMaxLine = 64 * 1024;  // a request is a few dozen bytes; anything longer is abuse
+constexpr size_t kMaxLine = size_t{64} * 1024;  // a request is a few dozen bytes; anything longer is abuse
 
 }  // namespace
 

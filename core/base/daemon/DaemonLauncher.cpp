@@ -66,7 +66,7 @@ DaemonLauncher::Result DaemonLauncher::launch(const TrainConfig& cfg, const std:
     // Everything the child needs is prepared before fork: between fork and exec only
     // async-signal-safe calls are allowed (LibTorch may have started threads).
     std::vector<std::string> args = {exe, "train", "--run-dir", abs, "--config", configPath, "--daemon-fd", std::to_string(pipeFds[1])};
-    if (resume) args.push_back("--resume");
+    if (resume) args.emplace_back("--resume");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

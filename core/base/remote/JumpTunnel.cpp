@@ -65,7 +65,7 @@ void JumpTunnel::stop() {
 }
 
 void JumpTunnel::pump() {
-    std::vector<char> buf(64 * 1024);
+    std::vector<char> buf(size_t{64} * 1024);
     std::string toLocal;
     size_t toLocalPos = 0;
     bool localEof = false, channelEof = false, localWriteShut = false, failed = false;

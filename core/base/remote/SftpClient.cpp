@@ -265,7 +265,7 @@ DownloadResult SftpClient::download(const std::string& remotePath, const std::st
 }
 
 std::string SftpClient::fetchToCache(const RemoteCache& cache, const std::string& remotePath, const DownloadOptions& options, DownloadResult* result) {
-    const std::string local = cache.pathFor(RemoteCache::hostKey(session_.target().hostName, session_.target().port), remotePath);
+    std::string local = cache.pathFor(RemoteCache::hostKey(session_.target().hostName, session_.target().port), remotePath);
     const DownloadResult r = download(remotePath, local, options);
     if (result) *result = r;
     return local;

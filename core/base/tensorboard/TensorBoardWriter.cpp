@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kFileVersion[] = "brain.Event:2";
-constexpr std::size_t kBufferBytes = 64 * 1024;
+constexpr std::size_t kBufferBytes = std::size_t{64} * 1024;
 
 // --- protobuf wire format (https://protobuf.dev/programming-guides/encoding/) -------------------
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
