@@ -20,7 +20,7 @@
 #include "ml/data/PackedCacheWriter.h"
 #include "base/dataset/ArchiveReader.h"
 #include "ml/data/PhotoSource.h"
-#include "ml/data/SyntheticStreets.h"
+#include "ml/data/synthetic/SyntheticStreets.h"
 #include "base/util/AtomicFile.h"
 #include "base/dataset/DatasetIndex.h"
 #include "base/util/Errors.h"

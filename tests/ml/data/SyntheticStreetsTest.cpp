@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "ml/data/SyntheticStreets.h"
+#include "ml/data/synthetic/SyntheticStreets.h"
 #include "base/util/Errors.h"
 
 using namespace streetgan;

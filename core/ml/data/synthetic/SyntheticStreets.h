@@ -26,6 +26,9 @@
 // too small for the target size (far windows) is drawn as its average colour. Scenes are
 // composed for a square frame; other aspect ratios stretch the same composition.
 //
+// The renderer's parts live beside this header (SceneParams, SceneLayout, the painters, Canvas,
+// CameraResponse; namespace streetgan::synthetic): only this header is for use outside the folder.
+//
 // Thread contract: every member function is const and uses no shared mutable state (scratch
 // buffers are thread_local), so any number of threads may call render() on one instance at once.
 #pragma once

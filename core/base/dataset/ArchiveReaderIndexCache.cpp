@@ -1,0 +1,177 @@
+// ArchiveReader's index cache (see ArchiveReader.h): the listing and the tar.gz access points
+// saved to and loaded from an .sgindex file, keyed by the archive's absolute path, size and mtime.
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "base/dataset/ArchiveReader.h"
+#include "base/dataset/ArchiveReaderDetail.h"
+#include "base/util/AtomicFile.h"
+#include "base/util/Errors.h"
+#include "base/util/Paths.h"
+
+namespace streetgan {
+
+using archive_detail::kWindow;
+
+// ---------------------------------------------------------------------------------------------
+// Index cache: little-endian-native binary, "SGARCIX1", the key, then the listing.
+
+namespace {
+
+constexpr char kIndexMagic[8] = {'S', 'G', 'A', 'R', 'C', 'I', 'X', '1'};
+
+struct IndexWriter {
+    std::string s;
+    void u64(uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+    void str(const std::string& x) {
+        u64(x.size());
+        s += x;
+    }
+};
+
+struct IndexReader {
+    const std::string& s;
+    size_t p = 0;
+    bool ok = true;
+    uint64_t u64() {
+        uint64_t v = 0;
+        if (!ok || s.size() - p < sizeof v) {
+            ok = false;
+            return 0;
+        }
+        std::memcpy(&v, s.data() + p, sizeof v);
+        p += sizeof v;
+        return v;
+    }
+    std::string str() {
+        const uint64_t n = u64();
+        if (!ok || n > s.size() - p) {
+            ok = false;
+            return {};
+        }
+        std::string r = s.substr(p, static_cast<size_t>(n));
+        p += static_cast<size_t>(n);
+        return r;
+    }
+};
+
+std::string absolutePath(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(path, ec);
+    return ec ? path : abs.lexically_normal().string();
+}
+
+}  // namespace
+
+std::string ArchiveReader::cacheKey() const {
+    return absolutePath(path_) + "\n" + std::to_string(size_) + "\n" + std::to_string(mtimeNs_);
+}
+
+std::vector<std::string> ArchiveReader::cacheCandidates() const {
+    std::vector<std::string> out{path_ + ".sgindex"};
+    uint64_t h = 1469598103934665603ull;  // FNV-1a of the absolute path
+    for (unsigned char c : absolutePath(path_)) h = (h ^ c) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    out.push_back(Paths::cacheDir("archive-index") + "/" + hex + ".sgindex");
+    return out;
+}
+
+bool ArchiveReader::loadIndex(const std::string& file) {
+    std::string blob;
+    {
+        std::ifstream f(file, std::ios::binary);
+        if (!f) return false;
+        std::ostringstream ss;
+        ss << f.rdbuf();
+        blob = ss.str();
+    }
+    if (blob.size() < sizeof kIndexMagic || std::memcmp(blob.data(), kIndexMagic, sizeof kIndexMagic) != 0) return false;
+    IndexReader r{blob, sizeof kIndexMagic};
+    if (r.str() != cacheKey() || !r.ok) return false;
+    const uint64_t format = r.u64();
+    if (format > static_cast<uint64_t>(Format::CompressedTar)) return false;
+    const bool truncated = r.u64() != 0;
+    const uint64_t streamEnd = r.u64();
+    const uint64_t n = r.u64();
+    if (!r.ok || n > blob.size()) return false;
+    std::vector<Entry> entries;
+    std::vector<Location> locations;
+    for (uint64_t i = 0; i < n && r.ok; ++i) {
+        Entry e;
+        e.name = r.str();
+        e.size = r.u64();
+        Location l;
+        l.begin = r.u64();
+        l.end = r.u64();
+        l.ordinal = r.u64();
+        l.intact = r.u64() != 0;
+        entries.push_back(std::move(e));
+        locations.push_back(l);
+    }
+    const uint64_t m = r.u64();
+    if (!r.ok || m > blob.size()) return false;
+    std::vector<Checkpoint> checkpoints;
+    for (uint64_t i = 0; i < m && r.ok; ++i) {
+        Checkpoint c;
+        c.out = r.u64();
+        c.in = r.u64();
+        c.bits = static_cast<int>(r.u64());
+        c.memberStart = r.u64() != 0;
+        const std::string w = r.str();
+        c.window.assign(w.begin(), w.end());
+        if (c.in > size_ || c.bits < 0 || c.bits > 7 || (c.bits && c.in == 0) || (!c.memberStart && c.window.size() != kWindow))
+            r.ok = false;
+        checkpoints.push_back(std::move(c));
+    }
+    if (!r.ok || r.p != blob.size()) return false;
+    format_ = static_cast<Format>(format);
+    truncated_ = truncated;
+    streamEnd_ = streamEnd;
+    entries_ = std::move(entries);
+    locations_ = std::move(locations);
+    checkpoints_ = std::move(checkpoints);
+    return true;
+}
+
+void ArchiveReader::saveIndex() {
+    IndexWriter w;
+    w.s.assign(kIndexMagic, sizeof kIndexMagic);
+    w.str(cacheKey());
+    w.u64(static_cast<uint64_t>(format_));
+    w.u64(truncated_ ? 1 : 0);
+    w.u64(streamEnd_);
+    w.u64(entries_.size());
+    for (size_t i = 0; i < entries_.size(); ++i) {
+        w.str(entries_[i].name);
+        w.u64(entries_[i].size);
+        w.u64(locations_[i].begin);
+        w.u64(locations_[i].end);
+        w.u64(locations_[i].ordinal);
+        w.u64(locations_[i].intact ? 1 : 0);
+    }
+    w.u64(checkpoints_.size());
+    for (const Checkpoint& c : checkpoints_) {
+        w.u64(c.out);
+        w.u64(c.in);
+        w.u64(static_cast<uint64_t>(c.bits));
+        w.u64(c.memberStart ? 1 : 0);
+        w.str(std::string(c.window.begin(), c.window.end()));
+    }
+    for (const std::string& file : cacheCandidates()) {
+        try {
+            std::error_code ec;
+            std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
+            AtomicFile::write(file, w.s);
+            indexPath_ = file;
+            return;
+        } catch (const IoError&) {
+            // not writable here: try the next place; no cache is not an error
+        }
+    }
+}
+
+}  // namespace streetgan
