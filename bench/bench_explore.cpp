@@ -11,17 +11,16 @@
 #include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#include "common/JsonFields.h"
 #include "common/RenderClient.h"
 
 using namespace streetgan::ui;
+using nlohmann::json;
 
 namespace {
 
@@ -43,9 +42,9 @@ int main(int argc, char** argv) {
     const QString ck = p.value("checkpoint");
     const int size = p.value("size").toInt(), count = p.value("frames").toInt();
     // A walk of 4 seed keyframes; request i asks for frame i (mod the walk).
-    QJsonArray keys;
-    for (int s : {2, 20, 28, 46}) keys.append(QJsonObject{{"seed", s}});
-    QJsonObject session{{"keyframes", keys}, {"frames_per_segment", p.value("segment").toInt()}, {"size", size}, {"truncation", 0.9}};
+    json keys = json::array();
+    for (int s : {2, 20, 28, 46}) keys.push_back({{"seed", s}});
+    json session{{"keyframes", keys}, {"frames_per_segment", p.value("segment").toInt()}, {"size", size}, {"truncation", 0.9}};
     const bool edit = p.isSet("edit");
     const int walk = 4 * p.value("segment").toInt();
 
@@ -61,18 +60,18 @@ int main(int argc, char** argv) {
         client.latest("bench", {{"op", "frames"}, {"checkpoint", ck}, {"session", session}, {"from", sent % walk}, {"count", 1}});
         ++sent;
     };
-    QObject::connect(&client, &RenderClient::finished, &app, [&](qint64, const QJsonObject& h, const QByteArray& payload) {
+    QObject::connect(&client, &RenderClient::finished, &app, [&](qint64, const json& h, const QByteArray& payload) {
         const QList<QImage> images = RenderClient::images(h, payload);
         const double ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-        if (!h.value("ok").toBool() || images.size() != 1) {
-            std::fprintf(stderr, "bench_explore: %s\n", qPrintable(h.value("error").toString("no image")));
+        if (!JsonFields::flag(h, "ok") || images.size() != 1) {
+            std::fprintf(stderr, "bench_explore: %s\n", qPrintable(JsonFields::text(h, "error", "no image")));
             app.exit(1);
             return;
         }
         if (sent == 1) firstMs = ms;
         if (sent > warmup) {
             roundTrip.push_back(ms);
-            workerMs.push_back(h.value("ms").toDouble());
+            workerMs.push_back(JsonFields::number(h, "ms"));
         }
         if (static_cast<int>(roundTrip.size()) >= count) {
             app.exit(0);

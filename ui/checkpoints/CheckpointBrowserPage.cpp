@@ -7,7 +7,6 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonObject>
 #include <QLabel>
 #include <QMenu>
 #include <QMimeData>
@@ -22,6 +21,7 @@
 #include "checkpoints/EvolutionPanel.h"
 #include "checkpoints/ParzenRunner.h"
 #include "checkpoints/RemoteCheckpointFetcher.h"
+#include "common/JsonFields.h"
 #include "common/RenderClient.h"
 #include "runs/RunSession.h"
 #include "checkpoints/SideBySidePanel.h"
@@ -157,12 +157,13 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
     });
 
     // Worker replies: thumbnails and reference checkpoints' metadata.
-    connect(render_, &RenderClient::finished, this, [this](qint64 id, const QJsonObject& header, const QByteArray& payload) {
+    connect(render_, &RenderClient::finished, this, [this](qint64 id, const nlohmann::json& header, const QByteArray& payload) {
         if (const auto it = openJobs_.find(id); it != openJobs_.end()) {
             const QString path = it.value();
             openJobs_.erase(it);
-            if (header.value("ok").toBool()) {
-                const auto num = [&](const char* k) { return header.value(k).isDouble() ? static_cast<qint64>(header.value(k).toDouble()) : qint64(-1); };
+            if (JsonFields::flag(header, "ok")) {
+                // A number, or -1 (null for a reference checkpoint: it does not record them).
+                const auto num = [&](const char* k) { return static_cast<qint64>(JsonFields::number(header, k, -1)); };
                 model_->setEpochStep(path, num("epoch"), num("step"));
             }
             return;  // an error is reported once, by the thumbnail request
@@ -171,8 +172,8 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
         if (it == thumbnailJobs_.end()) return;
         const QString path = it.value();
         thumbnailJobs_.erase(it);
-        if (!header.value("ok").toBool()) {
-            const QString error = header.value("error").toString();
+        if (!JsonFields::flag(header, "ok")) {
+            const QString error = JsonFields::text(header, "error");
             model_->setError(path, error);
             setStatus(tr("%1: %2").arg(QFileInfo(path).fileName(), error));
             updateChoices();
@@ -367,8 +368,7 @@ void CheckpointBrowserPage::requestThumbnail(const QString& path, const QString&
     if (thumbnailRequested_.contains(key)) return;
     thumbnailRequested_.insert(key);
     // The fixed noise (64 rows) as the trainer's sample grids show it: make_grid, 8 a row.
-    const QJsonObject req{{"op", "latents"}, {"checkpoint", localPath}, {"fixed_noise", 0},
-                          {"grid", QJsonObject{{"nrow", 8}, {"padding", 2}, {"normalize", true}}}};
+    const nlohmann::json req{{"op", "latents"}, {"checkpoint", localPath}, {"fixed_noise", 0}, {"grid", {{"nrow", 8}, {"padding", 2}, {"normalize", true}}}};
     thumbnailJobs_.insert(render_->send(req), path);
 }
 

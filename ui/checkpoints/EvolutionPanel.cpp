@@ -4,7 +4,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QJsonArray>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -15,6 +14,7 @@
 
 #include <cmath>
 
+#include "common/JsonFields.h"
 #include "common/RenderClient.h"
 
 namespace streetgan::ui {
@@ -93,12 +93,12 @@ EvolutionPanel::EvolutionPanel(RenderClient* client, QWidget* parent) : QWidget(
     connect(client_, &RenderClient::progress, this, [this](qint64 id, qint64 done, qint64 total) {
         if (id == renderId_) status_->setText(tr("rendering checkpoint %1 of %2…").arg(done).arg(total));
     });
-    connect(client_, &RenderClient::finished, this, [this](qint64 id, const QJsonObject& header, const QByteArray& payload) {
+    connect(client_, &RenderClient::finished, this, [this](qint64 id, const nlohmann::json& header, const QByteArray& payload) {
         if (id != renderId_) return;
         renderId_ = 0;
         setBusy(false);
-        if (!header.value("ok").toBool()) {
-            const QString message = tr("Evolution: %1").arg(header.value("error").toString());
+        if (!JsonFields::flag(header, "ok")) {
+            const QString message = tr("Evolution: %1").arg(JsonFields::text(header, "error"));
             status_->setText(message);
             emit failed(message);
             return;
@@ -127,17 +127,17 @@ void EvolutionPanel::setSource(bool fixedNoise, int seed, int count) {
     count_->setValue(count);
 }
 
-QJsonObject EvolutionPanel::request() const {
-    QJsonArray paths;
-    for (const auto& c : choices_) paths.append(c.path);
+nlohmann::json EvolutionPanel::request() const {
+    nlohmann::json paths = nlohmann::json::array();
+    for (const auto& c : choices_) paths.push_back(c.path);
     const int n = count_->value();
-    QJsonObject req{{"op", "evolution"}, {"checkpoints", paths}, {"nrow", static_cast<int>(std::ceil(std::sqrt(double(n))))}, {"padding", 2}};
+    nlohmann::json req{{"op", "evolution"}, {"checkpoints", paths}, {"nrow", static_cast<int>(std::ceil(std::sqrt(double(n))))}, {"padding", 2}};
     if (source_->currentIndex() == 0) {
-        req.insert("fixed_noise", n);
+        req["fixed_noise"] = n;
     } else {
-        QJsonArray seeds;
-        for (int i = 0; i < n; ++i) seeds.append(static_cast<qint64>(seed_->value()) + i);
-        req.insert("seeds", seeds);
+        nlohmann::json seeds = nlohmann::json::array();
+        for (int i = 0; i < n; ++i) seeds.push_back(static_cast<qint64>(seed_->value()) + i);
+        req["seeds"] = seeds;
     }
     return req;
 }
@@ -182,8 +182,8 @@ void EvolutionPanel::exportGif(const QString& path) {
         return;
     }
     exportPath_ = QFileInfo(path).absoluteFilePath();
-    QJsonObject req = request();
-    req.insert("out", exportPath_);
+    nlohmann::json req = request();
+    req["out"] = exportPath_;
     // One worker per export (docs/explore-worker.md): the page's worker stays free for thumbnails.
     auto* c = new RenderClient(QStringLiteral("auto"), this);
     exportClient_ = c;
@@ -197,7 +197,7 @@ void EvolutionPanel::exportGif(const QString& path) {
         progress_->setRange(0, static_cast<int>(total));
         progress_->setValue(static_cast<int>(done));
     });
-    connect(c, &RenderClient::finished, this, [this, c](qint64 id, const QJsonObject& header, const QByteArray&) {
+    connect(c, &RenderClient::finished, this, [this, c](qint64 id, const nlohmann::json& header, const QByteArray&) {
         if (id != exportId_) return;
         exportId_ = 0;
         progress_->setVisible(false);
@@ -205,10 +205,10 @@ void EvolutionPanel::exportGif(const QString& path) {
         exportButton_->setEnabled(true);
         c->deleteLater();
         exportClient_.clear();
-        const bool ok = header.value("ok").toBool();
-        const QString text = ok ? exportPath_ : header.value("cancelled").toBool() ? tr("cancelled") : header.value("error").toString();
-        const QString message = ok ? tr("Exported %1 (%2 frames)").arg(exportPath_).arg(header.value("frames").toInt())
-                                   : tr("GIF export %1: %2").arg(header.value("cancelled").toBool() ? tr("cancelled") : tr("failed"), text);
+        const bool ok = JsonFields::flag(header, "ok"), cancelled = JsonFields::flag(header, "cancelled");
+        const QString text = ok ? exportPath_ : cancelled ? tr("cancelled") : JsonFields::text(header, "error");
+        const QString message = ok ? tr("Exported %1 (%2 frames)").arg(exportPath_).arg(JsonFields::integer32(header, "frames"))
+                                   : tr("GIF export %1: %2").arg(cancelled ? tr("cancelled") : tr("failed"), text);
         status_->setText(message);
         emit statusMessage(message);
         emit exportFinished(ok, text);

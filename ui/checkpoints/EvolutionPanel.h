@@ -6,10 +6,11 @@
 #pragma once
 
 #include <QImage>
-#include <QJsonObject>
 #include <QList>
 #include <QPointer>
 #include <QWidget>
+
+#include <nlohmann/json.hpp>
 
 #include "checkpoints/CheckpointCatalog.h"
 
@@ -55,7 +56,7 @@ signals:
     void statusMessage(const QString& message);
 
 private:
-    QJsonObject request() const;
+    nlohmann::json request() const;
     void setBusy(bool rendering);
 
     RenderClient* client_;

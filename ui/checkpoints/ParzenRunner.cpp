@@ -2,11 +2,12 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QJsonDocument>
 
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
+#include "common/JsonFields.h"
+#include "common/JsonText.h"
 
 namespace streetgan::ui {
 
@@ -36,24 +37,23 @@ QString ParzenRunner::cacheKey(const QString& checkpoint) const {
 void ParzenRunner::loadCache() {
     QFile f(cacheFile_);
     if (!f.open(QIODevice::ReadOnly)) return;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll());
-    if (doc.isObject()) cache_ = doc.object();  // a damaged cache is ignored and rewritten
+    std::optional<nlohmann::json> doc = JsonText::parse(f.readAll());
+    if (doc && doc->is_object()) cache_ = std::move(*doc);  // a damaged cache is ignored and rewritten
 }
 
 void ParzenRunner::saveCache() {
     try {
         QDir().mkpath(QFileInfo(cacheFile_).absolutePath());
-        AtomicFile::write(cacheFile_.toStdString(), QJsonDocument(cache_).toJson(QJsonDocument::Compact).toStdString());
+        AtomicFile::write(cacheFile_.toStdString(), JsonText::write(cache_, JsonText::Format::Compact).toStdString());
     } catch (const std::exception&) {
         // The cache is a convenience: an unwritable cache folder costs a recomputation, not an error.
     }
 }
 
 std::optional<ParzenRunner::Result> ParzenRunner::cached(const QString& checkpoint) const {
-    const QJsonValue v = cache_.value(cacheKey(checkpoint));
-    if (!v.isObject()) return std::nullopt;
-    const QJsonObject o = v.toObject();
-    return Result{o.value("log_likelihood").toDouble(), o.value("std_error").toDouble(), o.value("sigma").toDouble()};
+    const nlohmann::json& o = JsonFields::at(cache_, cacheKey(checkpoint).toUtf8().constData());
+    if (!o.is_object()) return std::nullopt;
+    return Result{JsonFields::number(o, "log_likelihood"), JsonFields::number(o, "std_error"), JsonFields::number(o, "sigma")};
 }
 
 void ParzenRunner::enqueue(const QString& checkpoint) {
@@ -113,12 +113,12 @@ void ParzenRunner::onFinished(int exitCode, QProcess::ExitStatus status) {
     p->disconnect(this);
     p->deleteLater();
 
-    const QJsonDocument doc = QJsonDocument::fromJson(out);
-    const QJsonObject j = doc.object();
-    if (status == QProcess::NormalExit && exitCode == 0 && j.value("log_likelihood").isDouble()) {
-        const Result r{j.value("log_likelihood").toDouble(), j.value("std_error").toDouble(), j.value("sigma").toDouble()};
-        cache_.insert(cacheKey(ck), QJsonObject{{"log_likelihood", r.logLikelihood}, {"std_error", r.stdError}, {"sigma", r.sigma},
-                                               {"data", j.value("data")}});
+    const nlohmann::json j = JsonText::parse(out).value_or(nlohmann::json());
+    if (status == QProcess::NormalExit && exitCode == 0 && JsonFields::at(j, "log_likelihood").is_number()) {
+        const Result r{JsonFields::number(j, "log_likelihood"), JsonFields::number(j, "std_error"), JsonFields::number(j, "sigma")};
+        nlohmann::json entry = {{"log_likelihood", r.logLikelihood}, {"std_error", r.stdError}, {"sigma", r.sigma}};
+        if (j.contains("data")) entry["data"] = j.at("data");
+        cache_[cacheKey(ck).toStdString()] = std::move(entry);
         saveCache();
         emit finished(ck, r);
     } else {

@@ -8,12 +8,13 @@
 #pragma once
 
 #include <QHash>
-#include <QJsonObject>
 #include <QObject>
 #include <QProcess>
 #include <QStringList>
 
 #include <optional>
+
+#include <nlohmann/json.hpp>
 
 namespace streetgan::ui {
 
@@ -61,7 +62,7 @@ private:
     QStringList queue_;
     QProcess* process_ = nullptr;
     QString running_;
-    QJsonObject cache_;
+    nlohmann::json cache_ = nlohmann::json::object();  ///< cache key -> {"log_likelihood", "std_error", "sigma", "data"}
 };
 
 }  // namespace streetgan::ui

@@ -3,11 +3,11 @@
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QJsonArray>
 #include <QLabel>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "common/JsonFields.h"
 #include "common/RenderClient.h"
 
 namespace streetgan::ui {
@@ -40,17 +40,17 @@ SideBySidePanel::SideBySidePanel(RenderClient* client, QWidget* parent) : QWidge
     layout->addLayout(controls);
     layout->addLayout(grid, 1);
     connect(seed_, &QSpinBox::valueChanged, this, [this] { render(); });
-    connect(client_, &RenderClient::finished, this, [this](qint64 id, const QJsonObject& header, const QByteArray& payload) {
+    connect(client_, &RenderClient::finished, this, [this](qint64 id, const nlohmann::json& header, const QByteArray& payload) {
         for (int side = 0; side < 2; ++side) {
             if (id != pending_[side]) continue;
             pending_[side] = 0;
-            if (header.value("ok").toBool()) {
+            if (JsonFields::flag(header, "ok")) {
                 const QList<QImage> imgs = RenderClient::images(header, payload);
                 images_[side] = imgs.isEmpty() ? QImage() : imgs.front();
                 status_->clear();
-            } else if (header.value("error").toString() != QLatin1String("superseded")) {
+            } else if (JsonFields::text(header, "error") != QLatin1String("superseded")) {
                 images_[side] = QImage();
-                const QString message = tr("%1: %2").arg(pickers_[side]->currentText(), header.value("error").toString());
+                const QString message = tr("%1: %2").arg(pickers_[side]->currentText(), JsonFields::text(header, "error"));
                 views_[side]->setText(message);
                 views_[side]->setWordWrap(true);
                 status_->setText(message);
@@ -101,10 +101,9 @@ void SideBySidePanel::renderSide(int side) {
         views_[side]->setText(tr("no checkpoint"));
         return;
     }
-    QJsonArray seeds;
-    for (int i = 0; i < kCount; ++i) seeds.append(static_cast<qint64>(seed_->value()) + i);
-    QJsonObject req{{"op", "latents"}, {"checkpoint", ck}, {"seeds", seeds},
-                    {"grid", QJsonObject{{"nrow", 4}, {"padding", 2}, {"normalize", true}}}};
+    nlohmann::json seeds = nlohmann::json::array();
+    for (int i = 0; i < kCount; ++i) seeds.push_back(static_cast<qint64>(seed_->value()) + i);
+    const nlohmann::json req{{"op", "latents"}, {"checkpoint", ck}, {"seeds", seeds}, {"grid", {{"nrow", 4}, {"padding", 2}, {"normalize", true}}}};
     pending_[side] = client_->latest(side == 0 ? QStringLiteral("side-by-side-left") : QStringLiteral("side-by-side-right"), req);
 }
 

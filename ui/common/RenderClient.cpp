@@ -3,18 +3,19 @@
 #include <algorithm>
 #include <utility>
 
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QTimer>
 
+#include "common/JsonText.h"
 #include "common/TrainerLocator.h"
 
 namespace streetgan::ui {
 
 namespace {
 
-QJsonObject failure(qint64 id, const QString& error) {
-    return QJsonObject{{"id", id}, {"ok", false}, {"error", error}};
+using nlohmann::json;
+
+json failure(qint64 id, const QString& error) {
+    return json{{"id", id}, {"ok", false}, {"error", error}};
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ void RenderClient::ensureStarted() {
     process_ = p;
     buffer_.clear();
     pendingBytes_ = -1;
-    pendingHeader_ = {};
+    pendingHeader_ = nullptr;
     stderrTail_.clear();
     const QString program = TrainerLocator::trainer();
     connect(p, &QProcess::readyReadStandardOutput, this, [this, p] {
@@ -76,12 +77,12 @@ void RenderClient::ensureStarted() {
     p->start(program, {QStringLiteral("explore-worker"), QStringLiteral("--device"), device_});
 }
 
-void RenderClient::write(const QJsonObject& request) {
+void RenderClient::write(const json& request) {
     ensureStarted();
-    if (process_) process_->write(QJsonDocument(request).toJson(QJsonDocument::Compact) + '\n');
+    if (process_) process_->write(JsonText::write(request, JsonText::Format::Compact) + '\n');
 }
 
-qint64 RenderClient::send(QJsonObject request) {
+qint64 RenderClient::send(json request) {
     const qint64 id = nextId_++;
     request["id"] = id;
     inFlight_.insert(id, QString());
@@ -89,7 +90,7 @@ qint64 RenderClient::send(QJsonObject request) {
     return id;
 }
 
-qint64 RenderClient::latest(const QString& channel, QJsonObject request) {
+qint64 RenderClient::latest(const QString& channel, json request) {
     if (!channelBusy_.contains(channel)) {
         const qint64 id = nextId_++;
         request["id"] = id;
@@ -102,7 +103,7 @@ qint64 RenderClient::latest(const QString& channel, QJsonObject request) {
     request["id"] = id;
     if (channelWaiting_.contains(channel)) {
         const qint64 old = channelWaiting_.take(channel).first;
-        QJsonObject h = failure(old, QStringLiteral("superseded"));
+        json h = failure(old, QStringLiteral("superseded"));
         h["superseded"] = true;
         emit finished(old, h, {});
     }
@@ -114,7 +115,7 @@ void RenderClient::cancel(qint64 id) {
     for (auto it = channelWaiting_.begin(); it != channelWaiting_.end(); ++it) {
         if (it.value().first != id) continue;
         channelWaiting_.erase(it);
-        QJsonObject h = failure(id, QStringLiteral("cancelled"));
+        json h = failure(id, QStringLiteral("cancelled"));
         h["cancelled"] = true;
         emit finished(id, h, {});
         return;
@@ -122,15 +123,15 @@ void RenderClient::cancel(qint64 id) {
     if (!inFlight_.contains(id) || !process_) return;
     const qint64 cid = nextId_++;
     internal_.insert(cid);
-    write(QJsonObject{{"id", cid}, {"op", "cancel"}, {"target", id}});
+    write(json{{"id", cid}, {"op", "cancel"}, {"target", id}});
 }
 
 qint64 RenderClient::open(const QString& checkpoint) {
-    return send(QJsonObject{{"op", "open"}, {"checkpoint", checkpoint}});
+    return send(json{{"op", "open"}, {"checkpoint", checkpoint}});
 }
 
-qint64 RenderClient::exportSession(const QString& checkpoint, const QJsonObject& session, const QString& out) {
-    return send(QJsonObject{{"op", "export"}, {"checkpoint", checkpoint}, {"session", session}, {"out", out}});
+qint64 RenderClient::exportSession(const QString& checkpoint, const json& session, const QString& out) {
+    return send(json{{"op", "export"}, {"checkpoint", checkpoint}, {"session", session}, {"out", out}});
 }
 
 void RenderClient::readReplies() {
@@ -143,39 +144,39 @@ void RenderClient::readReplies() {
             const QByteArray payload = buffer_.mid(pos, pendingBytes_);
             pos += pendingBytes_;
             pendingBytes_ = -1;
-            deliver(std::exchange(pendingHeader_, {}), payload);
+            deliver(std::exchange(pendingHeader_, nullptr), payload);
             continue;
         }
         const qsizetype nl = buffer_.indexOf('\n', pos);
         if (nl < 0) break;
         const QByteArray line = buffer_.mid(pos, nl - pos);
         pos = nl + 1;
-        QJsonParseError err{};
-        const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
-        if (!doc.isObject()) {
+        QString err;
+        std::optional<json> h = JsonText::parse(line, &err);
+        if (!h || !h->is_object()) {
             // Not the protocol: nothing after this can be trusted, so the worker is dropped.
             p->disconnect(this);
             p->kill();
-            workerDied(p, tr("The explore worker sent an unreadable reply (%1); it was stopped").arg(err.errorString()));
+            workerDied(p, tr("The explore worker sent an unreadable reply (%1); it was stopped").arg(h ? tr("not an object") : err));
             return;
         }
-        const QJsonObject h = doc.object();
-        const qint64 bytes = h.value("bytes").toInteger(0);
+        const qint64 bytes = JsonFields::integer(*h, "bytes", 0);
         if (bytes > 0) {
-            pendingHeader_ = h;
+            pendingHeader_ = std::move(*h);
             pendingBytes_ = bytes;
         } else {
-            deliver(h, {});
+            deliver(*h, {});
         }
     }
     if (process_ == p) buffer_.remove(0, pos);
 }
 
-void RenderClient::deliver(const QJsonObject& header, const QByteArray& payload) {
-    const qint64 id = header.value("id").toInteger(-1);
+void RenderClient::deliver(const json& header, const QByteArray& payload) {
+    const qint64 id = JsonFields::integer(header, "id", -1);
     if (header.contains("progress")) {
-        const QJsonArray pr = header.value("progress").toArray();
-        if (inFlight_.contains(id)) emit progress(id, pr.at(0).toInteger(), pr.at(1).toInteger());
+        const json& pr = header.at("progress");
+        const auto step = [&](size_t i) { return pr.is_array() && pr.size() > i ? JsonFields::asInteger(pr[i]) : qint64(0); };
+        if (inFlight_.contains(id)) emit progress(id, step(0), step(1));
         return;
     }
     if (internal_.remove(id)) return;
@@ -215,7 +216,7 @@ void RenderClient::failAll(const QString& message) {
     internal_.clear();
     buffer_.clear();
     pendingBytes_ = -1;
-    pendingHeader_ = {};
+    pendingHeader_ = nullptr;
     // Emitted from the event loop: this may run inside send() (a worker that fails to start),
     // before the caller knows the id it is about to get.
     QTimer::singleShot(0, this, [this, ids, message] {
@@ -224,8 +225,8 @@ void RenderClient::failAll(const QString& message) {
     });
 }
 
-QList<QImage> RenderClient::images(const QJsonObject& header, const QByteArray& payload) {
-    const qint64 n = header.value("frames").toInteger(0), w = header.value("width").toInteger(0), h = header.value("height").toInteger(0);
+QList<QImage> RenderClient::images(const json& header, const QByteArray& payload) {
+    const qint64 n = JsonFields::integer(header, "frames"), w = JsonFields::integer(header, "width"), h = JsonFields::integer(header, "height");
     const qint64 frameBytes = w * h * 3;
     QList<QImage> out;
     if (n <= 0 || w <= 0 || h <= 0 || payload.size() != n * frameBytes) return out;

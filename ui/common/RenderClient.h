@@ -9,18 +9,23 @@
 // If the worker dies, every outstanding request finishes with ok=false and the process's error;
 // the next request restarts it.
 //
+// Requests and headers are nlohmann::json objects (JsonFields reads their fields leniently).
+//
 // Thread contract: a QObject of the GUI thread (or any one thread with an event loop).
 #pragma once
 
 #include <QByteArray>
 #include <QHash>
 #include <QImage>
-#include <QJsonObject>
 #include <QList>
 #include <QObject>
 #include <QProcess>
 #include <QSet>
 #include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include "common/JsonFields.h"
 
 namespace streetgan::ui {
 
@@ -33,28 +38,28 @@ public:
     ~RenderClient() override;
 
     /// Sends `request` (an "op" and its fields; the id is added) and returns its id.
-    qint64 send(QJsonObject request);
+    qint64 send(nlohmann::json request);
     /// As send(), but at most one request per `channel` is in flight: while one runs, a newer one
     /// waits and replaces any older waiting one (that one finishes with ok=false, "superseded").
-    qint64 latest(const QString& channel, QJsonObject request);
+    qint64 latest(const QString& channel, nlohmann::json request);
     /// Sends {"op":"cancel","target":id}.
     void cancel(qint64 id);
 
     // Convenience builders around send().
     qint64 open(const QString& checkpoint);
-    qint64 exportSession(const QString& checkpoint, const QJsonObject& session, const QString& out);
+    qint64 exportSession(const QString& checkpoint, const nlohmann::json& session, const QString& out);
 
     bool isRunning() const;
     /// Requests sent and not finished yet.
     int outstanding() const;
 
     /// The payload of a reply as images (RGB888, deep copies): header "frames", "width", "height".
-    static QList<QImage> images(const QJsonObject& header, const QByteArray& payload);
+    static QList<QImage> images(const nlohmann::json& header, const QByteArray& payload);
 
 signals:
     /// The final reply to request `id`: header["ok"], header["error"], the op's fields; payload
     /// holds the binary part (empty when none).
-    void finished(qint64 id, const QJsonObject& header, const QByteArray& payload);
+    void finished(qint64 id, const nlohmann::json& header, const QByteArray& payload);
     /// A progress header of a long request.
     void progress(qint64 id, qint64 done, qint64 total);
     /// The worker could not start or died; outstanding requests have finished with this error.
@@ -64,8 +69,8 @@ private:
     void ensureStarted();
     void readReplies();
     void failAll(const QString& message);
-    void write(const QJsonObject& request);
-    void deliver(const QJsonObject& header, const QByteArray& payload);
+    void write(const nlohmann::json& request);
+    void deliver(const nlohmann::json& header, const QByteArray& payload);
     void startWaiting(const QString& channel);
     void workerDied(QProcess* process, const QString& message);
 
@@ -73,11 +78,11 @@ private:
     QProcess* process_ = nullptr;
     qint64 nextId_ = 1;
     QByteArray buffer_;
-    QJsonObject pendingHeader_;     ///< a header whose payload is still arriving
+    nlohmann::json pendingHeader_;  ///< a header whose payload is still arriving
     qint64 pendingBytes_ = -1;
     QHash<qint64, QString> inFlight_;      ///< id -> channel ("" for plain send)
     QHash<QString, qint64> channelBusy_;   ///< channel -> id in flight
-    QHash<QString, QPair<qint64, QJsonObject>> channelWaiting_;  ///< channel -> (id, request)
+    QHash<QString, QPair<qint64, nlohmann::json>> channelWaiting_;  ///< channel -> (id, request)
     QSet<qint64> internal_;                ///< ids of our own cancel requests (replies not emitted)
     QByteArray stderrTail_;                ///< the worker's last diagnostics, for workerFailed
 };

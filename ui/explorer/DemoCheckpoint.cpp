@@ -3,12 +3,12 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QStandardPaths>
 
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
+#include "common/JsonFields.h"
+#include "common/JsonText.h"
 
 // Q_INIT_RESOURCE must run at global scope: streetgan_ui is a static library, whose resource
 // initialiser the linker would otherwise drop.
@@ -53,8 +53,7 @@ QString DemoCheckpoint::install() {
     (void)registered;
     const QByteArray walk = resource("walk.json");
     const QByteArray checkpoint = resource("tiny-32-synthetic.pt");
-    const QJsonObject session = QJsonDocument::fromJson(walk).object();
-    const QString expected = session.value("checkpoint_sha256").toString().toLower();
+    const QString expected = JsonFields::text(JsonText::parse(walk).value_or(nlohmann::json()), "checkpoint_sha256").toLower();
     const QString actual = hexSha256(checkpoint);
     if (expected.isEmpty() || expected != actual)
         throw DataError("embedded demo checkpoint has sha256 " + actual.left(12).toStdString() + "... but walk.json expects " +

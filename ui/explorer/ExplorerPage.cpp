@@ -4,56 +4,44 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
-#include <QDoubleSpinBox>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRandomGenerator>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
-#include <QScrollBar>
 #include <QSplitter>
-#include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
-#include <cmath>
-#include <utility>
+#include <algorithm>
+#include <limits>
 
-#include "explorer/DemoCheckpoint.h"
+#include "base/latent/Easing.h"
+#include "base/util/Errors.h"
+#include "common/JsonFields.h"
+#include "common/RenderClient.h"
 #include "explorer/ExportDialog.h"
 #include "explorer/KeyframeList.h"
+#include "explorer/KeyframeModel.h"
 #include "explorer/LatentSliders.h"
-#include "common/RenderClient.h"
 #include "explorer/SeedGridDialog.h"
-#include "explorer/SessionUndoCommand.h"
-#include "base/util/AtomicFile.h"
-#include "base/util/Errors.h"
+#include "explorer/SessionModel.h"
+#include "explorer/WalkPreview.h"
+#include "explorer/WorkerRequests.h"
 
 namespace streetgan::ui {
 namespace {
 
-// The app's own session key (CLI.md: "the app may write more"; LatentSession keeps unknown keys):
-// the z dimensions that have a slider, so a saved session reopens with the same sliders.
-const QString kRawDimsKey = QStringLiteral("explorer_raw_dims");
-// Grid previews show every frame of the walk; they are a preview, so frames are capped at this
-// edge (the output size still applies to single frames and exports).
-constexpr int kGridPreviewEdge = 64;
-// Merge keys of SessionUndoCommand: one per slider.
-constexpr int kMergeTruncation = 1, kMergeDirection = 1000, kMergeRaw = 100000;
-
-bool superseded(const QJsonObject& h) {
-    return h.value("superseded").toBool() || h.value("error").toString().contains("superseded");
-}
+using nlohmann::json;
+using F = JsonFields;
 
 QString shortHash(const QString& sha) { return sha.left(12) + "…"; }
 
@@ -72,12 +60,16 @@ QScrollArea* scrolling(QWidget* w, int width) {
 }  // namespace
 
 ExplorerPage::ExplorerPage(QWidget* parent)
-    : QWidget(parent), view_(new RenderClient("auto", this)), undo_(new QUndoStack(this)), cache_(256 * 1024) {
+    : QWidget(parent),
+      view_(new RenderClient("auto", this)),
+      worker_(new WorkerRequests(view_, this)),
+      model_(new SessionModel(this)),
+      loader_(new SessionLoader(view_, this)) {
     setObjectName("explorerPage");
-    confirm_ = [this](const QString& warning) {
+    loader_->setConfirm([this](const QString& warning) {
         return QMessageBox::question(this, tr("Another checkpoint"), warning + "\n\n" + tr("Continue with this checkpoint?"),
                                      QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
-    };
+    });
     auto* layout = new QVBoxLayout(this);
 
     // Session bar.
@@ -95,8 +87,9 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     auto* saveAsButton = button(tr("Save as…"), "sessionSaveAs", tr("Save the session under another name"));
     auto* exportButton = button(tr("Export…"), "exportOpen", tr("GIF, PNG grid, PNG sequence or MP4"));
     bar->addSpacing(12);
-    QAction* undoAction = undo_->createUndoAction(this, tr("Undo"));
-    QAction* redoAction = undo_->createRedoAction(this, tr("Redo"));
+    QUndoStack* undo = model_->undoStack();
+    QAction* undoAction = undo->createUndoAction(this, tr("Undo"));
+    QAction* redoAction = undo->createRedoAction(this, tr("Redo"));
     undoAction->setShortcut(QKeySequence::Undo);
     redoAction->setShortcut(QKeySequence::Redo);
     undoAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -105,10 +98,10 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     addAction(redoAction);
     auto* undoButton = button(tr("Undo"), "undoButton", tr("Undo (Ctrl+Z)"));
     auto* redoButton = button(tr("Redo"), "redoButton", tr("Redo (Ctrl+Shift+Z)"));
-    connect(undoButton, &QPushButton::clicked, undo_, &QUndoStack::undo);
-    connect(redoButton, &QPushButton::clicked, undo_, &QUndoStack::redo);
-    connect(undo_, &QUndoStack::canUndoChanged, undoButton, &QWidget::setEnabled);
-    connect(undo_, &QUndoStack::canRedoChanged, redoButton, &QWidget::setEnabled);
+    connect(undoButton, &QPushButton::clicked, undo, &QUndoStack::undo);
+    connect(redoButton, &QPushButton::clicked, undo, &QUndoStack::redo);
+    connect(undo, &QUndoStack::canUndoChanged, undoButton, &QWidget::setEnabled);
+    connect(undo, &QUndoStack::canRedoChanged, redoButton, &QWidget::setEnabled);
     undoButton->setEnabled(false);
     redoButton->setEnabled(false);
     checkpointLabel_ = new QLabel(tr("no checkpoint open"));
@@ -125,6 +118,7 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     auto* kfGroup = new QGroupBox(tr("Keyframes"));
     auto* kfLayout = new QVBoxLayout(kfGroup);
     keyframes_ = new KeyframeList;
+    keyframes_->setModel(model_->keyframes());
     kfLayout->addWidget(keyframes_);
     leftLayout->addWidget(kfGroup, 1);
     auto* pathGroup = new QGroupBox(tr("Path"));
@@ -147,65 +141,12 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     pathForm->addRow(loop_);
     leftLayout->addWidget(pathGroup);
 
-    // Centre: preview, scrubber, playback, output.
+    // Centre: preview, scrubber, playback, output (WalkPreview), the error line.
     auto* centre = new QWidget;
     auto* centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(4, 0, 4, 0);
-    image_ = new QLabel;
-    image_->setObjectName("explorerPreview");
-    image_->setAlignment(Qt::AlignCenter);
-    image_->setMinimumSize(256, 256);
-    image_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
-    image_->setStyleSheet("background: #202020; color: #c0c0c0");
-    image_->setText(tr("Open a checkpoint or the demo to explore its latent space"));
-    image_->setWordWrap(true);
-    centreLayout->addWidget(image_, 1);
-    auto* scrubRow = new QHBoxLayout;
-    play_ = new QPushButton(tr("Play"));
-    play_->setObjectName("playButton");
-    play_->setCheckable(true);
-    scrubber_ = new QSlider(Qt::Horizontal);
-    scrubber_->setObjectName("scrubber");
-    scrubber_->setRange(0, 0);
-    frameLabel_ = new QLabel(tr("frame – / –"));
-    frameLabel_->setObjectName("frameLabel");
-    frameLabel_->setMinimumWidth(110);
-    scrubRow->addWidget(play_);
-    scrubRow->addWidget(scrubber_, 1);
-    scrubRow->addWidget(frameLabel_);
-    centreLayout->addLayout(scrubRow);
-    auto* outRow = new QHBoxLayout;
-    targetFps_ = new QDoubleSpinBox;
-    targetFps_->setObjectName("targetFps");
-    targetFps_->setRange(0.1, 100);
-    targetFps_->setDecimals(1);
-    targetFps_->setSuffix(tr(" fps"));
-    targetFps_->setToolTip(tr("Target frame rate of playback and exports (the session's frame delay)"));
-    measured_ = new QLabel(tr("measured –"));
-    measured_->setObjectName("measuredFps");
-    measured_->setMinimumWidth(110);
-    grid_ = new QCheckBox(tr("Grid preview"));
-    grid_->setObjectName("gridPreview");
-    grid_->setToolTip(tr("Show every frame of the walk as one grid"));
-    size_ = new QSpinBox;
-    size_->setObjectName("outputSize");
-    size_->setRange(8, 2048);  // LatentSession's range; the worker refuses walks over 4 GiB of frames
-    size_->setSuffix(tr(" px"));
-    size_->setKeyboardTracking(false);
-    size_->setToolTip(tr("Output edge in pixels (upscaled from the model's resolution)"));
-    upscale_ = new QComboBox;
-    upscale_->setObjectName("upscale");
-    upscale_->addItem(tr("nearest"), "nearest");
-    upscale_->addItem(tr("smooth"), "smooth");
-    outRow->addWidget(new QLabel(tr("Target")));
-    outRow->addWidget(targetFps_);
-    outRow->addWidget(measured_);
-    outRow->addStretch();
-    outRow->addWidget(grid_);
-    outRow->addWidget(new QLabel(tr("Size")));
-    outRow->addWidget(size_);
-    outRow->addWidget(upscale_);
-    centreLayout->addLayout(outRow);
+    preview_ = new WalkPreview(view_, model_);
+    centreLayout->addWidget(preview_, 1);
     error_ = new QLabel;
     error_->setObjectName("explorerError");
     error_->setStyleSheet("color: #b00020");
@@ -224,20 +165,22 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
 
-    needsSession_ = {newButton, saveButton, saveAsButton, exportButton, left, sliders_, play_, scrubber_, targetFps_, grid_, size_, upscale_};
+    needsSession_ = {newButton, saveButton, saveAsButton, exportButton, left, sliders_};  // and WalkPreview's controls
     for (QWidget* w : needsSession_) w->setEnabled(false);
 
-    // Keyframe thumbnails follow edits after a pause, so a slider drag does not render them per move.
-    thumbTimer_ = new QTimer(this);
-    thumbTimer_->setSingleShot(true);
-    thumbTimer_->setInterval(250);
-    connect(thumbTimer_, &QTimer::timeout, this, &ExplorerPage::requestThumbnails);
-    playTimer_ = new QTimer(this);
-    playTimer_->setTimerType(Qt::PreciseTimer);
-    clock_.start();
-
-    connect(view_, &RenderClient::finished, this, &ExplorerPage::onFinished);
     connect(view_, &RenderClient::workerFailed, this, [this](const QString& m) { showError(tr("Render worker: %1").arg(m)); });
+    connect(loader_, &SessionLoader::loaded, this, &ExplorerPage::install);
+    connect(loader_, &SessionLoader::failed, this, &ExplorerPage::showError);
+    connect(loader_, &SessionLoader::statusMessage, this, &ExplorerPage::statusMessage);
+    connect(model_, &SessionModel::changed, this, &ExplorerPage::onSessionChanged);
+    connect(preview_, &WalkPreview::frameShown, this, [this](int index) {
+        error_->clear();
+        emit frameShown(index);
+    });
+    connect(preview_, &WalkPreview::failed, this, &ExplorerPage::showError);
+    connect(preview_, &WalkPreview::sizeEdited, this, &ExplorerPage::setSize);
+    connect(preview_, &WalkPreview::upscaleEdited, this, &ExplorerPage::setUpscale);
+    connect(preview_, &WalkPreview::targetFpsEdited, this, &ExplorerPage::setTargetFps);
 
     connect(newButton, &QPushButton::clicked, this, [this] {
         if (discardChanges()) newSession();
@@ -265,9 +208,11 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     connect(keyframes_, &KeyframeList::duplicateRequested, this, [this](int r) { duplicateKeyframe(r); });
     connect(keyframes_, &KeyframeList::removeRequested, this, [this](int r) { removeKeyframe(r); });
     connect(keyframes_, &KeyframeList::segmentEasingRequested, this, [this](int r, const QString& e) { setSegmentEasing(r, e); });
+    // Drag and drop: the model asks for the move; it is one undoable edit like the buttons' moves.
+    connect(model_->keyframes(), &KeyframeModel::moveRequested, this, [this](int from, int to) { moveKeyframe(from, to - from); });
     connect(keyframes_, &KeyframeList::selectionChanged, this, [this](int row) {
         if (row < 0) return;
-        setCurrentFrame(row * session_.value("frames_per_segment").toInt(8));  // the keyframe's own frame
+        setCurrentFrame(row * model_->session().framesPerSegment);  // the keyframe's own frame
         syncRawSliders();
     });
 
@@ -275,15 +220,8 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     connect(easing_, &QComboBox::activated, this, [this] { setEasing(easing_->currentData().toString()); });
     connect(framesPerSegment_, &QSpinBox::valueChanged, this, [this](int v) { setFramesPerSegment(v); });
     connect(loop_, &QCheckBox::toggled, this, [this](bool on) { setLoop(on); });
-    connect(size_, &QSpinBox::valueChanged, this, [this](int v) { setSize(v); });
-    connect(upscale_, &QComboBox::activated, this, [this] { setUpscale(upscale_->currentData().toString()); });
-    connect(targetFps_, &QDoubleSpinBox::valueChanged, this, [this](double v) { setTargetFps(v); });
-    connect(grid_, &QCheckBox::toggled, this, [this](bool on) { setGridPreview(on); });
-    connect(scrubber_, &QSlider::valueChanged, this, [this](int v) { setCurrentFrame(v); });
-    connect(play_, &QPushButton::toggled, this, [this](bool on) { setPlaying(on); });
-    connect(playTimer_, &QTimer::timeout, this, &ExplorerPage::tick);
 
-    connect(sliders_, &LatentSliders::dragStarted, this, [this] { ++dragSerial_; });
+    connect(sliders_, &LatentSliders::dragStarted, model_, &SessionModel::startDrag);
     connect(sliders_, &LatentSliders::truncationEdited, this, [this](double psi) { setTruncation(psi); });
     connect(sliders_, &LatentSliders::directionEdited, this, [this](int i, double a) { setDirection(i, a); });
     connect(sliders_, &LatentSliders::componentsEdited, this, [this](int k) { setComponents(k); });
@@ -292,355 +230,152 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     connect(sliders_, &LatentSliders::rawDimensionRemoved, this, [this](int d) { removeRawDimension(d); });
 }
 
-ExplorerPage::~ExplorerPage() { playTimer_->stop(); }
+ExplorerPage::~ExplorerPage() = default;
 
 // ---------------------------------------------------------------------------------------------
-// Worker requests
+// Opening (SessionLoader) and saving
 
-qint64 ExplorerPage::request(const QJsonObject& r, Reply reply) {
-    const qint64 id = view_->send(r);
-    replies_.insert(id, std::move(reply));
-    return id;
-}
-
-qint64 ExplorerPage::requestLatest(const QString& channel, const QJsonObject& r, Reply reply) {
-    const qint64 id = view_->latest(channel, r);
-    replies_.insert(id, std::move(reply));
-    return id;
-}
-
-void ExplorerPage::onFinished(qint64 id, const QJsonObject& header, const QByteArray& payload) {
-    auto it = replies_.find(id);
-    if (it == replies_.end()) return;  // a SeedGridDialog's request, or one already dropped
-    const Reply reply = std::move(it.value());
-    replies_.erase(it);
-    if (superseded(header)) return;
-    reply(header, payload);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Opening and saving
-
-void ExplorerPage::openCheckpoint(const QString& checkpoint) {
-    const QFileInfo info(checkpoint);
-    if (!info.isFile()) {
-        showError(tr("Checkpoint %1 does not exist; choose a .pt file").arg(checkpoint));
-        return;
-    }
-    load(info.absoluteFilePath(), {}, {});
-}
+void ExplorerPage::openCheckpoint(const QString& checkpoint) { loader_->openCheckpoint(checkpoint); }
+void ExplorerPage::openSession(const QString& path) { loader_->openSession(path, checkpoint_); }
+void ExplorerPage::openDemo(bool play) { loader_->openDemo(checkpoint_, play); }
+void ExplorerPage::setConfirmHook(Confirm confirm) { loader_->setConfirm(std::move(confirm)); }
 
 void ExplorerPage::newSession() {
     if (checkpoint_.isEmpty()) {
         showError(tr("No checkpoint is open; open a checkpoint or the demo first"));
         return;
     }
-    load(checkpoint_, {}, {});
+    loader_->openCheckpoint(checkpoint_);
 }
 
-void ExplorerPage::openSession(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        showError(tr("Session %1 cannot be read (%2); choose another file").arg(path, f.errorString()));
-        return;
-    }
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &parseError);
-    if (!doc.isObject()) {
-        showError(tr("Session %1 is not a JSON object (%2); choose a session file of CLI.md's format")
-                      .arg(path, parseError.error ? parseError.errorString() : tr("not an object")));
-        return;
-    }
-    QJsonObject session = doc.object();
-    QString ck = session.value("checkpoint").toString();
-    if (ck.isEmpty()) {
-        if (checkpoint_.isEmpty()) {
-            showError(tr("Session %1 names no checkpoint; open a checkpoint first, then the session").arg(path));
-            return;
-        }
-        ck = checkpoint_;  // like render --checkpoint: the open checkpoint renders a session that names none
-    } else if (QFileInfo(ck).isRelative()) {
-        ck = QFileInfo(path).absoluteDir().filePath(ck);  // CLI.md: relative to the session file's folder
-    }
-    ck = QDir::cleanPath(QFileInfo(ck).absoluteFilePath());
-    if (!QFileInfo(ck).isFile()) {
-        showError(tr("Session %1 names checkpoint %2, which does not exist; open that checkpoint, then the session").arg(path, ck));
-        return;
-    }
-    // The page keeps the checkpoint as an absolute path, so a session saved elsewhere still finds it.
-    session["checkpoint"] = ck;
-    load(ck, session, QFileInfo(path).absoluteFilePath());
-}
-
-void ExplorerPage::openDemo(bool play) {
-    try {
-        const QString walk = DemoCheckpoint::install();
-        playWhenLoaded_ = play;
-        openSession(walk);
-        playWhenLoaded_ = false;  // load() took it, or the session could not be read
-    } catch (const Error& e) {
-        showError(tr("Demo: %1").arg(QString::fromStdString(e.what())));
-    }
-}
-
-void ExplorerPage::load(const QString& checkpoint, QJsonObject session, const QString& sessionPath) {
-    const quint64 serial = ++loadSerial_;
-    const bool play = std::exchange(playWhenLoaded_, false);
-    emit statusMessage(tr("Opening %1…").arg(QFileInfo(checkpoint).fileName()));
-    request({{"op", "open"}, {"checkpoint", checkpoint}}, [=](const QJsonObject& info, const QByteArray&) mutable {
-        if (serial != loadSerial_) return;  // another open started meanwhile
-        if (!info.value("ok").toBool()) {
-            showError(info.value("error").toString());
-            return;
-        }
-        const QString sha = info.value("sha256").toString();
-        if (session.isEmpty()) {
-            // A new session: three seed keyframes; the worker fills every other default.
-            session = {{"checkpoint", checkpoint},
-                       {"keyframes", QJsonArray{QJsonObject{{"seed", 0}}, QJsonObject{{"seed", 1}}, QJsonObject{{"seed", 2}}}}};
-        } else {
-            const QString expected = session.value("checkpoint_sha256").toString().toLower();
-            if (!expected.isEmpty() && expected != sha) {
-                const QString warning = tr("Session %1 was made with another checkpoint (sha256 %2), not %3 (sha256 %4): its frames will differ.")
-                                            .arg(QFileInfo(sessionPath).fileName(), shortHash(expected), QFileInfo(checkpoint).fileName(),
-                                                 shortHash(sha));
-                if (!confirm_(warning)) {
-                    emit statusMessage(tr("Kept the open session; %1 was not opened").arg(sessionPath));
-                    return;
-                }
-            }
-        }
-        session["checkpoint_sha256"] = sha;
-        request({{"op", "session"}, {"session", session}}, [=](const QJsonObject& h, const QByteArray&) {
-            if (serial != loadSerial_) return;
-            if (!h.value("ok").toBool()) {
-                showError(sessionPath.isEmpty() ? h.value("error").toString()
-                                                : tr("Session %1: %2").arg(sessionPath, h.value("error").toString()));
-                return;
-            }
-            install(h.value("session").toObject(), checkpoint, info, sessionPath);
-            if (play) setPlaying(true);
-        });
-    });
-}
-
-void ExplorerPage::install(const QJsonObject& session, const QString& checkpoint, const QJsonObject& info, const QString& sessionPath) {
-    setPlaying(false);
-    checkpoint_ = checkpoint;
-    sha256_ = info.value("sha256").toString();
-    nz_ = info.value("nz").toInt();
-    modelSize_ = info.value("img_size").toInt();
-    sessionPath_ = sessionPath;
+void ExplorerPage::install(const SessionLoader::Opened& opened) {
+    const json& info = opened.info;
+    checkpoint_ = opened.checkpoint;
+    sha256_ = F::text(info, "sha256");
+    nz_ = F::integer32(info, "nz");
+    modelSize_ = F::integer32(info, "img_size");
+    sessionPath_ = opened.sessionPath;
     seedZ_.clear();
     pendingRaw_ = {};
-    undo_->clear();
     ready_ = true;
+    preview_->start(checkpoint_);
     for (QWidget* w : needsSession_) w->setEnabled(true);
     checkpointLabel_->setText(tr("%1 · %2 · nz %3 · %4 px · %5 · sha256 %6")
-                                  .arg(QFileInfo(checkpoint).fileName(), info.value("preset").toString())
+                                  .arg(QFileInfo(checkpoint_).fileName(), F::text(info, "preset"))
                                   .arg(nz_)
                                   .arg(modelSize_)
-                                  .arg(info.value("device").toString(), shortHash(sha256_)));
-    checkpointLabel_->setToolTip(checkpoint);
+                                  .arg(F::text(info, "device"), shortHash(sha256_)));
+    checkpointLabel_->setToolTip(checkpoint_);
     error_->clear();
-    frame_ = 0;
-    measuredFps_ = 0;
-    measured_->setText(tr("measured –"));
-    applySession(session);
-    undo_->setClean();
-    // Warm the PCA cache now, behind the first frame, so the first direction slider moves at once.
-    request({{"op", "pca"},
-             {"checkpoint", checkpoint_},
-             {"components", session_.value("pca_components").toInt(10)},
-             {"samples", session_.value("pca_samples").toInteger(2000)},
-             {"seed", session_.value("pca_seed").toInteger(0)}},
-            [this](const QJsonObject& h, const QByteArray&) {
-                if (!h.value("ok").toBool()) showError(tr("PCA directions: %1").arg(h.value("error").toString()));
-            });
-    emit statusMessage(tr("Explorer: %1 (%2 frames)").arg(QFileInfo(sessionPath.isEmpty() ? checkpoint : sessionPath).fileName()).arg(frameCount()));
+    model_->reset(opened.session);
+    emit statusMessage(tr("Explorer: %1 (%2 frames)").arg(QFileInfo(sessionPath_.isEmpty() ? checkpoint_ : sessionPath_).fileName()).arg(frameCount()));
     emit sessionLoaded();
+    if (opened.play) setPlaying(true);
 }
 
 bool ExplorerPage::saveSession(const QString& path) {
     if (!ready_) return false;
-    const QByteArray bytes = QJsonDocument(session_).toJson(QJsonDocument::Indented);
     try {
-        AtomicFile::write(path.toStdString(), bytes.constData(), static_cast<size_t>(bytes.size()));
+        model_->save(path);
     } catch (const Error& e) {
         showError(QString::fromStdString(e.what()));
         return false;
     }
     sessionPath_ = QFileInfo(path).absoluteFilePath();
-    undo_->setClean();
     emit statusMessage(tr("Saved session %1").arg(path));
     return true;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Edits
-
-void ExplorerPage::edit(const QString& text, const std::function<void(QJsonObject&)>& change, int mergeKey, bool dragging) {
-    if (!ready_) return;
-    QJsonObject after = session_;
-    change(after);
-    if (after == session_) return;
-    if (!dragging) ++dragSerial_;  // a click or a key press is a step of its own
-    undo_->push(new SessionUndoCommand([this](const QJsonObject& s) { applySession(s); }, session_, after, text, mergeKey, dragSerial_));
-}
+// Edits: the session model makes each one undoable; the page adds the selection and the sliders'
+// drag state, and ignores edits while nothing is open.
 
 int ExplorerPage::insertRow() const {
     const int row = keyframes_->selected();
-    return row < 0 ? static_cast<int>(session_.value("keyframes").toArray().size()) : row + 1;
+    return row < 0 ? keyframes_->count() : row + 1;
 }
 
 void ExplorerPage::addSeedKeyframe(qint64 seed) {
+    if (!ready_) return;
     const int at = insertRow();
-    edit(tr("Add keyframe (seed %1)").arg(seed), [&](QJsonObject& s) {
-        QJsonArray k = s.value("keyframes").toArray();
-        k.insert(at, QJsonObject{{"seed", seed}});
-        s["keyframes"] = k;
-    });
+    model_->insertSeedKeyframe(at, seed);
     keyframes_->select(at);
 }
 
-void ExplorerPage::addRandomKeyframe() {
-    addSeedKeyframe(QRandomGenerator::global()->bounded(std::numeric_limits<int>::max()));
-}
+void ExplorerPage::addRandomKeyframe() { addSeedKeyframe(QRandomGenerator::global()->bounded(std::numeric_limits<int>::max())); }
 
 void ExplorerPage::moveKeyframe(int row, int delta) {
-    QJsonArray k = session_.value("keyframes").toArray();
-    const int to = row + delta;
-    if (row < 0 || row >= k.size() || to < 0 || to >= k.size()) return;
-    edit(tr("Move keyframe"), [&](QJsonObject& s) {
-        const QJsonValue v = k.takeAt(row);
-        k.insert(to, v);
-        s["keyframes"] = k;
-    });
-    keyframes_->select(to);
+    if (ready_ && model_->moveKeyframe(row, row + delta)) keyframes_->select(row + delta);
 }
 
 void ExplorerPage::duplicateKeyframe(int row) {
-    QJsonArray k = session_.value("keyframes").toArray();
-    if (row < 0 || row >= k.size()) return;
-    edit(tr("Duplicate keyframe"), [&](QJsonObject& s) {
-        k.insert(row + 1, k.at(row));
-        s["keyframes"] = k;
-    });
-    keyframes_->select(row + 1);
+    if (ready_ && model_->duplicateKeyframe(row)) keyframes_->select(row + 1);
 }
 
 void ExplorerPage::removeKeyframe(int row) {
-    QJsonArray k = session_.value("keyframes").toArray();
-    if (row < 0 || row >= k.size()) return;
-    if (k.size() == 1) {
+    if (!ready_ || row < 0 || row >= keyframes_->count()) return;
+    if (keyframes_->count() == 1) {
         showError(tr("A walk needs at least one keyframe; add another before deleting this one"));
         return;
     }
-    edit(tr("Delete keyframe"), [&](QJsonObject& s) {
-        k.removeAt(row);
-        s["keyframes"] = k;
-    });
+    model_->removeKeyframe(row);
 }
 
 void ExplorerPage::setInterpolation(const QString& name) {
-    edit(tr("Interpolation %1").arg(name), [&](QJsonObject& s) { s["interpolation"] = name; });
+    if (ready_ && !model_->setInterpolation(name)) showError(tr("Interpolation '%1' is unknown; use slerp or linear").arg(name));
 }
 
 void ExplorerPage::setEasing(const QString& name) {
-    edit(tr("Easing %1").arg(name), [&](QJsonObject& s) { s["easing"] = name; });
+    if (ready_ && !model_->setEasing(name)) showError(tr("Easing '%1' is unknown; use linear, ease-in-out, ease-in or ease-out").arg(name));
 }
 
 void ExplorerPage::setSegmentEasing(int row, const QString& name) {
-    if (row < 0 || row >= session_.value("keyframes").toArray().size()) return;
-    edit(tr("Segment %1 easing").arg(row + 1), [&](QJsonObject& s) {
-        QJsonArray k = s.value("keyframes").toArray();
-        QJsonObject o = k.at(row).toObject();
-        if (name.isEmpty()) o.remove("easing");
-        else o["easing"] = name;
-        k[row] = o;
-        s["keyframes"] = k;
-    });
+    if (ready_ && row >= 0 && row < keyframes_->count() && !model_->setSegmentEasing(row, name))
+        showError(tr("Easing '%1' is unknown; use linear, ease-in-out, ease-in or ease-out").arg(name));
 }
 
 void ExplorerPage::setFramesPerSegment(int frames) {
-    edit(tr("Frames per segment %1").arg(frames), [&](QJsonObject& s) { s["frames_per_segment"] = frames; });
+    if (ready_) model_->setFramesPerSegment(frames);
 }
 
 void ExplorerPage::setLoop(bool loop) {
-    edit(loop ? tr("Closed loop") : tr("Open path"), [&](QJsonObject& s) { s["loop"] = loop; });
+    if (ready_) model_->setLoop(loop);
 }
 
 void ExplorerPage::setSize(int pixels) {
-    edit(tr("Size %1 px").arg(pixels), [&](QJsonObject& s) { s["size"] = pixels; });
+    if (ready_) model_->setSize(pixels);
 }
 
 void ExplorerPage::setUpscale(const QString& name) {
-    edit(tr("Upscale %1").arg(name), [&](QJsonObject& s) { s["upscale"] = name; });
+    if (ready_ && !model_->setUpscale(name)) showError(tr("Upscale '%1' is unknown; use nearest or smooth").arg(name));
 }
 
 void ExplorerPage::setTargetFps(double fps) {
-    if (fps <= 0) return;
-    const int delay = std::clamp(static_cast<int>(std::lround(1000.0 / fps)), 10, 60000);
-    edit(tr("Frame rate %1 fps").arg(fps, 0, 'f', 1), [&](QJsonObject& s) { s["frame_delay_ms"] = delay; });
+    if (ready_) model_->setTargetFps(fps);
 }
 
 void ExplorerPage::setTruncation(double psi) {
-    const QSlider* s = sliders_->truncationSlider();
-    edit(tr("Truncation %1").arg(psi, 0, 'f', 2), [&](QJsonObject& o) { o["truncation"] = psi; }, kMergeTruncation, s->isSliderDown());
+    if (ready_) model_->setTruncation(psi, sliders_->truncationSlider()->isSliderDown());
 }
 
 void ExplorerPage::setDirection(int index, double amount) {
     const QSlider* slider = sliders_->directionSlider(index);
-    edit(tr("Direction %1: %2 σ").arg(index).arg(amount, 0, 'f', 2), [&](QJsonObject& s) {
-        QJsonArray ds = s.value("directions").toArray();
-        int at = -1;
-        for (int i = 0; i < ds.size(); ++i)
-            if (ds[i].toObject().value("index").toInt() == index) at = i;
-        if (amount == 0) {
-            if (at >= 0) ds.removeAt(at);  // an edit of 0 sigma is no edit: keep the list short
-        } else if (at >= 0) {
-            ds[at] = QJsonObject{{"index", index}, {"amount", amount}};
-        } else {
-            ds.append(QJsonObject{{"index", index}, {"amount", amount}});
-        }
-        s["directions"] = ds;
-    }, kMergeDirection + index, slider && slider->isSliderDown());
+    if (ready_) model_->setDirection(index, amount, slider && slider->isSliderDown());
 }
 
 void ExplorerPage::setComponents(int k) {
-    edit(tr("Top-%1 directions").arg(k), [&](QJsonObject& s) {
-        s["pca_components"] = k;
-        QJsonArray kept;
-        for (const QJsonValue& d : s.value("directions").toArray())
-            if (d.toObject().value("index").toInt() < k) kept.append(d);  // the validator refuses indices >= k
-        s["directions"] = kept;
-    });
+    if (ready_) model_->setComponents(k);
 }
 
-QList<int> ExplorerPage::rawDims() const {
-    QList<int> dims;
-    for (const QJsonValue& v : session_.value(kRawDimsKey).toArray())
-        if (v.toInt(-1) >= 0 && v.toInt() < nz_) dims.append(v.toInt());
-    return dims;
-}
+QList<int> ExplorerPage::rawDims() const { return model_->rawDims(nz_); }
 
 void ExplorerPage::addRawDimension(int dim) {
-    if (dim < 0 || dim >= nz_ || rawDims().contains(dim)) return;
-    edit(tr("Slider for z%1").arg(dim), [&](QJsonObject& s) {
-        QJsonArray dims = s.value(kRawDimsKey).toArray();
-        dims.append(dim);
-        s[kRawDimsKey] = dims;
-    });
+    if (!ready_ || dim < 0 || dim >= nz_ || rawDims().contains(dim)) return;
+    model_->addRawDimension(dim);
 }
 
 void ExplorerPage::removeRawDimension(int dim) {
-    edit(tr("Remove slider z%1").arg(dim), [&](QJsonObject& s) {
-        QJsonArray dims;
-        for (const QJsonValue& v : s.value(kRawDimsKey).toArray())
-            if (v.toInt() != dim) dims.append(v);
-        if (dims.isEmpty()) s.remove(kRawDimsKey);
-        else s[kRawDimsKey] = dims;
-    });
+    if (ready_) model_->removeRawDimension(dim);
 }
 
 void ExplorerPage::setRawZ(int dim, double value) {
@@ -650,50 +385,41 @@ void ExplorerPage::setRawZ(int dim, double value) {
 }
 
 void ExplorerPage::applyRaw(int row, int dim, double value, bool dragging) {
-    const QJsonArray ks = session_.value("keyframes").toArray();
-    if (!ready_ || row < 0 || row >= ks.size() || dim < 0 || dim >= nz_) return;
-    const QJsonObject k = ks.at(row).toObject();
-    QJsonArray z;
-    if (k.contains("z")) {
-        z = k.value("z").toArray();
-    } else {
-        const qint64 seed = k.value("seed").toInteger();
-        if (!seedZ_.contains(seed)) {
+    const std::vector<SessionKeyframe>& ks = model_->session().keyframes;
+    if (!ready_ || row < 0 || row >= static_cast<int>(ks.size()) || dim < 0 || dim >= nz_) return;
+    const SessionKeyframe& k = ks[static_cast<size_t>(row)];
+    std::vector<double> z = k.z;
+    if (k.seed) {
+        if (!seedZ_.contains(*k.seed)) {
             // The vector of a seed comes from the worker (LatentSeed::draw): remember the newest
             // value and apply it when the vector arrives.
-            pendingRaw_ = {row, dim, seed, value, dragging};
-            fetchSeedZ(seed);
+            pendingRaw_ = {row, dim, *k.seed, value, dragging};
+            fetchSeedZ(*k.seed);
             return;
         }
-        for (double v : seedZ_.value(seed)) z.append(v);
+        z = seedZ_.value(*k.seed);
     }
-    if (z.size() != nz_) {
+    if (static_cast<int>(z.size()) != nz_) {
         showError(tr("Keyframe %1 has %2 values but the generator takes nz=%3; delete it or open its checkpoint").arg(row + 1).arg(z.size()).arg(nz_));
         return;
     }
-    edit(tr("z%1 of keyframe %2").arg(dim).arg(row + 1), [&](QJsonObject& s) {
-        QJsonArray all = s.value("keyframes").toArray();
-        QJsonObject changed = k;
-        changed.remove("seed");
-        z[dim] = value;
-        changed["z"] = z;
-        all[row] = changed;
-        s["keyframes"] = all;
-    }, kMergeRaw + dim, dragging);
+    model_->setKeyframeZ(row, std::move(z), dim, value, dragging);
 }
 
-void ExplorerPage::fetchSeedZ(qint64 seed) {
+void ExplorerPage::fetchSeedZ(quint64 seed) {
     if (seedZRequests_.contains(seed)) return;
     const int nz = nz_;
-    const qint64 id = request({{"op", "seed-z"}, {"seeds", QJsonArray{seed}}, {"nz", nz}}, [this, seed, nz](const QJsonObject& h, const QByteArray&) {
+    const qint64 id = worker_->send({{"op", "seed-z"}, {"seeds", json::array({seed})}, {"nz", nz}}, [this, seed, nz](const json& h, const QByteArray&) {
         seedZRequests_.remove(seed);
-        if (!h.value("ok").toBool()) {
-            showError(tr("Keyframe seed %1: %2").arg(seed).arg(h.value("error").toString()));
+        if (!F::flag(h, "ok")) {
+            showError(tr("Keyframe seed %1: %2").arg(seed).arg(F::text(h, "error")));
             return;
         }
         if (nz != nz_) return;  // another checkpoint was opened meanwhile
-        QList<double> z;
-        for (const QJsonValue& v : h.value("z").toArray().at(0).toArray()) z.append(v.toDouble());
+        std::vector<double> z;
+        const json& all = F::at(h, "z");
+        if (all.is_array() && !all.empty() && all[0].is_array())
+            for (const json& v : all[0]) z.push_back(F::asDouble(v));
         seedZ_.insert(seed, z);
         const PendingRaw p = pendingRaw_;
         pendingRaw_ = {};
@@ -706,199 +432,58 @@ void ExplorerPage::fetchSeedZ(qint64 seed) {
 // ---------------------------------------------------------------------------------------------
 // Session -> widgets, frames
 
-void ExplorerPage::applySession(const QJsonObject& session) {
-    session_ = session;
-    ++revision_;
-    cache_.clear();
+void ExplorerPage::onSessionChanged() {
+    preview_->sessionChanged();
     syncWidgets();
-    frame_ = std::clamp(frame_, 0, std::max(0, frameCount() - 1));
-    requestFrame();
-    thumbTimer_->start();
     emit sessionChanged();
 }
 
-// CLI.md's rule, the same as core's LatentSession::frameCount (the app does not link core's LibTorch
-// code); the scrubber needs it synchronously, and test_ui_explorer checks it against the worker's.
-int ExplorerPage::frameCount() const {
-    const int k = static_cast<int>(session_.value("keyframes").toArray().size());
-    const int f = session_.value("frames_per_segment").toInt(8);
-    if (k == 0) return 0;
-    return session_.value("loop").toBool(true) ? k * f : (k - 1) * f + 1;
-}
-
-bool ExplorerPage::hasUnsavedChanges() const { return ready_ && !undo_->isClean(); }
+const json& ExplorerPage::session() const { return model_->json(); }
+int ExplorerPage::frameCount() const { return model_->frameCount(); }
+QUndoStack* ExplorerPage::undoStack() const { return model_->undoStack(); }
+bool ExplorerPage::hasUnsavedChanges() const { return ready_ && model_->hasUnsavedChanges(); }
 
 int ExplorerPage::selectedKeyframe() const { return keyframes_->selected(); }
 void ExplorerPage::selectKeyframe(int row) { keyframes_->select(row); }
-bool ExplorerPage::isPlaying() const { return playTimer_->isActive(); }
 QString ExplorerPage::errorLine() const { return error_->text(); }
 
+void ExplorerPage::setCurrentFrame(int index) { preview_->setCurrentFrame(index); }
+void ExplorerPage::setPlaying(bool playing) { preview_->setPlaying(playing); }
+void ExplorerPage::setGridPreview(bool on) { preview_->setGridPreview(on); }
+int ExplorerPage::currentFrame() const { return preview_->currentFrame(); }
+QImage ExplorerPage::previewImage() const { return preview_->previewImage(); }
+bool ExplorerPage::isPlaying() const { return preview_->isPlaying(); }
+double ExplorerPage::measuredFps() const { return preview_->measuredFps(); }
+QSlider* ExplorerPage::scrubber() const { return preview_->scrubber(); }
+
 void ExplorerPage::syncWidgets() {
-    const QSignalBlocker b1(interpolation_), b2(easing_), b3(framesPerSegment_), b4(loop_), b5(size_), b6(upscale_), b7(targetFps_),
-        b8(scrubber_);
-    keyframes_->setKeyframes(session_.value("keyframes").toArray(), keyframes_->selected());
-    interpolation_->setCurrentIndex(std::max(0, interpolation_->findData(session_.value("interpolation").toString("slerp"))));
-    easing_->setCurrentIndex(std::max(0, easing_->findData(session_.value("easing").toString("linear"))));
-    framesPerSegment_->setValue(session_.value("frames_per_segment").toInt(8));
-    loop_->setChecked(session_.value("loop").toBool(true));
-    size_->setValue(session_.value("size").toInt(128));
-    upscale_->setCurrentIndex(std::max(0, upscale_->findData(session_.value("upscale").toString("nearest"))));
-    const int delay = session_.value("frame_delay_ms").toInt(80);
-    // Only when the shown rate is another delay: typing 12.5 fps must not be rounded under the cursor.
-    if (std::lround(1000.0 / targetFps_->value()) != delay) targetFps_->setValue(1000.0 / delay);
-    playTimer_->setInterval(delay);
-    scrubber_->setRange(0, std::max(0, frameCount() - 1));
-    scrubber_->setValue(frame_);
-    frameLabel_->setText(tr("frame %1 / %2").arg(std::min(frame_, frameCount() - 1) + 1).arg(frameCount()));
+    const LatentSession& s = model_->session();
+    const QSignalBlocker b1(interpolation_), b2(easing_), b3(framesPerSegment_), b4(loop_);
+    interpolation_->setCurrentIndex(std::max(0, interpolation_->findData(s.interpolation == WalkRule::Interpolation::Slerp ? "slerp" : "linear")));
+    easing_->setCurrentIndex(std::max(0, easing_->findData(QString::fromStdString(Easing::name(s.easing)))));
+    framesPerSegment_->setValue(s.framesPerSegment);
+    loop_->setChecked(s.loop);
     syncRawSliders();
 }
 
 void ExplorerPage::syncRawSliders() {
+    const LatentSession& s = model_->session();
     QHash<int, double> directions;
-    for (const QJsonValue& d : session_.value("directions").toArray())
-        directions.insert(d.toObject().value("index").toInt(), d.toObject().value("amount").toDouble());
+    for (const DirectionEdit& d : s.directions) directions.insert(d.index, d.amount);
     const QList<int> dims = rawDims();
     QList<double> values;
     const int row = keyframes_->selected();
-    const QJsonArray ks = session_.value("keyframes").toArray();
-    if (row >= 0 && row < ks.size() && !dims.isEmpty()) {
-        const QJsonObject k = ks.at(row).toObject();
-        QList<double> z;
-        if (k.contains("z")) {
-            for (const QJsonValue& v : k.value("z").toArray()) z.append(v.toDouble());
-        } else if (seedZ_.contains(k.value("seed").toInteger())) {
-            z = seedZ_.value(k.value("seed").toInteger());
-        } else {
-            fetchSeedZ(k.value("seed").toInteger());  // the sliders show its values once it arrives
+    if (row >= 0 && row < static_cast<int>(s.keyframes.size()) && !dims.isEmpty()) {
+        const SessionKeyframe& k = s.keyframes[static_cast<size_t>(row)];
+        std::vector<double> z = k.z;
+        if (k.seed) {
+            if (seedZ_.contains(*k.seed)) z = seedZ_.value(*k.seed);
+            else fetchSeedZ(*k.seed);  // the sliders show its values once it arrives
         }
-        if (z.size() == nz_)
-            for (int d : dims) values.append(z.at(d));
+        if (static_cast<int>(z.size()) == nz_)
+            for (int d : dims) values.append(z[static_cast<size_t>(d)]);
     }
-    sliders_->setState(session_.value("truncation").toDouble(1.0), session_.value("pca_components").toInt(10), nz_, directions, dims, values);
-}
-
-void ExplorerPage::setCurrentFrame(int index) {
-    if (!ready_) return;
-    const int n = frameCount();
-    index = std::clamp(index, 0, std::max(0, n - 1));
-    frame_ = index;
-    if (scrubber_->value() != index) {
-        const QSignalBlocker b(scrubber_);
-        scrubber_->setValue(index);
-    }
-    frameLabel_->setText(tr("frame %1 / %2").arg(index + 1).arg(n));
-    if (!grid_->isChecked()) requestFrame();
-}
-
-void ExplorerPage::setGridPreview(bool on) {
-    if (grid_->isChecked() != on) {
-        grid_->setChecked(on);  // comes back here through toggled
-        return;
-    }
-    if (on) setPlaying(false);
-    play_->setEnabled(ready_ && !on);
-    requestFrame();
-}
-
-void ExplorerPage::requestFrame() {
-    if (!ready_) return;
-    const quint64 revision = revision_;
-    if (grid_->isChecked()) {
-        QJsonObject s = session_;
-        s["size"] = std::min(session_.value("size").toInt(128), kGridPreviewEdge);
-        requestLatest("view", {{"op", "frames"}, {"checkpoint", checkpoint_}, {"session", s}, {"from", 0}, {"count", frameCount()}, {"grid", true}},
-                      [this, revision](const QJsonObject& h, const QByteArray& payload) {
-                          if (revision != revision_ || !grid_->isChecked()) return;
-                          if (!h.value("ok").toBool()) return showError(h.value("error").toString());
-                          const QList<QImage> images = RenderClient::images(h, payload);
-                          if (!images.isEmpty()) showImage(images.first(), -1);
-                      });
-        return;
-    }
-    const int index = frame_;
-    if (const QImage* cached = cache_.object(index)) {
-        showImage(*cached, index);
-        return;
-    }
-    requestLatest("view", {{"op", "frames"}, {"checkpoint", checkpoint_}, {"session", session_}, {"from", index}, {"count", 1}},
-                  [this, revision, index](const QJsonObject& h, const QByteArray& payload) {
-                      if (revision != revision_ || grid_->isChecked()) return;  // a newer session's request is on its way
-                      if (!h.value("ok").toBool()) return showError(h.value("error").toString());
-                      const QList<QImage> images = RenderClient::images(h, payload);
-                      if (images.isEmpty()) return;
-                      cache_.insert(index, new QImage(images.first()), std::max<qsizetype>(1, images.first().sizeInBytes() / 1024));
-                      // Shown even when the scrubber has moved on: the newest answer beats a frozen view
-                      // while the renderer is slower than the mouse or the playback rate.
-                      showImage(images.first(), index);
-                  });
-}
-
-void ExplorerPage::requestThumbnails() {
-    if (!ready_) return;
-    // The keyframes as the walk shows them (truncation and directions applied): the same session
-    // with one frame per segment and a loop renders exactly frame s*F of the walk for keyframe s.
-    QJsonObject s = session_;
-    s["frames_per_segment"] = 1;
-    s["loop"] = true;
-    s["size"] = KeyframeList::kThumbPx;
-    const quint64 revision = revision_;
-    requestLatest("thumbs", {{"op", "frames"}, {"checkpoint", checkpoint_}, {"session", s}}, [this, revision](const QJsonObject& h, const QByteArray& payload) {
-        if (revision != revision_ || !h.value("ok").toBool()) return;  // errors show up with the frame itself
-        keyframes_->setThumbnails(RenderClient::images(h, payload));
-    });
-}
-
-void ExplorerPage::showImage(const QImage& image, int index) {
-    preview_ = image;
-    error_->clear();
-    updatePixmap();
-    if (isPlaying() && index >= 0) {
-        const qint64 now = clock_.elapsed();
-        shownAt_.append(now);
-        while (shownAt_.size() > 2 && now - shownAt_.first() > 2000) shownAt_.removeFirst();
-        if (shownAt_.size() >= 2 && shownAt_.last() > shownAt_.first()) {
-            measuredFps_ = 1000.0 * (shownAt_.size() - 1) / static_cast<double>(shownAt_.last() - shownAt_.first());
-            measured_->setText(tr("measured %1 fps").arg(measuredFps_, 0, 'f', 1));
-        }
-    }
-    emit frameShown(index);
-}
-
-void ExplorerPage::updatePixmap() {
-    if (preview_.isNull()) return;
-    const QSize avail = image_->size().expandedTo(QSize(16, 16));
-    // Nearest when enlarging: the output's own upscale mode is what the session chose; the view
-    // only fits it into the widget.
-    const bool enlarging = preview_.width() < avail.width() && preview_.height() < avail.height();
-    image_->setPixmap(QPixmap::fromImage(preview_).scaled(avail, Qt::KeepAspectRatio, enlarging ? Qt::FastTransformation : Qt::SmoothTransformation));
-}
-
-void ExplorerPage::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    updatePixmap();
-}
-
-void ExplorerPage::setPlaying(bool playing) {
-    if (playing && (!ready_ || grid_->isChecked())) playing = false;
-    if (play_->isChecked() != playing) {
-        const QSignalBlocker b(play_);
-        play_->setChecked(playing);
-    }
-    play_->setText(playing ? tr("Pause") : tr("Play"));
-    if (playing == playTimer_->isActive()) return;
-    shownAt_.clear();
-    if (playing) {
-        playTimer_->start(session_.value("frame_delay_ms").toInt(80));
-    } else {
-        playTimer_->stop();
-        measured_->setText(measuredFps_ > 0 ? tr("last %1 fps").arg(measuredFps_, 0, 'f', 1) : tr("measured –"));
-    }
-}
-
-void ExplorerPage::tick() {
-    const int n = frameCount();
-    if (n <= 0) return;
-    setCurrentFrame((frame_ + 1) % n);
+    sliders_->setState(s.truncation, s.pcaComponents, nz_, directions, dims, values);
 }
 
 bool ExplorerPage::discardChanges() {
@@ -918,7 +503,7 @@ void ExplorerPage::showError(const QString& message) {
 
 SeedGridDialog* ExplorerPage::showSeedGrid() {
     if (!ready_) return nullptr;
-    auto* d = new SeedGridDialog(view_, checkpoint_, session_.value("truncation").toDouble(1.0), this);
+    auto* d = new SeedGridDialog(view_, checkpoint_, model_->session().truncation, this);
     d->setAttribute(Qt::WA_DeleteOnClose);
     connect(d, &SeedGridDialog::seedChosen, this, [this](qint64 seed) { addSeedKeyframe(seed); });
     d->open();
@@ -927,15 +512,12 @@ SeedGridDialog* ExplorerPage::showSeedGrid() {
 
 ExportDialog* ExplorerPage::showExportDialog() {
     if (!ready_) return nullptr;
-    auto* d = new ExportDialog(checkpoint_, session_, this);
+    auto* d = new ExportDialog(checkpoint_, model_->session(), this);
     d->setAttribute(Qt::WA_DeleteOnClose);
     const QString base = sessionPath_.isEmpty() ? QDir::homePath() + "/walk" : QFileInfo(sessionPath_).absolutePath() + "/" + QFileInfo(sessionPath_).completeBaseName();
     d->setOutputPath(base + ".gif");
-    connect(d, &ExportDialog::optionsChosen, this, [this](const QJsonObject& chosen) {
-        edit(tr("Export settings"), [&](QJsonObject& s) {
-            for (const char* key : {"size", "frame_delay_ms", "gif_palette", "gif_dithering", "gif_loop_count", "gif_speed", "upscale", "nrow", "padding"})
-                s[key] = chosen.value(key);
-        });
+    connect(d, &ExportDialog::optionsChosen, this, [this](const LatentSession& chosen) {
+        if (ready_) model_->setExportOptions(chosen);
     });
     connect(d, &ExportDialog::exportFinished, this, [this](bool ok, const QString& m) {
         emit statusMessage(ok ? m : tr("Export: %1").arg(m));

@@ -1,10 +1,12 @@
 // The latent explorer: walks through a generator's latent space between keyframes, rendered by the
-// explore worker (docs/explore-worker.md; CPU, or CUDA when present; eval mode). The page holds the
-// session as CLI.md's session JSON; the worker validates it and fills its defaults (core's
-// LatentSession is the one validator) and renders its frames with `render`'s code.
+// explore worker (docs/explore-worker.md; CPU, or CUDA when present; eval mode). The session is a
+// SessionModel (base's LatentSession, its undo history and the KeyframeModel); this page is its
+// view: layout, wiring, and the worker conversation. The worker validates a session when it is
+// opened and fills its defaults (core's LatentSession is the one validator) and renders its frames
+// with `render`'s code.
 //
-//  - keyframes: from a seed, at random, or picked in a seed grid (SeedGridDialog); reorder,
-//    delete, duplicate (KeyframeList);
+//  - keyframes: from a seed, at random, or picked in a seed grid (SeedGridDialog); reorder (also by
+//    drag and drop), delete, duplicate (KeyframeList, a view on the KeyframeModel);
 //  - path: SLERP or linear, easing, frames per segment, loop; a scrubber over the whole walk;
 //    playback at a target frame rate (the session's frame_delay_ms) with the measured rate shown;
 //  - sliders (LatentSliders): truncation, top-k PCA directions (±3 σ), raw z dimensions of the
@@ -19,23 +21,22 @@
 // Thread contract: GUI thread.
 #pragma once
 
-#include <QCache>
-#include <QElapsedTimer>
 #include <QHash>
 #include <QImage>
-#include <QJsonObject>
 #include <QList>
 #include <QWidget>
 #include <functional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "explorer/SessionLoader.h"
 
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
-class QPushButton;
 class QSlider;
 class QSpinBox;
-class QTimer;
 class QUndoStack;
 
 namespace streetgan::ui {
@@ -45,6 +46,9 @@ class KeyframeList;
 class LatentSliders;
 class RenderClient;
 class SeedGridDialog;
+class SessionModel;
+class WalkPreview;
+class WorkerRequests;
 
 class ExplorerPage : public QWidget {
     Q_OBJECT
@@ -53,7 +57,7 @@ public:
     /// true = continue with this checkpoint (the session then records this checkpoint's hash, so a
     /// save makes it this checkpoint's session); false keeps what was open. The default asks with
     /// a QMessageBox.
-    using Confirm = std::function<bool(const QString& warning)>;
+    using Confirm = SessionLoader::Confirm;
 
     explicit ExplorerPage(QWidget* parent = nullptr);
     ~ExplorerPage() override;
@@ -105,25 +109,27 @@ public:
     bool isReady() const { return ready_; }
     /// Edits since the session was opened or saved (for a "save changes?" prompt).
     bool hasUnsavedChanges() const;
-    const QJsonObject& session() const { return session_; }
+    /// The session as its file holds it (every key; LatentSession::toJson).
+    const nlohmann::json& session() const;
+    SessionModel* sessionModel() const { return model_; }
     QString checkpoint() const { return checkpoint_; }
     QString checkpointSha256() const { return sha256_; }
     QString sessionPath() const { return sessionPath_; }
     int nz() const { return nz_; }
-    /// Frames of the walk (CLI.md: loop K*F, else (K-1)*F+1).
+    /// Frames of the walk (base's LatentSession::frameCount: loop K*F, else (K-1)*F+1).
     int frameCount() const;
-    int currentFrame() const { return frame_; }
+    int currentFrame() const;
     int selectedKeyframe() const;
     void selectKeyframe(int row);
-    QImage previewImage() const { return preview_; }
+    QImage previewImage() const;
     bool isPlaying() const;
-    double measuredFps() const { return measuredFps_; }
+    double measuredFps() const;
     QString errorLine() const;
-    QUndoStack* undoStack() const { return undo_; }
+    QUndoStack* undoStack() const;
     KeyframeList* keyframeList() const { return keyframes_; }
     LatentSliders* sliders() const { return sliders_; }
-    QSlider* scrubber() const { return scrubber_; }
-    void setConfirmHook(Confirm confirm) { confirm_ = std::move(confirm); }
+    QSlider* scrubber() const;
+    void setConfirmHook(Confirm confirm);
 
 signals:
     void sessionLoaded();
@@ -133,78 +139,43 @@ signals:
     void statusMessage(const QString& message);
     void errorOccurred(const QString& message);
 
-protected:
-    void resizeEvent(QResizeEvent* event) override;
-
 private:
-    using Reply = std::function<void(const QJsonObject& header, const QByteArray& payload)>;
-    qint64 request(const QJsonObject& r, Reply reply);
-    qint64 requestLatest(const QString& channel, const QJsonObject& r, Reply reply);
-    void onFinished(qint64 id, const QJsonObject& header, const QByteArray& payload);
-
-    void load(const QString& checkpoint, QJsonObject session, const QString& sessionPath);
-    void install(const QJsonObject& session, const QString& checkpoint, const QJsonObject& info, const QString& sessionPath);
-    /// One undoable edit: `change` edits a copy of the session. mergeKey >= 0 with `dragging`
-    /// merges into the previous step of the same drag.
-    void edit(const QString& text, const std::function<void(QJsonObject&)>& change, int mergeKey = -1, bool dragging = false);
-    void applySession(const QJsonObject& session);
+    void install(const SessionLoader::Opened& opened);
+    /// The session changed (an edit, undo, redo or a newly opened one): widgets, frames.
+    void onSessionChanged();
     void syncWidgets();
     void syncRawSliders();
-    void requestFrame();
-    void requestThumbnails();
-    void showImage(const QImage& image, int index);
-    void updatePixmap();
     void showError(const QString& message);
     /// Asks before the open session's unsaved edits are dropped (New, Open…); true = go on.
     bool discardChanges();
-    void tick();
-    void fetchSeedZ(qint64 seed);
+    void fetchSeedZ(quint64 seed);
     void applyRaw(int row, int dim, double value, bool dragging);
     QList<int> rawDims() const;
     int insertRow() const;
 
     RenderClient* view_;
-    QUndoStack* undo_;
-    Confirm confirm_;
-    QHash<qint64, Reply> replies_;
+    WorkerRequests* worker_;
+    SessionModel* model_;
+    SessionLoader* loader_;
 
-    QJsonObject session_;
     QString checkpoint_, sha256_, sessionPath_;
     int nz_ = 0, modelSize_ = 0;
     bool ready_ = false;
-    bool playWhenLoaded_ = false;
-    quint64 loadSerial_ = 0;
-    quint64 revision_ = 0;
-    quint64 dragSerial_ = 0;
-    int frame_ = 0;
-    QImage preview_;
-    QCache<int, QImage> cache_;
-    QHash<qint64, QList<double>> seedZ_;
-    QHash<qint64, qint64> seedZRequests_;  ///< seed -> request id in flight
+    QHash<quint64, std::vector<double>> seedZ_;
+    QHash<quint64, qint64> seedZRequests_;  ///< seed -> request id in flight
     struct PendingRaw {
         int row = -1, dim = 0;
-        qint64 seed = 0;
+        quint64 seed = 0;
         double value = 0;
         bool dragging = false;
     } pendingRaw_;
 
-    QTimer* playTimer_;
-    QTimer* thumbTimer_;
-    QElapsedTimer clock_;
-    QList<qint64> shownAt_;  ///< ms of the frames shown while playing (last ~2 s)
-    double measuredFps_ = 0;
-
     QLabel* checkpointLabel_;
     KeyframeList* keyframes_;
-    QComboBox *interpolation_, *easing_, *upscale_;
-    QSpinBox *framesPerSegment_, *size_;
-    QCheckBox *loop_, *grid_;
-    QLabel* image_;
-    QSlider* scrubber_;
-    QLabel* frameLabel_;
-    QPushButton* play_;
-    QDoubleSpinBox* targetFps_;
-    QLabel* measured_;
+    QComboBox *interpolation_, *easing_;
+    QSpinBox* framesPerSegment_;
+    QCheckBox* loop_;
+    WalkPreview* preview_;
     QLabel* error_;
     LatentSliders* sliders_;
     QList<QWidget*> needsSession_;

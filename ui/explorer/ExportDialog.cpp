@@ -16,6 +16,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "common/JsonFields.h"
 #include "common/RenderClient.h"
 
 namespace streetgan::ui {
@@ -31,7 +32,7 @@ QSpinBox* spin(int lo, int hi, int value, const char* name) {
 
 }  // namespace
 
-ExportDialog::ExportDialog(const QString& checkpoint, const QJsonObject& session, QWidget* parent)
+ExportDialog::ExportDialog(const QString& checkpoint, const LatentSession& session, QWidget* parent)
     : QDialog(parent), checkpoint_(checkpoint), session_(session), client_(new RenderClient("auto", this)) {
     setWindowTitle(tr("Export walk"));
     setObjectName("exportDialog");
@@ -50,19 +51,19 @@ ExportDialog::ExportDialog(const QString& checkpoint, const QJsonObject& session
     format_->setObjectName("exportFormat");
     form->addRow(tr("Format"), format_);
     // Ranges are LatentSession's (core validates them again in the worker).
-    size_ = spin(8, 2048, session.value("size").toInt(128), "exportSize");
+    size_ = spin(8, 2048, session.size, "exportSize");
     size_->setSuffix(tr(" px"));
     size_->setToolTip(tr("Output edge in pixels, upscaled from the model's resolution"));
     upscale_ = new QComboBox;
     upscale_->setObjectName("exportUpscale");
     upscale_->addItem(tr("nearest (hard pixels)"), "nearest");
     upscale_->addItem(tr("smooth"), "smooth");
-    upscale_->setCurrentIndex(session.value("upscale").toString() == "smooth" ? 1 : 0);
+    upscale_->setCurrentIndex(session.upscale == LatentSession::Upscale::Smooth ? 1 : 0);
     auto* sizeRow = new QHBoxLayout;
     sizeRow->addWidget(size_);
     sizeRow->addWidget(upscale_, 1);
     form->addRow(tr("Size"), sizeRow);
-    delay_ = spin(10, 60000, session.value("frame_delay_ms").toInt(80), "exportDelay");
+    delay_ = spin(10, 60000, session.frameDelayMs, "exportDelay");
     delay_->setSuffix(tr(" ms"));
     form->addRow(tr("Frame delay"), delay_);
     layout->addLayout(form);
@@ -73,27 +74,27 @@ ExportDialog::ExportDialog(const QString& checkpoint, const QJsonObject& session
     palette_->setObjectName("exportPalette");
     palette_->addItem(tr("per frame"), "per-frame");
     palette_->addItem(tr("global"), "global");
-    palette_->setCurrentIndex(session.value("gif_palette").toString() == "global" ? 1 : 0);
+    palette_->setCurrentIndex(session.gifPerFramePalette ? 0 : 1);
     gifForm->addRow(tr("Palette"), palette_);
     dithering_ = new QDoubleSpinBox;
     dithering_->setObjectName("exportDithering");
     dithering_->setRange(0, 1);
     dithering_->setSingleStep(0.1);
-    dithering_->setValue(session.value("gif_dithering").toDouble(0));
+    dithering_->setValue(session.gifDithering);
     gifForm->addRow(tr("Dithering"), dithering_);
-    loopCount_ = spin(0, 65535, session.value("gif_loop_count").toInt(0), "exportLoopCount");
+    loopCount_ = spin(0, 65535, session.gifLoopCount, "exportLoopCount");
     loopCount_->setSpecialValueText(tr("forever"));
     gifForm->addRow(tr("Loops"), loopCount_);
-    speed_ = spin(1, 10, session.value("gif_speed").toInt(8), "exportSpeed");
+    speed_ = spin(1, 10, session.gifSpeed, "exportSpeed");
     speed_->setToolTip(tr("libimagequant speed: 1 = best palette (slow) … 10 = fastest"));
     gifForm->addRow(tr("Quantiser speed"), speed_);
     layout->addWidget(gifGroup_);
 
     gridGroup_ = new QGroupBox(tr("PNG grid"));
     auto* gridForm = new QFormLayout(gridGroup_);
-    nrow_ = spin(1, 1024, session.value("nrow").toInt(8), "exportNrow");
+    nrow_ = spin(1, 1024, session.nrow, "exportNrow");
     gridForm->addRow(tr("Images per row"), nrow_);
-    padding_ = spin(0, 256, session.value("padding").toInt(2), "exportPadding");
+    padding_ = spin(0, 256, session.padding, "exportPadding");
     padding_->setSuffix(tr(" px"));
     gridForm->addRow(tr("Padding"), padding_);
     layout->addWidget(gridGroup_);
@@ -130,25 +131,25 @@ ExportDialog::ExportDialog(const QString& checkpoint, const QJsonObject& session
         progress_->setRange(0, static_cast<int>(std::min<qint64>(total, INT_MAX)));
         progress_->setValue(static_cast<int>(std::min(done, total)));
     });
-    connect(client_, &RenderClient::finished, this, [this](qint64 id, const QJsonObject& h, const QByteArray&) {
+    connect(client_, &RenderClient::finished, this, [this](qint64 id, const nlohmann::json& h, const QByteArray&) {
         if (id != request_) return;
         setRunning(false);
-        if (h.value("ok").toBool()) {
+        if (JsonFields::flag(h, "ok")) {
             progress_->setRange(0, 1);
             progress_->setValue(1);
             const QString message = tr("Wrote %1 (%2 frames, %3 KiB in %4 s)")
-                                        .arg(h.value("out").toString())
-                                        .arg(h.value("frames").toInteger())
-                                        .arg(h.value("file_bytes").toInteger() / 1024)
-                                        .arg(h.value("seconds").toDouble(), 0, 'f', 1) +
-                                    (h.contains("warning") ? " — " + h.value("warning").toString() : QString());
+                                        .arg(JsonFields::text(h, "out"))
+                                        .arg(JsonFields::integer(h, "frames"))
+                                        .arg(JsonFields::integer(h, "file_bytes") / 1024)
+                                        .arg(JsonFields::number(h, "seconds"), 0, 'f', 1) +
+                                    (h.contains("warning") ? " — " + JsonFields::text(h, "warning") : QString());
             error_->setStyleSheet("");
             error_->setText(message);
             emit exportFinished(true, message);
         } else {
             progress_->setValue(0);
-            const bool cancelled = h.value("cancelled").toBool();
-            const QString message = cancelled ? tr("cancelled") : h.value("error").toString();
+            const bool cancelled = JsonFields::flag(h, "cancelled");
+            const QString message = cancelled ? tr("cancelled") : JsonFields::text(h, "error");
             error_->setStyleSheet(cancelled ? "" : "color: #b00020");
             error_->setText(cancelled ? tr("Export cancelled; nothing was written.") : message);
             emit exportFinished(false, message);
@@ -190,17 +191,17 @@ void ExportDialog::updateFormat() {
     export_->setEnabled(!isRunning() && f != Format::Invalid);
 }
 
-QJsonObject ExportDialog::session() const {
-    QJsonObject s = session_;
-    s["size"] = size_->value();
-    s["frame_delay_ms"] = delay_->value();
-    s["gif_palette"] = palette_->currentData().toString();
-    s["gif_dithering"] = dithering_->value();
-    s["gif_loop_count"] = loopCount_->value();
-    s["gif_speed"] = speed_->value();
-    s["upscale"] = upscale_->currentData().toString();
-    s["nrow"] = nrow_->value();
-    s["padding"] = padding_->value();
+LatentSession ExportDialog::session() const {
+    LatentSession s = session_;
+    s.size = size_->value();
+    s.frameDelayMs = delay_->value();
+    s.gifPerFramePalette = palette_->currentData().toString() == "per-frame";
+    s.gifDithering = dithering_->value();
+    s.gifLoopCount = loopCount_->value();
+    s.gifSpeed = speed_->value();
+    s.upscale = upscale_->currentData().toString() == "smooth" ? LatentSession::Upscale::Smooth : LatentSession::Upscale::Nearest;
+    s.nrow = nrow_->value();
+    s.padding = padding_->value();
     return s;
 }
 
@@ -218,14 +219,14 @@ bool ExportDialog::startExport() {
                            : tr("Export: '%1' has an unknown extension; use .gif, .png, .mp4 or a folder").arg(out));
         return false;
     }
-    const QJsonObject s = session();
-    if (s != session_) {
+    const LatentSession s = session();
+    if (!(s == session_)) {
         session_ = s;
         emit optionsChosen(s);
     }
     error_->clear();
     progress_->setRange(0, 0);  // busy until the first progress header
-    request_ = client_->exportSession(checkpoint_, s, QFileInfo(out).absoluteFilePath());
+    request_ = client_->exportSession(checkpoint_, s.toJson(), QFileInfo(out).absoluteFilePath());
     setRunning(true);
     return true;
 }

@@ -9,7 +9,8 @@
 #pragma once
 
 #include <QDialog>
-#include <QJsonObject>
+
+#include "base/latent/LatentSession.h"
 
 class QCheckBox;
 class QComboBox;
@@ -30,7 +31,7 @@ class ExportDialog : public QDialog {
 public:
     enum class Format { Invalid, Gif, PngGrid, PngSequence, Mp4 };
 
-    ExportDialog(const QString& checkpoint, const QJsonObject& session, QWidget* parent = nullptr);
+    ExportDialog(const QString& checkpoint, const LatentSession& session, QWidget* parent = nullptr);
     ~ExportDialog() override;
 
     static Format formatFor(const QString& path);
@@ -38,7 +39,7 @@ public:
     void setOutputPath(const QString& path);
     QString outputPath() const;
     /// The page's session with this dialog's options applied.
-    QJsonObject session() const;
+    LatentSession session() const;
     /// Starts the export (returns false and shows the error line when the path is unusable).
     bool startExport();
     void cancelExport();
@@ -62,7 +63,7 @@ signals:
     void exportFinished(bool ok, const QString& message);
     /// Emitted when an export starts with options that differ from the page's session: the page
     /// keeps them (one undo step), so a saved session reproduces the export.
-    void optionsChosen(const QJsonObject& session);
+    void optionsChosen(const streetgan::LatentSession& session);
 
 protected:
     void reject() override;
@@ -73,7 +74,7 @@ private:
     void fail(const QString& message);
 
     QString checkpoint_;
-    QJsonObject session_;
+    LatentSession session_;
     RenderClient* client_;
     qint64 request_ = -1;
     bool closeWhenDone_ = false;

@@ -3,37 +3,33 @@
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QIcon>
-#include <QPixmap>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
-#include <QListWidget>
+#include <QListView>
 #include <QPushButton>
-#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <limits>
+
+#include "explorer/KeyframeDelegate.h"
+#include "explorer/KeyframeModel.h"
 
 namespace streetgan::ui {
 
 KeyframeList::KeyframeList(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    list_ = new QListWidget;
+    list_ = new QListView;
     list_->setObjectName("keyframeList");
     list_->setSelectionMode(QAbstractItemView::SingleSelection);
+    list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     list_->setMinimumHeight(120);
     list_->setIconSize(QSize(kThumbPx, kThumbPx));
-    // Drag and drop reorders too. The list widget moves its row itself; the request goes to the
-    // page queued (not from inside the drop), and the page's setKeyframes() rebuilds the rows
-    // from the edited session, so the list never disagrees with the session or the undo stack.
+    list_->setItemDelegate(new KeyframeDelegate(list_));  // "1. seed 2": the row number before the model's text
+    // Drag and drop reorders too: the view's InternalMove drop calls the model's moveRows(), which
+    // asks the page for one undoable edit; the edited session then moves the row (KeyframeModel).
     list_->setDragDropMode(QAbstractItemView::InternalMove);
     list_->setDefaultDropAction(Qt::MoveAction);
-    connect(list_->model(), &QAbstractItemModel::rowsMoved, this, [this](const QModelIndex&, int start, int, const QModelIndex&, int dest) {
-        const int to = dest > start ? dest - 1 : dest;
-        if (to == start) return;
-        QMetaObject::invokeMethod(this, [this, start, to] { emit moveRequested(start, to - start); }, Qt::QueuedConnection);
-    });
     layout->addWidget(list_, 1);
 
     auto* addRow = new QHBoxLayout;
@@ -87,48 +83,62 @@ KeyframeList::KeyframeList(QWidget* parent) : QWidget(parent) {
     connect(down_, &QPushButton::clicked, this, [this] { emit moveRequested(selected(), +1); });
     connect(duplicate_, &QPushButton::clicked, this, [this] { emit duplicateRequested(selected()); });
     connect(remove_, &QPushButton::clicked, this, [this] { emit removeRequested(selected()); });
-    connect(list_, &QListWidget::currentRowChanged, this, [this](int row) {
+    updateButtons();
+}
+
+void KeyframeList::setModel(KeyframeModel* model) {
+    if (model_) model_->disconnect(this);
+    model_ = model;
+    list_->setModel(model);
+    connect(list_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         updateButtons();
-        emit selectionChanged(row);
+        if (syncing_ == 0) emit selectionChanged(current.isValid() ? current.row() : -1);
     });
+    connect(model, &KeyframeModel::keyframesAboutToChange, this, &KeyframeList::beginSync);
+    connect(model, &KeyframeModel::keyframesChanged, this, &KeyframeList::endSync);
+    connect(model, &QAbstractItemModel::dataChanged, this, [this] { updateButtons(); });
+    beginSync();
+    endSync();
+}
+
+void KeyframeList::beginSync() {
+    if (syncing_++ == 0) keepRow_ = selected();
+}
+
+void KeyframeList::endSync() {
+    if (syncing_ == 1) {
+        // The row number stays selected (clamped), as the user left it; no selectionChanged().
+        const int n = count();
+        if (n > 0) {
+            const QModelIndex keep = model_->index(std::clamp(keepRow_, 0, n - 1));
+            if (list_->currentIndex() != keep || !list_->selectionModel()->isSelected(keep)) list_->setCurrentIndex(keep);
+        }
+    }
+    --syncing_;
     updateButtons();
 }
 
-void KeyframeList::setKeyframes(const QJsonArray& keyframes, int selected) {
-    const QSignalBlocker block(list_);
-    list_->clear();
-    keyframes_ = keyframes;
-    for (int i = 0; i < keyframes.size(); ++i) {
-        const QJsonObject k = keyframes[i].toObject();
-        const QIcon icon = icons_.value(QJsonDocument(k).toJson(QJsonDocument::Compact));
-        QString text = k.contains("seed") ? tr("%1. seed %2").arg(i + 1).arg(k.value("seed").toInteger())
-                                          : tr("%1. z (%2 values)").arg(i + 1).arg(k.value("z").toArray().size());
-        if (k.contains("easing")) text += tr("  [%1]").arg(k.value("easing").toString());
-        list_->addItem(new QListWidgetItem(icon, text));
-    }
-    if (!keyframes.isEmpty()) list_->setCurrentRow(std::clamp(selected, 0, static_cast<int>(keyframes.size()) - 1));
-    updateButtons();
+int KeyframeList::selected() const {
+    const QModelIndex i = list_->currentIndex();
+    return i.isValid() ? i.row() : -1;
 }
 
-void KeyframeList::setThumbnails(const QList<QImage>& images) {
-    if (icons_.size() > 1000) icons_.clear();
-    for (int i = 0; i < list_->count() && i < keyframes_.size(); ++i) {
-        const QIcon icon = i < images.size() ? QIcon(QPixmap::fromImage(images[i])) : QIcon();
-        icons_.insert(QJsonDocument(keyframes_[i].toObject()).toJson(QJsonDocument::Compact), icon);
-        list_->item(i)->setIcon(icon);
-    }
+QString KeyframeList::rowText(int row) const { return model_ ? KeyframeDelegate::text(model_->index(row)) : QString(); }
+
+int KeyframeList::count() const { return model_ ? model_->rowCount() : 0; }
+
+void KeyframeList::select(int row) {
+    if (!model_) return;
+    list_->setCurrentIndex(row >= 0 && row < count() ? model_->index(row) : QModelIndex());
 }
 
-int KeyframeList::selected() const { return list_->currentRow(); }
-int KeyframeList::count() const { return list_->count(); }
-void KeyframeList::select(int row) { list_->setCurrentRow(row); }
 qint64 KeyframeList::seedToAdd() const { return seed_->value(); }
 void KeyframeList::setSeedToAdd(qint64 seed) { seed_->setValue(static_cast<int>(seed)); }
 
 void KeyframeList::updateButtons() {
-    const int row = list_->currentRow(), n = list_->count();
+    const int row = selected(), n = count();
     segmentEasing_->setEnabled(row >= 0);
-    const QString easing = row >= 0 && row < keyframes_.size() ? keyframes_[row].toObject().value("easing").toString() : QString();
+    const QString easing = row >= 0 ? model_->index(row).data(KeyframeModel::EasingRole).toString() : QString();
     segmentEasing_->setCurrentIndex(std::max(0, segmentEasing_->findData(easing)));
     up_->setEnabled(row > 0);
     down_->setEnabled(row >= 0 && row < n - 1);

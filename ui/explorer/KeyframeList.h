@@ -1,43 +1,46 @@
-// The explorer's keyframe panel: the session's keyframes ("seed 2", "z: 64 values") with buttons
-// to add one from a seed, at random or from a seed grid, and to move up/down (or drag and drop),
-// duplicate and delete the selected one. It edits nothing itself: every button emits a request that ExplorerPage turns
-// into one undoable session edit, and the page calls setKeyframes() with the result.
+// The explorer's keyframe panel: a list view on the session's KeyframeModel ("1. seed 2",
+// "2. z (64 values)", thumbnails) with buttons to add one from a seed, at random or from a seed
+// grid, and to move up/down, duplicate and delete the selected one, and the selected segment's
+// easing. It edits nothing itself: every button emits a request that ExplorerPage turns into one
+// undoable session edit; drag and drop reorders through the model (KeyframeModel::moveRequested).
+//
+// Selection: a row number. When the model changes (an edit, undo or redo), the same row number
+// stays selected (clamped; the first row when none was), without selectionChanged(): that signal
+// means the user (or select()) picked a keyframe.
 //
 // Thread contract: GUI thread.
 #pragma once
 
-#include <QHash>
-#include <QIcon>
-#include <QImage>
-#include <QJsonArray>
-#include <QList>
 #include <QWidget>
 
 class QComboBox;
-class QListWidget;
+class QListView;
 class QPushButton;
 class QSpinBox;
 
 namespace streetgan::ui {
+
+class KeyframeModel;
 
 class KeyframeList : public QWidget {
     Q_OBJECT
 public:
     explicit KeyframeList(QWidget* parent = nullptr);
 
-    /// Shows `keyframes` (CLI.md's list) and selects `selected` (clamped). Emits no signal.
-    void setKeyframes(const QJsonArray& keyframes, int selected);
-    /// Icons of the rows, in order (fewer images leave the remaining rows without one). A row
-    /// keeps its icon while its keyframe stays the same, also when it moves.
-    void setThumbnails(const QList<QImage>& images);
+    /// The model shown (SessionModel's; it must outlive this view).
+    void setModel(KeyframeModel* model);
+    KeyframeModel* model() const { return model_; }
     static constexpr int kThumbPx = 40;
     int selected() const;
     int count() const;
+    /// Selects `row` (-1: none); emits selectionChanged() when that changes the selection.
     void select(int row);
     /// Seed of the "Add seed" box.
     qint64 seedToAdd() const;
     void setSeedToAdd(qint64 seed);
-    QListWidget* list() const { return list_; }
+    QListView* list() const { return list_; }
+    /// The text row `row` shows ("1. seed 2").
+    QString rowText(int row) const;
     QComboBox* segmentEasingBox() const { return segmentEasing_; }
 
 signals:
@@ -53,13 +56,16 @@ signals:
 
 private:
     void updateButtons();
+    void beginSync();
+    void endSync();
 
-    QListWidget* list_;
-    QJsonArray keyframes_;
-    QHash<QByteArray, QIcon> icons_;  ///< by keyframe (compact JSON): rows keep their image across edits
+    KeyframeModel* model_ = nullptr;
+    QListView* list_;
     QSpinBox* seed_;
     QPushButton *up_, *down_, *duplicate_, *remove_;
     QComboBox* segmentEasing_;
+    int syncing_ = 0;     ///< > 0 while the model changes: selection changes are not the user's
+    int keepRow_ = -1;    ///< the row selected when the model started changing
 };
 
 }  // namespace streetgan::ui

@@ -2,8 +2,6 @@
 
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QJsonArray>
-#include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
 #include <QToolButton>
@@ -11,6 +9,7 @@
 
 #include <utility>
 
+#include "common/JsonFields.h"
 #include "common/RenderClient.h"
 
 namespace streetgan::ui {
@@ -50,11 +49,11 @@ SeedGridDialog::SeedGridDialog(RenderClient* client, const QString& checkpoint, 
     connect(another, &QPushButton::clicked, this, [this] { showPage(page_ + 1); });
     connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
 
-    connect(client_, &RenderClient::finished, this, [this](qint64 id, const QJsonObject& header, const QByteArray& payload) {
+    connect(client_, &RenderClient::finished, this, [this](qint64 id, const nlohmann::json& header, const QByteArray& payload) {
         if (id != request_) return;
         request_ = -1;
-        if (!header.value("ok").toBool()) {
-            const QString message = tr("Seed grid: %1").arg(header.value("error").toString());
+        if (!JsonFields::flag(header, "ok")) {
+            const QString message = tr("Seed grid: %1").arg(JsonFields::text(header, "error"));
             status_->setText(message);
             emit failed(message);
             return;
@@ -75,8 +74,8 @@ void SeedGridDialog::showPage(int page) {
     if (request_ >= 0) client_->cancel(std::exchange(request_, -1));
     page_ = std::max(0, page);
     loaded_ = false;
-    QJsonArray seeds;
-    for (int i = 0; i < kCells; ++i) seeds.append(seedAt(i));
+    nlohmann::json seeds = nlohmann::json::array();
+    for (int i = 0; i < kCells; ++i) seeds.push_back(seedAt(i));
     status_->setText(tr("rendering seeds %1–%2…").arg(seedAt(0)).arg(seedAt(kCells - 1)));
     request_ = client_->send({{"op", "latents"},
                               {"checkpoint", checkpoint_},

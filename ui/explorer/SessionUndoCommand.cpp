@@ -2,7 +2,7 @@
 
 namespace streetgan::ui {
 
-SessionUndoCommand::SessionUndoCommand(Apply apply, QJsonObject before, QJsonObject after, const QString& text, int mergeKey,
+SessionUndoCommand::SessionUndoCommand(Apply apply, LatentSession before, LatentSession after, const QString& text, int mergeKey,
                                        quint64 dragSerial)
     : apply_(std::move(apply)), before_(std::move(before)), after_(std::move(after)), mergeKey_(mergeKey), dragSerial_(dragSerial) {
     setText(text);

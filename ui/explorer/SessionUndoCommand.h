@@ -1,6 +1,7 @@
-// One step of the latent explorer's undo history: the whole session JSON (CLI.md's session file)
-// before and after an edit. Every edit of ExplorerPage goes through this one command, so undo and
-// redo restore the exact session; `apply` puts a session back into the page (widgets, frames).
+// One step of the latent explorer's undo history: the whole session (base's LatentSession, unknown
+// keys included) before and after an edit. Every edit of SessionModel goes through this one
+// command, so undo and redo restore the exact session; `apply` puts a session back into the model
+// (which updates the keyframe model and the page).
 //
 // Slider drags: commands with the same mergeKey (>= 0) and the same drag serial merge into one step
 // (mergeWith keeps the first `before` and the last `after`); a step that ends where it started
@@ -9,17 +10,18 @@
 // Thread contract: GUI thread (a QUndoStack's command).
 #pragma once
 
-#include <QJsonObject>
 #include <QUndoCommand>
 #include <functional>
+
+#include "base/latent/LatentSession.h"
 
 namespace streetgan::ui {
 
 class SessionUndoCommand : public QUndoCommand {
 public:
-    using Apply = std::function<void(const QJsonObject&)>;
+    using Apply = std::function<void(const LatentSession&)>;
 
-    SessionUndoCommand(Apply apply, QJsonObject before, QJsonObject after, const QString& text, int mergeKey = -1,
+    SessionUndoCommand(Apply apply, LatentSession before, LatentSession after, const QString& text, int mergeKey = -1,
                        quint64 dragSerial = 0);
 
     void undo() override;
@@ -27,12 +29,12 @@ public:
     int id() const override { return mergeKey_; }
     bool mergeWith(const QUndoCommand* other) override;
 
-    const QJsonObject& before() const { return before_; }
-    const QJsonObject& after() const { return after_; }
+    const LatentSession& before() const { return before_; }
+    const LatentSession& after() const { return after_; }
 
 private:
     Apply apply_;
-    QJsonObject before_, after_;
+    LatentSession before_, after_;
     int mergeKey_;
     quint64 dragSerial_;
 };

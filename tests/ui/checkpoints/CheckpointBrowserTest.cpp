@@ -8,8 +8,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QImageReader>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTableView>
@@ -22,6 +20,8 @@
 #include "checkpoints/ParzenRunner.h"
 #include "runs/RunSession.h"
 #include "checkpoints/SideBySidePanel.h"
+#include "common/JsonFields.h"
+#include "common/JsonText.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;
@@ -30,7 +30,9 @@ using PS = CheckpointTableModel::ParzenState;
 namespace {
 
 const QString kPython = QStringLiteral("/usr/bin/python3");
-const QString kPythonDir = QFileInfo(QStringLiteral(__FILE__)).absolutePath() + "/../python";
+// tests/python (reference_interop.py), from the source tree's resources/demo (an absolute path;
+// __FILE__ is relative to the build folder, not to where the test runs).
+const QString kPythonDir = QDir::cleanPath(QStringLiteral(STREETGAN_DEMO_DIR) + "/../../tests/python");
 
 /// Distinct colours in an image (a blank or flat image has one or two).
 int colours(const QImage& img) {
@@ -95,10 +97,10 @@ private slots:
         // The losses at save time: the last metrics event at or before each checkpoint's step.
         QFile ev(run_ + "/events.jsonl");
         QVERIFY(ev.open(QIODevice::ReadOnly));
-        QHash<qint64, QJsonObject> metricsAt;
+        QHash<qint64, nlohmann::json> metricsAt;
         for (const QByteArray& line : ev.readAll().split('\n')) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            if (o.value("kind").toString() == "metrics") metricsAt.insert(o.value("step").toInteger(), o);
+            const nlohmann::json o = JsonText::parse(line).value_or(nlohmann::json());
+            if (JsonFields::text(o, "kind") == "metrics") metricsAt.insert(JsonFields::integer(o, "step"), o);
         }
         for (int r = 0; r < 3; ++r) {
             const CheckpointInfo& c = model()->row(r).info;
@@ -108,8 +110,8 @@ private slots:
             QCOMPARE(c.size, QFileInfo(c.path).size());
             QVERIFY(c.size > 1000);
             QVERIFY(metricsAt.contains(c.step));
-            QCOMPARE(c.lossD, metricsAt[c.step].value("loss_d").toDouble());
-            QCOMPARE(c.lossG, metricsAt[c.step].value("loss_g").toDouble());
+            QCOMPARE(c.lossD, JsonFields::number(metricsAt[c.step], "loss_d"));
+            QCOMPARE(c.lossG, JsonFields::number(metricsAt[c.step], "loss_g"));
             QVERIFY(std::abs(c.savedAt().toSecsSinceEpoch() - QFileInfo(c.path).lastModified().toSecsSinceEpoch()) <= 2);
             QCOMPARE(model()->data(model()->index(r, CheckpointTableModel::Step)).toLongLong(), c.step);
         }

@@ -6,37 +6,42 @@
 
 #include <QDir>
 #include <QFile>
-#include <QJsonDocument>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "common/JsonFields.h"
+#include "common/JsonText.h"
 #include "common/RenderClient.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;
+using nlohmann::json;
+using F = JsonFields;
 
 namespace {
 
 const QString kDemo = QStringLiteral(STREETGAN_DEMO_DIR);
 const QString kCk = kDemo + "/tiny-32-synthetic.pt";
 
-QJsonObject demoSession() {
+json demoSession() {
     QFile f(kDemo + "/walk.json");
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    QJsonObject s = QJsonDocument::fromJson(f.readAll()).object();
+    if (!f.open(QIODevice::ReadOnly)) return json::object();
+    json s = JsonText::parse(f.readAll()).value_or(json::object());
     s["checkpoint"] = kCk;
     return s;
 }
 
+QByteArray text(const json& header) { return JsonText::write(header); }
+
 // The final reply of `id` (spy on finished); an empty header after `ms`.
-QPair<QJsonObject, QByteArray> waitFor(QSignalSpy& spy, qint64 id, int ms = 60000) {
+QPair<json, QByteArray> waitFor(QSignalSpy& spy, qint64 id, int ms = 60000) {
     QElapsedTimer t;
     t.start();
     for (;;) {
         for (const auto& args : std::as_const(spy))
-            if (args.at(0).toLongLong() == id) return {args.at(1).toJsonObject(), args.at(2).toByteArray()};
+            if (args.at(0).toLongLong() == id) return {args.at(1).value<json>(), args.at(2).toByteArray()};
         if (t.elapsed() > ms) return {};
         spy.wait(200);
     }
@@ -66,7 +71,7 @@ private slots:
         QSignalSpy spy(&client, &RenderClient::finished);
         const qint64 id = client.send({{"op", "frames"}, {"checkpoint", kCk}, {"session", demoSession()}});
         const auto [header, payload] = waitFor(spy, id);
-        QVERIFY2(header.value("ok").toBool(), qPrintable(QJsonDocument(header).toJson()));
+        QVERIFY2(F::flag(header, "ok"), text(header).constData());
         const QList<QImage> frames = RenderClient::images(header, payload);
         QCOMPARE(frames.size(), 48);
         QCOMPARE(QDir(dir).entryList(QDir::Files).size(), 48);
@@ -81,20 +86,20 @@ private slots:
     void latestSupersedesTheWaitingRequest() {
         RenderClient client("cpu");
         QSignalSpy spy(&client, &RenderClient::finished);
-        const QJsonObject s = demoSession();
-        auto frame = [&](int i) { return QJsonObject{{"op", "frames"}, {"checkpoint", kCk}, {"session", s}, {"from", i}, {"count", 1}}; };
+        const json s = demoSession();
+        auto frame = [&](int i) { return json{{"op", "frames"}, {"checkpoint", kCk}, {"session", s}, {"from", i}, {"count", 1}}; };
         const qint64 a = client.latest("scrub", frame(0));
         const qint64 b = client.latest("scrub", frame(1));
         const qint64 c = client.latest("scrub", frame(2));
         QCOMPARE(client.outstanding(), 2);  // a in flight, c waiting; b finished at once
         QCOMPARE(spy.size(), 1);
         QCOMPARE(spy.at(0).at(0).toLongLong(), b);
-        QVERIFY(spy.at(0).at(1).toJsonObject().value("superseded").toBool());
-        QVERIFY(!spy.at(0).at(1).toJsonObject().value("ok").toBool());
+        QVERIFY(F::flag(spy.at(0).at(1).value<json>(), "superseded"));
+        QVERIFY(!F::flag(spy.at(0).at(1).value<json>(), "ok"));
         const auto ra = waitFor(spy, a);
         const auto rc = waitFor(spy, c);
-        QVERIFY(ra.first.value("ok").toBool());
-        QVERIFY(rc.first.value("ok").toBool());
+        QVERIFY(F::flag(ra.first, "ok"));
+        QVERIFY(F::flag(rc.first, "ok"));
         QCOMPARE(RenderClient::images(rc.first, rc.second).size(), 1);
         QVERIFY(ra.second != rc.second);
         QCOMPARE(client.outstanding(), 0);
@@ -104,7 +109,7 @@ private slots:
         RenderClient client("cpu");
         QSignalSpy done(&client, &RenderClient::finished);
         QSignalSpy progress(&client, &RenderClient::progress);
-        QJsonObject s = demoSession();
+        json s = demoSession();
         s["frames_per_segment"] = 250;
         s["size"] = 256;
         const QString out = tmp_.filePath("cancelled/long.gif");
@@ -113,8 +118,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty(), 60000);
         client.cancel(id);
         const auto [header, payload] = waitFor(done, id);
-        QVERIFY(!header.value("ok").toBool());
-        QVERIFY2(header.value("cancelled").toBool(), qPrintable(QJsonDocument(header).toJson()));
+        QVERIFY(!F::flag(header, "ok"));
+        QVERIFY2(F::flag(header, "cancelled"), text(header).constData());
         QCOMPARE(QDir(tmp_.filePath("cancelled")).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden).size(), 0);
         QCOMPARE(done.size(), 1);  // the cancel request's own reply is not a `finished`
     }
@@ -124,7 +129,7 @@ private slots:
         QSignalSpy done(&client, &RenderClient::finished);
         QSignalSpy failed(&client, &RenderClient::workerFailed);
         QSignalSpy progress(&client, &RenderClient::progress);
-        QJsonObject s = demoSession();
+        json s = demoSession();
         s["frames_per_segment"] = 250;
         s["size"] = 256;
         const qint64 a = client.send({{"op", "frames"}, {"checkpoint", kCk}, {"session", s}});
@@ -138,9 +143,9 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 20000);
         for (qint64 id : {a, b, c, d}) {
             const auto r = waitFor(done, id, 5000);
-            QVERIFY2(!r.first.isEmpty(), qPrintable(QString("request %1 never finished").arg(id)));
-            QVERIFY(!r.first.value("ok").toBool());
-            QVERIFY(!r.first.value("error").toString().isEmpty());
+            QVERIFY2(!r.first.empty(), qPrintable(QString("request %1 never finished").arg(id)));
+            QVERIFY(!F::flag(r.first, "ok"));
+            QVERIFY(!F::text(r.first, "error").isEmpty());
         }
         QCOMPARE(done.size(), 4);
         QCOMPARE(client.outstanding(), 0);
@@ -148,8 +153,8 @@ private slots:
 
         const qint64 e = client.open(kCk);
         const auto r = waitFor(done, e);
-        QVERIFY2(r.first.value("ok").toBool(), qPrintable(QJsonDocument(r.first).toJson()));
-        QCOMPARE(r.first.value("img_size").toInt(), 32);
+        QVERIFY2(F::flag(r.first, "ok"), text(r.first).constData());
+        QCOMPARE(F::integer32(r.first, "img_size"), 32);
         QVERIFY(client.isRunning());
     }
 
@@ -161,7 +166,7 @@ private slots:
         const qint64 id = client.open(kCk);
         QCOMPARE(done.size(), 0);  // never inside send(): the caller gets its id first
         QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 10000);
-        QCOMPARE(waitFor(done, id, 1000).first.value("ok").toBool(true), false);
+        QCOMPARE(F::flag(waitFor(done, id, 1000).first, "ok", true), false);
         qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
     }
 };

@@ -9,9 +9,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QListWidget>
+#include <QListView>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
@@ -24,6 +22,8 @@
 #include <QUndoStack>
 #include <functional>
 
+#include "common/JsonFields.h"
+#include "common/JsonText.h"
 #include "explorer/DemoCheckpoint.h"
 #include "explorer/ExplorerPage.h"
 #include "explorer/ExportDialog.h"
@@ -34,18 +34,24 @@
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;
+using nlohmann::json;
+using F = JsonFields;
 
 namespace {
 
-QByteArray compact(const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Compact); }
+QByteArray compact(const json& o) { return JsonText::write(o, JsonText::Format::Compact); }
 
-QJsonArray keyframes(const ExplorerPage& p) { return p.session().value("keyframes").toArray(); }
+const json& keyframes(const ExplorerPage& p) { return p.session().at("keyframes"); }
 
 QList<qint64> seeds(const ExplorerPage& p) {
     QList<qint64> out;
-    for (const QJsonValue& k : keyframes(p)) out.append(k.toObject().contains("seed") ? k.toObject().value("seed").toInteger() : -1);
+    for (const json& k : keyframes(p)) out.append(k.contains("seed") ? F::integer(k, "seed") : -1);
     return out;
 }
+
+/// Row `row` of the keyframe list as the view shows it: its text and its icon.
+QString rowText(KeyframeList* list, int row) { return list->rowText(row); }
+QIcon rowIcon(KeyframeList* list, int row) { return list->list()->model()->index(row, 0).data(Qt::DecorationRole).value<QIcon>(); }
 
 /// Distinct colours of an image (a blank or one-colour frame has 1).
 int colours(const QImage& img) {
@@ -89,10 +95,10 @@ class ExplorerTest : public QObject {
         return loaded.wait(30000) || loaded.size() > 0;
     }
 
-    void writeJson(const QString& path, const QJsonObject& o) {
+    void writeJson(const QString& path, const json& o) {
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(o).toJson());
+        f.write(JsonText::write(o));
     }
 
 private slots:
@@ -135,9 +141,9 @@ private slots:
         for (int i = 30; i < 40; ++i) QVERIFY(!frameAfter([&] { page_->setCurrentFrame(i); }, i).isNull());
         qInfo("scrub: %.1f ms per uncached 128 px frame (request to screen)", t.elapsed() / 10.0);
         // Keyframe thumbnails (the walk's keyframe frames) arrive after a short pause.
-        QListWidget* list = page_->keyframeList()->list();
-        QTRY_VERIFY_WITH_TIMEOUT(!list->item(3)->icon().isNull(), 30000);
-        QVERIFY(!list->item(0)->icon().isNull());
+        KeyframeList* list = page_->keyframeList();
+        QTRY_VERIFY_WITH_TIMEOUT(!rowIcon(list, 3).isNull(), 30000);
+        QVERIFY(!rowIcon(list, 0).isNull());
     }
 
     void addKeyframes() {
@@ -179,8 +185,8 @@ private slots:
         QCOMPARE(page_->selectedKeyframe(), 1);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeUp"), Qt::LeftButton);
         QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
-        // Drag and drop: the list widget moves the row (as its InternalMove drop does), the page
-        // turns that into one undoable edit.
+        // Drag and drop: the list view moves the row through its model (as its InternalMove drop
+        // does), the page turns that into one undoable edit.
         const int undoBefore = page_->undoStack()->count();
         QVERIFY(list->list()->model()->moveRow(QModelIndex(), 0, QModelIndex(), 3));
         QTRY_COMPARE(seeds(*page_), (QList<qint64>{20, 28, 2, 46}));
@@ -188,7 +194,7 @@ private slots:
         QCOMPARE(page_->undoStack()->count(), undoBefore + 1);
         page_->undoStack()->undo();
         QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
-        QCOMPARE(list->list()->item(0)->text(), QString("1. seed 2"));
+        QCOMPARE(rowText(list, 0), QString("1. seed 2"));
         list->select(3);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeDuplicate"), Qt::LeftButton);
         QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46, 46}));
@@ -220,7 +226,7 @@ private slots:
         trunc->setSliderDown(true);
         for (int v : {80, 70, 55, 40}) trunc->setValue(v);
         trunc->setSliderDown(false);
-        QCOMPARE(page_->session().value("truncation").toDouble(), 0.4);
+        QCOMPARE(F::number(page_->session(), "truncation"), 0.4);
         states << compact(page_->session());
         QCOMPARE(undo->count(), 4);
         // A second drag is a step of its own.
@@ -256,7 +262,7 @@ private slots:
             const qint64 id = check.send({{"op", "session"}, {"session", page_->session()}});
             for (int i = 0; i < 300 && spy.isEmpty(); ++i) spy.wait(100);
             if (spy.isEmpty() || spy.first().at(0).toLongLong() != id) return -1;
-            return spy.first().at(1).toJsonObject().value("frame_count").toInteger(-1);
+            return F::integer(spy.first().at(1).value<json>(), "frame_count", -1);
         };
         QCOMPARE(page_->frameCount(), 48);  // 4 keyframes x 12, loop
         QCOMPARE(workerCount(), 48);
@@ -297,15 +303,15 @@ private slots:
                 page_->setCurrentFrame(3);
             },
             3);
-        QCOMPARE(keyframes(*page_)[0].toObject().value("easing").toString(), QString("ease-in"));
+        QCOMPARE(F::text(keyframes(*page_)[0], "easing"), QString("ease-in"));
         QVERIFY(!segmentEased.isNull());
         QVERIFY(segmentEased != easedMid);
         QCOMPARE(frameAfter([&] { page_->setCurrentFrame(15); }, 15), secondSegment);
         page_->selectKeyframe(0);
         QCOMPARE(page_->keyframeList()->segmentEasingBox()->currentText(), QString("ease-in"));
-        QVERIFY(page_->keyframeList()->list()->item(0)->text().contains("ease-in"));
+        QVERIFY(rowText(page_->keyframeList(), 0).contains("ease-in"));
         page_->setSegmentEasing(0, "");
-        QVERIFY(!keyframes(*page_)[0].toObject().contains("easing"));
+        QVERIFY(!keyframes(*page_)[0].contains("easing"));
     }
 
     void truncationAndDirectionChangeTheFrame() {
@@ -313,25 +319,25 @@ private slots:
         const QImage base = frameAfter([&] { page_->setCurrentFrame(5); }, 5);
         QVERIFY(!base.isNull());
         const QImage truncated = frameAfter([&] { page_->sliders()->truncationSlider()->setValue(30); }, 5);
-        QCOMPARE(page_->session().value("truncation").toDouble(), 0.3);
+        QCOMPARE(F::number(page_->session(), "truncation"), 0.3);
         QVERIFY(!truncated.isNull());
         QVERIFY(truncated != base);
         const QImage moved = frameAfter([&] { page_->sliders()->directionSlider(0)->setValue(250); }, 5);
         QVERIFY2(!moved.isNull(), qPrintable(page_->errorLine()));
         QVERIFY(moved != truncated);
-        const QJsonArray ds = page_->session().value("directions").toArray();
-        QCOMPARE(ds.size(), 1);
-        QCOMPARE(ds[0].toObject().value("index").toInt(), 0);
-        QCOMPARE(ds[0].toObject().value("amount").toDouble(), 2.5);
+        const json ds = page_->session().at("directions");
+        QCOMPARE(ds.size(), size_t(1));
+        QCOMPARE(F::integer32(ds[0], "index"), 0);
+        QCOMPARE(F::number(ds[0], "amount"), 2.5);
         // Back to 0 sigma removes the edit (and the frame returns to the truncated one).
         const QImage back = frameAfter([&] { page_->sliders()->directionSlider(0)->setValue(0); }, 5);
-        QVERIFY(page_->session().value("directions").toArray().isEmpty());
+        QVERIFY(page_->session().at("directions").empty());
         QCOMPARE(back, truncated);
         // Fewer components drop the edits of the directions that no longer exist.
         page_->setDirection(3, 1.0);
         page_->setComponents(2);
-        QVERIFY(page_->session().value("directions").toArray().isEmpty());
-        QCOMPARE(page_->session().value("pca_components").toInt(), 2);
+        QVERIFY(page_->session().at("directions").empty());
+        QCOMPARE(F::integer32(page_->session(), "pca_components"), 2);
         QVERIFY(page_->sliders()->directionSlider(1));
         QTRY_VERIFY(!page_->sliders()->directionSlider(3));
     }
@@ -340,33 +346,33 @@ private slots:
         QVERIFY(openDemo());
         RenderClient check("cpu");
         QSignalSpy spy(&check, &RenderClient::finished);
-        check.send({{"op", "seed-z"}, {"seeds", QJsonArray{20}}, {"nz", page_->nz()}});
+        check.send({{"op", "seed-z"}, {"seeds", json::array({20})}, {"nz", page_->nz()}});
         QTRY_VERIFY_WITH_TIMEOUT(!spy.isEmpty(), 30000);
-        const QJsonArray expected = spy.first().at(1).toJsonObject().value("z").toArray().at(0).toArray();
-        QCOMPARE(expected.size(), 64);
+        const json expected = spy.first().at(1).value<json>().at("z").at(0);
+        QCOMPARE(expected.size(), size_t(64));
 
         page_->selectKeyframe(1);
         page_->addRawDimension(5);
         QSlider* s = page_->sliders()->rawSlider(5);
         QVERIFY(s);
         // The slider shows the seed's value once its vector has arrived.
-        const int shown = qRound(expected[5].toDouble() * LatentSliders::kSteps);
+        const int shown = qRound(F::asDouble(expected[5]) * LatentSliders::kSteps);
         QTRY_COMPARE_WITH_TIMEOUT(s->value(), shown, 30000);
-        QVERIFY(keyframes(*page_)[1].toObject().contains("seed"));
+        QVERIFY(keyframes(*page_)[1].contains("seed"));
         const int steps = page_->undoStack()->count();
         s->setValue(150);
-        const QJsonObject k = keyframes(*page_)[1].toObject();
+        const json k = keyframes(*page_)[1];
         QVERIFY(!k.contains("seed"));
-        const QJsonArray z = k.value("z").toArray();
-        QCOMPARE(z.size(), 64);
-        QCOMPARE(z[5].toDouble(), 1.5);
-        for (int i = 0; i < 64; ++i)
-            if (i != 5) QCOMPARE(z[i].toDouble(), expected[i].toDouble());
+        const json& z = k.at("z");
+        QCOMPARE(z.size(), size_t(64));
+        QCOMPARE(F::asDouble(z[5]), 1.5);
+        for (size_t i = 0; i < 64; ++i)
+            if (i != 5) QCOMPARE(F::asDouble(z[i]), F::asDouble(expected[i]));
         QCOMPARE(page_->undoStack()->count(), steps + 1);  // conversion and edit: one step
         // The walk renders with the explicit vector.
         QVERIFY(!frameAfter([&] { page_->setCurrentFrame(12); }, 12).isNull());
         page_->undoStack()->undo();
-        QCOMPARE(keyframes(*page_)[1].toObject(), QJsonObject({{"seed", 20}}));
+        QVERIFY(keyframes(*page_)[1] == json({{"seed", 20}}));  // (QCOMPARE cannot print a json)
         QTRY_COMPARE(s->value(), shown);
     }
 
@@ -374,14 +380,14 @@ private slots:
         // A session with keys the app does not know: they survive the round trip.
         QFile walk(DemoCheckpoint::folder() + "/walk.json");
         QVERIFY(walk.open(QIODevice::ReadOnly));
-        QJsonObject s = QJsonDocument::fromJson(walk.readAll()).object();
+        json s = JsonText::parse(walk.readAll()).value_or(json());
         s["checkpoint"] = DemoCheckpoint::folder() + "/tiny-32-synthetic.pt";
         s["note"] = "for the blog post";
-        s["my_tool"] = QJsonObject{{"version", 3}, {"tags", QJsonArray{"dusk", "rain"}}};
+        s["my_tool"] = {{"version", 3}, {"tags", json::array({"dusk", "rain"})}};
         const QString in = tmp_.filePath("in.json");
         writeJson(in, s);
         QVERIFY(openSession(in));
-        QCOMPARE(page_->session().value("note").toString(), QString("for the blog post"));
+        QCOMPARE(F::text(page_->session(), "note"), QString("for the blog post"));
         page_->addSeedKeyframe(123456789012LL);
         page_->setTruncation(0.75);
         page_->setDirection(2, -0.5);
@@ -392,7 +398,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(page_->sliders()->rawSlider(7) && page_->sliders()->rawSlider(7)->value() != 0, 30000);
         page_->setRawZ(7, -2.25);
         QVERIFY(!page_->undoStack()->isClean());
-        const QJsonObject before = page_->session();
+        const json before = page_->session();
         const QString out = tmp_.filePath("saved/walk.json");
         QDir().mkpath(tmp_.filePath("saved"));
         QVERIFY(page_->saveSession(out));
@@ -403,8 +409,8 @@ private slots:
         QVERIFY(openSession(out));
         QCOMPARE(page_->sessionPath(), out);
         QCOMPARE(compact(page_->session()), compact(before));
-        QCOMPARE(page_->session(), before);
-        QCOMPARE(page_->session().value("my_tool").toObject().value("version").toInt(), 3);
+        QVERIFY(page_->session() == before);
+        QCOMPARE(F::integer32(page_->session().at("my_tool"), "version"), 3);
         QCOMPARE(page_->sliders()->rawSlider(7)->value(), -225);
         QVERIFY(page_->undoStack()->isClean());
         // An unwritable path: one error line, the session stays as it was.
@@ -415,9 +421,9 @@ private slots:
 
     void hashMismatchAsks() {
         QVERIFY(openDemo());
-        QJsonObject s = page_->session();
+        json s = page_->session();
         s["checkpoint_sha256"] = QString(64, 'a');
-        s["keyframes"] = QJsonArray{QJsonObject{{"seed", 1}}, QJsonObject{{"seed", 2}}};
+        s["keyframes"] = json::array({{{"seed", 1}}, {{"seed", 2}}});
         const QString path = tmp_.filePath("other.json");
         writeJson(path, s);
         QStringList asked;
@@ -439,7 +445,7 @@ private slots:
         QVERIFY(openSession(path));
         QCOMPARE(asked.size(), 2);
         QCOMPARE(seeds(*page_), (QList<qint64>{1, 2}));
-        QCOMPARE(page_->session().value("checkpoint_sha256").toString(), page_->checkpointSha256());
+        QCOMPARE(F::text(page_->session(), "checkpoint_sha256"), page_->checkpointSha256());
         QVERIFY(!frameAfter([&] { page_->setCurrentFrame(3); }, 3).isNull());
     }
 
@@ -471,12 +477,12 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.read(6) == "GIF89a");
         // The options became session settings (one undo step), so a saved session reproduces the GIF.
-        QCOMPARE(page_->session().value("gif_palette").toString(), QString("global"));
-        QCOMPARE(page_->session().value("gif_dithering").toDouble(), 0.5);
-        QCOMPARE(page_->session().value("gif_loop_count").toInt(), 3);
-        QCOMPARE(page_->session().value("size").toInt(), 64);
-        QCOMPARE(page_->session().value("upscale").toString(), QString("nearest"));
-        QCOMPARE(page_->session().value("gif_speed").toInt(), 3);
+        QCOMPARE(F::text(page_->session(), "gif_palette"), QString("global"));
+        QCOMPARE(F::number(page_->session(), "gif_dithering"), 0.5);
+        QCOMPARE(F::integer32(page_->session(), "gif_loop_count"), 3);
+        QCOMPARE(F::integer32(page_->session(), "size"), 64);
+        QCOMPARE(F::text(page_->session(), "upscale"), QString("nearest"));
+        QCOMPARE(F::integer32(page_->session(), "gif_speed"), 3);
         QCOMPARE(page_->undoStack()->count(), 1);
 
         done.clear();
@@ -568,7 +574,7 @@ private slots:
         QVERIFY(page_->isPlaying());
         QCOMPARE(page_->measuredFps(), 0.0);
         page_->setTargetFps(25);
-        QCOMPARE(page_->session().value("frame_delay_ms").toInt(), 40);
+        QCOMPARE(F::integer32(page_->session(), "frame_delay_ms"), 40);
         const int start = page_->currentFrame();
         QTest::qWait(1500);
         page_->setPlaying(false);
