@@ -1,6 +1,7 @@
 // The dashboard benchmark (bench/bench_dashboard.sh runs it; not a test, asserts nothing).
 //   bench_dashboard open --dir D [--events N] [--smoothing A]
-//       writes D/events.jsonl with N metrics events (as the trainer writes them) unless it exists,
+//       writes D/events.jsonl with N metrics events unless it exists (the trainer's event types
+//       through its EventLog; values rounded to a few digits, so lines are about trainer-sized),
 //       opens it in the dashboard (offscreen or Xvfb), and prints one JSON line: first_plot_s
 //       (open -> the first replot that shows data), full_load_s, median/p90 replot ms (one plot
 //       and the whole dashboard), peak RSS MB.
@@ -16,6 +17,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <qcustomplot.h>
@@ -23,11 +25,14 @@
 #include <string>
 #include <vector>
 
+#include "base/run/EventLog.h"
+#include "base/run/Events.h"
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
 #include "runs/RunSession.h"
 
 using namespace streetgan::ui;
+using streetgan::EventLog;
 
 namespace {
 
@@ -47,25 +52,62 @@ double percentile(std::vector<double> v, double p) {
     return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
 }
 
+// `v` with `digits` decimals: the JSON numbers stay as short as the benchmark has always written.
+double rounded(double v, int digits) {
+    const double scale = std::pow(10.0, digits);
+    return std::round(v * scale) / scale;
+}
+
 void writeEvents(const QString& path, long n) {
-    FILE* f = std::fopen(path.toLocal8Bit().constData(), "w");
+    namespace sg = streetgan;
+    EventLog log(path.toStdString());
     std::mt19937 rng(1);
     std::normal_distribution<double> noise(0, 0.1);
     const double t0 = 1.7e9;
-    std::fprintf(f, "{\"data\":\"synthetic\",\"device\":\"cpu\",\"kind\":\"status\",\"pid\":1,\"state\":\"running\",\"step\":0,\"t\":%.6f,\"total_steps\":%ld}\n", t0, n);
-    std::fprintf(f, "{\"images\":100000,\"kind\":\"data\",\"source\":\"synthetic\",\"steps_per_epoch\":1000,\"t\":%.6f}\n", t0);
+    sg::StatusEvent status;
+    status.t = t0;
+    status.state = sg::RunState::kRunning;
+    status.step = 0;
+    status.totalSteps = n;
+    status.pid = 1;
+    status.device = "cpu";
+    status.data = "synthetic";
+    log.append(sg::Event(status));
+    sg::DataEvent data;
+    data.t = t0;
+    data.source = "synthetic";
+    data.images = 100000;
+    data.stepsPerEpoch = 1000;
+    log.append(sg::Event(data));
     for (long i = 1; i <= n; ++i) {
         const double k = static_cast<double>(i);
-        std::fprintf(f,
-                     "{\"d_g_z1\":%.7f,\"d_g_z2\":%.7f,\"d_x\":%.7f,\"data_wait\":%.6f,\"epoch\":%ld,\"img_per_s\":%.3f,\"kind\":\"metrics\","
-                     "\"loss_d\":%.7f,\"loss_g\":%.7f,\"lr\":0.0002,\"step\":%ld,\"t\":%.6f,\"total_steps\":%ld}\n",
-                     0.3 + noise(rng) * 0.2, 0.25 + noise(rng) * 0.2, 0.7 + noise(rng) * 0.2, std::abs(noise(rng)), (i - 1) / 1000,
-                     900 + 50 * noise(rng), 1.2 / (1 + k / 1e5) + noise(rng), 2.5 + std::sin(k / 5e4) + noise(rng), i, t0 + k * 0.05, n);
-        if (i % 1000 == 0)
-            std::fprintf(f, "{\"cpu_percent\":95.5,\"gpu_mem_mb\":4100,\"gpu_util\":97,\"kind\":\"system\",\"read_mb_s\":120.5,\"rss_mb\":2300,\"step\":%ld,\"t\":%.6f}\n",
-                         i, t0 + k * 0.05);
+        const double t = rounded(t0 + k * 0.05, 6);
+        sg::MetricsEvent m;
+        m.dGz1 = rounded(0.3 + noise(rng) * 0.2, 7);
+        m.dGz2 = rounded(0.25 + noise(rng) * 0.2, 7);
+        m.dX = rounded(0.7 + noise(rng) * 0.2, 7);
+        m.dataWait = rounded(std::abs(noise(rng)), 6);
+        m.epoch = (i - 1) / 1000;
+        m.imgPerS = rounded(900 + 50 * noise(rng), 3);
+        m.lossD = rounded(1.2 / (1 + k / 1e5) + noise(rng), 7);
+        m.lossG = rounded(2.5 + std::sin(k / 5e4) + noise(rng), 7);
+        m.lr = 0.0002;
+        m.step = i;
+        m.t = t;
+        m.totalSteps = n;
+        log.append(sg::Event(m));
+        if (i % 1000 == 0) {
+            sg::SystemEvent sys;
+            sys.cpuPercent = 95.5;
+            sys.gpuMemMb = 4100;
+            sys.gpuUtil = 97;
+            sys.readMbS = 120.5;
+            sys.rssMb = 2300;
+            sys.step = i;
+            sys.t = t;
+            log.append(sg::Event(sys));
+        }
     }
-    std::fclose(f);
 }
 
 int benchOpen(const QString& dir, long events, double smoothing) {

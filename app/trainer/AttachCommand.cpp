@@ -18,6 +18,7 @@
 #include "base/daemon/EventFollower.h"
 #include "base/daemon/RunLock.h"
 #include "base/daemon/RunStatus.h"
+#include "base/run/Events.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -79,7 +80,7 @@ void relayCommands(const std::string& socketPath, LineWriter& out, const std::at
             } catch (const std::exception& e) {
                 reply = {{"ok", false}, {"error", e.what()}};
             }
-            if (!out.write({{"reply", reply}})) eof = true;
+            if (!out.write(attachReplyJson(std::move(reply)))) eof = true;
         }
     }
     if (fd >= 0) ::close(fd);
@@ -119,25 +120,27 @@ int AttachCommand::execute() {
     // Resuming past the last status event: start from the run's state as `ls` sees it now, so
     // the live and end lines name the real state; the events read below update it.
     std::string lastStatus = fromOffset_ > 0 ? RunStatus::read(runDir_).state : std::string();
-    if (lastStatus == "new") lastStatus.clear();
+    if (lastStatus == RunState::kNew) lastStatus.clear();
     bool liveSent = false;
+    EventReader reader;
     for (;;) {
         const bool alive = RunLock::isHeld(runDir_);  // before reading: a trainer gone now has written everything
         const auto lines = follower.read();
         for (const EventLine& l : lines) {
-            nlohmann::json e = nlohmann::json::parse(l.text, nullptr, false);
-            if (!e.is_object()) continue;  // a torn line left by a crash
-            if (e.value("kind", "") == "status") lastStatus = e.value("state", "");
-            if (!out.write({{"offset", l.offset}, {"end", l.end}, {"event", std::move(e)}})) return 0;
+            ParsedEvent parsed = reader.read(l.text);
+            if (!parsed.ok()) continue;  // a torn line left by a crash
+            if (const auto* status = std::get_if<StatusEvent>(&parsed.event)) lastStatus = status->state;
+            // The event as read: the schema keeps the members it does not name, so nothing is lost.
+            if (!out.write(attachEventJson(static_cast<uint64_t>(l.offset), static_cast<uint64_t>(l.end), toJson(parsed.event)))) return 0;
         }
         if (!lines.empty()) continue;  // more backlog may follow
         const std::string state = RunStatus::effectiveState(lastStatus, alive);
         if (!liveSent) {
             liveSent = true;
-            if (!out.write({{"live", true}, {"offset", follower.offset()}, {"state", state}})) return 0;
+            if (!out.write(attachLiveJson(static_cast<uint64_t>(follower.offset()), state))) return 0;
         }
         if (!alive) {
-            out.write({{"end", true}, {"offset", follower.offset()}, {"state", state}});
+            out.write(attachEndJson(static_cast<uint64_t>(follower.offset()), state));
             return 0;
         }
         if (out.failed()) return 0;

@@ -1,8 +1,9 @@
 #include "trainer/ConsoleReporter.h"
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include "base/run/Events.h"
 
 namespace streetgan {
 namespace {
@@ -23,20 +24,21 @@ ConsoleReporter::~ConsoleReporter() {
     if (barShown_) std::fputc('\n', stderr);
 }
 
-void ConsoleReporter::onEvent(const nlohmann::json& e) {
-    const std::string kind = e.value("kind", "");
-    const int64_t step = e.value("step", int64_t{0});
-    if (kind == "status" && e.value("state", "") == "running") {
+void ConsoleReporter::onEvent(const nlohmann::json& json) {
+    const Event event = eventFromJson(json);
+    const int64_t step = stampOf(event).step.value_or(0);
+    const auto* status = std::get_if<StatusEvent>(&event);
+    if (status && status->state == RunState::kRunning) {
         startStep_ = step;
         start_ = std::chrono::steady_clock::now();
     }
-    if (kind == "metrics") {
-        const int64_t total = e.value("total_steps", int64_t{0});
+    if (const auto* m = std::get_if<MetricsEvent>(&event)) {
+        const int64_t total = m->totalSteps.value_or(0);
         char line[512];
         std::snprintf(line, sizeof line, "step %lld/%lld epoch %lld  loss_d %.4f loss_g %.4f  D(x) %.3f D(G(z)) %.3f/%.3f  %.1f img/s  data_wait %.0f%%",
-                      static_cast<long long>(step), static_cast<long long>(total), static_cast<long long>(e.value("epoch", int64_t{0})),
-                      e.value("loss_d", 0.0), e.value("loss_g", 0.0), e.value("d_x", 0.0), e.value("d_g_z1", 0.0), e.value("d_g_z2", 0.0),
-                      e.value("img_per_s", 0.0), 100.0 * e.value("data_wait", 0.0));
+                      static_cast<long long>(step), static_cast<long long>(total), static_cast<long long>(m->epoch.value_or(0)),
+                      m->lossD, m->lossG, m->dX, m->dGz1, m->dGz2, m->imgPerS,
+                      100.0 * m->dataWait);
         if (!tty_) {
             std::printf("%s\n", line);
             std::fflush(stdout);
@@ -55,9 +57,9 @@ void ConsoleReporter::onEvent(const nlohmann::json& e) {
         return;
     }
     std::string text;
-    if (kind == "checkpoint") text = "checkpoint " + e.value("path", "") + " (step " + std::to_string(step) + ")";
-    else if (kind == "status") text = "status " + e.value("state", "") + " at step " + std::to_string(step);
-    else if (kind == "error") text = "error: " + e.value("message", "");
+    if (const auto* c = std::get_if<CheckpointEvent>(&event)) text = "checkpoint " + c->path + " (step " + std::to_string(step) + ")";
+    else if (status) text = "status " + status->state + " at step " + std::to_string(step);
+    else if (const auto* e = std::get_if<ErrorEvent>(&event)) text = "error: " + e->message;
     else return;
     if (tty_) {
         std::fprintf(stderr, "\r\033[K%s\n", text.c_str());

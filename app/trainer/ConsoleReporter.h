@@ -1,5 +1,6 @@
 // Follows a run on the console: on a terminal a one-line progress bar redrawn in place (stderr);
 // otherwise one plain line per metrics/checkpoint/status event (stdout), friendly to logs and CI.
+// Reads the events through the schema (base/run/Events.h).
 #pragma once
 
 #include <chrono>

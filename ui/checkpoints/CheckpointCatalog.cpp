@@ -5,27 +5,18 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 
 #include "events/RunSeries.h"
 #include "base/remote/SftpClient.h"
+#include "base/run/Events.h"
 #include "base/util/Errors.h"
 
 namespace streetgan::ui {
 
 namespace {
 
-double number(const nlohmann::json& j, const char* key) {
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<double>() : CheckpointInfo::kNaN;
-}
-
-qint64 integer(const nlohmann::json& j, const char* key) {
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<qint64>() : -1;
-}
+qint64 orUnknown(const std::optional<int64_t>& v) { return v ? static_cast<qint64>(*v) : -1; }
 
 }  // namespace
 
@@ -44,25 +35,24 @@ qint64 CheckpointCatalog::epochFromName(const QString& fileName) {
 
 void CheckpointCatalog::addEventLine(std::string_view line) {
     if (line.empty() || line.front() != '{') return;
-    const nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-    if (!j.is_object()) return;
-    const auto kind = j.find("kind");
-    if (kind == j.end() || !kind->is_string()) return;
-    const std::string& k = kind->get_ref<const std::string&>();
-    if (k == "metrics") {
-        last_.step = integer(j, "step");
-        last_.lossD = number(j, "loss_d");
-        last_.lossG = number(j, "loss_g");
-        last_.dX = number(j, "d_x");
-        last_.dGz = number(j, "d_g_z1");
-    } else if (k == "checkpoint") {
-        const auto p = j.find("path");
-        if (p == j.end() || !p->is_string()) return;
+    // One reader per thread, kept across calls (it reuses its buffers); the catalog itself stays
+    // a copyable value.
+    thread_local EventReader reader;
+    const ParsedEvent parsed = reader.read(line);
+    if (!parsed.ok()) return;
+    if (const auto* m = std::get_if<MetricsEvent>(&parsed.event)) {
+        last_.step = orUnknown(m->step);
+        last_.lossD = m->lossD;
+        last_.lossG = m->lossG;
+        last_.dX = m->dX;
+        last_.dGz = m->dGz1;
+    } else if (const auto* ck = std::get_if<CheckpointEvent>(&parsed.event)) {
+        if (ck->path.empty()) return;  // no path (or not a string): nothing to match a file with
         CheckpointInfo c;
-        c.relativePath = QString::fromStdString(p->get<std::string>());
-        c.step = integer(j, "step");
-        c.epoch = integer(j, "epoch");
-        c.time = number(j, "t");
+        c.relativePath = QString::fromStdString(ck->path);
+        c.step = orUnknown(ck->step);
+        c.epoch = orUnknown(ck->epoch);
+        c.time = ck->t;
         // A checkpoint of the same epoch overwrites the file: the latest event describes it.
         if (last_.step >= 0 && (c.step < 0 || last_.step <= c.step)) {
             c.lossD = last_.lossD;

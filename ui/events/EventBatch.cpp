@@ -1,9 +1,12 @@
 #include "events/EventBatch.h"
 
+#include "base/run/Events.h"
+
 namespace streetgan::ui {
 
 const char* metricKey(Metric m) {
-    static const char* keys[] = {"loss_d", "loss_g", "d_x", "d_g_z1", "d_g_z2", "img_per_s", "data_wait", "lr"};
+    namespace F = EventField;
+    static const char* keys[] = {F::kLossD, F::kLossG, F::kDX, F::kDGz1, F::kDGz2, F::kImgPerS, F::kDataWait, F::kLr};
     return keys[static_cast<int>(m)];
 }
 

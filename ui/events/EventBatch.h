@@ -15,7 +15,7 @@ namespace streetgan::ui {
 enum class Metric { LossD, LossG, DX, DGz1, DGz2, ImgPerS, DataWait, Lr, Count };
 constexpr int kMetricCount = static_cast<int>(Metric::Count);
 
-/// The event key of a metric ("loss_d", ...).
+/// The event field of a metric ("loss_d", ...: EventField in base/run/Events.h).
 const char* metricKey(Metric m);
 /// A readable name ("loss D", "D(x)", ...).
 const char* metricLabel(Metric m);
@@ -32,7 +32,7 @@ struct MetricColumns {
     void clear();
 };
 
-/// A {"kind":"system"} event; fields the trainer could not read are NaN.
+/// A system event (SystemEvent); fields the trainer could not read are NaN.
 struct SystemSample {
     double t = 0, step = std::numeric_limits<double>::quiet_NaN();
     double cpuPercent = std::numeric_limits<double>::quiet_NaN();

@@ -1,13 +1,14 @@
-// Parses lines of events.jsonl and of the attach protocol (docs/attach-protocol.md) into an
-// EventBatch, fast: a hand-rolled scan of the top-level object that converts only the fields the
-// app shows (a 1,000,000-line run is about 250 MB). Nested values are skipped (or, for the
-// protocol's "event", parsed in place). A line that is not a JSON object is counted and skipped.
-// Stateless apart from counters; one parser per thread.
+// Turns lines of events.jsonl and of the attach protocol (docs/attach-protocol.md) into an
+// EventBatch: the typed events of the base schema (base/run/Events.h, read by its EventReader,
+// nlohmann underneath) become float columns for the plots and the rarer fields the app shows
+// (a 1,000,000-line run is about 250 MB). A line that is not a JSON object is counted and skipped.
+// Stateless apart from counters and the reader's buffers; one parser per thread.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
+#include "base/run/Events.h"
 #include "events/EventBatch.h"
 
 namespace streetgan::ui {
@@ -26,6 +27,9 @@ public:
     int64_t badLines() const { return badLines_; }
 
 private:
+    void add(const Event& event, EventBatch& out);
+
+    EventReader reader_;
     int64_t badLines_ = 0;
 };
 

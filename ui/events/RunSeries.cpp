@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "base/run/Events.h"
+
 namespace streetgan::ui {
 
 size_t RunSeries::append(EventBatch&& b) {
@@ -32,10 +34,10 @@ size_t RunSeries::append(EventBatch&& b) {
     // Attach's live/end state only knows the status events it sent: after --from-offset past the
     // last one it says "running" or "new". Trust the events read, and only learn from it that the
     // trainer is alive (live) or gone (end: a run last seen running or paused has crashed).
-    if (state_.empty() && !b.liveState.empty() && b.liveState != "new") state_ = b.liveState;
+    if (state_.empty() && !b.liveState.empty() && b.liveState != RunState::kNew) state_ = b.liveState;
     if (b.ended) {
-        if (b.endState != "new" && !b.endState.empty()) state_ = b.endState;
-        else if (state_ == "running" || state_ == "paused") state_ = "crashed";
+        if (b.endState != RunState::kNew && !b.endState.empty()) state_ = b.endState;
+        else if (state_ == RunState::kRunning || state_ == RunState::kPaused) state_ = RunState::kCrashed;
         else if (state_.empty()) state_ = b.endState;
     }
     if (!b.device.empty()) device_ = b.device;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/daemon/RunStatus.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
@@ -31,16 +32,15 @@ void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
                                                                         QString::fromStdString(r.err).trimmed()));
                 return;
             }
-            const auto j = nlohmann::json::parse(r.out);
             RunEntryList runs;
-            for (const auto& e : j.value("runs", nlohmann::json::array())) {
+            for (const RunInfo& info : RunStatus::listFromJson(nlohmann::json::parse(r.out))) {
                 RunEntry run;
-                run.name = QString::fromStdString(e.value("name", ""));
-                run.path = QString::fromStdString(e.value("path", ""));
-                run.state = QString::fromStdString(e.value("state", ""));
-                run.step = e.value("step", int64_t{0});
-                run.totalSteps = e.value("total_steps", int64_t{0});
-                run.updated = e.value("updated", 0.0);
+                run.name = QString::fromStdString(info.name);
+                run.path = QString::fromStdString(info.path);
+                run.state = QString::fromStdString(info.state);
+                run.step = info.step;
+                run.totalSteps = info.totalSteps;
+                run.updated = info.updated;
                 runs.push_back(run);
             }
             emit runsListed(jobId, runs);

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
+#include "base/run/Events.h"
 
 namespace streetgan {
 
@@ -22,7 +22,10 @@ void DaemonReadiness::send(const std::string& line) {
 
 void DaemonReadiness::onEvent(const nlohmann::json& event) {
     if (inner_) inner_->onEvent(event);
-    if (fd_ >= 0 && event.value("kind", "") == "status" && event.value("state", "") == "running") send("ready");
+    if (fd_ < 0) return;
+    const Event typed = eventFromJson(event);
+    const auto* status = std::get_if<StatusEvent>(&typed);
+    if (status && status->state == RunState::kRunning) send("ready");
 }
 
 void DaemonReadiness::fail(int exitCode, const std::string& message) {

@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "base/daemon/RunLock.h"
+#include "base/run/Events.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -16,17 +18,73 @@ namespace fs = std::filesystem;
 
 namespace {
 constexpr std::streamoff kTailBytes = 4 << 20;
-}
+
+// The members of `ls --json` (docs/attach-protocol.md, "ls"); state, step, total_steps, epoch,
+// loss_d, loss_g and pid are named as in the events they come from.
+constexpr char kName[] = "name";
+constexpr char kRunPath[] = "path";
+constexpr char kLastCheckpoint[] = "last_checkpoint";
+constexpr char kUpdated[] = "updated";
+constexpr char kError[] = "error";
+constexpr char kRuns[] = "runs";
+}  // namespace
 
 nlohmann::json RunInfo::toJson() const {
-    nlohmann::json j = {{"name", name},   {"path", path},   {"state", state},
-                        {"step", step},   {"total_steps", totalSteps}, {"epoch", epoch},
-                        {"loss_d", nullptr}, {"loss_g", nullptr}, {"last_checkpoint", lastCheckpoint},
-                        {"updated", updated}, {"pid", pid}};
-    if (lossD) j["loss_d"] = *lossD;
-    if (lossG) j["loss_g"] = *lossG;
-    if (!error.empty()) j["error"] = error;
+    namespace F = EventField;
+    nlohmann::json j = {{kName, name},   {kRunPath, path},   {F::kState, state},
+                        {F::kStep, step},   {F::kTotalSteps, totalSteps}, {F::kEpoch, epoch},
+                        {F::kLossD, nullptr}, {F::kLossG, nullptr}, {kLastCheckpoint, lastCheckpoint},
+                        {kUpdated, updated}, {F::kPid, pid}};
+    if (lossD) j[F::kLossD] = *lossD;
+    if (lossG) j[F::kLossG] = *lossG;
+    if (!error.empty()) j[kError] = error;
     return j;
+}
+
+RunInfo RunInfo::fromJson(const nlohmann::json& j) {
+    namespace F = EventField;
+    RunInfo r;
+    if (!j.is_object()) return r;
+    const auto text = [&](const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const auto integer = [&](const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_number() ? it->get<int64_t>() : int64_t{0};
+    };
+    const auto number = [&](const char* key) -> std::optional<double> {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+    };
+    r.name = text(kName);
+    r.path = text(kRunPath);
+    r.state = text(F::kState);
+    r.step = integer(F::kStep);
+    r.totalSteps = integer(F::kTotalSteps);
+    r.epoch = integer(F::kEpoch);
+    r.lossD = number(F::kLossD);
+    r.lossG = number(F::kLossG);
+    r.lastCheckpoint = text(kLastCheckpoint);
+    r.updated = number(kUpdated).value_or(0.0);
+    r.pid = integer(F::kPid);
+    r.error = text(kError);
+    return r;
+}
+
+nlohmann::json RunStatus::listToJson(const std::vector<RunInfo>& runs) {
+    nlohmann::json j = {{kRuns, nlohmann::json::array()}};
+    for (const auto& r : runs) j[kRuns].push_back(r.toJson());
+    return j;
+}
+
+std::vector<RunInfo> RunStatus::listFromJson(const nlohmann::json& j) {
+    std::vector<RunInfo> runs;
+    if (!j.is_object()) return runs;
+    const auto it = j.find(kRuns);
+    if (it == j.end() || !it->is_array()) return runs;
+    for (const auto& r : *it) runs.push_back(RunInfo::fromJson(r));
+    return runs;
 }
 
 bool RunStatus::isRunDirectory(const std::string& dir) {
@@ -35,8 +93,8 @@ bool RunStatus::isRunDirectory(const std::string& dir) {
 }
 
 std::string RunStatus::effectiveState(const std::string& lastStatus, bool alive) {
-    if (lastStatus.empty()) return alive ? "running" : "new";
-    if ((lastStatus == "running" || lastStatus == "paused") && !alive) return "crashed";
+    if (lastStatus.empty()) return alive ? RunState::kRunning : RunState::kNew;
+    if ((lastStatus == RunState::kRunning || lastStatus == RunState::kPaused) && !alive) return RunState::kCrashed;
     return lastStatus;
 }
 
@@ -60,32 +118,32 @@ RunInfo RunStatus::read(const std::string& runDir) {
         size_t pos = 0;
         if (from > 0) pos = tail.find('\n') + 1;  // the first line is probably cut
         bool sawStatus = false;
+        EventReader reader;
         for (size_t nl; (nl = tail.find('\n', pos)) != std::string::npos; pos = nl + 1) {
-            nlohmann::json e = nlohmann::json::parse(tail.begin() + static_cast<std::ptrdiff_t>(pos), tail.begin() + static_cast<std::ptrdiff_t>(nl),
-                                                     nullptr, /*allow_exceptions=*/false);
-            if (!e.is_object()) continue;  // a torn line left by a crash
-            const std::string kind = e.value("kind", "");
-            if (e.contains("t") && e["t"].is_number()) info.updated = e["t"].get<double>();
-            if (e.contains("step") && e["step"].is_number_integer()) info.step = std::max(info.step, e["step"].get<int64_t>());
-            if (e.contains("epoch") && e["epoch"].is_number_integer()) info.epoch = e["epoch"].get<int64_t>();
-            if (e.contains("total_steps") && e["total_steps"].is_number_integer()) info.totalSteps = e["total_steps"].get<int64_t>();
-            if (kind == "status") {
-                lastStatus = e.value("state", "");
+            const ParsedEvent parsed = reader.read(std::string_view(tail).substr(pos, nl - pos));
+            if (!parsed.ok()) continue;  // a torn line left by a crash
+            const EventStamp stamp = stampOf(parsed.event);
+            if (!std::isnan(stamp.t)) info.updated = stamp.t;
+            if (stamp.step) info.step = std::max(info.step, *stamp.step);
+            if (stamp.epoch) info.epoch = *stamp.epoch;
+            if (stamp.totalSteps) info.totalSteps = *stamp.totalSteps;
+            if (const auto* status = std::get_if<StatusEvent>(&parsed.event)) {
+                lastStatus = status->state;
                 sawStatus = true;
-            } else if (kind == "metrics") {
-                if (e.contains("loss_d") && e["loss_d"].is_number()) info.lossD = e["loss_d"].get<double>();
-                if (e.contains("loss_g") && e["loss_g"].is_number()) info.lossG = e["loss_g"].get<double>();
-            } else if (kind == "checkpoint") {
-                info.lastCheckpoint = e.value("path", "");
-            } else if (kind == "error") {
-                info.error = e.value("message", "");
+            } else if (const auto* metrics = std::get_if<MetricsEvent>(&parsed.event)) {
+                if (!std::isnan(metrics->lossD)) info.lossD = metrics->lossD;
+                if (!std::isnan(metrics->lossG)) info.lossG = metrics->lossG;
+            } else if (const auto* checkpoint = std::get_if<CheckpointEvent>(&parsed.event)) {
+                info.lastCheckpoint = checkpoint->path;
+            } else if (const auto* error = std::get_if<ErrorEvent>(&parsed.event)) {
+                info.error = error->message;
             }
         }
         // A long run whose status line has scrolled out of the tail is running if it is alive.
-        if (!sawStatus && from > 0) lastStatus = alive ? "running" : "crashed";
+        if (!sawStatus && from > 0) lastStatus = alive ? RunState::kRunning : RunState::kCrashed;
     }
     info.state = effectiveState(lastStatus, alive);
-    if (info.state != "failed") info.error.clear();  // e.g. a refused control command: not the run's failure
+    if (info.state != RunState::kFailed) info.error.clear();  // e.g. a refused control command: not the run's failure
     return info;
 }
 

@@ -23,7 +23,9 @@ struct RunInfo {
     double updated = 0;          ///< wall time of the last event (s since the epoch)
     int64_t pid = 0;             ///< the live trainer's pid, 0 when none
     std::string error;           ///< the last error event's message, if any
+    /// One run of `ls --json`; fromJson() reads it back (absent members keep their defaults).
     nlohmann::json toJson() const;
+    static RunInfo fromJson(const nlohmann::json& j);
 };
 
 class RunStatus {
@@ -34,6 +36,10 @@ public:
     static std::vector<RunInfo> list(const std::string& root);
     /// The state a reader reports given the last status event's state and the lock.
     static std::string effectiveState(const std::string& lastStatus, bool alive);
+    /// `ls --json`'s document: {"runs":[RunInfo::toJson()...]}, and back (tolerant: a missing or
+    /// malformed "runs" reads as none).
+    static nlohmann::json listToJson(const std::vector<RunInfo>& runs);
+    static std::vector<RunInfo> listFromJson(const nlohmann::json& j);
 };
 
 }  // namespace streetgan

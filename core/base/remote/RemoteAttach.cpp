@@ -7,6 +7,7 @@
 #include "base/remote/RemoteError.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
+#include "base/run/Events.h"
 
 namespace streetgan {
 
@@ -29,34 +30,39 @@ AttachMessage RemoteAttach::parseLine(const std::string& line) {
     AttachMessage m;
     m.line = line;
     m.receivedAt = wallNow();
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw RemoteError("not an attach protocol line: " + line.substr(0, 200));
-    auto u64 = [&](const char* key) -> uint64_t {
-        const auto it = j.find(key);
-        if (it == j.end() || !it->is_number_integer() || it->get<int64_t>() < 0)
-            throw RemoteError(std::string("attach line without a valid \"") + key + "\": " + line.substr(0, 200));
-        return it->get<uint64_t>();
+    // One reader per thread: it keeps its buffers from line to line (parseLine is static).
+    thread_local EventReader reader;
+    ParsedAttachLine parsed = reader.readAttach(line);
+    if (parsed.status == LineStatus::NotProtocol) throw RemoteError("unknown attach line: " + line.substr(0, 200));
+    if (!parsed.ok()) throw RemoteError("not an attach protocol line: " + line.substr(0, 200));
+    AttachLine& a = parsed.line;
+    auto required = [&](const std::optional<uint64_t>& v, const char* key) -> uint64_t {
+        if (!v) throw RemoteError(std::string("attach line without a valid \"") + key + "\": " + line.substr(0, 200));
+        return *v;
     };
-    if (j.contains("event")) {
-        m.kind = AttachMessage::Kind::Event;
-        m.offset = u64("offset");
-        m.end = u64("end");
-        m.body = j["event"];
-    } else if (j.contains("reply")) {
-        m.kind = AttachMessage::Kind::Reply;
-        m.body = j["reply"];
-    } else if (j.contains("live") && j["live"].is_boolean() && j["live"].get<bool>()) {
-        m.kind = AttachMessage::Kind::Live;
-        m.offset = u64("offset");
-        m.state = j.value("state", "");
-        m.body = j;
-    } else if (j.contains("end") && j["end"].is_boolean() && j["end"].get<bool>()) {
-        m.kind = AttachMessage::Kind::End;
-        m.offset = u64("offset");
-        m.state = j.value("state", "");
-        m.body = j;
-    } else {
-        throw RemoteError("unknown attach line: " + line.substr(0, 200));
+    switch (a.type) {
+        case AttachLine::Type::Event:
+            m.kind = AttachMessage::Kind::Event;
+            m.offset = required(a.offset, EventField::kOffset);
+            m.end = required(a.end, EventField::kEnd);
+            m.body = toJson(a.event);  // the event as sent: the schema keeps members it does not name
+            break;
+        case AttachLine::Type::Reply:
+            m.kind = AttachMessage::Kind::Reply;
+            m.body = std::move(a.reply);
+            break;
+        case AttachLine::Type::Live:
+            m.kind = AttachMessage::Kind::Live;
+            m.offset = required(a.offset, EventField::kOffset);
+            m.state = a.state;
+            m.body = attachLiveJson(m.offset, m.state);
+            break;
+        case AttachLine::Type::End:
+            m.kind = AttachMessage::Kind::End;
+            m.offset = required(a.offset, EventField::kOffset);
+            m.state = a.state;
+            m.body = attachEndJson(m.offset, m.state);
+            break;
     }
     return m;
 }

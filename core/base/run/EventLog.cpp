@@ -37,8 +37,10 @@ double EventLog::now() {
     return duration_cast<duration<double>>(system_clock::now().time_since_epoch()).count();
 }
 
+void EventLog::append(const Event& event, bool durable) { append(toJson(event), durable); }
+
 void EventLog::append(nlohmann::json event, bool durable) {
-    if (!event.contains("t")) event["t"] = now();
+    if (!event.contains(EventField::kT)) event[EventField::kT] = now();
     std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     line.push_back('\n');
     std::lock_guard<std::mutex> lock(mutex_);

@@ -1,5 +1,6 @@
 // events.jsonl: one JSON object per line, appended and flushed line by line (never rewritten).
-// Thread-safe: append() may be called from any thread. Readers tolerate a torn last line.
+// The events are those of base/run/Events.h. Thread-safe: append() may be called from any
+// thread. Readers tolerate a torn last line.
 #pragma once
 
 #include <cstdio>
@@ -7,6 +8,8 @@
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "base/run/Events.h"
 
 namespace streetgan {
 
@@ -21,6 +24,8 @@ public:
     /// Appends `event` plus "t" (wall seconds since the epoch) when absent; flushes to the OS.
     /// `durable` also fsyncs (status changes, checkpoints, errors).
     void append(nlohmann::json event, bool durable = false);
+    /// The same for a typed event (its to_json form).
+    void append(const Event& event, bool durable = false);
     const std::string& path() const { return path_; }
     /// Seconds since the Unix epoch, with sub-millisecond resolution.
     static double now();

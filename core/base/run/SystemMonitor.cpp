@@ -3,11 +3,10 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace streetgan {
 namespace {
@@ -73,18 +72,15 @@ SystemMonitor::~SystemMonitor() {
     ::dlclose(nvml_);
 }
 
-nlohmann::json SystemMonitor::sample() {
+SystemEvent SystemMonitor::sample() {
     const auto now = Clock::now();
     const double wall = std::max(1e-6, std::chrono::duration<double>(now - last_).count());
     const double cpu = cpuSeconds();
     const int64_t read = readBytes();
-    nlohmann::json e = {{"kind", "system"},
-                        {"cpu_percent", 100.0 * (cpu - lastCpuSeconds_) / wall},
-                        {"rss_mb", rssMb()},
-                        {"read_mb_s", static_cast<double>(read - lastReadBytes_) / wall / 1e6},
-                        {"gpu_util", nullptr},
-                        {"gpu_mem_mb", nullptr},
-                        {"gpu_mem_total_mb", nullptr}};
+    SystemEvent e;
+    e.cpuPercent = 100.0 * (cpu - lastCpuSeconds_) / wall;
+    e.rssMb = rssMb();
+    e.readMbS = static_cast<double>(read - lastReadBytes_) / wall / 1e6;
     last_ = now;
     lastCpuSeconds_ = cpu;
     lastReadBytes_ = read;
@@ -93,10 +89,10 @@ nlohmann::json SystemMonitor::sample() {
         NvmlMemory m{};
         auto util = reinterpret_cast<NvmlGetUtilization>(::dlsym(nvml_, "nvmlDeviceGetUtilizationRates"));
         auto mem = reinterpret_cast<NvmlGetMemory>(::dlsym(nvml_, "nvmlDeviceGetMemoryInfo"));
-        if (util && util(nvmlDevice_, &u) == 0) e["gpu_util"] = u.gpu;
+        if (util && util(nvmlDevice_, &u) == 0) e.gpuUtil = u.gpu;
         if (mem && mem(nvmlDevice_, &m) == 0) {
-            e["gpu_mem_mb"] = static_cast<double>(m.used) / 1048576.0;
-            e["gpu_mem_total_mb"] = static_cast<double>(m.total) / 1048576.0;
+            e.gpuMemMb = static_cast<double>(m.used) / 1048576.0;
+            e.gpuMemTotalMb = static_cast<double>(m.total) / 1048576.0;
         }
     }
     return e;

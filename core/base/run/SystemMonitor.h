@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include <nlohmann/json_fwd.hpp>
+#include "base/run/Events.h"
 
 namespace streetgan {
 
@@ -20,9 +20,9 @@ public:
     SystemMonitor(const SystemMonitor&) = delete;
     SystemMonitor& operator=(const SystemMonitor&) = delete;
 
-    /// {"kind":"system","cpu_percent":..,"rss_mb":..,"read_mb_s":..,"gpu_util":..|null,
-    ///  "gpu_mem_mb":..|null,"gpu_mem_total_mb":..|null}
-    nlohmann::json sample();
+    /// The readings since the previous sample(); GPU fields unset without NVML (the caller sets
+    /// the step).
+    SystemEvent sample();
     bool hasGpu() const { return nvmlDevice_ != nullptr; }
 
 private:

@@ -27,7 +27,7 @@ TrainingMetrics::TrainingMetrics(const TrainConfig& cfg, c10::Device device)
 
 TrainingMetrics::~TrainingMetrics() = default;
 
-nlohmann::json TrainingMetrics::evaluate(Generator& g, int64_t step, const std::atomic<bool>* cancel) {
+MetricEvent TrainingMetrics::evaluateEvent(Generator& g, int64_t step, const std::atomic<bool>* cancel) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::string> warnings;
     MetricCallbacks cb;
@@ -46,13 +46,17 @@ nlohmann::json TrainingMetrics::evaluate(Generator& g, int64_t step, const std::
     } catch (const std::exception& e) {
         body = FeatureMetrics::unavailable(cfg_.metrics, e.what());
     }
-    nlohmann::json event = {{"kind", "metric"}, {"step", step}};
-    event.update(body);
-    if (!event.contains("samples")) event["samples"] = cfg_.metricSamples;
-    if (!event.contains("features")) event["features"] = cfg_.metricFeatures;
-    event["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!warnings.empty()) event["warnings"] = warnings;
+    MetricEvent event = body.get<MetricEvent>();  // FeatureMetrics' members; any it adds later stay in `extra`
+    event.step = step;
+    if (!event.samples) event.samples = cfg_.metricSamples;
+    if (!event.features) event.features = cfg_.metricFeatures;
+    event.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    event.warnings = std::move(warnings);
     return event;
+}
+
+nlohmann::json TrainingMetrics::evaluate(Generator& g, int64_t step, const std::atomic<bool>* cancel) {
+    return toJson(evaluateEvent(g, step, cancel));
 }
 
 }  // namespace streetgan

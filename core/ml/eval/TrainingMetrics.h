@@ -25,6 +25,7 @@
 
 #include "ml/eval/FeatureMetrics.h"
 #include "ml/model/Generator.h"
+#include "base/run/Events.h"
 #include "base/run/TrainConfig.h"
 
 namespace streetgan {
@@ -42,12 +43,13 @@ public:
     /// True when the `checkpointsWritten`-th checkpoint of this process (1-based) gets metrics.
     bool due(int64_t checkpointsWritten) const { return enabled() && checkpointsWritten > 0 && checkpointsWritten % every_ == 0; }
 
-    /// The metric event for the generator at `step` (G is put in eval mode and restored):
-    ///   {"kind":"metric","step":S,"fid":..,"kid":..,"kid_std":..,"precision":..,"recall":..,
-    ///    "features":"PATH","samples":N,"real_samples":M,"seconds":..,...}
+    /// The metric event for the generator at `step` (G is put in eval mode and restored): fid,
+    /// kid, kid_std, precision, recall, features, samples, real_samples, seconds, ... (MetricEvent).
     /// Never throws for metric problems: a missing feature model, a failing data source or
     /// network, or cancellation come back as null metrics with "<metric>_unavailable" reasons, and
     /// recoverable problems (a corrupt cache file) as "warnings": [..].
+    MetricEvent evaluateEvent(Generator& g, int64_t step, const std::atomic<bool>* cancel = nullptr);
+    /// evaluateEvent() as its JSON object ({"kind":"metric",...}).
     nlohmann::json evaluate(Generator& g, int64_t step, const std::atomic<bool>* cancel = nullptr);
 
 private:

@@ -7,7 +7,8 @@
 // writes run.json, events, samples, TensorBoard and checkpoints and takes control commands; once
 // per step the ranks agree on stop/pause/lr (one small allreduce), so every command and signal
 // takes effect on every rank at the same step. Resume: rank 0 reads the checkpoint and broadcasts
-// its bytes, so the other ranks need no access to the run directory.
+// its bytes, so the other ranks need no access to the run directory. The run's phases and state
+// are in TrainingRun; its output (events, run directory) in RunOutput.
 #pragma once
 
 #include <atomic>

@@ -72,6 +72,25 @@ private slots:
         QCOMPARE(QString::fromStdString(b.errors[0]), QString::fromUtf8("rejected \"set-lr\": \xc3\xa9 bad\nvalue"));
         QCOMPARE(b.firstT, 1.0);
     }
+    void surrogatePairEscapesDecode() {
+        // U+1F600 written as a UTF-16 surrogate pair (what a writer with ensure_ascii emits):
+        // one 4-byte UTF-8 character, not two broken 3-byte ones.
+        EventLineParser p;
+        EventBatch b;
+        QVERIFY(p.parseEvent(q("{'kind':'error','message':'grinning \\ud83d\\ude00 done','t':5}"), b));
+        QVERIFY(p.parseEvent(q("{'kind':'sample','path':'samples/\\ud83d\\ude00.png','step':7,'t':6}"), b));
+        QCOMPARE(b.errors.size(), size_t{1});
+        QCOMPARE(b.errors[0], std::string("grinning \xF0\x9F\x98\x80 done"));
+        QCOMPARE(QString::fromStdString(b.errors[0]), QString::fromUtf8("grinning \xF0\x9F\x98\x80 done"));
+        QCOMPARE(b.samples.size(), size_t{1});
+        QCOMPARE(b.samples[0].path, std::string("samples/\xF0\x9F\x98\x80.png"));
+        // The same inside an attach protocol line.
+        EventBatch c;
+        QVERIFY(p.parseProtocol(q("{'end':90,'event':{'kind':'error','message':'\\ud83d\\ude00','t':1},'offset':40}"), c));
+        QCOMPARE(c.errors.size(), size_t{1});
+        QCOMPARE(c.errors[0], std::string("\xF0\x9F\x98\x80"));
+        QCOMPARE(c.endOffset, int64_t{90});
+    }
     void badLinesAreSkipped() {
         EventLineParser p;
         EventBatch b;

@@ -1,0 +1,392 @@
+#include "ml/train/TrainingRun.h"
+
+#include <unistd.h>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "base/daemon/TrainControl.h"
+#include "base/util/AtomicFile.h"
+#include "base/util/Errors.h"
+#include "base/util/Paths.h"
+#include "base/util/SeedHash.h"
+#include "ml/checkpoint/Checkpoint.h"
+#include "ml/data/DataSources.h"
+#include "ml/dist/DistributedContext.h"
+#include "ml/export/ImageGrid.h"
+#include "ml/train/Trainer.h"
+
+namespace streetgan {
+namespace {
+
+double seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string hostName() {
+    char buf[256] = {};
+    ::gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+// Fixed progress noise: a function of the seed alone, so every run with a seed shows the same z.
+torch::Tensor fixedNoise(const TrainConfig& cfg) {
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(SeedHash::of(cfg.seed, 0x6669786564ULL));
+    return torch::randn({cfg.fixedNoiseCount, cfg.model.nz, 1, 1}, gen);
+}
+
+}  // namespace
+
+TrainingRun::TrainingRun(const TrainConfig& cfg, bool resume, DistributedContext* dist, TrainControl* control, RunOutput& out,
+                         const std::atomic<bool>& stop, bool& stoppedByCommand)
+    : cfg_(cfg),
+      resume_(resume),
+      dist_(dist),
+      control_(control),
+      out_(out),
+      stop_(stop),
+      stoppedByCommand_(stoppedByCommand),
+      root_(out.root()),
+      world_(dist ? dist->worldSize() : 1) {}
+
+TrainingRun::~TrainingRun() = default;
+
+int64_t TrainingRun::execute() {
+    prepare();
+    resumeFromCheckpoint();
+    if (dist_) step_->setDistributed(*dist_);  // rank 0's parameters and buffers to all, then averaged gradients
+    writeRunJson();
+    announceStart();
+    trainLoop();
+    return finish();
+}
+
+int64_t TrainingRun::epochOf(int64_t stepsDone) const { return stepsDone == 0 ? int64_t{0} : (stepsDone - 1) / stepsPerEpoch_; }
+
+StatusEvent TrainingRun::status(const char* state) const {
+    StatusEvent e;
+    e.state = state;
+    e.step = done_;
+    e.totalSteps = total_;
+    return e;
+}
+
+void TrainingRun::prepare() {
+    device_ = Trainer::selectDevice(cfg_.device);
+    // One GPU per local rank unless the device names its index.
+    if (dist_ && device_.is_cuda() && cfg_.device.find(':') == std::string::npos)
+        device_ = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(dist_->env().localRank));
+    if (cfg_.threads > 0) torch::set_num_threads(cfg_.threads);
+    if (device_.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);
+
+    source_ = DataSources::open(cfg_.data, cfg_);
+    LoaderOptions lo;
+    lo.batch = cfg_.batch;
+    lo.imgSize = static_cast<int>(cfg_.model.imgSize);
+    lo.nz = cfg_.model.nz;
+    lo.seed = cfg_.seed;
+    lo.threads = cfg_.loaderThreads;
+    lo.prefetch = cfg_.prefetch;
+    lo.pinMemory = device_.is_cuda();
+    lo.instanceNoise = cfg_.instanceNoise > 0;
+    lo.rank = dist_ ? dist_->rank() : 0;  // --batch is per rank: the global batch is batch x world size
+    lo.worldSize = world_;
+    loader_.emplace(source_, lo);
+    stepsPerEpoch_ = loader_->stepsPerEpoch();
+    total_ = cfg_.totalSteps(stepsPerEpoch_);
+
+    torch::manual_seed(cfg_.seed);
+    step_.emplace(cfg_, device_);
+    noise_ = fixedNoise(cfg_);
+}
+
+void TrainingRun::resumeFromCheckpoint() {
+    RunDirectory* const dir = out_.dir();
+    std::optional<std::string> latest;
+    std::string resumeCopy;  // a non-root rank's temporary copy of rank 0's checkpoint
+    if (resume_ && root_) latest = dir->latestCheckpoint();
+    if (resume_ && dist_) {
+        // Rank 0's checkpoint travels as bytes: the ranks restore the same state wherever they run.
+        std::string bytes = latest ? AtomicFile::read(*latest) : std::string();
+        std::string name = latest.value_or("");
+        dist_->broadcastBytes(bytes, "broadcast of the resume checkpoint");
+        dist_->broadcastBytes(name, "broadcast of the resume checkpoint");
+        if (!root_ && !bytes.empty()) {
+            const std::string tmpDir = Paths::tempDir();
+            std::string tmpl = tmpDir + "/streetgan-resume-XXXXXX";
+            const int fd = ::mkstemp(tmpl.data());
+            if (fd < 0) throw IoError("cannot create a temporary file in " + tmpDir + " for rank " + std::to_string(dist_->rank()) + "'s copy of " + name + ": free space there or set TMPDIR");
+            ::close(fd);
+            AtomicFile::write(tmpl, bytes);
+            resumeCopy = tmpl;
+            latest = name;
+        }
+    }
+    if (resume_) {
+        if (latest) {
+            const std::string& readFrom = resumeCopy.empty() ? *latest : resumeCopy;
+            CheckpointData ck = Checkpoint::load(readFrom);
+            if (!resumeCopy.empty()) {
+                std::remove(resumeCopy.c_str());
+                resumeCopy.clear();
+            }
+            step_->restore(ck, *latest);
+            done_ = ck.step;
+            if (ck.fixedNoise.defined()) noise_ = ck.fixedNoise;
+            if (ck.rngState.defined()) {
+                auto cpuGen = at::detail::getDefaultCPUGenerator();
+                cpuGen.set_state(ck.rngState);
+            }
+            resumedFrom_ = *latest;
+        }
+    }
+}
+
+void TrainingRun::writeRunJson() {
+    RunDirectory* const dir = out_.dir();
+    nlohmann::json runJson = root_ && dir->hasRunJson() ? dir->readRunJson() : nlohmann::json::object();
+    if (!runJson.contains("start_time")) runJson["start_time"] = EventLog::now();
+    runJson["version"] = STREETGAN_VERSION;
+    runJson["host"] = hostName();
+    runJson["config"] = cfg_.toJson();
+    runJson["data_source"] = source_->describe();
+    runJson["device"] = device_.str();
+    runJson["world_size"] = world_;
+    if (dist_) runJson["distributed"] = {{"backend", dist_->backend()}, {"global_batch", cfg_.batch * world_}};
+    runJson["total_steps"] = total_;
+    runJson["steps_per_epoch"] = stepsPerEpoch_;
+    if (!resumedFrom_.empty()) runJson["resumes"].push_back({{"t", EventLog::now()}, {"step", done_}, {"checkpoint", resumedFrom_}});
+    if (root_) dir->writeRunJson(runJson);
+}
+
+void TrainingRun::announceStart() {
+    if (root_) tb_.emplace(out_.dir()->tbDir());
+    StatusEvent running = status(RunState::kRunning);
+    running.pid = ::getpid();
+    running.device = device_.str();
+    running.data = source_->describe();
+    running.resumedFrom = resumedFrom_;
+    out_.emit(running, true);
+
+    lastSkipped_ = source_->skipped();
+    DataEvent data;
+    data.source = source_->describe();
+    data.images = source_->size();
+    data.stepsPerEpoch = stepsPerEpoch_;
+    data.skipped = lastSkipped_;
+    out_.emit(data);
+    metrics_.emplace(cfg_, device_);
+
+    loader_->start(done_);
+    system_.emplace(device_.is_cuda() ? device_.index() < 0 ? 0 : device_.index() : -1);
+    lastSystem_ = Clock::now();
+    intervalStart_ = Clock::now();
+    intervalWait_ = 0;
+    intervalImages_ = 0;
+}
+
+void TrainingRun::trainLoop() {
+    paused_ = false;
+    stoppedByCommand_ = false;
+    while (done_ < total_ && (dist_ || !stop_.load())) {
+        applyControl();
+        if (agreeToStop()) break;
+        if (paused_) {
+            if (control_) control_->waitForCommand(std::chrono::milliseconds(200));
+            continue;
+        }
+        trainOneStep();
+        periodicWork();
+    }
+}
+
+void TrainingRun::trainOneStep() {
+    const auto w0 = Clock::now();
+    Batch batch = loader_->next();
+    intervalWait_ += seconds(Clock::now() - w0);
+    double inst = cfg_.instanceNoise;
+    if (inst > 0 && cfg_.instanceNoiseSteps > 0)
+        inst *= std::max(0.0, 1.0 - static_cast<double>(done_) / static_cast<double>(cfg_.instanceNoiseSteps));
+    step_->step(batch, inst);
+    ++done_;
+    intervalImages_ += batch.real.size(0);
+}
+
+void TrainingRun::periodicWork() {
+    if (done_ % cfg_.logEvery == 0) logMetrics(done_);
+    if (!root_) return;
+    if (cfg_.sampleEvery > 0 && done_ % cfg_.sampleEvery == 0) sample(done_);
+    if ((cfg_.checkpointEvery > 0 && done_ % cfg_.checkpointEvery == 0) || done_ % stepsPerEpoch_ == 0) checkpoint(done_);
+}
+
+void TrainingRun::logMetrics(int64_t stepsDone) {
+    StepMetrics m = step_->drain();
+    if (m.steps == 0) return;
+    if (dist_) {
+        // Losses and D outputs averaged over the ranks; images summed: the global throughput.
+        auto t = torch::tensor({m.lossD, m.lossG, m.dX, m.dGz1, m.dGz2, static_cast<double>(intervalImages_)}, torch::kFloat64);
+        dist_->allreduceSum(t, "allreduce of the logged metrics");
+        auto a = t.accessor<double, 1>();
+        const double w = static_cast<double>(world_);
+        m.lossD = a[0] / w, m.lossG = a[1] / w, m.dX = a[2] / w, m.dGz1 = a[3] / w, m.dGz2 = a[4] / w;
+        intervalImages_ = static_cast<int64_t>(a[5]);
+    }
+    if (!root_) {
+        intervalStart_ = Clock::now();
+        intervalWait_ = 0;
+        intervalImages_ = 0;
+        return;
+    }
+    const double elapsed = std::max(1e-9, seconds(Clock::now() - intervalStart_));
+    const double wall = EventLog::now();
+    MetricsEvent e;
+    e.step = stepsDone;
+    e.epoch = epochOf(stepsDone);
+    e.lossD = m.lossD;
+    e.lossG = m.lossG;
+    e.dX = m.dX;
+    e.dGz1 = m.dGz1;
+    e.dGz2 = m.dGz2;
+    e.lr = step_->learningRate();
+    e.imgPerS = static_cast<double>(intervalImages_) / elapsed;
+    e.dataWait = std::min(1.0, intervalWait_ / elapsed);
+    e.totalSteps = total_;
+    if (dist_) e.worldSize = world_;
+    namespace F = EventField;  // the TensorBoard tags are the event's field names
+    const std::pair<const char*, double> scalars[] = {{F::kLossD, e.lossD}, {F::kLossG, e.lossG}, {F::kDX, e.dX},
+                                                      {F::kDGz1, e.dGz1},   {F::kDGz2, e.dGz2},   {F::kLr, e.lr},
+                                                      {F::kImgPerS, e.imgPerS}, {F::kDataWait, e.dataWait}};
+    for (const auto& [tag, value] : scalars) tb_->addScalar(tag, static_cast<float>(value), stepsDone, wall);
+    tb_->flush();
+    out_.emit(e);
+    if (seconds(Clock::now() - lastSystem_) >= 2.0) {
+        SystemEvent sys = system_->sample();
+        sys.step = stepsDone;
+        out_.emit(sys);
+        lastSystem_ = Clock::now();
+    }
+    if (auto skipped = source_->skipped(); skipped != lastSkipped_) {  // bad images found while reading
+        DataEvent data;
+        data.step = stepsDone;
+        data.skipped = skipped;
+        out_.emit(data);
+        lastSkipped_ = std::move(skipped);
+    }
+    intervalStart_ = Clock::now();
+    intervalWait_ = 0;
+    intervalImages_ = 0;
+}
+
+void TrainingRun::sample(int64_t stepsDone) {
+    auto grid = ImageGrid::makeGrid(step_->sample(noise_), 8, 2, true);
+    const std::string png = ImageGrid::encodePng(grid);
+    const std::string path = out_.dir()->samplePath(stepsDone);
+    AtomicFile::write(path, png);
+    const double t = EventLog::now();
+    tb_->addImage("samples/fixed_noise", png, static_cast<int>(grid.size(1)), static_cast<int>(grid.size(2)), 3, stepsDone, t);
+    tb_->flush();
+    lastSampleStep_ = stepsDone;
+    SampleEvent e;
+    e.step = stepsDone;
+    e.epoch = epochOf(stepsDone);
+    e.path = "samples/step_" + std::to_string(stepsDone) + ".png";
+    out_.emit(e);
+}
+
+void TrainingRun::checkpoint(int64_t stepsDone) {
+    CheckpointData ck;
+    step_->capture(ck);
+    ck.configJson = cfg_.toJson().dump();
+    ck.epoch = epochOf(stepsDone);
+    ck.step = stepsDone;
+    ck.fixedNoise = noise_;
+    ck.rngState = at::detail::getDefaultCPUGenerator().get_state();
+    const std::string path = out_.dir()->checkpointPath(ck.epoch);
+    Checkpoint::save(ck, path);
+    lastCheckpointStep_ = stepsDone;
+    CheckpointEvent e;
+    e.step = stepsDone;
+    e.epoch = ck.epoch;
+    e.path = "checkpoints/" + path.substr(path.rfind('/') + 1);
+    out_.emit(e, true);
+    if (metrics_->due(++checkpointsWritten_)) {
+        MetricEvent m = metrics_->evaluateEvent(step_->generator(), stepsDone, &stop_);
+        // TensorBoard gets the metrics that were computed; an unavailable one is null, not a number.
+        namespace F = EventField;
+        const std::pair<const char*, std::optional<double>> scalars[] = {{F::kFid, m.fidUnavailable ? std::nullopt : m.fid},
+                                                                         {F::kKid, m.kidUnavailable ? std::nullopt : m.kid},
+                                                                         {F::kPrecision, m.prUnavailable ? std::nullopt : m.precision},
+                                                                         {F::kRecall, m.prUnavailable ? std::nullopt : m.recall}};
+        for (const auto& [name, value] : scalars)
+            if (value) tb_->addScalar(std::string("metrics/") + name, static_cast<float>(*value), stepsDone, EventLog::now());
+        tb_->flush();
+        out_.emit(std::move(m));
+    }
+}
+
+void TrainingRun::applyControl() {
+    if (!control_) return;
+    for (const ControlRequest& r : control_->take()) {
+        if (!r.rejected.empty()) {
+            ErrorEvent error;
+            error.step = done_;
+            error.message = "rejected control command: " + r.rejected;
+            out_.emit(error);
+            continue;
+        }
+        ControlEvent ev;
+        ev.cmd = r.cmd;
+        ev.step = done_;
+        if (r.cmd == "set-lr") ev.value = r.value;
+        out_.emit(ev);
+        if (r.cmd == "pause" && !paused_) {
+            paused_ = true;
+            pausedAt_ = Clock::now();
+            out_.emit(status(RunState::kPaused), true);
+        } else if (r.cmd == "resume" && paused_) {
+            paused_ = false;
+            intervalStart_ += Clock::now() - pausedAt_;  // the pause is not training time
+            out_.emit(status(RunState::kRunning), true);
+        } else if (r.cmd == "stop") {
+            stoppedByCommand_ = true;
+        } else if (r.cmd == "checkpoint-now") {
+            checkpoint(done_);
+        } else if (r.cmd == "sample-now") {
+            sample(done_);
+        } else if (r.cmd == "set-lr") {
+            step_->setLearningRate(r.value);
+        }
+    }
+}
+
+bool TrainingRun::agreeToStop() {
+    if (!dist_) return stoppedByCommand_;
+    auto t = torch::zeros({4}, torch::kFloat64);
+    auto a = t.accessor<double, 1>();
+    a[0] = stop_.load() ? 1 : 0;
+    if (root_) {
+        a[1] = stoppedByCommand_ ? 1 : 0;
+        a[2] = paused_ ? 1 : 0;
+        a[3] = step_->learningRate();
+    }
+    dist_->allreduceSum(t, "agreement on the next step");
+    if (!root_) {
+        stoppedByCommand_ = a[1] > 0;
+        paused_ = a[2] > 0;
+        if (a[3] != step_->learningRate()) step_->setLearningRate(a[3]);
+    }
+    return a[0] > 0 || a[1] > 0;
+}
+
+int64_t TrainingRun::finish() {
+    loader_->stop();
+    logMetrics(done_);
+    if (root_ && lastSampleStep_ != done_) sample(done_);
+    if (root_ && lastCheckpointStep_ != done_) checkpoint(done_);
+    const bool stopped = done_ < total_;
+    out_.emit(status(stopped ? RunState::kStopped : RunState::kFinished), true);
+    return done_;
+}
+
+}  // namespace streetgan

@@ -1,0 +1,130 @@
+// One Trainer::run(): the state of a training run from its first step to its last, and the
+// phases execute() runs in order:
+//   prepare                device, data source and loader, model, fixed noise
+//   resumeFromCheckpoint   the run directory's latest checkpoint (rank 0's bytes, broadcast)
+//   writeRunJson           run.json: config, host, device, data, resumes
+//   announceStart          TensorBoard, the running status and data events, the loader's start
+//   trainLoop              per step: control commands, the ranks' agreement, the step itself
+//                          (trainOneStep), then the schedule (periodicWork: metrics, samples,
+//                          checkpoints)
+//   finish                 the last metrics, sample and checkpoint; the stopped/finished status
+// A failure anywhere propagates; Trainer::run writes it through RunOutput after this object
+// (and with it the loader's threads) is gone. The members are declared in the order the phases
+// create them, so they are destroyed in the reverse order, as the locals they replace were.
+// Used on the training thread only; `stop` may be set from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <torch/types.h>
+
+#include "base/run/SystemMonitor.h"
+#include "base/run/TrainConfig.h"
+#include "base/tensorboard/TensorBoardWriter.h"
+#include "ml/data/BatchLoader.h"
+#include "ml/eval/TrainingMetrics.h"
+#include "ml/train/RunOutput.h"
+#include "ml/train/TrainStep.h"
+
+namespace streetgan {
+
+class DistributedContext;
+class ImageSource;
+class TrainControl;
+
+class TrainingRun {
+public:
+    /// `stoppedByCommand`: the Trainer's flag, reset when training starts and set by a stop command.
+    TrainingRun(const TrainConfig& cfg, bool resume, DistributedContext* dist, TrainControl* control, RunOutput& out,
+                const std::atomic<bool>& stop, bool& stoppedByCommand);
+    ~TrainingRun();
+    TrainingRun(const TrainingRun&) = delete;
+    TrainingRun& operator=(const TrainingRun&) = delete;
+
+    /// Runs every phase; returns the optimiser steps done (== total unless stopped).
+    int64_t execute();
+
+private:
+    using Clock = std::chrono::steady_clock;
+
+    // Device, data source and loader, the model (seeded), the fixed progress noise.
+    void prepare();
+    // --resume: the latest checkpoint's model, optimiser, step, noise and CPU RNG state. Rank 0
+    // reads it; in a distributed run its bytes are broadcast, so the ranks need no access to the
+    // run directory.
+    void resumeFromCheckpoint();
+    // run.json (rank 0 writes it; every rank computes it).
+    void writeRunJson();
+    // TensorBoard writer, the first running status and data events, the metric evaluator, the
+    // loader's first batch and the system monitor.
+    void announceStart();
+    // Until the total is reached or a stop: control commands, the ranks' agreement, one step and
+    // its scheduled work; waits while paused.
+    void trainLoop();
+    // One optimiser step on the next batch (instance noise decayed by the step).
+    void trainOneStep();
+    // After a step: metrics every --log-every steps; on rank 0 samples and checkpoints when due.
+    void periodicWork();
+    // The metrics event (averaged over the ranks), its TensorBoard scalars, a system event at
+    // most every 2 s, a data event when more bad images were skipped; resets the interval.
+    void logMetrics(int64_t stepsDone);
+    // A grid of the fixed noise: samples/step_N.png, TensorBoard image, sample event.
+    void sample(int64_t stepsDone);
+    // checkpoints/checkpoint_<epoch>.pt and its event, then FID/KID/PR when due.
+    void checkpoint(int64_t stepsDone);
+    // The control socket's commands, between steps; each leaves an event.
+    void applyControl();
+    // Distributed: the ranks agree on stop (a signal on any rank, or rank 0's stop command),
+    // pause and the learning rate, all from one allreduce of four numbers. Returns "stop".
+    bool agreeToStop();
+    // The last metrics, sample and checkpoint; the stopped/finished status. Returns steps done.
+    int64_t finish();
+
+    int64_t epochOf(int64_t stepsDone) const;
+    StatusEvent status(const char* state) const;
+
+    // Settings and collaborators.
+    const TrainConfig& cfg_;
+    const bool resume_;
+    DistributedContext* const dist_;
+    TrainControl* const control_;
+    RunOutput& out_;
+    const std::atomic<bool>& stop_;
+    bool& stoppedByCommand_;
+    const bool root_;
+    const int64_t world_;
+
+    // prepare()
+    torch::Device device_{torch::kCPU};
+    std::shared_ptr<const ImageSource> source_;
+    std::optional<BatchLoader> loader_;
+    int64_t stepsPerEpoch_ = 0, total_ = 0;
+    std::optional<TrainStep> step_;
+    torch::Tensor noise_;
+    // resumeFromCheckpoint()
+    int64_t done_ = 0;
+    std::string resumedFrom_;
+    // announceStart()
+    std::optional<TensorBoardWriter> tb_;
+    std::map<std::string, int64_t> lastSkipped_;
+    int64_t lastCheckpointStep_ = -1, lastSampleStep_ = -1;
+    std::optional<TrainingMetrics> metrics_;  // FID/KID/PR every N checkpoints (off by default)
+    int64_t checkpointsWritten_ = 0;
+    std::optional<SystemMonitor> system_;  // process and GPU load, at most every few seconds
+    Clock::time_point lastSystem_;
+    // The current logging interval.
+    Clock::time_point intervalStart_;
+    double intervalWait_ = 0;
+    int64_t intervalImages_ = 0;
+    // Control state.
+    bool paused_ = false;
+    Clock::time_point pausedAt_;
+};
+
+}  // namespace streetgan
