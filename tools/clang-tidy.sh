@@ -27,6 +27,6 @@ PY
 out="$tmp/out.txt"
 run-clang-tidy -quiet -p "$tmp" -j "$(nproc)" "$filter" 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' >"$out" || true
 grep -E "^/.*(warning|error): " "$out" | sort -u || true
-n=$(grep -E "^/.*(warning|error): " "$out" | sort -u | wc -l)
+n=$( (grep -E "^/.*(warning|error): " "$out" || true) | sort -u | wc -l)
 echo "clang-tidy.sh: $n finding(s)"
 [[ $n -eq 0 ]]
