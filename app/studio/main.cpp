@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     cli.addVersionOption();
     const QCommandLineOption openRun("open-run", "Start on this run directory (repeat to overlay runs).", "DIR");
     const QCommandLineOption openCheckpoint("open-checkpoint", "Start on this checkpoint in the latent explorer (and open the run that holds it).", "CK");
-    const QCommandLineOption openSession("open-session", "Start on this latent-walk session (JSON, CLI.md) in the explorer.", "FILE");
+    const QCommandLineOption openSession("open-session", "Start on this latent-walk session (JSON, docs/cli.md) in the explorer.", "FILE");
     const QCommandLineOption explore("explore", "Start in the latent explorer on the embedded demo model.");
     const QCommandLineOption workspace("workspace", "Folder of local runs (remembered).", "DIR");
     const QCommandLineOption screenshot("screenshot", "Grab the window to FILE.png after --delay ms, then quit.", "FILE");

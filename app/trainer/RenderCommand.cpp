@@ -17,7 +17,7 @@ namespace streetgan {
 
 CLI::App* RenderCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("render", "Render a latent-walk session to a GIF, PNG grid, MP4 or PNG sequence folder");
-    a->add_option("--session", session_, "Session JSON file (CLI.md, \"Session file\")")->required();
+    a->add_option("--session", session_, "Session JSON file (docs/cli.md, \"Session file\")")->required();
     a->add_option("--checkpoint", checkpoint_, "Checkpoint to use instead of the session's");
     a->add_option("--out", out_, "FILE.gif | FILE.png (grid of all frames) | FILE.mp4 | DIR (PNG sequence)")->required();
     a->add_option("--device", device_, "cpu | cuda | auto");

@@ -1,5 +1,5 @@
-// The streetgan-trainer command line (../shared/CLI.md): subcommand dispatch, --version,
-// error-to-exit-code mapping. app/trainer_main.cpp only calls run().
+// The streetgan-trainer command line (docs/cli.md): subcommand dispatch, --version,
+// error-to-exit-code mapping. app/trainer/main.cpp only calls run().
 #pragma once
 
 namespace streetgan {

@@ -1,4 +1,4 @@
-"""Independent reader for TensorBoard event files, for tests/core/train/TensorBoardWriterTest.cpp.
+"""Independent reader for TensorBoard event files, for tests/base/tensorboard/TensorBoardWriterTest.cpp.
 
 Parses the TFRecord framing and the Event/Summary protobuf wire format by hand (struct only: no
 TensorFlow, TensorBoard or protobuf package), verifies both masked CRC-32Cs of every record with

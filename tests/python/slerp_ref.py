@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference values for tests/core/latent/SlerpTest.cpp.
+"""Reference values for tests/ml/latent/SlerpTest.cpp.
 
   slerp_ref.py slerp DIR   reads DIR/z0.f32, DIR/z1.f32 (raw float32) and DIR/ts.txt (one t per
                            line); writes DIR/out.f64 (raw float64, T x numel): the reference

@@ -46,7 +46,7 @@ public:
     /// checkpoint browser lists it). A checkpoint outside any run is added to the browser as a
     /// reference checkpoint.
     void openCheckpoint(const QString& checkpoint);
-    /// Opens a latent-walk session (CLI.md) in the explorer.
+    /// Opens a latent-walk session (docs/cli.md) in the explorer.
     void openSession(const QString& sessionFile);
     /// Shows the latent explorer (the demo model when nothing else was opened in it).
     void showExplorer();

@@ -83,7 +83,7 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     };
     auto* newButton = button(tr("New"), "sessionNew", tr("A new session for the open checkpoint"));
     auto* openButton = button(tr("Open…"), "sessionOpen", tr("Open a session file (.json) or a checkpoint (.pt)"));
-    auto* saveButton = button(tr("Save"), "sessionSave", tr("Save the session (CLI.md's session file)"));
+    auto* saveButton = button(tr("Save"), "sessionSave", tr("Save the session (docs/cli.md's session file)"));
     auto* saveAsButton = button(tr("Save as…"), "sessionSaveAs", tr("Save the session under another name"));
     auto* exportButton = button(tr("Export…"), "exportOpen", tr("GIF, PNG grid, PNG sequence or MP4"));
     bar->addSpacing(12);

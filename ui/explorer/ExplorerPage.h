@@ -65,7 +65,7 @@ public:
     // Opening (asynchronous; sessionLoaded() or errorOccurred() follows).
     /// A checkpoint with a new session (three seed keyframes, every default).
     void openCheckpoint(const QString& checkpoint);
-    /// A session file (CLI.md); its checkpoint is resolved against the file's folder.
+    /// A session file (docs/cli.md); its checkpoint is resolved against the file's folder.
     void openSession(const QString& path);
     /// The embedded demo checkpoint and walk (DemoCheckpoint); `play`: start playback once it is
     /// open (the app's first start shows moving street scenes).
@@ -82,7 +82,7 @@ public:
     void duplicateKeyframe(int row);
     void removeKeyframe(int row);
     void setInterpolation(const QString& name);  ///< "slerp" | "linear"
-    void setEasing(const QString& name);         ///< Easing names of CLI.md
+    void setEasing(const QString& name);         ///< Easing names of docs/cli.md
     /// Easing of the segment leaving keyframe `row` ("" = the path's easing).
     void setSegmentEasing(int row, const QString& name);
     void setFramesPerSegment(int frames);

@@ -1,7 +1,7 @@
 // Exports the explorer's walk through its own explore worker (a second RenderClient, so the
 // page's view stays live): the format follows the path (.gif, .png = PNG grid, .mp4, a folder =
 // PNG sequence), with the output size and upscaling (the scale), frame delay, GIF palette
-// (global/per-frame), dithering, quantiser speed and loop count, and the PNG grid's nrow and padding, all of them session keys (CLI.md). A progress
+// (global/per-frame), dithering, quantiser speed and loop count, and the PNG grid's nrow and padding, all of them session keys (docs/cli.md). A progress
 // bar and Cancel; errors are one line in the dialog and the app stays responsive. The worker writes
 // atomically and leaves nothing at the path on error or cancel. Non-blocking: open() it.
 //

@@ -41,7 +41,7 @@ void SessionLoader::openSession(const QString& path, const QString& current, boo
     QString parseError;
     std::optional<json> parsed = JsonText::parse(f.readAll(), &parseError);
     if (!parsed || !parsed->is_object()) {
-        emit failed(tr("Session %1 is not a JSON object (%2); choose a session file of CLI.md's format")
+        emit failed(tr("Session %1 is not a JSON object (%2); choose a session file of docs/cli.md's format")
                         .arg(path, parsed ? tr("not an object") : parseError));
         return;
     }
@@ -54,7 +54,7 @@ void SessionLoader::openSession(const QString& path, const QString& current, boo
         }
         ck = current;  // like render --checkpoint: the open checkpoint renders a session that names none
     } else if (QFileInfo(ck).isRelative()) {
-        ck = QFileInfo(path).absoluteDir().filePath(ck);  // CLI.md: relative to the session file's folder
+        ck = QFileInfo(path).absoluteDir().filePath(ck);  // docs/cli.md: relative to the session file's folder
     }
     ck = QDir::cleanPath(QFileInfo(ck).absoluteFilePath());
     if (!QFileInfo(ck).isFile()) {

@@ -1,6 +1,6 @@
 // Opens the explorer's sessions through the explore worker (docs/explore-worker.md):
 //  - a checkpoint: a new session (three seed keyframes, every other key the worker's default);
-//  - a session file (CLI.md "Session file"): its checkpoint is resolved against the file's folder
+//  - a session file (docs/cli.md "Session file"): its checkpoint is resolved against the file's folder
 //    and kept as an absolute path; a session that names none uses the checkpoint open now;
 //  - the embedded demo (DemoCheckpoint).
 // The worker opens the checkpoint (`open`: nz, size, SHA-256); a session made for another

@@ -8,7 +8,7 @@
 // LatentSession::validate, the one validator) refuses a session out of range with a line naming
 // the key; undo brings the walk back. The frame count is base's (LatentSession::frameCount).
 //
-// The app's own key "explorer_raw_dims" (CLI.md: "the app may write more") lists the z dimensions
+// The app's own key "explorer_raw_dims" (docs/cli.md: "the app may write more") lists the z dimensions
 // that have a slider, so a saved session reopens with the same sliders.
 //
 // Saving writes the session as the app always wrote it (JsonText: Qt's indented JSON format, keys
@@ -72,7 +72,7 @@ public:
     /// Keyframe `row` becomes the vector `z` with z[dim] = value (a seed keyframe becomes a z one).
     bool setKeyframeZ(int row, std::vector<double> z, int dim, double value, bool dragging);
 
-    // Path and output (names as CLI.md's; false for an unknown name).
+    // Path and output (names as docs/cli.md's; false for an unknown name).
     bool setInterpolation(const QString& name);
     bool setEasing(const QString& name);
     void setFramesPerSegment(int frames);

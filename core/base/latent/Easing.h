@@ -5,7 +5,7 @@
 //   ease-out     e(t) = 1 - (1 - t)^3              (cubic: starts fast, ends slowly)
 //   ease-in-out  e(t) = 3 t^2 - 2 t^3             (smoothstep: zero slope at both keyframes)
 // Symmetries: ease-in-out(1 - t) = 1 - ease-in-out(t); ease-out(t) = 1 - ease-in(1 - t).
-// t outside [0, 1] is clamped first. Names are those of CLI.md's session file ("linear",
+// t outside [0, 1] is clamped first. Names are those of docs/cli.md's session file ("linear",
 // "ease-in-out", "ease-in", "ease-out").
 // Stateless and thread-safe.
 #pragma once

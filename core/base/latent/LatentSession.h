@@ -1,4 +1,4 @@
-// The session file of CLI.md ("Session file"): a latent walk that `streetgan-trainer render` and the
+// The session file of docs/cli.md ("Session file"): a latent walk that `streetgan-trainer render` and the
 // app's explorer both read and write.
 //
 // Keys (all optional except "keyframes"; defaults in brackets; ranges are checked on read):

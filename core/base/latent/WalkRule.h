@@ -1,11 +1,11 @@
 // The shape of a latent walk, shared by the session file (LatentSession), the app's explorer and the
 // tensor path (ml/latent/LatentPath) so that all three count frames alike.
 //
-// Frame-count rule (CLI.md, "Session file"): every segment contributes frames_per_segment = F
+// Frame-count rule (docs/cli.md, "Session file"): every segment contributes frames_per_segment = F
 // frames, sampled at t = j / F, j = 0..F-1 (the segment's start keyframe is included, its end
 // keyframe is not: it begins the next segment). With K keyframes:
 //   loop:    K segments (the last returns from keyframe K-1 to keyframe 0): N = K * F frames
-//            (3 keyframes, 8 frames per segment: 24 frames, CLI.md's example). Frame N would be
+//            (3 keyframes, 8 frames per segment: 24 frames, docs/cli.md's example). Frame N would be
 //            keyframe 0 again, so the animation repeats seamlessly.
 //   no loop: K - 1 segments plus the final keyframe itself: N = (K - 1) * F + 1 frames
 //            (3 keyframes, F = 8: 17 frames; the last frame is exactly keyframe K-1).

@@ -1,4 +1,4 @@
-// The reference model presets of DESIGN.md plus tiny-32 (trains visibly on 2 CPU cores).
+// The reference model presets of docs/design.md plus tiny-32 (trains visibly on 2 CPU cores).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The run directory contract of DESIGN.md: run.json, events.jsonl, checkpoints/, samples/, tb/.
+// The run directory contract of docs/design.md: run.json, events.jsonl, checkpoints/, samples/, tb/.
 // Owns the paths; creating one checks up front that the folder is writable.
 #pragma once
 

@@ -25,7 +25,7 @@
 //          warpAffine is faster from a full-size decode (0.015 vs 0.058 ms), but both are small
 //          next to the decode (1-2 ms), and in the reference JPEG path the DCT reduction lands
 //          on the target size so the geometry is a plain copy (< 0.001 ms). The rates are printed
-//          by AugmentationThroughput in tests/core/data/AugmentationTest.cpp.
+//          by AugmentationThroughput in tests/ml/data/AugmentationTest.cpp.
 //   flip   with AugmentParams::flip, a fair coin mirrors the result horizontally (not in the
 //          reference; off by default).
 // Intensity (apply() only): out = (u8 / 255 + noiseStd * n - 0.5) / 0.5 with n ~ N(0, 1) per

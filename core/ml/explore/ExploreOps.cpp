@@ -78,7 +78,7 @@ std::vector<uint64_t> seeds(const json& r, const std::string& key) {
 
 LatentSession sessionOf(const json& r) {
     const json& s = required(r, "session");
-    if (!s.is_object()) bad("session", "must be a session JSON object (CLI.md, \"Session file\")");
+    if (!s.is_object()) bad("session", "must be a session JSON object (docs/cli.md, \"Session file\")");
     return LatentSession::fromJson(s);
 }
 

@@ -1,11 +1,11 @@
-// Latent vectors drawn from a seed: the contract of CLI.md ("a keyframe given by seed draws z from
+// Latent vectors drawn from a seed: the contract of docs/cli.md ("a keyframe given by seed draws z from
 // the standard normal generator with that seed"). The draw is torch.randn from a fresh CPU
 // generator seeded with the seed, exactly like Python's
 //     g = torch.Generator().manual_seed(seed); torch.randn(count, nz, generator=g)
 // and like torch.manual_seed(seed); torch.randn(count, nz, 1, 1) (the values depend on the element
 // count, not the shape). Caution: row 0 of draw(seed, nz, count) is NOT draw(seed, nz) for count > 1:
 // PyTorch's CPU normal sampler fills blocks of 16 and redraws the tail, so a vector's values depend
-// on the total length drawn. draw(seed, nz) is the keyframe of CLI.md's session files;
+// on the total length drawn. draw(seed, nz) is the keyframe of docs/cli.md's session files;
 // draw(seed, nz, count) is what `streetgan-trainer sample --seed S --count K` feeds the generator.
 // Stateless and thread-safe (each call uses its own generator; the global RNG is not touched).
 #pragma once

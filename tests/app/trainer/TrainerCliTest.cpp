@@ -92,7 +92,7 @@ TEST_F(TrainerCli, SampleWritesMakeGridPng) {
     ASSERT_EQ(r.code, 0) << r.err;
     cv::Mat png = cv::imread(out, cv::IMREAD_UNCHANGED);
     ASSERT_FALSE(png.empty());
-    EXPECT_EQ(png.cols, 4 * (32 + 4) + 4);  // padding 4 (CLI.md default)
+    EXPECT_EQ(png.cols, 4 * (32 + 4) + 4);  // padding 4 (docs/cli.md default)
     EXPECT_EQ(png.rows, 4 * (32 + 4) + 4);
     double lo, hi;
     cv::minMaxLoc(png.reshape(1), &lo, &hi);

@@ -172,7 +172,7 @@ TEST(Checkpoint, OtherArchitectureNamesFirstMismatchingTensor) {
     }
 }
 
-// The full-disk case on the same path runs in tests/integration (a file-size limit on a real process).
+// The full-disk case on the same path runs in tests/app/trainer (a file-size limit on a real process).
 TEST(Checkpoint, UncreatableTargetThrowsIoErrorAndLeavesNoTemp) {
     TempDir dir;
     const std::string path = dir / "ck.pt";

@@ -1,4 +1,4 @@
-// Latent explorer core: easing curves, keyframe paths (CLI.md's frame-count rule, loop closure),
+// Latent explorer core: easing curves, keyframe paths (docs/cli.md's frame-count rule, loop closure),
 // truncation, PCA directions (orthonormal; the top one found on a synthetic case with a known
 // answer) and the session file (round trip, refused values naming the key).
 #include <gtest/gtest.h>

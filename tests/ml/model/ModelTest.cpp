@@ -15,7 +15,7 @@ struct Expected {
     const char* preset;
     int64_t g, d;
 };
-// DESIGN.md's table (tiny-32 is ours: checked against tests/python/reference_dcgan.py).
+// docs/design.md's table (tiny-32 is ours: checked against tests/python/reference_dcgan.py).
 const Expected kExpected[] = {
     {"naive-64", 3576704, 2765568},
     {"safe-64", 52448768, 2765568},

@@ -1,4 +1,4 @@
-// The checkpoint browser on a remote run, through a real OpenSSH server (tests/remote/SshdFixture):
+// The checkpoint browser on a remote run, through a real OpenSSH server (tests/support/SshdFixture):
 // the run's checkpoints are listed over SFTP with the steps and losses of the attach stream; a
 // checkpoint is downloaded on demand (progress shown) into the remote cache, byte for byte, and
 // then rendered; Parzen on a remote row downloads it first; "Download all" fetches the rest and the

@@ -1,8 +1,9 @@
+// One file on purpose: every case drives the same fixture (the page with a live explore worker).
 // The latent explorer page against the real explore worker (`streetgan-trainer explore-worker`,
 // found through $STREETGAN_TRAINER) on the embedded demo checkpoint: frames on screen that change
 // with the scrubber; keyframes from a seed, at random and from the seed grid; reorder, delete,
 // duplicate; undo/redo to the exact session JSON (slider drags merge); the frame-count rule of
-// CLI.md; truncation, PCA direction and raw-z sliders; save/open round trip with unknown keys;
+// docs/cli.md; truncation, PCA direction and raw-z sliders; save/open round trip with unknown keys;
 // the hash-mismatch prompt; GIF and PNG-grid exports through the dialog with progress, a cancelled
 // export and an unwritable path leaving nothing; absurd sizes; playback's measured frame rate.
 #include <QComboBox>

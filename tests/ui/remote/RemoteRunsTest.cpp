@@ -1,4 +1,4 @@
-// Remote runs through a real OpenSSH server (tests/remote/SshdFixture): the unknown host key is
+// Remote runs through a real OpenSSH server (tests/support/SshdFixture): the unknown host key is
 // shown to the user (its fingerprint) and accepted, the host's runs are listed with their state,
 // a remote run is followed over SSH into the same series and plots as a local one, and sample
 // grids come back through SFTP.
