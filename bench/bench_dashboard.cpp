@@ -8,6 +8,7 @@
 //   bench_dashboard latency --trainer BIN --dir D [--seconds S]
 //       starts a tiny CPU run (log every step), follows it like the app, and prints the
 //       event-to-pixel latency: event "t" (written by the trainer) -> the replot that includes it.
+#include <qcustomplot.h>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -20,7 +21,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <qcustomplot.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -155,20 +155,22 @@ int benchOpen(const QString& dir, long events, double smoothing) {
         }
         all.push_back(t.nsecsElapsed() / 1e6);
     }
-    std::printf("{\"events\":%lld,\"rows\":%zu,\"smoothing\":%.2f,\"first_plot_s\":%.3f,\"full_load_s\":%.3f,"
-                "\"replot_ms_median_one_plot\":%.2f,\"replot_ms_p90_one_plot\":%.2f,\"replot_ms_median_dashboard\":%.2f,"
-                "\"loss_points\":%d,\"rss_before_mb\":%.1f,\"rss_mb\":%.1f,\"peak_rss_mb\":%.1f,\"series_mb\":%.1f}\n",
-                static_cast<long long>(session.series().eventLines()), session.series().rows(), smoothing, firstPlot, fullLoad,
-                percentile(one, 0.5), percentile(one, 0.9), percentile(all, 0.5), loss->pointCount(&session.series(), Metric::LossD), rssBefore,
-                statusMb("VmRSS:"), statusMb("VmHWM:"), session.series().memoryBytes() / 1048576.0);
+    std::printf(
+        "{\"events\":%lld,\"rows\":%zu,\"smoothing\":%.2f,\"first_plot_s\":%.3f,\"full_load_s\":%.3f,"
+        "\"replot_ms_median_one_plot\":%.2f,\"replot_ms_p90_one_plot\":%.2f,\"replot_ms_median_dashboard\":%.2f,"
+        "\"loss_points\":%d,\"rss_before_mb\":%.1f,\"rss_mb\":%.1f,\"peak_rss_mb\":%.1f,\"series_mb\":%.1f}\n",
+        static_cast<long long>(session.series().eventLines()), session.series().rows(), smoothing, firstPlot, fullLoad, percentile(one, 0.5),
+        percentile(one, 0.9), percentile(all, 0.5), loss->pointCount(&session.series(), Metric::LossD), rssBefore, statusMb("VmRSS:"), statusMb("VmHWM:"),
+        session.series().memoryBytes() / 1048576.0);
     return 0;
 }
 
 int benchLatency(const QString& trainer, const QString& dir, double seconds) {
     QDir(dir).removeRecursively();
     QProcess start;
-    start.start(trainer, {"start", "--detach", "--run-dir", dir, "--preset", "tiny-32", "--data", "synthetic", "--steps", "100000", "--batch", "8",
-                          "--device", "cpu", "--threads", "1", "--loader-threads", "1", "--log-every", "1", "--sample-every", "0"});
+    start.start(trainer,
+                {"start", "--detach", "--run-dir", dir,         "--preset", "tiny-32",          "--data", "synthetic",   "--steps", "100000",         "--batch",
+                 "8",     "--device", "cpu",       "--threads", "1",        "--loader-threads", "1",      "--log-every", "1",       "--sample-every", "0"});
     start.waitForFinished(120000);
     if (start.exitCode() != 0) {
         std::fprintf(stderr, "start failed: %s\n", start.readAllStandardError().constData());
@@ -200,8 +202,8 @@ int benchLatency(const QString& trainer, const QString& dir, double seconds) {
     QApplication::exec();
     session.stop();
     QProcess::execute(trainer, {"control", dir, "stop"});
-    std::printf("{\"events\":%zu,\"latency_ms_median\":%.1f,\"latency_ms_p95\":%.1f,\"latency_ms_max\":%.1f}\n", latencies.size(),
-                percentile(latencies, 0.5), percentile(latencies, 0.95), percentile(latencies, 1.0));
+    std::printf("{\"events\":%zu,\"latency_ms_median\":%.1f,\"latency_ms_p95\":%.1f,\"latency_ms_max\":%.1f}\n", latencies.size(), percentile(latencies, 0.5),
+                percentile(latencies, 0.95), percentile(latencies, 1.0));
     return latencies.empty() ? 1 : 0;
 }
 

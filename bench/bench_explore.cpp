@@ -8,8 +8,8 @@
 // Prints one JSON line: median / p90 / min round-trip ms over the frames (after 5 warm-up frames),
 // the worker's own render ms (median), and the first request's ms (process start + load).
 // The trainer is found like the app finds it (TrainerLocator: $STREETGAN_TRAINER, ...).
-#include <QCoreApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QTimer>
 #include <algorithm>
@@ -35,8 +35,11 @@ double percentile(std::vector<double> v, double q) {
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     QCommandLineParser p;
-    p.addOptions({{"checkpoint", "checkpoint", "path"}, {"size", "frame edge", "px", "128"}, {"frames", "frames measured", "n", "200"},
-                  {"device", "worker device", "d", "cpu"}, {"segment", "frames per segment", "n", "200"},
+    p.addOptions({{"checkpoint", "checkpoint", "path"},
+                  {"size", "frame edge", "px", "128"},
+                  {"frames", "frames measured", "n", "200"},
+                  {"device", "worker device", "d", "cpu"},
+                  {"segment", "frames per segment", "n", "200"},
                   {"edit", "edit the session with every request"}});
     p.process(app);
     const QString ck = p.value("checkpoint");
@@ -82,9 +85,10 @@ int main(int argc, char** argv) {
     QTimer::singleShot(0, &app, next);
     const int rc = app.exec();
     if (rc != 0) return rc;
-    std::printf("{\"checkpoint\":\"%s\",\"walk_frames\":%d,\"edit\":%s,\"size\":%d,\"frames\":%zu,\"round_trip_ms_median\":%.2f,\"round_trip_ms_p90\":%.2f,"
-                "\"round_trip_ms_min\":%.2f,\"worker_ms_median\":%.2f,\"first_request_ms\":%.1f,\"fps_at_median\":%.1f}\n",
-                qPrintable(ck), walk, edit ? "true" : "false", size, roundTrip.size(), percentile(roundTrip, 0.5), percentile(roundTrip, 0.9), percentile(roundTrip, 0.0),
-                percentile(workerMs, 0.5), firstMs, 1000.0 / percentile(roundTrip, 0.5));
+    std::printf(
+        "{\"checkpoint\":\"%s\",\"walk_frames\":%d,\"edit\":%s,\"size\":%d,\"frames\":%zu,\"round_trip_ms_median\":%.2f,\"round_trip_ms_p90\":%.2f,"
+        "\"round_trip_ms_min\":%.2f,\"worker_ms_median\":%.2f,\"first_request_ms\":%.1f,\"fps_at_median\":%.1f}\n",
+        qPrintable(ck), walk, edit ? "true" : "false", size, roundTrip.size(), percentile(roundTrip, 0.5), percentile(roundTrip, 0.9),
+        percentile(roundTrip, 0.0), percentile(workerMs, 0.5), firstMs, 1000.0 / percentile(roundTrip, 0.5));
     return 0;
 }

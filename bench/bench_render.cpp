@@ -21,23 +21,21 @@
 
 #include <torch/torch.h>
 
+#include "base/model/Presets.h"
+#include "base/util/AtomicFile.h"
+#include "ml/checkpoint/Checkpoint.h"
+#include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/FrameRenderer.h"
 #include "ml/export/GifWriter.h"
 #include "ml/export/PngSequenceWriter.h"
 #include "ml/latent/LatentPath.h"
 #include "ml/latent/LatentSeed.h"
-#include "base/model/Presets.h"
 #include "ml/model/WeightInit.h"
-#include "ml/checkpoint/Checkpoint.h"
-#include "ml/checkpoint/ModelLoader.h"
-#include "base/util/AtomicFile.h"
 
 using namespace streetgan;
 using Clock = std::chrono::steady_clock;
 
-static double seconds(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double>(b - a).count();
-}
+static double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 static double pct(std::vector<double> v, double p) {
     std::sort(v.begin(), v.end());
@@ -63,8 +61,8 @@ int main(int argc, char** argv) {
             r.renderOne(z);
             ms.push_back(seconds(t0, Clock::now()) * 1000);
         }
-        std::printf("{\"threads\": %d, \"iters\": %d, \"median_ms\": %.3f, \"p10_ms\": %.3f, \"p90_ms\": %.3f}\n", threads, iters,
-                    pct(ms, 0.5), pct(ms, 0.1), pct(ms, 0.9));
+        std::printf("{\"threads\": %d, \"iters\": %d, \"median_ms\": %.3f, \"p10_ms\": %.3f, \"p90_ms\": %.3f}\n", threads, iters, pct(ms, 0.5), pct(ms, 0.1),
+                    pct(ms, 0.9));
         return 0;
     }
     if (argc >= 7 && argc <= 11 && a[1] == "gif") {
@@ -96,8 +94,8 @@ int main(int argc, char** argv) {
             s.push_back(seconds(t0, Clock::now()));
         }
         AtomicFile::write(out + "/ours.gif", bytes);
-        std::printf("{\"frames\": %lld, \"size\": %d, \"encode_s_median\": %.4f, \"bytes\": %zu}\n", static_cast<long long>(f.size(0)), size,
-                    pct(s, 0.5), bytes.size());
+        std::printf("{\"frames\": %lld, \"size\": %d, \"encode_s_median\": %.4f, \"bytes\": %zu}\n", static_cast<long long>(f.size(0)), size, pct(s, 0.5),
+                    bytes.size());
         return 0;
     }
     std::cerr << "usage: bench_render latency THREADS ITERS | gif CHECKPOINT FRAMES SIZE OUTDIR REPEATS [PALETTE DITHERING UPSCALE SPEED]\n";

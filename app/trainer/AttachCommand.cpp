@@ -13,13 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainer/FiniteNumber.h"
 #include "base/daemon/ControlSocket.h"
 #include "base/daemon/EventFollower.h"
 #include "base/daemon/RunLock.h"
 #include "base/daemon/RunStatus.h"
 #include "base/run/Events.h"
 #include "base/util/Errors.h"
+#include "trainer/FiniteNumber.h"
 
 namespace streetgan {
 namespace {
@@ -59,8 +59,10 @@ void relayCommands(const std::string& socketPath, LineWriter& out, const std::at
         if (r <= 0) continue;
         char chunk[4096];
         const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
-        if (n <= 0) eof = true;
-        else input.append(chunk, static_cast<size_t>(n));
+        if (n <= 0)
+            eof = true;
+        else
+            input.append(chunk, static_cast<size_t>(n));
         for (size_t nl; (nl = input.find('\n')) != std::string::npos;) {
             line = input.substr(0, nl);
             input.erase(0, nl + 1);
@@ -91,10 +93,8 @@ void relayCommands(const std::string& socketPath, LineWriter& out, const std::at
 CLI::App* AttachCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("attach", "Print a run's events, then follow them; relay JSON commands from stdin");
     a->add_option("run", runDir_, "Run directory")->required();
-    a->add_option("--from-offset", fromOffset_, "Byte offset to start from: 0, or the \"end\" of the last event received")
-        ->check(CLI::NonNegativeNumber);
-    a->add_option("--seconds", seconds_, "Stop following after this many seconds (0: until the run ends)")
-        ->check(FiniteNumber())->check(CLI::Range(0.0, 1e9));
+    a->add_option("--from-offset", fromOffset_, "Byte offset to start from: 0, or the \"end\" of the last event received")->check(CLI::NonNegativeNumber);
+    a->add_option("--seconds", seconds_, "Stop following after this many seconds (0: until the run ends)")->check(FiniteNumber())->check(CLI::Range(0.0, 1e9));
     return a;
 }
 

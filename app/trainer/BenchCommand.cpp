@@ -1,23 +1,23 @@
 #include "trainer/BenchCommand.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 #include <atomic>
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
 #include <thread>
 
+#include "base/dataset/DatasetIndex.h"
+#include "base/model/Presets.h"
 #include "ml/data/BatchLoader.h"
 #include "ml/data/DataSources.h"
-#include "base/dataset/DatasetIndex.h"
 #include "ml/data/SyntheticSource.h"
-#include "base/model/Presets.h"
 #include "ml/train/TrainStep.h"
 #include "ml/train/Trainer.h"
 
@@ -55,8 +55,10 @@ int BenchCommand::execute() {
 namespace {
 
 void report(bool json, const nlohmann::json& j, const std::string& text) {
-    if (json) std::cout << j.dump() << "\n";
-    else std::cout << text << "\n";
+    if (json)
+        std::cout << j.dump() << "\n";
+    else
+        std::cout << text << "\n";
 }
 
 }  // namespace
@@ -144,11 +146,13 @@ int BenchCommand::train() {
     run(steps_);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double ips = static_cast<double>(steps_ * batch_) / s;
-    nlohmann::json j = {{"preset", preset_}, {"batch", batch_}, {"threads", torch::get_num_threads()}, {"steps", steps_}, {"warmup", warmup_},
-                        {"device", device.str()}, {"amp", amp_}, {"channels_last", channelsLast_}, {"seconds", s}, {"images_per_s", ips}};
-    if (json_) std::cout << j.dump() << "\n";
-    else std::printf("%s batch %lld, %d threads, %s: %.1f images/s (%lld steps in %.2f s)\n", preset_.c_str(), static_cast<long long>(batch_),
-                     torch::get_num_threads(), device.str().c_str(), ips, static_cast<long long>(steps_), s);
+    nlohmann::json j = {{"preset", preset_},      {"batch", batch_}, {"threads", torch::get_num_threads()}, {"steps", steps_}, {"warmup", warmup_},
+                        {"device", device.str()}, {"amp", amp_},     {"channels_last", channelsLast_},      {"seconds", s},    {"images_per_s", ips}};
+    if (json_)
+        std::cout << j.dump() << "\n";
+    else
+        std::printf("%s batch %lld, %d threads, %s: %.1f images/s (%lld steps in %.2f s)\n", preset_.c_str(), static_cast<long long>(batch_),
+                    torch::get_num_threads(), device.str().c_str(), ips, static_cast<long long>(steps_), s);
     return 0;
 }
 

@@ -11,8 +11,10 @@ namespace {
 std::string duration(double s) {
     char buf[32];
     const long t = static_cast<long>(s + 0.5);
-    if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-    else std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+    if (t >= 3600)
+        std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
     return buf;
 }
 
@@ -36,9 +38,8 @@ void ConsoleReporter::onEvent(const nlohmann::json& json) {
         const int64_t total = m->totalSteps.value_or(0);
         char line[512];
         std::snprintf(line, sizeof line, "step %lld/%lld epoch %lld  loss_d %.4f loss_g %.4f  D(x) %.3f D(G(z)) %.3f/%.3f  %.1f img/s  data_wait %.0f%%",
-                      static_cast<long long>(step), static_cast<long long>(total), static_cast<long long>(m->epoch.value_or(0)),
-                      m->lossD, m->lossG, m->dX, m->dGz1, m->dGz2, m->imgPerS,
-                      100.0 * m->dataWait);
+                      static_cast<long long>(step), static_cast<long long>(total), static_cast<long long>(m->epoch.value_or(0)), m->lossD, m->lossG, m->dX,
+                      m->dGz1, m->dGz2, m->imgPerS, 100.0 * m->dataWait);
         if (!tty_) {
             std::printf("%s\n", line);
             std::fflush(stdout);
@@ -57,10 +58,14 @@ void ConsoleReporter::onEvent(const nlohmann::json& json) {
         return;
     }
     std::string text;
-    if (const auto* c = std::get_if<CheckpointEvent>(&event)) text = "checkpoint " + c->path + " (step " + std::to_string(step) + ")";
-    else if (status) text = "status " + status->state + " at step " + std::to_string(step);
-    else if (const auto* e = std::get_if<ErrorEvent>(&event)) text = "error: " + e->message;
-    else return;
+    if (const auto* c = std::get_if<CheckpointEvent>(&event))
+        text = "checkpoint " + c->path + " (step " + std::to_string(step) + ")";
+    else if (status)
+        text = "status " + status->state + " at step " + std::to_string(step);
+    else if (const auto* e = std::get_if<ErrorEvent>(&event))
+        text = "error: " + e->message;
+    else
+        return;
     if (tty_) {
         std::fprintf(stderr, "\r\033[K%s\n", text.c_str());
         barShown_ = false;

@@ -15,9 +15,7 @@ namespace streetgan {
 CLI::App* ControlCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("control", "Send a command to a running trainer: pause, resume, stop, checkpoint-now, sample-now, set-lr VALUE");
     a->add_option("run", runDir_, "Run directory")->required();
-    a->add_option("command", cmd_, "pause | resume | stop | checkpoint-now | sample-now | set-lr")
-        ->required()
-        ->check(CLI::IsMember(TrainControl::commands()));
+    a->add_option("command", cmd_, "pause | resume | stop | checkpoint-now | sample-now | set-lr")->required()->check(CLI::IsMember(TrainControl::commands()));
     a->add_option("value", value_, "set-lr: the new learning rate");
     return a;
 }

@@ -15,15 +15,15 @@
 #include <cstdio>
 #include <set>
 
+#include "base/dataset/ArchiveReader.h"
+#include "base/dataset/DatasetIndex.h"
+#include "base/util/AtomicFile.h"
+#include "base/util/Errors.h"
 #include "ml/data/DataSources.h"
 #include "ml/data/PackedCacheSource.h"
 #include "ml/data/PackedCacheWriter.h"
-#include "base/dataset/ArchiveReader.h"
 #include "ml/data/PhotoSource.h"
 #include "ml/data/synthetic/SyntheticStreets.h"
-#include "base/util/AtomicFile.h"
-#include "base/dataset/DatasetIndex.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 
@@ -79,7 +79,9 @@ int DataCommand::pack() {
     auto progress = [&](int64_t done, int64_t total) {
         const int64_t pct = total > 0 ? done * 100 / total : 100;
         if (tty) {
-            if (pct != lastShown) std::fprintf(stderr, "\r\033[Kpacking %lld/%lld images %3lld%%", static_cast<long long>(done), static_cast<long long>(total), static_cast<long long>(pct));
+            if (pct != lastShown)
+                std::fprintf(stderr, "\r\033[Kpacking %lld/%lld images %3lld%%", static_cast<long long>(done), static_cast<long long>(total),
+                             static_cast<long long>(pct));
         } else if (pct / 10 != lastShown / 10) {
             std::printf("packing %lld/%lld images\n", static_cast<long long>(done), static_cast<long long>(total));
             std::fflush(stdout);
@@ -131,8 +133,11 @@ int DataCommand::synth() {
 int DataCommand::stats() {
     nlohmann::json stats;
     if (spec_ == "synthetic") {
-        stats = {{"images", cfg_.syntheticImages}, {"skipped", 0}, {"skipped_reasons", nlohmann::json::object()},
-                 {"cities", {{"synthetic", cfg_.syntheticImages}}}, {"sequences", 0}};
+        stats = {{"images", cfg_.syntheticImages},
+                 {"skipped", 0},
+                 {"skipped_reasons", nlohmann::json::object()},
+                 {"cities", {{"synthetic", cfg_.syntheticImages}}},
+                 {"sequences", 0}};
     } else {
         std::error_code ec;
         if (!std::filesystem::exists(spec_, ec)) throw DataError("data source '" + spec_ + "' does not exist: give a folder, an archive or 'synthetic'");
@@ -148,16 +153,22 @@ int DataCommand::stats() {
             }
             int64_t skipped = 0;
             for (const auto& [k, v] : cache.skipped()) skipped += v;
-            stats = {{"images", cache.size()}, {"skipped", skipped}, {"skipped_reasons", cache.skipped()}, {"cities", cities},
-                     {"sequences", sequences.size()}, {"packed_size", cache.params().size}};
+            stats = {{"images", cache.size()},
+                     {"skipped", skipped},
+                     {"skipped_reasons", cache.skipped()},
+                     {"cities", cities},
+                     {"sequences", sequences.size()},
+                     {"packed_size", cache.params().size}};
         } else if (std::filesystem::is_directory(spec_, ec)) {
             stats = DatasetIndex::scanFolder(spec_, o).stats();
         } else {
             stats = PhotoSource::archiveIndex(ArchiveReader(spec_), o).stats();
         }
     }
-    if (json_) std::cout << stats.dump() << "\n";
-    else std::cout << (spec_ == "synthetic" ? stats.dump(2) + "\n" : DatasetIndex::formatStatsTable(stats));
+    if (json_)
+        std::cout << stats.dump() << "\n";
+    else
+        std::cout << (spec_ == "synthetic" ? stats.dump(2) + "\n" : DatasetIndex::formatStatsTable(stats));
     return 0;
 }
 

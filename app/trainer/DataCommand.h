@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "trainer/Command.h"
 #include "base/run/TrainConfig.h"
+#include "trainer/Command.h"
 
 namespace streetgan {
 

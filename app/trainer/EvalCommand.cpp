@@ -3,24 +3,24 @@
 #include <unistd.h>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <optional>
-#include <vector>
 #include <iostream>
-#include <sstream>
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
+#include <optional>
+#include <sstream>
+#include <vector>
 
+#include "base/run/TrainConfig.h"
+#include "base/util/Errors.h"
+#include "ml/checkpoint/ModelLoader.h"
 #include "ml/data/DataSources.h"
 #include "ml/data/SyntheticSource.h"
 #include "ml/eval/FeatureMetrics.h"
 #include "ml/eval/ParzenWindow.h"
-#include "ml/checkpoint/ModelLoader.h"
-#include "base/run/TrainConfig.h"
 #include "ml/train/Trainer.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 namespace {
@@ -49,7 +49,8 @@ CLI::App* EvalCommand::setup(CLI::App& parent) {
     a->add_option("--validation", validation_, "parzen: real images that choose sigma")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
     a->add_option("--test", test_, "parzen: held-out real images scored")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
     a->add_option("--kid-subsets", kidSubsets_, "KID: subsets averaged")->check(CLI::Range(int64_t{1}, int64_t{100000}));
-    a->add_option("--kid-subset-size", kidSubsetSize_, "KID: images per subset (clamped to the sample counts)")->check(CLI::Range(int64_t{2}, int64_t{1000000}));
+    a->add_option("--kid-subset-size", kidSubsetSize_, "KID: images per subset (clamped to the sample counts)")
+        ->check(CLI::Range(int64_t{2}, int64_t{1000000}));
     a->add_option("--pr-k", prK_, "precision/recall: k of the k-NN manifolds")->check(CLI::Range(int64_t{1}, int64_t{1000}));
     a->add_option("--cache-dir", cacheDir_, "Real-feature cache folder (default $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)");
     a->add_flag("--no-cache", noCache_, "Neither read nor write the real-feature cache");
@@ -74,8 +75,10 @@ int EvalCommand::execute() {
             if (m != "parzen" && m != "fid" && m != "kid" && m != "pr")
                 throw ConfigError("--metric '" + m + "' is unknown: use parzen, fid, kid, pr or several, e.g. fid,kid,pr");
             asked.push_back(m);
-            if (m == "parzen") parzen = true;
-            else featureMetrics.push_back(m);
+            if (m == "parzen")
+                parzen = true;
+            else
+                featureMetrics.push_back(m);
         }
         if (asked.empty()) throw ConfigError("--metric is empty: use parzen, fid, kid, pr or several, e.g. fid,kid,pr");
     }
@@ -119,8 +122,10 @@ int EvalCommand::execute() {
             if (tty) std::fprintf(stderr, "\r\033[K%s %3.0f%%", phase.c_str(), f * 100.0);
         };
         std::optional<nlohmann::json> r;
-        if (features_.empty()) r = FeatureMetrics::unavailable(featureMetrics, FeatureMetrics::noFeatureModelReason());
-        else r = metrics.evaluate(g, FeatureMetrics::realSource(data_, run), cb);
+        if (features_.empty())
+            r = FeatureMetrics::unavailable(featureMetrics, FeatureMetrics::noFeatureModelReason());
+        else
+            r = metrics.evaluate(g, FeatureMetrics::realSource(data_, run), cb);
         if (tty) std::fprintf(stderr, "\r\033[K");
         if (r) j.update(*r);
     }
@@ -156,8 +161,13 @@ int EvalCommand::execute() {
         };
         const ParzenResult r = ParzenWindow::evaluate(samples, validation, test, batch_, progress);
         if (tty) std::fprintf(stderr, "\r\033[K");
-        j.update({{"sigma", r.sigma}, {"log_likelihood", r.meanLogLikelihood}, {"std_error", r.stdError}, {"samples", samples_},
-                  {"validation", validation_}, {"test", test_}, {"sigma_scores", nlohmann::json::array()}});
+        j.update({{"sigma", r.sigma},
+                  {"log_likelihood", r.meanLogLikelihood},
+                  {"std_error", r.stdError},
+                  {"samples", samples_},
+                  {"validation", validation_},
+                  {"test", test_},
+                  {"sigma_scores", nlohmann::json::array()}});
         for (const auto& [s, ll] : r.sigmaScores) j["sigma_scores"].push_back({s, ll});
     }
 
@@ -171,17 +181,20 @@ int EvalCommand::execute() {
             std::printf("Parzen log-likelihood %.2f +- %.2f nats (sigma %.4f, %lld samples, %lld test images)\n", j["log_likelihood"].get<double>(),
                         j["std_error"].get<double>(), j["sigma"].get<double>(), static_cast<long long>(samples_), static_cast<long long>(test_));
         } else if (m == "fid") {
-            if (j["fid"].is_null()) std::printf("FID unavailable: %s\n", reason("fid").c_str());
+            if (j["fid"].is_null())
+                std::printf("FID unavailable: %s\n", reason("fid").c_str());
             else
                 std::printf("FID %.4f (%lld generated, %lld real images)\n", j["fid"].get<double>(), static_cast<long long>(samples_),
                             static_cast<long long>(j.value("real_samples", int64_t{0})));
         } else if (m == "kid") {
-            if (j["kid"].is_null()) std::printf("KID unavailable: %s\n", reason("kid").c_str());
+            if (j["kid"].is_null())
+                std::printf("KID unavailable: %s\n", reason("kid").c_str());
             else
                 std::printf("KID %.6f +- %.6f (%lld subsets of %lld)\n", j["kid"].get<double>(), j["kid_std"].get<double>(),
                             static_cast<long long>(j.value("kid_subsets", int64_t{0})), static_cast<long long>(j.value("kid_subset_size", int64_t{0})));
         } else if (m == "pr") {
-            if (j["precision"].is_null()) std::printf("precision/recall unavailable: %s\n", reason("pr").c_str());
+            if (j["precision"].is_null())
+                std::printf("precision/recall unavailable: %s\n", reason("pr").c_str());
             else
                 std::printf("precision %.4f, recall %.4f (k = %lld)\n", j["precision"].get<double>(), j["recall"].get<double>(),
                             static_cast<long long>(j.value("pr_k", int64_t{3})));

@@ -1,12 +1,12 @@
 #include "trainer/ExportCommand.h"
 
-#include <CLI/CLI.hpp>
-#include <iostream>
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
+#include <CLI/CLI.hpp>
+#include <iostream>
 
-#include "ml/checkpoint/Checkpoint.h"
 #include "base/util/AtomicFile.h"
+#include "ml/checkpoint/Checkpoint.h"
 
 namespace streetgan {
 namespace {
@@ -22,8 +22,7 @@ c10::impl::GenericDict toDict(const StateDict& s) {
 CLI::App* ExportCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("export", "Export a checkpoint's weights for PyTorch Python");
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference checkpoint")->required();
-    a->add_option("--format", format_, "state-dict: {G_state_dict, D_state_dict, noise, epoch} for torch.load")
-        ->check(CLI::IsMember({"state-dict"}));
+    a->add_option("--format", format_, "state-dict: {G_state_dict, D_state_dict, noise, epoch} for torch.load")->check(CLI::IsMember({"state-dict"}));
     a->add_option("--out", out_, "Output file (.pt)")->required();
     return a;
 }

@@ -16,8 +16,7 @@ public:
                 size_t used = 0;
                 const double v = std::stod(s, &used);
                 if (used == s.size() && std::isfinite(v)) return {};
-            } catch (const std::exception&) {
-            }
+            } catch (const std::exception&) {}
             return "'" + s + "' is not a finite number";
         };
     }

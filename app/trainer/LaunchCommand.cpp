@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "trainer/FiniteNumber.h"
-#include "ml/dist/RankLauncher.h"
 #include "base/util/Errors.h"
+#include "ml/dist/RankLauncher.h"
+#include "trainer/FiniteNumber.h"
 
 namespace streetgan {
 namespace {
@@ -25,7 +25,8 @@ CLI::App* LaunchCommand::setup(CLI::App& parent) {
     a->add_option("--node-rank", nodeRank_, "This node's index, 0..nnodes-1")->check(CLI::Range(0, 65535));
     a->add_option("--master", master_, "ADDR:PORT of node 0's rendezvous (required with --nnodes > 1; default: a free port of 127.0.0.1)");
     a->add_option("--grace", grace_, "Seconds the other ranks get to exit after one fails, before SIGKILL")
-        ->check(FiniteNumber())->check(CLI::Range(0.0, 3600.0));
+        ->check(FiniteNumber())
+        ->check(CLI::Range(0.0, 3600.0));
     a->add_option("command", command_, "The trainer command every rank runs, after --: train --run-dir DIR ...")->required();
     return a;
 }

@@ -4,9 +4,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/model/Presets.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
-#include "base/model/Presets.h"
 #include "ml/model/WeightInit.h"
 
 namespace streetgan {
@@ -24,7 +24,7 @@ int ModelInfoCommand::execute() {
     Discriminator d(cfg);
     const int64_t gp = WeightInit::trainableParameters(*g), dp = WeightInit::trainableParameters(*d);
     if (json_) {
-        std::cout << nlohmann::json{{"preset", cfg.preset}, {"nz", cfg.nz}, {"ngf", cfg.ngf}, {"ndf", cfg.ndf}, {"nc", cfg.nc},
+        std::cout << nlohmann::json{{"preset", cfg.preset},    {"nz", cfg.nz},   {"ngf", cfg.ngf}, {"ndf", cfg.ndf}, {"nc", cfg.nc},
                                     {"img_size", cfg.imgSize}, {"g_params", gp}, {"d_params", dp}}
                          .dump()
                   << "\n";

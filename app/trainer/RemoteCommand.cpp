@@ -8,12 +8,12 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <string.h>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <string.h>
 #include <thread>
 
 #include "base/remote/RemoteAttach.h"
@@ -222,15 +222,13 @@ int RemoteCommand::attach() {
             t.join();
         }
     } joiner{done, input};
-    attach.run(
-        [](const AttachMessage& m) {
-            std::cout << m.line << '\n' << std::flush;
-        },
-        [&](const AttachStatus& s) {
-            if (s.state == AttachStatus::State::Reconnecting)
-                std::cerr << "streetgan-trainer: connection lost (" << s.message << "); reconnecting in " << s.delaySeconds << " s (attempt " << s.attempt
-                          << "), resuming at offset " << attach.resumeOffset() << "\n";
-        });
+    attach.run([](const AttachMessage& m) { std::cout << m.line << '\n'
+                                                      << std::flush; },
+               [&](const AttachStatus& s) {
+                   if (s.state == AttachStatus::State::Reconnecting)
+                       std::cerr << "streetgan-trainer: connection lost (" << s.message << "); reconnecting in " << s.delaySeconds << " s (attempt "
+                                 << s.attempt << "), resuming at offset " << attach.resumeOffset() << "\n";
+               });
     return gInterrupted.load() ? static_cast<int>(ExitCode::Interrupted) : 0;
 }
 
@@ -277,8 +275,8 @@ int RemoteCommand::fetch() {
         return static_cast<int>(ExitCode::Interrupted);
     }
     std::cerr << "streetgan-trainer: " << (r.upToDate ? "up to date: " : "fetched ") << remotePath << " (" << r.bytes << " bytes"
-              << (r.resumedFrom ? ", resumed at " + std::to_string(r.resumedFrom) : std::string()) << (r.upToDate ? "" : ", " + std::to_string(r.seconds) + " s")
-              << ")\n";
+              << (r.resumedFrom ? ", resumed at " + std::to_string(r.resumedFrom) : std::string())
+              << (r.upToDate ? "" : ", " + std::to_string(r.seconds) + " s") << ")\n";
     std::cout << local << "\n";
     return 0;
 }

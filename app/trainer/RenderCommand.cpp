@@ -1,17 +1,17 @@
 #include "trainer/RenderCommand.h"
 
+#include <torch/torch.h>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
-#include <torch/torch.h>
 
-#include "base/util/ContentHash.h"
-#include "ml/export/SessionExporter.h"
 #include "base/latent/LatentSession.h"
-#include "ml/checkpoint/ModelLoader.h"
-#include "ml/train/Trainer.h"
+#include "base/util/ContentHash.h"
 #include "base/util/Errors.h"
+#include "ml/checkpoint/ModelLoader.h"
+#include "ml/export/SessionExporter.h"
+#include "ml/train/Trainer.h"
 
 namespace streetgan {
 
@@ -39,8 +39,8 @@ int RenderCommand::execute() {
 
     const SessionExporter::Result r = SessionExporter::exportSession(session, g, sha, out_);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "wrote " << out_ << ": " << r.what << ", " << r.frames << " frames " << r.size << "x" << r.size << ", " << r.bytes << " bytes, "
-              << std::fixed << std::setprecision(2) << secs << " s\n";
+    std::cout << "wrote " << out_ << ": " << r.what << ", " << r.frames << " frames " << r.size << "x" << r.size << ", " << r.bytes << " bytes, " << std::fixed
+              << std::setprecision(2) << secs << " s\n";
     return 0;
 }
 

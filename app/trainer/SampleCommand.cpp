@@ -1,14 +1,14 @@
 #include "trainer/SampleCommand.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <torch/torch.h>
 
-#include "ml/export/ImageGrid.h"
-#include "ml/checkpoint/ModelLoader.h"
-#include "ml/train/Trainer.h"
 #include "base/util/Errors.h"
+#include "ml/checkpoint/ModelLoader.h"
+#include "ml/export/ImageGrid.h"
+#include "ml/train/Trainer.h"
 
 namespace streetgan {
 

@@ -10,8 +10,8 @@
 #include <iostream>
 #include <thread>
 
-#include "ml/serve/GalleryServer.h"
 #include "base/util/Errors.h"
+#include "ml/serve/GalleryServer.h"
 
 namespace streetgan {
 
@@ -93,8 +93,8 @@ int ServeCommand::execute() {
         }
     });
     const std::string shownHost = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
-    std::cout << "serving http://" << shownHost << ":" << port << "/gallery (" << server.model().preset << ", "
-              << server.model().imgSize << " px; checkpoint " << checkpoint_ << "); Ctrl-C stops" << std::endl;
+    std::cout << "serving http://" << shownHost << ":" << port << "/gallery (" << server.model().preset << ", " << server.model().imgSize << " px; checkpoint "
+              << checkpoint_ << "); Ctrl-C stops" << std::endl;
     server.listen();
     done = true;
     if (!received) pthread_kill(waiter.native_handle(), SIGTERM);

@@ -12,20 +12,20 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "trainer/ConsoleReporter.h"
-#include "trainer/FiniteNumber.h"
 #include "base/daemon/ControlServer.h"
 #include "base/daemon/ControlSocket.h"
 #include "base/daemon/DaemonLauncher.h"
 #include "base/daemon/DaemonReadiness.h"
 #include "base/daemon/RunLock.h"
-#include "ml/dist/DistributedContext.h"
+#include "base/daemon/TrainControl.h"
 #include "base/model/Presets.h"
 #include "base/run/RunDirectory.h"
-#include "base/daemon/TrainControl.h"
-#include "ml/train/Trainer.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
+#include "ml/dist/DistributedContext.h"
+#include "ml/train/Trainer.h"
+#include "trainer/ConsoleReporter.h"
+#include "trainer/FiniteNumber.h"
 
 namespace streetgan {
 namespace {
@@ -42,7 +42,8 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     if (mode_ == Mode::Start) {
         a->add_flag("--detach", detach_, "Run in a session of its own with a pid file, log and control socket (required)")->required();
         a->add_option("--wait", startWait_, "Seconds to wait for the daemon to be training before returning")
-            ->check(FiniteNumber())->check(CLI::Range(0.0, 86400.0));
+            ->check(FiniteNumber())
+            ->check(CLI::Range(0.0, 86400.0));
     } else {
         a->add_option("--daemon-fd", daemonFd_, "internal: readiness pipe of start --detach")->group("");
     }
@@ -62,10 +63,13 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
         ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
     a->add_flag("--resume", resume_, "Continue from the run directory's latest checkpoint up to --steps/--epochs");
     a->add_option("--dist-timeout", distTimeout_, "Distributed runs: seconds a rank waits for the others before it fails (rendezvous, every collective)")
-        ->check(FiniteNumber())->check(CLI::Range(1.0, 86400.0));
+        ->check(FiniteNumber())
+        ->check(CLI::Range(1.0, 86400.0));
     a->add_option("--lr", flags_.lr, "Learning rate of both AdamW optimisers")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_option("--weight-decay", flags_.weightDecay, "AdamW weight decay")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
-    a->add_option("--real-label", flags_.realLabel, "Target for real images (0.9: one-sided label smoothing)")->check(FiniteNumber())->check(CLI::Range(0.0, 1.0));
+    a->add_option("--real-label", flags_.realLabel, "Target for real images (0.9: one-sided label smoothing)")
+        ->check(FiniteNumber())
+        ->check(CLI::Range(0.0, 1.0));
     a->add_option("--fake-label", flags_.fakeLabel, "Target for fake images")->check(FiniteNumber())->check(CLI::Range(0.0, 1.0));
     a->add_option("--instance-noise", flags_.instanceNoise, "Std of instance noise on D's inputs")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_option("--instance-noise-steps", flags_.instanceNoiseSteps, "Decay instance noise to 0 over N steps");
@@ -73,18 +77,25 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--threads", flags_.threads, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
     a->add_flag("--channels-last,!--no-channels-last", flags_.channelsLast, "NHWC memory format (default on)");
     a->add_option("--loader-threads", flags_.loaderThreads, "Data loader threads")->check(CLI::Range(1, 256));
-    a->add_option("--crop-factor", flags_.cropFactor, "Centre crop side in source pixels = factor x image size")->check(FiniteNumber())->check(CLI::Range(0.01, 64.0));
+    a->add_option("--crop-factor", flags_.cropFactor, "Centre crop side in source pixels = factor x image size")
+        ->check(FiniteNumber())
+        ->check(CLI::Range(0.01, 64.0));
     a->add_option("--max-shift", flags_.maxShift, "Largest horizontal shift, fraction of the width")->check(FiniteNumber())->check(CLI::Range(0.0, 1.0));
     a->add_option("--aug-noise", flags_.augNoise, "Gaussian noise std added to real images ([0,1] units)")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_flag("--flip", flags_.flip, "Random horizontal mirror of real images");
     a->add_option("--cities", flags_.cities, "Keep only these cities (MSLS)")->delimiter(',');
     a->add_option("--exclude-cities", flags_.excludeCities, "Drop these cities (MSLS)")->delimiter(',');
-    a->add_option("--max-per-sequence", flags_.maxPerSequence, "Cap of training images per sequence (0: none)")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
-    a->add_option("--validation-percent", flags_.validationPercent, "Hold out this share by key hash (never trained on)")->check(FiniteNumber())->check(CLI::Range(0.0, 99.0));
+    a->add_option("--max-per-sequence", flags_.maxPerSequence, "Cap of training images per sequence (0: none)")
+        ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+    a->add_option("--validation-percent", flags_.validationPercent, "Hold out this share by key hash (never trained on)")
+        ->check(FiniteNumber())
+        ->check(CLI::Range(0.0, 99.0));
     a->add_option("--synthetic-images", flags_.syntheticImages, "Images per epoch of the synthetic set")->check(CLI::Range(int64_t{1}, int64_t{1} << 33));
-    a->add_option("--metric-every-checkpoints", flags_.metricEveryCheckpoints, "FID/KID/PR every N checkpoints (0: off)")->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
+    a->add_option("--metric-every-checkpoints", flags_.metricEveryCheckpoints, "FID/KID/PR every N checkpoints (0: off)")
+        ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
     a->add_option("--metric-features", flags_.metricFeatures, "TorchScript feature model for metrics (clean-fid's inception-2015-12-05.pt)");
-    a->add_option("--metric-samples", flags_.metricSamples, "Generated (and real) images per metric evaluation")->check(CLI::Range(int64_t{2}, int64_t{10000000}));
+    a->add_option("--metric-samples", flags_.metricSamples, "Generated (and real) images per metric evaluation")
+        ->check(CLI::Range(int64_t{2}, int64_t{10000000}));
     a->add_option("--metrics", flags_.metrics, "Metrics at checkpoints: fid,kid,pr (any subset)")->delimiter(',')->check(CLI::IsMember({"fid", "kid", "pr"}));
     a->add_option("--metric-cache-dir", flags_.metricCacheDir, "Real-feature cache folder (default $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)");
     return app_;
@@ -149,12 +160,13 @@ int TrainCommand::execute() {
     cfg.validate();
 
     if (mode_ == Mode::Start && DistributedContext::Env::fromEnvironment())
-        throw ConfigError("start --detach cannot be one rank of a distributed run (WORLD_SIZE is set): run `streetgan-trainer launch ... -- train ...` instead");
+        throw ConfigError(
+            "start --detach cannot be one rank of a distributed run (WORLD_SIZE is set): run `streetgan-trainer launch ... -- train ...` instead");
     if (mode_ == Mode::Start) {
         const auto r = DaemonLauncher::launch(cfg, runDir_, resume_, std::chrono::seconds(static_cast<int64_t>(startWait_)));
         if (!r.ready)
-            std::cerr << "streetgan-trainer: the trainer is still starting after " << startWait_ << " s; follow it with `streetgan-trainer attach "
-                      << r.runDir << "` (log: " << r.runDir << "/trainer.log)\n";
+            std::cerr << "streetgan-trainer: the trainer is still starting after " << startWait_ << " s; follow it with `streetgan-trainer attach " << r.runDir
+                      << "` (log: " << r.runDir << "/trainer.log)\n";
         std::cout << r.runDir << std::endl;
         return 0;
     }

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "trainer/Command.h"
 #include "base/run/TrainConfig.h"
+#include "trainer/Command.h"
 
 namespace streetgan {
 
@@ -35,7 +35,7 @@ private:
     std::string runDir_, preset_, configFile_;
     bool resume_ = false;
     double distTimeout_ = 300;  // distributed runs: seconds to wait for the other ranks
-    TrainConfig flags_;  // holds the flag values; only options actually given are applied
+    TrainConfig flags_;         // holds the flag values; only options actually given are applied
 };
 
 }  // namespace streetgan

@@ -24,11 +24,11 @@
 #include "trainer/RemoteCommand.h"
 // --- includes: metrics ---
 // --- includes: gallery ---
-#include "trainer/ServeCommand.h"
-#include "trainer/RenderCommand.h"
-#include "trainer/LaunchCommand.h"
-#include "trainer/ExploreWorkerCommand.h"
 #include "base/util/Errors.h"
+#include "trainer/ExploreWorkerCommand.h"
+#include "trainer/LaunchCommand.h"
+#include "trainer/RenderCommand.h"
+#include "trainer/ServeCommand.h"
 
 namespace streetgan {
 

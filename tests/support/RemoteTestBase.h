@@ -16,9 +16,9 @@
 #include <string>
 #include <thread>
 
-#include "support/TempDir.h"
-#include "support/SshdFixture.h"
 #include "base/remote/SshOptions.h"
+#include "support/SshdFixture.h"
+#include "support/TempDir.h"
 
 namespace streetgan::test {
 

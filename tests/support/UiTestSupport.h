@@ -5,9 +5,9 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QDirIterator>
-#include <QProcess>
 #include <QFile>
 #include <QImage>
+#include <QProcess>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
@@ -39,13 +39,33 @@ inline void stopRunsUnder(const QString& root, const QString& trainer) {
 /// Trains a real tiny run with `trainer` (tiny-32, synthetic data, batch 8, CPU, one thread):
 /// `steps` steps, a checkpoint every `checkpointEvery`, metrics every `logEvery`, no samples.
 /// Returns "" on success, else the trainer's stderr (for QVERIFY2).
-inline QString trainTinyRun(const QString& trainer, const QString& runDir, int steps, int checkpointEvery, int logEvery = 2,
-                            int syntheticImages = 32) {
+inline QString trainTinyRun(const QString& trainer, const QString& runDir, int steps, int checkpointEvery, int logEvery = 2, int syntheticImages = 32) {
     QProcess train;
-    train.start(trainer, {"train", "--run-dir", runDir, "--preset", "tiny-32", "--data", "synthetic", "--synthetic-images",
-                          QString::number(syntheticImages), "--steps", QString::number(steps), "--batch", "8", "--device", "cpu",
-                          "--threads", "1", "--loader-threads", "1", "--log-every", QString::number(logEvery), "--sample-every", "0",
-                          "--checkpoint-every", QString::number(checkpointEvery)});
+    train.start(trainer, {"train",
+                          "--run-dir",
+                          runDir,
+                          "--preset",
+                          "tiny-32",
+                          "--data",
+                          "synthetic",
+                          "--synthetic-images",
+                          QString::number(syntheticImages),
+                          "--steps",
+                          QString::number(steps),
+                          "--batch",
+                          "8",
+                          "--device",
+                          "cpu",
+                          "--threads",
+                          "1",
+                          "--loader-threads",
+                          "1",
+                          "--log-every",
+                          QString::number(logEvery),
+                          "--sample-every",
+                          "0",
+                          "--checkpoint-every",
+                          QString::number(checkpointEvery)});
     if (!train.waitForFinished(60000)) return "the trainer did not finish within 60 s";
     return train.exitCode() == 0 ? QString() : QString::fromLocal8Bit(train.readAllStandardError()) + " (exit " + QString::number(train.exitCode()) + ")";
 }

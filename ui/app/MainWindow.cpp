@@ -9,7 +9,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
-#include <cmath>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -21,21 +20,22 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "app/AppSettings.h"
 #include "checkpoints/CheckpointBrowserPage.h"
-#include "remote/ConnectDialog.h"
+#include "common/TrainerLocator.h"
 #include "dashboard/CostPanel.h"
 #include "dashboard/DashboardPage.h"
+#include "dashboard/SamplesPage.h"
+#include "dashboard/SystemPanel.h"
 #include "explorer/ExplorerPage.h"
-#include "runs/NewRunDialog.h"
+#include "remote/ConnectDialog.h"
 #include "remote/RemoteHost.h"
+#include "remote/SshPrompter.h"
+#include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"
-#include "dashboard/SamplesPage.h"
-#include "remote/SshPrompter.h"
-#include "dashboard/SystemPanel.h"
-#include "common/TrainerLocator.h"
 
 namespace streetgan::ui {
 
@@ -139,9 +139,8 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     buildActions();
     connect(sidebar_, &RunsSidebar::openLocal, this, [this](const QString& p) { openLocalRun(p); });
     connect(sidebar_, &RunsSidebar::openRemote, this, [this](RemoteHost* h, const QString& p) { openRemoteRun(h, p); });
-    connect(dashboard_, &DashboardPage::csvExported, this, [this](bool ok, const QString& m) {
-        ok ? statusBar()->showMessage(m, 8000) : showError(m, tr("Choose another file or free some disk space."));
-    });
+    connect(dashboard_, &DashboardPage::csvExported, this,
+            [this](bool ok, const QString& m) { ok ? statusBar()->showMessage(m, 8000) : showError(m, tr("Choose another file or free some disk space.")); });
     connect(cost_, &CostPanel::priceChanged, this, [this](double d) { settings_->setPricePerHour(d); });
 
     restoreGeometry(settings_->windowGeometry());
@@ -151,7 +150,9 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     if (ws.isEmpty()) ws = qEnvironmentVariable("STREETGAN_WORKSPACE");
     if (ws.isEmpty()) {
         ws = QDir::homePath() + "/StreetGAN/runs";
-        if (askWorkspace) QMetaObject::invokeMethod(this, [this] { chooseWorkspace(true); }, Qt::QueuedConnection);
+        if (askWorkspace)
+            QMetaObject::invokeMethod(
+                this, [this] { chooseWorkspace(true); }, Qt::QueuedConnection);
     }
     QDir().mkpath(ws);
     settings_->setWorkspace(ws);
@@ -188,8 +189,8 @@ void MainWindow::buildActions() {
     });
     QAction* connectHostAction = add(file, tr("&Connect to host…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { connectDialog(); });
     add(file, tr("Open c&heckpoint…"), QKeySequence(tr("Ctrl+Shift+K")), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open a checkpoint (this project's or a reference PyTorch one)"),
-                                                       sidebar_->workspace(), tr("Checkpoints (*.pt *.pth);;All files (*)"));
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open a checkpoint (this project's or a reference PyTorch one)"), sidebar_->workspace(),
+                                                       tr("Checkpoints (*.pt *.pth);;All files (*)"));
         if (!f.isEmpty()) openCheckpoint(f);
     });
     add(file, tr("Open latent &session…"), QKeySequence(), [this] {
@@ -202,14 +203,25 @@ void MainWindow::buildActions() {
     close_ = add(file, tr("&Close run"), QKeySequence::Close, [this] { closeActiveRun(); });
     file->addSeparator();
     add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
-    pause_ = add(runMenu, tr("&Pause"), QKeySequence(tr("Ctrl+P")), [this] { if (active_) active_->sendCommand("pause"); });
-    resume_ = add(runMenu, tr("&Resume"), QKeySequence(tr("Ctrl+R")), [this] { if (active_) active_->sendCommand("resume"); });
+    pause_ = add(runMenu, tr("&Pause"), QKeySequence(tr("Ctrl+P")), [this] {
+        if (active_) active_->sendCommand("pause");
+    });
+    resume_ = add(runMenu, tr("&Resume"), QKeySequence(tr("Ctrl+R")), [this] {
+        if (active_) active_->sendCommand("resume");
+    });
     stop_ = add(runMenu, tr("&Stop"), QKeySequence(tr("Ctrl+.")), [this] {
-        if (active_ && QMessageBox::question(this, tr("Stop the run"), tr("Stop %1? It writes a last checkpoint and ends; you can resume it later with --resume.").arg(active_->title())) == QMessageBox::Yes)
+        if (active_ &&
+            QMessageBox::question(this, tr("Stop the run"),
+                                  tr("Stop %1? It writes a last checkpoint and ends; you can resume it later with --resume.").arg(active_->title())) ==
+                QMessageBox::Yes)
             active_->sendCommand("stop");
     });
-    checkpoint_ = add(runMenu, tr("&Checkpoint now"), QKeySequence(tr("Ctrl+K")), [this] { if (active_) active_->sendCommand("checkpoint-now"); });
-    sample_ = add(runMenu, tr("Sample &grid now"), QKeySequence(tr("Ctrl+G")), [this] { if (active_) active_->sendCommand("sample-now"); });
+    checkpoint_ = add(runMenu, tr("&Checkpoint now"), QKeySequence(tr("Ctrl+K")), [this] {
+        if (active_) active_->sendCommand("checkpoint-now");
+    });
+    sample_ = add(runMenu, tr("Sample &grid now"), QKeySequence(tr("Ctrl+G")), [this] {
+        if (active_) active_->sendCommand("sample-now");
+    });
     setLr_ = add(runMenu, tr("Set &learning rate…"), QKeySequence(tr("Ctrl+L")), [this] {
         if (!active_) return;
         const double current = active_->series().lastValue(Metric::Lr);

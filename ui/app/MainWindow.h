@@ -4,8 +4,8 @@
 // and panels to RunSessions; the work itself lives in those classes. GUI thread.
 #pragma once
 
-#include <QList>
 #include <QHash>
+#include <QList>
 #include <QMainWindow>
 #include <QPointer>
 

@@ -21,12 +21,12 @@
 #include "checkpoints/EvolutionPanel.h"
 #include "checkpoints/ParzenRunner.h"
 #include "checkpoints/RemoteCheckpointFetcher.h"
+#include "checkpoints/SideBySidePanel.h"
 #include "common/JsonFields.h"
 #include "common/RenderClient.h"
-#include "runs/RunSession.h"
-#include "checkpoints/SideBySidePanel.h"
 #include "common/TrainerLocator.h"
 #include "common/WorkerThreads.h"
+#include "runs/RunSession.h"
 
 namespace streetgan::ui {
 
@@ -40,8 +40,9 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
     auto* layout = new QVBoxLayout(this);
     auto* tools = new QHBoxLayout;
     parzenButton_ = new QPushButton(tr("Compute Parzen"));
-    parzenButton_->setToolTip(tr("Parzen-window log-likelihood of the selected checkpoints (all when none is selected), "
-                                 "on the data each was trained on; runs in the background"));
+    parzenButton_->setToolTip(
+        tr("Parzen-window log-likelihood of the selected checkpoints (all when none is selected), "
+           "on the data each was trained on; runs in the background"));
     cancelParzenButton_ = new QPushButton(tr("Cancel Parzen"));
     cancelParzenButton_->setEnabled(false);
     explorerButton_ = new QPushButton(tr("Open in explorer"));
@@ -100,18 +101,21 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
     connect(downloadAllButton_, &QPushButton::clicked, this, [this] { downloadAll(); });
     connect(explorerButton_, &QPushButton::clicked, this, [this] {
         const QList<int> rows = selectedRows();
-        if (!rows.isEmpty()) openRowInExplorer(rows.front());
-        else setStatus(tr("Select a checkpoint to open in the explorer."));
+        if (!rows.isEmpty())
+            openRowInExplorer(rows.front());
+        else
+            setStatus(tr("Select a checkpoint to open in the explorer."));
     });
     connect(addButton, &QPushButton::clicked, this, [this] {
-        const QStringList files =
-            QFileDialog::getOpenFileNames(this, tr("Add checkpoints"), QString(), tr("PyTorch checkpoints (*.pt *.pth);;All files (*)"));
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Add checkpoints"), QString(), tr("PyTorch checkpoints (*.pt *.pth);;All files (*)"));
         for (const QString& f : files) addReferenceCheckpoint(f);
     });
     connect(refreshButton, &QPushButton::clicked, this, [this] { refresh(); });
     connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& i) {
-        if (model_->row(i.row()).info.remote && model_->row(i.row()).localPath.isEmpty()) download(i.row());
-        else openRowInExplorer(i.row());
+        if (model_->row(i.row()).info.remote && model_->row(i.row()).localPath.isEmpty())
+            download(i.row());
+        else
+            openRowInExplorer(i.row());
     });
     connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         const QModelIndex i = table_->indexAt(pos);
@@ -120,8 +124,7 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
         const int row = i.row();
         menu.addAction(tr("Open in explorer"), this, [this, row] { openRowInExplorer(row); });
         menu.addAction(tr("Compute Parzen"), this, [this, row] { computeParzen({row}); });
-        if (model_->row(row).info.remote && model_->row(row).localPath.isEmpty())
-            menu.addAction(tr("Download"), this, [this, row] { download(row); });
+        if (model_->row(row).info.remote && model_->row(row).localPath.isEmpty()) menu.addAction(tr("Download"), this, [this, row] { download(row); });
         menu.exec(table_->viewport()->mapToGlobal(pos));
     });
 
@@ -231,8 +234,8 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
     }
     if (session->isRemote()) {
         if (!ssh_) {
-            setStatus(tr("The checkpoints of %1 cannot be listed: no connection settings for its host. Reopen the run from the runs list.")
-                          .arg(session->title()));
+            setStatus(
+                tr("The checkpoints of %1 cannot be listed: no connection settings for its host. Reopen the run from the runs list.").arg(session->title()));
             return;
         }
         remoteThread_ = new QThread(this);
@@ -350,8 +353,7 @@ void CheckpointBrowserPage::applyRows(const QList<CheckpointInfo>& rows) {
     // Cached Parzen values for files that did not change.
     for (const auto& r : model_->rows()) {
         if (r.localPath.isEmpty() || r.parzen != CheckpointTableModel::ParzenState::None) continue;
-        if (const auto c = parzen_->cached(r.localPath))
-            model_->setParzen(r.info.path, CheckpointTableModel::ParzenState::Done, c->logLikelihood, c->stdError);
+        if (const auto c = parzen_->cached(r.localPath)) model_->setParzen(r.info.path, CheckpointTableModel::ParzenState::Done, c->logLikelihood, c->stdError);
     }
     requestThumbnails();
     updateChoices();
@@ -402,8 +404,7 @@ void CheckpointBrowserPage::addReferenceCheckpoint(const QString& path) {
     if (!known) {
         openJobs_.insert(render_->open(info.path), info.path);
         requestThumbnail(info.path, info.path);
-        if (const auto c = parzen_->cached(info.path))
-            model_->setParzen(info.path, CheckpointTableModel::ParzenState::Done, c->logLikelihood, c->stdError);
+        if (const auto c = parzen_->cached(info.path)) model_->setParzen(info.path, CheckpointTableModel::ParzenState::Done, c->logLikelihood, c->stdError);
         updateChoices();
     }
     table_->selectRow(row);

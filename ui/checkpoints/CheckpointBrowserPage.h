@@ -17,9 +17,9 @@
 #include <optional>
 #include <vector>
 
-#include "checkpoints/CheckpointCatalog.h"
 #include "base/remote/SftpClient.h"
 #include "base/remote/SshOptions.h"
+#include "checkpoints/CheckpointCatalog.h"
 
 class QLabel;
 class QMimeData;
@@ -110,8 +110,8 @@ private:
     QPushButton* explorerButton_;
     QPushButton* downloadAllButton_;
 
-    CheckpointCatalog catalog_;      ///< local run: what was read so far
-    qint64 eventsOffset_ = 0;        ///< local run: events.jsonl read up to here
+    CheckpointCatalog catalog_;  ///< local run: what was read so far
+    qint64 eventsOffset_ = 0;    ///< local run: events.jsonl read up to here
     quint64 catalogJob_ = 0;
     bool reading_ = false, rereadWanted_ = false;
     size_t seenCheckpointEvents_ = 0;

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 
-#include "events/RunSeries.h"
 #include "base/remote/SftpClient.h"
 #include "base/run/Events.h"
 #include "base/util/Errors.h"
+#include "events/RunSeries.h"
 
 namespace streetgan::ui {
 
@@ -107,8 +107,7 @@ void CheckpointCatalog::setRemote(const QString& runDir, const RunSeries& series
     for (const auto& f : files) {
         const QString name = QString::fromStdString(f.name);
         if (epochFromName(name) < 0) continue;
-        files_.insert("checkpoints/" + name, FileEntry{runDir + "/checkpoints/" + name, static_cast<qint64>(f.size),
-                                                       QDateTime::fromSecsSinceEpoch(f.mtime)});
+        files_.insert("checkpoints/" + name, FileEntry{runDir + "/checkpoints/" + name, static_cast<qint64>(f.size), QDateTime::fromSecsSinceEpoch(f.mtime)});
     }
     // The attach stream keeps checkpoints as (step, path) and metrics as columns: the losses are
     // the last metrics row at or before the step (binary search; rows are in step order).
@@ -120,8 +119,10 @@ void CheckpointCatalog::setRemote(const QString& runDir, const RunSeries& series
         size_t lo = 0, hi = series.rows();
         while (lo < hi) {
             const size_t mid = (lo + hi) / 2;
-            if (series.x(XAxisMode::Step, mid) <= static_cast<double>(ref.step)) lo = mid + 1;
-            else hi = mid;
+            if (series.x(XAxisMode::Step, mid) <= static_cast<double>(ref.step))
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         if (lo > 0) {
             const size_t r = lo - 1;

@@ -28,8 +28,8 @@ class RunSeries;
 /// One checkpoint file and what the run said about it.
 struct CheckpointInfo {
     static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-    QString path;          ///< absolute path: local, or on the remote host for a remote run
-    QString relativePath;  ///< relative to the run directory ("" for a reference checkpoint)
+    QString path;                  ///< absolute path: local, or on the remote host for a remote run
+    QString relativePath;          ///< relative to the run directory ("" for a reference checkpoint)
     qint64 step = -1, epoch = -1;  ///< -1: unknown
     double time = kNaN;            ///< wall time of the checkpoint event (s since the epoch)
     qint64 size = -1;

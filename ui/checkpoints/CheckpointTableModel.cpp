@@ -82,23 +82,34 @@ QVariant CheckpointTableModel::data(const QModelIndex& index, int role) const {
             if (!r.error.isEmpty()) return tr("error");
             if (!r.progress.isEmpty()) return r.progress;
             return r.thumbnail.isNull() ? (c.remote && r.localPath.isEmpty() ? tr("remote") : tr("…")) : QVariant();
-        case Name: return r.error.isEmpty() ? (c.reference ? tr("%1 (reference)").arg(c.name()) : c.name()) : tr("%1: %2").arg(c.name(), r.error);
-        case Epoch: return c.epoch >= 0 ? QVariant(c.epoch) : QVariant(QStringLiteral("—"));
-        case Step: return c.step >= 0 ? QVariant(c.step) : QVariant(QStringLiteral("—"));
+        case Name:
+            return r.error.isEmpty() ? (c.reference ? tr("%1 (reference)").arg(c.name()) : c.name()) : tr("%1: %2").arg(c.name(), r.error);
+        case Epoch:
+            return c.epoch >= 0 ? QVariant(c.epoch) : QVariant(QStringLiteral("—"));
+        case Step:
+            return c.step >= 0 ? QVariant(c.step) : QVariant(QStringLiteral("—"));
         case Time: {
             const QDateTime t = c.savedAt();
             return t.isValid() ? t.toString(QStringLiteral("yyyy-MM-dd hh:mm:ss")) : QStringLiteral("—");
         }
-        case Size: return c.size >= 0 ? QLocale().formattedDataSize(c.size) : QStringLiteral("—");
-        case LossD: return lossText(c.lossD);
-        case LossG: return lossText(c.lossG);
+        case Size:
+            return c.size >= 0 ? QLocale().formattedDataSize(c.size) : QStringLiteral("—");
+        case LossD:
+            return lossText(c.lossD);
+        case LossG:
+            return lossText(c.lossG);
         case Parzen:
             switch (r.parzen) {
-                case ParzenState::None: return QStringLiteral("—");
-                case ParzenState::Queued: return tr("queued");
-                case ParzenState::Running: return tr("computing…");
-                case ParzenState::Done: return QStringLiteral("%1 ± %2").arg(r.parzenValue, 0, 'f', 2).arg(r.parzenStdError, 0, 'f', 2);
-                case ParzenState::Failed: return tr("failed (see tooltip)");  // the one-line error is long
+                case ParzenState::None:
+                    return QStringLiteral("—");
+                case ParzenState::Queued:
+                    return tr("queued");
+                case ParzenState::Running:
+                    return tr("computing…");
+                case ParzenState::Done:
+                    return QStringLiteral("%1 ± %2").arg(r.parzenValue, 0, 'f', 2).arg(r.parzenStdError, 0, 'f', 2);
+                case ParzenState::Failed:
+                    return tr("failed (see tooltip)");  // the one-line error is long
             }
     }
     return {};
@@ -107,15 +118,24 @@ QVariant CheckpointTableModel::data(const QModelIndex& index, int role) const {
 QVariant CheckpointTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-        case Thumbnail: return tr("Fixed noise");
-        case Name: return tr("Checkpoint");
-        case Epoch: return tr("Epoch");
-        case Step: return tr("Step");
-        case Time: return tr("Saved");
-        case Size: return tr("Size");
-        case LossD: return tr("loss D");
-        case LossG: return tr("loss G");
-        case Parzen: return tr("Parzen log-lik.");
+        case Thumbnail:
+            return tr("Fixed noise");
+        case Name:
+            return tr("Checkpoint");
+        case Epoch:
+            return tr("Epoch");
+        case Step:
+            return tr("Step");
+        case Time:
+            return tr("Saved");
+        case Size:
+            return tr("Size");
+        case LossD:
+            return tr("loss D");
+        case LossG:
+            return tr("loss G");
+        case Parzen:
+            return tr("Parzen log-lik.");
     }
     return {};
 }

@@ -117,7 +117,8 @@ void EvolutionPanel::setCheckpoints(const QList<CheckpointChoice>& choices) {
     frames_.clear();
     slider_->setRange(0, 0);
     view_->setPixmap({});
-    view_->setText(choices.size() < 1 ? tr("No checkpoints yet.") : tr("%n checkpoint(s): Render to see them on the same latent vectors.", nullptr, static_cast<int>(choices.size())));
+    view_->setText(choices.size() < 1 ? tr("No checkpoints yet.")
+                                      : tr("%n checkpoint(s): Render to see them on the same latent vectors.", nullptr, static_cast<int>(choices.size())));
     frameLabel_->clear();
 }
 

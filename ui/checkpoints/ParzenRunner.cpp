@@ -27,11 +27,7 @@ ParzenRunner::~ParzenRunner() {
 
 QString ParzenRunner::cacheKey(const QString& checkpoint) const {
     const QFileInfo fi(checkpoint);
-    return QStringLiteral("%1|%2|%3|%4")
-        .arg(fi.absoluteFilePath())
-        .arg(fi.size())
-        .arg(fi.lastModified().toMSecsSinceEpoch())
-        .arg(extraArgs_.join(' '));
+    return QStringLiteral("%1|%2|%3|%4").arg(fi.absoluteFilePath()).arg(fi.size()).arg(fi.lastModified().toMSecsSinceEpoch()).arg(extraArgs_.join(' '));
 }
 
 void ParzenRunner::loadCache() {
@@ -123,9 +119,12 @@ void ParzenRunner::onFinished(int exitCode, QProcess::ExitStatus status) {
         emit finished(ck, r);
     } else {
         QString message;
-        if (!startError.isEmpty()) message = tr("cannot run %1 (%2): check the trainer's path").arg(trainer_, startError);
-        else if (!err.isEmpty()) message = err.section('\n', -1).remove(QStringLiteral("streetgan-trainer: "));
-        else message = tr("the Parzen evaluation ended with exit code %1 and no result").arg(exitCode);
+        if (!startError.isEmpty())
+            message = tr("cannot run %1 (%2): check the trainer's path").arg(trainer_, startError);
+        else if (!err.isEmpty())
+            message = err.section('\n', -1).remove(QStringLiteral("streetgan-trainer: "));
+        else
+            message = tr("the Parzen evaluation ended with exit code %1 and no result").arg(exitCode);
         emit failed(ck, message);
     }
     startNext();

@@ -15,21 +15,35 @@ void appendString(QByteArray& out, const std::string& s) {
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (c < 0x20) {
-                out += "\\u00";
-                out += hex[c >> 4];
-                out += hex[c & 0xf];
-            } else {
-                out += static_cast<char>(c);
-            }
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (c < 0x20) {
+                    out += "\\u00";
+                    out += hex[c >> 4];
+                    out += hex[c & 0xf];
+                } else {
+                    out += static_cast<char>(c);
+                }
         }
     }
     out += '"';
@@ -39,45 +53,55 @@ void appendString(QByteArray& out, const std::string& s) {
 // at 4 * depth spaces, the closing bracket at the container's own depth.
 void appendValue(QByteArray& out, const json& v, int indent, bool compact) {
     switch (v.type()) {
-    case json::value_t::object: {
-        out += compact ? "{" : "{\n";
-        const QByteArray pad(compact ? 0 : 4 * (indent + 1), ' ');
-        for (auto it = v.begin(); it != v.end(); ++it) {
-            if (it != v.begin()) out += compact ? "," : ",\n";
-            out += pad;
-            appendString(out, it.key());
-            out += compact ? ":" : ": ";
-            appendValue(out, it.value(), indent + 1, compact);
+        case json::value_t::object: {
+            out += compact ? "{" : "{\n";
+            const QByteArray pad(compact ? 0 : 4 * (indent + 1), ' ');
+            for (auto it = v.begin(); it != v.end(); ++it) {
+                if (it != v.begin()) out += compact ? "," : ",\n";
+                out += pad;
+                appendString(out, it.key());
+                out += compact ? ":" : ": ";
+                appendValue(out, it.value(), indent + 1, compact);
+            }
+            if (!compact && !v.empty()) out += '\n';
+            out += QByteArray(compact ? 0 : 4 * indent, ' ');
+            out += '}';
+            break;
         }
-        if (!compact && !v.empty()) out += '\n';
-        out += QByteArray(compact ? 0 : 4 * indent, ' ');
-        out += '}';
-        break;
-    }
-    case json::value_t::array: {
-        out += compact ? "[" : "[\n";
-        const QByteArray pad(compact ? 0 : 4 * (indent + 1), ' ');
-        for (size_t i = 0; i < v.size(); ++i) {
-            if (i > 0) out += compact ? "," : ",\n";
-            out += pad;
-            appendValue(out, v[i], indent + 1, compact);
+        case json::value_t::array: {
+            out += compact ? "[" : "[\n";
+            const QByteArray pad(compact ? 0 : 4 * (indent + 1), ' ');
+            for (size_t i = 0; i < v.size(); ++i) {
+                if (i > 0) out += compact ? "," : ",\n";
+                out += pad;
+                appendValue(out, v[i], indent + 1, compact);
+            }
+            if (!compact && !v.empty()) out += '\n';
+            out += QByteArray(compact ? 0 : 4 * indent, ' ');
+            out += ']';
+            break;
         }
-        if (!compact && !v.empty()) out += '\n';
-        out += QByteArray(compact ? 0 : 4 * indent, ' ');
-        out += ']';
-        break;
-    }
-    case json::value_t::string: appendString(out, v.get_ref<const std::string&>()); break;
-    case json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
-    case json::value_t::number_integer: out += QByteArray::number(static_cast<qint64>(v.get<int64_t>())); break;
-    case json::value_t::number_unsigned: {
-        const uint64_t u = v.get<uint64_t>();
-        // Qt read integers beyond int64 as doubles, and wrote them so.
-        out += u <= static_cast<uint64_t>(INT64_MAX) ? QByteArray::number(static_cast<qint64>(u)) : JsonText::number(static_cast<double>(u));
-        break;
-    }
-    case json::value_t::number_float: out += JsonText::number(v.get<double>()); break;
-    default: out += "null"; break;  // null, binary, discarded
+        case json::value_t::string:
+            appendString(out, v.get_ref<const std::string&>());
+            break;
+        case json::value_t::boolean:
+            out += v.get<bool>() ? "true" : "false";
+            break;
+        case json::value_t::number_integer:
+            out += QByteArray::number(static_cast<qint64>(v.get<int64_t>()));
+            break;
+        case json::value_t::number_unsigned: {
+            const uint64_t u = v.get<uint64_t>();
+            // Qt read integers beyond int64 as doubles, and wrote them so.
+            out += u <= static_cast<uint64_t>(INT64_MAX) ? QByteArray::number(static_cast<qint64>(u)) : JsonText::number(static_cast<double>(u));
+            break;
+        }
+        case json::value_t::number_float:
+            out += JsonText::number(v.get<double>());
+            break;
+        default:
+            out += "null";
+            break;  // null, binary, discarded
     }
 }
 
@@ -105,14 +129,19 @@ QByteArray JsonText::number(double value) {
     // ... then QLocaleData::doubleToString's choice (DFSignificantDigits, FloatingPointShortest, a
     // two-digit exponent): the shorter of the decimal and the exponent form, decimal on a tie.
     int bias = 2 + 2;
-    if (n <= decpt && n > 1) ++bias;
-    else if (n == 1 && decpt <= 0) --bias;
+    if (n <= decpt && n > 1)
+        ++bias;
+    else if (n == 1 && decpt <= 0)
+        --bias;
     const bool decimal = decpt <= 0 ? 1 - decpt <= bias : decpt <= n || decpt <= n + bias;
     std::string s = negative ? "-" : "";
     if (decimal) {
-        if (decpt <= 0) s += "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
-        else if (decpt < n) s += digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
-        else s += digits + std::string(static_cast<size_t>(decpt - n), '0');
+        if (decpt <= 0)
+            s += "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
+        else if (decpt < n)
+            s += digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
+        else
+            s += digits + std::string(static_cast<size_t>(decpt - n), '0');
     } else {
         s += digits.substr(0, 1);
         if (n > 1) s += "." + digits.substr(1);

@@ -14,9 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-json failure(qint64 id, const QString& error) {
-    return json{{"id", id}, {"ok", false}, {"error", error}};
-}
+json failure(qint64 id, const QString& error) { return json{{"id", id}, {"ok", false}, {"error", error}}; }
 
 }  // namespace
 
@@ -35,13 +33,9 @@ RenderClient::~RenderClient() {
     }
 }
 
-bool RenderClient::isRunning() const {
-    return process_ && process_->state() != QProcess::NotRunning;
-}
+bool RenderClient::isRunning() const { return process_ && process_->state() != QProcess::NotRunning; }
 
-int RenderClient::outstanding() const {
-    return static_cast<int>(inFlight_.size() + channelWaiting_.size());
-}
+int RenderClient::outstanding() const { return static_cast<int>(inFlight_.size() + channelWaiting_.size()); }
 
 void RenderClient::ensureStarted() {
     if (process_) return;
@@ -126,9 +120,7 @@ void RenderClient::cancel(qint64 id) {
     write(json{{"id", cid}, {"op", "cancel"}, {"target", id}});
 }
 
-qint64 RenderClient::open(const QString& checkpoint) {
-    return send(json{{"op", "open"}, {"checkpoint", checkpoint}});
-}
+qint64 RenderClient::open(const QString& checkpoint) { return send(json{{"op", "open"}, {"checkpoint", checkpoint}}); }
 
 qint64 RenderClient::exportSession(const QString& checkpoint, const json& session, const QString& out) {
     return send(json{{"op", "export"}, {"checkpoint", checkpoint}, {"session", session}, {"out", out}});

@@ -80,11 +80,11 @@ private:
     QByteArray buffer_;
     nlohmann::json pendingHeader_;  ///< a header whose payload is still arriving
     qint64 pendingBytes_ = -1;
-    QHash<qint64, QString> inFlight_;      ///< id -> channel ("" for plain send)
-    QHash<QString, qint64> channelBusy_;   ///< channel -> id in flight
+    QHash<qint64, QString> inFlight_;                               ///< id -> channel ("" for plain send)
+    QHash<QString, qint64> channelBusy_;                            ///< channel -> id in flight
     QHash<QString, QPair<qint64, nlohmann::json>> channelWaiting_;  ///< channel -> (id, request)
-    QSet<qint64> internal_;                ///< ids of our own cancel requests (replies not emitted)
-    QByteArray stderrTail_;                ///< the worker's last diagnostics, for workerFailed
+    QSet<qint64> internal_;                                         ///< ids of our own cancel requests (replies not emitted)
+    QByteArray stderrTail_;                                         ///< the worker's last diagnostics, for workerFailed
 };
 
 }  // namespace streetgan::ui

@@ -1,5 +1,6 @@
 #include "dashboard/DashboardPage.h"
 
+#include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -14,7 +15,6 @@
 #include <QThread>
 #include <QToolButton>
 #include <cstdio>
-#include <qcustomplot.h>
 
 #include "dashboard/PlotPanel.h"
 #include "runs/RunSession.h"
@@ -67,10 +67,8 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     grid->setSpacing(4);
     top->addLayout(grid, 1);
     const QVector<QPair<QString, QVector<Metric>>> specs = {
-        {tr("Loss"), {Metric::LossD, Metric::LossG}},
-        {tr("D outputs"), {Metric::DX, Metric::DGz1, Metric::DGz2}},
-        {tr("Images/s"), {Metric::ImgPerS}},
-        {tr("Data wait (fraction of step time)"), {Metric::DataWait}},
+        {tr("Loss"), {Metric::LossD, Metric::LossG}}, {tr("D outputs"), {Metric::DX, Metric::DGz1, Metric::DGz2}},
+        {tr("Images/s"), {Metric::ImgPerS}},          {tr("Data wait (fraction of step time)"), {Metric::DataWait}},
         {tr("Learning rate"), {Metric::Lr}},
     };
     int i = 0;

@@ -1,12 +1,12 @@
 #include "dashboard/PlotPanel.h"
 
+#include <qcustomplot.h>
 #include <QMouseEvent>
 #include <QSvgGenerator>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 #include <limits>
-#include <qcustomplot.h>
 
 namespace streetgan::ui {
 namespace {
@@ -14,8 +14,8 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 QColor metricColour(int runIndex, int metricIndex) {
-    static const QColor base[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
-                                  QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(23, 190, 207)};
+    static const QColor base[] = {QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),   QColor(214, 39, 40),
+                                  QColor(148, 103, 189), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(23, 190, 207)};
     QColor c = base[(metricIndex + runIndex * 3) % 8];
     if (runIndex % 2 == 1) c = c.darker(140);
     return c;
@@ -170,8 +170,10 @@ size_t PlotPanel::rowAt(const RunSeries& r, double key) const {
     size_t lo = 0, hi = r.rows();
     while (lo < hi) {
         const size_t mid = (lo + hi) / 2;
-        if (r.x(xMode_, mid) < key) lo = mid + 1;
-        else hi = mid;
+        if (r.x(xMode_, mid) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -196,19 +198,25 @@ void PlotPanel::refreshView() {
             g->data()->set(pts, false);  // sorted unless a resumed run logged a step twice
         };
         fill(t.raw, t.rawLod, r.values(t.metric));
-        if (alpha_ > 0 && !t.ema.empty()) fill(t.smooth, t.smoothLod, t.ema.data());
-        else t.smooth->data()->clear();
+        if (alpha_ > 0 && !t.ema.empty())
+            fill(t.smooth, t.smoothLod, t.ema.data());
+        else
+            t.smooth->data()->clear();
     }
 }
 
 void PlotPanel::updateRanges() {
     if (traces_.empty()) xMin_ = yMin_ = yMinPos_ = kInf, xMax_ = yMax_ = -kInf;
     if (userView_) return;
-    if (xMin_ <= xMax_) plot_->xAxis->setRange(xMin_, xMax_ > xMin_ ? xMax_ : xMin_ + 1);
-    else plot_->xAxis->setRange(0, 1);
+    if (xMin_ <= xMax_)
+        plot_->xAxis->setRange(xMin_, xMax_ > xMin_ ? xMax_ : xMin_ + 1);
+    else
+        plot_->xAxis->setRange(0, 1);
     if (logY_) {
-        if (yMinPos_ < kInf) plot_->yAxis->setRange(yMinPos_ / 1.2, std::max(yMax_ * 1.2, yMinPos_ * 10));
-        else plot_->yAxis->setRange(1e-3, 1);
+        if (yMinPos_ < kInf)
+            plot_->yAxis->setRange(yMinPos_ / 1.2, std::max(yMax_ * 1.2, yMinPos_ * 10));
+        else
+            plot_->yAxis->setRange(1e-3, 1);
     } else if (yMin_ <= yMax_) {
         const double pad = yMax_ > yMin_ ? 0.05 * (yMax_ - yMin_) : std::max(1e-9, std::abs(yMax_) * 0.05 + 1e-9);
         plot_->yAxis->setRange(yMin_ - pad, yMax_ + pad);
@@ -237,8 +245,10 @@ void PlotPanel::setSmoothing(double alpha) {
 void PlotPanel::setLogY(bool on) {
     logY_ = on;
     plot_->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (on) plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    else plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    if (on)
+        plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    else
+        plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     updateRanges();
 }
 

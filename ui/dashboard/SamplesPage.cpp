@@ -79,8 +79,7 @@ void SamplesPage::setSession(RunSession* session) {
         return;
     }
     connect(session, &RunSession::appended, this, [this] { refresh(); });
-    connect(session, &RunSession::imageReady, this,
-            [this](quint64 job, const QString& rel, const QString&, const QImage& img) { onImage(job, rel, img); });
+    connect(session, &RunSession::imageReady, this, [this](quint64 job, const QString& rel, const QString&, const QImage& img) { onImage(job, rel, img); });
     connect(session, &RunSession::imageFailed, this, [this](quint64 job, const QString& m) {
         if (job == job_) stepLabel_->setText(m);
     });
@@ -138,7 +137,8 @@ void SamplesPage::updatePixmap() {
     QPixmap pm = QPixmap::fromImage(current_);
     if (z == 0) {
         const QSize avail = scroll_->viewport()->size() - QSize(4, 4);
-        pm = pm.scaled(avail.expandedTo(QSize(16, 16)), Qt::KeepAspectRatio, z == 0 && avail.width() > pm.width() ? Qt::FastTransformation : Qt::SmoothTransformation);
+        pm = pm.scaled(avail.expandedTo(QSize(16, 16)), Qt::KeepAspectRatio,
+                       z == 0 && avail.width() > pm.width() ? Qt::FastTransformation : Qt::SmoothTransformation);
     } else {
         const int factor = z == 1 ? 1 : z == 2 ? 2 : 4;
         pm = pm.scaled(pm.size() * factor, Qt::KeepAspectRatio, Qt::FastTransformation);

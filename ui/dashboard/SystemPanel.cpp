@@ -54,7 +54,9 @@ void SystemPanel::update(const RunSeries* r) {
     state_->setText(r->state().empty() ? tr("n/a") : QString::fromStdString(r->state()));
     device_->setText(r->device().empty() ? tr("n/a") : QString::fromStdString(r->device()));
     if (r->totalSteps() > 0)
-        progress_->setText(tr("step %1 of %2 (%3 %)").arg(std::max<int64_t>(0, r->lastStep())).arg(r->totalSteps())
+        progress_->setText(tr("step %1 of %2 (%3 %)")
+                               .arg(std::max<int64_t>(0, r->lastStep()))
+                               .arg(r->totalSteps())
                                .arg(100.0 * std::max<int64_t>(0, r->lastStep()) / r->totalSteps(), 0, 'f', 1));
     else
         progress_->setText(r->lastStep() >= 0 ? tr("step %1").arg(r->lastStep()) : tr("n/a"));

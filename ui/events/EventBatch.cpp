@@ -29,9 +29,7 @@ void MetricColumns::clear() {
     for (auto& v : values) v.clear();
 }
 
-bool EventBatch::empty() const {
-    return lines == 0 && endOffset < 0 && !live && !ended && replies.empty();
-}
+bool EventBatch::empty() const { return lines == 0 && endOffset < 0 && !live && !ended && replies.empty(); }
 
 void EventBatch::merge(EventBatch&& later) {
     if (metrics.size() == 0)

@@ -55,7 +55,7 @@ struct EventBatch {
     std::string state;   ///< the last status event's state in this batch, "" when none
     std::string device;  ///< from the running status event
     int64_t totalSteps = -1, stepsPerEpoch = -1, lastStep = -1;
-    double firstT = 0;   ///< wall time of the first event of any kind (0: none)
+    double firstT = 0;                 ///< wall time of the first event of any kind (0: none)
     std::vector<std::string> errors;   ///< error events' messages
     std::vector<std::string> replies;  ///< control replies (raw JSON)
     int64_t endOffset = -1;            ///< resume offset after the last line consumed (-1: none)
@@ -63,9 +63,9 @@ struct EventBatch {
     /// The live line's state. Attach derives it from the status events it sent, so after
     /// --from-offset past the last status it says "running" (alive) or "new" (not alive).
     std::string liveState;
-    bool ended = false;                ///< the attach ended: the daemon is gone
-    std::string endState;              ///< its final state
-    int64_t lines = 0;                 ///< event lines consumed
+    bool ended = false;    ///< the attach ended: the daemon is gone
+    std::string endState;  ///< its final state
+    int64_t lines = 0;     ///< event lines consumed
 
     bool empty() const;
     /// Appends `later` (which happened after this batch) to this one.

@@ -36,9 +36,12 @@ size_t RunSeries::append(EventBatch&& b) {
     // trainer is alive (live) or gone (end: a run last seen running or paused has crashed).
     if (state_.empty() && !b.liveState.empty() && b.liveState != RunState::kNew) state_ = b.liveState;
     if (b.ended) {
-        if (b.endState != RunState::kNew && !b.endState.empty()) state_ = b.endState;
-        else if (state_ == RunState::kRunning || state_ == RunState::kPaused) state_ = RunState::kCrashed;
-        else if (state_.empty()) state_ = b.endState;
+        if (b.endState != RunState::kNew && !b.endState.empty())
+            state_ = b.endState;
+        else if (state_ == RunState::kRunning || state_ == RunState::kPaused)
+            state_ = RunState::kCrashed;
+        else if (state_.empty())
+            state_ = b.endState;
     }
     if (!b.device.empty()) device_ = b.device;
     if (b.totalSteps >= 0) totalSteps_ = b.totalSteps;
@@ -50,9 +53,12 @@ size_t RunSeries::append(EventBatch&& b) {
 
 double RunSeries::x(XAxisMode mode, size_t i) const {
     switch (mode) {
-        case XAxisMode::Step: return step_[i];
-        case XAxisMode::Epoch: return epochX_[i];
-        case XAxisMode::WallTime: return t_[i] - t0_;
+        case XAxisMode::Step:
+            return step_[i];
+        case XAxisMode::Epoch:
+            return epochX_[i];
+        case XAxisMode::WallTime:
+            return t_[i] - t0_;
     }
     return step_[i];
 }

@@ -24,9 +24,7 @@ QByteArray resource(const QString& name) {
     return f.readAll();
 }
 
-QString hexSha256(const QByteArray& bytes) {
-    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
-}
+QString hexSha256(const QByteArray& bytes) { return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()); }
 
 void writeIfDifferent(const QString& path, const QByteArray& bytes) {
     QFile existing(path);
@@ -36,9 +34,7 @@ void writeIfDifferent(const QString& path, const QByteArray& bytes) {
 
 }  // namespace
 
-QString DemoCheckpoint::folder() {
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/demo";
-}
+QString DemoCheckpoint::folder() { return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/demo"; }
 
 QString DemoCheckpoint::sha256(const QString& path) {
     QFile f(path);
@@ -59,8 +55,7 @@ QString DemoCheckpoint::install() {
         throw DataError("embedded demo checkpoint has sha256 " + actual.left(12).toStdString() + "... but walk.json expects " +
                         expected.left(12).toStdString() + "...; rebuild streetgan_ui from a clean checkout");
     const QString dir = folder();
-    if (!QDir().mkpath(dir))
-        throw IoError("cannot create the demo folder '" + dir.toStdString() + "'; make its parent writable or set XDG_DATA_HOME");
+    if (!QDir().mkpath(dir)) throw IoError("cannot create the demo folder '" + dir.toStdString() + "'; make its parent writable or set XDG_DATA_HOME");
     // The checkpoint first: the session is only ever next to a complete, verified checkpoint.
     writeIfDifferent(dir + "/tiny-32-synthetic.pt", checkpoint);
     writeIfDifferent(dir + "/walk.json", walk);

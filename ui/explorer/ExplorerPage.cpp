@@ -477,8 +477,10 @@ void ExplorerPage::syncRawSliders() {
         const SessionKeyframe& k = s.keyframes[static_cast<size_t>(row)];
         std::vector<double> z = k.z;
         if (k.seed) {
-            if (seedZ_.contains(*k.seed)) z = seedZ_.value(*k.seed);
-            else fetchSeedZ(*k.seed);  // the sliders show its values once it arrives
+            if (seedZ_.contains(*k.seed))
+                z = seedZ_.value(*k.seed);
+            else
+                fetchSeedZ(*k.seed);  // the sliders show its values once it arrives
         }
         if (static_cast<int>(z.size()) == nz_)
             for (int d : dims) values.append(z[static_cast<size_t>(d)]);
@@ -488,8 +490,8 @@ void ExplorerPage::syncRawSliders() {
 
 bool ExplorerPage::discardChanges() {
     if (!hasUnsavedChanges()) return true;
-    return QMessageBox::question(this, tr("Unsaved session"), tr("The session has unsaved changes. Discard them?"),
-                                 QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Discard;
+    return QMessageBox::question(this, tr("Unsaved session"), tr("The session has unsaved changes. Discard them?"), QMessageBox::Discard | QMessageBox::Cancel,
+                                 QMessageBox::Cancel) == QMessageBox::Discard;
 }
 
 void ExplorerPage::showError(const QString& message) {
@@ -514,14 +516,13 @@ ExportDialog* ExplorerPage::showExportDialog() {
     if (!ready_) return nullptr;
     auto* d = new ExportDialog(checkpoint_, model_->session(), this);
     d->setAttribute(Qt::WA_DeleteOnClose);
-    const QString base = sessionPath_.isEmpty() ? QDir::homePath() + "/walk" : QFileInfo(sessionPath_).absolutePath() + "/" + QFileInfo(sessionPath_).completeBaseName();
+    const QString base =
+        sessionPath_.isEmpty() ? QDir::homePath() + "/walk" : QFileInfo(sessionPath_).absolutePath() + "/" + QFileInfo(sessionPath_).completeBaseName();
     d->setOutputPath(base + ".gif");
     connect(d, &ExportDialog::optionsChosen, this, [this](const LatentSession& chosen) {
         if (ready_) model_->setExportOptions(chosen);
     });
-    connect(d, &ExportDialog::exportFinished, this, [this](bool ok, const QString& m) {
-        emit statusMessage(ok ? m : tr("Export: %1").arg(m));
-    });
+    connect(d, &ExportDialog::exportFinished, this, [this](bool ok, const QString& m) { emit statusMessage(ok ? m : tr("Export: %1").arg(m)); });
     d->open();
     return d;
 }

@@ -119,8 +119,7 @@ ExportDialog::ExportDialog(const QString& checkpoint, const LatentSession& sessi
     layout->addWidget(buttons);
 
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString p = QFileDialog::getSaveFileName(this, tr("Export walk"), path_->text(),
-                                                       tr("GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4)"));
+        const QString p = QFileDialog::getSaveFileName(this, tr("Export walk"), path_->text(), tr("GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4)"));
         if (!p.isEmpty()) setOutputPath(p);
     });
     connect(path_, &QLineEdit::textChanged, this, [this] { updateFormat(); });
@@ -182,10 +181,8 @@ QString ExportDialog::errorLine() const { return error_->text(); }
 
 void ExportDialog::updateFormat() {
     const Format f = formatFor(outputPath());
-    const char* names[] = {"", "GIF animation", "PNG grid of every frame", "PNG sequence (one file per frame in the folder)",
-                           "MP4 video (H.264)"};
-    format_->setText(f == Format::Invalid && !outputPath().isEmpty() ? tr("unknown: use .gif, .png, .mp4 or a folder")
-                                                                      : tr(names[static_cast<int>(f)]));
+    const char* names[] = {"", "GIF animation", "PNG grid of every frame", "PNG sequence (one file per frame in the folder)", "MP4 video (H.264)"};
+    format_->setText(f == Format::Invalid && !outputPath().isEmpty() ? tr("unknown: use .gif, .png, .mp4 or a folder") : tr(names[static_cast<int>(f)]));
     gifGroup_->setEnabled(f == Format::Gif);
     gridGroup_->setEnabled(f == Format::PngGrid);
     export_->setEnabled(!isRunning() && f != Format::Invalid);

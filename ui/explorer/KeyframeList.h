@@ -64,8 +64,8 @@ private:
     QSpinBox* seed_;
     QPushButton *up_, *down_, *duplicate_, *remove_;
     QComboBox* segmentEasing_;
-    int syncing_ = 0;     ///< > 0 while the model changes: selection changes are not the user's
-    int keepRow_ = -1;    ///< the row selected when the model started changing
+    int syncing_ = 0;   ///< > 0 while the model changes: selection changes are not the user's
+    int keepRow_ = -1;  ///< the row selected when the model started changing
 };
 
 }  // namespace streetgan::ui

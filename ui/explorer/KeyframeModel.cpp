@@ -30,20 +30,25 @@ QVariant KeyframeModel::data(const QModelIndex& index, int role) const {
     const int row = index.row();
     const SessionKeyframe& k = rows_[static_cast<size_t>(row)];
     switch (role) {
-    case Qt::DisplayRole: {
-        QString text = k.seed ? tr("seed %1").arg(static_cast<qint64>(*k.seed)) : tr("z (%1 values)").arg(k.z.size());
-        if (k.easing) text += tr("  [%1]").arg(QString::fromStdString(Easing::name(*k.easing)));
-        return text;
-    }
-    case Qt::DecorationRole: {
-        const auto it = thumbs_.constFind(keys_[row]);
-        return it == thumbs_.constEnd() || it->icon.isNull() ? QVariant() : QVariant(it->icon);
-    }
-    case SeedRole: return k.seed ? QVariant(static_cast<qint64>(*k.seed)) : QVariant();
-    case VectorRole: return QVariant::fromValue(QList<double>(k.z.begin(), k.z.end()));
-    case EasingRole: return k.easing ? QString::fromStdString(Easing::name(*k.easing)) : QString();
-    case ThumbnailRole: return thumbs_.value(keys_[row]).image;
-    default: return {};
+        case Qt::DisplayRole: {
+            QString text = k.seed ? tr("seed %1").arg(static_cast<qint64>(*k.seed)) : tr("z (%1 values)").arg(k.z.size());
+            if (k.easing) text += tr("  [%1]").arg(QString::fromStdString(Easing::name(*k.easing)));
+            return text;
+        }
+        case Qt::DecorationRole: {
+            const auto it = thumbs_.constFind(keys_[row]);
+            return it == thumbs_.constEnd() || it->icon.isNull() ? QVariant() : QVariant(it->icon);
+        }
+        case SeedRole:
+            return k.seed ? QVariant(static_cast<qint64>(*k.seed)) : QVariant();
+        case VectorRole:
+            return QVariant::fromValue(QList<double>(k.z.begin(), k.z.end()));
+        case EasingRole:
+            return k.easing ? QString::fromStdString(Easing::name(*k.easing)) : QString();
+        case ThumbnailRole:
+            return thumbs_.value(keys_[row]).image;
+        default:
+            return {};
     }
 }
 
@@ -55,11 +60,9 @@ Qt::ItemFlags KeyframeModel::flags(const QModelIndex& index) const {
 
 Qt::DropActions KeyframeModel::supportedDropActions() const { return Qt::MoveAction; }
 
-bool KeyframeModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int count, const QModelIndex& destinationParent,
-                             int destinationChild) {
+bool KeyframeModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int count, const QModelIndex& destinationParent, int destinationChild) {
     const int n = static_cast<int>(rows_.size());
-    if (sourceParent.isValid() || destinationParent.isValid() || count != 1 || sourceRow < 0 || sourceRow >= n || destinationChild < 0 ||
-        destinationChild > n)
+    if (sourceParent.isValid() || destinationParent.isValid() || count != 1 || sourceRow < 0 || sourceRow >= n || destinationChild < 0 || destinationChild > n)
         return false;
     // destinationChild is the row it goes before, counted before the move.
     const int to = destinationChild > sourceRow ? destinationChild - 1 : destinationChild;

@@ -52,8 +52,7 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
     Qt::DropActions supportedDropActions() const override;
-    bool moveRows(const QModelIndex& sourceParent, int sourceRow, int count, const QModelIndex& destinationParent,
-                  int destinationChild) override;
+    bool moveRows(const QModelIndex& sourceParent, int sourceRow, int count, const QModelIndex& destinationParent, int destinationChild) override;
 
 signals:
     /// A view moved row `from` so that it ends at row `to` (drag and drop).
@@ -75,9 +74,9 @@ private:
     void update(const std::vector<SessionKeyframe>& next);
 
     std::vector<SessionKeyframe> rows_;
-    QList<QByteArray> keys_;              ///< keyOf(rows_[i])
+    QList<QByteArray> keys_;               ///< keyOf(rows_[i])
     QHash<QByteArray, Thumbnail> thumbs_;  ///< by keyframe value
-    quint64 revision_ = 0;                ///< bumped by every change of rows_
+    quint64 revision_ = 0;                 ///< bumped by every change of rows_
 };
 
 }  // namespace streetgan::ui

@@ -28,8 +28,7 @@ public:
     /// Sets every slider from session values without emitting signals. `directions` maps a
     /// direction index to its amount (missing = 0). `rawValues` holds the selected keyframe's z
     /// for each of `rawDims` (empty while a seed keyframe's vector is not known yet).
-    void setState(double truncation, int components, int nz, const QHash<int, double>& directions, const QList<int>& rawDims,
-                  const QList<double>& rawValues);
+    void setState(double truncation, int components, int nz, const QHash<int, double>& directions, const QList<int>& rawDims, const QList<double>& rawValues);
 
     QSlider* truncationSlider() const { return truncation_; }
     QSlider* directionSlider(int index) const { return directions_.value(index); }

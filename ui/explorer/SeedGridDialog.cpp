@@ -77,12 +77,8 @@ void SeedGridDialog::showPage(int page) {
     nlohmann::json seeds = nlohmann::json::array();
     for (int i = 0; i < kCells; ++i) seeds.push_back(seedAt(i));
     status_->setText(tr("rendering seeds %1–%2…").arg(seedAt(0)).arg(seedAt(kCells - 1)));
-    request_ = client_->send({{"op", "latents"},
-                              {"checkpoint", checkpoint_},
-                              {"seeds", seeds},
-                              {"size", kCellPx},
-                              {"upscale", "nearest"},
-                              {"truncation", truncation_}});
+    request_ = client_->send(
+        {{"op", "latents"}, {"checkpoint", checkpoint_}, {"seeds", seeds}, {"size", kCellPx}, {"upscale", "nearest"}, {"truncation", truncation_}});
 }
 
 }  // namespace streetgan::ui

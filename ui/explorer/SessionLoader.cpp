@@ -41,8 +41,8 @@ void SessionLoader::openSession(const QString& path, const QString& current, boo
     QString parseError;
     std::optional<json> parsed = JsonText::parse(f.readAll(), &parseError);
     if (!parsed || !parsed->is_object()) {
-        emit failed(tr("Session %1 is not a JSON object (%2); choose a session file of docs/cli.md's format")
-                        .arg(path, parsed ? tr("not an object") : parseError));
+        emit failed(
+            tr("Session %1 is not a JSON object (%2); choose a session file of docs/cli.md's format").arg(path, parsed ? tr("not an object") : parseError));
         return;
     }
     json session = std::move(*parsed);
@@ -94,8 +94,7 @@ void SessionLoader::load(const QString& checkpoint, json session, const QString&
             const QString expected = F::text(session, "checkpoint_sha256").toLower();
             if (!expected.isEmpty() && expected != sha) {
                 const QString warning = tr("Session %1 was made with another checkpoint (sha256 %2), not %3 (sha256 %4): its frames will differ.")
-                                            .arg(QFileInfo(sessionPath).fileName(), shortHash(expected), QFileInfo(checkpoint).fileName(),
-                                                 shortHash(sha));
+                                            .arg(QFileInfo(sessionPath).fileName(), shortHash(expected), QFileInfo(checkpoint).fileName(), shortHash(sha));
                 if (confirm_ && !confirm_(warning)) {
                     emit statusMessage(tr("Kept the open session; %1 was not opened").arg(sessionPath));
                     return;

@@ -29,12 +29,9 @@ std::optional<Easing::Kind> easingNamed(const QString& name) {
 
 }  // namespace
 
-SessionModel::SessionModel(QObject* parent)
-    : QObject(parent), json_(session_.toJson()), undo_(new QUndoStack(this)), keyframes_(new KeyframeModel(this)) {}
+SessionModel::SessionModel(QObject* parent) : QObject(parent), json_(session_.toJson()), undo_(new QUndoStack(this)), keyframes_(new KeyframeModel(this)) {}
 
-int SessionModel::frameCount() const {
-    return static_cast<int>(std::min<int64_t>(session_.frameCount(), std::numeric_limits<int>::max()));
-}
+int SessionModel::frameCount() const { return static_cast<int>(std::min<int64_t>(session_.frameCount(), std::numeric_limits<int>::max())); }
 
 bool SessionModel::hasUnsavedChanges() const { return !undo_->isClean(); }
 
@@ -128,9 +125,8 @@ bool SessionModel::setKeyframeZ(int row, std::vector<double> z, int dim, double 
 
 bool SessionModel::setInterpolation(const QString& name) {
     if (name != "slerp" && name != "linear") return false;
-    edit(tr("Interpolation %1").arg(name), [&](LatentSession& s) {
-        s.interpolation = name == "slerp" ? WalkRule::Interpolation::Slerp : WalkRule::Interpolation::Linear;
-    });
+    edit(tr("Interpolation %1").arg(name),
+         [&](LatentSession& s) { s.interpolation = name == "slerp" ? WalkRule::Interpolation::Slerp : WalkRule::Interpolation::Linear; });
     return true;
 }
 
@@ -155,9 +151,8 @@ void SessionModel::setSize(int pixels) {
 
 bool SessionModel::setUpscale(const QString& name) {
     if (name != "nearest" && name != "smooth") return false;
-    edit(tr("Upscale %1").arg(name), [&](LatentSession& s) {
-        s.upscale = name == "smooth" ? LatentSession::Upscale::Smooth : LatentSession::Upscale::Nearest;
-    });
+    edit(tr("Upscale %1").arg(name),
+         [&](LatentSession& s) { s.upscale = name == "smooth" ? LatentSession::Upscale::Smooth : LatentSession::Upscale::Nearest; });
     return true;
 }
 
@@ -185,7 +180,8 @@ void SessionModel::setExportOptions(const LatentSession& chosen) {
 // Sliders
 
 void SessionModel::setTruncation(double psi, bool dragging) {
-    edit(tr("Truncation %1").arg(psi, 0, 'f', 2), [&](LatentSession& s) { s.truncation = psi; }, kMergeTruncation, dragging);
+    edit(
+        tr("Truncation %1").arg(psi, 0, 'f', 2), [&](LatentSession& s) { s.truncation = psi; }, kMergeTruncation, dragging);
 }
 
 void SessionModel::setDirection(int index, double amount, bool dragging) {
@@ -239,8 +235,10 @@ void SessionModel::removeRawDimension(int dim) {
         if (dims.is_array())
             for (const auto& d : dims)
                 if (JsonFields::asInt(d) != dim) kept.push_back(d);
-        if (kept.empty()) s.extra.erase(kRawDimsKey);
-        else s.extra[kRawDimsKey] = kept;
+        if (kept.empty())
+            s.extra.erase(kRawDimsKey);
+        else
+            s.extra[kRawDimsKey] = kept;
     });
 }
 

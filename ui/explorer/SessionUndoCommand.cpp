@@ -2,8 +2,7 @@
 
 namespace streetgan::ui {
 
-SessionUndoCommand::SessionUndoCommand(Apply apply, LatentSession before, LatentSession after, const QString& text, int mergeKey,
-                                       quint64 dragSerial)
+SessionUndoCommand::SessionUndoCommand(Apply apply, LatentSession before, LatentSession after, const QString& text, int mergeKey, quint64 dragSerial)
     : apply_(std::move(apply)), before_(std::move(before)), after_(std::move(after)), mergeKey_(mergeKey), dragSerial_(dragSerial) {
     setText(text);
 }

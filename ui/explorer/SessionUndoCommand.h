@@ -21,8 +21,7 @@ class SessionUndoCommand : public QUndoCommand {
 public:
     using Apply = std::function<void(const LatentSession&)>;
 
-    SessionUndoCommand(Apply apply, LatentSession before, LatentSession after, const QString& text, int mergeKey = -1,
-                       quint64 dragSerial = 0);
+    SessionUndoCommand(Apply apply, LatentSession before, LatentSession after, const QString& text, int mergeKey = -1, quint64 dragSerial = 0);
 
     void undo() override;
     void redo() override;

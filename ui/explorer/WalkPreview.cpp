@@ -92,8 +92,8 @@ WalkPreview::WalkPreview(RenderClient* client, SessionModel* model, QWidget* par
     outRow->addWidget(size_);
     outRow->addWidget(upscale_);
     layout->addLayout(outRow);
-    for (QWidget* w : {static_cast<QWidget*>(play_), static_cast<QWidget*>(scrubber_), static_cast<QWidget*>(targetFps_),
-                       static_cast<QWidget*>(grid_), static_cast<QWidget*>(size_), static_cast<QWidget*>(upscale_)})
+    for (QWidget* w : {static_cast<QWidget*>(play_), static_cast<QWidget*>(scrubber_), static_cast<QWidget*>(targetFps_), static_cast<QWidget*>(grid_),
+                       static_cast<QWidget*>(size_), static_cast<QWidget*>(upscale_)})
         w->setEnabled(false);  // until a session is open
 
     // Keyframe thumbnails follow edits after a pause, so a slider drag does not render them per move.
@@ -120,8 +120,8 @@ void WalkPreview::start(const QString& checkpoint) {
     setPlaying(false);
     checkpoint_ = checkpoint;
     ready_ = true;
-    for (QWidget* w : {static_cast<QWidget*>(scrubber_), static_cast<QWidget*>(targetFps_), static_cast<QWidget*>(grid_),
-                       static_cast<QWidget*>(size_), static_cast<QWidget*>(upscale_)})
+    for (QWidget* w : {static_cast<QWidget*>(scrubber_), static_cast<QWidget*>(targetFps_), static_cast<QWidget*>(grid_), static_cast<QWidget*>(size_),
+                       static_cast<QWidget*>(upscale_)})
         w->setEnabled(true);
     play_->setEnabled(true);
     frame_ = 0;

@@ -1,8 +1,8 @@
 #include "remote/RemoteAttachWorker.h"
 
+#include "base/remote/RemoteError.h"
 #include "events/EventBuffer.h"
 #include "events/EventLineParser.h"
-#include "base/remote/RemoteError.h"
 
 namespace streetgan::ui {
 

@@ -2,9 +2,9 @@
 
 #include <QThread>
 
+#include "common/WorkerThreads.h"
 #include "remote/RemoteHostWorker.h"
 #include "remote/SshPrompter.h"
-#include "common/WorkerThreads.h"
 
 namespace streetgan::ui {
 
@@ -28,8 +28,15 @@ SshOptions HostConfig::toSshOptions() const {
 }
 
 QVariantMap HostConfig::toVariant() const {
-    return {{"host", host}, {"user", user}, {"port", port}, {"key", keyFile}, {"jump", jump},
-            {"root", root}, {"trainer", trainer}, {"knownHosts", knownHosts}, {"configFile", configFile}};
+    return {{"host", host},
+            {"user", user},
+            {"port", port},
+            {"key", keyFile},
+            {"jump", jump},
+            {"root", root},
+            {"trainer", trainer},
+            {"knownHosts", knownHosts},
+            {"configFile", configFile}};
 }
 
 HostConfig HostConfig::fromVariant(const QVariantMap& m) {

@@ -9,8 +9,8 @@
 #include <QStringList>
 #include <QVariantMap>
 
-#include "common/RunEntry.h"
 #include "base/remote/SshOptions.h"
+#include "common/RunEntry.h"
 
 class QThread;
 
@@ -20,11 +20,11 @@ class RemoteHostWorker;
 class SshPrompter;
 
 struct HostConfig {
-    QString host;     ///< host name or ~/.ssh/config alias ("user@host" allowed)
-    QString user;     ///< empty: from the config or the local user
-    int port = 0;     ///< 0: from the config or 22
-    QString keyFile;  ///< empty: agent, config and default keys
-    QString jump;     ///< [user@]host[:port][,...]; empty: the config's ProxyJump
+    QString host;                           ///< host name or ~/.ssh/config alias ("user@host" allowed)
+    QString user;                           ///< empty: from the config or the local user
+    int port = 0;                           ///< 0: from the config or 22
+    QString keyFile;                        ///< empty: agent, config and default keys
+    QString jump;                           ///< [user@]host[:port][,...]; empty: the config's ProxyJump
     QString root = "streetgan-runs";        ///< where runs live on the host
     QString trainer = "streetgan-trainer";  ///< the remote binary
     QString knownHosts;                     ///< empty: ~/.ssh/known_hosts (tests set one)

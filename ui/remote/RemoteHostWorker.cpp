@@ -28,8 +28,8 @@ void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
             const std::string cmd = ShellQuote::join({trainer_.toStdString(), "ls", root.toStdString(), "--json"});
             const ExecResult r = session().exec(cmd);
             if (!r.ok()) {
-                emit failed(jobId, tr("Listing %1 on %2 failed: %3").arg(root, QString::fromStdString(session().label()),
-                                                                        QString::fromStdString(r.err).trimmed()));
+                emit failed(jobId,
+                            tr("Listing %1 on %2 failed: %3").arg(root, QString::fromStdString(session().label()), QString::fromStdString(r.err).trimmed()));
                 return;
             }
             RunEntryList runs;

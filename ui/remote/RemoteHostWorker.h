@@ -8,8 +8,8 @@
 
 #include <memory>
 
-#include "common/RunEntry.h"
 #include "base/remote/SshOptions.h"
+#include "common/RunEntry.h"
 
 namespace streetgan {
 class SshSession;

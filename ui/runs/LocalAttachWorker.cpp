@@ -2,9 +2,9 @@
 
 #include <QTimer>
 
-#include "events/EventBuffer.h"
 #include "base/daemon/RunStatus.h"
 #include "base/remote/RemoteAttach.h"
+#include "events/EventBuffer.h"
 
 namespace streetgan::ui {
 
@@ -89,8 +89,7 @@ void LocalAttachWorker::onFinished(int exitCode) {
     try {
         const auto info = RunStatus::read(runDir_.toStdString());
         alive = info.state == "running" || info.state == "paused" || info.state == "new";
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     const QString why = QString::fromLocal8Bit(stderr_).trimmed();
     if (!alive && exitCode != 0) {
         emit failed(why.isEmpty() ? tr("streetgan-trainer attach exited with code %1").arg(exitCode) : why);

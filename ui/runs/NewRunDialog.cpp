@@ -18,8 +18,8 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent) : QDialo
     setWindowTitle(tr("New training run"));
     auto* layout = new QVBoxLayout(this);
     auto* presets = new QHBoxLayout;
-    for (const auto& [key, text] : {std::pair{"tiny-cpu", tr("Tiny CPU run")}, std::pair{"reference-64", tr("Reference DCGAN 64 px")},
-                                    std::pair{"msls-128", tr("MSLS 128 px (GPU)")}}) {
+    for (const auto& [key, text] :
+         {std::pair{"tiny-cpu", tr("Tiny CPU run")}, std::pair{"reference-64", tr("Reference DCGAN 64 px")}, std::pair{"msls-128", tr("MSLS 128 px (GPU)")}}) {
         auto* b = new QPushButton(text);
         connect(b, &QPushButton::clicked, this, [this, k = QString(key)] { applyPreset(k); });
         presets->addWidget(b);
@@ -134,16 +134,34 @@ int NewRunDialog::targetIndex() const { return target_->currentIndex(); }
 
 QStringList NewRunDialog::trainerArguments(const QString& root) const {
     const QString data = dataKind_->currentIndex() == 0 || dataPath_->text().trimmed().isEmpty() ? QString("synthetic") : dataPath_->text().trimmed();
-    return {"--run-dir", root + "/" + runName(), "--preset", preset_->currentText(), "--data", data,
-            "--steps", QString::number(steps_->value()), "--batch", QString::number(batch_->value()),
-            "--lr", QString::number(lr_->value(), 'g', 8), "--device", device_->currentText(),
-            "--loader-threads", QString::number(loaderThreads_->value()), "--log-every", QString::number(logEvery_->value()),
-            "--sample-every", QString::number(sampleEvery_->value()), "--checkpoint-every", QString::number(checkpointEvery_->value())};
+    return {"--run-dir",
+            root + "/" + runName(),
+            "--preset",
+            preset_->currentText(),
+            "--data",
+            data,
+            "--steps",
+            QString::number(steps_->value()),
+            "--batch",
+            QString::number(batch_->value()),
+            "--lr",
+            QString::number(lr_->value(), 'g', 8),
+            "--device",
+            device_->currentText(),
+            "--loader-threads",
+            QString::number(loaderThreads_->value()),
+            "--log-every",
+            QString::number(logEvery_->value()),
+            "--sample-every",
+            QString::number(sampleEvery_->value()),
+            "--checkpoint-every",
+            QString::number(checkpointEvery_->value())};
 }
 
 QStringList NewRunDialog::tinyRunArguments(const QString& runDir) {
-    return {"--run-dir", runDir, "--preset", "tiny-32", "--data", "synthetic", "--steps", "2000", "--batch", "32",
-            "--device", "cpu", "--threads", "1", "--loader-threads", "1", "--log-every", "2", "--sample-every", "50", "--checkpoint-every", "1000"};
+    return {"--run-dir",          runDir, "--preset",  "tiny-32", "--data",           "synthetic", "--steps",     "2000", "--batch",        "32",
+            "--device",           "cpu",  "--threads", "1",       "--loader-threads", "1",         "--log-every", "2",    "--sample-every", "50",
+            "--checkpoint-every", "1000"};
 }
 
 }  // namespace streetgan::ui

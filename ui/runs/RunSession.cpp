@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "events/EventBuffer.h"
-#include "runs/LocalAttachWorker.h"
 #include "remote/RemoteAttachWorker.h"
 #include "remote/RunFileFetcher.h"
+#include "runs/LocalAttachWorker.h"
 #include "runs/RunFileLoader.h"
 
 namespace streetgan::ui {
@@ -21,7 +21,11 @@ RunSession::RunSession(QString runDir, QString trainer, QObject* parent)
 }
 
 RunSession::RunSession(QString runDir, SshOptions ssh, QString remoteTrainer, QString hostLabel, QObject* parent)
-    : QObject(parent), runDir_(std::move(runDir)), trainer_(std::move(remoteTrainer)), hostLabel_(std::move(hostLabel)), ssh_(std::move(ssh)),
+    : QObject(parent),
+      runDir_(std::move(runDir)),
+      trainer_(std::move(remoteTrainer)),
+      hostLabel_(std::move(hostLabel)),
+      ssh_(std::move(ssh)),
       buffer_(std::make_shared<EventBuffer>()) {
     initThreads();
 }
@@ -118,23 +122,33 @@ void RunSession::onConnection(int state, const QString& message) {
     using S = AttachStatus::State;
     const QString where = isRemote() ? hostLabel_ : tr("local");
     switch (static_cast<S>(state)) {
-        case S::Connecting: emit connectionChanged(tr("%1: connecting…").arg(where), true); break;
-        case S::Attached: emit connectionChanged(tr("%1: following live").arg(where), true); break;
-        case S::Reconnecting: emit connectionChanged(tr("%1: connection lost, reconnecting (%2)").arg(where, message), false); break;
+        case S::Connecting:
+            emit connectionChanged(tr("%1: connecting…").arg(where), true);
+            break;
+        case S::Attached:
+            emit connectionChanged(tr("%1: following live").arg(where), true);
+            break;
+        case S::Reconnecting:
+            emit connectionChanged(tr("%1: connection lost, reconnecting (%2)").arg(where, message), false);
+            break;
         case S::Ended: {
             drainNow();  // the end line is in the buffer: the state below includes it
             const QString state = QString::fromStdString(series_.state());
             emit connectionChanged(tr("%1: run ended (%2)").arg(where, state.isEmpty() ? message : state), true);
             break;
         }
-        case S::Stopped: emit connectionChanged(tr("%1: not following").arg(where), true); break;
+        case S::Stopped:
+            emit connectionChanged(tr("%1: not following").arg(where), true);
+            break;
     }
 }
 
 void RunSession::stop() {
     drainTimer_.stop();
     if (remoteAttach_) remoteAttach_->stop();
-    if (localAttach_) QMetaObject::invokeMethod(localAttach_, [w = localAttach_] { w->stop(); }, Qt::BlockingQueuedConnection);
+    if (localAttach_)
+        QMetaObject::invokeMethod(
+            localAttach_, [w = localAttach_] { w->stop(); }, Qt::BlockingQueuedConnection);
     localAttach_ = nullptr;
     if (loader_) loader_->cancel();
 }

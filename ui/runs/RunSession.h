@@ -14,8 +14,8 @@
 #include <memory>
 #include <optional>
 
-#include "events/RunSeries.h"
 #include "base/remote/SshOptions.h"
+#include "events/RunSeries.h"
 
 class QThread;
 
@@ -78,8 +78,8 @@ private:
     std::shared_ptr<EventBuffer> buffer_;
     RunSeries series_;
     QTimer drainTimer_;
-    QThread* thread_ = nullptr;       // loader + local attach, or remote attach
-    QThread* fileThread_ = nullptr;   // images
+    QThread* thread_ = nullptr;      // loader + local attach, or remote attach
+    QThread* fileThread_ = nullptr;  // images
     RunFileLoader* loader_ = nullptr;
     LocalAttachWorker* localAttach_ = nullptr;
     RemoteAttachWorker* remoteAttach_ = nullptr;

@@ -8,8 +8,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include "runs/LocalRunLister.h"
 #include "remote/RemoteHost.h"
+#include "runs/LocalRunLister.h"
 
 namespace streetgan::ui {
 
@@ -22,12 +22,18 @@ QIcon RunsSidebar::badge(const QString& state) {
     static QHash<QString, QIcon> cache;
     if (cache.contains(state)) return cache.value(state);
     QColor c(150, 150, 150);
-    if (state == "running") c = QColor(40, 167, 69);
-    else if (state == "paused") c = QColor(255, 193, 7);
-    else if (state == "finished") c = QColor(0, 123, 255);
-    else if (state == "stopped") c = QColor(108, 117, 125);
-    else if (state == "failed") c = QColor(220, 53, 69);
-    else if (state == "crashed") c = QColor(130, 20, 30);
+    if (state == "running")
+        c = QColor(40, 167, 69);
+    else if (state == "paused")
+        c = QColor(255, 193, 7);
+    else if (state == "finished")
+        c = QColor(0, 123, 255);
+    else if (state == "stopped")
+        c = QColor(108, 117, 125);
+    else if (state == "failed")
+        c = QColor(220, 53, 69);
+    else if (state == "crashed")
+        c = QColor(130, 20, 30);
     QPixmap pm(12, 12);
     pm.fill(Qt::transparent);
     QPainter p(&pm);

@@ -57,7 +57,8 @@ void ControlServer::serve() {
             const int fd = ::accept4(listenFd_, nullptr, nullptr, SOCK_CLOEXEC);
             if (fd >= 0) {
                 if (clients.size() >= kMaxClients) {
-                    ControlSocket::sendAll(fd, R"({"ok":false,"error":"too many control clients"})" "\n");
+                    ControlSocket::sendAll(fd, R"({"ok":false,"error":"too many control clients"})"
+                                               "\n");
                     ::close(fd);
                 } else {
                     clients[fd];
@@ -80,7 +81,8 @@ void ControlServer::serve() {
                 drop = !ControlSocket::sendAll(fd, control_.submitLine(line).dump() + "\n");
             }
             if (!drop && buf.size() > kMaxLine) {
-                ControlSocket::sendAll(fd, R"({"ok":false,"error":"control request line too long"})" "\n");
+                ControlSocket::sendAll(fd, R"({"ok":false,"error":"control request line too long"})"
+                                           "\n");
                 drop = true;
             }
             if (drop) {

@@ -93,8 +93,7 @@ DaemonLauncher::Result DaemonLauncher::launch(const TrainConfig& cfg, const std:
     ::close(logFd);
     ::close(nullFd);
     int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
 
     Result result;
     result.runDir = abs;
@@ -128,8 +127,7 @@ DaemonLauncher::Result DaemonLauncher::launch(const TrainConfig& cfg, const std:
         int code = static_cast<int>(ExitCode::Failure);
         try {
             code = std::stoi(rest.substr(0, space));
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
         std::string message = space == std::string::npos ? "" : rest.substr(space + 1);
         const std::string prefix = "streetgan-trainer: ";
         if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());

@@ -17,8 +17,7 @@ namespace streetgan {
 EventFollower::EventFollower(std::string path, int64_t fromOffset) : path_(std::move(path)), offset_(fromOffset) {
     if (fromOffset < 0) throw ConfigError("offset " + std::to_string(fromOffset) + " is negative: use 0 or the end of an event line");
     if (!open()) {
-        if (fromOffset != 0)
-            throw ConfigError("offset " + std::to_string(fromOffset) + " is past the end of '" + path_ + "', which does not exist yet: use 0");
+        if (fromOffset != 0) throw ConfigError("offset " + std::to_string(fromOffset) + " is past the end of '" + path_ + "', which does not exist yet: use 0");
         return;
     }
     struct stat st;
@@ -86,8 +85,7 @@ void EventFollower::wait(std::chrono::milliseconds timeout) {
     pollfd p{inotify_, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(timeout.count())) > 0) {
         char drain[4096];
-        while (::read(inotify_, drain, sizeof drain) > 0) {
-        }
+        while (::read(inotify_, drain, sizeof drain) > 0) {}
     }
 }
 

@@ -31,10 +31,17 @@ constexpr char kRuns[] = "runs";
 
 nlohmann::json RunInfo::toJson() const {
     namespace F = EventField;
-    nlohmann::json j = {{kName, name},   {kRunPath, path},   {F::kState, state},
-                        {F::kStep, step},   {F::kTotalSteps, totalSteps}, {F::kEpoch, epoch},
-                        {F::kLossD, nullptr}, {F::kLossG, nullptr}, {kLastCheckpoint, lastCheckpoint},
-                        {kUpdated, updated}, {F::kPid, pid}};
+    nlohmann::json j = {{kName, name},
+                        {kRunPath, path},
+                        {F::kState, state},
+                        {F::kStep, step},
+                        {F::kTotalSteps, totalSteps},
+                        {F::kEpoch, epoch},
+                        {F::kLossD, nullptr},
+                        {F::kLossG, nullptr},
+                        {kLastCheckpoint, lastCheckpoint},
+                        {kUpdated, updated},
+                        {F::kPid, pid}};
     if (lossD) j[F::kLossD] = *lossD;
     if (lossG) j[F::kLossG] = *lossG;
     if (!error.empty()) j[kError] = error;

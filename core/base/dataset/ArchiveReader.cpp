@@ -17,8 +17,7 @@ namespace streetgan {
 
 ArchiveReader::ArchiveReader(const std::string& path, IndexCache cache) : path_(path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        throw IoError(path + ": cannot open archive (" + std::strerror(errno) + "); check the path and its permissions");
+    if (fd < 0) throw IoError(path + ": cannot open archive (" + std::strerror(errno) + "); check the path and its permissions");
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
@@ -66,10 +65,14 @@ ArchiveReader::~ArchiveReader() {
 
 std::string ArchiveReader::formatName() const {
     switch (format_) {
-        case Format::Zip: return "zip";
-        case Format::Tar: return "tar";
-        case Format::TarGzip: return "tar.gz";
-        case Format::CompressedTar: return "compressed tar";
+        case Format::Zip:
+            return "zip";
+        case Format::Tar:
+            return "tar";
+        case Format::TarGzip:
+            return "tar.gz";
+        case Format::CompressedTar:
+            return "compressed tar";
     }
     return "?";
 }
@@ -92,8 +95,7 @@ bool ArchiveReader::intact(size_t i) const {
 }
 
 void ArchiveReader::damaged(size_t i, const std::string& why) const {
-    throw DataError(path_ + ": entry '" + entries_[i].name + "' is damaged (" + why +
-                    "); the archive is truncated or corrupt, re-download it");
+    throw DataError(path_ + ": entry '" + entries_[i].name + "' is damaged (" + why + "); the archive is truncated or corrupt, re-download it");
 }
 
 std::vector<uint8_t> ArchiveReader::read(size_t i) const {

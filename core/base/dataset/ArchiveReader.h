@@ -91,16 +91,16 @@ public:
 
 private:
     struct Location {
-        uint64_t begin = 0;     ///< header offset (zip/tar: file offset; tar.gz: uncompressed offset)
-        uint64_t end = 0;       ///< offset of the next header, or end of the stream (used for tar.gz slices)
-        uint64_t ordinal = 0;   ///< index among all headers (for CompressedTar)
+        uint64_t begin = 0;    ///< header offset (zip/tar: file offset; tar.gz: uncompressed offset)
+        uint64_t end = 0;      ///< offset of the next header, or end of the stream (used for tar.gz slices)
+        uint64_t ordinal = 0;  ///< index among all headers (for CompressedTar)
         bool intact = true;
     };
     struct Checkpoint {
-        uint64_t out = 0;       ///< uncompressed offset
-        uint64_t in = 0;        ///< compressed byte offset (bits of in-1 still pending)
-        int bits = 0;           ///< pending bits of byte in-1
-        bool memberStart = false;  ///< start of a gzip member: no window, gzip header follows
+        uint64_t out = 0;             ///< uncompressed offset
+        uint64_t in = 0;              ///< compressed byte offset (bits of in-1 still pending)
+        int bits = 0;                 ///< pending bits of byte in-1
+        bool memberStart = false;     ///< start of a gzip member: no window, gzip header follows
         std::vector<uint8_t> window;  ///< the 32 KiB of output before `out`
     };
     struct GzipPass;

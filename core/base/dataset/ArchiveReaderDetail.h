@@ -16,8 +16,8 @@
 
 namespace streetgan::archive_detail {
 
-inline constexpr size_t kWindow = 32768;               // deflate history
-inline constexpr size_t kMaxChunk = size_t(1) << 30;   // zlib's avail_in / avail_out are 32-bit
+inline constexpr size_t kWindow = 32768;              // deflate history
+inline constexpr size_t kMaxChunk = size_t(1) << 30;  // zlib's avail_in / avail_out are 32-bit
 
 struct ArchiveFree {
     void operator()(archive* a) const { archive_read_free(a); }
@@ -29,9 +29,7 @@ inline std::string errorOf(archive* a) {
     return e ? e : "unknown libarchive error";
 }
 
-inline bool isRegular(archive_entry* e) {
-    return archive_entry_filetype(e) == AE_IFREG && archive_entry_hardlink(e) == nullptr;
-}
+inline bool isRegular(archive_entry* e) { return archive_entry_filetype(e) == AE_IFREG && archive_entry_hardlink(e) == nullptr; }
 
 inline bool headerOk(int r) { return r == ARCHIVE_OK || r == ARCHIVE_WARN; }
 

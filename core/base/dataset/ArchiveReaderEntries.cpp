@@ -43,8 +43,7 @@ std::vector<uint8_t> ArchiveReader::readCurrent(archive* a, size_t i) const {
         if (n == 0) break;
         if (n < 0) damaged(i, errorOf(a));
     }
-    if (got != expect)
-        damaged(i, "holds " + std::to_string(got) + " bytes, the header says " + std::to_string(expect));
+    if (got != expect) damaged(i, "holds " + std::to_string(got) + " bytes, the header says " + std::to_string(expect));
     return out;
 }
 
@@ -101,8 +100,7 @@ std::vector<uint8_t> ArchiveReader::readFirst(size_t i, const uint8_t* data, siz
 }
 
 std::vector<uint8_t> ArchiveReader::inflateRange(uint64_t begin, uint64_t end) const {
-    auto it = std::upper_bound(checkpoints_.begin(), checkpoints_.end(), begin,
-                               [](uint64_t v, const Checkpoint& c) { return v < c.out; });
+    auto it = std::upper_bound(checkpoints_.begin(), checkpoints_.end(), begin, [](uint64_t v, const Checkpoint& c) { return v < c.out; });
     if (it == checkpoints_.begin()) return {};
     const Checkpoint& cp = *(it - 1);
     z_stream s{};

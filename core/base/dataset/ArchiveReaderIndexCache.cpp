@@ -66,9 +66,7 @@ std::string absolutePath(const std::string& path) {
 
 }  // namespace
 
-std::string ArchiveReader::cacheKey() const {
-    return absolutePath(path_) + "\n" + std::to_string(size_) + "\n" + std::to_string(mtimeNs_);
-}
+std::string ArchiveReader::cacheKey() const { return absolutePath(path_) + "\n" + std::to_string(size_) + "\n" + std::to_string(mtimeNs_); }
 
 std::vector<std::string> ArchiveReader::cacheCandidates() const {
     std::vector<std::string> out{path_ + ".sgindex"};
@@ -123,8 +121,7 @@ bool ArchiveReader::loadIndex(const std::string& file) {
         c.memberStart = r.u64() != 0;
         const std::string w = r.str();
         c.window.assign(w.begin(), w.end());
-        if (c.in > size_ || c.bits < 0 || c.bits > 7 || (c.bits && c.in == 0) || (!c.memberStart && c.window.size() != kWindow))
-            r.ok = false;
+        if (c.in > size_ || c.bits < 0 || c.bits > 7 || (c.bits && c.in == 0) || (!c.memberStart && c.window.size() != kWindow)) r.ok = false;
         checkpoints.push_back(std::move(c));
     }
     if (!r.ok || r.p != blob.size()) return false;

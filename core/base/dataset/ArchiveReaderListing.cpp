@@ -76,9 +76,7 @@ struct ArchiveReader::GzipPass {
             wpos += produced;
             totOut += produced;
             if (ret == Z_OK) {
-                if ((s.data_type & 128) && !(s.data_type & 64) &&
-                    (checkpoints->empty() || totOut - last >= kSpan))
-                    addCheckpoint(false);
+                if ((s.data_type & 128) && !(s.data_type & 64) && (checkpoints->empty() || totOut - last >= kSpan)) addCheckpoint(false);
                 if (!progress) {
                     finished = true;
                     problem = "gzip stream stops early";
@@ -108,9 +106,7 @@ struct ArchiveReader::GzipPass {
         return 0;
     }
 
-    static la_ssize_t readCallback(archive*, void* self, const void** buf) {
-        return static_cast<la_ssize_t>(static_cast<GzipPass*>(self)->next(buf));
-    }
+    static la_ssize_t readCallback(archive*, void* self, const void** buf) { return static_cast<la_ssize_t>(static_cast<GzipPass*>(self)->next(buf)); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -129,8 +125,7 @@ void ArchiveReader::listEntries(archive* a, bool detectFormat) {
         if (r == ARCHIVE_EOF) break;
         if (!headerOk(r)) {
             if (first)
-                throw DataError(path_ + ": not a zip or tar archive (" + errorOf(a) +
-                                "); point the data source at an MSLS batch (.zip, .tar or .tar.gz)");
+                throw DataError(path_ + ": not a zip or tar archive (" + errorOf(a) + "); point the data source at an MSLS batch (.zip, .tar or .tar.gz)");
             truncated_ = true;
             break;
         }
@@ -141,8 +136,7 @@ void ArchiveReader::listEntries(archive* a, bool detectFormat) {
             else if (fmt == ARCHIVE_FORMAT_TAR)
                 format_ = archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE ? Format::Tar : Format::CompressedTar;
             else
-                throw DataError(path_ + ": unsupported archive format '" + archive_format_name(a) +
-                                "'; use a .zip, .tar or .tar.gz batch");
+                throw DataError(path_ + ": unsupported archive format '" + archive_format_name(a) + "'; use a .zip, .tar or .tar.gz batch");
         }
         const uint64_t headerOrdinal = ordinal++;
         if (!isRegular(e)) continue;
@@ -182,8 +176,7 @@ void ArchiveReader::listLibarchive() {
     archive_read_support_format_tar(a.get());
     archive_read_support_filter_all(a.get());
     if (archive_read_open_memory(a.get(), data_, size_) != ARCHIVE_OK)
-        throw DataError(path_ + ": not a zip or tar archive (" + errorOf(a.get()) +
-                        "); point the data source at an MSLS batch (.zip, .tar or .tar.gz)");
+        throw DataError(path_ + ": not a zip or tar archive (" + errorOf(a.get()) + "); point the data source at an MSLS batch (.zip, .tar or .tar.gz)");
     listEntries(a.get(), true);
     if (truncated_) return;
     if (format_ == Format::Zip) {
@@ -215,8 +208,7 @@ void ArchiveReader::listGzip() {
     listEntries(a.get(), false);
     a.reset();
     const void* buf = nullptr;
-    while (pass.next(&buf) != 0) {
-    }  // drain the padding after the tar end to learn whether the gzip stream is complete
+    while (pass.next(&buf) != 0) {}  // drain the padding after the tar end to learn whether the gzip stream is complete
     streamEnd_ = pass.totOut;
     if (!pass.complete) truncated_ = true;
     for (auto& loc : locations_) {

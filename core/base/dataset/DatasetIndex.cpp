@@ -35,11 +35,9 @@ uint64_t fnv1a64(std::string_view s) {
 
 void validateOptions(const IndexOptions& o) {
     if (!(o.validationPercent >= 0.0 && o.validationPercent <= 100.0))
-        throw ConfigError("validation percent " + nlohmann::json(o.validationPercent).dump() +
-                          " is outside [0, 100]: give a share such as 5");
+        throw ConfigError("validation percent " + nlohmann::json(o.validationPercent).dump() + " is outside [0, 100]: give a share such as 5");
     if (o.maxPerSequence < 0)
-        throw ConfigError("max images per sequence " + std::to_string(o.maxPerSequence) +
-                          " is negative: use 0 for no cap or a positive count");
+        throw ConfigError("max images per sequence " + std::to_string(o.maxPerSequence) + " is negative: use 0 for no cap or a positive count");
 }
 
 }  // namespace
@@ -58,9 +56,12 @@ bool DatasetIndex::isValidationKey(const std::string& key, double percent) {
 
 const char* DatasetIndex::splitName(IndexOptions::Split split) {
     switch (split) {
-        case IndexOptions::Split::Train: return "train";
-        case IndexOptions::Split::Validation: return "validation";
-        case IndexOptions::Split::All: break;
+        case IndexOptions::Split::Train:
+            return "train";
+        case IndexOptions::Split::Validation:
+            return "validation";
+        case IndexOptions::Split::All:
+            break;
     }
     return "all";
 }
@@ -82,8 +83,7 @@ DatasetIndex DatasetIndex::scanFolder(const std::string& root, const IndexOption
     const fs::path given(root);
     const fs::file_status st = fs::status(given, ec);
     if (ec || !fs::exists(st)) throw IoError("data folder '" + root + "' does not exist: check the --data path");
-    if (!fs::is_directory(st))
-        throw IoError("data source '" + root + "' is not a folder: give a folder of images (or a supported archive)");
+    if (!fs::is_directory(st)) throw IoError("data source '" + root + "' is not a folder: give a folder of images (or a supported archive)");
     fs::path absRoot = fs::absolute(given, ec);
     if (ec) absRoot = given;
     absRoot = absRoot.lexically_normal();
@@ -101,10 +101,8 @@ DatasetIndex DatasetIndex::scanFolder(const std::string& root, const IndexOption
 
 // ------------------------------------------------------------------------------ indexing
 
-DatasetIndex DatasetIndex::fromListing(const std::string& rootPath, std::vector<ListedFile> files,
-                                       const TextReader& readText,
-                                       const std::map<std::string, int64_t>& listingSkipped,
-                                       const IndexOptions& options) {
+DatasetIndex DatasetIndex::fromListing(const std::string& rootPath, std::vector<ListedFile> files, const TextReader& readText,
+                                       const std::map<std::string, int64_t>& listingSkipped, const IndexOptions& options) {
     validateOptions(options);
     DatasetIndex idx;
     idx.root_ = rootPath;
@@ -148,9 +146,7 @@ DatasetIndex DatasetIndex::fromListing(const std::string& rootPath, std::vector<
     // Sorting by path makes every database/query folder's images contiguous (one CSV load each)
     // and removes duplicates a listing may hold.
     std::sort(images.begin(), images.end(), [](const ListedFile& a, const ListedFile& b) { return a.path < b.path; });
-    images.erase(std::unique(images.begin(), images.end(),
-                             [](const ListedFile& a, const ListedFile& b) { return a.path == b.path; }),
-                 images.end());
+    images.erase(std::unique(images.begin(), images.end(), [](const ListedFile& a, const ListedFile& b) { return a.path == b.path; }), images.end());
 
     // 2. City and sequence of each image.
     const std::vector<std::string> rootComps = splitPath(rootPath);
@@ -196,7 +192,7 @@ DatasetIndex DatasetIndex::fromListing(const std::string& rootPath, std::vector<
     for (ListedFile& f : images) {
         const std::vector<std::string> comps = splitPath(f.path);
         const size_t D = comps.size() - 1;  // folders below the root
-        const size_t F = R + D;              // folders from the top of rootPath
+        const size_t F = R + D;             // folders from the top of rootPath
         auto full = [&](size_t k) -> const std::string& { return k < R ? rootComps[k] : comps[k - R]; };
         long cityAt = -1;
         for (size_t i = F >= 3 ? F - 3 + 1 : 0; i-- > 0;) {
@@ -344,17 +340,16 @@ void DatasetIndex::requireNonEmpty(const std::string& specForMessages) const {
         }
         std::string unmatched;
         for (const std::string& u : unmatched_) unmatched += (unmatched.empty() ? "" : ", ") + u;
-        throw DataError(head + " has no image in the selected cities: found " + std::to_string(found_) + " images in " +
-                        std::to_string(foundCities_.size()) + " cities (" + names + ")" +
-                        (unmatched.empty() ? std::string() : "; no city is named " + unmatched) +
+        throw DataError(head + " has no image in the selected cities: found " + std::to_string(found_) + " images in " + std::to_string(foundCities_.size()) +
+                        " cities (" + names + ")" + (unmatched.empty() ? std::string() : "; no city is named " + unmatched) +
                         "; check the city include/exclude lists");
     }
     const std::string pct = DatasetStatsTable::percentOptionText(options_.validationPercent);
     if (options_.split == IndexOptions::Split::Validation)
-        throw DataError(head + " has no validation image: " + std::to_string(afterCities) +
-                        " images selected, validation percent " + pct + "; raise the validation percent");
-    throw DataError(head + " has no training image: " + std::to_string(afterCities) +
-                    " images selected, all in validation (validation percent " + pct + "); lower the validation percent");
+        throw DataError(head + " has no validation image: " + std::to_string(afterCities) + " images selected, validation percent " + pct +
+                        "; raise the validation percent");
+    throw DataError(head + " has no training image: " + std::to_string(afterCities) + " images selected, all in validation (validation percent " + pct +
+                    "); lower the validation percent");
 }
 
 }  // namespace streetgan

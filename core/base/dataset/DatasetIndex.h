@@ -98,10 +98,8 @@ public:
     /// listed ones nullopt counts as "unreadable csv"; for ones outside the root (path starting
     /// with "../") nullopt means absent. Files below hidden folders are dropped silently (the
     /// lister counts those folders). Throws ConfigError for invalid options.
-    static DatasetIndex fromListing(const std::string& rootPath, std::vector<ListedFile> files,
-                                    const TextReader& readText,
-                                    const std::map<std::string, int64_t>& listingSkipped,
-                                    const IndexOptions& options);
+    static DatasetIndex fromListing(const std::string& rootPath, std::vector<ListedFile> files, const TextReader& readText,
+                                    const std::map<std::string, int64_t>& listingSkipped, const IndexOptions& options);
 
     /// A listing path as entries() hold it: '/'-separated, no empty or "." components ("./a//b" -> "a/b").
     static std::string normalizePath(const std::string& path);

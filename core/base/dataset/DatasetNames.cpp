@@ -54,8 +54,7 @@ std::string stemOf(std::string_view name) {
 bool isImageExtension(const std::string& ext) { return ext == "jpg" || ext == "jpeg" || ext == "png" || ext == "webp"; }
 
 bool isUnsupportedImageExtension(const std::string& ext) {
-    static const std::set<std::string> kExts = {"gif", "bmp",  "tif", "tiff", "heic", "heif", "avif",
-                                                "jxl", "jp2", "ppm", "pgm",  "pnm"};
+    static const std::set<std::string> kExts = {"gif", "bmp", "tif", "tiff", "heic", "heif", "avif", "jxl", "jp2", "ppm", "pgm", "pnm"};
     return kExts.count(ext) != 0;
 }
 

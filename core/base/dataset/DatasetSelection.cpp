@@ -11,9 +11,7 @@ namespace streetgan {
 
 using namespace dataset_names;
 
-DatasetSelection::Result DatasetSelection::select(std::vector<ImageEntry> all,
-                                                  const std::map<std::string, int64_t>& foundCities,
-                                                  const IndexOptions& options) {
+DatasetSelection::Result DatasetSelection::select(std::vector<ImageEntry> all, const std::map<std::string, int64_t>& foundCities, const IndexOptions& options) {
     Result r;
     // City filter.
     std::set<std::string> include, exclude;
@@ -74,8 +72,7 @@ DatasetSelection::Result DatasetSelection::select(std::vector<ImageEntry> all,
     for (size_t i = 0; i < n; ++i) {
         if (!keep[i]) continue;
         (isVal[i] ? r.validation : r.train) += 1;
-        const bool wanted = options.split == IndexOptions::Split::All ||
-                            (options.split == IndexOptions::Split::Validation) == (isVal[i] != 0);
+        const bool wanted = options.split == IndexOptions::Split::All || (options.split == IndexOptions::Split::Validation) == (isVal[i] != 0);
         if (wanted)
             r.entries.push_back(std::move(all[i]));
         else

@@ -17,7 +17,7 @@ namespace streetgan {
 class DatasetSelection {
 public:
     struct Result {
-        std::vector<ImageEntry> entries;  ///< sorted by (city, sequence, frame, key, path)
+        std::vector<ImageEntry> entries;         ///< sorted by (city, sequence, frame, key, path)
         std::map<std::string, int64_t> dropped;  ///< by step, every step present
         std::vector<std::string> unmatched;      ///< include-list names that matched no city
         int64_t train = 0;                       ///< after the city filter and the cap
@@ -25,8 +25,7 @@ public:
     };
 
     /// Selects from `all` (every usable image found; `foundCities` counts them per city).
-    static Result select(std::vector<ImageEntry> all, const std::map<std::string, int64_t>& foundCities,
-                         const IndexOptions& options);
+    static Result select(std::vector<ImageEntry> all, const std::map<std::string, int64_t>& foundCities, const IndexOptions& options);
 };
 
 }  // namespace streetgan

@@ -86,24 +86,20 @@ std::string DatasetStatsTable::format(const nlohmann::json& stats) {
     out += "\n";
 
     out += "sequences: " + groupDigits(jsonInt(stats, "sequences"));
-    if (const int64_t u = jsonInt(stats, "unsequenced"); u > 0)
-        out += " (" + groupDigits(u) + " images without a sequence)";
+    if (const int64_t u = jsonInt(stats, "unsequenced"); u > 0) out += " (" + groupDigits(u) + " images without a sequence)";
     out += "\n";
     if (auto sp = stats.find("split"); sp != stats.end() && sp->is_object()) {
         const double pct = sp->value("validation_percent", 0.0);
-        out += "split: train " + groupDigits(jsonInt(*sp, "train")) + ", validation " +
-               groupDigits(jsonInt(*sp, "validation")) + " (" + percentOptionText(pct) +
-               "% by image key); listed: " + sp->value("returned", std::string("all")) + "\n";
+        out += "split: train " + groupDigits(jsonInt(*sp, "train")) + ", validation " + groupDigits(jsonInt(*sp, "validation")) + " (" +
+               percentOptionText(pct) + "% by image key); listed: " + sp->value("returned", std::string("all")) + "\n";
         if (const int64_t cap = jsonInt(*sp, "max_per_sequence"); cap > 0) {
             out += "cap: " + groupDigits(cap) + " training images per sequence";
-            if (auto d = stats.find("dropped"); d != stats.end())
-                out += " (" + groupDigits(jsonInt(*d, "sequence cap")) + " dropped)";
+            if (auto d = stats.find("dropped"); d != stats.end()) out += " (" + groupDigits(jsonInt(*d, "sequence cap")) + " dropped)";
             out += "\n";
         }
     }
     if (auto d = stats.find("dropped"); d != stats.end())
-        if (const int64_t c = jsonInt(*d, "excluded city"); c > 0)
-            out += "excluded by city filter: " + groupDigits(c) + "\n";
+        if (const int64_t c = jsonInt(*d, "excluded city"); c > 0) out += "excluded by city filter: " + groupDigits(c) + "\n";
     out += "skipped: " + groupDigits(jsonInt(stats, "skipped"));
     if (auto r = stats.find("skipped_reasons"); r != stats.end()) {
         const std::string list = reasonList(*r);

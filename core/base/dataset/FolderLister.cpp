@@ -32,8 +32,7 @@ void FolderLister::list(const fs::path& absRoot, const std::string& root, std::v
         std::error_code dirEc;
         fs::directory_iterator it(dir.abs, dirEc);
         if (dirEc) {
-            if (dir.rel.empty())
-                throw IoError("cannot list data folder '" + root + "' (" + dirEc.message() + "): check its permissions");
+            if (dir.rel.empty()) throw IoError("cannot list data folder '" + root + "' (" + dirEc.message() + "): check its permissions");
             ++skipped[kUnreadableFolder];
             continue;
         }

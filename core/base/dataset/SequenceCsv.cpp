@@ -47,8 +47,7 @@ bool SequenceCsv::parse(std::string_view text, Table& rows, int64_t& malformed) 
             continue;
         }
         Row row{seq, -1};
-        if (frameCol >= 0 && static_cast<size_t>(frameCol) < fields.size())
-            row.frame = parseFrame(fields[static_cast<size_t>(frameCol)]);
+        if (frameCol >= 0 && static_cast<size_t>(frameCol) < fields.size()) row.frame = parseFrame(fields[static_cast<size_t>(frameCol)]);
         rows.emplace(key, std::move(row));
     }
     return haveHeader;

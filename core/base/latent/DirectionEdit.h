@@ -5,8 +5,8 @@
 namespace streetgan {
 
 struct DirectionEdit {
-    int index = 0;       ///< direction, 0 = most variance
-    double amount = 0;   ///< in units of that direction's sigma
+    int index = 0;      ///< direction, 0 = most variance
+    double amount = 0;  ///< in units of that direction's sigma
     bool operator==(const DirectionEdit& o) const { return index == o.index && amount == o.amount; }
 };
 

@@ -13,19 +13,17 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMaxSeed = INT64_MAX;
-const std::set<std::string> kKnown = {"checkpoint", "checkpoint_sha256", "keyframes", "interpolation", "easing",
-                                      "frames_per_segment", "loop", "size", "frame_delay_ms", "truncation", "directions",
-                                      "pca_components", "pca_samples", "pca_seed", "upscale", "nrow", "padding",
-                                      "gif_palette", "gif_dithering", "gif_speed", "gif_loop_count"};
+const std::set<std::string> kKnown = {
+    "checkpoint",     "checkpoint_sha256", "keyframes",     "interpolation",  "easing",        "frames_per_segment", "loop",    "size",
+    "frame_delay_ms", "truncation",        "directions",    "pca_components", "pca_samples",   "pca_seed",           "upscale", "nrow",
+    "padding",        "gif_palette",       "gif_dithering", "gif_speed",      "gif_loop_count"};
 
 std::string num(double v) {
     json j = v;
     return j.dump();
 }
 
-[[noreturn]] void bad(const std::string& key, const std::string& what) {
-    throw ConfigError("session key '" + key + "' " + what);
-}
+[[noreturn]] void bad(const std::string& key, const std::string& what) { throw ConfigError("session key '" + key + "' " + what); }
 
 int64_t integer(const json& v, const std::string& key, int64_t lo, int64_t hi) {
     if (!v.is_number_integer() && !(v.is_number_float() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>()))
@@ -83,7 +81,8 @@ LatentSession LatentSession::fromJson(const json& j) {
             const json& z = k.at("z");
             if (!z.is_array() || z.empty() || z.size() > 4096) bad(key + ".z", "must be an array of 1..4096 numbers");
             for (size_t e = 0; e < z.size(); ++e) {
-                if (!z[e].is_number() || !std::isfinite(z[e].get<double>())) bad(key + ".z", "holds " + z[e].dump() + " at " + std::to_string(e) + "; use finite numbers");
+                if (!z[e].is_number() || !std::isfinite(z[e].get<double>()))
+                    bad(key + ".z", "holds " + z[e].dump() + " at " + std::to_string(e) + "; use finite numbers");
                 kf.z.push_back(z[e].get<double>());
             }
         }
@@ -94,9 +93,12 @@ LatentSession LatentSession::fromJson(const json& j) {
     }
     if (has("interpolation")) {
         const std::string v = text(j.at("interpolation"), "interpolation");
-        if (v == "slerp") s.interpolation = WalkRule::Interpolation::Slerp;
-        else if (v == "linear") s.interpolation = WalkRule::Interpolation::Linear;
-        else bad("interpolation", "is '" + v + "'; use slerp or linear");
+        if (v == "slerp")
+            s.interpolation = WalkRule::Interpolation::Slerp;
+        else if (v == "linear")
+            s.interpolation = WalkRule::Interpolation::Linear;
+        else
+            bad("interpolation", "is '" + v + "'; use slerp or linear");
     }
     if (has("easing")) s.easing = Easing::parse(text(j.at("easing"), "easing"), "easing");
     if (has("frames_per_segment")) s.framesPerSegment = static_cast<int>(integer(j.at("frames_per_segment"), "frames_per_segment", 1, 1000));
@@ -124,9 +126,12 @@ LatentSession LatentSession::fromJson(const json& j) {
     }
     if (has("upscale")) {
         const std::string v = text(j.at("upscale"), "upscale");
-        if (v == "nearest") s.upscale = Upscale::Nearest;
-        else if (v == "smooth") s.upscale = Upscale::Smooth;
-        else bad("upscale", "is '" + v + "'; use nearest or smooth");
+        if (v == "nearest")
+            s.upscale = Upscale::Nearest;
+        else if (v == "smooth")
+            s.upscale = Upscale::Smooth;
+        else
+            bad("upscale", "is '" + v + "'; use nearest or smooth");
     }
     if (has("nrow")) s.nrow = static_cast<int>(integer(j.at("nrow"), "nrow", 1, 1024));
     if (has("padding")) s.padding = static_cast<int>(integer(j.at("padding"), "padding", 0, 256));
@@ -145,8 +150,7 @@ LatentSession LatentSession::fromJson(const json& j) {
 void LatentSession::validate() const {
     if (keyframes.empty() || keyframes.size() > 1000) bad("keyframes", "must hold 1..1000 keyframes");
     for (size_t i = 0; i < keyframes.size(); ++i)
-        if (keyframes[i].seed.has_value() == !keyframes[i].z.empty())
-            bad("keyframes[" + std::to_string(i) + "]", "needs exactly one of \"seed\" and \"z\"");
+        if (keyframes[i].seed.has_value() == !keyframes[i].z.empty()) bad("keyframes[" + std::to_string(i) + "]", "needs exactly one of \"seed\" and \"z\"");
     range("frames_per_segment", framesPerSegment, 1, 1000);
     range("size", size, 8, 2048);
     range("frame_delay_ms", frameDelayMs, 10, 60000);
@@ -162,9 +166,9 @@ void LatentSession::validate() const {
         range("directions[" + std::to_string(i) + "].index", directions[i].index, 0, 255);
         range("directions[" + std::to_string(i) + "].amount", directions[i].amount, -100, 100);
         if (directions[i].index >= pcaComponents)
-            bad("directions[" + std::to_string(i) + "].index", "is " + std::to_string(directions[i].index) + " but only " +
-                                                                 std::to_string(pcaComponents) + " directions are computed; use 0.." +
-                                                                 std::to_string(pcaComponents - 1) + " or raise pca_components");
+            bad("directions[" + std::to_string(i) + "].index", "is " + std::to_string(directions[i].index) + " but only " + std::to_string(pcaComponents) +
+                                                                   " directions are computed; use 0.." + std::to_string(pcaComponents - 1) +
+                                                                   " or raise pca_components");
     }
     const double bytes = static_cast<double>(frameCount()) * size * size * 3;
     if (bytes > 4.0 * 1024 * 1024 * 1024)
@@ -179,8 +183,10 @@ json LatentSession::toJson() const {
     json ks = json::array();
     for (const auto& k : keyframes) {
         json o = json::object();
-        if (k.seed) o["seed"] = *k.seed;
-        else o["z"] = k.z;
+        if (k.seed)
+            o["seed"] = *k.seed;
+        else
+            o["z"] = k.z;
         if (k.easing) o["easing"] = Easing::name(*k.easing);
         ks.push_back(o);
     }
@@ -223,13 +229,9 @@ LatentSession LatentSession::read(const std::string& path) {
     }
 }
 
-void LatentSession::write(const std::string& path) const {
-    AtomicFile::write(path, toJson().dump(2) + "\n");
-}
+void LatentSession::write(const std::string& path) const { AtomicFile::write(path, toJson().dump(2) + "\n"); }
 
-int64_t LatentSession::frameCount() const {
-    return WalkRule::frameCount(static_cast<int64_t>(keyframes.size()), framesPerSegment, loop);
-}
+int64_t LatentSession::frameCount() const { return WalkRule::frameCount(static_cast<int64_t>(keyframes.size()), framesPerSegment, loop); }
 
 std::string LatentSession::resolveCheckpoint(const std::string& sessionPath, const std::string& override) const {
     if (!override.empty()) return override;

@@ -18,9 +18,7 @@ struct ModelConfig {
     int stages() const;
     /// Throws ConfigError naming the first invalid field.
     void validate() const;
-    bool sameArchitecture(const ModelConfig& o) const {
-        return nz == o.nz && ngf == o.ngf && ndf == o.ndf && nc == o.nc && imgSize == o.imgSize;
-    }
+    bool sameArchitecture(const ModelConfig& o) const { return nz == o.nz && ngf == o.ngf && ndf == o.ndf && nc == o.nc && imgSize == o.imgSize; }
 };
 
 }  // namespace streetgan

@@ -12,7 +12,7 @@ struct Entry {
 
 // Numbers from docs/design.md's table; tiny-32 is ours (about 0.4 M + 0.2 M parameters).
 constexpr Entry kPresets[] = {
-    {"tiny-32", 64, 32, 32, 32},     {"naive-64", 100, 64, 64, 64},    {"safe-64", 256, 256, 64, 64},
+    {"tiny-32", 64, 32, 32, 32},      {"naive-64", 100, 64, 64, 64},   {"safe-64", 256, 256, 64, 64},
     {"safe-128", 256, 256, 128, 128}, {"msls-128", 128, 128, 32, 128},
 };
 

@@ -82,14 +82,12 @@ bool RemoteAttach::waitBackoff(double seconds) {
     double until = steadyNow() + seconds;
     if (deadline_ > 0) until = std::min(until, deadline_);
     std::unique_lock<std::mutex> lock(mutex_);
-    while (!stop_.load() && steadyNow() < until)
-        wake_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, until - steadyNow())));
+    while (!stop_.load() && steadyNow() < until) wake_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, until - steadyNow())));
     return !stop_.load() && (deadline_ == 0 || steadyNow() < deadline_);
 }
 
 RemoteAttach::Outcome RemoteAttach::attachOnce(SshSession& session, const MessageCallback& onMessage, std::string& why) {
-    const std::string command =
-        ShellQuote::join({options_.remoteTrainer, "attach", options_.run, "--from-offset", std::to_string(offset_.load())});
+    const std::string command = ShellQuote::join({options_.remoteTrainer, "attach", options_.run, "--from-offset", std::to_string(offset_.load())});
     std::unique_ptr<SshChannel> ch;
     try {
         ch = session.openExec(command);

@@ -26,7 +26,7 @@ namespace streetgan {
 class SshSession;
 
 struct AttachOptions {
-    std::string run;                                 ///< run directory on the remote host
+    std::string run;                                  ///< run directory on the remote host
     std::string remoteTrainer = "streetgan-trainer";  ///< binary on the remote host (PATH or absolute)
     uint64_t fromOffset = 0;                          ///< byte offset in events.jsonl (0 or a line end)
     double seconds = 0;                               ///< > 0: return after this long (local clock)
@@ -39,11 +39,11 @@ struct AttachOptions {
 struct AttachMessage {
     enum class Kind { Event, Live, Reply, End };
     Kind kind = Kind::Event;
-    uint64_t offset = 0;  ///< Event: start of its line; Live/End: the offset reached
-    uint64_t end = 0;     ///< Event: just after its newline (resume point)
-    std::string state;    ///< Live/End: run state
-    nlohmann::json body;  ///< Event: the event; Reply: the reply; Live/End: the whole line
-    std::string line;     ///< the raw JSON line as received (no newline)
+    uint64_t offset = 0;    ///< Event: start of its line; Live/End: the offset reached
+    uint64_t end = 0;       ///< Event: just after its newline (resume point)
+    std::string state;      ///< Live/End: run state
+    nlohmann::json body;    ///< Event: the event; Reply: the reply; Live/End: the whole line
+    std::string line;       ///< the raw JSON line as received (no newline)
     double receivedAt = 0;  ///< wall clock seconds (same clock as events' "t")
 };
 
@@ -51,9 +51,9 @@ struct AttachMessage {
 struct AttachStatus {
     enum class State { Connecting, Attached, Reconnecting, Ended, Stopped };
     State state = State::Connecting;
-    int attempt = 0;       ///< Reconnecting: consecutive failures so far (1 = first retry)
+    int attempt = 0;          ///< Reconnecting: consecutive failures so far (1 = first retry)
     double delaySeconds = 0;  ///< Reconnecting: wait before the next try
-    std::string message;   ///< why (the error of the dropped connection)
+    std::string message;      ///< why (the error of the dropped connection)
 };
 
 class RemoteAttach {

@@ -83,8 +83,7 @@ SftpClient::~SftpClient() {
 }
 
 void SftpClient::fail(const std::string& what, const std::string& path) {
-    if (!ssh_is_connected(session_.handle()))
-        throw ConnectionLostError("lost the connection to " + session_.label() + " (" + what + " " + path + ")");
+    if (!ssh_is_connected(session_.handle())) throw ConnectionLostError("lost the connection to " + session_.label() + " (" + what + " " + path + ")");
     switch (sftp_get_error(sftp_)) {
         case SSH_FX_NO_SUCH_FILE:
         case SSH_FX_NO_SUCH_PATH:
@@ -163,8 +162,7 @@ DownloadResult SftpClient::download(const std::string& remotePath, const std::st
     uint64_t offset = 0;
     // A .part continues when the remote file has not changed since it was written: its mtime is
     // the remote one (a clean stop sets it) or later (a killed download's last write).
-    if (options.resume && ::stat(part.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= info.size &&
-        st.st_mtime >= info.mtime)
+    if (options.resume && ::stat(part.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= info.size && st.st_mtime >= info.mtime)
         offset = static_cast<uint64_t>(st.st_size);
     Fd fd(::open(part.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
     if (fd.get() < 0) throw IoError("cannot write " + part + ": " + std::strerror(errno) + "; check the folder's permissions and free space");
@@ -244,11 +242,11 @@ DownloadResult SftpClient::download(const std::string& remotePath, const std::st
     setMtime(fd.get(), info.mtime);  // marks the .part as belonging to this version of the file
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (lostConnection)
-        throw ConnectionLostError("lost the connection to " + session_.label() + " while downloading " + remotePath + " (" +
-                                  std::to_string(done) + " of " + std::to_string(info.size) + " bytes kept in " + part + "; download again to resume)");
+        throw ConnectionLostError("lost the connection to " + session_.label() + " while downloading " + remotePath + " (" + std::to_string(done) + " of " +
+                                  std::to_string(info.size) + " bytes kept in " + part + "; download again to resume)");
     if (error == "eof")
-        throw RemoteError(remotePath + " on " + session_.label() + " ended at " + std::to_string(done) + " bytes, expected " +
-                          std::to_string(info.size) + " (it changed while downloading); download it again");
+        throw RemoteError(remotePath + " on " + session_.label() + " ended at " + std::to_string(done) + " bytes, expected " + std::to_string(info.size) +
+                          " (it changed while downloading); download it again");
     if (!error.empty()) fail("read", remotePath);
     if (cancelled) {
         result.cancelled = true;

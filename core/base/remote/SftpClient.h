@@ -74,8 +74,7 @@ public:
     /// Throws RemoteError / ConnectionLostError / IoError.
     DownloadResult download(const std::string& remotePath, const std::string& localPath, const DownloadOptions& options = {});
     /// download() into `cache`; returns the local path.
-    std::string fetchToCache(const RemoteCache& cache, const std::string& remotePath, const DownloadOptions& options = {},
-                             DownloadResult* result = nullptr);
+    std::string fetchToCache(const RemoteCache& cache, const std::string& remotePath, const DownloadOptions& options = {}, DownloadResult* result = nullptr);
 
 private:
     [[noreturn]] void fail(const std::string& what, const std::string& path);

@@ -38,9 +38,7 @@ void SshChannel::close() {
     channel_ = nullptr;
 }
 
-void SshChannel::lost(const char* what) {
-    throw ConnectionLostError("lost the connection to " + label_ + " (" + what + ": " + ssh_get_error(session_) + ")");
-}
+void SshChannel::lost(const char* what) { throw ConnectionLostError("lost the connection to " + label_ + " (" + what + ": " + ssh_get_error(session_) + ")"); }
 
 void SshChannel::drainStderr() {
     char buf[4096];

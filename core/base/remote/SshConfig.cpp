@@ -32,8 +32,7 @@ std::vector<std::string> splitArgs(const std::string& s, const std::string& orig
         std::string word;
         if (s[i] == '"') {
             const size_t close = s.find('"', i + 1);
-            if (close == std::string::npos)
-                throw ConfigError(origin + " line " + std::to_string(lineNo) + ": unterminated quote; close the \" or remove it");
+            if (close == std::string::npos) throw ConfigError(origin + " line " + std::to_string(lineNo) + ": unterminated quote; close the \" or remove it");
             word = s.substr(i + 1, close - i - 1);
             i = close + 1;
         } else {
@@ -114,8 +113,8 @@ bool SshConfig::matchPattern(const std::string& pattern, const std::string& text
     // Iterative glob with backtracking to the last '*'.
     size_t p = 0, t = 0, star = std::string::npos, mark = 0;
     while (t < text.size()) {
-        if (p < pattern.size() && (pattern[p] == '?' || std::tolower(static_cast<unsigned char>(pattern[p])) ==
-                                                            std::tolower(static_cast<unsigned char>(text[t])))) {
+        if (p < pattern.size() &&
+            (pattern[p] == '?' || std::tolower(static_cast<unsigned char>(pattern[p])) == std::tolower(static_cast<unsigned char>(text[t])))) {
             ++p;
             ++t;
         } else if (p < pattern.size() && pattern[p] == '*') {
@@ -143,12 +142,24 @@ std::string SshConfig::expandPath(const std::string& path, const std::string& ho
         }
         const char t = s[++i];
         switch (t) {
-            case '%': out += '%'; break;
-            case 'd': out += homeDir(); break;
-            case 'h': out += host; break;
-            case 'p': out += std::to_string(port); break;
-            case 'r': out += remoteUser; break;
-            case 'u': out += localUser(); break;
+            case '%':
+                out += '%';
+                break;
+            case 'd':
+                out += homeDir();
+                break;
+            case 'h':
+                out += host;
+                break;
+            case 'p':
+                out += std::to_string(port);
+                break;
+            case 'r':
+                out += remoteUser;
+                break;
+            case 'u':
+                out += localUser();
+                break;
             default:
                 out += '%';
                 out += t;

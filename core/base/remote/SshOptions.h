@@ -13,7 +13,7 @@ namespace streetgan {
 
 /// A host key that is not in known_hosts, as shown to the user.
 struct HostKeyInfo {
-    std::string host;               ///< the name known_hosts uses for it: host, or [host]:port
+    std::string host;  ///< the name known_hosts uses for it: host, or [host]:port
     int port = 22;
     std::string keyType;            ///< e.g. "ssh-ed25519"
     std::string fingerprintSha256;  ///< "SHA256:..." exactly as `ssh-keygen -lf` prints it

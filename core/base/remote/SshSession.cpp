@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <string.h>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <string.h>
 
 #include "base/remote/JumpTunnel.h"
 #include "base/remote/RemoteError.h"
@@ -81,8 +81,7 @@ std::string conflictingLines(const std::string& file, const std::string& name, s
         if (line.empty() || line[0] == '#') continue;
         ssh_knownhosts_entry* entry = nullptr;
         if (ssh_known_hosts_parse_line(name.c_str(), line.c_str(), &entry) == SSH_OK && entry) {
-            if (entry->publickey && ssh_key_cmp(entry->publickey, key, SSH_KEY_CMP_PUBLIC) != 0)
-                found += (found.empty() ? "" : ",") + std::to_string(n);
+            if (entry->publickey && ssh_key_cmp(entry->publickey, key, SSH_KEY_CMP_PUBLIC) != 0) found += (found.empty() ? "" : ",") + std::to_string(n);
             ssh_knownhosts_entry_free(entry);
         }
     }
@@ -130,8 +129,7 @@ private:
 
 void verifyHostKey(ssh_session s, const SshHop& hop, const SshOptions& options, const std::string& knownHosts, bool viaJump) {
     Key srv;
-    if (ssh_get_server_publickey(s, &srv.k) != SSH_OK)
-        throw RemoteError(hop.label() + " sent no usable host key: " + ssh_get_error(s));
+    if (ssh_get_server_publickey(s, &srv.k) != SSH_OK) throw RemoteError(hop.label() + " sent no usable host key: " + ssh_get_error(s));
     const std::string fp = fingerprintOf(srv.k);
     const std::string type = ssh_key_type_to_char(ssh_key_type(srv.k)) ? ssh_key_type_to_char(ssh_key_type(srv.k)) : "unknown";
     const std::string name = hop.knownHostsName();
@@ -141,10 +139,11 @@ void verifyHostKey(ssh_session s, const SshHop& hop, const SshOptions& options, 
         case SSH_KNOWN_HOSTS_CHANGED:
         case SSH_KNOWN_HOSTS_OTHER: {
             const std::string lines = conflictingLines(knownHosts, name, srv.k);
-            throw HostKeyError("the host key of " + name + " has CHANGED (the server now presents " + type + " " + fp + ", which does not match " +
-                               knownHosts + (lines.empty() ? std::string() : " line " + lines) +
+            throw HostKeyError("the host key of " + name + " has CHANGED (the server now presents " + type + " " + fp + ", which does not match " + knownHosts +
+                               (lines.empty() ? std::string() : " line " + lines) +
                                "): someone may be intercepting the connection, or the host was reinstalled. Refusing to connect. If you know the "
-                               "change is legitimate, remove the old key with: ssh-keygen -R '" + name + "' -f " + knownHosts);
+                               "change is legitimate, remove the old key with: ssh-keygen -R '" +
+                               name + "' -f " + knownHosts);
         }
         case SSH_KNOWN_HOSTS_UNKNOWN:
         case SSH_KNOWN_HOSTS_NOT_FOUND: {
@@ -163,8 +162,8 @@ void verifyHostKey(ssh_session s, const SshHop& hop, const SshOptions& options, 
                                       "; check that the file and its folder are writable");
                 return;
             }
-            throw HostKeyError("the host key of " + name + " is not known (" + type + " " + fp + "); verify it and accept it, or add it to " +
-                               knownHosts + " (ssh-keyscan -p " + std::to_string(hop.port) + " " + hop.hostName + ")");
+            throw HostKeyError("the host key of " + name + " is not known (" + type + " " + fp + "); verify it and accept it, or add it to " + knownHosts +
+                               " (ssh-keyscan -p " + std::to_string(hop.port) + " " + hop.hostName + ")");
         }
         default:
             throw RemoteError("cannot check the host key of " + name + " against " + knownHosts + ": " + ssh_get_error(s) +
@@ -235,8 +234,8 @@ void authenticate(ssh_session s, const SshHop& hop, const SshOptions& options) {
     if (methods & SSH_AUTH_METHOD_PASSWORD) allowed += "password ";
     if (methods & SSH_AUTH_METHOD_INTERACTIVE) allowed += "keyboard-interactive ";
     if (!allowed.empty()) allowed.pop_back();
-    throw AuthError(hop.label() + " refused authentication (tried: " + (tried.empty() ? "nothing usable" : tried) + "; the server accepts: " +
-                    (allowed.empty() ? "none" : allowed) +
+    throw AuthError(hop.label() + " refused authentication (tried: " + (tried.empty() ? "nothing usable" : tried) +
+                    "; the server accepts: " + (allowed.empty() ? "none" : allowed) +
                     "); check the user name, that your public key is in the server's ~/.ssh/authorized_keys, or name the key with --identity");
 }
 
@@ -248,8 +247,8 @@ std::string SshHop::knownHostsName() const { return port == 22 ? hostName : "[" 
 
 std::vector<SshHop> SshSession::resolve(const SshOptions& options) {
     if (options.host.empty()) throw ConfigError("no remote host given; name one (an ~/.ssh/config alias or a host name)");
-    const SshConfig config = options.configFile == "none" ? SshConfig{}
-                                                          : SshConfig::load(options.configFile.empty() ? SshConfig::defaultPath() : options.configFile);
+    const SshConfig config =
+        options.configFile == "none" ? SshConfig{} : SshConfig::load(options.configFile.empty() ? SshConfig::defaultPath() : options.configFile);
     std::string alias = options.host, userFromHost;
     if (const size_t at = alias.rfind('@'); at != std::string::npos) {
         userFromHost = alias.substr(0, at);

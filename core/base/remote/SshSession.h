@@ -70,9 +70,9 @@ public:
 private:
     SshSession() = default;
     std::vector<SshHop> hops_;
-    std::vector<ssh_session_struct*> sessions_;            // one per hop, same order
-    std::vector<int> fds_;                                 // tunnel socket of each session (-1: own TCP)
-    std::vector<std::unique_ptr<JumpTunnel>> tunnels_;     // tunnels_[i] runs on sessions_[i]
+    std::vector<ssh_session_struct*> sessions_;         // one per hop, same order
+    std::vector<int> fds_;                              // tunnel socket of each session (-1: own TCP)
+    std::vector<std::unique_ptr<JumpTunnel>> tunnels_;  // tunnels_[i] runs on sessions_[i]
     int keepaliveSeconds_ = 0;
 };
 

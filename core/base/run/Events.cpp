@@ -24,32 +24,118 @@ namespace K = EventKind;
 // The scalar members the schema names (nested ones, e.g. "skipped", live in FieldBag::extra).
 
 enum Field : uint8_t {
-    fKind, fT, fStep, fEpoch, fTotalSteps,
-    fState, fPid, fDevice, fData, fResumedFrom,
-    fSource, fImages, fStepsPerEpoch, fPath,
-    fLossD, fLossG, fDX, fDGz1, fDGz2, fLr, fImgPerS, fDataWait, fWorldSize,
-    fCpuPercent, fRssMb, fReadMbS, fGpuUtil, fGpuMemMb, fGpuMemTotalMb,
-    fFid, fKid, fKidStd, fKidSubsets, fKidSubsetSize, fPrecision, fRecall, fPrK,
-    fFidUnavailable, fKidUnavailable, fPrUnavailable,
-    fFeatures, fFeaturesSha256, fFeatureDim, fSamples, fRealSamples, fRealCache, fSeconds,
-    fCmd, fValue, fMessage,
-    fOffset, fEnd, fLive,
+    fKind,
+    fT,
+    fStep,
+    fEpoch,
+    fTotalSteps,
+    fState,
+    fPid,
+    fDevice,
+    fData,
+    fResumedFrom,
+    fSource,
+    fImages,
+    fStepsPerEpoch,
+    fPath,
+    fLossD,
+    fLossG,
+    fDX,
+    fDGz1,
+    fDGz2,
+    fLr,
+    fImgPerS,
+    fDataWait,
+    fWorldSize,
+    fCpuPercent,
+    fRssMb,
+    fReadMbS,
+    fGpuUtil,
+    fGpuMemMb,
+    fGpuMemTotalMb,
+    fFid,
+    fKid,
+    fKidStd,
+    fKidSubsets,
+    fKidSubsetSize,
+    fPrecision,
+    fRecall,
+    fPrK,
+    fFidUnavailable,
+    fKidUnavailable,
+    fPrUnavailable,
+    fFeatures,
+    fFeaturesSha256,
+    fFeatureDim,
+    fSamples,
+    fRealSamples,
+    fRealCache,
+    fSeconds,
+    fCmd,
+    fValue,
+    fMessage,
+    fOffset,
+    fEnd,
+    fLive,
     kFieldCount,
     kNoField = 255
 };
 static_assert(kFieldCount <= 64, "FieldBag keeps presence in a 64-bit mask");
 
 constexpr std::string_view kFieldNames[kFieldCount] = {
-    F::kKind, F::kT, F::kStep, F::kEpoch, F::kTotalSteps,
-    F::kState, F::kPid, F::kDevice, F::kData, F::kResumedFrom,
-    F::kSource, F::kImages, F::kStepsPerEpoch, F::kPath,
-    F::kLossD, F::kLossG, F::kDX, F::kDGz1, F::kDGz2, F::kLr, F::kImgPerS, F::kDataWait, F::kWorldSize,
-    F::kCpuPercent, F::kRssMb, F::kReadMbS, F::kGpuUtil, F::kGpuMemMb, F::kGpuMemTotalMb,
-    F::kFid, F::kKid, F::kKidStd, F::kKidSubsets, F::kKidSubsetSize, F::kPrecision, F::kRecall, F::kPrK,
-    F::kFidUnavailable, F::kKidUnavailable, F::kPrUnavailable,
-    F::kFeatures, F::kFeaturesSha256, F::kFeatureDim, F::kSamples, F::kRealSamples, F::kRealCache, F::kSeconds,
-    F::kCmd, F::kValue, F::kMessage,
-    F::kOffset, F::kEnd, F::kLive,
+    F::kKind,
+    F::kT,
+    F::kStep,
+    F::kEpoch,
+    F::kTotalSteps,
+    F::kState,
+    F::kPid,
+    F::kDevice,
+    F::kData,
+    F::kResumedFrom,
+    F::kSource,
+    F::kImages,
+    F::kStepsPerEpoch,
+    F::kPath,
+    F::kLossD,
+    F::kLossG,
+    F::kDX,
+    F::kDGz1,
+    F::kDGz2,
+    F::kLr,
+    F::kImgPerS,
+    F::kDataWait,
+    F::kWorldSize,
+    F::kCpuPercent,
+    F::kRssMb,
+    F::kReadMbS,
+    F::kGpuUtil,
+    F::kGpuMemMb,
+    F::kGpuMemTotalMb,
+    F::kFid,
+    F::kKid,
+    F::kKidStd,
+    F::kKidSubsets,
+    F::kKidSubsetSize,
+    F::kPrecision,
+    F::kRecall,
+    F::kPrK,
+    F::kFidUnavailable,
+    F::kKidUnavailable,
+    F::kPrUnavailable,
+    F::kFeatures,
+    F::kFeaturesSha256,
+    F::kFeatureDim,
+    F::kSamples,
+    F::kRealSamples,
+    F::kRealCache,
+    F::kSeconds,
+    F::kCmd,
+    F::kValue,
+    F::kMessage,
+    F::kOffset,
+    F::kEnd,
+    F::kLive,
 };
 
 // Name -> Field by open addressing: a line has a dozen keys and a million lines are read, so this
@@ -130,11 +216,20 @@ public:
         if (!has(f)) return kNoValue;
         const Slot& s = slot_[f];
         switch (s.type) {
-            case SlotType::Null: use(f); return kNoValue;
-            case SlotType::Int: use(f); return static_cast<double>(s.i);
-            case SlotType::UInt: use(f); return static_cast<double>(s.u);
-            case SlotType::Float: use(f); return s.d;
-            default: return kNoValue;
+            case SlotType::Null:
+                use(f);
+                return kNoValue;
+            case SlotType::Int:
+                use(f);
+                return static_cast<double>(s.i);
+            case SlotType::UInt:
+                use(f);
+                return static_cast<double>(s.u);
+            case SlotType::Float:
+                use(f);
+                return s.d;
+            default:
+                return kNoValue;
         }
     }
     /// A number; null reads as NaN when `nullIsNaN` (the metric event's "unavailable"), else as
@@ -204,12 +299,18 @@ public:
 private:
     static json slotJson(const Slot& s) {
         switch (s.type) {
-            case SlotType::Null: return nullptr;
-            case SlotType::Bool: return s.b;
-            case SlotType::Int: return s.i;
-            case SlotType::UInt: return s.u;
-            case SlotType::Float: return s.d;
-            case SlotType::String: return std::string(s.s);
+            case SlotType::Null:
+                return nullptr;
+            case SlotType::Bool:
+                return s.b;
+            case SlotType::Int:
+                return s.i;
+            case SlotType::UInt:
+                return s.u;
+            case SlotType::Float:
+                return s.d;
+            case SlotType::String:
+                return std::string(s.s);
         }
         return nullptr;
     }
@@ -228,13 +329,27 @@ void setSlot(FieldBag& bag, std::string_view key, const json& v) {
     }
     Slot s;
     switch (v.type()) {
-        case json::value_t::null: s.type = SlotType::Null; break;
-        case json::value_t::boolean: s.type = SlotType::Bool, s.b = v.get<bool>(); break;
-        case json::value_t::number_integer: s.type = SlotType::Int, s.i = v.get<int64_t>(); break;
-        case json::value_t::number_unsigned: s.type = SlotType::UInt, s.u = v.get<uint64_t>(); break;
-        case json::value_t::number_float: s.type = SlotType::Float, s.d = v.get<double>(); break;
-        case json::value_t::string: s.type = SlotType::String, s.s = v.get_ref<const std::string&>(); break;
-        default: bag.addExtra(key, v); return;
+        case json::value_t::null:
+            s.type = SlotType::Null;
+            break;
+        case json::value_t::boolean:
+            s.type = SlotType::Bool, s.b = v.get<bool>();
+            break;
+        case json::value_t::number_integer:
+            s.type = SlotType::Int, s.i = v.get<int64_t>();
+            break;
+        case json::value_t::number_unsigned:
+            s.type = SlotType::UInt, s.u = v.get<uint64_t>();
+            break;
+        case json::value_t::number_float:
+            s.type = SlotType::Float, s.d = v.get<double>();
+            break;
+        case json::value_t::string:
+            s.type = SlotType::String, s.s = v.get_ref<const std::string&>();
+            break;
+        default:
+            bag.addExtra(key, v);
+            return;
     }
     bag.put(f) = s;
 }
@@ -279,8 +394,10 @@ DataEvent dataFrom(FieldBag& b) {
     json skipped = b.take(F::kSkipped);
     bool counts = skipped.is_object();
     for (auto it = skipped.begin(); counts && it != skipped.end(); ++it) counts = it->is_number_integer();
-    if (counts) skipped.get_to(e.skipped);
-    else b.putBack(F::kSkipped, std::move(skipped));
+    if (counts)
+        skipped.get_to(e.skipped);
+    else
+        b.putBack(F::kSkipped, std::move(skipped));
     e.extra = b.rest();
     return e;
 }
@@ -313,8 +430,10 @@ SystemEvent systemFrom(FieldBag& b) {
     e.cpuPercent = b.number(fCpuPercent);
     e.rssMb = b.number(fRssMb);
     e.readMbS = b.number(fReadMbS);
-    if (b.has(fGpuUtil) && b.slot(fGpuUtil).type == SlotType::Null) b.use(fGpuUtil);  // null: unknown
-    else e.gpuUtil = b.integer(fGpuUtil);
+    if (b.has(fGpuUtil) && b.slot(fGpuUtil).type == SlotType::Null)
+        b.use(fGpuUtil);  // null: unknown
+    else
+        e.gpuUtil = b.integer(fGpuUtil);
     e.gpuMemMb = b.optNumber(fGpuMemMb, false);
     e.gpuMemTotalMb = b.optNumber(fGpuMemTotalMb, false);
     e.extra = b.rest();
@@ -369,8 +488,10 @@ MetricEvent metricFrom(FieldBag& b) {
     json warnings = b.take(F::kWarnings);
     bool strings = warnings.is_array() && !warnings.empty();
     for (auto it = warnings.begin(); strings && it != warnings.end(); ++it) strings = it->is_string();
-    if (strings) warnings.get_to(e.warnings);
-    else b.putBack(F::kWarnings, std::move(warnings));
+    if (strings)
+        warnings.get_to(e.warnings);
+    else
+        b.putBack(F::kWarnings, std::move(warnings));
     e.extra = b.rest();
     return e;
 }
@@ -419,8 +540,10 @@ void putTime(json& j, double t) {
     if (!std::isnan(t)) j[F::kT] = t;
 }
 void putNumber(json& j, const char* key, double v) {
-    if (std::isnan(v)) j[key] = nullptr;  // what dump() would write for NaN; is_null() agrees in memory
-    else j[key] = v;
+    if (std::isnan(v))
+        j[key] = nullptr;  // what dump() would write for NaN; is_null() agrees in memory
+    else
+        j[key] = v;
 }
 template <class T>
 void putOpt(json& j, const char* key, const std::optional<T>& v) {
@@ -510,8 +633,10 @@ public:
     void key(const std::string& k) { member_ = &(*stack_.back())[k]; }
     void value(json v) {
         json& top = *stack_.back();
-        if (top.is_array()) top.push_back(std::move(v));
-        else *member_ = std::move(v);
+        if (top.is_array())
+            top.push_back(std::move(v));
+        else
+            *member_ = std::move(v);
     }
     void close() { stack_.pop_back(); }
     json take() { return std::move(root_); }
@@ -731,11 +856,20 @@ private:
     }
     bool value(Slot& s) {  // a string, literal or number
         switch (*p_) {
-            case '"': s.type = SlotType::String; return string(s.s);
-            case 't': s.type = SlotType::Bool, s.b = true; return literal("true");
-            case 'f': s.type = SlotType::Bool, s.b = false; return literal("false");
-            case 'n': s.type = SlotType::Null; return literal("null");
-            default: return number(s);
+            case '"':
+                s.type = SlotType::String;
+                return string(s.s);
+            case 't':
+                s.type = SlotType::Bool, s.b = true;
+                return literal("true");
+            case 'f':
+                s.type = SlotType::Bool, s.b = false;
+                return literal("false");
+            case 'n':
+                s.type = SlotType::Null;
+                return literal("null");
+            default:
+                return number(s);
         }
     }
     static void store(FieldBag& bag, std::string_view key, const Slot& s) {
@@ -744,12 +878,24 @@ private:
             return;
         }
         switch (s.type) {
-            case SlotType::Null: bag.addExtra(key, nullptr); break;
-            case SlotType::Bool: bag.addExtra(key, s.b); break;
-            case SlotType::Int: bag.addExtra(key, s.i); break;
-            case SlotType::UInt: bag.addExtra(key, s.u); break;
-            case SlotType::Float: bag.addExtra(key, s.d); break;
-            case SlotType::String: bag.addExtra(key, std::string(s.s)); break;
+            case SlotType::Null:
+                bag.addExtra(key, nullptr);
+                break;
+            case SlotType::Bool:
+                bag.addExtra(key, s.b);
+                break;
+            case SlotType::Int:
+                bag.addExtra(key, s.i);
+                break;
+            case SlotType::UInt:
+                bag.addExtra(key, s.u);
+                break;
+            case SlotType::Float:
+                bag.addExtra(key, s.d);
+                break;
+            case SlotType::String:
+                bag.addExtra(key, std::string(s.s));
+                break;
         }
     }
     bool object(FieldBag& bag, FieldBag* event) {  // at '{'
@@ -947,16 +1093,11 @@ Event eventFromJson(const json& j) {
 }
 
 std::string kindOf(const Event& event) {
-    return std::visit(Overloaded{[](const StatusEvent&) { return std::string(K::kStatus); },
-                                 [](const DataEvent&) { return std::string(K::kData); },
-                                 [](const MetricsEvent&) { return std::string(K::kMetrics); },
-                                 [](const SystemEvent&) { return std::string(K::kSystem); },
-                                 [](const CheckpointEvent&) { return std::string(K::kCheckpoint); },
-                                 [](const SampleEvent&) { return std::string(K::kSample); },
-                                 [](const MetricEvent&) { return std::string(K::kMetric); },
-                                 [](const ControlEvent&) { return std::string(K::kControl); },
-                                 [](const ErrorEvent&) { return std::string(K::kError); },
-                                 [](const UnknownEvent& e) { return e.kind; }},
+    return std::visit(Overloaded{[](const StatusEvent&) { return std::string(K::kStatus); }, [](const DataEvent&) { return std::string(K::kData); },
+                                 [](const MetricsEvent&) { return std::string(K::kMetrics); }, [](const SystemEvent&) { return std::string(K::kSystem); },
+                                 [](const CheckpointEvent&) { return std::string(K::kCheckpoint); }, [](const SampleEvent&) { return std::string(K::kSample); },
+                                 [](const MetricEvent&) { return std::string(K::kMetric); }, [](const ControlEvent&) { return std::string(K::kControl); },
+                                 [](const ErrorEvent&) { return std::string(K::kError); }, [](const UnknownEvent& e) { return e.kind; }},
                       event);
 }
 
@@ -982,9 +1123,7 @@ EventStamp stampOf(const Event& event) {
                       event);
 }
 
-json attachEventJson(uint64_t offset, uint64_t end, json event) {
-    return json{{F::kOffset, offset}, {F::kEnd, end}, {F::kEvent, std::move(event)}};
-}
+json attachEventJson(uint64_t offset, uint64_t end, json event) { return json{{F::kOffset, offset}, {F::kEnd, end}, {F::kEvent, std::move(event)}}; }
 json attachLiveJson(uint64_t offset, const std::string& state) { return json{{F::kLive, true}, {F::kOffset, offset}, {F::kState, state}}; }
 json attachEndJson(uint64_t offset, const std::string& state) { return json{{F::kEnd, true}, {F::kOffset, offset}, {F::kState, state}}; }
 json attachReplyJson(json reply) { return json{{F::kReply, std::move(reply)}}; }

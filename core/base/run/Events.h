@@ -36,11 +36,11 @@ namespace streetgan {
 namespace EventKind {
 inline constexpr char kStatus[] = "status";
 inline constexpr char kData[] = "data";
-inline constexpr char kMetrics[] = "metrics";          ///< losses every --log-every steps
+inline constexpr char kMetrics[] = "metrics";  ///< losses every --log-every steps
 inline constexpr char kSystem[] = "system";
 inline constexpr char kCheckpoint[] = "checkpoint";
 inline constexpr char kSample[] = "sample";
-inline constexpr char kMetric[] = "metric";            ///< FID/KID/PR at a checkpoint
+inline constexpr char kMetric[] = "metric";  ///< FID/KID/PR at a checkpoint
 inline constexpr char kControl[] = "control";
 inline constexpr char kError[] = "error";
 }  // namespace EventKind
@@ -160,8 +160,8 @@ struct MetricsEvent {
     std::optional<int64_t> step, epoch, totalSteps;
     double lossD = kNoValue, lossG = kNoValue, dX = kNoValue, dGz1 = kNoValue, dGz2 = kNoValue;
     double lr = kNoValue, imgPerS = kNoValue;
-    double dataWait = kNoValue;          ///< fraction of the interval spent waiting for data
-    std::optional<int64_t> worldSize;    ///< distributed runs only
+    double dataWait = kNoValue;        ///< fraction of the interval spent waiting for data
+    std::optional<int64_t> worldSize;  ///< distributed runs only
     nlohmann::json extra;
 };
 
@@ -238,8 +238,8 @@ struct UnknownEvent {
     nlohmann::json fields;  ///< the whole object, "kind" included
 };
 
-using Event = std::variant<MetricsEvent, SystemEvent, StatusEvent, DataEvent, CheckpointEvent, SampleEvent, MetricEvent,
-                           ControlEvent, ErrorEvent, UnknownEvent>;
+using Event =
+    std::variant<MetricsEvent, SystemEvent, StatusEvent, DataEvent, CheckpointEvent, SampleEvent, MetricEvent, ControlEvent, ErrorEvent, UnknownEvent>;
 
 void to_json(nlohmann::json& j, const StatusEvent& e);
 void to_json(nlohmann::json& j, const DataEvent& e);

@@ -32,9 +32,7 @@ RunDirectory::RunDirectory(std::string root, bool create) : root_(std::move(root
     }
 }
 
-std::string RunDirectory::checkpointPath(int64_t epoch) const {
-    return checkpointsDir() + "/checkpoint_" + std::to_string(epoch) + ".pt";
-}
+std::string RunDirectory::checkpointPath(int64_t epoch) const { return checkpointsDir() + "/checkpoint_" + std::to_string(epoch) + ".pt"; }
 
 std::string RunDirectory::samplePath(int64_t step) const { return samplesDir() + "/step_" + std::to_string(step) + ".png"; }
 
@@ -57,8 +55,7 @@ std::vector<std::string> RunDirectory::checkpoints() const {
     for (const auto& entry : fs::directory_iterator(checkpointsDir(), ec)) {
         const std::string name = entry.path().filename().string();
         const std::string prefix = "checkpoint_", suffix = ".pt";
-        if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
-            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
             continue;
         const std::string num = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
         if (num.empty() || !std::all_of(num.begin(), num.end(), ::isdigit)) continue;

@@ -19,8 +19,7 @@ std::string format(double v) {
 void TrainConfig::validate() const {
     model.validate();
     auto range = [](const char* name, double v, double lo, double hi) {
-        if (!(v >= lo && v <= hi))
-            throw ConfigError(std::string(name) + " " + format(v) + " is out of range: use " + format(lo) + ".." + format(hi));
+        if (!(v >= lo && v <= hi)) throw ConfigError(std::string(name) + " " + format(v) + " is out of range: use " + format(lo) + ".." + format(hi));
     };
     range("batch", static_cast<double>(batch), 1, 65536);
     range("steps", static_cast<double>(steps), 0, 1e12);
@@ -60,18 +59,49 @@ void TrainConfig::validate() const {
 }
 
 nlohmann::json TrainConfig::toJson() const {
-    return nlohmann::json{
-        {"preset", model.preset}, {"nz", model.nz}, {"ngf", model.ngf}, {"ndf", model.ndf}, {"nc", model.nc},
-        {"img_size", model.imgSize}, {"data", data}, {"synthetic_images", syntheticImages},
-        {"max_shift", maxShift}, {"crop_factor", cropFactor}, {"aug_noise", augNoise}, {"flip", flip}, {"cities", cities},
-        {"exclude_cities", excludeCities}, {"max_per_sequence", maxPerSequence}, {"validation_percent", validationPercent}, {"seed", seed},
-        {"device", device}, {"batch", batch}, {"steps", steps}, {"epochs", epochs}, {"lr", lr},
-        {"betas", {beta1, beta2}}, {"weight_decay", weightDecay}, {"eps", eps}, {"real_label", realLabel},
-        {"fake_label", fakeLabel}, {"instance_noise", instanceNoise}, {"instance_noise_steps", instanceNoiseSteps},
-        {"amp", amp}, {"log_every", logEvery}, {"sample_every", sampleEvery}, {"checkpoint_every", checkpointEvery},
-        {"loader_threads", loaderThreads}, {"prefetch", prefetch}, {"threads", threads}, {"channels_last", channelsLast}, {"fixed_noise", fixedNoiseCount},
-        {"metric_every_checkpoints", metricEveryCheckpoints}, {"metric_features", metricFeatures}, {"metric_samples", metricSamples},
-        {"metrics", metrics}, {"metric_cache_dir", metricCacheDir}};
+    return nlohmann::json{{"preset", model.preset},
+                          {"nz", model.nz},
+                          {"ngf", model.ngf},
+                          {"ndf", model.ndf},
+                          {"nc", model.nc},
+                          {"img_size", model.imgSize},
+                          {"data", data},
+                          {"synthetic_images", syntheticImages},
+                          {"max_shift", maxShift},
+                          {"crop_factor", cropFactor},
+                          {"aug_noise", augNoise},
+                          {"flip", flip},
+                          {"cities", cities},
+                          {"exclude_cities", excludeCities},
+                          {"max_per_sequence", maxPerSequence},
+                          {"validation_percent", validationPercent},
+                          {"seed", seed},
+                          {"device", device},
+                          {"batch", batch},
+                          {"steps", steps},
+                          {"epochs", epochs},
+                          {"lr", lr},
+                          {"betas", {beta1, beta2}},
+                          {"weight_decay", weightDecay},
+                          {"eps", eps},
+                          {"real_label", realLabel},
+                          {"fake_label", fakeLabel},
+                          {"instance_noise", instanceNoise},
+                          {"instance_noise_steps", instanceNoiseSteps},
+                          {"amp", amp},
+                          {"log_every", logEvery},
+                          {"sample_every", sampleEvery},
+                          {"checkpoint_every", checkpointEvery},
+                          {"loader_threads", loaderThreads},
+                          {"prefetch", prefetch},
+                          {"threads", threads},
+                          {"channels_last", channelsLast},
+                          {"fixed_noise", fixedNoiseCount},
+                          {"metric_every_checkpoints", metricEveryCheckpoints},
+                          {"metric_features", metricFeatures},
+                          {"metric_samples", metricSamples},
+                          {"metrics", metrics},
+                          {"metric_cache_dir", metricCacheDir}};
 }
 
 void TrainConfig::merge(const nlohmann::json& j) {
@@ -83,60 +113,102 @@ void TrainConfig::merge(const nlohmann::json& j) {
     }
     for (const auto& [key, v] : j.items()) {
         try {
-            if (key == "preset") continue;
-            else if (key == "nz") model.nz = v.get<int64_t>();
-            else if (key == "ngf") model.ngf = v.get<int64_t>();
-            else if (key == "ndf") model.ndf = v.get<int64_t>();
-            else if (key == "nc") model.nc = v.get<int64_t>();
-            else if (key == "img_size") model.imgSize = v.get<int64_t>();
-            else if (key == "data") data = v.get<std::string>();
-            else if (key == "synthetic_images") syntheticImages = v.get<int64_t>();
-            else if (key == "max_shift") maxShift = v.get<double>();
-            else if (key == "crop_factor") cropFactor = v.get<double>();
-            else if (key == "aug_noise") augNoise = v.get<double>();
-            else if (key == "flip") flip = v.get<bool>();
-            else if (key == "cities") cities = v.get<std::vector<std::string>>();
-            else if (key == "exclude_cities") excludeCities = v.get<std::vector<std::string>>();
-            else if (key == "max_per_sequence") maxPerSequence = v.get<int64_t>();
-            else if (key == "validation_percent") validationPercent = v.get<double>();
-            else if (key == "seed") seed = v.get<uint64_t>();
-            else if (key == "device") device = v.get<std::string>();
-            else if (key == "batch") batch = v.get<int64_t>();
-            else if (key == "steps") steps = v.get<int64_t>();
-            else if (key == "epochs") epochs = v.get<int64_t>();
-            else if (key == "lr") lr = v.get<double>();
+            if (key == "preset")
+                continue;
+            else if (key == "nz")
+                model.nz = v.get<int64_t>();
+            else if (key == "ngf")
+                model.ngf = v.get<int64_t>();
+            else if (key == "ndf")
+                model.ndf = v.get<int64_t>();
+            else if (key == "nc")
+                model.nc = v.get<int64_t>();
+            else if (key == "img_size")
+                model.imgSize = v.get<int64_t>();
+            else if (key == "data")
+                data = v.get<std::string>();
+            else if (key == "synthetic_images")
+                syntheticImages = v.get<int64_t>();
+            else if (key == "max_shift")
+                maxShift = v.get<double>();
+            else if (key == "crop_factor")
+                cropFactor = v.get<double>();
+            else if (key == "aug_noise")
+                augNoise = v.get<double>();
+            else if (key == "flip")
+                flip = v.get<bool>();
+            else if (key == "cities")
+                cities = v.get<std::vector<std::string>>();
+            else if (key == "exclude_cities")
+                excludeCities = v.get<std::vector<std::string>>();
+            else if (key == "max_per_sequence")
+                maxPerSequence = v.get<int64_t>();
+            else if (key == "validation_percent")
+                validationPercent = v.get<double>();
+            else if (key == "seed")
+                seed = v.get<uint64_t>();
+            else if (key == "device")
+                device = v.get<std::string>();
+            else if (key == "batch")
+                batch = v.get<int64_t>();
+            else if (key == "steps")
+                steps = v.get<int64_t>();
+            else if (key == "epochs")
+                epochs = v.get<int64_t>();
+            else if (key == "lr")
+                lr = v.get<double>();
             else if (key == "betas") {
                 if (!v.is_array() || v.size() != 2) throw ConfigError("betas must be a list of two numbers, e.g. [0.5, 0.999]");
                 beta1 = v[0].get<double>();
                 beta2 = v[1].get<double>();
-            } else if (key == "weight_decay") weightDecay = v.get<double>();
-            else if (key == "eps") eps = v.get<double>();
-            else if (key == "real_label") realLabel = v.get<double>();
-            else if (key == "fake_label") fakeLabel = v.get<double>();
-            else if (key == "instance_noise") instanceNoise = v.get<double>();
-            else if (key == "instance_noise_steps") instanceNoiseSteps = v.get<int64_t>();
-            else if (key == "amp") amp = v.get<std::string>();
-            else if (key == "log_every") logEvery = v.get<int64_t>();
-            else if (key == "sample_every") sampleEvery = v.get<int64_t>();
-            else if (key == "checkpoint_every") checkpointEvery = v.get<int64_t>();
-            else if (key == "loader_threads") loaderThreads = v.get<int>();
-            else if (key == "prefetch") prefetch = v.get<int>();
-            else if (key == "threads") threads = v.get<int>();
-            else if (key == "fixed_noise") fixedNoiseCount = v.get<int64_t>();
-            else if (key == "channels_last") channelsLast = v.get<bool>();
-            else if (key == "metric_every_checkpoints") metricEveryCheckpoints = v.get<int64_t>();
-            else if (key == "metric_features") metricFeatures = v.get<std::string>();
-            else if (key == "metric_samples") metricSamples = v.get<int64_t>();
-            else if (key == "metrics") metrics = v.get<std::vector<std::string>>();
-            else if (key == "metric_cache_dir") metricCacheDir = v.get<std::string>();
-            else throw ConfigError("unknown config key '" + key + "': see run.json of any run for the valid keys");
+            } else if (key == "weight_decay")
+                weightDecay = v.get<double>();
+            else if (key == "eps")
+                eps = v.get<double>();
+            else if (key == "real_label")
+                realLabel = v.get<double>();
+            else if (key == "fake_label")
+                fakeLabel = v.get<double>();
+            else if (key == "instance_noise")
+                instanceNoise = v.get<double>();
+            else if (key == "instance_noise_steps")
+                instanceNoiseSteps = v.get<int64_t>();
+            else if (key == "amp")
+                amp = v.get<std::string>();
+            else if (key == "log_every")
+                logEvery = v.get<int64_t>();
+            else if (key == "sample_every")
+                sampleEvery = v.get<int64_t>();
+            else if (key == "checkpoint_every")
+                checkpointEvery = v.get<int64_t>();
+            else if (key == "loader_threads")
+                loaderThreads = v.get<int>();
+            else if (key == "prefetch")
+                prefetch = v.get<int>();
+            else if (key == "threads")
+                threads = v.get<int>();
+            else if (key == "fixed_noise")
+                fixedNoiseCount = v.get<int64_t>();
+            else if (key == "channels_last")
+                channelsLast = v.get<bool>();
+            else if (key == "metric_every_checkpoints")
+                metricEveryCheckpoints = v.get<int64_t>();
+            else if (key == "metric_features")
+                metricFeatures = v.get<std::string>();
+            else if (key == "metric_samples")
+                metricSamples = v.get<int64_t>();
+            else if (key == "metrics")
+                metrics = v.get<std::vector<std::string>>();
+            else if (key == "metric_cache_dir")
+                metricCacheDir = v.get<std::string>();
+            else
+                throw ConfigError("unknown config key '" + key + "': see run.json of any run for the valid keys");
         } catch (const nlohmann::json::exception& e) {
             throw ConfigError("config key '" + key + "' has the wrong type (" + v.dump() + ")");
         }
     }
     // Keep the preset label honest if the architecture no longer matches it.
-    if (model.preset != "custom" && Presets::exists(model.preset) && !Presets::get(model.preset).sameArchitecture(model))
-        model.preset = "custom";
+    if (model.preset != "custom" && Presets::exists(model.preset) && !Presets::get(model.preset).sameArchitecture(model)) model.preset = "custom";
 }
 
 }  // namespace streetgan

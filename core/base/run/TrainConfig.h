@@ -13,48 +13,48 @@
 namespace streetgan {
 
 struct TrainConfig {
-    ModelConfig model;                 ///< architecture (from a preset unless overridden)
-    std::string data = "synthetic";    ///< data source spec: synthetic | folder | archive | cache
-    int64_t syntheticImages = 16384;   ///< images per epoch of the synthetic street set
+    ModelConfig model;                ///< architecture (from a preset unless overridden)
+    std::string data = "synthetic";   ///< data source spec: synthetic | folder | archive | cache
+    int64_t syntheticImages = 16384;  ///< images per epoch of the synthetic street set
     // Reference augmentation of real photos (folders): shift, centre crop, resize, noise.
-    double maxShift = 0.2;             ///< largest horizontal shift, fraction of the width
-    double cropFactor = 4.0;           ///< centre crop side = crop_factor x img_size source pixels
-    double augNoise = 0.05;            ///< Gaussian noise std in [0, 1] pixel units
-    bool flip = false;                 ///< random horizontal mirror
+    double maxShift = 0.2;    ///< largest horizontal shift, fraction of the width
+    double cropFactor = 4.0;  ///< centre crop side = crop_factor x img_size source pixels
+    double augNoise = 0.05;   ///< Gaussian noise std in [0, 1] pixel units
+    bool flip = false;        ///< random horizontal mirror
     // Selection of real photos.
     std::vector<std::string> cities;         ///< keep only these cities (empty: all)
     std::vector<std::string> excludeCities;  ///< drop these cities
-    int64_t maxPerSequence = 0;        ///< cap of training images per sequence (0: none)
-    double validationPercent = 0.0;    ///< held out by key hash, never trained on
-    uint64_t seed = 0;                 ///< seeds weights, data order, noise: runs are reproducible on CPU
-    std::string device = "auto";       ///< auto | cpu | cuda | cuda:N
+    int64_t maxPerSequence = 0;              ///< cap of training images per sequence (0: none)
+    double validationPercent = 0.0;          ///< held out by key hash, never trained on
+    uint64_t seed = 0;                       ///< seeds weights, data order, noise: runs are reproducible on CPU
+    std::string device = "auto";             ///< auto | cpu | cuda | cuda:N
     int64_t batch = 128;
-    int64_t steps = 0;                 ///< total optimiser steps of the run; 0: use epochs
-    int64_t epochs = 5;                ///< total epochs when steps == 0
+    int64_t steps = 0;   ///< total optimiser steps of the run; 0: use epochs
+    int64_t epochs = 5;  ///< total epochs when steps == 0
     double lr = 2e-4;
     double beta1 = 0.5;
     double beta2 = 0.999;
     double weightDecay = 0.05;
     double eps = 1e-8;
-    double realLabel = 1.0;            ///< target for real images (0.9: one-sided label smoothing)
+    double realLabel = 1.0;  ///< target for real images (0.9: one-sided label smoothing)
     double fakeLabel = 0.0;
-    double instanceNoise = 0.0;        ///< std of Gaussian noise added to D's inputs (real and fake)
-    int64_t instanceNoiseSteps = 0;    ///< linear decay of instanceNoise to 0 over this many steps (0: constant)
-    std::string amp = "off";           ///< off | bf16 | fp16 (fp16: CUDA only, dynamic loss scaling)
-    int64_t logEvery = 10;             ///< steps between metric events (and the only host syncs)
-    int64_t sampleEvery = 200;         ///< steps between fixed-noise sample grids (0: only at the end)
-    int64_t checkpointEvery = 1000;    ///< steps between checkpoints (0: only at epoch ends and the end)
-    int loaderThreads = 2;             ///< data loader worker threads
-    int prefetch = 4;                  ///< ready batches queued ahead of the trainer
-    int threads = 0;                   ///< torch intra-op threads (0: LibTorch's default)
-    bool channelsLast = true;          ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
-    int64_t fixedNoiseCount = 64;      ///< fixed progress-noise vectors (stored in every checkpoint)
+    double instanceNoise = 0.0;      ///< std of Gaussian noise added to D's inputs (real and fake)
+    int64_t instanceNoiseSteps = 0;  ///< linear decay of instanceNoise to 0 over this many steps (0: constant)
+    std::string amp = "off";         ///< off | bf16 | fp16 (fp16: CUDA only, dynamic loss scaling)
+    int64_t logEvery = 10;           ///< steps between metric events (and the only host syncs)
+    int64_t sampleEvery = 200;       ///< steps between fixed-noise sample grids (0: only at the end)
+    int64_t checkpointEvery = 1000;  ///< steps between checkpoints (0: only at epoch ends and the end)
+    int loaderThreads = 2;           ///< data loader worker threads
+    int prefetch = 4;                ///< ready batches queued ahead of the trainer
+    int threads = 0;                 ///< torch intra-op threads (0: LibTorch's default)
+    bool channelsLast = true;        ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
+    int64_t fixedNoiseCount = 64;    ///< fixed progress-noise vectors (stored in every checkpoint)
     // Feature metrics at checkpoints (eval/TrainingMetrics): FID, KID, precision/recall.
-    int64_t metricEveryCheckpoints = 0;  ///< evaluate every N-th checkpoint written (0: off)
-    std::string metricFeatures;          ///< TorchScript feature model, e.g. inception-2015-12-05.pt (empty: reported unavailable)
-    int64_t metricSamples = 2000;        ///< generated images per evaluation (and real images, capped at the data set)
+    int64_t metricEveryCheckpoints = 0;                       ///< evaluate every N-th checkpoint written (0: off)
+    std::string metricFeatures;                               ///< TorchScript feature model, e.g. inception-2015-12-05.pt (empty: reported unavailable)
+    int64_t metricSamples = 2000;                             ///< generated images per evaluation (and real images, capped at the data set)
     std::vector<std::string> metrics = {"fid", "kid", "pr"};  ///< subset of fid, kid, pr
-    std::string metricCacheDir;          ///< real-feature cache folder (empty: $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)
+    std::string metricCacheDir;                               ///< real-feature cache folder (empty: $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)
 
     /// Throws ConfigError naming the first invalid value and its allowed range.
     void validate() const;

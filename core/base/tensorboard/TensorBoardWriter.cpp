@@ -51,18 +51,14 @@ void putVarint(std::string& out, uint64_t v) {
     out.push_back(static_cast<char>(v));
 }
 
-void putKey(std::string& out, uint32_t field, WireType type) {
-    putVarint(out, (uint64_t(field) << 3) | type);
-}
+void putKey(std::string& out, uint32_t field, WireType type) { putVarint(out, (uint64_t(field) << 3) | type); }
 
 void putFixed32(std::string& out, uint32_t v) {
-    for (int i = 0; i < 4; ++i)
-        out.push_back(static_cast<char>((v >> (8 * i)) & 0xffu));
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xffu));
 }
 
 void putFixed64(std::string& out, uint64_t v) {
-    for (int i = 0; i < 8; ++i)
-        out.push_back(static_cast<char>((v >> (8 * i)) & 0xffu));
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xffu));
 }
 
 // int32/int64 fields: negative values are sign-extended to 64 bits (10-byte varint).
@@ -100,8 +96,7 @@ std::string summaryEvent(double wallTime, int64_t step, const std::string& value
     std::string event;
     event.reserve(summary.size() + 32);
     putDoubleField(event, EventField::kWallTime, wallTime);
-    if (step != 0)
-        putVarintField(event, EventField::kStep, step);
+    if (step != 0) putVarintField(event, EventField::kStep, step);
     putBytesField(event, EventField::kSummary, summary);
     return event;
 }
@@ -109,46 +104,36 @@ std::string summaryEvent(double wallTime, int64_t step, const std::string& value
 std::string hostName() {
     std::string name;
 #if defined(_WIN32)
-    if (const char* env = std::getenv("COMPUTERNAME"))
-        name = env;
+    if (const char* env = std::getenv("COMPUTERNAME")) name = env;
 #else
     char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) == 0)
-        name = buf;
+    if (::gethostname(buf, sizeof buf - 1) == 0) name = buf;
 #endif
     for (char& c : name) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        c == '-' || c == '_' || c == '.';
-        if (!ok)
-            c = '_';
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+        if (!ok) c = '_';
     }
     return name.empty() ? std::string("localhost") : name;
 }
 
-std::string errorText(int err) {
-    return std::error_code(err, std::generic_category()).message();
-}
+std::string errorText(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 }  // namespace
 
 void TensorBoardWriter::FileCloser::operator()(std::FILE* f) const {
-    if (f)
-        std::fclose(f);  // flushes; errors are swallowed here by contract (see flush())
+    if (f) std::fclose(f);  // flushes; errors are swallowed here by contract (see flush())
 }
 
 TensorBoardWriter::TensorBoardWriter(const std::string& dir) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
-        throw IoError("cannot create TensorBoard directory '" + dir +
-                      "': " + (ec ? ec.message() : std::string("not a directory")));
+        throw IoError("cannot create TensorBoard directory '" + dir + "': " + (ec ? ec.message() : std::string("not a directory")));
 
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     const double wallTime = std::chrono::duration<double>(now).count();
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now).count();
-    const std::string base =
-        (fs::path(dir) / ("events.out.tfevents." + std::to_string(seconds) + "." + hostName()))
-            .string();
+    const std::string base = (fs::path(dir) / ("events.out.tfevents." + std::to_string(seconds) + "." + hostName())).string();
 
     // Exclusive creation ("x"): never clobber another writer's file from the same second.
     for (int n = 0; !file_; ++n) {
@@ -159,8 +144,7 @@ TensorBoardWriter::TensorBoardWriter(const std::string& dir) {
             file_.reset(f);
             path_ = candidate;
         } else if (errno != EEXIST || n >= 1000) {
-            throw IoError("cannot create TensorBoard event file '" + candidate +
-                          "': " + errorText(errno));
+            throw IoError("cannot create TensorBoard event file '" + candidate + "': " + errorText(errno));
         }
     }
     std::setvbuf(file_.get(), nullptr, _IOFBF, kBufferBytes);
@@ -184,13 +168,9 @@ void TensorBoardWriter::addScalar(const std::string& tag, float value, int64_t s
     writeRecord(summaryEvent(wallTime, step, v));
 }
 
-void TensorBoardWriter::addImage(const std::string& tag, const std::string& pngBytes, int height,
-                                 int width, int channels, int64_t step, double wallTime) {
-    if (channels < 1 || channels > 4)
-        throw std::invalid_argument("TensorBoardWriter::addImage: channels must be 1..4, got " +
-                                    std::to_string(channels));
-    if (height < 0 || width < 0)
-        throw std::invalid_argument("TensorBoardWriter::addImage: negative image size");
+void TensorBoardWriter::addImage(const std::string& tag, const std::string& pngBytes, int height, int width, int channels, int64_t step, double wallTime) {
+    if (channels < 1 || channels > 4) throw std::invalid_argument("TensorBoardWriter::addImage: channels must be 1..4, got " + std::to_string(channels));
+    if (height < 0 || width < 0) throw std::invalid_argument("TensorBoardWriter::addImage: negative image size");
 
     std::string image;
     image.reserve(pngBytes.size() + 32);
@@ -207,20 +187,15 @@ void TensorBoardWriter::addImage(const std::string& tag, const std::string& pngB
 }
 
 void TensorBoardWriter::flush() {
-    if (!file_)
-        throw IoError("TensorBoard event file '" + path_ + "' is closed (moved from)");
+    if (!file_) throw IoError("TensorBoard event file '" + path_ + "' is closed (moved from)");
     errno = 0;
-    if (std::fflush(file_.get()) != 0 || std::ferror(file_.get()))
-        throwWriteError(errno);
+    if (std::fflush(file_.get()) != 0 || std::ferror(file_.get())) throwWriteError(errno);
 }
 
-std::string TensorBoardWriter::path() const {
-    return path_;
-}
+std::string TensorBoardWriter::path() const { return path_; }
 
 void TensorBoardWriter::writeRecord(const std::string& data) {
-    if (!file_)
-        throw IoError("TensorBoard event file '" + path_ + "' is closed (moved from)");
+    if (!file_) throw IoError("TensorBoard event file '" + path_ + "' is closed (moved from)");
     // TFRecord: uint64 length, uint32 masked crc32c(length bytes), data, uint32 masked crc32c(data).
     std::string header;
     header.reserve(12);
@@ -231,18 +206,15 @@ void TensorBoardWriter::writeRecord(const std::string& data) {
     putFixed32(footer, Crc32c::masked(data.data(), data.size()));
 
     std::FILE* f = file_.get();
-    if (std::ferror(f))
-        throwWriteError(0);  // sticky: a record after a failed one would follow torn bytes
+    if (std::ferror(f)) throwWriteError(0);  // sticky: a record after a failed one would follow torn bytes
     errno = 0;
-    if (std::fwrite(header.data(), 1, header.size(), f) != header.size() ||
-        (!data.empty() && std::fwrite(data.data(), 1, data.size(), f) != data.size()) ||
+    if (std::fwrite(header.data(), 1, header.size(), f) != header.size() || (!data.empty() && std::fwrite(data.data(), 1, data.size(), f) != data.size()) ||
         std::fwrite(footer.data(), 1, footer.size(), f) != footer.size())
         throwWriteError(errno);
 }
 
 void TensorBoardWriter::throwWriteError(int err) const {
-    throw IoError("cannot write TensorBoard event file '" + path_ +
-                  "': " + (err != 0 ? errorText(err) : std::string("an earlier write failed")));
+    throw IoError("cannot write TensorBoard event file '" + path_ + "': " + (err != 0 ? errorText(err) : std::string("an earlier write failed")));
 }
 
 }  // namespace streetgan

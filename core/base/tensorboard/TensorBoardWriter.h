@@ -46,8 +46,7 @@ public:
     /// `height` x `width` pixels with `channels` 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA),
     /// stored as the colorspace. Throws std::invalid_argument for channels outside 1..4 or a
     /// negative size (programmer errors), IoError on a write error.
-    void addImage(const std::string& tag, const std::string& pngBytes, int height, int width,
-                  int channels, int64_t step, double wallTime);
+    void addImage(const std::string& tag, const std::string& pngBytes, int height, int width, int channels, int64_t step, double wallTime);
 
     /// Pushes buffered records to the OS (fflush). Throws IoError on a write error. Errors are
     /// sticky: after one, every later add*/flush() throws again (the file may end torn).

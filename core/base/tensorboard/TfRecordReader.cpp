@@ -16,8 +16,7 @@ constexpr std::size_t kChunkBytes = 1 << 20;  // a record's data is read in chun
 
 uint64_t loadLe(const unsigned char* p, int bytes) {
     uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; --i)
-        v = (v << 8) | p[i];
+    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
     return v;
 }
 
@@ -29,20 +28,17 @@ public:
 // Minimal protobuf wire-format cursor over one message.
 class WireReader {
 public:
-    WireReader(const char* data, std::size_t size)
-        : p_(reinterpret_cast<const unsigned char*>(data)), end_(p_ + size) {}
+    WireReader(const char* data, std::size_t size) : p_(reinterpret_cast<const unsigned char*>(data)), end_(p_ + size) {}
 
     bool atEnd() const { return p_ == end_; }
 
     uint64_t varint() {
         uint64_t v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
-            if (p_ == end_)
-                throw MalformedError("truncated varint");
+            if (p_ == end_) throw MalformedError("truncated varint");
             const unsigned char b = *p_++;
             v |= uint64_t(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return v;
+            if (!(b & 0x80)) return v;
         }
         throw MalformedError("varint longer than 10 bytes");
     }
@@ -64,49 +60,52 @@ public:
 
     /// Reads a key; returns false at the end of the message.
     bool key(uint32_t& field, uint32_t& wireType) {
-        if (atEnd())
-            return false;
+        if (atEnd()) return false;
         const uint64_t k = varint();
         field = uint32_t(k >> 3);
         wireType = uint32_t(k & 7);
-        if (field == 0)
-            throw MalformedError("field number 0");
+        if (field == 0) throw MalformedError("field number 0");
         return true;
     }
 
     void skip(uint32_t field, uint32_t wireType, int depth = 0) {
         switch (wireType) {
-        case 0: varint(); return;
-        case 1: fixed(8); return;
-        case 2: bytes(); return;
-        case 5: fixed(4); return;
-        case 3: {  // start group: skip fields up to the matching end group
-            if (depth > 64)
-                throw MalformedError("groups nested too deeply");
-            uint32_t f = 0, w = 0;
-            while (key(f, w)) {
-                if (w == 4) {
-                    if (f != field)
-                        throw MalformedError("mismatched end group");
-                    return;
+            case 0:
+                varint();
+                return;
+            case 1:
+                fixed(8);
+                return;
+            case 2:
+                bytes();
+                return;
+            case 5:
+                fixed(4);
+                return;
+            case 3: {  // start group: skip fields up to the matching end group
+                if (depth > 64) throw MalformedError("groups nested too deeply");
+                uint32_t f = 0, w = 0;
+                while (key(f, w)) {
+                    if (w == 4) {
+                        if (f != field) throw MalformedError("mismatched end group");
+                        return;
+                    }
+                    skip(f, w, depth + 1);
                 }
-                skip(f, w, depth + 1);
+                throw MalformedError("unterminated group");
             }
-            throw MalformedError("unterminated group");
-        }
-        default: throw MalformedError("invalid wire type " + std::to_string(wireType));
+            default:
+                throw MalformedError("invalid wire type " + std::to_string(wireType));
         }
     }
 
     void expect(uint32_t wireType, uint32_t expected, const char* what) {
-        if (wireType != expected)
-            throw MalformedError(std::string("wrong wire type for ") + what);
+        if (wireType != expected) throw MalformedError(std::string("wrong wire type for ") + what);
     }
 
 private:
     void need(uint64_t n) const {
-        if (n > uint64_t(end_ - p_))
-            throw MalformedError("field runs past the end of its message");
+        if (n > uint64_t(end_ - p_)) throw MalformedError("field runs past the end of its message");
     }
 
     const unsigned char* p_;
@@ -131,14 +130,24 @@ TfRecordReader::Image parseImage(std::string_view msg) {
     uint32_t f = 0, w = 0;
     while (r.key(f, w)) {
         switch (f) {
-        case 1: r.expect(w, 0, "Image.height"); img.height = int(int32_t(uint32_t(r.varint()))); break;
-        case 2: r.expect(w, 0, "Image.width"); img.width = int(int32_t(uint32_t(r.varint()))); break;
-        case 3:
-            r.expect(w, 0, "Image.colorspace");
-            img.colorspace = int(int32_t(uint32_t(r.varint())));
-            break;
-        case 4: r.expect(w, 2, "Image.encoded_image_string"); img.encoded = std::string(r.bytes()); break;
-        default: r.skip(f, w);
+            case 1:
+                r.expect(w, 0, "Image.height");
+                img.height = int(int32_t(uint32_t(r.varint())));
+                break;
+            case 2:
+                r.expect(w, 0, "Image.width");
+                img.width = int(int32_t(uint32_t(r.varint())));
+                break;
+            case 3:
+                r.expect(w, 0, "Image.colorspace");
+                img.colorspace = int(int32_t(uint32_t(r.varint())));
+                break;
+            case 4:
+                r.expect(w, 2, "Image.encoded_image_string");
+                img.encoded = std::string(r.bytes());
+                break;
+            default:
+                r.skip(f, w);
         }
     }
     return img;
@@ -150,10 +159,20 @@ TfRecordReader::Value parseValue(std::string_view msg) {
     uint32_t f = 0, w = 0;
     while (r.key(f, w)) {
         switch (f) {
-        case 1: r.expect(w, 2, "Value.tag"); v.tag = std::string(r.bytes()); break;
-        case 2: r.expect(w, 5, "Value.simple_value"); v.simpleValue = toFloat(uint32_t(r.fixed(4))); break;
-        case 4: r.expect(w, 2, "Value.image"); v.image = parseImage(r.bytes()); break;
-        default: r.skip(f, w);
+            case 1:
+                r.expect(w, 2, "Value.tag");
+                v.tag = std::string(r.bytes());
+                break;
+            case 2:
+                r.expect(w, 5, "Value.simple_value");
+                v.simpleValue = toFloat(uint32_t(r.fixed(4)));
+                break;
+            case 4:
+                r.expect(w, 2, "Value.image");
+                v.image = parseImage(r.bytes());
+                break;
+            default:
+                r.skip(f, w);
         }
     }
     return v;
@@ -175,8 +194,7 @@ void parseSummary(std::string_view msg, std::vector<TfRecordReader::Value>& out)
 }  // namespace
 
 TfRecordReader::TfRecordReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
-    if (!in_)
-        throw IoError("cannot open TFRecord file '" + path + "' for reading");
+    if (!in_) throw IoError("cannot open TFRecord file '" + path + "' for reading");
 }
 
 std::size_t TfRecordReader::readUpTo(char* dst, std::size_t n) {
@@ -208,15 +226,13 @@ bool TfRecordReader::readRecord(std::string& data) {
         rewind(start);  // clean end; clears EOF so a growing file can be read on
         return false;
     }
-    if (got < sizeof header)
-        return endAtTornRecord(start);
+    if (got < sizeof header) return endAtTornRecord(start);
 
     const uint64_t length = loadLe(header, 8);
     const uint32_t lengthCrc = uint32_t(loadLe(header + 8, 4));
     if (Crc32c::masked(header, 8) != lengthCrc) {
         rewind(start);
-        throw IoError("corrupt TFRecord file '" + path_ + "': length CRC mismatch in record at offset " +
-                      std::to_string(start));
+        throw IoError("corrupt TFRecord file '" + path_ + "': length CRC mismatch in record at offset " + std::to_string(start));
     }
 
     // Read in chunks so a huge announced length on a torn file never allocates up front.
@@ -241,8 +257,7 @@ bool TfRecordReader::readRecord(std::string& data) {
     if (Crc32c::masked(data.data(), data.size()) != uint32_t(loadLe(footer, 4))) {
         data.clear();
         rewind(start);
-        throw IoError("corrupt TFRecord file '" + path_ + "': data CRC mismatch in record at offset " +
-                      std::to_string(start));
+        throw IoError("corrupt TFRecord file '" + path_ + "': data CRC mismatch in record at offset " + std::to_string(start));
     }
     offset_ = start + 12 + length + 4;
     return true;
@@ -251,13 +266,11 @@ bool TfRecordReader::readRecord(std::string& data) {
 bool TfRecordReader::readEvent(Event& event) {
     const uint64_t start = offset_;
     std::string data;
-    if (!readRecord(data))
-        return false;
+    if (!readRecord(data)) return false;
     try {
         event = parseEvent(data);
     } catch (const IoError& e) {
-        throw IoError("in TFRecord file '" + path_ + "', record at offset " + std::to_string(start) +
-                      ": " + e.what());
+        throw IoError("in TFRecord file '" + path_ + "', record at offset " + std::to_string(start) + ": " + e.what());
     }
     return true;
 }
@@ -269,11 +282,24 @@ TfRecordReader::Event TfRecordReader::parseEvent(const std::string& data) {
         uint32_t f = 0, w = 0;
         while (r.key(f, w)) {
             switch (f) {
-            case 1: r.expect(w, 1, "Event.wall_time"); ev.wallTime = toDouble(r.fixed(8)); break;
-            case 2: r.expect(w, 0, "Event.step"); ev.step = int64_t(r.varint()); break;
-            case 3: r.expect(w, 2, "Event.file_version"); ev.fileVersion = std::string(r.bytes()); break;
-            case 5: r.expect(w, 2, "Event.summary"); parseSummary(r.bytes(), ev.values); break;
-            default: r.skip(f, w);
+                case 1:
+                    r.expect(w, 1, "Event.wall_time");
+                    ev.wallTime = toDouble(r.fixed(8));
+                    break;
+                case 2:
+                    r.expect(w, 0, "Event.step");
+                    ev.step = int64_t(r.varint());
+                    break;
+                case 3:
+                    r.expect(w, 2, "Event.file_version");
+                    ev.fileVersion = std::string(r.bytes());
+                    break;
+                case 5:
+                    r.expect(w, 2, "Event.summary");
+                    parseSummary(r.bytes(), ev.values);
+                    break;
+                default:
+                    r.skip(f, w);
             }
         }
     } catch (const MalformedError& e) {
@@ -286,8 +312,7 @@ std::vector<TfRecordReader::Event> TfRecordReader::readAllEvents(const std::stri
     TfRecordReader reader(path);
     std::vector<Event> events;
     Event ev;
-    while (reader.readEvent(ev))
-        events.push_back(std::move(ev));
+    while (reader.readEvent(ev)) events.push_back(std::move(ev));
     return events;
 }
 

@@ -53,11 +53,16 @@ inline int exitCodeFor(const std::exception& e) {
 /// Rethrows `message` as the error kind that `exitCodeFor` maps to `code` (e.g. from a child).
 [[noreturn]] inline void throwForExitCode(int code, const std::string& message) {
     switch (code) {
-        case static_cast<int>(ExitCode::Config): throw ConfigError(message);
-        case static_cast<int>(ExitCode::Checkpoint): throw CheckpointError(message);
-        case static_cast<int>(ExitCode::Io): throw IoError(message);
-        case static_cast<int>(ExitCode::Data): throw DataError(message);
-        default: throw Error(message);
+        case static_cast<int>(ExitCode::Config):
+            throw ConfigError(message);
+        case static_cast<int>(ExitCode::Checkpoint):
+            throw CheckpointError(message);
+        case static_cast<int>(ExitCode::Io):
+            throw IoError(message);
+        case static_cast<int>(ExitCode::Data):
+            throw DataError(message);
+        default:
+            throw Error(message);
     }
 }
 

@@ -6,10 +6,10 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
 
-#include "ml/checkpoint/PickleValue.h"
-#include "ml/checkpoint/TorchPickleReader.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
+#include "ml/checkpoint/PickleValue.h"
+#include "ml/checkpoint/TorchPickleReader.h"
 
 namespace streetgan {
 namespace {
@@ -127,8 +127,7 @@ std::vector<torch::Tensor> convWeights(const StateDict& s) {
         if (dot == std::string::npos || k.substr(dot) != ".weight") continue;
         try {
             byIndex[std::stoi(k.substr(5, dot - 5))] = t;
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
     }
     std::vector<torch::Tensor> out;
     for (auto& [i, t] : byIndex) out.push_back(t);
@@ -194,15 +193,14 @@ CheckpointData Checkpoint::load(const std::string& path) {
         throw CheckpointError("checkpoint '" + path + "' has an unexpected layout: " + e.what());
     }
     if (out.fixedNoise.defined() && (out.fixedNoise.dim() < 2 || out.fixedNoise.size(1) != out.model.nz))
-        throw CheckpointError("checkpoint '" + path + "': fixed noise has shape " + Checkpoint::shapeText(out.fixedNoise) + " but the generator takes nz=" +
-                              std::to_string(out.model.nz));
+        throw CheckpointError("checkpoint '" + path + "': fixed noise has shape " + Checkpoint::shapeText(out.fixedNoise) +
+                              " but the generator takes nz=" + std::to_string(out.model.nz));
     return out;
 }
 
 ModelConfig Checkpoint::inferArchitecture(const StateDict& g, const StateDict& d, const std::string& path) {
     auto gw = convWeights(g);
-    if (gw.size() < 3)
-        throw CheckpointError("checkpoint '" + path + "': G_state_dict has no DCGAN generator layers (main.N.weight): unsupported architecture");
+    if (gw.size() < 3) throw CheckpointError("checkpoint '" + path + "': G_state_dict has no DCGAN generator layers (main.N.weight): unsupported architecture");
     ModelConfig m;
     m.preset = "custom";
     const int stages = static_cast<int>(gw.size()) - 1;
@@ -240,12 +238,11 @@ void Checkpoint::apply(torch::nn::Module& module, const StateDict& state, const 
     std::vector<std::pair<torch::Tensor, const torch::Tensor*>> copies;
     auto check = [&](const std::string& name, torch::Tensor& dst) {
         auto it = given.find(name);
-        if (it == given.end())
-            throw CheckpointError("checkpoint '" + path + "' lacks " + what + " tensor " + name + ": it is for another architecture");
+        if (it == given.end()) throw CheckpointError("checkpoint '" + path + "' lacks " + what + " tensor " + name + ": it is for another architecture");
         const torch::Tensor& src = *it->second;
         if (src.sizes() != dst.sizes())
-            throw CheckpointError("checkpoint '" + path + "' is for another architecture: " + what + " tensor " + name + " is " +
-                                  Checkpoint::shapeText(src) + " in the checkpoint but " + Checkpoint::shapeText(dst) + " in the model");
+            throw CheckpointError("checkpoint '" + path + "' is for another architecture: " + what + " tensor " + name + " is " + Checkpoint::shapeText(src) +
+                                  " in the checkpoint but " + Checkpoint::shapeText(dst) + " in the model");
         copies.emplace_back(dst, it->second);
         given.erase(it);
     };

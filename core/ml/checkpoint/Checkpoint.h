@@ -29,16 +29,16 @@ using StateDict = std::vector<std::pair<std::string, torch::Tensor>>;
 struct CheckpointData {
     std::string format = "streetgan/1";  ///< "streetgan/1" or "reference"
     ModelConfig model;
-    std::string configJson;   ///< TrainConfig::toJson().dump(), empty for reference checkpoints
+    std::string configJson;  ///< TrainConfig::toJson().dump(), empty for reference checkpoints
     int64_t epoch = 0;
-    int64_t step = 0;         ///< optimiser steps done (reference checkpoints: 0, unknown)
-    StateDict generator;      ///< parameters and buffers, keys without "module."
+    int64_t step = 0;     ///< optimiser steps done (reference checkpoints: 0, unknown)
+    StateDict generator;  ///< parameters and buffers, keys without "module."
     StateDict discriminator;
     std::optional<OptimizerState> generatorOptim;
     std::optional<OptimizerState> discriminatorOptim;
-    torch::Tensor fixedNoise; ///< (K, nz, 1, 1) float32 on CPU, or undefined
-    torch::Tensor rngState;   ///< default CPU generator state, or undefined
-    double ampScale = 0;      ///< fp16 loss scale (0: not used)
+    torch::Tensor fixedNoise;  ///< (K, nz, 1, 1) float32 on CPU, or undefined
+    torch::Tensor rngState;    ///< default CPU generator state, or undefined
+    double ampScale = 0;       ///< fp16 loss scale (0: not used)
     int64_t ampGrowth = 0;
 };
 

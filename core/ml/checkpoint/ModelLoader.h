@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "ml/model/Generator.h"
 #include "ml/checkpoint/Checkpoint.h"
+#include "ml/model/Generator.h"
 
 namespace streetgan {
 

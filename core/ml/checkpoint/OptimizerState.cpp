@@ -2,8 +2,8 @@
 
 #include <c10/util/string_utils.h>
 
-#include "ml/checkpoint/Checkpoint.h"
 #include "base/util/Errors.h"
+#include "ml/checkpoint/Checkpoint.h"
 
 namespace streetgan {
 namespace {
@@ -41,8 +41,7 @@ void OptimizerState::restore(torch::optim::AdamW& opt, const std::string& what) 
     auto& group = opt.param_groups().at(0);
     auto& params = group.params();
     if (params.size() != step.size())
-        throw CheckpointError(what + " optimizer state has " + std::to_string(step.size()) + " parameters, the model has " +
-                              std::to_string(params.size()));
+        throw CheckpointError(what + " optimizer state has " + std::to_string(step.size()) + " parameters, the model has " + std::to_string(params.size()));
     auto& o = static_cast<torch::optim::AdamWOptions&>(group.options());
     if (lr > 0) o.lr(lr);
     for (size_t i = 0; i < params.size(); ++i) {
@@ -53,7 +52,8 @@ void OptimizerState::restore(torch::optim::AdamW& opt, const std::string& what) 
         }
         if (!expAvg[i].defined() || expAvg[i].sizes() != p.sizes() || !expAvgSq[i].defined() || expAvgSq[i].sizes() != p.sizes())
             throw CheckpointError(what + " optimizer state " + std::to_string(i) + " has shape " +
-                                  (expAvg[i].defined() ? Checkpoint::shapeText(expAvg[i]) : std::string("(none)")) + ", the parameter has " + Checkpoint::shapeText(p));
+                                  (expAvg[i].defined() ? Checkpoint::shapeText(expAvg[i]) : std::string("(none)")) + ", the parameter has " +
+                                  Checkpoint::shapeText(p));
         auto st = std::make_unique<torch::optim::AdamWParamState>();
         st->step(step[i]);
         // Same memory format as the parameter (channels_last weights keep NHWC moments).

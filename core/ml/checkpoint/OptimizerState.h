@@ -13,8 +13,8 @@ namespace streetgan {
 struct OptimizerState {
     double lr = 0;
     double beta1 = 0, beta2 = 0, weightDecay = 0, eps = 0;
-    std::vector<int64_t> step;              ///< per parameter; 0: no state yet
-    std::vector<torch::Tensor> expAvg;      ///< per parameter (undefined when step == 0)
+    std::vector<int64_t> step;          ///< per parameter; 0: no state yet
+    std::vector<torch::Tensor> expAvg;  ///< per parameter (undefined when step == 0)
     std::vector<torch::Tensor> expAvgSq;
 
     bool empty() const { return step.empty(); }

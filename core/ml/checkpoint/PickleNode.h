@@ -21,15 +21,15 @@ struct PickleNode {
     enum class Type : uint8_t { Leaf, List, Tuple, Dict, Global, Object, Storage };
     explicit PickleNode(Type t) : type(t) {}
     Type type;
-    bool visiting = false;                          // cycle detection during conversion
-    at::ScalarType dtype = at::kByte;               // Storage
-    int64_t numel = 0;                              // Storage: elements of dtype
-    PickleValue leaf;                               // Leaf: None, bool, int, float, str, bytes, tensor
-    std::vector<PickleNode*> items;                 // List, Tuple
-    std::vector<std::pair<PickleNode*, PickleNode*>> entries;  // Dict
+    bool visiting = false;                                           // cycle detection during conversion
+    at::ScalarType dtype = at::kByte;                                // Storage
+    int64_t numel = 0;                                               // Storage: elements of dtype
+    PickleValue leaf;                                                // Leaf: None, bool, int, float, str, bytes, tensor
+    std::vector<PickleNode*> items;                                  // List, Tuple
+    std::vector<std::pair<PickleNode*, PickleNode*>> entries;        // Dict
     std::unique_ptr<std::unordered_map<std::string, size_t>> index;  // Dict: hashable key -> entry
-    std::string name;                               // Global, Object: "module.qualname"
-    at::Storage storage;                            // Storage
+    std::string name;                                                // Global, Object: "module.qualname"
+    at::Storage storage;                                             // Storage
 };
 
 }  // namespace streetgan

@@ -82,17 +82,28 @@ PickleValue PickleValue::opaque(std::string qualifiedName) {
 
 const char* PickleValue::kindName(Kind k) {
     switch (k) {
-    case Kind::None: return "None";
-    case Kind::Bool: return "bool";
-    case Kind::Int: return "int";
-    case Kind::Float: return "float";
-    case Kind::String: return "str";
-    case Kind::Bytes: return "bytes";
-    case Kind::List: return "list";
-    case Kind::Tuple: return "tuple";
-    case Kind::Dict: return "dict";
-    case Kind::Tensor: return "tensor";
-    case Kind::Opaque: return "object";
+        case Kind::None:
+            return "None";
+        case Kind::Bool:
+            return "bool";
+        case Kind::Int:
+            return "int";
+        case Kind::Float:
+            return "float";
+        case Kind::String:
+            return "str";
+        case Kind::Bytes:
+            return "bytes";
+        case Kind::List:
+            return "list";
+        case Kind::Tuple:
+            return "tuple";
+        case Kind::Dict:
+            return "dict";
+        case Kind::Tensor:
+            return "tensor";
+        case Kind::Opaque:
+            return "object";
     }
     return "?";
 }
@@ -100,38 +111,54 @@ const char* PickleValue::kindName(Kind k) {
 std::string PickleValue::describe() const {
     std::ostringstream os;
     switch (kind_) {
-    case Kind::None: os << "None"; break;
-    case Kind::Bool: os << "bool " << (std::get<bool>(data_) ? "True" : "False"); break;
-    case Kind::Int: os << "int " << std::get<int64_t>(data_); break;
-    case Kind::Float: os << "float " << std::get<double>(data_); break;
-    case Kind::String: {
-        const auto& s = std::get<std::string>(data_);
-        os << "str '" << (s.size() > 40 ? s.substr(0, 40) + "..." : s) << "'";
-        break;
-    }
-    case Kind::Bytes: os << "bytes (" << std::get<std::string>(data_).size() << " bytes)"; break;
-    case Kind::List:
-    case Kind::Tuple: os << kindName(kind_) << " (" << std::get<Items>(data_).size() << " items)"; break;
-    case Kind::Dict: os << "dict (" << std::get<Entries>(data_).size() << " entries)"; break;
-    case Kind::Tensor: {
-        const auto& t = std::get<at::Tensor>(data_);
-        if (!t.defined()) {
-            os << "tensor (undefined)";
+        case Kind::None:
+            os << "None";
+            break;
+        case Kind::Bool:
+            os << "bool " << (std::get<bool>(data_) ? "True" : "False");
+            break;
+        case Kind::Int:
+            os << "int " << std::get<int64_t>(data_);
+            break;
+        case Kind::Float:
+            os << "float " << std::get<double>(data_);
+            break;
+        case Kind::String: {
+            const auto& s = std::get<std::string>(data_);
+            os << "str '" << (s.size() > 40 ? s.substr(0, 40) + "..." : s) << "'";
             break;
         }
-        os << "tensor " << c10::toString(t.scalar_type()) << " [";
-        for (int64_t i = 0; i < t.dim(); ++i) os << (i ? ", " : "") << t.size(i);
-        os << "]";
-        break;
-    }
-    case Kind::Opaque: os << "object of " << std::get<std::string>(data_); break;
+        case Kind::Bytes:
+            os << "bytes (" << std::get<std::string>(data_).size() << " bytes)";
+            break;
+        case Kind::List:
+        case Kind::Tuple:
+            os << kindName(kind_) << " (" << std::get<Items>(data_).size() << " items)";
+            break;
+        case Kind::Dict:
+            os << "dict (" << std::get<Entries>(data_).size() << " entries)";
+            break;
+        case Kind::Tensor: {
+            const auto& t = std::get<at::Tensor>(data_);
+            if (!t.defined()) {
+                os << "tensor (undefined)";
+                break;
+            }
+            os << "tensor " << c10::toString(t.scalar_type()) << " [";
+            for (int64_t i = 0; i < t.dim(); ++i) os << (i ? ", " : "") << t.size(i);
+            os << "]";
+            break;
+        }
+        case Kind::Opaque:
+            os << "object of " << std::get<std::string>(data_);
+            break;
     }
     return os.str();
 }
 
 void PickleValue::kindMismatch(const char* expected) const {
-    throw CheckpointError(std::string("checkpoint value has the wrong type: expected ") + expected + ", found " +
-                          describe() + " (the file does not have the layout this program expects)");
+    throw CheckpointError(std::string("checkpoint value has the wrong type: expected ") + expected + ", found " + describe() +
+                          " (the file does not have the layout this program expects)");
 }
 
 bool PickleValue::asBool() const {
@@ -194,8 +221,7 @@ const PickleValue* PickleValue::findInt(int64_t key) const {
 
 const PickleValue& PickleValue::at(const std::string& key) const {
     if (const PickleValue* v = find(key)) return *v;
-    throw CheckpointError("checkpoint value has no key '" + key + "' (found " + describe() +
-                          "): the file does not have the layout this program expects");
+    throw CheckpointError("checkpoint value has no key '" + key + "' (found " + describe() + "): the file does not have the layout this program expects");
 }
 
 }  // namespace streetgan

@@ -53,22 +53,17 @@ private:
 
 /// Rejects what is certainly not a torch.save zip archive, from the first bytes of the file.
 void checkHeader(const unsigned char* head, size_t headLen, uint64_t fileSize, const std::string& name) {
-    if (fileSize == 0)
-        throw CheckpointError("checkpoint " + quoted(name) + " is empty (0 bytes; an interrupted save?): " + kResave);
-    static const unsigned char kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c,
-                                                 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+    if (fileSize == 0) throw CheckpointError("checkpoint " + quoted(name) + " is empty (0 bytes; an interrupted save?): " + kResave);
+    static const unsigned char kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
     if (headLen >= sizeof(kLegacyMagic) && std::memcmp(head, kLegacyMagic, sizeof(kLegacyMagic)) == 0)
         throw CheckpointError("checkpoint " + quoted(name) +
                               " uses the legacy (pre-1.6, non-zip) torch.save format, which is not supported: load "
                               "it in Python and re-save it with torch.save from PyTorch >= 1.6 (default "
                               "_use_new_zipfile_serialization=True)");
     if (headLen >= 1 && head[0] == 0x80)
-        throw CheckpointError("checkpoint " + quoted(name) +
-                              " is a bare pickle, not a PyTorch zip archive (pickle.dump or legacy torch.save?): " +
-                              kResave);
+        throw CheckpointError("checkpoint " + quoted(name) + " is a bare pickle, not a PyTorch zip archive (pickle.dump or legacy torch.save?): " + kResave);
     if (headLen < 4 || head[0] != 'P' || head[1] != 'K' || head[2] != 3 || head[3] != 4)
-        throw CheckpointError("checkpoint " + quoted(name) + " is not a PyTorch zip archive (truncated or corrupt?): " +
-                              kResave);
+        throw CheckpointError("checkpoint " + quoted(name) + " is not a PyTorch zip archive (truncated or corrupt?): " + kResave);
 }
 
 PickleValue readArchive(caffe2::serialize::PyTorchStreamReader& reader, const std::string& name) {
@@ -83,8 +78,7 @@ PickleValue readArchive(caffe2::serialize::PyTorchStreamReader& reader, const st
         if (match && (pkl.empty() || r.size() < pkl.size())) pkl = r;
     }
     if (pkl.empty())
-        throw CheckpointError("checkpoint " + quoted(name) +
-                              " is a zip archive without a data.pkl record, not a torch.save checkpoint: " + kResave);
+        throw CheckpointError("checkpoint " + quoted(name) + " is a zip archive without a data.pkl record, not a torch.save checkpoint: " + kResave);
     const std::string prefix = pkl.substr(0, pkl.size() - 8);  // folder of data.pkl inside the archive
 
     if (reader.hasRecord(prefix + "byteorder")) {
@@ -125,11 +119,9 @@ PickleValue guarded(const std::string& name, F&& body) {
         throw CheckpointError("checkpoint " + quoted(name) + " is not a readable PyTorch zip archive (truncated or corrupt? " +
                               shortMessage(e.what_without_backtrace()) + "): " + kResave);
     } catch (const std::bad_alloc&) {
-        throw CheckpointError("checkpoint " + quoted(name) +
-                              " could not be read: out of memory (corrupt sizes, or too large for this machine)");
+        throw CheckpointError("checkpoint " + quoted(name) + " could not be read: out of memory (corrupt sizes, or too large for this machine)");
     } catch (const std::exception& e) {
-        throw CheckpointError("checkpoint " + quoted(name) + " could not be read (" + shortMessage(e.what()) + "): " +
-                              kResave);
+        throw CheckpointError("checkpoint " + quoted(name) + " could not be read (" + shortMessage(e.what()) + "): " + kResave);
     }
 }
 
@@ -140,8 +132,7 @@ PickleValue TorchPickleReader::load(const std::string& path) {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
     if (!fs::exists(st)) throw CheckpointError("checkpoint " + quoted(path) + " does not exist: check the path");
-    if (fs::is_directory(st))
-        throw CheckpointError("checkpoint " + quoted(path) + " is a directory, not a file: pass the .pt file inside it");
+    if (fs::is_directory(st)) throw CheckpointError("checkpoint " + quoted(path) + " is a directory, not a file: pass the .pt file inside it");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw CheckpointError("checkpoint " + quoted(path) + " cannot be opened: check its permissions");
     const uintmax_t size = fs::file_size(path, ec);
@@ -157,11 +148,9 @@ PickleValue TorchPickleReader::load(const std::string& path) {
 }
 
 PickleValue TorchPickleReader::loadBytes(const std::vector<char>& zipBytes, const std::string& nameForMessages) {
-    checkHeader(reinterpret_cast<const unsigned char*>(zipBytes.data()), zipBytes.size(), zipBytes.size(),
-                nameForMessages);
+    checkHeader(reinterpret_cast<const unsigned char*>(zipBytes.data()), zipBytes.size(), zipBytes.size(), nameForMessages);
     return guarded(nameForMessages, [&] {
-        caffe2::serialize::PyTorchStreamReader reader(
-            std::make_shared<BoundedMemoryAdapter>(zipBytes.data(), zipBytes.size()));
+        caffe2::serialize::PyTorchStreamReader reader(std::make_shared<BoundedMemoryAdapter>(zipBytes.data(), zipBytes.size()));
         return readArchive(reader, nameForMessages);
     });
 }

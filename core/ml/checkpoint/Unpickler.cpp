@@ -24,9 +24,8 @@ PickleValue Unpickler::parse() {
 }
 
 void Unpickler::fail(const std::string& what) const {
-    throw CheckpointError("checkpoint " + quoted(file_) + " has a corrupt or unsupported data.pkl (" + what +
-                          ", at byte " + std::to_string(opPos_) + " of " + std::to_string(size_) + "): " +
-                          kResave);
+    throw CheckpointError("checkpoint " + quoted(file_) + " has a corrupt or unsupported data.pkl (" + what + ", at byte " + std::to_string(opPos_) + " of " +
+                          std::to_string(size_) + "): " + kResave);
 }
 
 const unsigned char* Unpickler::take(uint64_t n) {
@@ -115,12 +114,23 @@ std::vector<PickleNode*> Unpickler::popMark() {
 bool Unpickler::dictKey(const PickleNode* k, std::string& out) {
     if (k->type != PickleNode::Type::Leaf) return false;
     switch (k->leaf.kind()) {
-    case PickleValue::Kind::String: out = "s" + k->leaf.asString(); return true;
-    case PickleValue::Kind::Bytes: out = "b" + k->leaf.asBytes(); return true;
-    case PickleValue::Kind::Int: out = "i" + std::to_string(k->leaf.asInt()); return true;
-    case PickleValue::Kind::Bool: out = k->leaf.asBool() ? "i1" : "i0"; return true;
-    case PickleValue::Kind::None: out = "n"; return true;
-    default: return false;
+        case PickleValue::Kind::String:
+            out = "s" + k->leaf.asString();
+            return true;
+        case PickleValue::Kind::Bytes:
+            out = "b" + k->leaf.asBytes();
+            return true;
+        case PickleValue::Kind::Int:
+            out = "i" + std::to_string(k->leaf.asInt());
+            return true;
+        case PickleValue::Kind::Bool:
+            out = k->leaf.asBool() ? "i1" : "i0";
+            return true;
+        case PickleValue::Kind::None:
+            out = "n";
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -147,13 +157,20 @@ void Unpickler::append(PickleNode* l, PickleNode* v) {
 
 std::string Unpickler::typeName(const PickleNode* n) {
     switch (n->type) {
-    case PickleNode::Type::Leaf: return PickleValue::kindName(n->leaf.kind());
-    case PickleNode::Type::List: return "list";
-    case PickleNode::Type::Tuple: return "tuple";
-    case PickleNode::Type::Dict: return "dict";
-    case PickleNode::Type::Global: return "global " + n->name;
-    case PickleNode::Type::Object: return "object of " + n->name;
-    case PickleNode::Type::Storage: return "storage";
+        case PickleNode::Type::Leaf:
+            return PickleValue::kindName(n->leaf.kind());
+        case PickleNode::Type::List:
+            return "list";
+        case PickleNode::Type::Tuple:
+            return "tuple";
+        case PickleNode::Type::Dict:
+            return "dict";
+        case PickleNode::Type::Global:
+            return "global " + n->name;
+        case PickleNode::Type::Object:
+            return "object of " + n->name;
+        case PickleNode::Type::Storage:
+            return "storage";
     }
     return "?";
 }
@@ -171,8 +188,7 @@ PickleNode* Unpickler::readLong(uint64_t n) {
         v &= ~(uint64_t(0xff) << (8 * i));
         v |= uint64_t(p[i]) << (8 * i);
     }
-    if (n > 8 && (((v >> 63) & 1) != (negative ? 1u : 0u)))
-        return leaf(PickleValue::opaque("builtins.int (out of int64 range)"));
+    if (n > 8 && (((v >> 63) & 1) != (negative ? 1u : 0u))) return leaf(PickleValue::opaque("builtins.int (out of int64 range)"));
     int64_t s;
     std::memcpy(&s, &v, sizeof s);
     return leaf(PickleValue::integer(s));
@@ -184,8 +200,7 @@ int64_t Unpickler::intOf(const PickleNode* n, const char* what) {
 }
 
 std::vector<int64_t> Unpickler::intTuple(const PickleNode* n, const char* what) {
-    if (n->type != PickleNode::Type::Tuple && n->type != PickleNode::Type::List)
-        fail(std::string(what) + " is a " + typeName(n) + ", not a tuple");
+    if (n->type != PickleNode::Type::Tuple && n->type != PickleNode::Type::List) fail(std::string(what) + " is a " + typeName(n) + ", not a tuple");
     std::vector<int64_t> out;
     out.reserve(n->items.size());
     for (const PickleNode* i : n->items) out.push_back(intOf(i, what));
@@ -201,172 +216,228 @@ PickleNode* Unpickler::run() {
         if (pos_ >= size_) fail("ends without STOP (truncated?)");
         const unsigned char op = data_[pos_++];
         switch (op) {
-        case 0x80: {  // PROTO
-            const uint64_t proto = readLE(1);
-            if (proto > 5) fail("unsupported pickle protocol " + std::to_string(proto));
-            break;
-        }
-        case 0x95: readLE(8); break;  // FRAME: framing hint only
-        case '.': return pop();       // STOP
-        case '(': marks_.push_back(stack_.size()); break;  // MARK
-        case '0': {                                         // POP
-            if (!marks_.empty() && stack_.size() == marks_.back())
-                marks_.pop_back();
-            else
-                pop();
-            break;
-        }
-        case '1': popMark(); break;  // POP_MARK
-        case '2': push(top()); break;  // DUP
-        case '}': push(make(PickleNode::Type::Dict)); break;   // EMPTY_DICT
-        case ']': push(make(PickleNode::Type::List)); break;   // EMPTY_LIST
-        case ')': push(make(PickleNode::Type::Tuple)); break;  // EMPTY_TUPLE
-        case 0x8f: push(make(PickleNode::Type::List)); break;  // EMPTY_SET
-        case 't': push(sequence(PickleNode::Type::Tuple, popMark())); break;  // TUPLE
-        case 'l': push(sequence(PickleNode::Type::List, popMark())); break;   // LIST
-        case 0x91: push(sequence(PickleNode::Type::List, popMark())); break;  // FROZENSET
-        case 0x85:                                                      // TUPLE1
-        case 0x86:                                                      // TUPLE2
-        case 0x87: {                                                    // TUPLE3
-            const size_t n = op - 0x84u;
-            std::vector<PickleNode*> items(n);
-            for (size_t i = n; i > 0; --i) items[i - 1] = pop();
-            push(sequence(PickleNode::Type::Tuple, std::move(items)));
-            break;
-        }
-        case 'd': {  // DICT
-            std::vector<PickleNode*> kv = popMark();
-            if (kv.size() % 2) fail("DICT with an odd number of items");
-            PickleNode* d = make(PickleNode::Type::Dict);
-            for (size_t i = 0; i < kv.size(); i += 2) setItem(d, kv[i], kv[i + 1]);
-            push(d);
-            break;
-        }
-        case 's': {  // SETITEM
-            PickleNode* v = pop();
-            PickleNode* k = pop();
-            setItem(top(), k, v);
-            break;
-        }
-        case 'u': {  // SETITEMS
-            std::vector<PickleNode*> kv = popMark();
-            if (kv.size() % 2) fail("SETITEMS with an odd number of items");
-            PickleNode* d = top();
-            for (size_t i = 0; i < kv.size(); i += 2) setItem(d, kv[i], kv[i + 1]);
-            break;
-        }
-        case 'a': {  // APPEND
-            PickleNode* v = pop();
-            append(top(), v);
-            break;
-        }
-        case 'e':      // APPENDS
-        case 0x90: {   // ADDITEMS
-            std::vector<PickleNode*> items = popMark();
-            PickleNode* l = top();
-            for (PickleNode* v : items) append(l, v);
-            break;
-        }
-        case 'q': memo_[readLE(1)] = top(); break;            // BINPUT
-        case 'r': memo_[readLE(4)] = top(); break;            // LONG_BINPUT
-        case 0x94: memo_[memo_.size()] = top(); break;        // MEMOIZE
-        case 'h':                                             // BINGET
-        case 'j': {                                           // LONG_BINGET
-            auto it = memo_.find(readLE(op == 'h' ? 1 : 4));
-            if (it == memo_.end()) fail("memo entry missing");
-            push(it->second);
-            break;
-        }
-        case 'J': {  // BININT
-            const auto u = static_cast<uint32_t>(readLE(4));
-            int32_t v;
-            std::memcpy(&v, &u, sizeof v);
-            push(leaf(PickleValue::integer(v)));
-            break;
-        }
-        case 'K': push(leaf(PickleValue::integer(static_cast<int64_t>(readLE(1))))); break;  // BININT1
-        case 'M': push(leaf(PickleValue::integer(static_cast<int64_t>(readLE(2))))); break;  // BININT2
-        case 0x8a: push(readLong(readLE(1))); break;                                         // LONG1
-        case 0x8b: {                                                                         // LONG4
-            const auto n = static_cast<uint32_t>(readLE(4));
-            if (n & 0x80000000u) fail("negative LONG4 length");
-            push(readLong(n));
-            break;
-        }
-        case 'G': {  // BINFLOAT: big-endian IEEE double
-            const unsigned char* p = take(8);
-            uint64_t bits = 0;
-            for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
-            double d;
-            std::memcpy(&d, &bits, sizeof d);
-            push(leaf(PickleValue::real(d)));
-            break;
-        }
-        case 'N': push(noneNode); break;    // NONE
-        case 0x88: push(trueNode); break;   // NEWTRUE
-        case 0x89: push(falseNode); break;  // NEWFALSE
-        case 'X': push(leaf(PickleValue::string(readString(readLE(4))))); break;   // BINUNICODE
-        case 0x8c: push(leaf(PickleValue::string(readString(readLE(1))))); break;  // SHORT_BINUNICODE
-        case 0x8d: push(leaf(PickleValue::string(readString(readLE(8))))); break;  // BINUNICODE8
-        case 'T': {  // BINSTRING (Python 2 str, read as str)
-            const auto n = static_cast<uint32_t>(readLE(4));
-            if (n & 0x80000000u) fail("negative BINSTRING length");
-            push(leaf(PickleValue::string(readString(n))));
-            break;
-        }
-        case 'U': push(leaf(PickleValue::string(readString(readLE(1))))); break;  // SHORT_BINSTRING
-        case 'B': push(leaf(PickleValue::bytes(readString(readLE(4))))); break;   // BINBYTES
-        case 'C': push(leaf(PickleValue::bytes(readString(readLE(1))))); break;   // SHORT_BINBYTES
-        case 0x8e: push(leaf(PickleValue::bytes(readString(readLE(8))))); break;  // BINBYTES8
-        case 'c': {  // GLOBAL
-            std::string module = readLine();
-            std::string name = readLine();
-            push(global(module, name));
-            break;
-        }
-        case 0x93: {  // STACK_GLOBAL
-            PickleNode* name = pop();
-            PickleNode* module = pop();
-            if (!isLeaf(name, PickleValue::Kind::String) || !isLeaf(module, PickleValue::Kind::String))
-                fail("STACK_GLOBAL without strings");
-            push(global(module->leaf.asString(), name->leaf.asString()));
-            break;
-        }
-        case 'R': {  // REDUCE
-            PickleNode* args = pop();
-            PickleNode* callable = pop();
-            if (args->type != PickleNode::Type::Tuple) fail("REDUCE arguments are a " + typeName(args));
-            push(call(callable, args->items));
-            break;
-        }
-        case 0x81: {  // NEWOBJ: cls.__new__(cls, *args)
-            PickleNode* args = pop();
-            PickleNode* cls = pop();
-            if (args->type != PickleNode::Type::Tuple) fail("NEWOBJ arguments are a " + typeName(args));
-            if (cls->type != PickleNode::Type::Global) fail("NEWOBJ of a " + typeName(cls));
-            push(cls->name == "collections.OrderedDict" ? make(PickleNode::Type::Dict) : object(cls->name));
-            break;
-        }
-        case 0x92: {  // NEWOBJ_EX
-            pop();  // kwargs
-            PickleNode* args = pop();
-            PickleNode* cls = pop();
-            if (args->type != PickleNode::Type::Tuple) fail("NEWOBJ_EX arguments are a " + typeName(args));
-            if (cls->type != PickleNode::Type::Global) fail("NEWOBJ_EX of a " + typeName(cls));
-            push(cls->name == "collections.OrderedDict" ? make(PickleNode::Type::Dict) : object(cls->name));
-            break;
-        }
-        case 'b': {  // BUILD
-            PickleNode* state = pop();
-            build(top(), state);
-            break;
-        }
-        case 'Q': push(persistentLoad(pop())); break;  // BINPERSID
-        default: {
-            static const char* kHex = "0123456789abcdef";
-            std::string hex = {'0', 'x', kHex[op >> 4], kHex[op & 15]};
-            fail("unknown pickle opcode " + hex);
-        }
+            case 0x80: {  // PROTO
+                const uint64_t proto = readLE(1);
+                if (proto > 5) fail("unsupported pickle protocol " + std::to_string(proto));
+                break;
+            }
+            case 0x95:
+                readLE(8);
+                break;  // FRAME: framing hint only
+            case '.':
+                return pop();  // STOP
+            case '(':
+                marks_.push_back(stack_.size());
+                break;   // MARK
+            case '0': {  // POP
+                if (!marks_.empty() && stack_.size() == marks_.back())
+                    marks_.pop_back();
+                else
+                    pop();
+                break;
+            }
+            case '1':
+                popMark();
+                break;  // POP_MARK
+            case '2':
+                push(top());
+                break;  // DUP
+            case '}':
+                push(make(PickleNode::Type::Dict));
+                break;  // EMPTY_DICT
+            case ']':
+                push(make(PickleNode::Type::List));
+                break;  // EMPTY_LIST
+            case ')':
+                push(make(PickleNode::Type::Tuple));
+                break;  // EMPTY_TUPLE
+            case 0x8f:
+                push(make(PickleNode::Type::List));
+                break;  // EMPTY_SET
+            case 't':
+                push(sequence(PickleNode::Type::Tuple, popMark()));
+                break;  // TUPLE
+            case 'l':
+                push(sequence(PickleNode::Type::List, popMark()));
+                break;  // LIST
+            case 0x91:
+                push(sequence(PickleNode::Type::List, popMark()));
+                break;    // FROZENSET
+            case 0x85:    // TUPLE1
+            case 0x86:    // TUPLE2
+            case 0x87: {  // TUPLE3
+                const size_t n = op - 0x84u;
+                std::vector<PickleNode*> items(n);
+                for (size_t i = n; i > 0; --i) items[i - 1] = pop();
+                push(sequence(PickleNode::Type::Tuple, std::move(items)));
+                break;
+            }
+            case 'd': {  // DICT
+                std::vector<PickleNode*> kv = popMark();
+                if (kv.size() % 2) fail("DICT with an odd number of items");
+                PickleNode* d = make(PickleNode::Type::Dict);
+                for (size_t i = 0; i < kv.size(); i += 2) setItem(d, kv[i], kv[i + 1]);
+                push(d);
+                break;
+            }
+            case 's': {  // SETITEM
+                PickleNode* v = pop();
+                PickleNode* k = pop();
+                setItem(top(), k, v);
+                break;
+            }
+            case 'u': {  // SETITEMS
+                std::vector<PickleNode*> kv = popMark();
+                if (kv.size() % 2) fail("SETITEMS with an odd number of items");
+                PickleNode* d = top();
+                for (size_t i = 0; i < kv.size(); i += 2) setItem(d, kv[i], kv[i + 1]);
+                break;
+            }
+            case 'a': {  // APPEND
+                PickleNode* v = pop();
+                append(top(), v);
+                break;
+            }
+            case 'e':     // APPENDS
+            case 0x90: {  // ADDITEMS
+                std::vector<PickleNode*> items = popMark();
+                PickleNode* l = top();
+                for (PickleNode* v : items) append(l, v);
+                break;
+            }
+            case 'q':
+                memo_[readLE(1)] = top();
+                break;  // BINPUT
+            case 'r':
+                memo_[readLE(4)] = top();
+                break;  // LONG_BINPUT
+            case 0x94:
+                memo_[memo_.size()] = top();
+                break;   // MEMOIZE
+            case 'h':    // BINGET
+            case 'j': {  // LONG_BINGET
+                auto it = memo_.find(readLE(op == 'h' ? 1 : 4));
+                if (it == memo_.end()) fail("memo entry missing");
+                push(it->second);
+                break;
+            }
+            case 'J': {  // BININT
+                const auto u = static_cast<uint32_t>(readLE(4));
+                int32_t v;
+                std::memcpy(&v, &u, sizeof v);
+                push(leaf(PickleValue::integer(v)));
+                break;
+            }
+            case 'K':
+                push(leaf(PickleValue::integer(static_cast<int64_t>(readLE(1)))));
+                break;  // BININT1
+            case 'M':
+                push(leaf(PickleValue::integer(static_cast<int64_t>(readLE(2)))));
+                break;  // BININT2
+            case 0x8a:
+                push(readLong(readLE(1)));
+                break;    // LONG1
+            case 0x8b: {  // LONG4
+                const auto n = static_cast<uint32_t>(readLE(4));
+                if (n & 0x80000000u) fail("negative LONG4 length");
+                push(readLong(n));
+                break;
+            }
+            case 'G': {  // BINFLOAT: big-endian IEEE double
+                const unsigned char* p = take(8);
+                uint64_t bits = 0;
+                for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
+                double d;
+                std::memcpy(&d, &bits, sizeof d);
+                push(leaf(PickleValue::real(d)));
+                break;
+            }
+            case 'N':
+                push(noneNode);
+                break;  // NONE
+            case 0x88:
+                push(trueNode);
+                break;  // NEWTRUE
+            case 0x89:
+                push(falseNode);
+                break;  // NEWFALSE
+            case 'X':
+                push(leaf(PickleValue::string(readString(readLE(4)))));
+                break;  // BINUNICODE
+            case 0x8c:
+                push(leaf(PickleValue::string(readString(readLE(1)))));
+                break;  // SHORT_BINUNICODE
+            case 0x8d:
+                push(leaf(PickleValue::string(readString(readLE(8)))));
+                break;   // BINUNICODE8
+            case 'T': {  // BINSTRING (Python 2 str, read as str)
+                const auto n = static_cast<uint32_t>(readLE(4));
+                if (n & 0x80000000u) fail("negative BINSTRING length");
+                push(leaf(PickleValue::string(readString(n))));
+                break;
+            }
+            case 'U':
+                push(leaf(PickleValue::string(readString(readLE(1)))));
+                break;  // SHORT_BINSTRING
+            case 'B':
+                push(leaf(PickleValue::bytes(readString(readLE(4)))));
+                break;  // BINBYTES
+            case 'C':
+                push(leaf(PickleValue::bytes(readString(readLE(1)))));
+                break;  // SHORT_BINBYTES
+            case 0x8e:
+                push(leaf(PickleValue::bytes(readString(readLE(8)))));
+                break;   // BINBYTES8
+            case 'c': {  // GLOBAL
+                std::string module = readLine();
+                std::string name = readLine();
+                push(global(module, name));
+                break;
+            }
+            case 0x93: {  // STACK_GLOBAL
+                PickleNode* name = pop();
+                PickleNode* module = pop();
+                if (!isLeaf(name, PickleValue::Kind::String) || !isLeaf(module, PickleValue::Kind::String)) fail("STACK_GLOBAL without strings");
+                push(global(module->leaf.asString(), name->leaf.asString()));
+                break;
+            }
+            case 'R': {  // REDUCE
+                PickleNode* args = pop();
+                PickleNode* callable = pop();
+                if (args->type != PickleNode::Type::Tuple) fail("REDUCE arguments are a " + typeName(args));
+                push(call(callable, args->items));
+                break;
+            }
+            case 0x81: {  // NEWOBJ: cls.__new__(cls, *args)
+                PickleNode* args = pop();
+                PickleNode* cls = pop();
+                if (args->type != PickleNode::Type::Tuple) fail("NEWOBJ arguments are a " + typeName(args));
+                if (cls->type != PickleNode::Type::Global) fail("NEWOBJ of a " + typeName(cls));
+                push(cls->name == "collections.OrderedDict" ? make(PickleNode::Type::Dict) : object(cls->name));
+                break;
+            }
+            case 0x92: {  // NEWOBJ_EX
+                pop();    // kwargs
+                PickleNode* args = pop();
+                PickleNode* cls = pop();
+                if (args->type != PickleNode::Type::Tuple) fail("NEWOBJ_EX arguments are a " + typeName(args));
+                if (cls->type != PickleNode::Type::Global) fail("NEWOBJ_EX of a " + typeName(cls));
+                push(cls->name == "collections.OrderedDict" ? make(PickleNode::Type::Dict) : object(cls->name));
+                break;
+            }
+            case 'b': {  // BUILD
+                PickleNode* state = pop();
+                build(top(), state);
+                break;
+            }
+            case 'Q':
+                push(persistentLoad(pop()));
+                break;  // BINPERSID
+            default: {
+                static const char* kHex = "0123456789abcdef";
+                std::string hex = {'0', 'x', kHex[op >> 4], kHex[op & 15]};
+                fail("unknown pickle opcode " + hex);
+            }
         }
     }
 }
@@ -376,15 +447,18 @@ PickleValue Unpickler::convert(PickleNode* n, size_t depth) {
     if (budget_ == 0) fail("shared references expand to too many values");
     --budget_;
     switch (n->type) {
-    case PickleNode::Type::Leaf: return n->leaf;
-    case PickleNode::Type::Global:
-    case PickleNode::Type::Object: return PickleValue::opaque(n->name);
-    case PickleNode::Type::Storage: {  // a bare storage: its elements as a 1-D tensor
-        at::Tensor t = at::empty({0}, at::TensorOptions().dtype(n->dtype).device(at::kCPU));
-        t.set_(n->storage, 0, {n->numel}, {1});
-        return PickleValue::tensor(std::move(t));
-    }
-    default: break;
+        case PickleNode::Type::Leaf:
+            return n->leaf;
+        case PickleNode::Type::Global:
+        case PickleNode::Type::Object:
+            return PickleValue::opaque(n->name);
+        case PickleNode::Type::Storage: {  // a bare storage: its elements as a 1-D tensor
+            at::Tensor t = at::empty({0}, at::TensorOptions().dtype(n->dtype).device(at::kCPU));
+            t.set_(n->storage, 0, {n->numel}, {1});
+            return PickleValue::tensor(std::move(t));
+        }
+        default:
+            break;
     }
     // A container reached again while converting its own contents (Python allows l.append(l)):
     // the back reference becomes an opaque value instead of an infinite tree.

@@ -57,9 +57,7 @@ private:
     PickleNode* global(const std::string& module, const std::string& name);
     PickleNode* object(const std::string& qualname);
     PickleNode* sequence(PickleNode::Type t, std::vector<PickleNode*> items);
-    static bool isLeaf(const PickleNode* n, PickleValue::Kind k) {
-        return n->type == PickleNode::Type::Leaf && n->leaf.kind() == k;
-    }
+    static bool isLeaf(const PickleNode* n, PickleValue::Kind k) { return n->type == PickleNode::Type::Leaf && n->leaf.kind() == k; }
 
     // --- stack -----------------------------------------------------------------------------
     size_t floor() const { return marks_.empty() ? 0 : marks_.back(); }

@@ -17,12 +17,18 @@ namespace streetgan {
 
 bool Unpickler::storageType(const std::string& qualname, at::ScalarType& out) {
     static const std::unordered_map<std::string, at::ScalarType> kTypes = {
-        {"FloatStorage", at::kFloat},          {"DoubleStorage", at::kDouble},
-        {"HalfStorage", at::kHalf},            {"BFloat16Storage", at::kBFloat16},
-        {"LongStorage", at::kLong},            {"IntStorage", at::kInt},
-        {"ShortStorage", at::kShort},          {"CharStorage", at::kChar},
-        {"ByteStorage", at::kByte},            {"BoolStorage", at::kBool},
-        {"ComplexFloatStorage", at::kComplexFloat}, {"ComplexDoubleStorage", at::kComplexDouble},
+        {"FloatStorage", at::kFloat},
+        {"DoubleStorage", at::kDouble},
+        {"HalfStorage", at::kHalf},
+        {"BFloat16Storage", at::kBFloat16},
+        {"LongStorage", at::kLong},
+        {"IntStorage", at::kInt},
+        {"ShortStorage", at::kShort},
+        {"CharStorage", at::kChar},
+        {"ByteStorage", at::kByte},
+        {"BoolStorage", at::kBool},
+        {"ComplexFloatStorage", at::kComplexFloat},
+        {"ComplexDoubleStorage", at::kComplexDouble},
         {"UntypedStorage", at::kByte},
     };
     std::string base;
@@ -44,8 +50,7 @@ PickleNode* Unpickler::persistentLoad(PickleNode* pid) {
         fail("unsupported persistent id (" + typeName(pid) + ")");
     const PickleNode* type = pid->items[1];
     at::ScalarType dtype = at::kByte;
-    if (type->type != PickleNode::Type::Global || !storageType(type->name, dtype))
-        fail("unsupported storage type " + typeName(type));
+    if (type->type != PickleNode::Type::Global || !storageType(type->name, dtype)) fail("unsupported storage type " + typeName(type));
     const PickleNode* key = pid->items[2];
     std::string keyStr;
     if (isLeaf(key, PickleValue::Kind::String))
@@ -62,8 +67,8 @@ PickleNode* Unpickler::persistentLoad(PickleNode* pid) {
     n->storage = loader_(keyStr);
     const uint64_t elem = c10::elementSize(dtype);
     if (static_cast<uint64_t>(numel) > n->storage.nbytes() / elem)
-        fail("storage data/" + keyStr + " holds " + std::to_string(n->storage.nbytes()) + " bytes, fewer than its " +
-             std::to_string(numel) + " declared elements");
+        fail("storage data/" + keyStr + " holds " + std::to_string(n->storage.nbytes()) + " bytes, fewer than its " + std::to_string(numel) +
+             " declared elements");
     return n;
 }
 
@@ -86,12 +91,9 @@ PickleNode* Unpickler::rebuildTensor(const std::vector<PickleNode*>& args) {
     if (numel > 0) {
         for (size_t i = 0; i < sizes.size(); ++i) {
             int64_t span = 0;
-            if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) || __builtin_add_overflow(last, span, &last))
-                fail("tensor extent overflows");
+            if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) || __builtin_add_overflow(last, span, &last)) fail("tensor extent overflows");
         }
-        if (last >= st->numel)
-            fail("tensor reaches element " + std::to_string(last) + " of a storage with " +
-                 std::to_string(st->numel) + " elements");
+        if (last >= st->numel) fail("tensor reaches element " + std::to_string(last) + " of a storage with " + std::to_string(st->numel) + " elements");
     }
     at::Tensor t = at::empty({0}, at::TensorOptions().dtype(st->dtype).device(at::kCPU));
     t.set_(st->storage, offset, sizes, strides);
@@ -121,25 +123,22 @@ PickleNode* Unpickler::call(const PickleNode* callable, const std::vector<Pickle
         if (args.size() < 3 || args[2]->type != PickleNode::Type::Tuple) fail("malformed _rebuild_from_type_v2");
         return call(args[0], args[2]->items, depth + 1);
     }
-    if (f == "torch.jit._pickle.restore_type_tag" || f == "torch.jit._pickle.build_intlist" ||
-        f == "torch.jit._pickle.build_floatlist" || f == "torch.jit._pickle.build_doublelist" ||
-        f == "torch.jit._pickle.build_boollist" || f == "torch.jit._pickle.build_tensorlist" ||
+    if (f == "torch.jit._pickle.restore_type_tag" || f == "torch.jit._pickle.build_intlist" || f == "torch.jit._pickle.build_floatlist" ||
+        f == "torch.jit._pickle.build_doublelist" || f == "torch.jit._pickle.build_boollist" || f == "torch.jit._pickle.build_tensorlist" ||
         f == "torch.jit._pickle.build_complexlist") {
         if (args.empty()) fail(f + " without an argument");
         return args[0];
     }
     if (f == "torch.Size") {
-        if (args.empty() || (args[0]->type != PickleNode::Type::Tuple && args[0]->type != PickleNode::Type::List))
-            return sequence(PickleNode::Type::Tuple, {});
+        if (args.empty() || (args[0]->type != PickleNode::Type::Tuple && args[0]->type != PickleNode::Type::List)) return sequence(PickleNode::Type::Tuple, {});
         return sequence(PickleNode::Type::Tuple, args[0]->items);
     }
     if (f == "builtins.set" || f == "builtins.frozenset") {
-        if (args.empty() || (args[0]->type != PickleNode::Type::List && args[0]->type != PickleNode::Type::Tuple))
-            return make(PickleNode::Type::List);
+        if (args.empty() || (args[0]->type != PickleNode::Type::List && args[0]->type != PickleNode::Type::Tuple)) return make(PickleNode::Type::List);
         return sequence(PickleNode::Type::List, args[0]->items);
     }
-    if ((f == "_codecs.encode" || f == "builtins.bytearray") && args.size() == 2 &&
-        isLeaf(args[0], PickleValue::Kind::String) && isLeaf(args[1], PickleValue::Kind::String)) {
+    if ((f == "_codecs.encode" || f == "builtins.bytearray") && args.size() == 2 && isLeaf(args[0], PickleValue::Kind::String) &&
+        isLeaf(args[1], PickleValue::Kind::String)) {
         const std::string& enc = args[1]->leaf.asString();
         if (enc == "latin1" || enc == "latin-1") return leaf(PickleValue::bytes(latin1(args[0]->leaf.asString())));
     }

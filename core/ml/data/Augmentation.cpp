@@ -30,14 +30,12 @@ std::string num(double v) {
 
 void checkImage(const DecodedImage& img) {
     const int r = img.reduction;
-    const bool ok = img.width > 0 && img.height > 0 && img.sourceWidth > 0 && img.sourceHeight > 0 &&
-                    (r == 1 || r == 2 || r == 4 || r == 8) && (img.sourceWidth + r - 1) / r == img.width &&
-                    (img.sourceHeight + r - 1) / r == img.height &&
+    const bool ok = img.width > 0 && img.height > 0 && img.sourceWidth > 0 && img.sourceHeight > 0 && (r == 1 || r == 2 || r == 4 || r == 8) &&
+                    (img.sourceWidth + r - 1) / r == img.width && (img.sourceHeight + r - 1) / r == img.height &&
                     img.rgb.size() == static_cast<size_t>(img.width) * static_cast<size_t>(img.height) * 3;
     if (!ok)
-        throw DataError("augmentation: inconsistent decoded image (" + std::to_string(img.width) + "x" +
-                        std::to_string(img.height) + " decoded, " + std::to_string(img.sourceWidth) + "x" +
-                        std::to_string(img.sourceHeight) + " source, reduction " + std::to_string(r) + ", " +
+        throw DataError("augmentation: inconsistent decoded image (" + std::to_string(img.width) + "x" + std::to_string(img.height) + " decoded, " +
+                        std::to_string(img.sourceWidth) + "x" + std::to_string(img.sourceHeight) + " source, reduction " + std::to_string(r) + ", " +
                         std::to_string(img.rgb.size()) + " bytes); build it with ImageDecoder::decode");
 }
 
@@ -45,16 +43,13 @@ void checkImage(const DecodedImage& img) {
 
 void Augmentation::validate(const AugmentParams& p) {
     if (p.size < 1 || p.size > kMaxSize)
-        throw ConfigError("augmentation size " + std::to_string(p.size) + " is out of range: use 1 to " +
-                          std::to_string(kMaxSize) + " pixels (the model's image size, e.g. 64)");
+        throw ConfigError("augmentation size " + std::to_string(p.size) + " is out of range: use 1 to " + std::to_string(kMaxSize) +
+                          " pixels (the model's image size, e.g. 64)");
     if (!std::isfinite(p.maxShift) || p.maxShift < 0.0 || p.maxShift > 1.0)
-        throw ConfigError("augmentation max shift " + num(p.maxShift) +
-                          " is out of range: use a fraction of the width from 0 to 1 (reference 0.2)");
-    if (!std::isfinite(p.cropFactor) || p.cropFactor <= 0.0 || p.cropFactor * p.size < 0.5 ||
-        p.cropFactor * p.size > kMaxCropSide)
-        throw ConfigError("augmentation crop factor " + num(p.cropFactor) + " is out of range for size " +
-                          std::to_string(p.size) + ": the crop (factor x size) must be 1 to " + num(kMaxCropSide) +
-                          " pixels (reference factor 4)");
+        throw ConfigError("augmentation max shift " + num(p.maxShift) + " is out of range: use a fraction of the width from 0 to 1 (reference 0.2)");
+    if (!std::isfinite(p.cropFactor) || p.cropFactor <= 0.0 || p.cropFactor * p.size < 0.5 || p.cropFactor * p.size > kMaxCropSide)
+        throw ConfigError("augmentation crop factor " + num(p.cropFactor) + " is out of range for size " + std::to_string(p.size) +
+                          ": the crop (factor x size) must be 1 to " + num(kMaxCropSide) + " pixels (reference factor 4)");
     if (!std::isfinite(p.noiseStd) || p.noiseStd < 0.0 || p.noiseStd > 10.0)
         throw ConfigError("augmentation noise std " + num(p.noiseStd) + " is out of range: use 0 to 10 (reference 0.05)");
 }
@@ -87,9 +82,8 @@ void Augmentation::applyU8(const DecodedImage& img, const AugmentParams& p, uint
     const int C = cropSide(p);
     const int W = img.sourceWidth, H = img.sourceHeight;
     if (std::min(W, H) < C)
-        throw BadImageError(BadImageReason::TooSmall,
-                            "augmentation: a " + std::to_string(W) + "x" + std::to_string(H) + " image is smaller than the " +
-                                std::to_string(C) + " px crop; use larger images or a smaller crop factor or image size");
+        throw BadImageError(BadImageReason::TooSmall, "augmentation: a " + std::to_string(W) + "x" + std::to_string(H) + " image is smaller than the " +
+                                                          std::to_string(C) + " px crop; use larger images or a smaller crop factor or image size");
     const Draw d = draw(p, W, seed);
     const int r = img.reduction;
 
@@ -157,9 +151,11 @@ public:
 private:
     // Acklam's rational approximation of the inverse normal CDF (relative error < 1.2e-9).
     static double quantile(double p) {
-        static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+        static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+                                   1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
         static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01};
-        static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+        static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                   -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
         static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00};
         const double lo = 0.02425;
         if (p < lo) {
@@ -168,8 +164,7 @@ private:
         }
         if (p > 1 - lo) return -quantile(1 - p);
         const double q = p - 0.5, r = q * q;
-        return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-               (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+        return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
     }
     float table_[kSize];
 };

@@ -5,19 +5,18 @@
 
 #include <opencv2/core/utility.hpp>
 
-#include "ml/data/Augmentation.h"
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
+#include "ml/data/Augmentation.h"
 
 namespace streetgan {
 
-BatchLoader::BatchLoader(std::shared_ptr<const ImageSource> source, LoaderOptions options)
-    : source_(std::move(source)), opt_(options) {
+BatchLoader::BatchLoader(std::shared_ptr<const ImageSource> source, LoaderOptions options) : source_(std::move(source)), opt_(options) {
     const int64_t perRank = source_->size() / opt_.worldSize;
     stepsPerEpoch_ = perRank / opt_.batch;
     if (stepsPerEpoch_ < 1)
-        throw DataError("data source " + source_->describe() + " has fewer images per rank than one batch of " +
-                        std::to_string(opt_.batch) + ": lower --batch or add images");
+        throw DataError("data source " + source_->describe() + " has fewer images per rank than one batch of " + std::to_string(opt_.batch) +
+                        ": lower --batch or add images");
 }
 
 BatchLoader::~BatchLoader() { stop(); }

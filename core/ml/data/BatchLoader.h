@@ -32,9 +32,9 @@ struct LoaderOptions {
     int threads = 2;
     int prefetch = 4;
     bool shuffle = true;
-    bool pinMemory = false;     ///< page-locked batches for asynchronous host-to-GPU copies
-    bool instanceNoise = false; ///< also draw instanceReal/instanceFake
-    int64_t rank = 0;           ///< this rank's shard of every epoch (distributed runs)
+    bool pinMemory = false;      ///< page-locked batches for asynchronous host-to-GPU copies
+    bool instanceNoise = false;  ///< also draw instanceReal/instanceFake
+    int64_t rank = 0;            ///< this rank's shard of every epoch (distributed runs)
     int64_t worldSize = 1;
 };
 

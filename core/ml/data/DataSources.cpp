@@ -2,11 +2,11 @@
 
 #include <filesystem>
 
+#include "base/run/TrainConfig.h"
+#include "base/util/Errors.h"
 #include "ml/data/PackedCacheSource.h"
 #include "ml/data/PhotoSource.h"
 #include "ml/data/SyntheticSource.h"
-#include "base/run/TrainConfig.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 

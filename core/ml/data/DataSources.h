@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "ml/data/Augmentation.h"
 #include "base/dataset/DatasetIndex.h"
+#include "ml/data/Augmentation.h"
 #include "ml/data/ImageSource.h"
 
 namespace streetgan {

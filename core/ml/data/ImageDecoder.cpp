@@ -44,12 +44,9 @@ ImageInfo walkJpeg(const uint8_t* b, size_t n, const std::string& name) {
         if (pos >= n)
             fail(BadImageReason::Truncated, name,
                  "truncated JPEG (ends after " + std::to_string(n) + " bytes without the end-of-image marker); " + kRedownload);
-        if (b[pos] != 0xFF)
-            fail(BadImageReason::Corrupt, name,
-                 "corrupt JPEG (no marker at byte " + std::to_string(pos) + "); " + kRemove);
+        if (b[pos] != 0xFF) fail(BadImageReason::Corrupt, name, "corrupt JPEG (no marker at byte " + std::to_string(pos) + "); " + kRemove);
         while (pos < n && b[pos] == 0xFF) ++pos;  // fill bytes
-        if (pos >= n)
-            fail(BadImageReason::Truncated, name, "truncated JPEG (ends inside a marker); " + std::string(kRedownload));
+        if (pos >= n) fail(BadImageReason::Truncated, name, "truncated JPEG (ends inside a marker); " + std::string(kRedownload));
         const uint8_t m = b[pos++];
         if (m == 0xD9) {  // EOI
             if (!haveFrame || !haveScan)
@@ -57,15 +54,11 @@ ImageInfo walkJpeg(const uint8_t* b, size_t n, const std::string& name) {
             return info;
         }
         if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue;  // standalone markers
-        if (m == 0x00 || m == 0xD8)
-            fail(BadImageReason::Corrupt, name, "corrupt JPEG (invalid marker at byte " + std::to_string(pos - 1) + "); " + kRemove);
-        if (pos + 2 > n)
-            fail(BadImageReason::Truncated, name, "truncated JPEG (ends inside a segment header); " + std::string(kRedownload));
+        if (m == 0x00 || m == 0xD8) fail(BadImageReason::Corrupt, name, "corrupt JPEG (invalid marker at byte " + std::to_string(pos - 1) + "); " + kRemove);
+        if (pos + 2 > n) fail(BadImageReason::Truncated, name, "truncated JPEG (ends inside a segment header); " + std::string(kRedownload));
         const size_t len = be16(b + pos);
-        if (len < 2)
-            fail(BadImageReason::Corrupt, name, "corrupt JPEG (segment length " + std::to_string(len) + "); " + kRemove);
-        if (pos + len > n)
-            fail(BadImageReason::Truncated, name, "truncated JPEG (ends inside a segment); " + std::string(kRedownload));
+        if (len < 2) fail(BadImageReason::Corrupt, name, "corrupt JPEG (segment length " + std::to_string(len) + "); " + kRemove);
+        if (pos + len > n) fail(BadImageReason::Truncated, name, "truncated JPEG (ends inside a segment); " + std::string(kRedownload));
         const bool isSof = m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC;
         if (isSof && !haveFrame) {
             if (len < 8) fail(BadImageReason::Corrupt, name, "corrupt JPEG (short frame header); " + std::string(kRemove));
@@ -74,15 +67,14 @@ ImageInfo walkJpeg(const uint8_t* b, size_t n, const std::string& name) {
             info.width = static_cast<int>(be16(b + pos + 5));
             const int components = b[pos + 7];
             if (m == 0xC3 || m == 0xC5 || m == 0xC6 || m == 0xC7 || m == 0xCB || m == 0xCD || m == 0xCE || m == 0xCF)
-                fail(BadImageReason::Unsupported, name,
-                     "lossless or hierarchical JPEG, which the decoder cannot read; re-encode it as a baseline JPEG or PNG");
+                fail(BadImageReason::Unsupported, name, "lossless or hierarchical JPEG, which the decoder cannot read; re-encode it as a baseline JPEG or PNG");
             if (precision != 8)
                 fail(BadImageReason::Unsupported, name,
                      std::to_string(precision) + "-bit JPEG, which the decoder cannot read; re-encode it with 8 bits per sample");
             if (info.width == 0 || info.height == 0 || (components != 1 && components != 3 && components != 4))
                 fail(BadImageReason::Corrupt, name,
-                     "corrupt JPEG (frame header says " + std::to_string(info.width) + "x" + std::to_string(info.height) +
-                         " with " + std::to_string(components) + " components); " + kRemove);
+                     "corrupt JPEG (frame header says " + std::to_string(info.width) + "x" + std::to_string(info.height) + " with " +
+                         std::to_string(components) + " components); " + kRemove);
             haveFrame = true;
         }
         pos += len;
@@ -93,8 +85,7 @@ ImageInfo walkJpeg(const uint8_t* b, size_t n, const std::string& name) {
                 const void* ff = pos < n ? std::memchr(b + pos, 0xFF, n - pos) : nullptr;
                 if (!ff || static_cast<const uint8_t*>(ff) + 1 >= b + n)
                     fail(BadImageReason::Truncated, name,
-                         "truncated JPEG (image data ends after " + std::to_string(n) + " bytes without the end-of-image marker); " +
-                             kRedownload);
+                         "truncated JPEG (image data ends after " + std::to_string(n) + " bytes without the end-of-image marker); " + kRedownload);
                 pos = static_cast<size_t>(static_cast<const uint8_t*>(ff) - b);
                 const uint8_t next = b[pos + 1];
                 if (next == 0x00 || (next >= 0xD0 && next <= 0xD7)) {
@@ -118,8 +109,7 @@ ImageInfo walkPng(const uint8_t* b, size_t n, const std::string& name) {
     bool first = true, haveData = false;
     for (;;) {
         if (pos + 8 > n)
-            fail(BadImageReason::Truncated, name,
-                 "truncated PNG (ends after " + std::to_string(n) + " bytes without the IEND chunk); " + kRedownload);
+            fail(BadImageReason::Truncated, name, "truncated PNG (ends after " + std::to_string(n) + " bytes without the IEND chunk); " + kRedownload);
         const uint32_t len = be32(b + pos);
         const uint8_t* type = b + pos + 4;
         for (int i = 0; i < 4; ++i) {
@@ -156,8 +146,7 @@ ImageInfo walkWebP(const uint8_t* b, size_t n, const std::string& name) {
     const size_t riff = le32(b + 4);
     if (riff < 4 + 8) fail(BadImageReason::Corrupt, name, "corrupt WebP (RIFF size " + std::to_string(riff) + "); " + kRemove);
     if (n < riff + 8)
-        fail(BadImageReason::Truncated, name,
-             "truncated WebP (" + std::to_string(n) + " of " + std::to_string(riff + 8) + " bytes); " + kRedownload);
+        fail(BadImageReason::Truncated, name, "truncated WebP (" + std::to_string(n) + " of " + std::to_string(riff + 8) + " bytes); " + kRedownload);
     if (n < 30) fail(BadImageReason::Corrupt, name, "corrupt WebP (no image chunk); " + std::string(kRemove));
     const uint8_t* c = b + 12;
     const size_t chunk = le32(c + 4);
@@ -173,15 +162,13 @@ ImageInfo walkWebP(const uint8_t* b, size_t n, const std::string& name) {
         info.height = static_cast<int>(((bits >> 14) & 0x3FFF) + 1);
     } else if (std::memcmp(c, "VP8X", 4) == 0) {
         if (chunk < 10) fail(BadImageReason::Corrupt, name, "corrupt WebP (bad VP8X header); " + std::string(kRemove));
-        if (c[8] & 0x02)
-            fail(BadImageReason::Unsupported, name, "animated WebP, which the decoder cannot read; extract a frame as PNG or JPEG");
+        if (c[8] & 0x02) fail(BadImageReason::Unsupported, name, "animated WebP, which the decoder cannot read; extract a frame as PNG or JPEG");
         info.width = static_cast<int>(le24(c + 12) + 1);
         info.height = static_cast<int>(le24(c + 15) + 1);
     } else {
         fail(BadImageReason::Corrupt, name, "corrupt WebP (unknown first chunk); " + std::string(kRemove));
     }
-    if (info.width == 0 || info.height == 0)
-        fail(BadImageReason::Corrupt, name, "corrupt WebP (zero width or height); " + std::string(kRemove));
+    if (info.width == 0 || info.height == 0) fail(BadImageReason::Corrupt, name, "corrupt WebP (zero width or height); " + std::string(kRemove));
     return info;
 }
 
@@ -189,22 +176,32 @@ ImageInfo walkWebP(const uint8_t* b, size_t n, const std::string& name) {
 
 const char* ImageDecoder::reasonName(BadImageReason reason) {
     switch (reason) {
-        case BadImageReason::Empty: return "empty";
-        case BadImageReason::NotAnImage: return "not-an-image";
-        case BadImageReason::Truncated: return "truncated";
-        case BadImageReason::Corrupt: return "corrupt";
-        case BadImageReason::Unsupported: return "unsupported";
-        case BadImageReason::TooSmall: return "too-small";
-        case BadImageReason::TooLarge: return "too-large";
+        case BadImageReason::Empty:
+            return "empty";
+        case BadImageReason::NotAnImage:
+            return "not-an-image";
+        case BadImageReason::Truncated:
+            return "truncated";
+        case BadImageReason::Corrupt:
+            return "corrupt";
+        case BadImageReason::Unsupported:
+            return "unsupported";
+        case BadImageReason::TooSmall:
+            return "too-small";
+        case BadImageReason::TooLarge:
+            return "too-large";
     }
     return "unknown";
 }
 
 const char* ImageDecoder::formatName(ImageFormat format) {
     switch (format) {
-        case ImageFormat::Jpeg: return "JPEG";
-        case ImageFormat::Png: return "PNG";
-        case ImageFormat::WebP: return "WebP";
+        case ImageFormat::Jpeg:
+            return "JPEG";
+        case ImageFormat::Png:
+            return "PNG";
+        case ImageFormat::WebP:
+            return "WebP";
     }
     return "unknown";
 }
@@ -220,8 +217,7 @@ ImageInfo ImageDecoder::probe(const uint8_t* bytes, size_t size, const std::stri
     if (size == 0 || bytes == nullptr) fail(BadImageReason::Empty, name, "the file is empty (0 bytes); re-download it or remove it");
     if (size >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) return walkJpeg(bytes, size, name);
     if (size >= 8 && std::memcmp(bytes, kPngSig, 8) == 0) return walkPng(bytes, size, name);
-    if (size >= 12 && std::memcmp(bytes, "RIFF", 4) == 0 && std::memcmp(bytes + 8, "WEBP", 4) == 0)
-        return walkWebP(bytes, size, name);
+    if (size >= 12 && std::memcmp(bytes, "RIFF", 4) == 0 && std::memcmp(bytes + 8, "WEBP", 4) == 0) return walkWebP(bytes, size, name);
     // A signature cut short is a truncated file, not a foreign one.
     if (prefixMatches(bytes, size, kJpegSig, 2) && size < 3)
         fail(BadImageReason::Truncated, name, "truncated JPEG (" + std::to_string(size) + " bytes); " + kRedownload);
@@ -229,8 +225,7 @@ ImageInfo ImageDecoder::probe(const uint8_t* bytes, size_t size, const std::stri
         fail(BadImageReason::Truncated, name, "truncated PNG (" + std::to_string(size) + " bytes); " + kRedownload);
     if (size < 12 && size >= 4 && std::memcmp(bytes, "RIFF", 4) == 0)
         fail(BadImageReason::Truncated, name, "truncated RIFF/WebP (" + std::to_string(size) + " bytes); " + kRedownload);
-    fail(BadImageReason::NotAnImage, name,
-         "not an image (no JPEG, PNG or WebP signature in its first bytes); remove it from the data set or convert it");
+    fail(BadImageReason::NotAnImage, name, "not an image (no JPEG, PNG or WebP signature in its first bytes); remove it from the data set or convert it");
 }
 
 DecodedImage ImageDecoder::decode(const uint8_t* bytes, size_t size, const DecodeRequest& request, const std::string& name) {
@@ -238,15 +233,14 @@ DecodedImage ImageDecoder::decode(const uint8_t* bytes, size_t size, const Decod
     const int shortSide = info.width < info.height ? info.width : info.height;
     if (request.cropSide > 0 && shortSide < request.cropSide)
         fail(BadImageReason::TooSmall, name,
-             std::to_string(info.width) + "x" + std::to_string(info.height) + " is smaller than the " +
-                 std::to_string(request.cropSide) + " px crop; use larger images or a smaller crop factor or image size");
+             std::to_string(info.width) + "x" + std::to_string(info.height) + " is smaller than the " + std::to_string(request.cropSide) +
+                 " px crop; use larger images or a smaller crop factor or image size");
     const int64_t pixels = static_cast<int64_t>(info.width) * info.height;
     if (pixels > request.maxSourcePixels)
         fail(BadImageReason::TooLarge, name,
-             std::to_string(info.width) + "x" + std::to_string(info.height) + " has more than the " +
-                 std::to_string(request.maxSourcePixels) + " pixels the loader decodes; downscale it first");
-    if (size > static_cast<size_t>(INT32_MAX))
-        fail(BadImageReason::TooLarge, name, "the file is larger than 2 GiB; downscale it first");
+             std::to_string(info.width) + "x" + std::to_string(info.height) + " has more than the " + std::to_string(request.maxSourcePixels) +
+                 " pixels the loader decodes; downscale it first");
+    if (size > static_cast<size_t>(INT32_MAX)) fail(BadImageReason::TooLarge, name, "the file is larger than 2 GiB; downscale it first");
 
     int reduction = 1;
     if (info.format == ImageFormat::Jpeg && request.allowReduction) reduction = chooseReduction(request.cropSide, request.targetSide);
@@ -261,18 +255,15 @@ DecodedImage ImageDecoder::decode(const uint8_t* bytes, size_t size, const Decod
     try {
         bgr = cv::imdecode(encoded, flags);
     } catch (const cv::Exception& e) {
-        fail(BadImageReason::Corrupt, name,
-             std::string("the ") + formatName(info.format) + " decoder failed (" + e.err + "); " + kRemove);
+        fail(BadImageReason::Corrupt, name, std::string("the ") + formatName(info.format) + " decoder failed (" + e.err + "); " + kRemove);
     }
     const int expectW = (info.width + reduction - 1) / reduction;
     const int expectH = (info.height + reduction - 1) / reduction;
-    if (bgr.empty())
-        fail(BadImageReason::Corrupt, name, std::string("the ") + formatName(info.format) + " decoder rejected the data; " + kRemove);
+    if (bgr.empty()) fail(BadImageReason::Corrupt, name, std::string("the ") + formatName(info.format) + " decoder rejected the data; " + kRemove);
     if (bgr.cols != expectW || bgr.rows != expectH || bgr.type() != CV_8UC3)
         fail(BadImageReason::Corrupt, name,
-             std::string("the ") + formatName(info.format) + " decoder returned " + std::to_string(bgr.cols) + "x" +
-                 std::to_string(bgr.rows) + " where the header promised " + std::to_string(expectW) + "x" +
-                 std::to_string(expectH) + "; " + kRemove);
+             std::string("the ") + formatName(info.format) + " decoder returned " + std::to_string(bgr.cols) + "x" + std::to_string(bgr.rows) +
+                 " where the header promised " + std::to_string(expectW) + "x" + std::to_string(expectH) + "; " + kRemove);
 
     DecodedImage out;
     out.width = bgr.cols;

@@ -95,8 +95,7 @@ class ImageDecoder {
 public:
     /// Decodes `size` bytes at `bytes` (the whole file). `nameForMessages` (a path or archive
     /// member) only appears in error messages. Throws BadImageError. Thread-safe.
-    static DecodedImage decode(const uint8_t* bytes, size_t size, const DecodeRequest& request,
-                               const std::string& nameForMessages);
+    static DecodedImage decode(const uint8_t* bytes, size_t size, const DecodeRequest& request, const std::string& nameForMessages);
 
     /// Format and source dimensions from the header, after the same structural validation as
     /// decode() (so a truncated file fails here too) but without decoding pixels. Throws

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "ml/data/PackedCacheWriter.h"
 #include "base/util/Crc32c.h"
 #include "base/util/Errors.h"
+#include "ml/data/PackedCacheWriter.h"
 
 namespace streetgan {
 namespace {
@@ -43,8 +43,7 @@ Parsed parseIndex(const std::string& dir) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         std::ifstream progress(dir + "/progress.json");
-        if (progress)
-            throw DataError("packed cache '" + dir + "' is incomplete (packing was interrupted): run the pack again, it resumes where it stopped");
+        if (progress) throw DataError("packed cache '" + dir + "' is incomplete (packing was interrupted): run the pack again, it resumes where it stopped");
         throw DataError("no packed cache in '" + dir + "' (index.json missing): pack the data set into it first");
     }
     json j;
@@ -55,8 +54,7 @@ Parsed parseIndex(const std::string& dir) {
     }
     Parsed p;
     try {
-        if (j.value("format", std::string()) != "streetgan-packed-cache")
-            throw DataError("'" + path + "' is not a StreetGAN packed cache index" + repack(dir));
+        if (j.value("format", std::string()) != "streetgan-packed-cache") throw DataError("'" + path + "' is not a StreetGAN packed cache index" + repack(dir));
         const int version = j.value("version", 0);
         if (version != PackedCacheWriter::kVersion)
             throw DataError("packed cache '" + dir + "' has format version " + std::to_string(version) + ", this build reads version " +
@@ -94,11 +92,9 @@ Parsed parseIndex(const std::string& dir) {
     std::vector<int64_t> filled(p.shards.size(), 0);
     for (size_t i = 0; i < p.records.size(); ++i) {
         const auto& r = p.records[i];
-        const bool ok = r.shard >= 0 && r.shard < static_cast<int64_t>(p.shards.size()) && r.margin >= 0 && r.cols == S + 2 * r.margin &&
-                        r.width > 0 && r.height > 0 && r.reduction >= 1 && r.crop >= 1 && r.offset == filled[static_cast<size_t>(r.shard)];
-        if (!ok)
-            throw DataError("packed cache index '" + path + "' is inconsistent at record " + std::to_string(i) + " ('" + r.key + "')" +
-                            repack(dir));
+        const bool ok = r.shard >= 0 && r.shard < static_cast<int64_t>(p.shards.size()) && r.margin >= 0 && r.cols == S + 2 * r.margin && r.width > 0 &&
+                        r.height > 0 && r.reduction >= 1 && r.crop >= 1 && r.offset == filled[static_cast<size_t>(r.shard)];
+        if (!ok) throw DataError("packed cache index '" + path + "' is inconsistent at record " + std::to_string(i) + " ('" + r.key + "')" + repack(dir));
         filled[static_cast<size_t>(r.shard)] += static_cast<int64_t>(S) * r.cols * 3;
     }
     for (size_t s = 0; s < p.shards.size(); ++s)
@@ -109,13 +105,12 @@ Parsed parseIndex(const std::string& dir) {
 
 // Throws when a shard is missing or has the wrong size.
 void checkShardFile(const std::string& dir, const Shard& s) {
-    struct stat st{};
+    struct stat st {};
     const std::string path = dir + "/" + s.file;
-    if (::stat(path.c_str(), &st) != 0)
-        throw DataError("packed cache shard '" + path + "' is missing (" + std::strerror(errno) + ")" + repack(dir));
+    if (::stat(path.c_str(), &st) != 0) throw DataError("packed cache shard '" + path + "' is missing (" + std::strerror(errno) + ")" + repack(dir));
     if (static_cast<int64_t>(st.st_size) != s.bytes)
-        throw DataError("packed cache shard '" + path + "' is " + (st.st_size < s.bytes ? "truncated" : "too long") + " (" +
-                        std::to_string(st.st_size) + " of " + std::to_string(s.bytes) + " bytes)" + repack(dir));
+        throw DataError("packed cache shard '" + path + "' is " + (st.st_size < s.bytes ? "truncated" : "too long") + " (" + std::to_string(st.st_size) +
+                        " of " + std::to_string(s.bytes) + " bytes)" + repack(dir));
 }
 
 }  // namespace
@@ -207,8 +202,8 @@ void PackedCacheSource::load(int64_t index, int size, uint64_t augmentSeed, uint
 
 std::string PackedCacheSource::describe() const {
     return "packed cache '" + dir_ + "' (" + std::to_string(records_.size()) + " images, " + std::to_string(cityCount_) + " cities, " +
-           std::to_string(params_.size) + " px, " + std::to_string(shards_.size()) + " shards" +
-           (root_.empty() ? std::string() : ", from '" + root_ + "'") + ")";
+           std::to_string(params_.size) + " px, " + std::to_string(shards_.size()) + " shards" + (root_.empty() ? std::string() : ", from '" + root_ + "'") +
+           ")";
 }
 
 void PackedCacheSource::verify(const std::string& dir) {
@@ -229,10 +224,9 @@ void PackedCacheSource::verify(const std::string& dir) {
             total += n;
         }
         if (in.bad() || total != s.bytes)
-            throw DataError("cannot read all of packed cache shard '" + path + "' (" + std::to_string(total) + " of " + std::to_string(s.bytes) +
-                            " bytes)" + repack(dir));
-        if (crc != s.crc)
-            throw DataError("packed cache shard '" + path + "' is corrupt (CRC-32C mismatch: the file changed after packing)" + repack(dir));
+            throw DataError("cannot read all of packed cache shard '" + path + "' (" + std::to_string(total) + " of " + std::to_string(s.bytes) + " bytes)" +
+                            repack(dir));
+        if (crc != s.crc) throw DataError("packed cache shard '" + path + "' is corrupt (CRC-32C mismatch: the file changed after packing)" + repack(dir));
     }
 }
 

@@ -35,9 +35,9 @@ public:
     struct Record {
         std::string key, city, sequence;
         int64_t shard = 0, offset = 0;
-        int cols = 0;       ///< stored band width in cache pixels (size + 2 * margin)
-        int margin = 0;     ///< cache pixels on each side of the centre crop
-        int width = 0;      ///< source width (the shift draw depends on it)
+        int cols = 0;    ///< stored band width in cache pixels (size + 2 * margin)
+        int margin = 0;  ///< cache pixels on each side of the centre crop
+        int width = 0;   ///< source width (the shift draw depends on it)
         int height = 0;
         int reduction = 1;  ///< DCT reduction used at pack time
         int crop = 0;       ///< crop side in decoded pixels before scaling to size

@@ -21,10 +21,10 @@
 #include <optional>
 #include <thread>
 
-#include "ml/data/ImageDecoder.h"
-#include "base/util/Crc32c.h"
 #include "base/util/AtomicFile.h"
+#include "base/util/Crc32c.h"
 #include "base/util/Errors.h"
+#include "ml/data/ImageDecoder.h"
 
 namespace streetgan {
 namespace {
@@ -65,8 +65,8 @@ Band makeBand(const DecodedImage& img, const AugmentParams& p) {
     const int C = Augmentation::cropSide(p);
     const int W = img.sourceWidth, H = img.sourceHeight;
     if (std::min(W, H) < C)
-        throw BadImageError(BadImageReason::TooSmall, "a " + std::to_string(W) + "x" + std::to_string(H) + " image is smaller than the " +
-                                                          std::to_string(C) + " px crop");
+        throw BadImageError(BadImageReason::TooSmall,
+                            "a " + std::to_string(W) + "x" + std::to_string(H) + " image is smaller than the " + std::to_string(C) + " px crop");
     const int r = img.reduction;
     const int S = p.size;
     const double left = std::nearbyint((W - C) / 2.0), top = std::nearbyint((H - C) / 2.0);
@@ -107,8 +107,14 @@ std::string hex32(uint32_t v) {
 }
 
 std::string fingerprint(const DatasetIndex& index, const AugmentParams& p, int64_t shardBytes) {
-    json head = {{"version", PackedCacheWriter::kVersion}, {"size", p.size},  {"max_shift", p.maxShift}, {"crop_factor", p.cropFactor},
-                 {"noise_std", p.noiseStd},                {"flip", p.flip},  {"shard_bytes", shardBytes}, {"entries", index.size()}};
+    json head = {{"version", PackedCacheWriter::kVersion},
+                 {"size", p.size},
+                 {"max_shift", p.maxShift},
+                 {"crop_factor", p.cropFactor},
+                 {"noise_std", p.noiseStd},
+                 {"flip", p.flip},
+                 {"shard_bytes", shardBytes},
+                 {"entries", index.size()}};
     const std::string h = head.dump();
     uint32_t a = Crc32c::compute(h.data(), h.size()), b = 0x5eed;
     for (const ImageEntry& e : index.entries()) {
@@ -149,8 +155,7 @@ std::string serialise(const State& st, const AugmentParams& p, const std::string
         const Record& r = st.records[i];
         out += i ? ",\n  [" : "\n  [";
         out += json(r.key).dump() + "," + json(r.city).dump() + "," + json(r.sequence).dump();
-        for (int64_t v : {r.shard, r.offset, int64_t{r.cols}, int64_t{r.margin}, int64_t{r.width}, int64_t{r.height}, int64_t{r.reduction},
-                          int64_t{r.crop}})
+        for (int64_t v : {r.shard, r.offset, int64_t{r.cols}, int64_t{r.margin}, int64_t{r.width}, int64_t{r.height}, int64_t{r.reduction}, int64_t{r.crop}})
             out += "," + std::to_string(v);
         out += "]";
     }
@@ -186,8 +191,8 @@ void cleanDir(const std::string& dir, int64_t firstStale) {
         const bool tmp = name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
         const bool tmpAtomic = name.find(".tmp.") != std::string::npos;
         long n = -1;
-        const bool shard = name.size() == 15 && name.rfind("shard_", 0) == 0 && name.compare(11, 4, ".bin") == 0 &&
-                           std::sscanf(name.c_str() + 6, "%5ld", &n) == 1;
+        const bool shard =
+            name.size() == 15 && name.rfind("shard_", 0) == 0 && name.compare(11, 4, ".bin") == 0 && std::sscanf(name.c_str() + 6, "%5ld", &n) == 1;
         if (tmp || tmpAtomic || (shard && n >= firstStale)) fs::remove(e.path(), ec);
     }
 }
@@ -267,8 +272,8 @@ PackedCacheWriter::ByteReader PackedCacheWriter::folderReader(const std::string&
 }
 
 PackedCacheWriter::Summary PackedCacheWriter::pack(const DatasetIndex& index, const ByteReader& readBytes, const std::string& outDir,
-                                                   const AugmentParams& params, const Progress& progress, const std::atomic<bool>* cancel,
-                                                   int64_t shardBytes, int threads) {
+                                                   const AugmentParams& params, const Progress& progress, const std::atomic<bool>* cancel, int64_t shardBytes,
+                                                   int threads) {
     Augmentation::validate(params);
     if (shardBytes < 1) throw ConfigError("packed cache shard size " + std::to_string(shardBytes) + " is out of range: use at least 1 byte (default 1 GiB)");
     if (shardBytes > (int64_t{1} << 40)) throw ConfigError("packed cache shard size is too large: use at most 1 TiB (default 1 GiB)");
@@ -293,8 +298,7 @@ PackedCacheWriter::Summary PackedCacheWriter::pack(const DatasetIndex& index, co
                 summary.resumedFromEntry = index.size();
                 return summary;
             }
-        } catch (const json::exception&) {
-        }
+        } catch (const json::exception&) {}
         fs::remove(indexPath, ec);
     }
 
@@ -319,8 +323,7 @@ PackedCacheWriter::Summary PackedCacheWriter::pack(const DatasetIndex& index, co
             }
         } catch (const json::exception&) {
         } catch (const std::invalid_argument&) {
-        } catch (const std::out_of_range&) {
-        }
+        } catch (const std::out_of_range&) {}
     }
     if (!resumed) {
         st = State{};

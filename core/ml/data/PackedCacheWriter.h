@@ -46,8 +46,8 @@
 #include <string>
 #include <vector>
 
-#include "ml/data/Augmentation.h"
 #include "base/dataset/DatasetIndex.h"
+#include "ml/data/Augmentation.h"
 
 namespace streetgan {
 
@@ -62,11 +62,11 @@ public:
     using Progress = std::function<void(int64_t done, int64_t total)>;
 
     struct Summary {
-        bool complete = false;           ///< false: cancelled (progress.json left for a resume)
-        bool alreadyComplete = false;    ///< index.json with the same fingerprint was already there
-        int64_t resumedFromEntry = 0;    ///< first entry this call packed (0: fresh start)
-        int64_t images = 0;              ///< records in the cache so far
-        int64_t shards = 0;              ///< complete shards so far
+        bool complete = false;                   ///< false: cancelled (progress.json left for a resume)
+        bool alreadyComplete = false;            ///< index.json with the same fingerprint was already there
+        int64_t resumedFromEntry = 0;            ///< first entry this call packed (0: fresh start)
+        int64_t images = 0;                      ///< records in the cache so far
+        int64_t shards = 0;                      ///< complete shards so far
         std::map<std::string, int64_t> skipped;  ///< bad images by reason so far
     };
 
@@ -74,10 +74,8 @@ public:
     /// null) is polled between small batches; on cancel the shard being written is dropped and
     /// Summary::complete is false. Throws ConfigError (bad params, shardBytes < 1), IoError
     /// (cannot write), DataError (no usable image at all).
-    static Summary pack(const DatasetIndex& index, const ByteReader& readBytes, const std::string& outDir,
-                        const AugmentParams& params, const Progress& progress = {},
-                        const std::atomic<bool>* cancel = nullptr, int64_t shardBytes = kDefaultShardBytes,
-                        int threads = 0);
+    static Summary pack(const DatasetIndex& index, const ByteReader& readBytes, const std::string& outDir, const AugmentParams& params,
+                        const Progress& progress = {}, const std::atomic<bool>* cancel = nullptr, int64_t shardBytes = kDefaultShardBytes, int threads = 0);
 
     /// A ByteReader for a folder index: reads root + "/" + entry.path.
     static ByteReader folderReader(const std::string& root);

@@ -7,9 +7,9 @@
 #include <unordered_map>
 
 #include "base/dataset/ArchiveReader.h"
+#include "base/util/Errors.h"
 #include "ml/data/ImageDecoder.h"
 #include "ml/data/PackedCacheWriter.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 
@@ -23,8 +23,7 @@ PhotoSource::PhotoSource(std::string name, DatasetIndex index, ByteReader read, 
 }
 
 std::shared_ptr<PhotoSource> PhotoSource::folder(const std::string& root, const IndexOptions& index, const AugmentParams& augment) {
-    return std::make_shared<PhotoSource>("folder '" + root + "'", DatasetIndex::scanFolder(root, index), PackedCacheWriter::folderReader(root),
-                                         augment);
+    return std::make_shared<PhotoSource>("folder '" + root + "'", DatasetIndex::scanFolder(root, index), PackedCacheWriter::folderReader(root), augment);
 }
 
 namespace {
@@ -43,8 +42,10 @@ DatasetIndex PhotoSource::archiveIndex(const ArchiveReader& reader, const IndexO
     std::vector<DatasetIndex::ListedFile> files;
     std::map<std::string, int64_t> listingSkipped;
     for (size_t i = 0; i < reader.size(); ++i) {
-        if (reader.intact(i)) files.push_back({reader.entry(i).name, reader.entry(i).size});
-        else ++listingSkipped["truncated archive entry"];
+        if (reader.intact(i))
+            files.push_back({reader.entry(i).name, reader.entry(i).size});
+        else
+            ++listingSkipped["truncated archive entry"];
     }
     const auto byPath = entriesByPath(reader);
     auto readText = [&](const std::string& name) -> std::optional<std::string> {
@@ -97,8 +98,7 @@ void PhotoSource::load(int64_t index, int size, uint64_t augmentSeed, uint8_t* r
 }
 
 std::string PhotoSource::describe() const {
-    return name_ + " (" + std::to_string(index_.size()) + " images, " + std::to_string(index_.cities().size()) + " cities, " +
-           index_.layout() + " layout)";
+    return name_ + " (" + std::to_string(index_.size()) + " images, " + std::to_string(index_.cities().size()) + " cities, " + index_.layout() + " layout)";
 }
 
 std::map<std::string, int64_t> PhotoSource::skipped() const {

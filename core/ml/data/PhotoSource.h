@@ -15,8 +15,8 @@
 #include <mutex>
 #include <string>
 
-#include "ml/data/Augmentation.h"
 #include "base/dataset/DatasetIndex.h"
+#include "ml/data/Augmentation.h"
 #include "ml/data/ImageSource.h"
 
 namespace streetgan {

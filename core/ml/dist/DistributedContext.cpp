@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <limits>
+#include <map>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -80,8 +80,8 @@ DistributedContext::DistributedContext(const Env& env, bool cuda, std::chrono::m
         auto tcp = c10::make_intrusive<c10d::TCPStore>(env_.masterAddr, o);
         store_ = c10::make_intrusive<c10d::PrefixStore>("streetgan", tcp);
     } catch (const std::exception& e) {
-        throw Error("distributed rendezvous at " + env_.masterAddr + ":" + std::to_string(env_.masterPort) + " failed for " + who + " (" +
-                    firstLine(e) + "): check that every rank was started with the same MASTER_ADDR/MASTER_PORT and that rank 0 is up");
+        throw Error("distributed rendezvous at " + env_.masterAddr + ":" + std::to_string(env_.masterPort) + " failed for " + who + " (" + firstLine(e) +
+                    "): check that every rank was started with the same MASTER_ADDR/MASTER_PORT and that rank 0 is up");
     }
     try {
         if (cuda) {
@@ -116,8 +116,8 @@ DistributedContext::DistributedContext(const Env& env, bool cuda, std::chrono::m
 DistributedContext::~DistributedContext() = default;
 
 std::string DistributedContext::failure(const char* what, const std::string& cause) const {
-    return "distributed " + std::string(what) + " failed on rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.worldSize) + " (" +
-           cause + "): another rank died, was stopped or did not answer within " + std::to_string(timeout_.count() / 1000) +
+    return "distributed " + std::string(what) + " failed on rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.worldSize) + " (" + cause +
+           "): another rank died, was stopped or did not answer within " + std::to_string(timeout_.count() / 1000) +
            " s; resume from the last checkpoint with --resume";
 }
 

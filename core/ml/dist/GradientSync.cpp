@@ -5,8 +5,8 @@
 #include <torch/csrc/autograd/variable.h>
 #include <torch/torch.h>
 
-#include "ml/dist/DistributedContext.h"
 #include "base/util/Errors.h"
+#include "ml/dist/DistributedContext.h"
 
 namespace streetgan {
 
@@ -15,7 +15,8 @@ GradientSync::GradientSync(std::vector<torch::Tensor> params, DistributedContext
     size_t bytes = 0;
     for (size_t k = params_.size(); k-- > 0;) {
         const auto& p = params_[k];
-        if (p.scalar_type() != torch::kFloat32) throw ConfigError("gradient averaging supports float32 parameters only: keep the model in float32 (AMP autocasts)");
+        if (p.scalar_type() != torch::kFloat32)
+            throw ConfigError("gradient averaging supports float32 parameters only: keep the model in float32 (AMP autocasts)");
         if (buckets_.empty() || bytes >= bucketBytes) {
             buckets_.emplace_back();
             bytes = 0;
@@ -83,8 +84,10 @@ void GradientSync::launch(Bucket& b) {
         const auto& p = params_[b.params[i]];
         auto dst = b.flat.narrow(0, b.offsets[i], p.numel());
         const auto& g = p.grad();
-        if (g.defined()) dst.copy_(g.reshape(-1));  // reshape: channels-last gradients are not contiguous
-        else dst.zero_();
+        if (g.defined())
+            dst.copy_(g.reshape(-1));  // reshape: channels-last gradients are not contiguous
+        else
+            dst.zero_();
     }
     std::vector<torch::Tensor> v{b.flat};
     b.work = dist_.group()->allreduce(v);
@@ -114,8 +117,10 @@ void GradientSync::finish() {
         for (size_t i = 0; i < b.params.size(); ++i) {
             auto& p = params_[b.params[i]];
             auto avg = b.flat.narrow(0, b.offsets[i], p.numel()).view(p.sizes());
-            if (p.grad().defined()) p.mutable_grad().copy_(avg);
-            else p.mutable_grad() = avg.clone().contiguous(p.suggest_memory_format());
+            if (p.grad().defined())
+                p.mutable_grad().copy_(avg);
+            else
+                p.mutable_grad() = avg.clone().contiguous(p.suggest_memory_format());
         }
     }
 }

@@ -21,8 +21,8 @@
 #include <mutex>
 #include <vector>
 
-#include <torch/csrc/distributed/c10d/Work.hpp>
 #include <torch/types.h>
+#include <torch/csrc/distributed/c10d/Work.hpp>
 
 namespace torch::autograd {
 struct Node;
@@ -49,8 +49,8 @@ private:
     struct Bucket {
         std::vector<size_t> params;  // indices into params_
         std::vector<int64_t> offsets;
-        torch::Tensor flat;          // on the collective device
-        size_t pending = 0;          // parameters not yet ready in this pass
+        torch::Tensor flat;  // on the collective device
+        size_t pending = 0;  // parameters not yet ready in this pass
         c10::intrusive_ptr<c10d::Work> work;
     };
     void onReady(size_t param);

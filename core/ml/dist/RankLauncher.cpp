@@ -27,11 +27,11 @@ using Clock = std::chrono::steady_clock;
 struct Rank {
     int global = 0;
     pid_t pid = -1;
-    int errFd = -1;          // read end of the rank's stderr pipe
-    std::string partial;     // stderr text after the last newline
-    std::string lastLine;    // last non-empty complete line
+    int errFd = -1;        // read end of the rank's stderr pipe
+    std::string partial;   // stderr text after the last newline
+    std::string lastLine;  // last non-empty complete line
     bool running = false;
-    int code = 0;            // exit code, or 128 + signal
+    int code = 0;  // exit code, or 128 + signal
 };
 
 void relay(Rank& r, const char* data, size_t n) {
@@ -118,8 +118,8 @@ int RankLauncher::run(const std::atomic<int>& signal) {
         for (char** e = environ; *e; ++e) {
             const std::string kv = *e;
             const std::string key = kv.substr(0, kv.find('='));
-            if (key == "RANK" || key == "WORLD_SIZE" || key == "LOCAL_RANK" || key == "LOCAL_WORLD_SIZE" || key == "MASTER_ADDR" ||
-                key == "MASTER_PORT" || key == "GROUP_RANK")
+            if (key == "RANK" || key == "WORLD_SIZE" || key == "LOCAL_RANK" || key == "LOCAL_WORLD_SIZE" || key == "MASTER_ADDR" || key == "MASTER_PORT" ||
+                key == "GROUP_RANK")
                 continue;
             env.push_back(kv);
         }
@@ -187,8 +187,10 @@ int RankLauncher::run(const std::atomic<int>& signal) {
                 pfds.push_back({r.errFd, POLLIN, 0});
                 owners.push_back(&r);
             }
-        if (!pfds.empty()) ::poll(pfds.data(), pfds.size(), 100);
-        else std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (!pfds.empty())
+            ::poll(pfds.data(), pfds.size(), 100);
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
         for (size_t i = 0; i < pfds.size(); ++i)
             if (pfds[i].revents != 0) drain(*owners[i]);
 

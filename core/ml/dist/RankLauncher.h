@@ -16,13 +16,13 @@
 namespace streetgan {
 
 struct LaunchOptions {
-    int nproc = 1;                  ///< ranks on this node
+    int nproc = 1;  ///< ranks on this node
     int nnodes = 1;
     int nodeRank = 0;
     std::string masterAddr = "127.0.0.1";
-    int masterPort = 0;             ///< 0: a free port of 127.0.0.1 (single node only)
-    std::string exe;                ///< program of every rank (the trainer itself: /proc/self/exe)
-    std::vector<std::string> args;  ///< its arguments, e.g. {"train", "--run-dir", ...}
+    int masterPort = 0;                      ///< 0: a free port of 127.0.0.1 (single node only)
+    std::string exe;                         ///< program of every rank (the trainer itself: /proc/self/exe)
+    std::vector<std::string> args;           ///< its arguments, e.g. {"train", "--run-dir", ...}
     std::chrono::milliseconds grace{10000};  ///< SIGTERM to SIGKILL for the survivors of a failure
 };
 

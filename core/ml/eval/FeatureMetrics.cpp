@@ -9,13 +9,13 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "base/run/TrainConfig.h"
+#include "base/util/Errors.h"
 #include "ml/data/DataSources.h"
 #include "ml/eval/FeatureExtractor.h"
 #include "ml/eval/FrechetDistance.h"
 #include "ml/eval/KernelInceptionDistance.h"
 #include "ml/eval/PrecisionRecall.h"
-#include "base/run/TrainConfig.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 namespace {
@@ -75,20 +75,20 @@ std::vector<std::string> FeatureMetrics::parseList(const std::string& commaSepar
 void FeatureMetrics::checkNames(const std::vector<std::string>& metrics) {
     if (metrics.empty()) throw ConfigError("metric list is empty: use fid, kid, pr or several, e.g. fid,kid,pr");
     for (const auto& m : metrics)
-        if (std::find(std::begin(kKnown), std::end(kKnown), m) == std::end(kKnown))
-            throw ConfigError("metric '" + m + "' is unknown: use fid, kid or pr");
+        if (std::find(std::begin(kKnown), std::end(kKnown), m) == std::end(kKnown)) throw ConfigError("metric '" + m + "' is unknown: use fid, kid or pr");
 }
 
-std::string FeatureMetrics::noFeatureModelReason() {
-    return "no feature model: pass --features inception-2015-12-05.pt (clean-fid's TorchScript Inception)";
-}
+std::string FeatureMetrics::noFeatureModelReason() { return "no feature model: pass --features inception-2015-12-05.pt (clean-fid's TorchScript Inception)"; }
 
 nlohmann::json FeatureMetrics::unavailable(const std::vector<std::string>& metrics, const std::string& reason) {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& m : metrics) {
-        if (m == "fid") j["fid"] = nullptr;
-        else if (m == "kid") j["kid"] = j["kid_std"] = nullptr;
-        else if (m == "pr") j["precision"] = j["recall"] = nullptr;
+        if (m == "fid")
+            j["fid"] = nullptr;
+        else if (m == "kid")
+            j["kid"] = j["kid_std"] = nullptr;
+        else if (m == "pr")
+            j["precision"] = j["recall"] = nullptr;
         j[m + "_unavailable"] = reason;
     }
     return j;
@@ -103,14 +103,14 @@ RealImageSource FeatureMetrics::realSource(const std::string& spec, const TrainC
     r.source = DataSources::open(spec, plain);
     r.imageSize = static_cast<int>(run.model.imgSize);
     r.identity = r.source->describe();
-    if (spec == "synthetic") r.identity += ", seed " + std::to_string(run.seed);
-    else r.identity += ", crop factor " + formatNumber(run.cropFactor);
+    if (spec == "synthetic")
+        r.identity += ", seed " + std::to_string(run.seed);
+    else
+        r.identity += ", crop factor " + formatNumber(run.cropFactor);
     return r;
 }
 
-bool FeatureMetrics::wants(const char* metric) const {
-    return std::find(opt_.metrics.begin(), opt_.metrics.end(), metric) != opt_.metrics.end();
-}
+bool FeatureMetrics::wants(const char* metric) const { return std::find(opt_.metrics.begin(), opt_.metrics.end(), metric) != opt_.metrics.end(); }
 
 std::string FeatureMetrics::featureModelProblem() {
     if (extractor_) return {};

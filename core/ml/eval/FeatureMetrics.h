@@ -63,9 +63,9 @@ struct RealImageSource {
 };
 
 struct MetricCallbacks {
-    std::function<void(const std::string& message)> warn;                      ///< recoverable problems (corrupt cache, ...)
+    std::function<void(const std::string& message)> warn;                     ///< recoverable problems (corrupt cache, ...)
     std::function<void(const std::string& phase, double fraction)> progress;  ///< "real features" | "generated features", 0..1
-    const std::atomic<bool>* cancel = nullptr;                                 ///< polled between batches
+    const std::atomic<bool>* cancel = nullptr;                                ///< polled between batches
 };
 
 class FeatureMetrics {
@@ -109,7 +109,7 @@ private:
     c10::Device device_;
     std::unique_ptr<FeatureExtractor> extractor_;
     std::string loadProblem_;
-    nlohmann::json realKey_;       ///< key of realMemo_
+    nlohmann::json realKey_;  ///< key of realMemo_
     std::optional<RealFeatures> realMemo_;
 };
 

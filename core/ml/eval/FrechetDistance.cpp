@@ -45,8 +45,8 @@ double FrechetDistance::traceSqrtProduct(const at::Tensor& s1, const at::Tensor&
 }
 
 double FrechetDistance::distance(const FeatureStatistics& a, const FeatureStatistics& b) {
-    if (!a.mu.defined() || !b.mu.defined() || a.mu.dim() != 1 || b.mu.dim() != 1 || a.mu.size(0) != b.mu.size(0) ||
-        a.sigma.dim() != 2 || b.sigma.dim() != 2 || a.sigma.size(0) != a.mu.size(0) || b.sigma.size(0) != b.mu.size(0))
+    if (!a.mu.defined() || !b.mu.defined() || a.mu.dim() != 1 || b.mu.dim() != 1 || a.mu.size(0) != b.mu.size(0) || a.sigma.dim() != 2 || b.sigma.dim() != 2 ||
+        a.sigma.size(0) != a.mu.size(0) || b.sigma.size(0) != b.mu.size(0))
         throw DataError("FID: the two feature statistics have different dimensions; compute both with the same feature model");
     const at::Tensor mu1 = a.mu.to(at::kCPU, at::kDouble), mu2 = b.mu.to(at::kCPU, at::kDouble);
     const at::Tensor s1 = a.sigma.to(at::kCPU, at::kDouble), s2 = b.sigma.to(at::kCPU, at::kDouble);

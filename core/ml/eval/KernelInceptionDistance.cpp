@@ -40,17 +40,15 @@ double estimate(const at::Tensor& kxx, const at::Tensor& kyy, const at::Tensor& 
     return (xx + yy) / (m * (m - 1)) - 2.0 * xy / (m * m);
 }
 
-at::Tensor block(const at::Tensor& gram, const at::Tensor& rows, const at::Tensor& cols) {
-    return gram.index_select(0, rows).index_select(1, cols);
-}
+at::Tensor block(const at::Tensor& gram, const at::Tensor& rows, const at::Tensor& cols) { return gram.index_select(0, rows).index_select(1, cols); }
 
 }  // namespace
 
 double KernelInceptionDistance::mmd2Unbiased(const at::Tensor& x, const at::Tensor& y) {
     const at::Tensor a = checked(x, "first"), b = checked(y, "second");
     if (a.size(0) != b.size(0) || a.size(1) != b.size(1))
-        throw DataError("KID: MMD^2 needs two sets of the same shape (got " + std::string(c10::str(a.sizes())) + " and " +
-                        std::string(c10::str(b.sizes())) + ")");
+        throw DataError("KID: MMD^2 needs two sets of the same shape (got " + std::string(c10::str(a.sizes())) + " and " + std::string(c10::str(b.sizes())) +
+                        ")");
     return estimate(kernel(a, a), kernel(b, b), kernel(a, b));
 }
 

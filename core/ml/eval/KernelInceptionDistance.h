@@ -33,8 +33,7 @@ public:
     /// KID of `real` (N, D) vs `fake` (M, D); N, M >= 2. Defaults are clean-fid's / torch-fidelity's
     /// (100 subsets of 1000). Throws DataError for fewer than 2 rows, different D or non-finite
     /// values, ConfigError for subsets < 1 or subsetSize < 2.
-    static KidResult compute(const at::Tensor& real, const at::Tensor& fake, int64_t subsets = 100, int64_t subsetSize = 1000,
-                             uint64_t seed = 0);
+    static KidResult compute(const at::Tensor& real, const at::Tensor& fake, int64_t subsets = 100, int64_t subsetSize = 1000, uint64_t seed = 0);
     /// MMD^2_u of two sets of the same size m >= 2 (the estimator above, one subset).
     static double mmd2Unbiased(const at::Tensor& x, const at::Tensor& y);
 };

@@ -22,19 +22,16 @@ bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(
 // (N, ...) -> (N, d), after checking what the evaluation needs.
 at::Tensor flatRows(const at::Tensor& t, const char* what) {
     if (!t.defined() || t.dim() < 1 || t.size(0) < 1 || t.numel() == 0)
-        throw DataError(std::string("Parzen window: the ") + what +
-                        " set is empty; pass at least one image shaped (N, C, H, W)");
+        throw DataError(std::string("Parzen window: the ") + what + " set is empty; pass at least one image shaped (N, C, H, W)");
     if (!at::isFloatingType(t.scalar_type()))
-        throw DataError(std::string("Parzen window: the ") + what +
-                        " images must be floating point in [0, 1]; convert them with .to(kFloat).div(255)");
+        throw DataError(std::string("Parzen window: the ") + what + " images must be floating point in [0, 1]; convert them with .to(kFloat).div(255)");
     return t.reshape({t.size(0), -1});
 }
 
 void checkSameSize(const at::Tensor& mu, const at::Tensor& x, const char* what) {
     if (mu.size(1) != x.size(1))
-        throw DataError(std::string("Parzen window: ") + what + " images have " + std::to_string(x.size(1)) +
-                        " values each but the generated samples have " + std::to_string(mu.size(1)) +
-                        "; use the same image size and channels for both");
+        throw DataError(std::string("Parzen window: ") + what + " images have " + std::to_string(x.size(1)) + " values each but the generated samples have " +
+                        std::to_string(mu.size(1)) + "; use the same image size and channels for both");
 }
 
 // Row-wise squared norms of a float64 (r, d) matrix as r dot products: no (r, d) temporary.
@@ -44,9 +41,8 @@ at::Tensor rowSquaredNorms(const at::Tensor& m) { return at::bmm(m.unsqueeze(1),
 // when cancelled. onRows(k) is told after each batch of k rows.
 // Every large buffer is allocated once and reused: repeated same-sized allocations of tens of MB
 // make glibc's malloc raise its mmap threshold and then keep hundreds of MB of freed heap.
-at::Tensor logLikelihoods(const at::Tensor& mu, const at::Tensor& x, const std::vector<double>& sigmas,
-                          int batchSize, const char* what, const std::function<void(int64_t)>& onRows,
-                          const std::atomic<bool>* cancel) {
+at::Tensor logLikelihoods(const at::Tensor& mu, const at::Tensor& x, const std::vector<double>& sigmas, int batchSize, const char* what,
+                          const std::function<void(int64_t)>& onRows, const std::atomic<bool>* cancel) {
     const int64_t n = mu.size(0), d = mu.size(1), m = x.size(0);
     const int64_t blockRows = std::min(n, std::max<int64_t>(1, kMuBlockValues / d));
     const int64_t batch = std::min(m, std::max<int64_t>(1, std::min<int64_t>(batchSize, kMaxDistanceValues / n)));
@@ -61,15 +57,13 @@ at::Tensor logLikelihoods(const at::Tensor& mu, const at::Tensor& x, const std::
         at::Tensor block = muBuf.narrow(0, 0, r).copy_(mu.narrow(0, s, r));
         muSq.narrow(0, s, r).copy_(rowSquaredNorms(block));
     }
-    if (!at::isfinite(muSq).all().item<bool>())
-        throw DataError("Parzen window: the generated samples contain NaN or infinite values; check the generator");
+    if (!at::isfinite(muSq).all().item<bool>()) throw DataError("Parzen window: the generated samples contain NaN or infinite values; check the generator");
 
     // Per sigma: the factor on squared distances and the constant log N + d log(sigma sqrt(2 pi)).
     std::vector<double> scale, offset;
     for (double s : sigmas) {
         scale.push_back(-1.0 / (2.0 * s * s));
-        offset.push_back(std::log(static_cast<double>(n)) +
-                         static_cast<double>(d) * std::log(s * std::sqrt(2.0 * kPi)));
+        offset.push_back(std::log(static_cast<double>(n)) + static_cast<double>(d) * std::log(s * std::sqrt(2.0 * kPi)));
     }
 
     at::Tensor out = at::empty({m, static_cast<int64_t>(sigmas.size())}, at::TensorOptions().dtype(at::kDouble));
@@ -82,8 +76,7 @@ at::Tensor logLikelihoods(const at::Tensor& mu, const at::Tensor& x, const std::
         at::Tensor xb = xBuf.narrow(0, 0, b).copy_(x.narrow(0, start, b));
         at::Tensor xSq = rowSquaredNorms(xb);
         if (!at::isfinite(xSq).all().item<bool>())
-            throw DataError(std::string("Parzen window: the ") + what +
-                            " images contain NaN or infinite values; check the data source");
+            throw DataError(std::string("Parzen window: the ") + what + " images contain NaN or infinite values; check the data source");
         at::Tensor dist = distBuf.narrow(0, 0, b);
         for (int64_t s = 0; s < n; s += blockRows) {
             if (cancelled(cancel)) return {};
@@ -107,8 +100,7 @@ at::Tensor logLikelihoods(const at::Tensor& mu, const at::Tensor& x, const std::
 }
 
 void checkBatch(int batchSize) {
-    if (batchSize < 1)
-        throw ConfigError("Parzen window: batch size must be at least 1 (got " + std::to_string(batchSize) + ")");
+    if (batchSize < 1) throw ConfigError("Parzen window: batch size must be at least 1 (got " + std::to_string(batchSize) + ")");
 }
 
 }  // namespace
@@ -127,17 +119,15 @@ std::vector<double> ParzenWindow::sigmaGrid() {
 
 at::Tensor ParzenWindow::logLikelihood(const at::Tensor& mu, const at::Tensor& x, double sigma, int batchSize) {
     checkBatch(batchSize);
-    if (!(sigma > 0) || !std::isfinite(sigma))
-        throw ConfigError("Parzen window: sigma must be a positive number (got " + std::to_string(sigma) + ")");
+    if (!(sigma > 0) || !std::isfinite(sigma)) throw ConfigError("Parzen window: sigma must be a positive number (got " + std::to_string(sigma) + ")");
     at::Tensor m = flatRows(mu, "generated");
     at::Tensor xs = flatRows(x, "evaluation");
     checkSameSize(m, xs, "evaluation");
     return logLikelihoods(m, xs, {sigma}, batchSize, "evaluation", {}, nullptr).select(1, 0).contiguous();
 }
 
-ParzenResult ParzenWindow::evaluate(const at::Tensor& samples, const at::Tensor& validation, const at::Tensor& test,
-                                    int batchSize, std::function<void(double)> progress,
-                                    const std::atomic<bool>* cancel) {
+ParzenResult ParzenWindow::evaluate(const at::Tensor& samples, const at::Tensor& validation, const at::Tensor& test, int batchSize,
+                                    std::function<void(double)> progress, const std::atomic<bool>* cancel) {
     checkBatch(batchSize);
     at::Tensor mu = flatRows(samples, "generated");
     at::Tensor val = flatRows(validation, "validation");

@@ -28,11 +28,11 @@
 namespace streetgan {
 
 struct ParzenResult {
-    double sigma = 0;              ///< the sigma chosen on the validation set
-    double meanLogLikelihood = 0;  ///< mean log p(x) over the test set, nats per image
-    double stdError = 0;           ///< std (ddof 0) of the test log-likelihoods / sqrt(test count)
+    double sigma = 0;                                    ///< the sigma chosen on the validation set
+    double meanLogLikelihood = 0;                        ///< mean log p(x) over the test set, nats per image
+    double stdError = 0;                                 ///< std (ddof 0) of the test log-likelihoods / sqrt(test count)
     std::vector<std::pair<double, double>> sigmaScores;  ///< (sigma, mean validation log p) per grid sigma
-    bool cancelled = false;  ///< the cancel flag was seen: the numbers above are NaN, sigmaScores empty
+    bool cancelled = false;                              ///< the cancel flag was seen: the numbers above are NaN, sigmaScores empty
 };
 
 class ParzenWindow {
@@ -47,9 +47,8 @@ public:
     /// (optional) is polled between blocks; once true, evaluate returns early with cancelled set.
     /// Throws DataError for empty sets, mismatched image sizes, non-floating or non-finite values;
     /// ConfigError for batchSize < 1.
-    static ParzenResult evaluate(const at::Tensor& samples, const at::Tensor& validation, const at::Tensor& test,
-                                 int batchSize = 100, std::function<void(double fraction)> progress = {},
-                                 const std::atomic<bool>* cancel = nullptr);
+    static ParzenResult evaluate(const at::Tensor& samples, const at::Tensor& validation, const at::Tensor& test, int batchSize = 100,
+                                 std::function<void(double fraction)> progress = {}, const std::atomic<bool>* cancel = nullptr);
 
     /// log p(x_j) for every row of x under the window on mu with this sigma: float64 (M,) on the CPU.
     /// Throws like evaluate, and ConfigError for sigma <= 0 or not finite.

@@ -70,8 +70,8 @@ PrecisionRecallResult PrecisionRecall::compute(const at::Tensor& real, const at:
     if (k < 1) throw ConfigError("precision/recall: k must be at least 1 (got " + std::to_string(k) + ")");
     const at::Tensor r = checked(real, "real", k), f = checked(fake, "generated", k);
     if (r.size(1) != f.size(1))
-        throw DataError("precision/recall: real features have " + std::to_string(r.size(1)) + " dimensions but generated ones " +
-                        std::to_string(f.size(1)) + "; compute both with the same feature model");
+        throw DataError("precision/recall: real features have " + std::to_string(r.size(1)) + " dimensions but generated ones " + std::to_string(f.size(1)) +
+                        "; compute both with the same feature model");
     PrecisionRecallResult out;
     out.k = k;
     out.precision = coverage(r, kthNeighbourRadiiSquared(r, k), f);

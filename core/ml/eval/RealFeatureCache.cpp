@@ -7,11 +7,11 @@
 
 #include <ATen/ATen.h>
 
+#include "base/util/AtomicFile.h"
 #include "base/util/ContentHash.h"
 #include "base/util/Crc32c.h"
-#include "base/util/AtomicFile.h"
-#include "base/util/Paths.h"
 #include "base/util/Errors.h"
+#include "base/util/Paths.h"
 
 namespace streetgan {
 namespace {
@@ -41,8 +41,12 @@ std::string envOr(const char* name) {
 RealFeatureCache::RealFeatureCache(std::string dir) : dir_(dir.empty() ? defaultDir() : std::move(dir)) {}
 
 nlohmann::json RealFeatureCache::key(const std::string& source, int64_t imageSize, int64_t count, const std::string& modelSha256) {
-    return {{"version", kVersion},     {"source", source},     {"image_size", imageSize}, {"count", count},
-            {"features_sha256", modelSha256}, {"selection", "evenly spaced indices, 8-bit RGB, [0,255] float NCHW"}};
+    return {{"version", kVersion},
+            {"source", source},
+            {"image_size", imageSize},
+            {"count", count},
+            {"features_sha256", modelSha256},
+            {"selection", "evenly spaced indices, 8-bit RGB, [0,255] float NCHW"}};
 }
 
 std::string RealFeatureCache::defaultDir() {
@@ -50,9 +54,7 @@ std::string RealFeatureCache::defaultDir() {
     return Paths::cacheDir("fid");
 }
 
-std::string RealFeatureCache::pathFor(const nlohmann::json& key) const {
-    return dir_ + "/real_" + ContentHash::sha256(key.dump()).substr(0, 32) + ".sgfeat";
-}
+std::string RealFeatureCache::pathFor(const nlohmann::json& key) const { return dir_ + "/real_" + ContentHash::sha256(key.dump()).substr(0, 32) + ".sgfeat"; }
 
 std::optional<RealFeatures> RealFeatureCache::load(const nlohmann::json& key, const std::function<void(const std::string&)>& warn) const {
     const std::string path = pathFor(key);
@@ -80,8 +82,7 @@ std::optional<RealFeatures> RealFeatureCache::load(const nlohmann::json& key, co
         if (n < 2 || d < 1 || n > (int64_t{1} << 32) || d > (int64_t{1} << 20)) return bad("implausible shape");
         const size_t offset = kMagicLen + 8 + headerLen;
         const size_t want = static_cast<size_t>(n * d) * 4 + static_cast<size_t>(d) * 8 + static_cast<size_t>(d * d) * 8;
-        if (bytes.size() - offset != want)
-            return bad("payload is " + std::to_string(bytes.size() - offset) + " bytes, expected " + std::to_string(want));
+        if (bytes.size() - offset != want) return bad("payload is " + std::to_string(bytes.size() - offset) + " bytes, expected " + std::to_string(want));
         if (Crc32c::compute(bytes.data() + offset, want) != crc) return bad("checksum mismatch");
         RealFeatures out;
         const char* p = bytes.data() + offset;
@@ -105,10 +106,9 @@ void RealFeatureCache::store(const nlohmann::json& key, const RealFeatures& entr
     const at::Tensor mu = entry.stats.mu.to(at::kCPU, at::kDouble).contiguous();
     const at::Tensor sigma = entry.stats.sigma.to(at::kCPU, at::kDouble).contiguous();
     const int64_t n = f.size(0), d = f.size(1);
-    const std::pair<const char*, size_t> parts[] = {
-        {reinterpret_cast<const char*>(f.data_ptr<float>()), static_cast<size_t>(n * d) * 4},
-        {reinterpret_cast<const char*>(mu.data_ptr<double>()), static_cast<size_t>(d) * 8},
-        {reinterpret_cast<const char*>(sigma.data_ptr<double>()), static_cast<size_t>(d * d) * 8}};
+    const std::pair<const char*, size_t> parts[] = {{reinterpret_cast<const char*>(f.data_ptr<float>()), static_cast<size_t>(n * d) * 4},
+                                                    {reinterpret_cast<const char*>(mu.data_ptr<double>()), static_cast<size_t>(d) * 8},
+                                                    {reinterpret_cast<const char*>(sigma.data_ptr<double>()), static_cast<size_t>(d * d) * 8}};
     uint32_t crc = 0;
     size_t payload = 0;
     for (const auto& [data, size] : parts) {

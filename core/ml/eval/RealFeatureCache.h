@@ -32,8 +32,8 @@
 namespace streetgan {
 
 struct RealFeatures {
-    at::Tensor features;       ///< float32 (N, D) on the CPU
-    FeatureStatistics stats;   ///< of `features`
+    at::Tensor features;      ///< float32 (N, D) on the CPU
+    FeatureStatistics stats;  ///< of `features`
 };
 
 class RealFeatureCache {

@@ -40,8 +40,10 @@ MetricEvent TrainingMetrics::evaluateEvent(Generator& g, int64_t step, const std
             body = FeatureMetrics::unavailable(cfg_.metrics, problem);
         } else {
             if (!real_) real_ = FeatureMetrics::realSource(cfg_.data, cfg_);
-            if (auto r = metrics_.evaluate(g, *real_, cb)) body = std::move(*r);
-            else body = FeatureMetrics::unavailable(cfg_.metrics, "cancelled: the run is stopping");
+            if (auto r = metrics_.evaluate(g, *real_, cb))
+                body = std::move(*r);
+            else
+                body = FeatureMetrics::unavailable(cfg_.metrics, "cancelled: the run is stopping");
         }
     } catch (const std::exception& e) {
         body = FeatureMetrics::unavailable(cfg_.metrics, e.what());
@@ -55,8 +57,6 @@ MetricEvent TrainingMetrics::evaluateEvent(Generator& g, int64_t step, const std
     return event;
 }
 
-nlohmann::json TrainingMetrics::evaluate(Generator& g, int64_t step, const std::atomic<bool>* cancel) {
-    return toJson(evaluateEvent(g, step, cancel));
-}
+nlohmann::json TrainingMetrics::evaluate(Generator& g, int64_t step, const std::atomic<bool>* cancel) { return toJson(evaluateEvent(g, step, cancel)); }
 
 }  // namespace streetgan

@@ -23,10 +23,10 @@
 #include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
 
-#include "ml/eval/FeatureMetrics.h"
-#include "ml/model/Generator.h"
 #include "base/run/Events.h"
 #include "base/run/TrainConfig.h"
+#include "ml/eval/FeatureMetrics.h"
+#include "ml/model/Generator.h"
 
 namespace streetgan {
 

@@ -1,31 +1,29 @@
 #include "ml/explore/ExploreOps.h"
 
 #include <chrono>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
+#include "base/latent/LatentSession.h"
+#include "base/util/Errors.h"
 #include "ml/export/FrameRenderer.h"
 #include "ml/export/GifWriter.h"
 #include "ml/export/ImageGrid.h"
 #include "ml/export/SessionExporter.h"
 #include "ml/latent/LatentSeed.h"
-#include "base/latent/LatentSession.h"
 #include "ml/latent/PcaDirections.h"
 #include "ml/latent/Truncation.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 using nlohmann::json;
 
 namespace {
 
-[[noreturn]] void bad(const std::string& key, const std::string& what) {
-    throw ConfigError("request field '" + key + "' " + what);
-}
+[[noreturn]] void bad(const std::string& key, const std::string& what) { throw ConfigError("request field '" + key + "' " + what); }
 
 const json& required(const json& r, const std::string& key) {
     const auto it = r.find(key);
@@ -148,9 +146,7 @@ void describeImages(ExploreReply& reply, const at::Tensor& images) {
     reply.fields["width"] = images.size(2);
 }
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+double msSince(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); }
 
 }  // namespace
 
@@ -316,8 +312,8 @@ ExploreReply ExploreOps::evolution(const json& r, const std::atomic<bool>& cance
         const auto lg = cache_.get(paths[static_cast<size_t>(i)]);
         at::Tensor z = fixedZ.defined() ? fixedZ : latentsOf(r, *lg);
         if (z.size(1) != lg->nz)
-            throw ConfigError("checkpoint '" + lg->path + "' has nz=" + std::to_string(lg->nz) + " but the fixed noise of '" + paths.front() +
-                              "' has " + std::to_string(z.size(1)) + "; use 'seeds' for checkpoints of different nz");
+            throw ConfigError("checkpoint '" + lg->path + "' has nz=" + std::to_string(lg->nz) + " but the fixed noise of '" + paths.front() + "' has " +
+                              std::to_string(z.size(1)) + "; use 'seeds' for checkpoints of different nz");
         FrameRenderer::Options ro;
         ro.size = size > 0 ? size : static_cast<int>(lg->imgSize);
         grids.push_back(framesGrid(FrameRenderer(lg->g, ro).render(z, {}, &cancel), nrow, padding));

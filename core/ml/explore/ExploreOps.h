@@ -24,7 +24,7 @@ namespace streetgan {
 
 struct ExploreReply {
     nlohmann::json fields = nlohmann::json::object();  ///< the op's reply fields (no id, no ok)
-    at::Tensor payload;                                 ///< uint8 images (N, H, W, 3) or undefined
+    at::Tensor payload;                                ///< uint8 images (N, H, W, 3) or undefined
 };
 
 class ExploreOps {

@@ -3,16 +3,16 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
+#include "base/util/Errors.h"
 #include "ml/export/FrameRenderer.h"
 #include "ml/train/Trainer.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 using nlohmann::json;
@@ -50,8 +50,10 @@ ExploreWorker::~ExploreWorker() = default;
 bool ExploreWorker::reply(json header, const at::Tensor& payload) {
     if (outputGone_.load()) return false;
     // "bytes" is the framing key; an op's own byte counts are named otherwise (file_bytes).
-    if (payload.defined()) header["bytes"] = payload.numel();
-    else header.erase("bytes");
+    if (payload.defined())
+        header["bytes"] = payload.numel();
+    else
+        header.erase("bytes");
     const std::string line = header.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     std::lock_guard<std::mutex> lock(writeMutex_);
     bool ok = writeAll(outFd_, line.data(), line.size());
@@ -151,7 +153,8 @@ void ExploreWorker::handleLine(const std::string& raw) {
         return;
     }
     if (!ExploreOps::knows(op))
-        return fail(id, "request field 'op' is '" + op + "', which is unknown; use open, frames, latents, pca, export, evolution, session, seed-z, cancel or quit");
+        return fail(id,
+                    "request field 'op' is '" + op + "', which is unknown; use open, frames, latents, pca, export, evolution, session, seed-z, cancel or quit");
     Job job{id, std::move(j), std::make_shared<std::atomic<bool>>(false)};
     {
         std::lock_guard<std::mutex> lock(queueMutex_);

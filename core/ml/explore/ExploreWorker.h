@@ -76,7 +76,7 @@ private:
     std::condition_variable queueCv_;
     std::deque<Job> queue_;
     std::map<int64_t, std::shared_ptr<std::atomic<bool>>> live_;  ///< queued or running: id -> cancel flag
-    bool inputDone_ = false;   ///< EOF or quit: the render thread ends when the queue is empty
+    bool inputDone_ = false;                                      ///< EOF or quit: the render thread ends when the queue is empty
 };
 
 }  // namespace streetgan

@@ -2,12 +2,12 @@
 
 #include <filesystem>
 
-#include "base/util/ContentHash.h"
 #include "base/model/Presets.h"
-#include "ml/model/WeightInit.h"
+#include "base/util/ContentHash.h"
+#include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/checkpoint/ModelLoader.h"
-#include "base/util/Errors.h"
+#include "ml/model/WeightInit.h"
 
 namespace streetgan {
 namespace fs = std::filesystem;

@@ -22,14 +22,14 @@ namespace streetgan {
 struct LoadedGenerator {
     std::string path;
     Generator g{nullptr};
-    std::string preset;     ///< the matching preset's name (generator side), or "custom"
+    std::string preset;  ///< the matching preset's name (generator side), or "custom"
     int64_t nz = 0, imgSize = 0;
-    std::string sha256;     ///< of the checkpoint file
+    std::string sha256;  ///< of the checkpoint file
     int64_t epoch = 0;
-    int64_t step = -1;      ///< -1: unknown (reference checkpoints)
-    bool reference = false; ///< a reference Python checkpoint
-    int64_t gParams = 0;    ///< trainable generator parameters
-    at::Tensor fixedNoise;  ///< (K, nz, 1, 1) float32 on the CPU, or undefined
+    int64_t step = -1;       ///< -1: unknown (reference checkpoints)
+    bool reference = false;  ///< a reference Python checkpoint
+    int64_t gParams = 0;     ///< trainable generator parameters
+    at::Tensor fixedNoise;   ///< (K, nz, 1, 1) float32 on the CPU, or undefined
 };
 
 class GeneratorCache {

@@ -13,13 +13,12 @@ namespace streetgan {
 
 FrameRenderer::FrameRenderer(Generator g, Options options) : g_(std::move(g)), options_(options) {
     if (options_.size < 1 || options_.size > 4096) throw ConfigError("frame renderer: size must be within 1..4096 (got " + std::to_string(options_.size) + ")");
-    if (options_.batch < 1 || options_.batch > 4096) throw ConfigError("frame renderer: batch must be within 1..4096 (got " + std::to_string(options_.batch) + ")");
+    if (options_.batch < 1 || options_.batch > 4096)
+        throw ConfigError("frame renderer: batch must be within 1..4096 (got " + std::to_string(options_.batch) + ")");
     g_->eval();
 }
 
-int64_t FrameRenderer::nz() const {
-    return g_->config().nz;
-}
+int64_t FrameRenderer::nz() const { return g_->config().nz; }
 
 at::Tensor FrameRenderer::resize(const at::Tensor& framesHwc, int size, Upscale mode) {
     if (!framesHwc.defined() || framesHwc.dim() != 4 || framesHwc.size(3) != 3 || framesHwc.scalar_type() != at::kByte)
@@ -61,8 +60,6 @@ at::Tensor FrameRenderer::render(const at::Tensor& z, const FrameProgress& progr
     return out;
 }
 
-at::Tensor FrameRenderer::renderOne(const at::Tensor& z) const {
-    return render(z.reshape({1, -1, 1, 1}))[0];
-}
+at::Tensor FrameRenderer::renderOne(const at::Tensor& z) const { return render(z.reshape({1, -1, 1, 1}))[0]; }
 
 }  // namespace streetgan

@@ -17,8 +17,8 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "ml/model/Generator.h"
 #include "base/util/Errors.h"
+#include "ml/model/Generator.h"
 
 namespace streetgan {
 
@@ -35,9 +35,9 @@ class FrameRenderer {
 public:
     enum class Upscale { Nearest, Smooth };
     struct Options {
-        int size = 128;             ///< output edge in pixels, 1..4096
+        int size = 128;  ///< output edge in pixels, 1..4096
         Upscale upscale = Upscale::Nearest;
-        int batch = 16;             ///< latents per generator call, 1..4096
+        int batch = 16;  ///< latents per generator call, 1..4096
     };
 
     /// Puts `g` in eval mode. Throws ConfigError for options out of range.

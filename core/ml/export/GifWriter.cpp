@@ -37,21 +37,28 @@ using LiqHistogram = std::unique_ptr<liq_histogram, LiqHistogramDeleter>;
 
 std::string liqText(liq_error e) {
     switch (e) {
-        case LIQ_QUALITY_TOO_LOW: return "the palette cannot reach the minimum quality";
-        case LIQ_VALUE_OUT_OF_RANGE: return "a value is out of range";
-        case LIQ_OUT_OF_MEMORY: return "out of memory";
-        case LIQ_ABORTED: return "aborted";
-        case LIQ_BUFFER_TOO_SMALL: return "buffer too small";
-        case LIQ_INVALID_POINTER: return "invalid pointer";
-        case LIQ_UNSUPPORTED: return "unsupported";
-        default: return "error " + std::to_string(static_cast<int>(e));
+        case LIQ_QUALITY_TOO_LOW:
+            return "the palette cannot reach the minimum quality";
+        case LIQ_VALUE_OUT_OF_RANGE:
+            return "a value is out of range";
+        case LIQ_OUT_OF_MEMORY:
+            return "out of memory";
+        case LIQ_ABORTED:
+            return "aborted";
+        case LIQ_BUFFER_TOO_SMALL:
+            return "buffer too small";
+        case LIQ_INVALID_POINTER:
+            return "invalid pointer";
+        case LIQ_UNSUPPORTED:
+            return "unsupported";
+        default:
+            return "error " + std::to_string(static_cast<int>(e));
     }
 }
 
 void checkLiq(liq_error e, const char* what) {
     if (e == LIQ_OK) return;
-    if (e == LIQ_QUALITY_TOO_LOW)
-        throw DataError(std::string("GIF encoder: ") + what + ": " + liqText(e) + "; lower minQuality or raise maxColors");
+    if (e == LIQ_QUALITY_TOO_LOW) throw DataError(std::string("GIF encoder: ") + what + ": " + liqText(e) + "; lower minQuality or raise maxColors");
     throw IoError(std::string("GIF encoder: libimagequant failed to ") + what + ": " + liqText(e));
 }
 
@@ -90,8 +97,7 @@ std::vector<unsigned char> translation(const GifPalette& from, const GifPalette&
         int best = 0;
         long bestD = -1;
         for (int j = 0; j < to.count; ++j) {
-            const long dr = from.colors[i].Red - to.colors[j].Red, dg = from.colors[i].Green - to.colors[j].Green,
-                       db = from.colors[i].Blue - to.colors[j].Blue;
+            const long dr = from.colors[i].Red - to.colors[j].Red, dg = from.colors[i].Green - to.colors[j].Green, db = from.colors[i].Blue - to.colors[j].Blue;
             const long d = dr * dr + dg * dg + db * db;
             if (bestD < 0 || d < bestD) {
                 bestD = d;
@@ -149,17 +155,14 @@ void GifOptions::validate() const {
     if (frameDelayMs < 0 || frameDelayMs > 655350) bad("frame delay must be within 0..655350 ms (got " + std::to_string(frameDelayMs) + ")");
     if (loopCount > 65535) bad("loop count must be at most 65535 (0 = forever; got " + std::to_string(loopCount) + ")");
     if (width < 0 || height < 0 || width > 65535 || height > 65535 || ((width == 0) != (height == 0)))
-        bad("width and height must both be 0 (input size) or both within 1..65535 (got " + std::to_string(width) + "x" +
-            std::to_string(height) + ")");
+        bad("width and height must both be 0 (input size) or both within 1..65535 (got " + std::to_string(width) + "x" + std::to_string(height) + ")");
     if (maxColors < 2 || maxColors > 256) bad("maxColors must be within 2..256 (got " + std::to_string(maxColors) + ")");
     if (minQuality < 0 || maxQuality > 100 || minQuality > maxQuality)
         bad("quality must satisfy 0 <= min <= max <= 100 (got " + std::to_string(minQuality) + ".." + std::to_string(maxQuality) + ")");
     if (speed < 1 || speed > 10) bad("speed must be within 1..10 (got " + std::to_string(speed) + ")");
 }
 
-GifWriter::GifWriter(GifOptions options) : options_(options) {
-    options_.validate();
-}
+GifWriter::GifWriter(GifOptions options) : options_(options) { options_.validate(); }
 
 at::Tensor GifWriter::fromImages(const at::Tensor& images) {
     if (!images.defined() || (images.dim() != 3 && images.dim() != 4))
@@ -168,24 +171,14 @@ at::Tensor GifWriter::fromImages(const at::Tensor& images) {
     at::Tensor x = images.dim() == 3 ? images.unsqueeze(0) : images;
     if (x.size(1) != 3) throw DataError("GIF frames: expected 3 channels first (F, 3, H, W), got " + shapeText(images));
     if (!at::isFloatingType(x.scalar_type())) throw DataError("GIF frames: expected floating-point images in [-1, 1]");
-    return x.detach()
-        .to(at::kCPU, at::kFloat)
-        .add(1)
-        .div_(2)
-        .mul_(255)
-        .add_(0.5)
-        .clamp_(0, 255)
-        .to(at::kByte)
-        .permute({0, 2, 3, 1})
-        .contiguous();
+    return x.detach().to(at::kCPU, at::kFloat).add(1).div_(2).mul_(255).add_(0.5).clamp_(0, 255).to(at::kByte).permute({0, 2, 3, 1}).contiguous();
 }
 
 std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& progress, const std::atomic<bool>* cancel) const {
     if (!framesHwc.defined() || framesHwc.dim() != 4 || framesHwc.size(3) != 3)
         throw DataError("GIF encoder: expected frames shaped (F, H, W, 3), got " +
                         (framesHwc.defined() ? shapeText(framesHwc) : std::string("an undefined tensor")));
-    if (framesHwc.scalar_type() != at::kByte)
-        throw DataError("GIF encoder: expected uint8 RGB frames; convert generator output with GifWriter::fromImages");
+    if (framesHwc.scalar_type() != at::kByte) throw DataError("GIF encoder: expected uint8 RGB frames; convert generator output with GifWriter::fromImages");
     if (!framesHwc.device().is_cpu()) throw DataError("GIF encoder: frames must be on the CPU; move them with .cpu()");
     const int64_t f = framesHwc.size(0), inH = framesHwc.size(1), inW = framesHwc.size(2);
     if (f < 1 || inH < 1 || inW < 1) throw DataError("GIF encoder: the frames " + shapeText(framesHwc) + " hold no pixels");
@@ -293,8 +286,7 @@ std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& pr
         gif.check(rc, "write the screen descriptor");
     }
     if (options_.loopCount >= 0) {
-        const unsigned char loop[3] = {1, static_cast<unsigned char>(options_.loopCount & 0xff),
-                                       static_cast<unsigned char>((options_.loopCount >> 8) & 0xff)};
+        const unsigned char loop[3] = {1, static_cast<unsigned char>(options_.loopCount & 0xff), static_cast<unsigned char>((options_.loopCount >> 8) & 0xff)};
         gif.check(EGifPutExtensionLeader(gif.get(), APPLICATION_EXT_FUNC_CODE), "write the loop extension");
         gif.check(EGifPutExtensionBlock(gif.get(), 11, "NETSCAPE2.0"), "write the loop extension");
         gif.check(EGifPutExtensionBlock(gif.get(), 3, loop), "write the loop extension");
@@ -314,15 +306,13 @@ std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& pr
         if (local) GifFreeMapObject(local);
         gif.check(rc, "write a frame descriptor");
         auto& idx = indices[static_cast<size_t>(i)];
-        for (int y = 0; y < h; ++y)
-            gif.check(EGifPutLine(gif.get(), idx.data() + static_cast<size_t>(y) * static_cast<size_t>(w), w), "write a frame");
+        for (int y = 0; y < h; ++y) gif.check(EGifPutLine(gif.get(), idx.data() + static_cast<size_t>(y) * static_cast<size_t>(w), w), "write a frame");
     }
     gif.close();
     return out;
 }
 
-void GifWriter::write(const at::Tensor& framesHwc, const std::string& path, const GifProgress& progress,
-                      const std::atomic<bool>* cancel) const {
+void GifWriter::write(const at::Tensor& framesHwc, const std::string& path, const GifProgress& progress, const std::atomic<bool>* cancel) const {
     const std::string bytes = encode(framesHwc, progress, cancel);
     AtomicFile::write(path, bytes);
 }

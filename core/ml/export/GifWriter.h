@@ -46,10 +46,10 @@ struct GifOptions {
     int loopCount = 0;          ///< NETSCAPE2.0 loops: 0 = forever, 1..65535, < 0: no extension
     int width = 0, height = 0;  ///< output size in pixels; 0 = the input's (both 0, or both set)
     Resample resample = Resample::Smooth;
-    int maxColors = 256;        ///< 2 .. 256 palette entries
-    int minQuality = 0;         ///< libimagequant quality range 0 .. 100 (min <= max); a result
-    int maxQuality = 100;       ///< below minQuality is an error (DataError)
-    int speed = 4;              ///< libimagequant speed 1 (best) .. 10 (fastest)
+    int maxColors = 256;   ///< 2 .. 256 palette entries
+    int minQuality = 0;    ///< libimagequant quality range 0 .. 100 (min <= max); a result
+    int maxQuality = 100;  ///< below minQuality is an error (DataError)
+    int speed = 4;         ///< libimagequant speed 1 (best) .. 10 (fastest)
 
     /// Throws ConfigError naming the first field out of range.
     void validate() const;
@@ -67,13 +67,11 @@ public:
 
     /// The GIF file's bytes. Throws DataError for frames of another shape/dtype, GifCancelled when
     /// `cancel` becomes true, IoError if giflib or libimagequant fail.
-    std::string encode(const at::Tensor& framesHwc, const GifProgress& progress = {},
-                       const std::atomic<bool>* cancel = nullptr) const;
+    std::string encode(const at::Tensor& framesHwc, const GifProgress& progress = {}, const std::atomic<bool>* cancel = nullptr) const;
 
     /// encode(), written atomically through AtomicFile (temp file, fsync, rename); on failure or
     /// cancellation `path` is left as it was.
-    void write(const at::Tensor& framesHwc, const std::string& path, const GifProgress& progress = {},
-               const std::atomic<bool>* cancel = nullptr) const;
+    void write(const at::Tensor& framesHwc, const std::string& path, const GifProgress& progress = {}, const std::atomic<bool>* cancel = nullptr) const;
 
     /// Generator output (F, 3, H, W) (or (3, H, W)) in [-1, 1] -> uint8 (F, H, W, 3) on the CPU:
     /// x -> (x + 1) / 2, then save_image's mul(255).add(0.5).clamp(0, 255) and truncation.

@@ -18,8 +18,7 @@ at::Tensor ImageGrid::makeGrid(const at::Tensor& images, int nrow, int padding, 
     if (nrow < 1) throw ConfigError("Image grid: nrow must be at least 1 (got " + std::to_string(nrow) + ")");
     if (padding < 0) throw ConfigError("Image grid: padding must be 0 or more (got " + std::to_string(padding) + ")");
     if (!images.defined() || images.dim() < 2 || images.dim() > 4)
-        throw DataError("Image grid: expected images shaped (N, C, H, W), got " +
-                        (images.defined() ? shapeText(images) : std::string("an undefined tensor")));
+        throw DataError("Image grid: expected images shaped (N, C, H, W), got " + (images.defined() ? shapeText(images) : std::string("an undefined tensor")));
 
     at::Tensor tensor = images;
     // torchvision: (H, W) -> (1, H, W); a single (C, H, W) image becomes a batch of one, grey to RGB.
@@ -29,12 +28,10 @@ at::Tensor ImageGrid::makeGrid(const at::Tensor& images, int nrow, int padding, 
         tensor = tensor.unsqueeze(0);
     }
     if (tensor.size(1) == 1) tensor = at::cat({tensor, tensor, tensor}, 1);
-    if (tensor.size(0) == 0 || tensor.numel() == 0)
-        throw DataError("Image grid: the batch " + shapeText(images) + " holds no pixels; pass at least one image");
+    if (tensor.size(0) == 0 || tensor.numel() == 0) throw DataError("Image grid: the batch " + shapeText(images) + " holds no pixels; pass at least one image");
 
     if (normalize) {
-        if (!at::isFloatingType(tensor.scalar_type()))
-            throw DataError("Image grid: normalize needs floating-point images; convert them with .to(kFloat)");
+        if (!at::isFloatingType(tensor.scalar_type())) throw DataError("Image grid: normalize needs floating-point images; convert them with .to(kFloat)");
         tensor = tensor.clone();
         // norm_ip(img, float(t.min()), float(t.max())): the same ops and scalar types as torchvision.
         const double low = tensor.min().item<double>();
@@ -50,15 +47,12 @@ at::Tensor ImageGrid::makeGrid(const at::Tensor& images, int nrow, int padding, 
     const int64_t ymaps = static_cast<int64_t>(std::ceil(static_cast<double>(nmaps) / static_cast<double>(xmaps)));
     const int64_t height = tensor.size(2) + padding, width = tensor.size(3) + padding;
     const int64_t numChannels = tensor.size(1);
-    at::Tensor grid =
-        at::full({numChannels, height * ymaps + padding, width * xmaps + padding}, padValue, tensor.options());
+    at::Tensor grid = at::full({numChannels, height * ymaps + padding, width * xmaps + padding}, padValue, tensor.options());
     int64_t k = 0;
     for (int64_t y = 0; y < ymaps; ++y) {
         for (int64_t x = 0; x < xmaps; ++x) {
             if (k >= nmaps) break;
-            grid.narrow(1, y * height + padding, height - padding)
-                .narrow(2, x * width + padding, width - padding)
-                .copy_(tensor[k]);
+            grid.narrow(1, y * height + padding, height - padding).narrow(2, x * width + padding, width - padding).copy_(tensor[k]);
             ++k;
         }
     }
@@ -67,26 +61,17 @@ at::Tensor ImageGrid::makeGrid(const at::Tensor& images, int nrow, int padding, 
 
 std::string ImageGrid::encodePng(const at::Tensor& chw01) {
     if (!chw01.defined() || chw01.dim() < 2 || chw01.dim() > 3)
-        throw DataError("PNG encoder: expected an image shaped (C, H, W), got " +
-                        (chw01.defined() ? shapeText(chw01) : std::string("an undefined tensor")));
+        throw DataError("PNG encoder: expected an image shaped (C, H, W), got " + (chw01.defined() ? shapeText(chw01) : std::string("an undefined tensor")));
     at::Tensor img = chw01.dim() == 2 ? chw01.unsqueeze(0) : chw01;
     const int64_t c = img.size(0), h = img.size(1), w = img.size(2);
     if (c != 1 && c != 3 && c != 4)
-        throw DataError("PNG encoder: an image needs 1, 3 or 4 channels, got " + shapeText(chw01) +
-                        "; pass (C, H, W) with C first");
+        throw DataError("PNG encoder: an image needs 1, 3 or 4 channels, got " + shapeText(chw01) + "; pass (C, H, W) with C first");
     if (h <= 0 || w <= 0) throw DataError("PNG encoder: the image " + shapeText(chw01) + " is empty");
     if (h > 1'000'000 || w > 1'000'000) throw DataError("PNG encoder: the image " + shapeText(chw01) + " is too large");
-    if (!at::isFloatingType(img.scalar_type()))
-        throw DataError("PNG encoder: expected a floating-point image in [0, 1]; convert it with .to(kFloat)");
+    if (!at::isFloatingType(img.scalar_type())) throw DataError("PNG encoder: expected a floating-point image in [0, 1]; convert it with .to(kFloat)");
 
     // save_image: grid.mul(255).add_(0.5).clamp_(0, 255).permute(1, 2, 0).to("cpu", torch.uint8)
-    at::Tensor hwc = img.detach()
-                         .mul(255)
-                         .add_(0.5)
-                         .clamp_(0, 255)
-                         .permute({1, 2, 0})
-                         .to(at::kCPU, at::kByte)
-                         .contiguous();
+    at::Tensor hwc = img.detach().mul(255).add_(0.5).clamp_(0, 255).permute({1, 2, 0}).to(at::kCPU, at::kByte).contiguous();
     const int type = c == 1 ? CV_8UC1 : (c == 3 ? CV_8UC3 : CV_8UC4);
     cv::Mat rgb(static_cast<int>(h), static_cast<int>(w), type, hwc.data_ptr<uint8_t>());
     cv::Mat bgr;
@@ -108,8 +93,6 @@ std::string ImageGrid::encodePng(const at::Tensor& chw01) {
     return std::string(buf.begin(), buf.end());
 }
 
-void ImageGrid::writePng(const at::Tensor& chw01, const std::string& path) {
-    AtomicFile::write(path, encodePng(chw01));
-}
+void ImageGrid::writePng(const at::Tensor& chw01, const std::string& path) { AtomicFile::write(path, encodePng(chw01)); }
 
 }  // namespace streetgan

@@ -23,8 +23,7 @@ public:
     ///   (C, ymaps * (H + padding) + padding, xmaps * (W + padding) + padding) filled with padValue.
     /// Throws ConfigError for nrow < 1 or padding < 0, DataError for an empty batch, a tensor that is
     /// not 2-4 dimensional, or normalize on a non-floating-point tensor.
-    static at::Tensor makeGrid(const at::Tensor& images, int nrow = 8, int padding = 2, bool normalize = true,
-                               float padValue = 0.f);
+    static at::Tensor makeGrid(const at::Tensor& images, int nrow = 8, int padding = 2, bool normalize = true, float padValue = 0.f);
 
     /// PNG bytes of a (C, H, W) floating-point image in [0, 1] (C = 1 grey, 3 RGB, 4 RGBA; a (H, W)
     /// tensor is grey). Values are converted like save_image: mul(255).add_(0.5).clamp_(0, 255), then

@@ -1,8 +1,8 @@
 #include "ml/export/Mp4Writer.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -75,8 +75,8 @@ Mp4Writer::Mp4Writer(Mp4Options options) : options_(std::move(options)) {
 }
 
 void Mp4Writer::write(const at::Tensor& framesHwc, const std::string& path, const FrameProgress& progress, const std::atomic<bool>* cancel) const {
-    if (!framesHwc.defined() || framesHwc.dim() != 4 || framesHwc.size(3) != 3 || framesHwc.scalar_type() != at::kByte ||
-        framesHwc.size(0) < 1 || !framesHwc.device().is_cpu())
+    if (!framesHwc.defined() || framesHwc.dim() != 4 || framesHwc.size(3) != 3 || framesHwc.scalar_type() != at::kByte || framesHwc.size(0) < 1 ||
+        !framesHwc.device().is_cpu())
         throw DataError("MP4 encoder: expected uint8 frames (N, H, W, 3) on the CPU");
     const int64_t n = framesHwc.size(0);
     const int h = static_cast<int>(framesHwc.size(1)), w = static_cast<int>(framesHwc.size(2));
@@ -119,7 +119,8 @@ void Mp4Writer::write(const at::Tensor& framesHwc, const std::string& path, cons
         }
         rc = avcodec_open2(e.ctx, codec, &opts);
         av_dict_free(&opts);
-        if (rc < 0) throw IoError("MP4 encoder: cannot open the " + encoder_ + " encoder for " + std::to_string(w) + "x" + std::to_string(h) + ": " + avText(rc));
+        if (rc < 0)
+            throw IoError("MP4 encoder: cannot open the " + encoder_ + " encoder for " + std::to_string(w) + "x" + std::to_string(h) + ": " + avText(rc));
         if ((rc = avcodec_parameters_from_context(stream->codecpar, e.ctx)) < 0) throw IoError("MP4 encoder: " + avText(rc));
         stream->time_base = e.ctx->time_base;
         stream->avg_frame_rate = e.ctx->framerate;
@@ -130,7 +131,8 @@ void Mp4Writer::write(const at::Tensor& framesHwc, const std::string& path, cons
         av_dict_free(&muxOpts);
         if (rc < 0) throw IoError("MP4 encoder: cannot write the header of '" + path + "': " + avText(rc));
 
-        e.sws = sws_getContext(w, h, AV_PIX_FMT_RGB24, w, h, AV_PIX_FMT_YUV420P, SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nullptr, nullptr, nullptr);
+        e.sws =
+            sws_getContext(w, h, AV_PIX_FMT_RGB24, w, h, AV_PIX_FMT_YUV420P, SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nullptr, nullptr, nullptr);
         e.frame = av_frame_alloc();
         e.pkt = av_packet_alloc();
         if (!e.sws || !e.frame || !e.pkt) throw IoError("MP4 encoder: out of memory");

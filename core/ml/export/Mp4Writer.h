@@ -38,8 +38,7 @@ public:
 
     /// framesHwc: uint8 (N, H, W, 3) on the CPU, N >= 1, H and W even. Throws DataError for other
     /// frames, IoError naming `path` (or FFmpeg's reason), RenderCancelled.
-    void write(const at::Tensor& framesHwc, const std::string& path, const FrameProgress& progress = {},
-               const std::atomic<bool>* cancel = nullptr) const;
+    void write(const at::Tensor& framesHwc, const std::string& path, const FrameProgress& progress = {}, const std::atomic<bool>* cancel = nullptr) const;
 
     /// The encoder write() uses: "libx264" or "mpeg4" (or the one named in the options).
     const std::string& encoderName() const { return encoder_; }

@@ -1,8 +1,8 @@
 #include "ml/export/PngSequenceWriter.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -61,10 +61,9 @@ void PngSequenceWriter::checkWritable(const std::string& dir) {
     }
 }
 
-void PngSequenceWriter::write(const at::Tensor& framesHwc, const std::string& dir, const FrameProgress& progress,
-                              const std::atomic<bool>* cancel) {
-    if (!framesHwc.defined() || framesHwc.dim() != 4 || framesHwc.size(3) != 3 || framesHwc.scalar_type() != at::kByte ||
-        framesHwc.size(0) < 1 || !framesHwc.device().is_cpu())
+void PngSequenceWriter::write(const at::Tensor& framesHwc, const std::string& dir, const FrameProgress& progress, const std::atomic<bool>* cancel) {
+    if (!framesHwc.defined() || framesHwc.dim() != 4 || framesHwc.size(3) != 3 || framesHwc.scalar_type() != at::kByte || framesHwc.size(0) < 1 ||
+        !framesHwc.device().is_cpu())
         throw DataError("PNG sequence: expected uint8 frames (N, H, W, 3) on the CPU");
     checkWritable(dir);
     fs::path target = fs::path(dir);
@@ -90,8 +89,7 @@ void PngSequenceWriter::write(const at::Tensor& framesHwc, const std::string& di
         if (cancel && cancel->load(std::memory_order_relaxed)) throw RenderCancelled("PNG sequence export was cancelled");
         ::chmod(tmp.c_str(), 0755);  // mkdtemp makes 0700; an export folder is an ordinary folder
         // rename(2) replaces an empty directory atomically; a non-empty one fails (ENOTEMPTY).
-        if (::rename(tmp.c_str(), target.c_str()) != 0)
-            throw IoError("PNG sequence: cannot move the frames into '" + dir + "': " + std::strerror(errno));
+        if (::rename(tmp.c_str(), target.c_str()) != 0) throw IoError("PNG sequence: cannot move the frames into '" + dir + "': " + std::strerror(errno));
         fsyncDir(parent);
     } catch (...) {
         std::error_code ec;

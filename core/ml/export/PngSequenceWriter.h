@@ -23,8 +23,7 @@ class PngSequenceWriter {
 public:
     /// framesHwc: uint8 (N, H, W, 3) on the CPU, N >= 1. Throws DataError for other frames,
     /// IoError naming the folder, RenderCancelled.
-    static void write(const at::Tensor& framesHwc, const std::string& dir, const FrameProgress& progress = {},
-                      const std::atomic<bool>* cancel = nullptr);
+    static void write(const at::Tensor& framesHwc, const std::string& dir, const FrameProgress& progress = {}, const std::atomic<bool>* cancel = nullptr);
     /// Throws IoError when `dir` could not be created or replaced (a non-empty folder or file there,
     /// a parent that is missing or not writable); writes nothing.
     static void checkWritable(const std::string& dir);

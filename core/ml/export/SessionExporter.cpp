@@ -11,13 +11,13 @@
 
 #include <ATen/ATen.h>
 
+#include "base/util/Errors.h"
 #include "ml/export/GifWriter.h"
 #include "ml/export/ImageGrid.h"
 #include "ml/export/Mp4Writer.h"
 #include "ml/export/PngSequenceWriter.h"
 #include "ml/latent/PcaDirections.h"
 #include "ml/latent/SessionLatents.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 namespace fs = std::filesystem;
@@ -29,16 +29,13 @@ void checkFileWritable(const std::string& out) {
     const fs::path parent = fs::path(out).parent_path().empty() ? fs::path(".") : fs::path(out).parent_path();
     std::error_code ec;
     if (!fs::is_directory(parent, ec)) throw IoError("cannot write '" + out + "': the folder '" + parent.string() + "' does not exist; create it first");
-    if (::access(parent.c_str(), W_OK | X_OK) != 0)
-        throw IoError("cannot write '" + out + "': " + std::strerror(errno) + "; choose another output path");
+    if (::access(parent.c_str(), W_OK | X_OK) != 0) throw IoError("cannot write '" + out + "': " + std::strerror(errno) + "; choose another output path");
     if (fs::is_directory(out, ec)) throw IoError("cannot write '" + out + "': it is a folder; choose a file name");
     if (fs::exists(out, ec) && ::access(out.c_str(), W_OK) != 0)
         throw IoError("cannot write '" + out + "': the existing file is read-only; choose another output path");
 }
 
-bool cancelled(const std::atomic<bool>* cancel) {
-    return cancel && cancel->load(std::memory_order_relaxed);
-}
+bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
 
 }  // namespace
 
@@ -54,15 +51,16 @@ SessionExporter::Kind SessionExporter::kindOf(const std::string& out) {
 
 void SessionExporter::checkOutput(const LatentSession& session, const std::string& out) {
     const Kind kind = kindOf(out);
-    if (kind == Kind::Dir) PngSequenceWriter::checkWritable(out);
-    else checkFileWritable(out);
+    if (kind == Kind::Dir)
+        PngSequenceWriter::checkWritable(out);
+    else
+        checkFileWritable(out);
     if (kind == Kind::Mp4 && session.size % 2 != 0)
         throw ConfigError("session key 'size' is " + std::to_string(session.size) + " but MP4 (yuv420p) needs an even size; use " +
                           std::to_string(session.size + 1));
 }
 
-at::Tensor SessionExporter::latents(const LatentSession& session, const Generator& g, const std::string& checkpointSha256,
-                                    const std::string& pcaCacheDir) {
+at::Tensor SessionExporter::latents(const LatentSession& session, const Generator& g, const std::string& checkpointSha256, const std::string& pcaCacheDir) {
     const int64_t nz = g->config().nz;
     if (session.directions.empty()) return SessionLatents::latents(session, nz, nullptr);
     const PcaDirections::Options po = SessionLatents::pcaOptions(session);
@@ -79,14 +77,14 @@ FrameRenderer::Options SessionExporter::rendererOptions(const LatentSession& ses
     return ro;
 }
 
-at::Tensor SessionExporter::frames(const LatentSession& session, const Generator& g, const std::string& checkpointSha256,
-                                   const FrameProgress& progress, const std::atomic<bool>* cancel, const std::string& pcaCacheDir) {
+at::Tensor SessionExporter::frames(const LatentSession& session, const Generator& g, const std::string& checkpointSha256, const FrameProgress& progress,
+                                   const std::atomic<bool>* cancel, const std::string& pcaCacheDir) {
     const at::Tensor z = latents(session, g, checkpointSha256, pcaCacheDir);
     return FrameRenderer(g, rendererOptions(session)).render(z, progress, cancel);
 }
 
-SessionExporter::Result SessionExporter::write(const at::Tensor& framesHwc, const LatentSession& session, const std::string& out,
-                                               const FrameProgress& progress, const std::atomic<bool>* cancel) {
+SessionExporter::Result SessionExporter::write(const at::Tensor& framesHwc, const LatentSession& session, const std::string& out, const FrameProgress& progress,
+                                               const std::atomic<bool>* cancel) {
     const auto t0 = std::chrono::steady_clock::now();
     const Kind kind = kindOf(out);
     const int64_t n = framesHwc.size(0);
@@ -144,8 +142,8 @@ SessionExporter::Result SessionExporter::write(const at::Tensor& framesHwc, cons
 }
 
 SessionExporter::Result SessionExporter::exportSession(const LatentSession& session, const Generator& g, const std::string& checkpointSha256,
-                                                       const std::string& out, const FrameProgress& progress,
-                                                       const std::atomic<bool>* cancel, const std::string& pcaCacheDir) {
+                                                       const std::string& out, const FrameProgress& progress, const std::atomic<bool>* cancel,
+                                                       const std::string& pcaCacheDir) {
     const auto t0 = std::chrono::steady_clock::now();
     checkOutput(session, out);
     FrameProgress renderProgress, writeProgress;

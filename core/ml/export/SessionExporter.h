@@ -20,8 +20,8 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "ml/export/FrameRenderer.h"
 #include "base/latent/LatentSession.h"
+#include "ml/export/FrameRenderer.h"
 #include "ml/model/Generator.h"
 
 namespace streetgan {
@@ -32,7 +32,7 @@ public:
 
     struct Result {
         std::string out;
-        std::string what;     ///< "GIF", "PNG grid", "MP4 (libx264)", "PNG sequence"
+        std::string what;  ///< "GIF", "PNG grid", "MP4 (libx264)", "PNG sequence"
         int64_t frames = 0;
         int size = 0;         ///< frame edge in pixels
         uintmax_t bytes = 0;  ///< file size, or the sum over the folder's files
@@ -48,21 +48,18 @@ public:
     /// The generator input of the session: float32 (N, nz, 1, 1) on the CPU. `checkpointSha256`
     /// keys the PCA cache (only used when the session has direction edits; `pcaCacheDir` empty:
     /// PcaDirections' default). ConfigError when pca_components exceeds nz.
-    static at::Tensor latents(const LatentSession& session, const Generator& g, const std::string& checkpointSha256,
-                              const std::string& pcaCacheDir = "");
+    static at::Tensor latents(const LatentSession& session, const Generator& g, const std::string& checkpointSha256, const std::string& pcaCacheDir = "");
     /// FrameRenderer options of the session (size, upscale).
     static FrameRenderer::Options rendererOptions(const LatentSession& session);
     /// All frames of the walk: uint8 (N, size, size, 3) on the CPU.
-    static at::Tensor frames(const LatentSession& session, const Generator& g, const std::string& checkpointSha256,
-                             const FrameProgress& progress = {}, const std::atomic<bool>* cancel = nullptr,
-                             const std::string& pcaCacheDir = "");
+    static at::Tensor frames(const LatentSession& session, const Generator& g, const std::string& checkpointSha256, const FrameProgress& progress = {},
+                             const std::atomic<bool>* cancel = nullptr, const std::string& pcaCacheDir = "");
     /// Writes rendered frames to `out` as kindOf(out) says. Progress counts frames encoded.
-    static Result write(const at::Tensor& framesHwc, const LatentSession& session, const std::string& out,
-                        const FrameProgress& progress = {}, const std::atomic<bool>* cancel = nullptr);
+    static Result write(const at::Tensor& framesHwc, const LatentSession& session, const std::string& out, const FrameProgress& progress = {},
+                        const std::atomic<bool>* cancel = nullptr);
     /// checkOutput, frames, write. Progress runs over 2N steps: N rendered, then N encoded.
-    static Result exportSession(const LatentSession& session, const Generator& g, const std::string& checkpointSha256,
-                                const std::string& out, const FrameProgress& progress = {},
-                                const std::atomic<bool>* cancel = nullptr, const std::string& pcaCacheDir = "");
+    static Result exportSession(const LatentSession& session, const Generator& g, const std::string& checkpointSha256, const std::string& out,
+                                const FrameProgress& progress = {}, const std::atomic<bool>* cancel = nullptr, const std::string& pcaCacheDir = "");
 };
 
 }  // namespace streetgan

@@ -4,8 +4,8 @@
 
 #include <ATen/ATen.h>
 
-#include "ml/latent/Slerp.h"
 #include "base/util/Errors.h"
+#include "ml/latent/Slerp.h"
 
 namespace streetgan {
 
@@ -44,8 +44,7 @@ at::Tensor LatentPath::frame(int64_t i) const {
     if (j == 0) return keyframes_[static_cast<size_t>(s % k)].clone();  // exact keyframes (also the last one without loop)
     const at::Tensor& a = keyframes_[static_cast<size_t>(s)];
     const at::Tensor& b = keyframes_[static_cast<size_t>((s + 1) % k)];
-    const Easing::Kind kind =
-        static_cast<size_t>(s) < options_.segmentEasing.size() ? options_.segmentEasing[static_cast<size_t>(s)] : options_.easing;
+    const Easing::Kind kind = static_cast<size_t>(s) < options_.segmentEasing.size() ? options_.segmentEasing[static_cast<size_t>(s)] : options_.easing;
     const double t = Easing::apply(kind, static_cast<double>(j) / static_cast<double>(f));
     // SLERP needs two directions; a zero keyframe (e.g. the prior's mean) has none: blend linearly.
     const bool zero = !a.ne(0).any().item<bool>() || !b.ne(0).any().item<bool>();

@@ -23,7 +23,7 @@ public:
     struct Options {
         Interpolation interpolation = Interpolation::Slerp;
         Easing::Kind easing = Easing::Kind::Linear;  ///< for every segment without its own easing
-        int framesPerSegment = 8;                     ///< F, 1 .. 100000
+        int framesPerSegment = 8;                    ///< F, 1 .. 100000
         bool loop = true;
         /// Optional easing per segment (index s = segment from keyframe s); shorter lists fall
         /// back to `easing` for the remaining segments.

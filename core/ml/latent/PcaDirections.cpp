@@ -10,16 +10,15 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
 
-#include "ml/latent/LatentSeed.h"
 #include "base/util/AtomicFile.h"
-#include "base/util/Paths.h"
 #include "base/util/Errors.h"
+#include "base/util/Paths.h"
+#include "ml/latent/LatentSeed.h"
 
 namespace streetgan {
 
 PcaDirections::PcaDirections(at::Tensor directions, at::Tensor sigma) {
-    if (!directions.defined() || directions.dim() != 2 || !sigma.defined() || sigma.dim() != 1 || sigma.size(0) != directions.size(0) ||
-        directions.size(0) < 1)
+    if (!directions.defined() || directions.dim() != 2 || !sigma.defined() || sigma.dim() != 1 || sigma.size(0) != directions.size(0) || directions.size(0) < 1)
         throw DataError("latent directions: expected directions (k, nz) and sigma (k)");
     directions_ = directions.detach().to(at::kCPU, at::kFloat).contiguous();
     sigma_ = sigma.detach().to(at::kCPU, at::kFloat).contiguous();
@@ -48,8 +47,8 @@ PcaDirections PcaDirections::fromSamples(const at::Tensor& activations, const at
     at::Tensor zc = z.detach().reshape({n, -1}).to(at::kCPU, at::kDouble);
     const int64_t nz = zc.size(1);
     if (components < 1 || components > nz || components >= n)
-        throw ConfigError("latent directions: components must be within 1.." + std::to_string(std::min(nz, n - 1)) + " (got " +
-                          std::to_string(components) + ")");
+        throw ConfigError("latent directions: components must be within 1.." + std::to_string(std::min(nz, n - 1)) + " (got " + std::to_string(components) +
+                          ")");
     torch::NoGradGuard noGrad;
     at::Tensor a = activations.detach().to(at::kCPU, at::kDouble);
     a = a - a.mean(0, true);
@@ -57,19 +56,19 @@ PcaDirections PcaDirections::fromSamples(const at::Tensor& activations, const at
     at::Tensor x;  // (N, k): PCA coordinates, columns orthogonal, decreasing variance
     if (d <= n) {
         auto [evals, evecs] = at::linalg_eigh(at::matmul(a.t(), a));  // ascending
-        at::Tensor v = evecs.flip({1}).narrow(1, 0, components);    // (D, k)
+        at::Tensor v = evecs.flip({1}).narrow(1, 0, components);      // (D, k)
         x = at::matmul(a, v);
     } else {
         auto [evals, evecs] = at::linalg_eigh(at::matmul(a, a.t()));
-        at::Tensor u = evecs.flip({1}).narrow(1, 0, components);     // (N, k)
+        at::Tensor u = evecs.flip({1}).narrow(1, 0, components);  // (N, k)
         at::Tensor s = evals.flip({0}).narrow(0, 0, components).clamp_min(0).sqrt();
         x = u * s.unsqueeze(0);
     }
     // Least squares z ≈ x_k u_k per component (orthogonal columns: the joint solution decouples).
-    at::Tensor denom = (x * x).sum(0).clamp_min(1e-300);            // (k)
-    at::Tensor u = at::matmul(x.t(), zc) / denom.unsqueeze(1);       // (k, nz)
-    auto [q, r] = at::linalg_qr(u.t(), "reduced");                  // q (nz, k)
-    at::Tensor dirs = q.t().contiguous();                            // (k, nz)
+    at::Tensor denom = (x * x).sum(0).clamp_min(1e-300);        // (k)
+    at::Tensor u = at::matmul(x.t(), zc) / denom.unsqueeze(1);  // (k, nz)
+    auto [q, r] = at::linalg_qr(u.t(), "reduced");              // q (nz, k)
+    at::Tensor dirs = q.t().contiguous();                       // (k, nz)
     at::Tensor sign = (dirs * u).sum(1).sign();
     sign = at::where(sign == 0, at::ones_like(sign), sign);
     dirs = dirs * sign.unsqueeze(1);
@@ -87,15 +86,12 @@ PcaDirections PcaDirections::compute(const Generator& g, const Options& options)
     return fromSamples(acts, z, options.components);
 }
 
-std::string PcaDirections::defaultCacheDir() {
-    return Paths::cacheDir("directions");
-}
+std::string PcaDirections::defaultCacheDir() { return Paths::cacheDir("directions"); }
 
-PcaDirections PcaDirections::cached(const Generator& g, const std::string& checkpointSha256, const Options& options,
-                                    const std::string& cacheDir) {
+PcaDirections PcaDirections::cached(const Generator& g, const std::string& checkpointSha256, const Options& options, const std::string& cacheDir) {
     const std::string dir = cacheDir.empty() ? defaultCacheDir() : cacheDir;
-    const std::string name = "pca-" + checkpointSha256.substr(0, 32) + "-n" + std::to_string(options.samples) + "-k" +
-                             std::to_string(options.components) + "-s" + std::to_string(options.seed) + ".pt";
+    const std::string name = "pca-" + checkpointSha256.substr(0, 32) + "-n" + std::to_string(options.samples) + "-k" + std::to_string(options.components) +
+                             "-s" + std::to_string(options.seed) + ".pt";
     const std::string path = (std::filesystem::path(dir) / name).string();
     std::error_code ec;
     if (!checkpointSha256.empty() && std::filesystem::is_regular_file(path, ec)) {

@@ -57,8 +57,7 @@ public:
 
     /// compute(), or its cached result for the checkpoint with SHA-256 `checkpointSha256` from
     /// `cacheDir` (empty: defaultCacheDir()).
-    static PcaDirections cached(const Generator& g, const std::string& checkpointSha256, const Options& options,
-                                const std::string& cacheDir = "");
+    static PcaDirections cached(const Generator& g, const std::string& checkpointSha256, const Options& options, const std::string& cacheDir = "");
     static std::string defaultCacheDir();
 
     int components() const { return directions_.defined() ? static_cast<int>(directions_.size(0)) : 0; }

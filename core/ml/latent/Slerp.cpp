@@ -22,8 +22,7 @@ struct Prepared {
 Prepared prepare(const at::Tensor& z0, const at::Tensor& z1) {
     if (!z0.defined() || !z1.defined()) throw DataError("SLERP: a latent vector is undefined; pass two tensors of the same shape");
     if (z0.sizes() != z1.sizes())
-        throw DataError("SLERP: the latent vectors differ in shape: " + shapeText(z0) + " and " + shapeText(z1) +
-                        "; pass two vectors of the same shape");
+        throw DataError("SLERP: the latent vectors differ in shape: " + shapeText(z0) + " and " + shapeText(z1) + "; pass two vectors of the same shape");
     if (z0.numel() == 0) throw DataError("SLERP: the latent vectors " + shapeText(z0) + " are empty");
     if (!at::isFloatingType(z0.scalar_type()) || !at::isFloatingType(z1.scalar_type()))
         throw DataError("SLERP: latent vectors must be floating point; convert them with .to(kFloat)");
@@ -52,13 +51,9 @@ void weights(double omega, double t, double& w0, double& w1) {
 
 }  // namespace
 
-double Slerp::angle(const at::Tensor& z0, const at::Tensor& z1) {
-    return prepare(z0, z1).omega;
-}
+double Slerp::angle(const at::Tensor& z0, const at::Tensor& z1) { return prepare(z0, z1).omega; }
 
-at::Tensor Slerp::interpolate(const at::Tensor& z0, const at::Tensor& z1, double t) {
-    return interpolate(z0, z1, std::vector<double>{t}).squeeze(0);
-}
+at::Tensor Slerp::interpolate(const at::Tensor& z0, const at::Tensor& z1, double t) { return interpolate(z0, z1, std::vector<double>{t}).squeeze(0); }
 
 at::Tensor Slerp::interpolate(const at::Tensor& z0, const at::Tensor& z1, const std::vector<double>& ts) {
     const Prepared p = prepare(z0, z1);

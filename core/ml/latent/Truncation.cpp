@@ -5,8 +5,8 @@
 
 #include <ATen/ATen.h>
 
-#include "ml/latent/LatentSeed.h"
 #include "base/util/Errors.h"
+#include "ml/latent/LatentSeed.h"
 
 namespace streetgan {
 
@@ -24,8 +24,6 @@ at::Tensor Truncation::apply(const at::Tensor& z, double psi, const at::Tensor& 
     return m + (z - m) * psi;
 }
 
-at::Tensor Truncation::sampledMean(int64_t nz, int64_t count, uint64_t seed) {
-    return LatentSeed::draw(seed, nz, count).reshape({count, nz}).mean(0);
-}
+at::Tensor Truncation::sampledMean(int64_t nz, int64_t count, uint64_t seed) { return LatentSeed::draw(seed, nz, count).reshape({count, nz}).mean(0); }
 
 }  // namespace streetgan

@@ -1,8 +1,8 @@
 #include "ml/model/WeightInit.h"
 
+#include <torch/nn/init.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
-#include <torch/nn/init.h>
 
 namespace streetgan {
 

@@ -30,8 +30,8 @@ FrozenGenerator::FrozenGenerator(const Generator& g, Precision precision)
         if (!pad) bad("layer " + std::to_string(i) + " uses 'valid' or 'same' padding");
         layer.stride = o.stride()->at(0);
         layer.padding = (*pad)->at(0);
-        if (o.stride()->at(0) != o.stride()->at(1) || (*pad)->at(0) != (*pad)->at(1) || o.groups() != 1 ||
-            o.dilation()->at(0) != 1 || o.dilation()->at(1) != 1 || o.output_padding()->at(0) != 0 || o.output_padding()->at(1) != 0)
+        if (o.stride()->at(0) != o.stride()->at(1) || (*pad)->at(0) != (*pad)->at(1) || o.groups() != 1 || o.dilation()->at(0) != 1 ||
+            o.dilation()->at(1) != 1 || o.output_padding()->at(0) != 0 || o.output_padding()->at(1) != 0)
             bad("layer " + std::to_string(i) + " has an unsupported stride, padding, dilation or groups");
         if (conv->bias.defined()) layer.bias = conv->bias.detach().to(at::kCPU, at::kFloat).clone();
         if (i + 1 < mods.size()) {
@@ -67,7 +67,7 @@ FrozenGenerator::FrozenGenerator(const Generator& g, Precision precision)
             const int64_t kmap[2][2] = {{3, 1}, {2, 0}};
             for (int a = 0; a < 2; ++a)
                 for (int b = 0; b < 2; ++b) {
-                    at::Tensor rows = at::stack({w.select(2, kmap[a][0]), w.select(2, kmap[a][1])}, 2);      // (Cin, Cout, 2, k)
+                    at::Tensor rows = at::stack({w.select(2, kmap[a][0]), w.select(2, kmap[a][1])}, 2);        // (Cin, Cout, 2, k)
                     at::Tensor taps = at::stack({rows.select(3, kmap[b][0]), rows.select(3, kmap[b][1])}, 3);  // (Cin, Cout, 2, 2)
                     layer.phases.push_back(taps.permute({1, 0, 2, 3}).to(compute_).contiguous());
                 }
@@ -91,8 +91,8 @@ FrozenGenerator::FrozenGenerator(const Generator& g, Precision precision)
 
 at::Tensor FrozenGenerator::forward(const at::Tensor& zIn) const {
     if (!zIn.defined() || !(zIn.dim() == 2 || (zIn.dim() == 4 && zIn.size(2) == 1 && zIn.size(3) == 1)) || zIn.size(1) != cfg_.nz)
-        throw DataError("frozen generator: expected z shaped (N, " + std::to_string(cfg_.nz) + ") or (N, " + std::to_string(cfg_.nz) +
-                        ", 1, 1), got " + (zIn.defined() ? shapeText(zIn) : std::string("an undefined tensor")));
+        throw DataError("frozen generator: expected z shaped (N, " + std::to_string(cfg_.nz) + ") or (N, " + std::to_string(cfg_.nz) + ", 1, 1), got " +
+                        (zIn.defined() ? shapeText(zIn) : std::string("an undefined tensor")));
     c10::InferenceMode guard;
     const int64_t n = zIn.size(0);
     at::Tensor x = zIn.to(at::kCPU, compute_).reshape({n, cfg_.nz, 1, 1});

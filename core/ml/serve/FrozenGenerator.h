@@ -23,8 +23,8 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "ml/model/Generator.h"
 #include "base/model/ModelConfig.h"
+#include "ml/model/Generator.h"
 
 namespace streetgan {
 

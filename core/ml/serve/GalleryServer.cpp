@@ -22,16 +22,16 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "base/model/Presets.h"
+#include "base/util/Errors.h"
+#include "ml/checkpoint/Checkpoint.h"
+#include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/GifWriter.h"
 #include "ml/export/ImageGrid.h"
 #include "ml/latent/LatentSeed.h"
 #include "ml/latent/Slerp.h"
-#include "base/model/Presets.h"
 #include "ml/serve/FrozenGenerator.h"
 #include "ml/serve/GalleryPage.h"
-#include "ml/checkpoint/Checkpoint.h"
-#include "ml/checkpoint/ModelLoader.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 namespace {
@@ -111,8 +111,7 @@ void checkKnown(const httplib::Request& req, const std::set<std::string>& known)
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
     for (const auto& [key, value] : req.params) {
         if (key == "_") continue;
-        if (!known.count(key))
-            throw BadRequest{"unknown parameter '" + key + "' for " + req.path + " (known: " + (list.empty() ? "none" : list) + ")"};
+        if (!known.count(key)) throw BadRequest{"unknown parameter '" + key + "' for " + req.path + " (known: " + (list.empty() ? "none" : list) + ")"};
         if (req.get_param_value_count(key.c_str()) > 1) throw BadRequest{"parameter '" + key + "' is given more than once"};
     }
 }
@@ -125,8 +124,8 @@ int64_t intParam(const httplib::Request& req, const IntParam& p) {
     const auto r = std::from_chars(v.data(), end, out);
     const bool digits = !v.empty() && std::all_of(v.begin() + (v[0] == '-' ? 1 : 0), v.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits || r.ec != std::errc() || r.ptr != end || out < p.low || out > p.high)
-        throw BadRequest{std::string(p.name) + " must be an integer within " + std::to_string(p.low) + ".." + std::to_string(p.high) +
-                         " (got '" + v.substr(0, 40) + "')"};
+        throw BadRequest{std::string(p.name) + " must be an integer within " + std::to_string(p.low) + ".." + std::to_string(p.high) + " (got '" +
+                         v.substr(0, 40) + "')"};
     return out;
 }
 
@@ -211,8 +210,8 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     Generator g = ModelLoader::generator(ck, checkpointPath, preset, torch::kCPU);
     model_ = g->config();
     if (options_.maxGifSize < model_.imgSize)
-        throw ConfigError("gallery server: max GIF size " + std::to_string(options_.maxGifSize) + " is below the model's " +
-                          std::to_string(model_.imgSize) + " px");
+        throw ConfigError("gallery server: max GIF size " + std::to_string(options_.maxGifSize) + " is below the model's " + std::to_string(model_.imgSize) +
+                          " px");
     preset_ = presetOf(model_);
     model_.preset = preset_;
     for (const auto& p : g->parameters()) generatorParams_ += p.numel();
@@ -246,8 +245,8 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
             if (current >= options_.maxRenders) {
                 res.set_header("Retry-After", std::to_string(options_.retryAfterSeconds));
                 text(res, 503,
-                     "server busy: " + std::to_string(current) + " renders in flight (limit " + std::to_string(options_.maxRenders) +
-                         "); retry after " + std::to_string(options_.retryAfterSeconds) + " s");
+                     "server busy: " + std::to_string(current) + " renders in flight (limit " + std::to_string(options_.maxRenders) + "); retry after " +
+                         std::to_string(options_.retryAfterSeconds) + " s");
                 return;
             }
         } while (!inFlight_.compare_exchange_weak(current, current + 1));
@@ -275,50 +274,50 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     };
 
     http.Get("/", guarded([](const httplib::Request& req, httplib::Response& res) {
-        checkKnown(req, {});
-        res.set_redirect("/gallery");
-    }));
+                 checkKnown(req, {});
+                 res.set_redirect("/gallery");
+             }));
     http.Get("/health", guarded([this](const httplib::Request& req, httplib::Response& res) {
-        checkKnown(req, {});
-        const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-        nlohmann::json j = {{"status", "ok"},
-                            {"model", std::filesystem::path(checkpointPath_).filename().string()},
-                            {"checkpoint", checkpointPath_},
-                            {"preset", preset_},
-                            {"nz", model_.nz},
-                            {"img_size", model_.imgSize},
-                            {"g_params", generatorParams_},
-                            {"uptime_s", uptime},
-                            {"renders_in_flight", inFlight_.load()},
-                            {"max_renders", options_.maxRenders},
-                            {"render_threads", options_.renderThreads},
-                            {"precision", options_.precision == FrozenGenerator::Precision::BFloat16 ? "bf16" : "fp32"}};
-        res.set_content(j.dump() + "\n", "application/json");
-    }));
-    http.Get("/gallery", guarded([](const httplib::Request& req, httplib::Response& res) {
-        res.set_content(GalleryPage::html(), "text/html; charset=utf-8");
-    }));
+                 checkKnown(req, {});
+                 const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+                 nlohmann::json j = {{"status", "ok"},
+                                     {"model", std::filesystem::path(checkpointPath_).filename().string()},
+                                     {"checkpoint", checkpointPath_},
+                                     {"preset", preset_},
+                                     {"nz", model_.nz},
+                                     {"img_size", model_.imgSize},
+                                     {"g_params", generatorParams_},
+                                     {"uptime_s", uptime},
+                                     {"renders_in_flight", inFlight_.load()},
+                                     {"max_renders", options_.maxRenders},
+                                     {"render_threads", options_.renderThreads},
+                                     {"precision", options_.precision == FrozenGenerator::Precision::BFloat16 ? "bf16" : "fp32"}};
+                 res.set_content(j.dump() + "\n", "application/json");
+             }));
+    http.Get("/gallery",
+             guarded([](const httplib::Request& req, httplib::Response& res) { res.set_content(GalleryPage::html(), "text/html; charset=utf-8"); }));
     http.Get("/gan_imgs", guarded([this, withSlot](const httplib::Request& req, httplib::Response& res) {
-        checkKnown(req, {"n", "nrow", "seed"});
-        const int n = static_cast<int>(intParam(req, {"n", 1, options_.maxImages, std::min(16, options_.maxImages)}));
-        const int nrow = static_cast<int>(intParam(req, {"nrow", 1, options_.maxImages, 4}));
-        const uint64_t seed = seedParam(req);
-        withSlot(res, [&] {
-            res.set_content(renderGrid(n, nrow, seed), "image/png");
-            res.set_header("X-Seed", std::to_string(seed));
-        });
-    }));
+                 checkKnown(req, {"n", "nrow", "seed"});
+                 const int n = static_cast<int>(intParam(req, {"n", 1, options_.maxImages, std::min(16, options_.maxImages)}));
+                 const int nrow = static_cast<int>(intParam(req, {"nrow", 1, options_.maxImages, 4}));
+                 const uint64_t seed = seedParam(req);
+                 withSlot(res, [&] {
+                     res.set_content(renderGrid(n, nrow, seed), "image/png");
+                     res.set_header("X-Seed", std::to_string(seed));
+                 });
+             }));
     http.Get("/gan_gifs", guarded([this, withSlot](const httplib::Request& req, httplib::Response& res) {
-        checkKnown(req, {"frames", "seed", "size"});
-        const int frames = static_cast<int>(intParam(req, {"frames", options_.minFrames, options_.maxFrames, std::clamp(16, options_.minFrames, options_.maxFrames)}));
-        const int64_t defaultSize = std::clamp<int64_t>(256, model_.imgSize, options_.maxGifSize);
-        const int size = static_cast<int>(intParam(req, {"size", model_.imgSize, options_.maxGifSize, defaultSize}));
-        const uint64_t seed = seedParam(req);
-        withSlot(res, [&] {
-            res.set_content(renderGif(frames, size, seed), "image/gif");
-            res.set_header("X-Seed", std::to_string(seed));
-        });
-    }));
+                 checkKnown(req, {"frames", "seed", "size"});
+                 const int frames = static_cast<int>(
+                     intParam(req, {"frames", options_.minFrames, options_.maxFrames, std::clamp(16, options_.minFrames, options_.maxFrames)}));
+                 const int64_t defaultSize = std::clamp<int64_t>(256, model_.imgSize, options_.maxGifSize);
+                 const int size = static_cast<int>(intParam(req, {"size", model_.imgSize, options_.maxGifSize, defaultSize}));
+                 const uint64_t seed = seedParam(req);
+                 withSlot(res, [&] {
+                     res.set_content(renderGif(frames, size, seed), "image/gif");
+                     res.set_header("X-Seed", std::to_string(seed));
+                 });
+             }));
     // Other methods: 405 on our paths, 404 elsewhere.
     auto notAllowed = [knownPaths](const httplib::Request& req, httplib::Response& res) {
         if (knownPaths.count(req.path)) {
@@ -408,7 +407,7 @@ std::string GalleryServer::renderGif(int frames, int size, uint64_t seed) const 
     c10::InferenceMode guard;
     const at::Tensor z0 = LatentSeed::draw(seed, model_.nz);
     const at::Tensor z1 = LatentSeed::draw(seed + 1, model_.nz);  // wraps at 2^64 - 1
-    const at::Tensor zs = Slerp::path(z0, z1, frames);           // (frames, nz): one generator batch
+    const at::Tensor zs = Slerp::path(z0, z1, frames);            // (frames, nz): one generator batch
     const at::Tensor images = generator_->forward(zs);
     GifOptions o;
     o.palette = GifOptions::Palette::Global;

@@ -53,12 +53,12 @@ struct GalleryOptions {
     /// Generator arithmetic: Float32 (the default; the `sample` command's images) or BFloat16
     /// (opt-in, faster on CPUs with AVX512-BF16/AMX, pixels a few levels off; see FrozenGenerator).
     FrozenGenerator::Precision precision = FrozenGenerator::Precision::Float32;
-    int httpThreads = 0;             ///< connection threads; 0: 2 * maxRenders + 8
-    int maxQueuedConnections = 64;   ///< accepted connections waiting for a thread
-    int retryAfterSeconds = 1;       ///< Retry-After of a 503
-    int maxImages = 64;              ///< /gan_imgs n: 1..maxImages (default 16); nrow: 1..maxImages (4)
+    int httpThreads = 0;                 ///< connection threads; 0: 2 * maxRenders + 8
+    int maxQueuedConnections = 64;       ///< accepted connections waiting for a thread
+    int retryAfterSeconds = 1;           ///< Retry-After of a 503
+    int maxImages = 64;                  ///< /gan_imgs n: 1..maxImages (default 16); nrow: 1..maxImages (4)
     int minFrames = 2, maxFrames = 128;  ///< /gan_gifs frames (default 16)
-    int maxGifSize = 512;            ///< /gan_gifs size: img_size..maxGifSize (default min(256, max))
+    int maxGifSize = 512;                ///< /gan_gifs size: img_size..maxGifSize (default min(256, max))
     /// Test hook: runs on the render's thread while it holds its render slot, before rendering.
     std::function<void()> beforeRender;
 

@@ -14,8 +14,7 @@ namespace streetgan {
 
 class GradScaler {
 public:
-    explicit GradScaler(torch::Device device, double initScale = 65536.0, double growthFactor = 2.0, double backoffFactor = 0.5,
-                        int64_t growthInterval = 2000);
+    explicit GradScaler(torch::Device device, double initScale = 65536.0, double growthFactor = 2.0, double backoffFactor = 0.5, int64_t growthInterval = 2000);
     torch::Tensor scale(const torch::Tensor& loss) const { return loss * scale_; }
     /// Unscales the optimizer's gradients and steps it unless they hold inf/NaN; returns whether it stepped.
     bool step(torch::optim::Optimizer& opt);

@@ -2,11 +2,11 @@
 
 #include <torch/torch.h>
 
+#include "base/util/Errors.h"
 #include "ml/dist/DistributedContext.h"
 #include "ml/dist/GradientSync.h"
 #include "ml/model/WeightInit.h"
 #include "ml/train/AutocastGuard.h"
-#include "base/util/Errors.h"
 
 namespace streetgan {
 
@@ -71,12 +71,16 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
         real = real + noiseReal;
     }
     auto backward = [&](const torch::Tensor& loss) {
-        if (scaler_) scaler_->scale(loss).backward();
-        else loss.backward();
+        if (scaler_)
+            scaler_->scale(loss).backward();
+        else
+            loss.backward();
     };
     auto stepOpt = [&](torch::optim::AdamW& opt) {
-        if (scaler_) scaler_->step(opt);
-        else opt.step();
+        if (scaler_)
+            scaler_->step(opt);
+        else
+            opt.step();
     };
 
     // D: real, then fake.detach()
@@ -152,9 +156,7 @@ void TrainStep::setLearningRate(double lr) {
         for (auto& group : opt->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
 }
 
-double TrainStep::learningRate() const {
-    return static_cast<const torch::optim::AdamWOptions&>(optG_->param_groups().at(0).options()).lr();
-}
+double TrainStep::learningRate() const { return static_cast<const torch::optim::AdamWOptions&>(optG_->param_groups().at(0).options()).lr(); }
 
 void TrainStep::capture(CheckpointData& out) {
     out.model = cfg_.model;

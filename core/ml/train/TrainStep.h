@@ -14,12 +14,12 @@
 
 #include <torch/optim/adamw.h>
 
+#include "base/run/TrainConfig.h"
+#include "ml/checkpoint/Checkpoint.h"
 #include "ml/data/Batch.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
-#include "ml/checkpoint/Checkpoint.h"
 #include "ml/train/GradScaler.h"
-#include "base/run/TrainConfig.h"
 
 namespace streetgan {
 

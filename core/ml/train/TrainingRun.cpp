@@ -3,10 +3,10 @@
 #include <unistd.h>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 #include "base/daemon/TrainControl.h"
 #include "base/util/AtomicFile.h"
@@ -38,8 +38,8 @@ torch::Tensor fixedNoise(const TrainConfig& cfg) {
 
 }  // namespace
 
-TrainingRun::TrainingRun(const TrainConfig& cfg, bool resume, DistributedContext* dist, TrainControl* control, RunOutput& out,
-                         const std::atomic<bool>& stop, bool& stoppedByCommand)
+TrainingRun::TrainingRun(const TrainConfig& cfg, bool resume, DistributedContext* dist, TrainControl* control, RunOutput& out, const std::atomic<bool>& stop,
+                         bool& stoppedByCommand)
     : cfg_(cfg),
       resume_(resume),
       dist_(dist),
@@ -116,7 +116,9 @@ void TrainingRun::resumeFromCheckpoint() {
             const std::string tmpDir = Paths::tempDir();
             std::string tmpl = tmpDir + "/streetgan-resume-XXXXXX";
             const int fd = ::mkstemp(tmpl.data());
-            if (fd < 0) throw IoError("cannot create a temporary file in " + tmpDir + " for rank " + std::to_string(dist_->rank()) + "'s copy of " + name + ": free space there or set TMPDIR");
+            if (fd < 0)
+                throw IoError("cannot create a temporary file in " + tmpDir + " for rank " + std::to_string(dist_->rank()) + "'s copy of " + name +
+                              ": free space there or set TMPDIR");
             ::close(fd);
             AtomicFile::write(tmpl, bytes);
             resumeCopy = tmpl;
@@ -206,8 +208,7 @@ void TrainingRun::trainOneStep() {
     Batch batch = loader_->next();
     intervalWait_ += seconds(Clock::now() - w0);
     double inst = cfg_.instanceNoise;
-    if (inst > 0 && cfg_.instanceNoiseSteps > 0)
-        inst *= std::max(0.0, 1.0 - static_cast<double>(done_) / static_cast<double>(cfg_.instanceNoiseSteps));
+    if (inst > 0 && cfg_.instanceNoiseSteps > 0) inst *= std::max(0.0, 1.0 - static_cast<double>(done_) / static_cast<double>(cfg_.instanceNoiseSteps));
     step_->step(batch, inst);
     ++done_;
     intervalImages_ += batch.real.size(0);
@@ -254,9 +255,8 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
     e.totalSteps = total_;
     if (dist_) e.worldSize = world_;
     namespace F = EventField;  // the TensorBoard tags are the event's field names
-    const std::pair<const char*, double> scalars[] = {{F::kLossD, e.lossD}, {F::kLossG, e.lossG}, {F::kDX, e.dX},
-                                                      {F::kDGz1, e.dGz1},   {F::kDGz2, e.dGz2},   {F::kLr, e.lr},
-                                                      {F::kImgPerS, e.imgPerS}, {F::kDataWait, e.dataWait}};
+    const std::pair<const char*, double> scalars[] = {{F::kLossD, e.lossD}, {F::kLossG, e.lossG}, {F::kDX, e.dX},           {F::kDGz1, e.dGz1},
+                                                      {F::kDGz2, e.dGz2},   {F::kLr, e.lr},       {F::kImgPerS, e.imgPerS}, {F::kDataWait, e.dataWait}};
     for (const auto& [tag, value] : scalars) tb_->addScalar(tag, static_cast<float>(value), stepsDone, wall);
     tb_->flush();
     out_.emit(e);

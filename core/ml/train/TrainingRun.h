@@ -41,8 +41,8 @@ class TrainControl;
 class TrainingRun {
 public:
     /// `stoppedByCommand`: the Trainer's flag, reset when training starts and set by a stop command.
-    TrainingRun(const TrainConfig& cfg, bool resume, DistributedContext* dist, TrainControl* control, RunOutput& out,
-                const std::atomic<bool>& stop, bool& stoppedByCommand);
+    TrainingRun(const TrainConfig& cfg, bool resume, DistributedContext* dist, TrainControl* control, RunOutput& out, const std::atomic<bool>& stop,
+                bool& stoppedByCommand);
     ~TrainingRun();
     TrainingRun(const TrainingRun&) = delete;
     TrainingRun& operator=(const TrainingRun&) = delete;

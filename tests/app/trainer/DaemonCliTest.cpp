@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <nlohmann/json.hpp>
 #include <thread>
 
-#include "support/TempDir.h"
 #include "support/CliRunner.h"
+#include "support/TempDir.h"
 
 using namespace streetgan::test;
 namespace fs = std::filesystem;
@@ -65,8 +65,7 @@ std::vector<std::string> tcpSocketsOf(pid_t pid) {
         while (std::getline(in, line)) {
             std::istringstream f(line);
             std::string field;
-            for (int i = 0; i < 10 && f >> field; ++i) {
-            }
+            for (int i = 0; i < 10 && f >> field; ++i) {}
             tcpInodes.insert(field);  // the 10th column: inode
         }
     }
@@ -87,9 +86,26 @@ protected:
     }
     // A tiny CPU run that goes on for minutes unless stopped.
     CliResult start(const std::string& name, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"start", "--detach", "--run-dir", tmp / name, "--preset", "tiny-32", "--steps", "100000", "--batch", "4",
-                                         "--log-every", "2", "--device", "cpu", "--threads", "1",
-                                         "--loader-threads", "1", "--synthetic-images", "4096"};
+        std::vector<std::string> args = {"start",
+                                         "--detach",
+                                         "--run-dir",
+                                         tmp / name,
+                                         "--preset",
+                                         "tiny-32",
+                                         "--steps",
+                                         "100000",
+                                         "--batch",
+                                         "4",
+                                         "--log-every",
+                                         "2",
+                                         "--device",
+                                         "cpu",
+                                         "--threads",
+                                         "1",
+                                         "--loader-threads",
+                                         "1",
+                                         "--synthetic-images",
+                                         "4096"};
         args.insert(args.end(), extra.begin(), extra.end());
         started_.push_back(tmp / name);
         return cli.run(args);
@@ -179,7 +195,7 @@ TEST_F(Daemon, PauseResumeSetLrCheckpointAndSampleNow) {
     // (from the end: the one line it writes is the "live" line, then it has nothing to write)
     const std::string end = std::to_string(fs::file_size(dir + "/events.jsonl"));
     const std::string cmd = "timeout 30 sh -c " + CliRunner::quote(CliRunner::quote(STREETGAN_TRAINER) + " attach " + CliRunner::quote(dir) +
-                                                                  " --from-offset " + end + " | head -n 1 >/dev/null");
+                                                                   " --from-offset " + end + " | head -n 1 >/dev/null");
     EXPECT_EQ(std::system(cmd.c_str()), 0);
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count(), 20.0);
     // commands work while paused
@@ -192,9 +208,8 @@ TEST_F(Daemon, PauseResumeSetLrCheckpointAndSampleNow) {
     ASSERT_EQ(lr.code, 0) << lr.err;
     EXPECT_EQ(json::parse(lr.out)["ok"], true);
     ASSERT_EQ(cli.run({"control", dir, "resume"}).code, 0);
-    ASSERT_TRUE(waitFor([&] {
-        return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "metrics" && std::abs(e.value("lr", 0.0) - 0.00123) < 1e-9; });
-    }));
+    ASSERT_TRUE(waitFor(
+        [&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "metrics" && std::abs(e.value("lr", 0.0) - 0.00123) < 1e-9; }); }));
     EXPECT_GT(lastStep(dir), pausedAt);
     EXPECT_EQ(stateOf("r"), "running");
 }
@@ -208,8 +223,7 @@ TEST_F(Daemon, BadCommandsAreRefusedWithAnErrorEvent) {
     EXPECT_EQ(cli.run({"control", dir, "set-lr", "abc"}).code, 3);
     EXPECT_EQ(cli.run({"control", dir, "explode"}).code, 2);  // not a command at all: usage
     // Through attach's stdin: an unknown command, malformed JSON, and a valid one.
-    const CliResult a = cli.run({"attach", dir, "--seconds", "3"},
-                                R"(printf '%s\n' '{"cmd":"explode"}' 'not json' '{"cmd":"sample-now"}' |)");
+    const CliResult a = cli.run({"attach", dir, "--seconds", "3"}, R"(printf '%s\n' '{"cmd":"explode"}' 'not json' '{"cmd":"sample-now"}' |)");
     ASSERT_EQ(a.code, 0) << a.err;
     std::vector<json> replies;
     for (const auto& l : parseLines(a.out))
@@ -220,9 +234,7 @@ TEST_F(Daemon, BadCommandsAreRefusedWithAnErrorEvent) {
     EXPECT_EQ(replies[1]["ok"], false);
     EXPECT_EQ(replies[2]["ok"], true);
     ASSERT_TRUE(waitFor([&] {
-        return hasEvent(dir, [](const json& e) {
-            return e.value("kind", "") == "error" && e.value("message", "").find("explode") != std::string::npos;
-        });
+        return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "error" && e.value("message", "").find("explode") != std::string::npos; });
     }));
     EXPECT_EQ(stateOf("r"), "running") << "a refused command does not fail the run";
 }

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "support/TempDir.h"
 #include "support/CliRunner.h"
+#include "support/TempDir.h"
 
 using namespace streetgan::test;
 namespace fs = std::filesystem;
@@ -27,11 +27,35 @@ protected:
     static void SetUpTestSuite() {
         dir_ = new TempDir();
         CliRunner cli(dir_->path());
-        trainResult_ = new CliResult(cli.run({"train", "--run-dir", *dir_ / "run", "--preset", "tiny-32", "--steps", "6", "--batch", "8", "--log-every",
-                                              "3", "--sample-every", "0", "--checkpoint-every", "2", "--synthetic-images", "96", "--seed", "5", "--metric-every-checkpoints", "2",
-                                              "--metric-samples", "64", "--metrics", "fid,kid", "--metric-features", "/models/inception.pt"}));
-        const std::string cmd = std::string(STREETGAN_PYTHON) + " " + STREETGAN_TEST_PYTHON_DIR + "/make_feature_net.py " + CliRunner::quote(*dir_ / "nets") +
-                                " >/dev/null 2>&1";
+        trainResult_ = new CliResult(cli.run({"train",
+                                              "--run-dir",
+                                              *dir_ / "run",
+                                              "--preset",
+                                              "tiny-32",
+                                              "--steps",
+                                              "6",
+                                              "--batch",
+                                              "8",
+                                              "--log-every",
+                                              "3",
+                                              "--sample-every",
+                                              "0",
+                                              "--checkpoint-every",
+                                              "2",
+                                              "--synthetic-images",
+                                              "96",
+                                              "--seed",
+                                              "5",
+                                              "--metric-every-checkpoints",
+                                              "2",
+                                              "--metric-samples",
+                                              "64",
+                                              "--metrics",
+                                              "fid,kid",
+                                              "--metric-features",
+                                              "/models/inception.pt"}));
+        const std::string cmd =
+            std::string(STREETGAN_PYTHON) + " " + STREETGAN_TEST_PYTHON_DIR + "/make_feature_net.py " + CliRunner::quote(*dir_ / "nets") + " >/dev/null 2>&1";
         haveNets_ = std::system(cmd.c_str()) == 0;
     }
     static void TearDownTestSuite() {
@@ -90,9 +114,18 @@ TEST_F(MetricsCli, TrainingReportsAnUnusableFeatureModelAsUnavailable) {
 
 TEST_F(MetricsCli, TrainingWritesMetricEventsAtCheckpoints) {
     if (!haveNets_) GTEST_SKIP() << STREETGAN_PYTHON << " cannot write the feature network (python3-torch)";
-    const CliResult r = cli.run({"train", "--run-dir", tmp / "run", "--preset", "tiny-32", "--steps", "4", "--batch", "8", "--sample-every", "0",
-                                 "--checkpoint-every", "2", "--synthetic-images", "64", "--metric-every-checkpoints", "1", "--metric-samples", "24",
-                                 "--metric-features", net(), "--metric-cache-dir", tmp / "cache"});
+    const CliResult r = cli.run({"train",      "--run-dir",
+                                 tmp / "run",  "--preset",
+                                 "tiny-32",    "--steps",
+                                 "4",          "--batch",
+                                 "8",          "--sample-every",
+                                 "0",          "--checkpoint-every",
+                                 "2",          "--synthetic-images",
+                                 "64",         "--metric-every-checkpoints",
+                                 "1",          "--metric-samples",
+                                 "24",         "--metric-features",
+                                 net(),        "--metric-cache-dir",
+                                 tmp / "cache"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto events = metricEvents(tmp / "run");
     ASSERT_EQ(events.size(), 2u);
@@ -104,7 +137,7 @@ TEST_F(MetricsCli, TrainingWritesMetricEventsAtCheckpoints) {
         EXPECT_EQ(e["features"], net());
     }
     EXPECT_EQ(events[0]["real_cache"], "miss");
-    EXPECT_EQ(events[1]["real_cache"], "hit");  // real features computed once per run
+    EXPECT_EQ(events[1]["real_cache"], "hit");      // real features computed once per run
     EXPECT_NE(events[0]["fid"], events[1]["fid"]);  // the generator changed in between
 }
 
@@ -136,8 +169,8 @@ TEST_F(MetricsCli, BadMetricOrModelIsOneLineAndAnExitCode) {
 TEST_F(MetricsCli, FidKidPrWithAFeatureModelAndTheCache) {
     ASSERT_EQ(trainResult_->code, 0) << trainResult_->err;
     if (!haveNets_) GTEST_SKIP() << STREETGAN_PYTHON << " cannot write the feature network (python3-torch)";
-    const std::vector<std::string> args = {"eval",  "--checkpoint", checkpoint(),      "--metric", "fid,kid,pr", "--features", net(), "--samples", "48",
-                                           "--kid-subsets", "5", "--cache-dir", tmp / "cache", "--json"};
+    const std::vector<std::string> args = {"eval",      "--checkpoint", checkpoint(),    "--metric", "fid,kid,pr",  "--features",  net(),
+                                           "--samples", "48",           "--kid-subsets", "5",        "--cache-dir", tmp / "cache", "--json"};
     const CliResult first = cli.run(args);
     ASSERT_EQ(first.code, 0) << first.err;
     const auto a = nlohmann::json::parse(first.out);
@@ -171,15 +204,15 @@ TEST_F(MetricsCli, FidKidPrWithAFeatureModelAndTheCache) {
     EXPECT_EQ(nlohmann::json::parse(third.out)["fid"], a["fid"]);
 
     // Parzen and FID together: both sets of fields in one document.
-    const CliResult both = cli.run({"eval", "--checkpoint", checkpoint(), "--metric", "parzen,fid", "--features", net(), "--samples", "48",
-                                    "--validation", "10", "--test", "10", "--cache-dir", tmp / "cache", "--json"});
+    const CliResult both = cli.run({"eval", "--checkpoint", checkpoint(), "--metric", "parzen,fid", "--features", net(), "--samples", "48", "--validation",
+                                    "10", "--test", "10", "--cache-dir", tmp / "cache", "--json"});
     ASSERT_EQ(both.code, 0) << both.err;
     const auto c = nlohmann::json::parse(both.out);
     EXPECT_EQ(c["fid"], a["fid"]);
     EXPECT_TRUE(std::isfinite(c["log_likelihood"].get<double>()));
 
-    const CliResult text = cli.run({"eval", "--checkpoint", checkpoint(), "--metric", "fid,kid,pr", "--features", net(), "--samples", "48",
-                                    "--kid-subsets", "5", "--cache-dir", tmp / "cache"});
+    const CliResult text = cli.run({"eval", "--checkpoint", checkpoint(), "--metric", "fid,kid,pr", "--features", net(), "--samples", "48", "--kid-subsets",
+                                    "5", "--cache-dir", tmp / "cache"});
     ASSERT_EQ(text.code, 0) << text.err;
     EXPECT_NE(text.out.find("FID "), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("KID "), std::string::npos) << text.out;
@@ -190,8 +223,8 @@ TEST_F(MetricsCli, FidAgainstAPhotoFolder) {
     ASSERT_EQ(trainResult_->code, 0) << trainResult_->err;
     if (!haveNets_) GTEST_SKIP() << STREETGAN_PYTHON << " cannot write the feature network (python3-torch)";
     ASSERT_EQ(cli.run({"data", "synth", "--count", "30", "--width", "320", "--height", "240", "--out", tmp / "photos"}).code, 0);
-    const CliResult r = cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--metric", "fid", "--features", net(), "--samples",
-                                 "40", "--cache-dir", tmp / "cache", "--json"});
+    const CliResult r = cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--metric", "fid", "--features", net(), "--samples", "40",
+                                 "--cache-dir", tmp / "cache", "--json"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_GT(j["fid"].get<double>(), 0.0);

@@ -16,8 +16,8 @@ protected:
     // HOME is a temp folder and no agent: nothing of the real ~/.ssh is read or written.
     CliResult remote(std::vector<std::string> args, bool withKnownHosts = true, const std::string& trainer = STREETGAN_FAKE_TRAINER,
                      const std::string& stdinText = "") {
-        std::vector<std::string> full{"remote", "--host", "127.0.0.1", "--port", std::to_string(target->port()), "--identity", userKey(),
-                                      "--ssh-config", "none", "--remote-trainer", trainer};
+        std::vector<std::string> full{"remote",       "--host", "127.0.0.1",        "--port", std::to_string(target->port()), "--identity", userKey(),
+                                      "--ssh-config", "none",   "--remote-trainer", trainer};
         if (withKnownHosts) {
             full.push_back("--known-hosts");
             full.push_back(knownHosts());
@@ -116,7 +116,10 @@ TEST_F(RemoteCliTest, FetchDownloadsTheLatestCheckpointAndSkipsItWhenUpToDate) {
 TEST_F(RemoteCliTest, AttachPrintsTheProtocolLinesUntilTheRunEnds) {
     const std::string run = tmp / "run";
     std::filesystem::create_directories(run);
-    std::ofstream(run + "/events.jsonl") << R"({"t":1,"step":1})" << "\n" << R"({"t":2,"step":2})" << "\n";
+    std::ofstream(run + "/events.jsonl") << R"({"t":1,"step":1})"
+                                         << "\n"
+                                         << R"({"t":2,"step":2})"
+                                         << "\n";
     std::ofstream(run + "/done") << "finished";
     CliResult r = remote({"attach", run});
     ASSERT_EQ(r.code, 0) << r.err;
@@ -137,7 +140,8 @@ TEST_F(RemoteCliTest, AttachPrintsTheProtocolLinesUntilTheRunEnds) {
 TEST_F(RemoteCliTest, AttachRelaysCommandsFromStdinAndStopsAfterSeconds) {
     const std::string run = tmp / "run";
     std::filesystem::create_directories(run);
-    std::ofstream(run + "/events.jsonl") << R"({"t":1,"step":1})" << "\n";
+    std::ofstream(run + "/events.jsonl") << R"({"t":1,"step":1})"
+                                         << "\n";
     const auto t0 = std::chrono::steady_clock::now();
     const CliResult r = remote({"attach", run, "--seconds", "3"}, true, STREETGAN_FAKE_TRAINER, "{\"cmd\":\"pause\"}\nnot json\n");
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -153,9 +157,10 @@ TEST_F(RemoteCliTest, JumpHostAndConfigAliases) {
     CliResult r = remote({"--jump", "127.0.0.1:" + std::to_string(jump->port()), "ls", "/x"});
     ASSERT_EQ(r.code, 0) << r.err;
     std::ofstream(tmp / "ssh_config") << "Host gpu-*\n  HostName 127.0.0.1\n  Port " << target->port() << "\n  IdentityFile " << userKey()
-                                      << "\n  ProxyJump bastion\nHost bastion\n  HostName 127.0.0.1\n  Port " << jump->port() << "\n  IdentityFile " << userKey() << "\n";
-    r = cli.run({"remote", "--host", "gpu-1", "--ssh-config", tmp / "ssh_config", "--known-hosts", knownHosts(), "--remote-trainer",
-                 STREETGAN_FAKE_TRAINER, "ls", "/y"},
+                                      << "\n  ProxyJump bastion\nHost bastion\n  HostName 127.0.0.1\n  Port " << jump->port() << "\n  IdentityFile "
+                                      << userKey() << "\n";
+    r = cli.run({"remote", "--host", "gpu-1", "--ssh-config", tmp / "ssh_config", "--known-hosts", knownHosts(), "--remote-trainer", STREETGAN_FAKE_TRAINER,
+                 "ls", "/y"},
                 "HOME=" + CliRunner::quote(tmp / "home") + " SSH_AUTH_SOCK=");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(argvOf(r), nlohmann::json({"ls", "/y"}));

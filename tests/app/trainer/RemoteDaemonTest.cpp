@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/remote/RemoteAttach.h"
 #include "support/CliRunner.h"
 #include "support/RemoteTestBase.h"
-#include "base/remote/RemoteAttach.h"
 
 using namespace streetgan;
 using namespace streetgan::test;
@@ -33,15 +33,38 @@ protected:
         }
     }
     CliResult remote(std::vector<std::string> args) {
-        std::vector<std::string> full{"remote", "--host", "127.0.0.1", "--port", std::to_string(target->port()), "--identity", userKey(),
-                                      "--ssh-config", "none", "--known-hosts", knownHosts(), "--remote-trainer", STREETGAN_TRAINER};
+        std::vector<std::string> full{"remote",     "--host",           "127.0.0.1",      "--port", std::to_string(target->port()),
+                                      "--identity", userKey(),          "--ssh-config",   "none",   "--known-hosts",
+                                      knownHosts(), "--remote-trainer", STREETGAN_TRAINER};
         full.insert(full.end(), args.begin(), args.end());
         return cli.run(full, "HOME=" + CliRunner::quote(tmp / "home") + " SSH_AUTH_SOCK=");
     }
     std::string startRun(const std::string& name, int steps) {
-        const CliResult r = remote({"start", "--run-dir", tmp / ("runs/" + name), "--preset", "tiny-32", "--steps", std::to_string(steps), "--batch", "8",
-                                    "--log-every", "5", "--sample-every", "100", "--checkpoint-every", "100", "--device", "cpu", "--threads", "1",
-                                    "--loader-threads", "1", "--synthetic-images", "256", "--seed", "1"});
+        const CliResult r = remote({"start",
+                                    "--run-dir",
+                                    tmp / ("runs/" + name),
+                                    "--preset",
+                                    "tiny-32",
+                                    "--steps",
+                                    std::to_string(steps),
+                                    "--batch",
+                                    "8",
+                                    "--log-every",
+                                    "5",
+                                    "--sample-every",
+                                    "100",
+                                    "--checkpoint-every",
+                                    "100",
+                                    "--device",
+                                    "cpu",
+                                    "--threads",
+                                    "1",
+                                    "--loader-threads",
+                                    "1",
+                                    "--synthetic-images",
+                                    "256",
+                                    "--seed",
+                                    "1"});
         EXPECT_EQ(r.code, 0) << r.err;
         std::string dir = r.out;
         while (!dir.empty() && dir.back() == '\n') dir.pop_back();
@@ -87,7 +110,7 @@ TEST_F(RemoteDaemonTest, StartAttachDropResumeControlFetchAndLs) {
         if (!waitFor([&] { return state() == "paused"; }, 30)) return attach.stop();
         const int64_t pausedAt = lastStep.load();
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        EXPECT_EQ(lastStep.load(), pausedAt);  // no steps while paused
+        EXPECT_EQ(lastStep.load(), pausedAt);                // no steps while paused
         const CliResult r = ok({"control", run, "resume"});  // through `remote control`
         EXPECT_NE(r.out.find("\"ok\":true"), std::string::npos) << r.out;
         if (!waitFor([&] { return state() == "running"; }, 30)) return attach.stop();
@@ -95,23 +118,24 @@ TEST_F(RemoteDaemonTest, StartAttachDropResumeControlFetchAndLs) {
         if (!waitFor([&] { return checkpoints.load() >= 1; }, 60)) return attach.stop();
         ok({"control", run, "stop"});
     });
-    attach.run([&](const AttachMessage& m) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (m.kind == AttachMessage::Kind::Live) live = true;
-        if (m.kind == AttachMessage::Kind::Reply) replies.push_back(m.body);
-        if (m.kind == AttachMessage::Kind::End) endState = m.state;
-        if (m.kind != AttachMessage::Kind::Event) return;
-        events.push_back(m);
-        const std::string kind = m.body.value("kind", "");
-        if (m.body.contains("step") && m.body["step"].is_number_integer()) lastStep = m.body["step"].get<int64_t>();
-        if (kind == "status") lastState = m.body.value("state", "");
-        if (kind == "checkpoint") ++checkpoints;
-        if (live && kind == "metrics" && m.body.contains("t")) liveLatency.push_back(m.receivedAt - m.body["t"].get<double>());
-    },
-               [&](const AttachStatus& s) {
-                   // Events written while the connection was down come as the new backlog: not a latency.
-                   if (s.state == AttachStatus::State::Reconnecting) live = false;
-               });
+    attach.run(
+        [&](const AttachMessage& m) {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (m.kind == AttachMessage::Kind::Live) live = true;
+            if (m.kind == AttachMessage::Kind::Reply) replies.push_back(m.body);
+            if (m.kind == AttachMessage::Kind::End) endState = m.state;
+            if (m.kind != AttachMessage::Kind::Event) return;
+            events.push_back(m);
+            const std::string kind = m.body.value("kind", "");
+            if (m.body.contains("step") && m.body["step"].is_number_integer()) lastStep = m.body["step"].get<int64_t>();
+            if (kind == "status") lastState = m.body.value("state", "");
+            if (kind == "checkpoint") ++checkpoints;
+            if (live && kind == "metrics" && m.body.contains("t")) liveLatency.push_back(m.receivedAt - m.body["t"].get<double>());
+        },
+        [&](const AttachStatus& s) {
+            // Events written while the connection was down come as the new backlog: not a latency.
+            if (s.state == AttachStatus::State::Reconnecting) live = false;
+        });
     driver.join();
 
     EXPECT_EQ(endState, "stopped");
@@ -125,8 +149,7 @@ TEST_F(RemoteDaemonTest, StartAttachDropResumeControlFetchAndLs) {
         ASSERT_NE(nl, std::string::npos);
         EXPECT_EQ(events[i].offset, at) << "event " << i;
         EXPECT_EQ(events[i].end, nl + 1) << "event " << i;
-        EXPECT_EQ(events[i].line.find(log.substr(at, nl - at)) != std::string::npos || nlohmann::json::parse(log.substr(at, nl - at)) == events[i].body,
-                  true);
+        EXPECT_EQ(events[i].line.find(log.substr(at, nl - at)) != std::string::npos || nlohmann::json::parse(log.substr(at, nl - at)) == events[i].body, true);
         at = nl + 1;
     }
     EXPECT_EQ(i, events.size());

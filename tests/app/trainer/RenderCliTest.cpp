@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "support/TempDir.h"
 #include "support/CliRunner.h"
+#include "support/TempDir.h"
 
 using namespace streetgan::test;
 namespace fs = std::filesystem;
@@ -19,13 +19,9 @@ namespace {
 
 const std::string kDemo = STREETGAN_DEMO_DIR;
 
-size_t entries(const fs::path& dir) {
-    return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
-}
+size_t entries(const fs::path& dir) { return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator())); }
 
-int lines(const std::string& s) {
-    return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 // The demo session, made smaller (fewer frames) so the test stays fast; written into `dir`.
 std::string smallSession(const TempDir& dir, nlohmann::json patch = nlohmann::json::object()) {

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "support/TempDir.h"
 #include "support/CliRunner.h"
+#include "support/TempDir.h"
 
 using namespace streetgan::test;
 namespace fs = std::filesystem;
@@ -23,8 +23,8 @@ protected:
     static void SetUpTestSuite() {
         dir_ = new TempDir();
         CliRunner cli(dir_->path());
-        const CliResult r = cli.run({"train", "--run-dir", run(), "--preset", "tiny-32", "--steps", "12", "--batch", "8", "--log-every", "4",
-                                     "--sample-every", "6", "--synthetic-images", "256", "--seed", "3"});
+        const CliResult r = cli.run({"train", "--run-dir", run(), "--preset", "tiny-32", "--steps", "12", "--batch", "8", "--log-every", "4", "--sample-every",
+                                     "6", "--synthetic-images", "256", "--seed", "3"});
         trainResult_ = new CliResult(r);
     }
     static void TearDownTestSuite() {
@@ -42,9 +42,7 @@ protected:
 TempDir* TrainerCli::dir_ = nullptr;
 CliResult* TrainerCli::trainResult_ = nullptr;
 
-std::string python(const std::string& args) {
-    return std::string(STREETGAN_PYTHON) + " " + STREETGAN_TEST_PYTHON_DIR + "/" + args;
-}
+std::string python(const std::string& args) { return std::string(STREETGAN_PYTHON) + " " + STREETGAN_TEST_PYTHON_DIR + "/" + args; }
 
 }  // namespace
 
@@ -73,10 +71,19 @@ TEST_F(TrainerCli, ModelInfoJsonMatchesDesignTable) {
 }
 
 TEST_F(TrainerCli, EverySubcommandHasHelp) {
-    for (const auto& sub : std::vector<std::vector<std::string>>{{"--help"}, {"model-info", "--help"}, {"train", "--help"}, {"sample", "--help"},
-                                                                   {"eval", "--help"}, {"export", "--help"}, {"bench", "train", "--help"},
-                                                                   {"start", "--help"}, {"ls", "--help"}, {"attach", "--help"}, {"control", "--help"},
-                                                                   {"remote", "--help"}, {"serve", "--help"}}) {
+    for (const auto& sub : std::vector<std::vector<std::string>>{{"--help"},
+                                                                 {"model-info", "--help"},
+                                                                 {"train", "--help"},
+                                                                 {"sample", "--help"},
+                                                                 {"eval", "--help"},
+                                                                 {"export", "--help"},
+                                                                 {"bench", "train", "--help"},
+                                                                 {"start", "--help"},
+                                                                 {"ls", "--help"},
+                                                                 {"attach", "--help"},
+                                                                 {"control", "--help"},
+                                                                 {"remote", "--help"},
+                                                                 {"serve", "--help"}}) {
         const CliResult r = cli.run(sub);
         EXPECT_EQ(r.code, 0) << sub.front();
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub.front();
@@ -103,7 +110,8 @@ TEST_F(TrainerCli, SampleWritesMakeGridPng) {
 }
 
 TEST_F(TrainerCli, EvalReportsParzenLogLikelihood) {
-    const CliResult r = cli.run({"eval", "--checkpoint", checkpoint(), "--data", "synthetic", "--samples", "300", "--validation", "40", "--test", "40", "--json"});
+    const CliResult r =
+        cli.run({"eval", "--checkpoint", checkpoint(), "--data", "synthetic", "--samples", "300", "--validation", "40", "--test", "40", "--json"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["metric"], "parzen");
@@ -117,9 +125,11 @@ TEST_F(TrainerCli, EvalDefaultsToTheDataTheCheckpointWasTrainedOn) {
     const std::string photos = tmp / "photos";
     ASSERT_EQ(cli.run({"data", "synth", "--count", "60", "--out", photos, "--width", "176", "--height", "132"}).code, 0);
     const std::string run = tmp / "photo-run";
-    const CliResult t = cli.run({"train", "--run-dir", run, "--preset", "tiny-32", "--data", photos, "--steps", "2", "--batch", "4", "--validation-percent", "30"});
+    const CliResult t =
+        cli.run({"train", "--run-dir", run, "--preset", "tiny-32", "--data", photos, "--steps", "2", "--batch", "4", "--validation-percent", "30"});
     ASSERT_EQ(t.code, 0) << t.err;
-    const CliResult r = cli.run({"eval", "--checkpoint", run + "/checkpoints/checkpoint_0.pt", "--samples", "50", "--validation", "4", "--test", "4", "--json"});
+    const CliResult r =
+        cli.run({"eval", "--checkpoint", run + "/checkpoints/checkpoint_0.pt", "--samples", "50", "--validation", "4", "--test", "4", "--json"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["data"], photos);
@@ -165,7 +175,8 @@ TEST_F(TrainerCli, UnknownPreset) {
 }
 
 TEST_F(TrainerCli, InvalidNumbers) {
-    for (const auto& args : std::vector<std::vector<std::string>>{{"--batch", "abc"}, {"--batch", "0"}, {"--steps", "-3"}, {"--lr", "nan"}, {"--seed", "1.5"}}) {
+    for (const auto& args :
+         std::vector<std::vector<std::string>>{{"--batch", "abc"}, {"--batch", "0"}, {"--steps", "-3"}, {"--lr", "nan"}, {"--seed", "1.5"}}) {
         std::vector<std::string> full = {"train", "--run-dir", tmp / "r", "--steps", "1"};
         if (args[0] == "--steps") full = {"train", "--run-dir", tmp / "r"};
         full.insert(full.end(), args.begin(), args.end());
@@ -230,8 +241,7 @@ TEST_F(TrainerCli, FullDiskWhileCheckpointingKeepsThePreviousCheckpoint) {
     EXPECT_NE(r.err.find("checkpoint_0.pt"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("previous version kept"), std::string::npos) << r.err;
     EXPECT_EQ(CliRunner::slurp(ck), before);
-    for (const auto& e : fs::directory_iterator(tmp / "copy/checkpoints"))
-        EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+    for (const auto& e : fs::directory_iterator(tmp / "copy/checkpoints")) EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
     // The failure is recorded in the (append-only) event log; earlier events are intact.
     const std::string events = CliRunner::slurp(tmp / "copy/events.jsonl");
     EXPECT_NE(events.find("\"failed\""), std::string::npos);
@@ -241,7 +251,8 @@ TEST_F(TrainerCli, FullDiskWhileCheckpointingKeepsThePreviousCheckpoint) {
 TEST_F(TrainerCli, DataStatsOfAFolder) {
     fs::create_directories(tmp / "photos/berlin");
     fs::create_directories(tmp / "photos/paris");
-    for (const char* name : {"berlin/a.jpg", "berlin/b.jpg", "berlin/c.jpg", "paris/d.jpg"}) std::ofstream(tmp / ("photos/" + std::string(name))) << "jpeg bytes";
+    for (const char* name : {"berlin/a.jpg", "berlin/b.jpg", "berlin/c.jpg", "paris/d.jpg"})
+        std::ofstream(tmp / ("photos/" + std::string(name))) << "jpeg bytes";
     std::ofstream(tmp / "photos/paris/empty.jpg");
     const CliResult r = cli.run({"data", "stats", tmp / "photos", "--json"});
     ASSERT_EQ(r.code, 0) << r.err;
@@ -286,11 +297,15 @@ TEST_F(TrainerCli, PhotosFolderPackVerifyAndTrainFromEachSourceKind) {
 
 TEST_F(TrainerCli, TrainFromAZipAndItsStats) {
     ASSERT_EQ(cli.run({"data", "synth", "--count", "24", "--width", "320", "--height", "240", "--out", tmp / "photos"}).code, 0);
-    ASSERT_EQ(std::system((std::string(STREETGAN_PYTHON) + " -c \"import shutil; shutil.make_archive('" + tmp / "batch" + "', 'zip', root_dir='" + tmp / "photos" + "')\"").c_str()), 0);
+    ASSERT_EQ(std::system((std::string(STREETGAN_PYTHON) + " -c \"import shutil; shutil.make_archive('" + tmp / "batch" + "', 'zip', root_dir='" +
+                           tmp / "photos" + "')\"")
+                              .c_str()),
+              0);
     const CliResult stats = cli.run({"data", "stats", tmp / "batch.zip", "--json"});
     ASSERT_EQ(stats.code, 0) << stats.err;
     EXPECT_EQ(nlohmann::json::parse(stats.out)["images"], 24);
-    const CliResult train = cli.run({"train", "--run-dir", tmp / "from-zip", "--data", tmp / "batch.zip", "--preset", "tiny-32", "--steps", "3", "--batch", "8"});
+    const CliResult train =
+        cli.run({"train", "--run-dir", tmp / "from-zip", "--data", tmp / "batch.zip", "--preset", "tiny-32", "--steps", "3", "--batch", "8"});
     EXPECT_EQ(train.code, 0) << train.err;
     EXPECT_NE(CliRunner::slurp(tmp / "from-zip/run.json").find("batch.zip"), std::string::npos);
     // A truncated archive still trains from its intact entries, and says what it skipped.
@@ -305,7 +320,8 @@ TEST_F(TrainerCli, TrainFromAZipAndItsStats) {
 
 TEST_F(TrainerCli, EvalOnHeldOutPhotos) {
     ASSERT_EQ(cli.run({"data", "synth", "--count", "200", "--width", "320", "--height", "240", "--out", tmp / "photos"}).code, 0);
-    const CliResult r = cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--samples", "100", "--validation", "3", "--test", "3", "--json"});
+    const CliResult r =
+        cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--samples", "100", "--validation", "3", "--test", "3", "--json"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(std::isfinite(nlohmann::json::parse(r.out)["log_likelihood"].get<double>()));
     const CliResult tooMany = cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--validation", "500", "--test", "500"});

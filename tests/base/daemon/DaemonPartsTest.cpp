@@ -6,19 +6,19 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "support/TempDir.h"
 #include "base/daemon/ControlServer.h"
 #include "base/daemon/ControlSocket.h"
 #include "base/daemon/EventFollower.h"
 #include "base/daemon/RunLock.h"
 #include "base/daemon/RunStatus.h"
-#include "base/run/EventLog.h"
 #include "base/daemon/TrainControl.h"
+#include "base/run/EventLog.h"
 #include "base/util/Errors.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
-using streetgan::test::TempDir;
 using nlohmann::json;
+using streetgan::test::TempDir;
 
 TEST(TrainControl, ValidatesEveryCommand) {
     TrainControl c;

@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "support/TempDir.h"
 #include "base/dataset/ArchiveReader.h"
 #include "base/util/Errors.h"
+#include "support/TempDir.h"
 
 #ifndef STREETGAN_PYTHON
 #define STREETGAN_PYTHON "/usr/bin/python3"
@@ -160,7 +160,11 @@ TEST_F(ArchiveReaderTest, OtherLayoutsReadBack) {
         const char* file;
         const char* format;
         size_t entries;
-    } cases[] = {{"multi.tar.gz", "tar.gz", 64}, {"text.tar.gz", "tar.gz", 16}, {"stream.zip", "zip", 6}, {"zip64.zip", "zip", 6}, {"small.tar.bz2", "compressed tar", 6}};
+    } cases[] = {{"multi.tar.gz", "tar.gz", 64},
+                 {"text.tar.gz", "tar.gz", 16},
+                 {"stream.zip", "zip", 6},
+                 {"zip64.zip", "zip", 6},
+                 {"small.tar.bz2", "compressed tar", 6}};
     for (const auto& c : cases) {
         ArchiveReader r(dir_->file(c.file), kNoCache);
         EXPECT_EQ(r.formatName(), c.format) << c.file;
@@ -221,8 +225,8 @@ TEST_F(ArchiveReaderTest, AnyCutPointListsAndNeverReturnsWrongBytes) {
     for (const char* ext : kFormats) {
         const Bytes whole = readFile(archive(ext));
         ArchiveReader full(archive(ext), kNoCache);
-        std::vector<size_t> cuts = {1, 100, 511, 512, 513, 1024, 2047, whole.size() - 1, whole.size() - 4, whole.size() - 10,
-                                    whole.size() - 22, whole.size() - 1030};
+        std::vector<size_t> cuts = {
+            1, 100, 511, 512, 513, 1024, 2047, whole.size() - 1, whole.size() - 4, whole.size() - 10, whole.size() - 22, whole.size() - 1030};
         for (int k = 1; k < 20; ++k) cuts.push_back(whole.size() * k / 20 + 37 * k);
         size_t listed = 0;
         for (size_t cut : cuts) {
@@ -309,8 +313,7 @@ TEST_F(ArchiveReaderTest, NonArchiveIsADataErrorNamingTheFile) {
         writeFile(noise, b);
     }
     const std::string gz = dir_->file("plain.csv.gz");
-    const std::string cmd = std::string(STREETGAN_PYTHON) + " -c \"import gzip; open('" + gz +
-                            "','wb').write(gzip.compress(b'a,b,c\\n' * 1000))\"";
+    const std::string cmd = std::string(STREETGAN_PYTHON) + " -c \"import gzip; open('" + gz + "','wb').write(gzip.compress(b'a,b,c\\n' * 1000))\"";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     for (const std::string& p : {text, noise, gz}) {
         try {
@@ -342,9 +345,10 @@ TEST_F(ArchiveReaderTest, ThroughputZipVsFolder) {
     ArchiveReader tar(archive("tar"), kNoCache), gz(archive("tar.gz"), kNoCache);
     const double tarRate = time([&](size_t i) { return tar.read(i).size(); });
     const double gzRate = time([&](size_t i) { return gz.read(i).size(); });
-    std::printf("[ info ] read throughput, one thread, random order (warm page cache): zip %.0f MB/s, folder %.0f MB/s, "
-                "tar %.0f MB/s, tar.gz %.0f MB/s\n",
-                zip, folder, tarRate, gzRate);
+    std::printf(
+        "[ info ] read throughput, one thread, random order (warm page cache): zip %.0f MB/s, folder %.0f MB/s, "
+        "tar %.0f MB/s, tar.gz %.0f MB/s\n",
+        zip, folder, tarRate, gzRate);
 }
 
 // The fast zip path (libdeflate) must refuse damaged data as libarchive does: a flipped byte in a

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "base/dataset/DatasetIndex.h"
+#include "base/dataset/DatasetIndexTestSupport.h"
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
-#include "base/dataset/DatasetIndexTestSupport.h"
 
 using namespace streetgan;
 using namespace streetgan::test::datasetindex;
@@ -51,7 +51,7 @@ TEST(DatasetIndex, MslsCitiesSequencesAndFrames) {
     EXPECT_EQ(findKey(idx, "amsQ3")->sequence, "");  // not in its CSV
     EXPECT_EQ(findKey(idx, "ber0")->sequence, "");   // no CSV for berlin
     EXPECT_EQ(findKey(idx, "ber0")->frame, -1);
-    ASSERT_NE(findKey(idx, "par1"), nullptr);  // .JPG counts
+    ASSERT_NE(findKey(idx, "par1"), nullptr);           // .JPG counts
     EXPECT_EQ(findKey(idx, "par1")->sequence, "SEQP");  // from raw.csv (postprocessed.csv has no sequence_key)
 
     EXPECT_EQ(idx.sequenceCount(), 4);  // SEQA SEQB SEQQ SEQP
@@ -158,7 +158,7 @@ TEST(DatasetIndex, BadInputIsSkippedAndCountedNeverThrown) {
     fs::create_symlink(r / "c" / "missing.jpg", r / "c" / "dead.jpg");
     fs::create_symlink(r / "c" / "good.jpg", r / "c" / "alias.jpg");
     ASSERT_EQ(mkfifo((r / "c" / "pipe.jpg").c_str(), 0644), 0);  // opening it would block
-    writeFile(r / "c" / "seq_info.csv", "");  // a CSV in a plain folder: ignored
+    writeFile(r / "c" / "seq_info.csv", "");                     // a CSV in a plain folder: ignored
 
     const auto t0 = std::chrono::steady_clock::now();
     const DatasetIndex idx = DatasetIndex::scanFolder(r.string(), {});
@@ -236,8 +236,8 @@ TEST(DatasetIndex, StatsJsonAndTable) {
     o.validationPercent = 25;
     const DatasetIndex idx = DatasetIndex::scanFolder(t.str(), o);
     const nlohmann::json j = idx.stats();
-    for (const char* k : {"images", "skipped", "skipped_reasons", "cities", "sequences", "shares", "split", "warnings",
-                          "dropped", "unsequenced", "found", "layout", "root"})
+    for (const char* k :
+         {"images", "skipped", "skipped_reasons", "cities", "sequences", "shares", "split", "warnings", "dropped", "unsequenced", "found", "layout", "root"})
         EXPECT_TRUE(j.contains(k)) << k;
     EXPECT_EQ(j["images"], 20);
     EXPECT_EQ(j["skipped"], 1);
@@ -268,8 +268,7 @@ TEST(DatasetIndex, StatsJsonAndTable) {
     EXPECT_LT(table.find("berlin"), table.find("paris")) << table;
     EXPECT_EQ(DatasetIndex::formatStatsTable(nlohmann::json::array()), "");
     EXPECT_NO_THROW(DatasetIndex::formatStatsTable(nlohmann::json{{"cities", {{"x", 1234567}}}}));
-    EXPECT_NE(DatasetIndex::formatStatsTable(nlohmann::json{{"cities", {{"x", 1234567}}}}).find("1,234,567"),
-              std::string::npos);
+    EXPECT_NE(DatasetIndex::formatStatsTable(nlohmann::json{{"cities", {{"x", 1234567}}}}).find("1,234,567"), std::string::npos);
 }
 
 // ------------------------------------------------------------------------------ errors
@@ -352,15 +351,14 @@ TEST(DatasetIndex, FromListingLikeAnArchive) {
         {"msls/other/../../escape.jpg", 10},
     };
     int reads = 0;
-    const DatasetIndex idx = DatasetIndex::fromListing(
-        "archive.zip", files,
-        [&](const std::string& p) -> std::optional<std::string> {
-            ++reads;
-            auto it = texts.find(p);
-            if (it == texts.end()) return std::nullopt;
-            return it->second;
-        },
-        {{"unreadable folder", 2}}, {});
+    const DatasetIndex idx = DatasetIndex::fromListing("archive.zip", files,
+                                                       [&](const std::string& p) -> std::optional<std::string> {
+                                                           ++reads;
+                                                           auto it = texts.find(p);
+                                                           if (it == texts.end()) return std::nullopt;
+                                                           return it->second;
+                                                       },
+                                                       {{"unreadable folder", 2}}, {});
     EXPECT_EQ(idx.size(), 2);
     EXPECT_EQ(findKey(idx, "t1")->sequence, "ST");
     EXPECT_EQ(findKey(idx, "t1")->frame, 4);
@@ -373,23 +371,21 @@ TEST(DatasetIndex, FromListingLikeAnArchive) {
 
     // An archive rooted inside a city's images folder asks for the CSV one level up.
     std::vector<std::string> asked;
-    const DatasetIndex inner = DatasetIndex::fromListing(
-        "/data/train_val/tokyo/query/images", {{"t1.jpg", 5}},
-        [&](const std::string& p) -> std::optional<std::string> {
-            asked.push_back(p);
-            if (p == "../seq_info.csv") return std::string("key,sequence_key\nt1,S9\n");
-            return std::nullopt;
-        },
-        {}, {});
+    const DatasetIndex inner = DatasetIndex::fromListing("/data/train_val/tokyo/query/images", {{"t1.jpg", 5}},
+                                                         [&](const std::string& p) -> std::optional<std::string> {
+                                                             asked.push_back(p);
+                                                             if (p == "../seq_info.csv") return std::string("key,sequence_key\nt1,S9\n");
+                                                             return std::nullopt;
+                                                         },
+                                                         {}, {});
     EXPECT_EQ(asked, std::vector<std::string>{"../seq_info.csv"});
     EXPECT_EQ(findKey(inner, "t1")->city, "tokyo");
     EXPECT_EQ(findKey(inner, "t1")->sequence, "S9");
     EXPECT_EQ(reason(inner.warnings(), "unreadable csv"), 0);
 
     // A listed CSV that cannot be read is a warning, not an error.
-    const DatasetIndex unreadable = DatasetIndex::fromListing(
-        "x", {{"c/database/images/k.jpg", 5}, {"c/database/seq_info.csv", 9}},
-        [](const std::string&) -> std::optional<std::string> { return std::nullopt; }, {}, {});
+    const DatasetIndex unreadable = DatasetIndex::fromListing("x", {{"c/database/images/k.jpg", 5}, {"c/database/seq_info.csv", 9}},
+                                                              [](const std::string&) -> std::optional<std::string> { return std::nullopt; }, {}, {});
     EXPECT_EQ(unreadable.size(), 1);
     EXPECT_EQ(reason(unreadable.warnings(), "unreadable csv"), 1);
     EXPECT_EQ(reason(unreadable.warnings(), "no sequence csv"), 1);

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "base/dataset/DatasetIndex.h"
+#include "base/dataset/DatasetIndexTestSupport.h"
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
-#include "base/dataset/DatasetIndexTestSupport.h"
 
 using namespace streetgan;
 using namespace streetgan::test::datasetindex;
@@ -45,8 +45,7 @@ TEST(DatasetIndex, CityIncludeExcludeCaseInsensitive) {
 
     IndexOptions ex;
     ex.excludeCities = {"Paris"};
-    EXPECT_EQ(DatasetIndex::scanFolder(t.str(), ex).cities(),
-              (std::map<std::string, int64_t>{{"amsterdam", 14}, {"berlin", 4}}));
+    EXPECT_EQ(DatasetIndex::scanFolder(t.str(), ex).cities(), (std::map<std::string, int64_t>{{"amsterdam", 14}, {"berlin", 4}}));
 
     IndexOptions none;
     none.includeCities = {"atlantis"};
@@ -132,8 +131,7 @@ TEST(DatasetIndex, SplitIsStableAsTheDataSetGrows) {
     TempDir t;
     auto add = [&](int from, int to) {
         for (int i = from; i < to; ++i)
-            writeImage(t.path() / ("city" + std::to_string(i % 7)) / ("seq" + std::to_string(i % 23)) /
-                       ("img_" + std::to_string(i * 7919 % 100003) + ".jpg"));
+            writeImage(t.path() / ("city" + std::to_string(i % 7)) / ("seq" + std::to_string(i % 23)) / ("img_" + std::to_string(i * 7919 % 100003) + ".jpg"));
     };
     add(0, 1000);
     for (int cap : {0, 3}) {
@@ -151,8 +149,10 @@ TEST(DatasetIndex, SplitIsStableAsTheDataSetGrows) {
             EXPECT_GT(v1.size(), 70u);
             EXPECT_LT(v1.size(), 130u);
         }
-        if (cap == 0) add(1000, 1300);  // 30% more, in old and new folders
-        else add(1300, 1301);
+        if (cap == 0)
+            add(1000, 1300);  // 30% more, in old and new folders
+        else
+            add(1300, 1301);
         o.split = IndexOptions::Split::Validation;
         const DatasetIndex v2idx = DatasetIndex::scanFolder(t.str(), o);
         const std::set<std::string> v2 = keysOf(v2idx);
@@ -200,7 +200,6 @@ TEST(DatasetIndex, OrderIsSortedAndDeterministic) {
         EXPECT_EQ(sortKey(a.entries()[i]), sortKey(b.entries()[i]));
         EXPECT_EQ(a.entries()[i].size, b.entries()[i].size);
     }
-    EXPECT_TRUE(std::is_sorted(a.entries().begin(), a.entries().end(),
-                               [](const ImageEntry& x, const ImageEntry& y) { return sortKey(x) < sortKey(y); }));
+    EXPECT_TRUE(std::is_sorted(a.entries().begin(), a.entries().end(), [](const ImageEntry& x, const ImageEntry& y) { return sortKey(x) < sortKey(y); }));
     EXPECT_EQ(a.stats(), b.stats());
 }

@@ -6,9 +6,9 @@
 #include <mutex>
 #include <thread>
 
-#include "support/RemoteTestBase.h"
 #include "base/remote/RemoteAttach.h"
 #include "base/remote/RemoteError.h"
+#include "support/RemoteTestBase.h"
 
 using namespace streetgan;
 using namespace streetgan::test;

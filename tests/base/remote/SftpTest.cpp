@@ -6,11 +6,11 @@
 #include <atomic>
 #include <random>
 
-#include "support/RemoteTestBase.h"
 #include "base/remote/RemoteCache.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/SftpClient.h"
 #include "base/remote/SshSession.h"
+#include "support/RemoteTestBase.h"
 
 using namespace streetgan;
 using namespace streetgan::test;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "support/TempDir.h"
 #include "base/remote/ShellQuote.h"
 #include "base/util/Errors.h"
+#include "support/TempDir.h"
 
 using streetgan::ShellQuote;
 using streetgan::test::TempDir;

@@ -3,10 +3,10 @@
 
 #include <fstream>
 
-#include "support/TempDir.h"
 #include "base/remote/SshConfig.h"
 #include "base/remote/SshSession.h"
 #include "base/util/Errors.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -39,7 +39,7 @@ TEST(SshConfig, WildcardsNegationAndFirstValueWins) {
         "  User labuser\n"
         "  ProxyJump gw.lab:2200\n"
         "Host node?.lab\n"
-        "  User nodeuser\n"   // later: does not override the first match
+        "  User nodeuser\n"  // later: does not override the first match
         "  Port 2022\n"
         "Host *\n"
         "  User everyone\n"
@@ -51,7 +51,7 @@ TEST(SshConfig, WildcardsNegationAndFirstValueWins) {
     const auto secret = c.resolve("secret.lab");
     EXPECT_EQ(secret.user.value_or(""), "everyone");
     EXPECT_FALSE(secret.proxyJump.has_value());
-    EXPECT_FALSE(c.resolve("node10.lab").port.has_value());  // ? is exactly one character
+    EXPECT_FALSE(c.resolve("node10.lab").port.has_value());          // ? is exactly one character
     EXPECT_EQ(c.resolve("NODE1.LAB").user.value_or(""), "labuser");  // host names are case-insensitive
     EXPECT_EQ(c.resolve("x").identityFiles.size(), 1u);
 }

@@ -8,10 +8,10 @@
 
 #include <regex>
 
-#include "support/RemoteTestBase.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
+#include "support/RemoteTestBase.h"
 
 using namespace streetgan;
 using namespace streetgan::test;
@@ -205,9 +205,9 @@ TEST_F(SshSessionTest, JumpHostCarriesTheConnectionWithItsOwnHostKeyCheck) {
     EXPECT_EQ(asked[1].fingerprintSha256, target->fingerprint());
     EXPECT_TRUE(asked[1].viaJump);
     // The jump sshd logged the forward to the target's port.
-    EXPECT_TRUE(waitFor([&] {
-        return std::regex_search(jump->log(), std::regex("direct.tcpip.*target 127\\.0\\.0\\.1 port " + std::to_string(target->port())));
-    }, 10)) << jump->log();
+    EXPECT_TRUE(
+        waitFor([&] { return std::regex_search(jump->log(), std::regex("direct.tcpip.*target 127\\.0\\.0\\.1 port " + std::to_string(target->port()))); }, 10))
+        << jump->log();
     // Pump threads and sockets are gone after the session: repeat to catch leaks.
     for (int i = 0; i < 3; ++i) SshSession::connect(o)->exec("true");
     EXPECT_TRUE(waitFor([&] { return openFds() == fdsBefore; }, 10)) << openFds() << " fds, before " << fdsBefore;

@@ -316,8 +316,10 @@ TEST(Events, EventLogWritesTypedEventsTheReaderReadsBack) {
     for (std::string line; std::getline(in, line); ++n) {
         const ParsedEvent parsed = reader.read(line);
         ASSERT_TRUE(parsed.ok()) << line;
-        if (n < expected.size()) EXPECT_EQ(toJson(parsed.event), toJson(expected[n])) << line;
-        else EXPECT_GT(stampOf(parsed.event).t, 1.6e9);  // stamped by the log
+        if (n < expected.size())
+            EXPECT_EQ(toJson(parsed.event), toJson(expected[n])) << line;
+        else
+            EXPECT_GT(stampOf(parsed.event).t, 1.6e9);  // stamped by the log
     }
     EXPECT_EQ(n, expected.size() + 1);
 }

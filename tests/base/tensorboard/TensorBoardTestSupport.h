@@ -52,8 +52,7 @@ inline void writeFile(const std::string& path, const std::string& bytes) {
 
 inline std::string le(uint64_t v, int bytes) {
     std::string s;
-    for (int i = 0; i < bytes; ++i)
-        s.push_back(char((v >> (8 * i)) & 0xff));
+    for (int i = 0; i < bytes; ++i) s.push_back(char((v >> (8 * i)) & 0xff));
     return s;
 }
 
@@ -81,8 +80,7 @@ inline std::vector<std::size_t> recordStarts(const std::string& file) {
     std::size_t pos = 0;
     while (pos + 12 <= file.size()) {
         uint64_t len = 0;
-        for (int i = 7; i >= 0; --i)
-            len = (len << 8) | uint8_t(file[pos + std::size_t(i)]);
+        for (int i = 7; i >= 0; --i) len = (len << 8) | uint8_t(file[pos + std::size_t(i)]);
         starts.push_back(pos);
         pos += 12 + len + 4;
     }
@@ -96,8 +94,8 @@ struct PythonResult {
 
 inline PythonResult runPythonReader(const std::string& eventFile, const fs::path& outDir) {
     const std::string out = (outDir / "python_out.json").string();
-    const std::string cmd = std::string("\"") + STREETGAN_PYTHON + "\" \"" + STREETGAN_TEST_PYTHON_DIR +
-                            "/read_tfevents.py\" \"" + eventFile + "\" > \"" + out + "\"";
+    const std::string cmd =
+        std::string("\"") + STREETGAN_PYTHON + "\" \"" + STREETGAN_TEST_PYTHON_DIR + "/read_tfevents.py\" \"" + eventFile + "\" > \"" + out + "\"";
     const int status = std::system(cmd.c_str());
     PythonResult r;
     r.exitCode = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
@@ -121,8 +119,7 @@ inline std::string fakePng(std::size_t size, uint32_t seed) {
     std::string s = "\x89PNG\r\n\x1a\n";
     s.append(8, '\0');
     std::mt19937 rng(seed);
-    while (s.size() < size)
-        s.push_back(char(rng() & 0xff));
+    while (s.size() < size) s.push_back(char(rng() & 0xff));
     s.resize(size);
     return s;
 }
@@ -158,9 +155,7 @@ inline std::vector<Event> writeTrainingLike(TensorBoardWriter& w) {
         const float lossD = 1.5f / float(step + 1) + 0.01f * float(step % 7);
         const float lossG = 0.8f + std::sin(float(step)) * 0.25f;
         const float dx = 0.5f + 0.01f * float(step);
-        for (const auto& [tag, v] : {std::pair<std::string, float>{"loss_d", lossD},
-                                     {"loss_g", lossG},
-                                     {"d_x", dx}}) {
+        for (const auto& [tag, v] : {std::pair<std::string, float>{"loss_d", lossD}, {"loss_g", lossG}, {"d_x", dx}}) {
             w.addScalar(tag, v, step, t);
             expected.push_back(scalarEvent(tag, v, step, t));
         }
@@ -171,10 +166,13 @@ inline std::vector<Event> writeTrainingLike(TensorBoardWriter& w) {
         }
     }
     // Edge values: special floats, negative and 64-bit steps, unicode tags, grey image.
-    const std::vector<float> specials = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+    const std::vector<float> specials = {0.0f,
+                                         -0.0f,
+                                         std::numeric_limits<float>::infinity(),
                                          -std::numeric_limits<float>::infinity(),
                                          std::numeric_limits<float>::denorm_min(),
-                                         std::numeric_limits<float>::max(), -1e-30f};
+                                         std::numeric_limits<float>::max(),
+                                         -1e-30f};
     int64_t step = int64_t(1) << 40;
     for (float v : specials) {
         w.addScalar("edge/special", v, step, 1.5);
@@ -222,9 +220,7 @@ protected:
     void SetUp() override {
         static std::atomic<int> counter{0};
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() /
-               ("streetgan_tb_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" +
-                info->name());
+        dir_ = fs::temp_directory_path() / ("streetgan_tb_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" + info->name());
         fs::remove_all(dir_);
     }
     void TearDown() override {

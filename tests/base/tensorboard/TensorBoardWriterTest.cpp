@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/util/Errors.h"
 #include "base/tensorboard/TensorBoardTestSupport.h"
+#include "base/util/Errors.h"
 
 using namespace streetgan;
 using namespace streetgan::test::tensorboard;
@@ -60,7 +60,8 @@ TEST_F(TensorBoardWriterTest, CreatesDirectoryAndVersionedFile) {
     ASSERT_EQ(bytes.size(), 12u + 24u + 4u);
     EXPECT_EQ(hex(bytes.substr(0, 12)), "1800000000000000a37f4b22");
     EXPECT_EQ(uint8_t(bytes[12]), 0x09u);  // wall_time: field 1, fixed64
-    EXPECT_EQ(bytes.substr(21, 15), std::string("\x1a\x0d" "brain.Event:2"));
+    EXPECT_EQ(bytes.substr(21, 15), std::string("\x1a\x0d"
+                                                "brain.Event:2"));
 
     const auto events = TfRecordReader::readAllEvents(path);
     ASSERT_EQ(events.size(), 1u);
@@ -91,8 +92,7 @@ TEST_F(TensorBoardWriterTest, ScalarsAndImagesRoundTrip) {
     EXPECT_FALSE(reader.torn());
     EXPECT_EQ(reader.offset(), fs::file_size(path));
     ASSERT_EQ(got.size(), expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i)
-        expectSameEvent(expected[i], got[i], i);
+    for (std::size_t i = 0; i < expected.size(); ++i) expectSameEvent(expected[i], got[i], i);
 }
 
 TEST_F(TensorBoardWriterTest, IndependentPythonReaderAgrees) {
@@ -185,8 +185,7 @@ TEST_F(TensorBoardWriterTest, TwoWritersInOneSecondGetDistinctFiles) {
     EXPECT_NE(a.path(), b.path());
     EXPECT_NE(b.path(), c.path());
     EXPECT_NE(a.path(), c.path());
-    for (const auto* w : {&a, &b, &c})
-        EXPECT_NE(fs::path(w->path()).filename().string().find("events.out.tfevents."), std::string::npos);
+    for (const auto* w : {&a, &b, &c}) EXPECT_NE(fs::path(w->path()).filename().string().find("events.out.tfevents."), std::string::npos);
 }
 
 TEST_F(TensorBoardWriterTest, MissingFileAndUnusableDirectoryThrowIoError) {
@@ -225,28 +224,23 @@ TEST_F(TensorBoardWriterTest, WriteErrorThrowsIoErrorNamingTheFile) {
             ::getrlimit(RLIMIT_FSIZE, &original);
             struct rlimit lim = original;
             lim.rlim_cur = 4096;
-            if (::setrlimit(RLIMIT_FSIZE, &lim) != 0)
-                ::_exit(15);
+            if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(15);
             try {
                 w.addImage("big", fakePng(200000, 1), 10, 10, 3, 1, 1.0);
                 w.flush();
                 code = 11;  // no error reported
             } catch (const IoError& e) {
                 message = e.what();
-                code = message.find(w.path()) != std::string::npos && message.find('\n') == std::string::npos
-                           ? 0
-                           : 12;
+                code = message.find(w.path()) != std::string::npos && message.find('\n') == std::string::npos ? 0 : 12;
                 // The error is sticky: later records and flushes report it again.
                 try {
                     w.addScalar("after", 1.0f, 2, 2.0);
                     code = 13;
-                } catch (const IoError&) {
-                }
+                } catch (const IoError&) {}
                 try {
                     w.flush();
                     code = 16;
-                } catch (const IoError&) {
-                }
+                } catch (const IoError&) {}
             }
             ::setrlimit(RLIMIT_FSIZE, &original);
         } catch (...) {

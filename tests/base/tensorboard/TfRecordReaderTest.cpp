@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "base/util/Errors.h"
 #include "base/tensorboard/TensorBoardTestSupport.h"
+#include "base/util/Errors.h"
 
 using namespace streetgan;
 using namespace streetgan::test::tensorboard;
@@ -21,8 +21,7 @@ TEST_F(TensorBoardWriterTest, EveryFlippedByteIsDetectedAsCrcError) {
     {
         TensorBoardWriter w(dir_.string());
         path = w.path();
-        for (int s = 0; s < 4; ++s)
-            w.addScalar("loss", 0.1f * float(s), s, 50.0 + s);
+        for (int s = 0; s < 4; ++s) w.addScalar("loss", 0.1f * float(s), s, 50.0 + s);
         w.addImage("img", fakePng(40, 3), 4, 4, 3, 5, 60.0);
     }
     const std::string good = readFile(path);
@@ -36,8 +35,7 @@ TEST_F(TensorBoardWriterTest, EveryFlippedByteIsDetectedAsCrcError) {
         writeFile(path, bad);
         std::size_t recordStart = 0;
         for (std::size_t s : starts)
-            if (s <= pos)
-                recordStart = s;
+            if (s <= pos) recordStart = s;
         try {
             TfRecordReader::readAllEvents(path);
             ADD_FAILURE() << "flip at byte " << pos << " not detected";
@@ -46,9 +44,7 @@ TEST_F(TensorBoardWriterTest, EveryFlippedByteIsDetectedAsCrcError) {
             EXPECT_NE(msg.find(path), std::string::npos) << msg;
             EXPECT_NE(msg.find("CRC mismatch"), std::string::npos) << msg;
             const std::string suffix = "at offset " + std::to_string(recordStart);
-            EXPECT_TRUE(msg.size() >= suffix.size() &&
-                        msg.compare(msg.size() - suffix.size(), suffix.size(), suffix) == 0)
-                << "flip at " << pos << ": " << msg;
+            EXPECT_TRUE(msg.size() >= suffix.size() && msg.compare(msg.size() - suffix.size(), suffix.size(), suffix) == 0) << "flip at " << pos << ": " << msg;
             EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
         }
     }
@@ -81,7 +77,7 @@ TEST_F(TensorBoardWriterTest, TruncatedLastRecordIsTheEndNotAnError) {
         TfRecordReader reader(path);
         std::size_t n = 0;
         Event e;
-        ASSERT_NO_THROW(while (reader.readEvent(e)) ++n) << "cut at " << cut;
+        ASSERT_NO_THROW(while (reader.readEvent(e))++ n) << "cut at " << cut;
         EXPECT_EQ(n, starts.size() - 1) << "cut at " << cut;
         EXPECT_TRUE(reader.torn()) << "cut at " << cut;
         EXPECT_EQ(reader.offset(), last);
@@ -98,8 +94,7 @@ TEST_F(TensorBoardWriterTest, TruncatedLastRecordIsTheEndNotAnError) {
     TfRecordReader reader(path);
     Event e;
     std::size_t n = 0;
-    while (reader.readEvent(e))
-        ++n;
+    while (reader.readEvent(e)) ++n;
     ASSERT_TRUE(reader.torn());
     {
         std::ofstream out(path, std::ios::binary | std::ios::app);
@@ -115,18 +110,16 @@ TEST_F(TensorBoardWriterTest, ReaderSkipsUnknownFieldsByWireType) {
     fs::create_directories(dir_);
     const std::string path = (dir_ / "events.out.tfevents.0.handmade").string();
 
-    std::string image = key(1, 0) + varint(3) + key(2, 0) + varint(5) + key(7, 5) + le(0xdeadbeef, 4) +
-                        key(3, 0) + varint(3) + lenField(4, "PNGDATA") + key(9, 1) + le(1, 8);
+    std::string image =
+        key(1, 0) + varint(3) + key(2, 0) + varint(5) + key(7, 5) + le(0xdeadbeef, 4) + key(3, 0) + varint(3) + lenField(4, "PNGDATA") + key(9, 1) + le(1, 8);
     std::string value1 = lenField(9, "plugin metadata") + lenField(1, "img") + lenField(4, image);
-    std::string value2 = lenField(1, "scalar") + key(2, 5) + le(floatBits(-2.5f), 4) +
-                         lenField(8, std::string("\x08\x01", 2)) + key(15, 0) + varint(uint64_t(-1));
+    std::string value2 =
+        lenField(1, "scalar") + key(2, 5) + le(floatBits(-2.5f), 4) + lenField(8, std::string("\x08\x01", 2)) + key(15, 0) + varint(uint64_t(-1));
     std::string value3 = lenField(1, "tensor-only") + lenField(8, "opaque tensor");
     std::string summary = lenField(1, value1) + key(2, 0) + varint(1) + lenField(1, value2) + lenField(1, value3);
-    std::string group = key(20, 3) + key(1, 0) + varint(300) + key(21, 3) + key(2, 2) + varint(1) + "x" +
-                        key(21, 4) + key(20, 4);
-    std::string event = key(1, 1) + le(0x4059000000000000ull, 8) /* 100.0 */ + lenField(4, "graph_def bytes") +
-                        key(2, 0) + varint(uint64_t(int64_t(-3))) + group + key(9, 5) + le(7, 4) +
-                        key(11, 1) + le(8, 8) + lenField(5, summary) + lenField(6, "log message");
+    std::string group = key(20, 3) + key(1, 0) + varint(300) + key(21, 3) + key(2, 2) + varint(1) + "x" + key(21, 4) + key(20, 4);
+    std::string event = key(1, 1) + le(0x4059000000000000ull, 8) /* 100.0 */ + lenField(4, "graph_def bytes") + key(2, 0) + varint(uint64_t(int64_t(-3))) +
+                        group + key(9, 5) + le(7, 4) + key(11, 1) + le(8, 8) + lenField(5, summary) + lenField(6, "log message");
     writeFile(path, frame(key(3, 2) + varint(13) + "brain.Event:2") + frame(event));
 
     const auto events = TfRecordReader::readAllEvents(path);
@@ -161,17 +154,22 @@ TEST_F(TensorBoardWriterTest, ReaderSkipsUnknownFieldsByWireType) {
 }
 
 TEST_F(TensorBoardWriterTest, MalformedEventThrowsIoError) {
-    EXPECT_THROW(TfRecordReader::parseEvent(std::string("\x08", 1)), IoError);          // truncated varint
-    EXPECT_THROW(TfRecordReader::parseEvent(std::string("\x2a\x05" "ab", 4)), IoError);  // length past end
-    EXPECT_THROW(TfRecordReader::parseEvent(std::string("\x0f", 1)), IoError);          // wire type 7
-    EXPECT_THROW(TfRecordReader::parseEvent(std::string("\x08\x01", 2)), IoError);      // wall_time as varint
+    EXPECT_THROW(TfRecordReader::parseEvent(std::string("\x08", 1)), IoError);  // truncated varint
+    EXPECT_THROW(TfRecordReader::parseEvent(std::string("\x2a\x05"
+                                                        "ab",
+                                                        4)),
+                 IoError);                                                                  // length past end
+    EXPECT_THROW(TfRecordReader::parseEvent(std::string("\x0f", 1)), IoError);              // wire type 7
+    EXPECT_THROW(TfRecordReader::parseEvent(std::string("\x08\x01", 2)), IoError);          // wall_time as varint
     EXPECT_THROW(TfRecordReader::parseEvent(std::string("\xa3\x01\x08\x01", 4)), IoError);  // unterminated group
     EXPECT_NO_THROW(TfRecordReader::parseEvent(std::string()));
 
     // Inside a file the message names the file and the record offset.
     fs::create_directories(dir_);
     const std::string path = (dir_ / "malformed.tfevents").string();
-    writeFile(path, frame(std::string("\x08\x01", 2)) + frame(std::string("\x2a\x05" "ab", 4)));
+    writeFile(path, frame(std::string("\x08\x01", 2)) + frame(std::string("\x2a\x05"
+                                                                          "ab",
+                                                                          4)));
     try {
         TfRecordReader::readAllEvents(path);
         ADD_FAILURE() << "malformed record not reported";

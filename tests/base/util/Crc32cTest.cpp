@@ -17,8 +17,7 @@ uint32_t bitwiseCrc32c(const std::string& s) {  // the definition, one bit at a 
     uint32_t c = 0xFFFFFFFFu;
     for (unsigned char b : s) {
         c ^= b;
-        for (int k = 0; k < 8; ++k)
-            c = (c & 1u) ? (c >> 1) ^ 0x82F63B78u : (c >> 1);
+        for (int k = 0; k < 8; ++k) c = (c & 1u) ? (c >> 1) ^ 0x82F63B78u : (c >> 1);
     }
     return ~c;
 }
@@ -39,9 +38,8 @@ TEST(Crc32c, KnownAnswerVectors) {
     }
     EXPECT_EQ(Crc32c::compute(up), 0x46DD794Eu);
     EXPECT_EQ(Crc32c::compute(down), 0x113FDB5Cu);
-    const unsigned char pdu[48] = {0x01, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                   0x14, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0x14, 0, 0, 0, 0x18,
-                                   0x28, 0, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0};
+    const unsigned char pdu[48] = {0x01, 0xc0, 0, 0,    0, 0, 0, 0,    0,    0, 0, 0, 0, 0, 0, 0, 0x14, 0, 0, 0, 0, 0, 0x04, 0,
+                                   0,    0,    0, 0x14, 0, 0, 0, 0x18, 0x28, 0, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0,    0};
     EXPECT_EQ(Crc32c::compute(pdu, sizeof pdu), 0xD9963A56u);
 }
 
@@ -63,15 +61,13 @@ TEST(Crc32c, MaskedFormMatchesTfRecord) {
 TEST(Crc32c, SlicingMatchesBitwiseDefinitionAndExtends) {
     std::mt19937 rng(1234);
     std::string buf(300, '\0');
-    for (auto& ch : buf)
-        ch = char(rng() & 0xff);
+    for (auto& ch : buf) ch = char(rng() & 0xff);
     for (std::size_t off = 0; off < 8; ++off) {
         for (std::size_t len = 0; len + off <= buf.size(); len += (len < 40 ? 1 : 13)) {
             const std::string s = buf.substr(off, len);
             ASSERT_EQ(Crc32c::compute(buf.data() + off, len), bitwiseCrc32c(s)) << off << "+" << len;
             const std::size_t split = len / 3;
-            EXPECT_EQ(Crc32c::extend(Crc32c::compute(s.substr(0, split)), s.data() + split, len - split),
-                      Crc32c::compute(s));
+            EXPECT_EQ(Crc32c::extend(Crc32c::compute(s.substr(0, split)), s.data() + split, len - split), Crc32c::compute(s));
         }
     }
 }

@@ -1,20 +1,20 @@
 #include <gtest/gtest.h>
 
+#include <torch/torch.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
-#include "support/TempDir.h"
-#include "ml/data/BatchLoader.h"
-#include "ml/data/SyntheticSource.h"
-#include "ml/model/Discriminator.h"
 #include "base/model/Presets.h"
+#include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/checkpoint/TorchPickleReader.h"
+#include "ml/data/BatchLoader.h"
+#include "ml/data/SyntheticSource.h"
+#include "ml/model/Discriminator.h"
 #include "ml/train/TrainStep.h"
-#include "base/util/Errors.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -183,8 +183,7 @@ TEST(Checkpoint, UncreatableTargetThrowsIoErrorAndLeavesNoTemp) {
     std::ofstream(dir / "file") << "x";
     EXPECT_THROW(Checkpoint::save(out, dir / "file/ck.pt"), IoError);
     EXPECT_EQ(std::filesystem::file_size(path), before);
-    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-        EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
 }
 
 TEST(Checkpoint, CorruptAndTruncatedFilesAreCheckpointErrors) {

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <caffe2/serialize/inline_container.h>
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -33,7 +33,6 @@ using json = nlohmann::json;
 using streetgan::test::TempDir;
 
 // --- helpers -------------------------------------------------------------------------------------
-
 
 inline std::vector<char> readFile(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -70,8 +69,8 @@ struct Fixtures {
 inline const Fixtures& fixtures() {
     static Fixtures f;
     static const bool generated = [](Fixtures& x) {
-        const std::string cmd = std::string("\"") + STREETGAN_PYTHON + "\" \"" + STREETGAN_TEST_PYTHON_DIR +
-                                "/make_pickle_fixtures.py\" \"" + x.dir.path().string() + "\"";
+        const std::string cmd =
+            std::string("\"") + STREETGAN_PYTHON + "\" \"" + STREETGAN_TEST_PYTHON_DIR + "/make_pickle_fixtures.py\" \"" + x.dir.path().string() + "\"";
         if (std::system(cmd.c_str()) != 0) {
             x.error = "fixture script failed: " + cmd;
             return false;
@@ -86,11 +85,10 @@ inline const Fixtures& fixtures() {
 }
 
 // Skips only when the Python has no torch/numpy; any other fixture failure fails the test.
-#define REQUIRE_FIXTURES()                                                                         \
-    do {                                                                                           \
-        if (!fixtures().ok && !hasReferencePython())                                               \
-            GTEST_SKIP() << STREETGAN_PYTHON << " has no torch/numpy";                             \
-        ASSERT_TRUE(fixtures().ok) << fixtures().error;                                            \
+#define REQUIRE_FIXTURES()                                                                                      \
+    do {                                                                                                        \
+        if (!fixtures().ok && !hasReferencePython()) GTEST_SKIP() << STREETGAN_PYTHON << " has no torch/numpy"; \
+        ASSERT_TRUE(fixtures().ok) << fixtures().error;                                                         \
     } while (0)
 
 inline fs::path fixture(const std::string& name) { return fixtures().dir.path() / name; }
@@ -117,9 +115,8 @@ void expectCheckpointError(F&& f, const std::string& name, const std::string& al
 
 inline at::ScalarType dtypeOf(const std::string& name) {
     static const std::map<std::string, at::ScalarType> kTypes = {
-        {"float32", at::kFloat}, {"float64", at::kDouble}, {"float16", at::kHalf}, {"bfloat16", at::kBFloat16},
-        {"int64", at::kLong},    {"int32", at::kInt},      {"int16", at::kShort},  {"int8", at::kChar},
-        {"uint8", at::kByte},    {"bool", at::kBool},
+        {"float32", at::kFloat}, {"float64", at::kDouble}, {"float16", at::kHalf}, {"bfloat16", at::kBFloat16}, {"int64", at::kLong},
+        {"int32", at::kInt},     {"int16", at::kShort},    {"int8", at::kChar},    {"uint8", at::kByte},        {"bool", at::kBool},
     };
     auto it = kTypes.find(name);
     return it == kTypes.end() ? at::kComplexHalf : it->second;
@@ -158,8 +155,7 @@ inline void expectMatches(const PickleValue& v, const json& e, const std::string
     using K = PickleValue::Kind;
     const auto kindIs = [&](K k) {
         if (v.kind() == k) return true;
-        ADD_FAILURE() << path << ": expected " << PickleValue::kindName(k) << " for " << e.dump().substr(0, 80)
-                      << ", read " << v.describe();
+        ADD_FAILURE() << path << ": expected " << PickleValue::kindName(k) << " for " << e.dump().substr(0, 80) << ", read " << v.describe();
         return false;
     };
     if (e.is_null()) {
@@ -189,8 +185,7 @@ inline void expectMatches(const PickleValue& v, const json& e, const std::string
         if (!kindIs(K::Tuple)) return;
         const json& items = e["tuple"];
         ASSERT_EQ(v.items().size(), items.size()) << path;
-        for (size_t i = 0; i < items.size(); ++i)
-            expectMatches(v.items()[i], items[i], path + "(" + std::to_string(i) + ")", stats);
+        for (size_t i = 0; i < items.size(); ++i) expectMatches(v.items()[i], items[i], path + "(" + std::to_string(i) + ")", stats);
     } else if (e.contains("dict")) {
         if (!kindIs(K::Dict)) return;
         const json& entries = e["dict"];
@@ -267,13 +262,37 @@ inline std::string& recordData(Records& records, const std::string& name) {
 
 /// A pickle for _rebuild_tensor_v2(storage '0' of `numel` floats, offset, (size,), (stride,)).
 inline std::string tensorPickle(int numel, int offset, int size, int stride) {
-    std::string p = "\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n" "((";
+    std::string p =
+        "\x80\x02"
+        "ctorch._utils\n_rebuild_tensor_v2\n"
+        "((";
     p += std::string("X\x07\x00\x00\x00storage", 12);
     p += "ctorch\nFloatStorage\n";
-    p += std::string("X\x01\x00\x00\x00" "0", 6);
-    p += std::string("X\x03\x00\x00\x00" "cpu", 8);
-    p += {'K', static_cast<char>(numel), 't', 'Q', 'K', static_cast<char>(offset), 'K', static_cast<char>(size),
-          '\x85', 'K', static_cast<char>(stride), '\x85', '\x89', ')', 't', 'R', '.'};
+    p += std::string(
+        "X\x01\x00\x00\x00"
+        "0",
+        6);
+    p += std::string(
+        "X\x03\x00\x00\x00"
+        "cpu",
+        8);
+    p += {'K',
+          static_cast<char>(numel),
+          't',
+          'Q',
+          'K',
+          static_cast<char>(offset),
+          'K',
+          static_cast<char>(size),
+          '\x85',
+          'K',
+          static_cast<char>(stride),
+          '\x85',
+          '\x89',
+          ')',
+          't',
+          'R',
+          '.'};
     return p;
 }
 

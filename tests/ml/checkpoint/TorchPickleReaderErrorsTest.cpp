@@ -3,12 +3,12 @@
 // crash. Helpers: PickleTestSupport.h.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "base/util/Errors.h"
@@ -59,11 +59,7 @@ TEST(TorchPickleReaderErrors, TruncatedCheckpoint) {
         const std::vector<char> prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
         expectCheckpointError([&] { TorchPickleReader::loadBytes(prefix, "truncated-bytes"); }, "truncated-bytes");
     }
-    expectCheckpointError(
-        [&] {
-            TorchPickleReader::loadBytes(std::vector<char>(bytes.begin(), bytes.end() - 1), "one-byte-short");
-        },
-        "one-byte-short");
+    expectCheckpointError([&] { TorchPickleReader::loadBytes(std::vector<char>(bytes.begin(), bytes.end() - 1), "one-byte-short"); }, "one-byte-short");
 }
 
 TEST(TorchPickleReaderErrors, FlippedByteInsideDataPkl) {
@@ -92,10 +88,8 @@ TEST(TorchPickleReaderErrors, FlippedByteInsideDataPkl) {
 TEST(TorchPickleReaderErrors, LegacyBarePickleAndTorchScript) {
     REQUIRE_FIXTURES();
     expectCheckpointError([&] { TorchPickleReader::load(fixture("legacy.pt").string()); }, "legacy.pt", "legacy");
-    expectCheckpointError([&] { TorchPickleReader::load(fixture("bare_pickle.pt").string()); }, "bare_pickle.pt",
-                          "pickle");
-    expectCheckpointError([&] { TorchPickleReader::load(fixture("torchscript.pt").string()); }, "torchscript.pt",
-                          "TorchScript");
+    expectCheckpointError([&] { TorchPickleReader::load(fixture("bare_pickle.pt").string()); }, "bare_pickle.pt", "pickle");
+    expectCheckpointError([&] { TorchPickleReader::load(fixture("torchscript.pt").string()); }, "torchscript.pt", "TorchScript");
 }
 
 TEST(TorchPickleReaderErrors, MissingOrShortStorageRecord) {
@@ -105,14 +99,12 @@ TEST(TorchPickleReaderErrors, MissingOrShortStorageRecord) {
     for (const auto& r : records)
         if (r.first != "data/0") without.push_back(r);
     ASSERT_EQ(without.size() + 1, records.size());
-    expectCheckpointError([&] { TorchPickleReader::loadBytes(makeArchive(without), "no-storage"); }, "no-storage",
-                          "data/0");
+    expectCheckpointError([&] { TorchPickleReader::loadBytes(makeArchive(without), "no-storage"); }, "no-storage", "data/0");
 
     Records shortened = records;
     std::string& data0 = recordData(shortened, "data/0");
     data0.resize(data0.size() / 2);
-    expectCheckpointError([&] { TorchPickleReader::loadBytes(makeArchive(shortened), "short-storage"); },
-                          "short-storage", "data/0");
+    expectCheckpointError([&] { TorchPickleReader::loadBytes(makeArchive(shortened), "short-storage"); }, "short-storage", "data/0");
 
     // The untouched records rebuilt the same way load fine (the two failures above are real).
     EXPECT_NO_THROW(TorchPickleReader::loadBytes(makeArchive(records), "rebuilt"));
@@ -135,9 +127,7 @@ TEST(TorchPickleReaderErrors, TensorBoundsAreChecked) {
 }
 
 TEST(TorchPickleReaderErrors, MalformedPickles) {
-    const auto load = [](const std::string& pickle) {
-        return TorchPickleReader::loadBytes(makeArchive({{"data.pkl", pickle}}), "crafted.pt");
-    };
+    const auto load = [](const std::string& pickle) { return TorchPickleReader::loadBytes(makeArchive({{"data.pkl", pickle}}), "crafted.pt"); };
     EXPECT_EQ(load(bin("\x80\x02K\x05.")).asInt(), 5);  // the harness itself works
     expectCheckpointError([&] { load(bin("\x80\x02.")); }, "crafted.pt", "underflow");
     expectCheckpointError([&] { load(bin("\x80\x02\xff.")); }, "crafted.pt", "opcode 0xff");
@@ -145,11 +135,22 @@ TEST(TorchPickleReaderErrors, MalformedPickles) {
     expectCheckpointError([&] { load(bin("\x80\x02K\x01t.")); }, "crafted.pt", "MARK");
     expectCheckpointError([&] { load(bin("\x80\x02(K\x01s.")); }, "crafted.pt", "underflow");
     expectCheckpointError([&] { load(bin("\x80\x02h\x05.")); }, "crafted.pt", "memo");
-    expectCheckpointError([&] { load(bin("\x80\x02X\xff\xff\xff\x7f" "abc.")); }, "crafted.pt", "truncated");
-    expectCheckpointError([&] { load(bin("\x80\x02\x8d\xff\xff\xff\xff\xff\xff\xff\xff.")); }, "crafted.pt",
-                          "truncated");
+    expectCheckpointError(
+        [&] {
+            load(
+                bin("\x80\x02X\xff\xff\xff\x7f"
+                    "abc."));
+        },
+        "crafted.pt", "truncated");
+    expectCheckpointError([&] { load(bin("\x80\x02\x8d\xff\xff\xff\xff\xff\xff\xff\xff.")); }, "crafted.pt", "truncated");
     expectCheckpointError([&] { load(bin("\x80\x02\x8b\xff\xff\xff\x7f.")); }, "crafted.pt", "truncated");
-    expectCheckpointError([&] { load(bin("\x80\x02" "cmodule_without_newline")); }, "crafted.pt", "GLOBAL");
+    expectCheckpointError(
+        [&] {
+            load(
+                bin("\x80\x02"
+                    "cmodule_without_newline"));
+        },
+        "crafted.pt", "GLOBAL");
     expectCheckpointError([&] { load(bin("\x80\x09N.")); }, "crafted.pt", "protocol");
     expectCheckpointError([&] { load(bin("\x80\x02K\x01K\x02R.")); }, "crafted.pt");  // REDUCE on an int
     expectCheckpointError([&] { load(bin("\x80\x02]K\x01K\x02s.")); }, "crafted.pt", "SETITEM");
@@ -157,13 +158,21 @@ TEST(TorchPickleReaderErrors, MalformedPickles) {
     expectCheckpointError([&] { load(""); }, "crafted.pt");
     // Persistent ids must be storages of a known type.
     expectCheckpointError([&] { load(bin("\x80\x02K\x01Q.")); }, "crafted.pt", "persistent id");
-    expectCheckpointError([&] { load(bin("\x80\x02(X\x07\x00\x00\x00storagecos\nsystem\nX\x01\x00\x00\x00" "0X\x03\x00\x00\x00" "cpuK\x01tQ.")); },
-                          "crafted.pt", "storage type");
+    expectCheckpointError(
+        [&] {
+            load(
+                bin("\x80\x02(X\x07\x00\x00\x00storagecos\nsystem\nX\x01\x00\x00\x00"
+                    "0X\x03\x00\x00\x00"
+                    "cpuK\x01tQ."));
+        },
+        "crafted.pt", "storage type");
 
     // Deep nesting is rejected, not a stack overflow; a self-containing list is not infinite.
     std::string deep = "\x80\x02" + std::string(100000, ']') + std::string(99999, 'a') + ".";
     expectCheckpointError([&] { load(deep); }, "crafted.pt", "nested");
-    const PickleValue cyclic = load(bin("\x80\x02]q\x00h\x00" "a."));
+    const PickleValue cyclic =
+        load(bin("\x80\x02]q\x00h\x00"
+                 "a."));
     ASSERT_EQ(cyclic.items().size(), 1u);
     EXPECT_TRUE(cyclic.items()[0].isOpaque());
     // Shared references that would expand to 2^60 values are refused quickly.
@@ -215,6 +224,6 @@ TEST(TorchPickleReaderErrors, ByteFlipsInDataPklNeverCrash) {
             }
         }
         EXPECT_GT(rejected, static_cast<int>(pkl.size())) << name;  // most flips break the structure
-        EXPECT_GT(accepted, 0) << name;                                // flips inside strings/numbers do not
+        EXPECT_GT(accepted, 0) << name;                             // flips inside strings/numbers do not
     }
 }

@@ -33,8 +33,7 @@ TEST(TorchPickleReader, ReadsReferenceCheckpoint) {
     ASSERT_TRUE(root.isDict());
     std::vector<std::string> keys;
     for (const auto& e : root.entries()) keys.push_back(e.first.asString());
-    EXPECT_EQ(keys, (std::vector<std::string>{"epoch", "D_state_dict", "G_state_dict", "D_optim", "G_optim", "losses",
-                                              "img_list", "noise"}));
+    EXPECT_EQ(keys, (std::vector<std::string>{"epoch", "D_state_dict", "G_state_dict", "D_optim", "G_optim", "losses", "img_list", "noise"}));
     EXPECT_EQ(root.at("epoch").asInt(), 3);
     const PickleValue& g = root.at("G_state_dict");
     ASSERT_NE(g.find("main.0.weight"), nullptr);
@@ -83,8 +82,7 @@ TEST(TorchPickleReader, ReadsPrefixedCopyWithViewsAndSharedStorage) {
     const at::Tensor& b = tensorAt(checks["shared"][1]);
     EXPECT_TRUE(a.storage().is_alias_of(b.storage())) << "a storage shared in the file was read twice";
     EXPECT_EQ(b.storage_offset(), a.numel());
-    EXPECT_FALSE(ref.at("G_state_dict").at("main.1.weight").asTensor().storage().is_alias_of(
-        ref.at("G_state_dict").at("main.1.bias").asTensor().storage()));
+    EXPECT_FALSE(ref.at("G_state_dict").at("main.1.weight").asTensor().storage().is_alias_of(ref.at("G_state_dict").at("main.1.bias").asTensor().storage()));
 }
 
 TEST(TorchPickleReader, LoadBytesMatchesLoad) {
@@ -138,7 +136,7 @@ TEST(TorchPickleReader, RoundTripsTorchPickleSave) {
     const auto weight = torch::randn({4, 5});
     const auto base = torch::arange(20, torch::kFloat);
     d.insert("weight", weight);
-    d.insert("view", base.view({4, 5}).t());  // non-contiguous
+    d.insert("view", base.view({4, 5}).t());     // non-contiguous
     d.insert("slice", base.slice(0, 3, 15, 4));  // offset and stride
     d.insert("half", torch::tensor({0.5, -1.5}).to(torch::kHalf));
     d.insert("bf16", torch::tensor({3.0, -0.25}).to(torch::kBFloat16));

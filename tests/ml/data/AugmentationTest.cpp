@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "base/util/Errors.h"
 #include "ml/data/Augmentation.h"
 #include "ml/data/ImageDecoder.h"
-#include "base/util/Errors.h"
 
 using namespace streetgan;
 
@@ -107,9 +107,7 @@ double brightCentroidX(const std::vector<uint8_t>& hwc, int S) {
     return wsum > 0 ? sum / wsum : -1;
 }
 
-double seconds(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+double seconds(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 
 }  // namespace
 
@@ -358,8 +356,7 @@ TEST(Augmentation, FlipMirrors) {
             const std::vector<uint8_t> out = runU8(img, p, seed);
             for (int y = 0; y < 64; ++y)
                 for (int x = 0; x < 64; ++x)
-                    for (int c = 0; c < 3; ++c)
-                        ASSERT_EQ(out[(y * 64 + x) * 3 + c], plain[(y * 64 + (f ? 63 - x : x)) * 3 + c]) << "seed " << seed;
+                    for (int c = 0; c < 3; ++c) ASSERT_EQ(out[(y * 64 + x) * 3 + c], plain[(y * 64 + (f ? 63 - x : x)) * 3 + c]) << "seed " << seed;
         }
     }
     EXPECT_NEAR(flipped, 200, 40);  // a fair coin
@@ -493,9 +490,8 @@ TEST(AugmentationThroughput, PrintsDecodeAndAugmentRates) {
     const DecodedImage dRed = ImageDecoder::decode(file.data(), file.size(), reduced, "bench.jpg");
     AugmentParams noNoise = p;
     noNoise.noiseStd = 0;
-    rate("geometry from 640x480: crop + INTER_AREA resize (applyU8)", [&](int i) {
-        Augmentation::applyU8(dFull, noNoise, static_cast<uint64_t>(i), u8.data());
-    });
+    rate("geometry from 640x480: crop + INTER_AREA resize (applyU8)",
+         [&](int i) { Augmentation::applyU8(dFull, noNoise, static_cast<uint64_t>(i), u8.data()); });
     const cv::Mat src(dFull.height, dFull.width, CV_8UC3, const_cast<uint8_t*>(dFull.rgb.data()));
     cv::Mat warped(64, 64, CV_8UC3, u8.data());
     rate("geometry from 640x480: one warpAffine (bilinear, aliases)", [&](int i) {
@@ -504,9 +500,7 @@ TEST(AugmentationThroughput, PrintsDecodeAndAugmentRates) {
         const cv::Matx23d m(k, 0, k * (0.5 - 192 + dx) - 0.5, 0, k, k * (0.5 - 112) - 0.5);
         cv::warpAffine(src, warped, m, cv::Size(64, 64), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar::all(0));
     });
-    rate("geometry from 160x120 (DCT 1/4): crop + copy (applyU8)", [&](int i) {
-        Augmentation::applyU8(dRed, noNoise, static_cast<uint64_t>(i), u8.data());
-    });
+    rate("geometry from 160x120 (DCT 1/4): crop + copy (applyU8)", [&](int i) { Augmentation::applyU8(dRed, noNoise, static_cast<uint64_t>(i), u8.data()); });
     rate("addNoise, 3x64x64 floats", [&](int i) { Augmentation::addNoise(out.data(), 3 * 64 * 64, 0.05, static_cast<uint64_t>(i)); });
     std::printf("[ rate ] DCT reduction speed-up for decode + augment: %.1fx\n", rReduced / rFull);
     cv::setNumThreads(prevThreads);

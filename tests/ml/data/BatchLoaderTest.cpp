@@ -2,9 +2,9 @@
 
 #include <torch/torch.h>
 
+#include "base/util/Errors.h"
 #include "ml/data/BatchLoader.h"
 #include "ml/data/SyntheticSource.h"
-#include "base/util/Errors.h"
 
 using namespace streetgan;
 

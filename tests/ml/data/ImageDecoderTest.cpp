@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "ml/data/ImageDecoder.h"
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
+#include "ml/data/ImageDecoder.h"
 
 using namespace streetgan;
 
@@ -29,8 +29,8 @@ cv::Mat makeRgb(int w, int h) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             auto* p = img.ptr<uint8_t>(y) + 3 * x;
-            p[0] = static_cast<uint8_t>(40 + 180 * x / w);                        // R: left-right gradient
-            p[1] = static_cast<uint8_t>(30 + 200 * y / h);                        // G: top-bottom gradient
+            p[0] = static_cast<uint8_t>(40 + 180 * x / w);                                   // R: left-right gradient
+            p[1] = static_cast<uint8_t>(30 + 200 * y / h);                                   // G: top-bottom gradient
             p[2] = static_cast<uint8_t>((y > h / 2 && ((x / 16 + y / 16) % 2)) ? 220 : 60);  // B: checkerboard, lower half
         }
     cv::rectangle(img, cv::Rect(w / 2 - 20, h / 2 - 20, 40, 40), cv::Scalar(255, 255, 255), cv::FILLED);
@@ -123,8 +123,8 @@ TEST(ImageDecoder, JpegIsDecodedReducedAsTheRequestAllows) {
     struct Case {
         int crop, target, factor, w, h;
     };
-    for (const Case& c : {Case{256, 64, 4, 160, 120}, Case{256, 256, 1, 640, 480}, Case{256, 128, 2, 320, 240},
-                          Case{480, 64, 4, 160, 120}, Case{100, 10, 8, 80, 60}, Case{0, 0, 1, 640, 480}}) {
+    for (const Case& c : {Case{256, 64, 4, 160, 120}, Case{256, 256, 1, 640, 480}, Case{256, 128, 2, 320, 240}, Case{480, 64, 4, 160, 120},
+                          Case{100, 10, 8, 80, 60}, Case{0, 0, 1, 640, 480}}) {
         const DecodedImage d = ImageDecoder::decode(file.data(), file.size(), request(c.crop, c.target), "a.jpg");
         EXPECT_EQ(d.reduction, c.factor) << c.crop << " -> " << c.target;
         EXPECT_EQ(d.width, c.w);
@@ -248,9 +248,8 @@ TEST(ImageDecoder, ToleratesBytesAfterTheEndMarker) {
 
 TEST(ImageDecoder, ProgressiveRestartAndThumbnailJpegs) {
     const cv::Mat rgb = makeRgb(320, 240);
-    const std::vector<std::vector<int>> variants = {{cv::IMWRITE_JPEG_PROGRESSIVE, 1},
-                                                    {cv::IMWRITE_JPEG_RST_INTERVAL, 4},
-                                                    {cv::IMWRITE_JPEG_OPTIMIZE, 1, cv::IMWRITE_JPEG_CHROMA_QUALITY, 50}};
+    const std::vector<std::vector<int>> variants = {
+        {cv::IMWRITE_JPEG_PROGRESSIVE, 1}, {cv::IMWRITE_JPEG_RST_INTERVAL, 4}, {cv::IMWRITE_JPEG_OPTIMIZE, 1, cv::IMWRITE_JPEG_CHROMA_QUALITY, 50}};
     for (const auto& params : variants) {
         const Bytes file = encode(rgb, ".jpg", params);
         const DecodedImage d = ImageDecoder::decode(file.data(), file.size(), request(240, 60), "v.jpg");
@@ -304,8 +303,8 @@ TEST(ImageDecoder, TruncatedJpegAtManyPointsIncludingJustBeforeEoi) {
     ASSERT_EQ(file[n - 2], 0xFF);
     ASSERT_EQ(file[n - 1], 0xD9);
     const auto t0 = std::chrono::steady_clock::now();
-    for (size_t cut : {size_t(2), size_t(3), size_t(4), size_t(20), size_t(100), size_t(400), size_t(700), n / 10, n / 4,
-                       n / 2, 3 * n / 4, n - 100, n - 3, n - 2, n - 1}) {
+    for (size_t cut :
+         {size_t(2), size_t(3), size_t(4), size_t(20), size_t(100), size_t(400), size_t(700), n / 10, n / 4, n / 2, 3 * n / 4, n - 100, n - 3, n - 2, n - 1}) {
         EXPECT_EQ(reasonOf(file, cut), BadImageReason::Truncated) << "cut at " << cut << " of " << n;
     }
     // A download that stopped and was padded with zeros to its announced size.
@@ -393,9 +392,15 @@ TEST(ImageDecoder, RandomDamageNeverCrashesOrHangs) {
             h = SeedHash::mix(h);
             const size_t at = static_cast<size_t>(h % b.size());
             switch ((h >> 32) % 3) {
-                case 0: b[at] ^= static_cast<uint8_t>(1u << ((h >> 40) % 8)); break;
-                case 1: std::memset(b.data() + at, 0, std::min<size_t>(b.size() - at, (h >> 44) % 64)); break;
-                default: b[at] = static_cast<uint8_t>(h >> 48); break;
+                case 0:
+                    b[at] ^= static_cast<uint8_t>(1u << ((h >> 40) % 8));
+                    break;
+                case 1:
+                    std::memset(b.data() + at, 0, std::min<size_t>(b.size() - at, (h >> 44) % 64));
+                    break;
+                default:
+                    b[at] = static_cast<uint8_t>(h >> 48);
+                    break;
             }
         }
         if (k % 5 == 0) b.resize(static_cast<size_t>(SeedHash::mix(h) % b.size()) + 1);

@@ -11,13 +11,13 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "support/TempDir.h"
 #include "base/dataset/DatasetIndex.h"
-#include "ml/data/PhotoSource.h"
-#include "ml/data/PackedCacheSource.h"
-#include "ml/data/PackedCacheWriter.h"
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
+#include "ml/data/PackedCacheSource.h"
+#include "ml/data/PackedCacheWriter.h"
+#include "ml/data/PhotoSource.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -31,7 +31,7 @@ std::vector<uchar> photo(int i, int w = 640, int h = 480) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
             img.at<cv::Vec3b>(y, x) = cv::Vec3b(static_cast<uchar>((x * 3 + i * 7) % 256), static_cast<uchar>(150 + (y / 8 + i) % 60),
-                                                 static_cast<uchar>(90 + (x / 16 + y / 16) % 100));
+                                                static_cast<uchar>(90 + (x / 16 + y / 16) % 100));
     std::vector<cv::Point> road = {{w / 2 - 10 - i, h / 2}, {w / 2 + 10 + i, h / 2}, {w, h}, {0, h}};
     cv::fillConvexPoly(img, road, cv::Scalar(80, 80, 80));
     cv::circle(img, {(i * 37) % w, h / 2}, 30, cv::Scalar(0, 0, 255), -1);
@@ -194,7 +194,11 @@ TEST(PackedCache, CancelledPackResumesToByteIdenticalOutput) {
     std::atomic<bool> cancel{false};
     const int64_t total = f.index.size();
     const auto first = PackedCacheWriter::pack(
-        f.index, reader, parts.path(), params(32), [&](int64_t done, int64_t) { if (done >= total / 2) cancel = true; }, &cancel, 50'000, 3);
+        f.index, reader, parts.path(), params(32),
+        [&](int64_t done, int64_t) {
+            if (done >= total / 2) cancel = true;
+        },
+        &cancel, 50'000, 3);
     EXPECT_FALSE(first.complete);
     EXPECT_FALSE(fs::exists(parts / "index.json"));
     EXPECT_TRUE(fs::exists(parts / "progress.json"));
@@ -220,8 +224,12 @@ TEST(PackedCache, CancelledPackResumesToByteIdenticalOutput) {
     // Different parameters start over.
     TempDir other;
     cancel = false;
-    PackedCacheWriter::pack(f.index, reader, other.path(), params(32), [&](int64_t done, int64_t) { if (done >= total / 2) cancel = true; }, &cancel,
-                            50'000);
+    PackedCacheWriter::pack(
+        f.index, reader, other.path(), params(32),
+        [&](int64_t done, int64_t) {
+            if (done >= total / 2) cancel = true;
+        },
+        &cancel, 50'000);
     const auto fresh = PackedCacheWriter::pack(f.index, reader, other.path(), params(16), {}, nullptr, 50'000);
     EXPECT_EQ(fresh.resumedFromEntry, 0);
     EXPECT_EQ(PackedCacheSource(other.path()).params().size, 16);
@@ -262,8 +270,7 @@ void compareWithFolder(const AugmentParams& p, double maxMeanDiff, double maxDif
             EXPECT_LE(diff, maxDiff) << "image " << cache.records()[static_cast<size_t>(i)].key << " seed " << seed;
         }
     }
-    std::printf("[ info ] size %d crop factor %.1f: mean |diff| %.3f grey levels (worst %.3f), %d of %d flipped\n", S, p.cropFactor, sum / n, worst,
-                flips, n);
+    std::printf("[ info ] size %d crop factor %.1f: mean |diff| %.3f grey levels (worst %.3f), %d of %d flipped\n", S, p.cropFactor, sum / n, worst, flips, n);
     EXPECT_LE(sum / n, maxMeanDiff);
     EXPECT_GT(flips, n / 4);
     EXPECT_LT(flips, 3 * n / 4);
@@ -288,7 +295,7 @@ TEST(PackedCache, Throughput64) {
         check += img[static_cast<size_t>(k) % img.size()];
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("[ info ] PackedCacheSource::load at 64 px: %.0f images/s on one thread (%.2f us each; checksum %llu)\n", kLoads / s,
-                1e6 * s / kLoads, static_cast<unsigned long long>(check));
+    std::printf("[ info ] PackedCacheSource::load at 64 px: %.0f images/s on one thread (%.2f us each; checksum %llu)\n", kLoads / s, 1e6 * s / kLoads,
+                static_cast<unsigned long long>(check));
     SUCCEED();
 }

@@ -6,12 +6,12 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "support/TempDir.h"
+#include "base/model/Presets.h"
+#include "base/util/Errors.h"
 #include "ml/data/DataSources.h"
 #include "ml/data/PhotoSource.h"
-#include "base/model/Presets.h"
 #include "ml/train/Trainer.h"
-#include "base/util/Errors.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;

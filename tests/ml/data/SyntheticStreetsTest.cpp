@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "ml/data/synthetic/SyntheticStreets.h"
 #include "base/util/Errors.h"
+#include "ml/data/synthetic/SyntheticStreets.h"
 
 using namespace streetgan;
 
@@ -58,8 +58,7 @@ TEST(SyntheticStreets, WritesExactlyWidthTimesHeightTimesThreeBytes) {
         std::vector<uint8_t> buf(n + 64, 0xA5);
         s.render(3, w, h, buf.data() + 32);
         for (size_t i = 0; i < 32; ++i) ASSERT_EQ(buf[i], 0xA5) << "wrote before the buffer at " << w << "x" << h;
-        for (size_t i = 0; i < 32; ++i)
-            ASSERT_EQ(buf[32 + n + i], 0xA5) << "wrote past the buffer at " << w << "x" << h;
+        for (size_t i = 0; i < 32; ++i) ASSERT_EQ(buf[32 + n + i], 0xA5) << "wrote past the buffer at " << w << "x" << h;
         const Image v = s.render(3, w, h);
         ASSERT_EQ(v.size(), n);
         EXPECT_TRUE(std::equal(v.begin(), v.end(), buf.begin() + 32));
@@ -195,8 +194,7 @@ TEST(SyntheticStreets, DaytimeSkyIsAboveAndBlueIsNotSwappedWithRed) {
         if (d.timeOfDay != SyntheticStreets::TimeOfDay::Day) continue;
         const Image img = s.render(i, N, N);
         const int band = N / 8;
-        const double tr = meanChannel(img, N, 0, 0, band, 0, N), tg = meanChannel(img, N, 1, 0, band, 0, N),
-                     tb = meanChannel(img, N, 2, 0, band, 0, N);
+        const double tr = meanChannel(img, N, 0, 0, band, 0, N), tg = meanChannel(img, N, 1, 0, band, 0, N), tb = meanChannel(img, N, 2, 0, band, 0, N);
         const double br = meanChannel(img, N, 0, N - band, N, 0, N), bg = meanChannel(img, N, 1, N - band, N, 0, N),
                      bb = meanChannel(img, N, 2, N - band, N, 0, N);
         topLum += (tr + tg + tb) / 3;
@@ -209,8 +207,7 @@ TEST(SyntheticStreets, DaytimeSkyIsAboveAndBlueIsNotSwappedWithRed) {
     botLum /= n;
     topBlueMinusRed /= n;
     botBlueMinusRed /= n;
-    std::cout << "daytime top rows: luma " << topLum << ", B-R " << topBlueMinusRed << "; bottom rows: luma " << botLum
-              << ", B-R " << botBlueMinusRed << "\n";
+    std::cout << "daytime top rows: luma " << topLum << ", B-R " << topBlueMinusRed << "; bottom rows: luma " << botLum << ", B-R " << botBlueMinusRed << "\n";
     EXPECT_GT(topLum, botLum + 25.0);
     EXPECT_GT(topBlueMinusRed, 12.0);  // the sky is blue(ish): an RGB/BGR swap would make this negative
     EXPECT_GT(topBlueMinusRed, botBlueMinusRed + 8.0);
@@ -262,8 +259,7 @@ TEST(SyntheticStreets, ScenesHaveStructureAndEdges) {
         EXPECT_GT(stddev[0], 4.0) << "index " << i << " is nearly constant";
         EXPECT_GT(edges, 40.f) << "index " << i << " has no edges";
     }
-    std::cout << "over 100 scenes: smallest stddev " << minStd << ", smallest 99th-percentile gradient " << minEdge
-              << "\n";
+    std::cout << "over 100 scenes: smallest stddev " << minStd << ", smallest 99th-percentile gradient " << minEdge << "\n";
 }
 
 TEST(SyntheticStreets, ScenesVaryAcrossIndices) {
@@ -291,8 +287,7 @@ TEST(SyntheticStreets, ScenesVaryAcrossIndices) {
     }
     day /= nd;
     night /= nn;
-    std::cout << "mean pairwise difference " << meanPairwise << "; mean brightness day " << day << ", night " << night
-              << "\n";
+    std::cout << "mean pairwise difference " << meanPairwise << "; mean brightness day " << day << ", night " << night << "\n";
     EXPECT_GT(meanPairwise, 30.0);
     EXPECT_GT(day, night + 60.0);
 }
@@ -312,8 +307,8 @@ TEST(SyntheticStreets, SameSceneAtEveryResolution) {
         total += diff;
         unrelated += meanAbsDiff(d, s.render(i + 1, 32, 32));
     }
-    std::cout << "128 px area-downscaled vs 32 px: mean abs difference " << total / K << " (worst " << worst
-              << "); vs the next scene " << unrelated / K << "\n";
+    std::cout << "128 px area-downscaled vs 32 px: mean abs difference " << total / K << " (worst " << worst << "); vs the next scene " << unrelated / K
+              << "\n";
     EXPECT_LT(total / K, 3.0);
     EXPECT_LT(worst, 6.0);
     EXPECT_GT(unrelated / K, 10.0 * total / K);
@@ -331,8 +326,7 @@ TEST(SyntheticStreets, ThroughputOnOneCore) {
         for (int i = 0; i < scenes; ++i) s.render(static_cast<uint64_t>(i), n, n, buf.data());
         const double dt = threadCpuSeconds() - t0;
         const double rate = scenes / std::max(dt, 1e-9);
-        std::cout << "SyntheticStreets " << n << "x" << n << ": " << static_cast<long>(rate)
-                  << " scenes/s on one core (thread CPU time)\n";
+        std::cout << "SyntheticStreets " << n << "x" << n << ": " << static_cast<long>(rate) << " scenes/s on one core (thread CPU time)\n";
         ::testing::Test::RecordProperty("scenes_per_s_" + std::to_string(n), static_cast<int>(rate));
     }
 }

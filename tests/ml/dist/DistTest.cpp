@@ -14,9 +14,9 @@
 #include <set>
 #include <thread>
 
-#include "support/TempDir.h"
-#include "support/CliRunner.h"
 #include "RankProcess.h"
+#include "support/CliRunner.h"
+#include "support/TempDir.h"
 
 using namespace streetgan::test;
 namespace fs = std::filesystem;
@@ -42,8 +42,9 @@ bool hasMetrics(const std::string& runDir) {
 
 // A small, fast run: tiny-32 on synthetic streets, metrics every 2 steps, short peer timeout.
 std::vector<std::string> trainArgs(const std::string& runDir, const std::string& steps) {
-    return {"train", "--run-dir", runDir, "--preset", "tiny-32", "--batch", "8", "--synthetic-images", "512", "--steps", steps, "--log-every", "2",
-            "--sample-every", "0", "--checkpoint-every", "0", "--loader-threads", "1", "--dist-timeout", "5"};
+    return {"train", "--run-dir",        runDir, "--preset",       "tiny-32", "--batch",        "8", "--synthetic-images",
+            "512",   "--steps",          steps,  "--log-every",    "2",       "--sample-every", "0", "--checkpoint-every",
+            "0",     "--loader-threads", "1",    "--dist-timeout", "5"};
 }
 
 std::vector<std::string> withTrainer(std::vector<std::string> args) {
@@ -63,7 +64,8 @@ std::vector<std::string> launchArgs(const std::vector<std::string>& extra, const
 std::vector<std::unique_ptr<RankProcess>> startRanks(const TempDir& tmp, const std::vector<std::string>& train) {
     const int port = RankProcess::freePort();
     std::vector<std::unique_ptr<RankProcess>> ranks;
-    for (int r = 0; r < 2; ++r) ranks.push_back(std::make_unique<RankProcess>(withTrainer(train), RankProcess::rankEnv(r, 2, port), tmp / ("rank" + std::to_string(r))));
+    for (int r = 0; r < 2; ++r)
+        ranks.push_back(std::make_unique<RankProcess>(withTrainer(train), RankProcess::rankEnv(r, 2, port), tmp / ("rank" + std::to_string(r))));
     return ranks;
 }
 
@@ -231,11 +233,13 @@ TEST(DistLaunch, ControlCommandsTakeEffectOnEveryRank) {
     ASSERT_TRUE(waitFor([&] { return hasMetrics(run) && fs::exists(run + "/control.sock"); }, 60)) << launch.err();
     CliRunner cli(tmp.path().string());
     ASSERT_EQ(cli.run({"control", run, "set-lr", "0.001"}).code, 0);
-    ASSERT_TRUE(waitFor([&] {
-        for (const auto& e : readEvents(run))
-            if (e.value("kind", "") == "metrics" && e.value("lr", 0.0) == 0.001) return true;
-        return false;
-    }, 60));
+    ASSERT_TRUE(waitFor(
+        [&] {
+            for (const auto& e : readEvents(run))
+                if (e.value("kind", "") == "metrics" && e.value("lr", 0.0) == 0.001) return true;
+            return false;
+        },
+        60));
     ASSERT_EQ(cli.run({"control", run, "stop"}).code, 0);
     // Both ranks leave the loop at the same step: rank 1 keeps no collective waiting, launch exits 0.
     ASSERT_EQ(launch.wait(30), 0) << launch.err();

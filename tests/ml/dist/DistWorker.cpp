@@ -2,18 +2,18 @@
 //   dist_worker grad OUT.json   : averaged gradient vs the gradient of the concatenated batch
 //   dist_worker steps OUT.bin   : TrainStep updates on this rank's shard; writes every parameter
 // Ranks start from different weights on purpose: the broadcast from rank 0 must make them equal.
+#include <torch/torch.h>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
+#include "base/model/Presets.h"
+#include "base/run/TrainConfig.h"
 #include "ml/data/BatchLoader.h"
 #include "ml/data/SyntheticSource.h"
 #include "ml/dist/DistributedContext.h"
 #include "ml/dist/GradientSync.h"
-#include "base/model/Presets.h"
-#include "base/run/TrainConfig.h"
 #include "ml/train/TrainStep.h"
 
 using namespace streetgan;
@@ -25,8 +25,7 @@ int gradScenario(DistributedContext& dist, const std::string& out) {
     torch::nn::Sequential net(torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 4).stride(2).padding(1).bias(false)),
                               torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2)),
                               torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 16, 4).stride(2).padding(1)),
-                              torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2)), torch::nn::Flatten(),
-                              torch::nn::Linear(16 * 8 * 8, 1));
+                              torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2)), torch::nn::Flatten(), torch::nn::Linear(16 * 8 * 8, 1));
     const int64_t W = dist.worldSize(), perRank = 4, B = perRank * W;
     auto gen = torch::randn({B, 3, 32, 32});
     auto target = (torch::rand({B, 1}) > 0.5).to(torch::kFloat32);

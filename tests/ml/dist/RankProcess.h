@@ -3,11 +3,11 @@
 #pragma once
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -98,8 +98,12 @@ public:
     }
     /// torchrun's environment of rank `rank` of `world` on this machine.
     static std::map<std::string, std::string> rankEnv(int rank, int world, int port) {
-        return {{"RANK", std::to_string(rank)},       {"WORLD_SIZE", std::to_string(world)}, {"LOCAL_RANK", std::to_string(rank)},
-                {"LOCAL_WORLD_SIZE", std::to_string(world)}, {"MASTER_ADDR", "127.0.0.1"},     {"MASTER_PORT", std::to_string(port)},
+        return {{"RANK", std::to_string(rank)},
+                {"WORLD_SIZE", std::to_string(world)},
+                {"LOCAL_RANK", std::to_string(rank)},
+                {"LOCAL_WORLD_SIZE", std::to_string(world)},
+                {"MASTER_ADDR", "127.0.0.1"},
+                {"MASTER_PORT", std::to_string(port)},
                 {"OMP_NUM_THREADS", "1"}};
     }
 

@@ -10,12 +10,12 @@
 
 #include <torch/torch.h>
 
+#include "MetricsTestUtil.h"
 #include "base/util/ContentHash.h"
+#include "base/util/Errors.h"
 #include "ml/eval/FeatureExtractor.h"
 #include "ml/eval/FrechetDistance.h"
 #include "ml/eval/RealFeatureCache.h"
-#include "base/util/Errors.h"
-#include "MetricsTestUtil.h"
 
 using namespace streetgan;
 using namespace streetgan::test;
@@ -29,14 +29,14 @@ TEST(FeatureExtractor, BothInterfacesMatchPython) {
     auto images = (torch::rand({13, 3, 32, 32}) * 255).round();
     writeRaw(images, dir.file("images.bin"));
     std::ofstream(dir.file("manifest.txt")) << "features " << nets << "/feat_kw.pt " << dir.file("images.bin") << " 13 32 32 1 " << dir.file("kw.out")
-                                            << "\nfeatures " << nets << "/feat_plain.pt " << dir.file("images.bin") << " 13 32 32 0 "
-                                            << dir.file("plain.out") << "\n";
+                                            << "\nfeatures " << nets << "/feat_plain.pt " << dir.file("images.bin") << " 13 32 32 0 " << dir.file("plain.out")
+                                            << "\n";
     ASSERT_TRUE(runPython("fid_ref.py '" + dir.file("manifest.txt") + "'"));
 
     FeatureExtractor kw(nets + "/feat_kw.pt", torch::kCPU);
     EXPECT_TRUE(kw.returnsFeaturesByKeyword());
     EXPECT_EQ(kw.dim(), 0);
-    auto f = kw.features(images, 4);  // batches of 4, 4, 4, 1
+    auto f = kw.features(images, 4);                       // batches of 4, 4, 4, 1
     EXPECT_EQ(f.sizes(), (std::vector<int64_t>{13, 16}));  // the features, not the 10 "logits"
     EXPECT_EQ(kw.dim(), 16);
     EXPECT_EQ(f.scalar_type(), torch::kFloat);

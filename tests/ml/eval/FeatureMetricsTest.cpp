@@ -7,16 +7,16 @@
 #include <fstream>
 #include <string>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
-#include "ml/eval/FeatureMetrics.h"
-#include "ml/eval/RealFeatureCache.h"
-#include "ml/eval/TrainingMetrics.h"
+#include "MetricsTestUtil.h"
 #include "base/model/Presets.h"
 #include "base/run/TrainConfig.h"
 #include "base/util/Errors.h"
-#include "MetricsTestUtil.h"
+#include "ml/eval/FeatureMetrics.h"
+#include "ml/eval/RealFeatureCache.h"
+#include "ml/eval/TrainingMetrics.h"
 
 using namespace streetgan;
 using namespace streetgan::test;

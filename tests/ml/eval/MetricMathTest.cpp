@@ -9,12 +9,12 @@
 
 #include <torch/torch.h>
 
+#include "MetricsTestUtil.h"
 #include "base/util/ContentHash.h"
+#include "base/util/Errors.h"
 #include "ml/eval/FrechetDistance.h"
 #include "ml/eval/KernelInceptionDistance.h"
 #include "ml/eval/PrecisionRecall.h"
-#include "base/util/Errors.h"
-#include "MetricsTestUtil.h"
 
 using namespace streetgan;
 using namespace streetgan::test;
@@ -56,15 +56,15 @@ TEST(FrechetDistance, MatchesScipySqrtmFormula) {
     std::vector<Case> cases = {
         {correlated(400, 16, 1.0, 0.0), correlated(300, 16, 0.7, 0.5)},  // different covariances and means
         {correlated(600, 64, 0.3, 1.0), correlated(500, 64, 0.3, 1.2)},  // close distributions, small FID
-        {correlated(200, 8, 2.0, 0.0), correlated(200, 8, 2.0, 0.0)},     // same law, different draws
+        {correlated(200, 8, 2.0, 0.0), correlated(200, 8, 2.0, 0.0)},    // same law, different draws
     };
     std::ofstream manifest(dir.file("manifest.txt"));
     for (size_t i = 0; i < cases.size(); ++i) {
         const std::string p = dir.file("fid" + std::to_string(i));
         writeRaw(cases[i].a, p + ".a.bin");
         writeRaw(cases[i].b, p + ".b.bin");
-        manifest << "fid " << p << ".a.bin " << cases[i].a.size(0) << ' ' << p << ".b.bin " << cases[i].b.size(0) << ' ' << cases[i].a.size(1)
-                 << ' ' << p << ".out\n";
+        manifest << "fid " << p << ".a.bin " << cases[i].a.size(0) << ' ' << p << ".b.bin " << cases[i].b.size(0) << ' ' << cases[i].a.size(1) << ' ' << p
+                 << ".out\n";
     }
     manifest.close();
     ASSERT_TRUE(runPython("fid_ref.py '" + dir.file("manifest.txt") + "'"));
@@ -107,8 +107,7 @@ TEST(FrechetDistance, RejectsBadInput) {
     auto bad = torch::rand({5, 3});
     bad[1][1] = std::numeric_limits<float>::quiet_NaN();
     EXPECT_THROW(FrechetDistance::statistics(bad), DataError);
-    EXPECT_THROW(FrechetDistance::distance(FrechetDistance::statistics(torch::rand({5, 3})), FrechetDistance::statistics(torch::rand({5, 4}))),
-                 DataError);
+    EXPECT_THROW(FrechetDistance::distance(FrechetDistance::statistics(torch::rand({5, 3})), FrechetDistance::statistics(torch::rand({5, 4}))), DataError);
 }
 
 TEST(KernelInceptionDistance, MatchesNumpyMmd2) {
@@ -124,8 +123,8 @@ TEST(KernelInceptionDistance, MatchesNumpyMmd2) {
         const std::string p = dir.file("kid" + std::to_string(i));
         writeRaw(cases[i].first, p + ".a.bin");
         writeRaw(cases[i].second, p + ".b.bin");
-        manifest << "kid " << p << ".a.bin " << cases[i].first.size(0) << ' ' << p << ".b.bin " << cases[i].second.size(0) << ' '
-                 << cases[i].first.size(1) << ' ' << p << ".out\n";
+        manifest << "kid " << p << ".a.bin " << cases[i].first.size(0) << ' ' << p << ".b.bin " << cases[i].second.size(0) << ' ' << cases[i].first.size(1)
+                 << ' ' << p << ".out\n";
     }
     manifest.close();
     ASSERT_TRUE(runPython("fid_ref.py '" + dir.file("manifest.txt") + "'"));
@@ -215,9 +214,8 @@ TEST(PrecisionRecall, MatchesBruteForceReference) {
     auto real = torch::randn({180, 6}), fake = torch::randn({160, 6}) * 1.3 + 0.4;
     writeRaw(real, dir.file("r.bin"));
     writeRaw(fake, dir.file("f.bin"));
-    std::ofstream(dir.file("manifest.txt")) << "pr " << dir.file("r.bin") << " 180 " << dir.file("f.bin") << " 160 6 3 " << dir.file("pr3.out")
-                                            << "\npr " << dir.file("r.bin") << " 180 " << dir.file("f.bin") << " 160 6 7 " << dir.file("pr7.out")
-                                            << "\n";
+    std::ofstream(dir.file("manifest.txt")) << "pr " << dir.file("r.bin") << " 180 " << dir.file("f.bin") << " 160 6 3 " << dir.file("pr3.out") << "\npr "
+                                            << dir.file("r.bin") << " 180 " << dir.file("f.bin") << " 160 6 7 " << dir.file("pr7.out") << "\n";
     ASSERT_TRUE(runPython("fid_ref.py '" + dir.file("manifest.txt") + "'"));
     for (int k : {3, 7}) {
         const auto want = readDoubles(dir.file("pr" + std::to_string(k) + ".out"));

@@ -15,8 +15,8 @@
 
 #include <torch/torch.h>
 
-#include "ml/eval/ParzenWindow.h"
 #include "base/util/Errors.h"
+#include "ml/eval/ParzenWindow.h"
 #include "support/TempDir.h"
 
 using namespace streetgan;
@@ -49,8 +49,7 @@ bool hasReferencePython() {
 
 // Relative to the magnitude, absolute near zero: the reference differs only in rounding.
 ::testing::AssertionResult close(double got, double want, double tol = 1e-9) {
-    if (std::isfinite(got) && std::abs(got - want) <= tol * std::max(1.0, std::abs(want)))
-        return ::testing::AssertionSuccess();
+    if (std::isfinite(got) && std::abs(got - want) <= tol * std::max(1.0, std::abs(want))) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << "got " << got << ", want " << want;
 }
 
@@ -94,8 +93,7 @@ TEST(ParzenWindow, MatchesNumpyReference) {
     evals.push_back({torch::rand({300, 3, 8, 8}), torch::rand({50, 3, 8, 8}), torch::rand({40, 3, 8, 8})});
     {
         auto s = torch::rand({120, 3, 6, 6});
-        evals.push_back({s, around(s.reshape({120, -1}), 45, 0.15).reshape({45, 3, 6, 6}),
-                         around(s.reshape({120, -1}), 33, 0.15).reshape({33, 3, 6, 6})});
+        evals.push_back({s, around(s.reshape({120, -1}), 45, 0.15).reshape({45, 3, 6, 6}), around(s.reshape({120, -1}), 33, 0.15).reshape({33, 3, 6, 6})});
     }
     // ll cases: several blocks of mu (3000 x 3072 values is above one block), and a small odd one.
     struct LlCase {
@@ -115,20 +113,18 @@ TEST(ParzenWindow, MatchesNumpyReference) {
         writeRaw(e.samples, p + ".s.bin");
         writeRaw(e.val, p + ".v.bin");
         writeRaw(e.test, p + ".t.bin");
-        manifest << "eval " << p << ".s.bin " << rows(e.samples) << ' ' << p << ".v.bin " << rows(e.val) << ' ' << p
-                 << ".t.bin " << rows(e.test) << ' ' << dims(e.samples) << ' ' << p << '\n';
+        manifest << "eval " << p << ".s.bin " << rows(e.samples) << ' ' << p << ".v.bin " << rows(e.val) << ' ' << p << ".t.bin " << rows(e.test) << ' '
+                 << dims(e.samples) << ' ' << p << '\n';
     }
     for (size_t i = 0; i < lls.size(); ++i) {
         const auto& c = lls[i];
         std::string p = dir.file("ll" + std::to_string(i));
         writeRaw(c.mu, p + ".mu.bin");
         writeRaw(c.x, p + ".x.bin");
-        manifest << "ll " << p << ".mu.bin " << rows(c.mu) << ' ' << p << ".x.bin " << rows(c.x) << ' ' << dims(c.mu)
-                 << ' ' << c.sigma << ' ' << p << ".out\n";
+        manifest << "ll " << p << ".mu.bin " << rows(c.mu) << ' ' << p << ".x.bin " << rows(c.x) << ' ' << dims(c.mu) << ' ' << c.sigma << ' ' << p << ".out\n";
     }
     manifest.close();
-    std::string cmd = std::string(STREETGAN_PYTHON) + " '" + STREETGAN_TEST_PYTHON_DIR + "/parzen_ref.py' '" +
-                      dir.file("manifest.txt") + "'";
+    std::string cmd = std::string(STREETGAN_PYTHON) + " '" + STREETGAN_TEST_PYTHON_DIR + "/parzen_ref.py' '" + dir.file("manifest.txt") + "'";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 
     std::vector<double> chosen;
@@ -158,8 +154,7 @@ TEST(ParzenWindow, MatchesNumpyReference) {
         auto ll = ParzenWindow::logLikelihood(e.samples, e.test, r.sigma, 7);
         ASSERT_EQ(ll.dtype(), torch::kDouble);
         ASSERT_EQ(ll.numel(), static_cast<int64_t>(testLl.size()));
-        for (size_t j = 0; j < testLl.size(); ++j)
-            EXPECT_TRUE(close(ll[static_cast<int64_t>(j)].item<double>(), testLl[j])) << "test row " << j;
+        for (size_t j = 0; j < testLl.size(); ++j) EXPECT_TRUE(close(ll[static_cast<int64_t>(j)].item<double>(), testLl[j])) << "test row " << j;
     }
     // The two cases pick different sigmas, and neither sits on the grid's edge by accident.
     EXPECT_NE(chosen[0], chosen[1]);
@@ -172,8 +167,7 @@ TEST(ParzenWindow, MatchesNumpyReference) {
         auto want = readDoubles(dir.file("ll" + std::to_string(i)) + ".out");
         auto got = ParzenWindow::logLikelihood(c.mu, c.x, c.sigma, c.batch);
         ASSERT_EQ(got.numel(), static_cast<int64_t>(want.size()));
-        for (size_t j = 0; j < want.size(); ++j)
-            EXPECT_TRUE(close(got[static_cast<int64_t>(j)].item<double>(), want[j])) << "row " << j;
+        for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(close(got[static_cast<int64_t>(j)].item<double>(), want[j])) << "row " << j;
     }
 }
 

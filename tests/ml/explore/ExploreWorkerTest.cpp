@@ -18,21 +18,21 @@
 #include <thread>
 #include <vector>
 
+#include <torch/torch.h>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <torch/torch.h>
 
-#include "support/TempDir.h"
+#include "base/latent/LatentSession.h"
 #include "base/util/ContentHash.h"
+#include "ml/checkpoint/Checkpoint.h"
+#include "ml/checkpoint/ModelLoader.h"
 #include "ml/explore/ExploreWorker.h"
 #include "ml/export/FrameRenderer.h"
 #include "ml/export/SessionExporter.h"
 #include "ml/latent/LatentSeed.h"
-#include "base/latent/LatentSession.h"
 #include "ml/latent/SessionLatents.h"
-#include "ml/checkpoint/Checkpoint.h"
-#include "ml/checkpoint/ModelLoader.h"
+#include "support/TempDir.h"
 
 #ifndef STREETGAN_PYTHON
 #define STREETGAN_PYTHON "/usr/bin/python3"
@@ -70,8 +70,7 @@ public:
         // Drain replies so a worker blocked on a full pipe can finish.
         std::thread drain([this] {
             char buf[65536];
-            while (::read(out_[0], buf, sizeof buf) > 0) {
-            }
+            while (::read(out_[0], buf, sizeof buf) > 0) {}
         });
         thread_.join();
         ::close(out_[1]);
@@ -83,9 +82,7 @@ public:
         if (in_[1] >= 0) ::close(in_[1]);
         in_[1] = -1;
     }
-    void sendRaw(const std::string& line) {
-        ASSERT_EQ(::write(in_[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
-    }
+    void sendRaw(const std::string& line) { ASSERT_EQ(::write(in_[1], line.data(), line.size()), static_cast<ssize_t>(line.size())); }
     void send(const json& j) { sendRaw(j.dump() + "\n"); }
 
     // The next header (and its payload); fails the test after `seconds`.
@@ -177,9 +174,7 @@ at::Tensor referenceFrames(const json& session) {
     return FrameRenderer(g, SessionExporter::rendererOptions(s)).render(SessionLatents::latents(s, g->config().nz, nullptr));
 }
 
-size_t entries(const fs::path& dir) {
-    return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
-}
+size_t entries(const fs::path& dir) { return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator())); }
 
 class ExploreWorkerTest : public ::testing::Test {
 protected:
@@ -362,7 +357,10 @@ TEST_F(ExploreWorkerTest, MalformedLinesAreAnsweredAndTheWorkerCarriesOn) {
         EXPECT_EQ(e.find('\n'), std::string::npos);
         EXPECT_FALSE(e.empty());
     }
-    EXPECT_NE(w.call({{"id", 10}, {"op", "frames"}, {"checkpoint", kCk}, {"session", demoSession({{"size", "big"}})}}).header["error"].get<std::string>().find("'size'"),
+    EXPECT_NE(w.call({{"id", 10}, {"op", "frames"}, {"checkpoint", kCk}, {"session", demoSession({{"size", "big"}})}})
+                  .header["error"]
+                  .get<std::string>()
+                  .find("'size'"),
               std::string::npos);
     // Two requests in one write, the second split across writes: both answered, in order.
     w.sendRaw(json{{"id", 11}, {"op", "seed-z"}, {"seeds", {1}}, {"nz", 4}}.dump() + "\n{\"id\":12,\"op\":\"se");
@@ -384,8 +382,10 @@ TEST_F(ExploreWorkerTest, BrokenAndUnsupportedCheckpointsNameTheFile) {
     EXPECT_EQ(r.header["error"].get<std::string>().find('\n'), std::string::npos);
 
     const std::string odd = dir / "mlp.pt";
-    const std::string cmd = std::string(STREETGAN_PYTHON) + " -c \"import torch; torch.save({'epoch': 1, 'G_state_dict': {'fc.weight': torch.zeros(4, 4)}, "
-                            "'D_state_dict': {}}, '" + odd + "')\"";
+    const std::string cmd = std::string(STREETGAN_PYTHON) +
+                            " -c \"import torch; torch.save({'epoch': 1, 'G_state_dict': {'fc.weight': torch.zeros(4, 4)}, "
+                            "'D_state_dict': {}}, '" +
+                            odd + "')\"";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
     r = w.call({{"id", 2}, {"op", "frames"}, {"checkpoint", odd}, {"session", demoSession()}});
     EXPECT_FALSE(r.header["ok"].get<bool>());
@@ -429,7 +429,11 @@ TEST_F(ExploreWorkerTest, CancelLeavesNothingBehind) {
 
 TEST_F(ExploreWorkerTest, QuitStopsARunningExport) {
     fs::create_directory(dir / "out");
-    w.send({{"id", 1}, {"op", "export"}, {"checkpoint", kCk}, {"session", demoSession({{"frames_per_segment", 250}, {"size", 256}})}, {"out", dir / "out/frames"}});
+    w.send({{"id", 1},
+            {"op", "export"},
+            {"checkpoint", kCk},
+            {"session", demoSession({{"frames_per_segment", 250}, {"size", 256}})},
+            {"out", dir / "out/frames"}});
     ASSERT_TRUE(w.next().header.contains("progress"));
     const auto t0 = std::chrono::steady_clock::now();
     w.send({{"id", 2}, {"op", "quit"}});

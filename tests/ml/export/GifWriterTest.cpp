@@ -12,10 +12,10 @@
 #include <gif_lib.h>
 #include <torch/torch.h>
 
-#include "support/TempDir.h"
-#include "ml/export/GifWriter.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
+#include "ml/export/GifWriter.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -199,11 +199,11 @@ TEST(GifWriter, FromImagesMapsTanhRangeToBytes) {
     EXPECT_EQ(f.scalar_type(), torch::kByte);
     // channel c at pixel x: img[0][c][0][x]
     EXPECT_EQ(f[0][0][0][0].item<int>(), 0);
-    EXPECT_EQ(f[0][0][1][0].item<int>(), 128);   // 0 -> 127.5 + 0.5 -> 128
+    EXPECT_EQ(f[0][0][1][0].item<int>(), 128);  // 0 -> 127.5 + 0.5 -> 128
     EXPECT_EQ(f[0][0][0][1].item<int>(), 255);
-    EXPECT_EQ(f[0][0][1][1].item<int>(), 255);   // clamped
-    EXPECT_EQ(f[0][0][0][2].item<int>(), 0);     // clamped
-    EXPECT_EQ(f[0][0][1][2].item<int>(), 191);   // 0.75 * 255 + 0.5 = 191.75
+    EXPECT_EQ(f[0][0][1][1].item<int>(), 255);  // clamped
+    EXPECT_EQ(f[0][0][0][2].item<int>(), 0);    // clamped
+    EXPECT_EQ(f[0][0][1][2].item<int>(), 191);  // 0.75 * 255 + 0.5 = 191.75
     EXPECT_THROW(GifWriter::fromImages(torch::zeros({2, 1, 4, 4})), DataError);
 }
 
@@ -221,11 +221,12 @@ TEST(GifWriter, ProgressCancelAndAtomicWrite) {
 
     std::atomic<bool> cancel{false};
     const std::string before = AtomicFile::read(dir / "a.gif");
-    EXPECT_THROW(writer.write(testFrames(3, 8, 8), dir / "a.gif",
-                              [&](int done, int) {
-                                  if (done == 2) cancel = true;
-                              },
-                              &cancel),
+    EXPECT_THROW(writer.write(
+                     testFrames(3, 8, 8), dir / "a.gif",
+                     [&](int done, int) {
+                         if (done == 2) cancel = true;
+                     },
+                     &cancel),
                  GifCancelled);
     EXPECT_EQ(AtomicFile::read(dir / "a.gif"), before);
     cancel = true;
@@ -279,8 +280,7 @@ TEST(GifWriter, NearestScalingToAnySizeWithDithering) {
     EXPECT_EQ(d.width, 47);
     EXPECT_EQ(d.height, 33);
     const torch::Tensor big = frames.permute({0, 3, 1, 2}).to(torch::kFloat);
-    const torch::Tensor expected = torch::nn::functional::interpolate(
-        big, torch::nn::functional::InterpolateFuncOptions().size(std::vector<int64_t>{33, 47}).mode(torch::kNearest));
-    for (int i = 0; i < 3; ++i)
-        EXPECT_GT(psnr(d.frames[static_cast<size_t>(i)], expected[i].permute({1, 2, 0}).round().to(torch::kByte)), 25.0) << i;
+    const torch::Tensor expected =
+        torch::nn::functional::interpolate(big, torch::nn::functional::InterpolateFuncOptions().size(std::vector<int64_t>{33, 47}).mode(torch::kNearest));
+    for (int i = 0; i < 3; ++i) EXPECT_GT(psnr(d.frames[static_cast<size_t>(i)], expected[i].permute({1, 2, 0}).round().to(torch::kByte)), 25.0) << i;
 }

@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
+#include <torch/torch.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <torch/torch.h>
 
-#include "ml/export/ImageGrid.h"
 #include "base/util/Errors.h"
+#include "ml/export/ImageGrid.h"
 #include "support/TempDir.h"
 
 using namespace streetgan;
@@ -69,8 +69,8 @@ struct Case {
 
 std::string describe(const Case& c) {
     std::ostringstream s;
-    s << "shape (" << c.shape[0] << "," << c.shape[1] << "," << c.shape[2] << "," << c.shape[3] << ") nrow "
-      << c.nrow << " padding " << c.padding << " normalize " << c.normalize << " pad " << c.padValue;
+    s << "shape (" << c.shape[0] << "," << c.shape[1] << "," << c.shape[2] << "," << c.shape[3] << ") nrow " << c.nrow << " padding " << c.padding
+      << " normalize " << c.normalize << " pad " << c.padValue;
     return s.str();
 }
 
@@ -84,13 +84,11 @@ bool hasReferencePython() {
 TEST(ImageGrid, MatchesTorchvisionMakeGridReference) {
     if (!hasReferencePython()) GTEST_SKIP() << STREETGAN_PYTHON << " has no torch/numpy";
     const std::vector<Case> cases = {
-        {{1, 3, 8, 8}, 8, 2, true, 0.f, 2.f, 0.5f},     {{5, 3, 8, 6}, 8, 2, true, 0.f, 1.f, 0.f},
-        {{5, 3, 8, 6}, 2, 4, true, 0.f, 3.f, -1.f},     {{8, 3, 16, 16}, 8, 2, true, 0.f, 1.f, 0.f},
-        {{8, 3, 16, 16}, 3, 0, true, 0.5f, 0.3f, 0.7f}, {{64, 3, 16, 16}, 8, 2, true, 0.f, 1.f, 0.f},
-        {{64, 3, 8, 8}, 10, 4, true, 1.f, 5.f, 2.f},   {{64, 3, 8, 8}, 1, 1, true, 0.f, 1.f, 0.f},
-        {{64, 3, 8, 8}, 100, 3, true, 0.f, 1.f, 0.f},   {{5, 1, 7, 9}, 2, 2, true, 0.f, 1.f, 0.f},
-        {{1, 1, 7, 9}, 8, 2, true, 0.f, 1.f, 0.f},     {{8, 3, 8, 8}, 4, 2, false, 0.25f, 0.4f, 0.5f},
-        {{8, 3, 8, 8}, 4, 2, true, 0.f, 0.f, 0.3f},     // constant batch: max - min below 1e-5
+        {{1, 3, 8, 8}, 8, 2, true, 0.f, 2.f, 0.5f},  {{5, 3, 8, 6}, 8, 2, true, 0.f, 1.f, 0.f},      {{5, 3, 8, 6}, 2, 4, true, 0.f, 3.f, -1.f},
+        {{8, 3, 16, 16}, 8, 2, true, 0.f, 1.f, 0.f}, {{8, 3, 16, 16}, 3, 0, true, 0.5f, 0.3f, 0.7f}, {{64, 3, 16, 16}, 8, 2, true, 0.f, 1.f, 0.f},
+        {{64, 3, 8, 8}, 10, 4, true, 1.f, 5.f, 2.f}, {{64, 3, 8, 8}, 1, 1, true, 0.f, 1.f, 0.f},     {{64, 3, 8, 8}, 100, 3, true, 0.f, 1.f, 0.f},
+        {{5, 1, 7, 9}, 2, 2, true, 0.f, 1.f, 0.f},   {{1, 1, 7, 9}, 8, 2, true, 0.f, 1.f, 0.f},      {{8, 3, 8, 8}, 4, 2, false, 0.25f, 0.4f, 0.5f},
+        {{8, 3, 8, 8}, 4, 2, true, 0.f, 0.f, 0.3f},  // constant batch: max - min below 1e-5
     };
     TempDir dir;
     torch::manual_seed(1234);
@@ -107,8 +105,7 @@ TEST(ImageGrid, MatchesTorchvisionMakeGridReference) {
         manifest << ' ' << c.nrow << ' ' << c.padding << ' ' << (c.normalize ? 1 : 0) << ' ' << c.padValue << '\n';
     }
     manifest.close();
-    std::string cmd = std::string(STREETGAN_PYTHON) + " '" + STREETGAN_TEST_PYTHON_DIR + "/make_grid_ref.py' '" +
-                      (dir.path() / "manifest.txt").string() + "'";
+    std::string cmd = std::string(STREETGAN_PYTHON) + " '" + STREETGAN_TEST_PYTHON_DIR + "/make_grid_ref.py' '" + (dir.path() / "manifest.txt").string() + "'";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -134,8 +131,7 @@ TEST(ImageGrid, MatchesTorchvisionMakeGridReference) {
 
         // save_image's uint8 conversion, through a PNG round trip, RGB order kept.
         std::string png = ImageGrid::encodePng(grid);
-        cv::Mat decoded = cv::imdecode(cv::Mat(1, static_cast<int>(png.size()), CV_8UC1, png.data()),
-                                       cv::IMREAD_UNCHANGED);
+        cv::Mat decoded = cv::imdecode(cv::Mat(1, static_cast<int>(png.size()), CV_8UC1, png.data()), cv::IMREAD_UNCHANGED);
         ASSERT_FALSE(decoded.empty());
         ASSERT_EQ(decoded.type(), CV_8UC3);
         cv::Mat rgb;
@@ -159,14 +155,8 @@ TEST(ImageGrid, NormalizeIsOneMinMaxOverTheBatch) {
     auto a = torch::full({1, 3, 2, 2}, -2.f);
     auto b = torch::full({1, 3, 2, 2}, 6.f);
     auto g = ImageGrid::makeGrid(torch::cat({a, b}), 8, 0, true);
-    EXPECT_FLOAT_EQ(g.index({torch::indexing::Slice(), torch::indexing::Slice(), torch::indexing::Slice(0, 2)})
-                        .max()
-                        .item<float>(),
-                    0.f);
-    EXPECT_FLOAT_EQ(g.index({torch::indexing::Slice(), torch::indexing::Slice(), torch::indexing::Slice(2, 4)})
-                        .min()
-                        .item<float>(),
-                    1.f);
+    EXPECT_FLOAT_EQ(g.index({torch::indexing::Slice(), torch::indexing::Slice(), torch::indexing::Slice(0, 2)}).max().item<float>(), 0.f);
+    EXPECT_FLOAT_EQ(g.index({torch::indexing::Slice(), torch::indexing::Slice(), torch::indexing::Slice(2, 4)}).min().item<float>(), 1.f);
 }
 
 TEST(ImageGrid, RejectsBadArguments) {
@@ -183,13 +173,13 @@ TEST(ImageGrid, RejectsBadArguments) {
 TEST(ImageGrid, PngRoundTripExactValuesAndRgbOrder) {
     // Pure red, green, blue pixels plus exact save_image rounding: v*255+0.5 truncated.
     auto img = torch::zeros({3, 2, 3});
-    img[0][0][0] = 1.f;          // red
-    img[1][0][1] = 1.f;          // green
-    img[2][0][2] = 1.f;          // blue
-    img[0][1][0] = 0.5f;         // 128.0 -> 128
-    img[1][1][1] = 0.2f;         // 51.5 -> 51 (float 0.2*255 = 51.0000008, +0.5 truncates to 51)
-    img[2][1][2] = 2.f;          // saturates at 255
-    img[0][1][2] = -1.f;         // saturates at 0
+    img[0][0][0] = 1.f;   // red
+    img[1][0][1] = 1.f;   // green
+    img[2][0][2] = 1.f;   // blue
+    img[0][1][0] = 0.5f;  // 128.0 -> 128
+    img[1][1][1] = 0.2f;  // 51.5 -> 51 (float 0.2*255 = 51.0000008, +0.5 truncates to 51)
+    img[2][1][2] = 2.f;   // saturates at 255
+    img[0][1][2] = -1.f;  // saturates at 0
     std::string png = ImageGrid::encodePng(img);
     ASSERT_GE(png.size(), 8u);
     EXPECT_EQ(png.substr(1, 3), "PNG");
@@ -208,8 +198,7 @@ TEST(ImageGrid, PngRoundTripExactValuesAndRgbOrder) {
     // Every uint8 value survives: v/255 -> round trip gives v back.
     auto ramp = torch::arange(256, torch::kFloat).div(255).reshape({1, 16, 16});
     std::string greyPng = ImageGrid::encodePng(ramp);
-    cv::Mat g =
-        cv::imdecode(cv::Mat(1, static_cast<int>(greyPng.size()), CV_8UC1, greyPng.data()), cv::IMREAD_UNCHANGED);
+    cv::Mat g = cv::imdecode(cv::Mat(1, static_cast<int>(greyPng.size()), CV_8UC1, greyPng.data()), cv::IMREAD_UNCHANGED);
     ASSERT_EQ(g.type(), CV_8UC1);
     for (int v = 0; v < 256; ++v) EXPECT_EQ(g.at<uint8_t>(v / 16, v % 16), v);
 
@@ -217,8 +206,7 @@ TEST(ImageGrid, PngRoundTripExactValuesAndRgbOrder) {
     auto rgba = torch::ones({4, 1, 1});
     rgba[3][0][0] = 0.f;
     std::string rgbaPng = ImageGrid::encodePng(rgba);
-    cv::Mat a =
-        cv::imdecode(cv::Mat(1, static_cast<int>(rgbaPng.size()), CV_8UC1, rgbaPng.data()), cv::IMREAD_UNCHANGED);
+    cv::Mat a = cv::imdecode(cv::Mat(1, static_cast<int>(rgbaPng.size()), CV_8UC1, rgbaPng.data()), cv::IMREAD_UNCHANGED);
     ASSERT_EQ(a.type(), CV_8UC4);
     EXPECT_EQ(a.at<cv::Vec4b>(0, 0), cv::Vec4b(255, 255, 255, 0));
 }

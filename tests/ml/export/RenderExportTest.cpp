@@ -15,28 +15,28 @@
 #include <vector>
 
 #include <gif_lib.h>
+#include <torch/torch.h>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <torch/torch.h>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 }
 
-#include "support/TempDir.h"
-#include "trainer/TrainerCli.h"
+#include "base/latent/LatentSession.h"
+#include "base/model/Presets.h"
 #include "base/util/ContentHash.h"
+#include "base/util/Errors.h"
+#include "ml/checkpoint/Checkpoint.h"
+#include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/FrameRenderer.h"
 #include "ml/export/GifWriter.h"
 #include "ml/export/Mp4Writer.h"
 #include "ml/export/PngSequenceWriter.h"
-#include "base/latent/LatentSession.h"
 #include "ml/latent/SessionLatents.h"
-#include "base/model/Presets.h"
-#include "ml/checkpoint/Checkpoint.h"
-#include "ml/checkpoint/ModelLoader.h"
-#include "base/util/Errors.h"
+#include "support/TempDir.h"
+#include "trainer/TrainerCli.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -44,9 +44,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-size_t entries(const fs::path& dir) {
-    return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
-}
+size_t entries(const fs::path& dir) { return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator())); }
 
 // A tiny-32 checkpoint with random weights (G only), saved in `dir`.
 std::string makeCheckpoint(const TempDir& dir) {
@@ -188,7 +186,12 @@ TEST(PngSequenceWriter, WritesExactFramesAtomically) {
     EXPECT_EQ(PngSequenceWriter::fileName(7, 20000), "frame_00007.png");
     EXPECT_THROW(PngSequenceWriter::write(f, dir / "seq"), IoError);  // not empty: refused
     std::atomic<bool> cancel{false};
-    EXPECT_THROW(PngSequenceWriter::write(f, dir / "cancelled", [&](int64_t d, int64_t) { if (d == 2) cancel = true; }, &cancel),
+    EXPECT_THROW(PngSequenceWriter::write(
+                     f, dir / "cancelled",
+                     [&](int64_t d, int64_t) {
+                         if (d == 2) cancel = true;
+                     },
+                     &cancel),
                  RenderCancelled);
     EXPECT_FALSE(fs::exists(dir / "cancelled"));
     EXPECT_EQ(entries(dir.path()), 1u);  // only "seq": no temporary folder left
@@ -242,7 +245,13 @@ TEST(Mp4Writer, DecodesBackWithLibavformat) {
     avformat_close_input(&fmt);
 
     std::atomic<bool> cancel{false};
-    EXPECT_THROW(writer.write(f, dir / "c.mp4", [&](int64_t d, int64_t) { if (d == 3) cancel = true; }, &cancel), RenderCancelled);
+    EXPECT_THROW(writer.write(
+                     f, dir / "c.mp4",
+                     [&](int64_t d, int64_t) {
+                         if (d == 3) cancel = true;
+                     },
+                     &cancel),
+                 RenderCancelled);
     EXPECT_THROW(writer.write(gradientFrames(2, 33, 32), dir / "odd.mp4"), DataError);
     EXPECT_EQ(entries(dir.path()), 1u);  // walk.mp4 only
 }

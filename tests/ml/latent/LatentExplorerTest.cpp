@@ -7,20 +7,20 @@
 #include <fstream>
 #include <string>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
-#include "support/TempDir.h"
 #include "base/latent/Easing.h"
-#include "ml/latent/LatentPath.h"
-#include "ml/latent/LatentSeed.h"
 #include "base/latent/LatentSession.h"
-#include "ml/latent/SessionLatents.h"
-#include "ml/latent/PcaDirections.h"
-#include "ml/latent/Slerp.h"
-#include "ml/latent/Truncation.h"
 #include "base/model/Presets.h"
 #include "base/util/Errors.h"
+#include "ml/latent/LatentPath.h"
+#include "ml/latent/LatentSeed.h"
+#include "ml/latent/PcaDirections.h"
+#include "ml/latent/SessionLatents.h"
+#include "ml/latent/Slerp.h"
+#include "ml/latent/Truncation.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -131,7 +131,7 @@ TEST(PcaDirections, SyntheticKnownAnswer) {
     at::Tensor z = LatentSeed::draw(11, nz, n).reshape({n, nz});
     at::Tensor scale = torch::tensor({3.0f, 1.0f, 5.0f, 0.5f, 0.7f, 0.3f});
     at::Tensor rot = std::get<0>(at::linalg_qr(LatentSeed::draw(12, 10 * nz).reshape({10, nz}), "reduced")).t();  // (nz, 10) orthonormal rows
-    at::Tensor acts = at::matmul(z * scale, rot);                                                                    // (n, 10)
+    at::Tensor acts = at::matmul(z * scale, rot);                                                                 // (n, 10)
     PcaDirections d = PcaDirections::fromSamples(acts, z, 3);
     ASSERT_EQ(d.directions().sizes(), (std::vector<int64_t>{3, nz}));
     at::Tensor gram = at::matmul(d.directions(), d.directions().t());

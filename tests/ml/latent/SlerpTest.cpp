@@ -12,10 +12,10 @@
 
 #include <torch/torch.h>
 
-#include "support/TempDir.h"
+#include "base/util/Errors.h"
 #include "ml/latent/LatentSeed.h"
 #include "ml/latent/Slerp.h"
-#include "base/util/Errors.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -165,15 +165,15 @@ TEST(LatentSeed, MatchesTorchManualSeedRandn) {
         int64_t nz, count;
     };
     for (const Case c : {Case{0, 100, 0}, Case{42, 100, 16}, Case{7, 64, 2}, Case{123456789, 7, 0}}) {
-        ASSERT_EQ(runRef("seed " + dir.path().string() + " " + std::to_string(c.seed) + " " + std::to_string(c.nz) + " " +
-                         std::to_string(c.count)),
-                  0);
+        ASSERT_EQ(runRef("seed " + dir.path().string() + " " + std::to_string(c.seed) + " " + std::to_string(c.nz) + " " + std::to_string(c.count)), 0);
         const std::string bytes = slurp(dir / "seed.f32");
         const torch::Tensor z = c.count == 0 ? LatentSeed::draw(c.seed, c.nz) : LatentSeed::draw(c.seed, c.nz, c.count);
         ASSERT_EQ(bytes.size(), static_cast<size_t>(z.numel() * 4));
         EXPECT_EQ(std::memcmp(z.contiguous().data_ptr<float>(), bytes.data(), bytes.size()), 0) << "seed " << c.seed;
-        if (c.count == 0) EXPECT_EQ(z.sizes(), (std::vector<int64_t>{c.nz}));
-        else EXPECT_EQ(z.sizes(), (std::vector<int64_t>{c.count, c.nz, 1, 1}));
+        if (c.count == 0)
+            EXPECT_EQ(z.sizes(), (std::vector<int64_t>{c.nz}));
+        else
+            EXPECT_EQ(z.sizes(), (std::vector<int64_t>{c.count, c.nz, 1, 1}));
     }
 }
 

@@ -2,11 +2,11 @@
 
 #include <torch/torch.h>
 
+#include "base/model/Presets.h"
+#include "base/util/Errors.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
-#include "base/model/Presets.h"
 #include "ml/model/WeightInit.h"
-#include "base/util/Errors.h"
 
 using namespace streetgan;
 
@@ -17,11 +17,8 @@ struct Expected {
 };
 // docs/design.md's table (tiny-32 is ours: checked against tests/python/reference_dcgan.py).
 const Expected kExpected[] = {
-    {"naive-64", 3576704, 2765568},
-    {"safe-64", 52448768, 2765568},
-    {"safe-128", 195063296, 44611072},
-    {"msls-128", 48772864, 2796928},
-    {"tiny-32", 296896, 167808},
+    {"naive-64", 3576704, 2765568},  {"safe-64", 52448768, 2765568}, {"safe-128", 195063296, 44611072},
+    {"msls-128", 48772864, 2796928}, {"tiny-32", 296896, 167808},
 };
 }  // namespace
 

@@ -14,9 +14,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "support/TempDir.h"
 #include "GalleryTestSupport.h"
 #include "ml/serve/GalleryServer.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -31,7 +31,7 @@ std::string chromium() {
 }
 
 struct RegionStats {
-    double stddev = 0;   // mean over channels of the per-channel standard deviation
+    double stddev = 0;  // mean over channels of the per-channel standard deviation
     int distinctColours = 0;
 };
 
@@ -72,10 +72,11 @@ TEST(GalleryBrowser, HeadlessChromiumScreenshotShowsTheGridAndTheGif) {
     // --virtual-time-budget lets the page's scripts and image loads finish before the screenshot.
     const std::string cmd = "timeout 90 " + browser +
                             " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars --no-first-run"
-                            " --user-data-dir=" + (dir / "profile") +
+                            " --user-data-dir=" +
+                            (dir / "profile") +
                             " --force-device-scale-factor=1 --window-size=960,720 --virtual-time-budget=15000"
-                            " --screenshot=" + shot + " 'http://127.0.0.1:" + std::to_string(port) +
-                            "/gallery?every=0&seed=5' >" + (dir / "chromium.log") + " 2>&1";
+                            " --screenshot=" +
+                            shot + " 'http://127.0.0.1:" + std::to_string(port) + "/gallery?every=0&seed=5' >" + (dir / "chromium.log") + " 2>&1";
     const int rc = std::system(cmd.c_str());
     ASSERT_EQ(rc, 0) << cmd << "\n(see the log in " << (dir / "chromium.log") << ")";
     const cv::Mat img = cv::imread(shot, cv::IMREAD_COLOR);

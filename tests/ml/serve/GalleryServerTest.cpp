@@ -11,20 +11,20 @@
 #include <vector>
 
 #include <httplib.h>
+#include <torch/torch.h>
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
-#include <torch/torch.h>
 
-#include "support/TempDir.h"
 #include "GalleryTestSupport.h"
-#include "trainer/ServeCommand.h"
+#include "base/util/Errors.h"
+#include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/ImageGrid.h"
 #include "ml/latent/LatentSeed.h"
 #include "ml/serve/FrozenGenerator.h"
 #include "ml/serve/GalleryServer.h"
-#include "ml/checkpoint/ModelLoader.h"
-#include "base/util/Errors.h"
+#include "support/TempDir.h"
+#include "trainer/ServeCommand.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -62,9 +62,7 @@ protected:
 };
 TempDir* Gallery::dir_ = nullptr;
 
-cv::Mat decodePng(const std::string& body) {
-    return cv::imdecode(std::vector<uchar>(body.begin(), body.end()), cv::IMREAD_UNCHANGED);
-}
+cv::Mat decodePng(const std::string& body) { return cv::imdecode(std::vector<uchar>(body.begin(), body.end()), cv::IMREAD_UNCHANGED); }
 
 }  // namespace
 
@@ -191,14 +189,13 @@ TEST_F(Gallery, BadParametersAreClear400s) {
         const char* path;
         const char* mentions;
     };
-    for (const Case c : {Case{"/gan_imgs?n=0", "n must be an integer within 1..64"}, Case{"/gan_imgs?n=100000", "n must be"},
-                         Case{"/gan_imgs?nrow=0", "nrow"}, Case{"/gan_imgs?n=abc", "(got 'abc')"}, Case{"/gan_imgs?n=", "n must"},
-                         Case{"/gan_imgs?n=1.5", "n must"}, Case{"/gan_imgs?seed=abc", "seed must be an integer within 0..18446744073709551615"},
-                         Case{"/gan_imgs?seed=-1", "seed"}, Case{"/gan_imgs?seed=18446744073709551616", "seed"},
-                         Case{"/gan_imgs?n=2&n=3", "more than once"}, Case{"/gan_imgs?size=64", "unknown parameter 'size'"},
-                         Case{"/gan_gifs?frames=1", "frames must be an integer within 2..128"}, Case{"/gan_gifs?frames=129", "frames"},
-                         Case{"/gan_gifs?size=99999", "size must be an integer within 32..512"}, Case{"/gan_gifs?size=16", "size"},
-                         Case{"/gan_gifs?seed=12x", "seed"}, Case{"/health?verbose=1", "unknown parameter"}}) {
+    for (const Case c : {Case{"/gan_imgs?n=0", "n must be an integer within 1..64"}, Case{"/gan_imgs?n=100000", "n must be"}, Case{"/gan_imgs?nrow=0", "nrow"},
+                         Case{"/gan_imgs?n=abc", "(got 'abc')"}, Case{"/gan_imgs?n=", "n must"}, Case{"/gan_imgs?n=1.5", "n must"},
+                         Case{"/gan_imgs?seed=abc", "seed must be an integer within 0..18446744073709551615"}, Case{"/gan_imgs?seed=-1", "seed"},
+                         Case{"/gan_imgs?seed=18446744073709551616", "seed"}, Case{"/gan_imgs?n=2&n=3", "more than once"},
+                         Case{"/gan_imgs?size=64", "unknown parameter 'size'"}, Case{"/gan_gifs?frames=1", "frames must be an integer within 2..128"},
+                         Case{"/gan_gifs?frames=129", "frames"}, Case{"/gan_gifs?size=99999", "size must be an integer within 32..512"},
+                         Case{"/gan_gifs?size=16", "size"}, Case{"/gan_gifs?seed=12x", "seed"}, Case{"/health?verbose=1", "unknown parameter"}}) {
         auto r = get(c.path);
         ASSERT_TRUE(r) << c.path;
         EXPECT_EQ(r->status, 400) << c.path;
@@ -299,9 +296,12 @@ TEST_F(Gallery, ConcurrentLoadGivesOnly200sAnd503s) {
             auto c = client();
             for (int i = 0; i < 4; ++i) {
                 auto r = (t + i) % 2 ? c.Get("/gan_imgs?n=4") : c.Get("/gan_gifs?frames=4&size=32");
-                if (r && r->status == 200) ++ok;
-                else if (r && r->status == 503) ++busy;
-                else ++other;
+                if (r && r->status == 200)
+                    ++ok;
+                else if (r && r->status == 503)
+                    ++busy;
+                else
+                    ++other;
             }
         });
     for (auto& t : clients) t.join();

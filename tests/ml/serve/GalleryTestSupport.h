@@ -10,11 +10,11 @@
 #include <gif_lib.h>
 #include <torch/torch.h>
 
+#include "base/model/Presets.h"
+#include "ml/checkpoint/Checkpoint.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
-#include "base/model/Presets.h"
 #include "ml/model/WeightInit.h"
-#include "ml/checkpoint/Checkpoint.h"
 
 namespace streetgan::test {
 

@@ -1,20 +1,20 @@
 #include <gtest/gtest.h>
 
+#include <torch/torch.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
-#include <torch/torch.h>
 
-#include "support/TempDir.h"
 #include "base/model/Presets.h"
+#include "base/tensorboard/TfRecordReader.h"
+#include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/data/BatchLoader.h"
 #include "ml/data/SyntheticSource.h"
-#include "base/tensorboard/TfRecordReader.h"
 #include "ml/train/TrainStep.h"
 #include "ml/train/Trainer.h"
-#include "base/util/Errors.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
@@ -121,8 +121,7 @@ TEST(Trainer, ResumeContinuesExactly) {
     EXPECT_EQ(ca.step, 20);
     EXPECT_EQ(cb.step, 20);
     ASSERT_EQ(ca.generator.size(), cb.generator.size());
-    for (size_t i = 0; i < ca.generator.size(); ++i)
-        EXPECT_TRUE(torch::equal(ca.generator[i].second, cb.generator[i].second)) << ca.generator[i].first;
+    for (size_t i = 0; i < ca.generator.size(); ++i) EXPECT_TRUE(torch::equal(ca.generator[i].second, cb.generator[i].second)) << ca.generator[i].first;
     for (size_t i = 0; i < ca.discriminator.size(); ++i)
         EXPECT_TRUE(torch::equal(ca.discriminator[i].second, cb.discriminator[i].second)) << ca.discriminator[i].first;
     for (size_t i = 0; i < ca.generatorOptim->expAvg.size(); ++i)

@@ -3,25 +3,25 @@
 // Also the main window in-process: open a run, the active session, settings persisted.
 #include <QProcess>
 #include <QPushButton>
-#include <QTabWidget>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "app/AppSettings.h"
-#include "checkpoints/CheckpointBrowserPage.h"
-#include "checkpoints/CheckpointTableModel.h"
-#include "explorer/ExplorerPage.h"
-#include "dashboard/DashboardPage.h"
-#include "app/MainWindow.h"
-#include "dashboard/PlotPanel.h"
-#include "runs/RunSession.h"
-#include "remote/SshPrompter.h"
 #include <QThread>
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include "app/AppSettings.h"
+#include "app/MainWindow.h"
+#include "checkpoints/CheckpointBrowserPage.h"
+#include "checkpoints/CheckpointTableModel.h"
+#include "dashboard/DashboardPage.h"
+#include "dashboard/PlotPanel.h"
+#include "explorer/ExplorerPage.h"
+#include "remote/SshPrompter.h"
+#include "runs/RunSession.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;

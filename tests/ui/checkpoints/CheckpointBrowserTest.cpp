@@ -18,10 +18,10 @@
 #include "checkpoints/CheckpointTableModel.h"
 #include "checkpoints/EvolutionPanel.h"
 #include "checkpoints/ParzenRunner.h"
-#include "runs/RunSession.h"
 #include "checkpoints/SideBySidePanel.h"
 #include "common/JsonFields.h"
 #include "common/JsonText.h"
+#include "runs/RunSession.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;
@@ -118,8 +118,7 @@ private slots:
     }
 
     void thumbnailsArrive() {
-        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(0).thumbnail.isNull() && !model()->row(1).thumbnail.isNull() && !model()->row(2).thumbnail.isNull(),
-                                 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(0).thumbnail.isNull() && !model()->row(1).thumbnail.isNull() && !model()->row(2).thumbnail.isNull(), 60000);
         for (int r = 0; r < 3; ++r) {
             const QImage t = model()->row(r).thumbnail;
             QCOMPARE(t.size(), QSize(8 * 32 + 9 * 2, 8 * 32 + 9 * 2));  // 64 fixed-noise images, make_grid(nrow 8, padding 2)
@@ -284,7 +283,8 @@ private slots:
         const QString foreign = tmp_.filePath("foreign.pth");
         QProcess py;
         py.start(kPython, {"-c", QString("import torch; torch.save({'G_state_dict': {'main.0.weight': torch.zeros(7, 5, 3, 3)}, "
-                                         "'D_state_dict': {}, 'noise': torch.zeros(4, 7, 1, 1)}, '%1')").arg(foreign)});
+                                         "'D_state_dict': {}, 'noise': torch.zeros(4, 7, 1, 1)}, '%1')")
+                                     .arg(foreign)});
         QVERIFY(py.waitForFinished(60000));
         QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
         drop(page_.get(), {corrupt, foreign, tmp_.filePath("notes.txt")});  // the .txt is not taken
@@ -310,8 +310,7 @@ private slots:
         QCOMPARE(open.count(), 0);
         page_->sideBySide()->setLeft(1);
         page_->sideBySide()->setRight(1);
-        QTRY_VERIFY_WITH_TIMEOUT(!page_->sideBySide()->rightImage().isNull() && page_->sideBySide()->rightImage() == page_->sideBySide()->leftImage(),
-                                 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!page_->sideBySide()->rightImage().isNull() && page_->sideBySide()->rightImage() == page_->sideBySide()->leftImage(), 30000);
     }
 
     void refreshAfterResumeAddsTheNewCheckpoint() {

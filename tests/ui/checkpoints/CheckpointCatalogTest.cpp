@@ -21,12 +21,20 @@ void write(const QString& path, const QByteArray& bytes, QIODevice::OpenMode mod
 
 QByteArray metrics(int step, int epoch, double lossD, double lossG) {
     return QStringLiteral("{\"kind\":\"metrics\",\"step\":%1,\"epoch\":%2,\"loss_d\":%3,\"loss_g\":%4,\"d_x\":0.5,\"t\":%5}\n")
-        .arg(step).arg(epoch).arg(lossD).arg(lossG).arg(1.7e9 + step, 0, 'f', 3).toUtf8();
+        .arg(step)
+        .arg(epoch)
+        .arg(lossD)
+        .arg(lossG)
+        .arg(1.7e9 + step, 0, 'f', 3)
+        .toUtf8();
 }
 
 QByteArray checkpoint(int step, int epoch) {
     return QStringLiteral("{\"kind\":\"checkpoint\",\"step\":%1,\"epoch\":%2,\"path\":\"checkpoints/checkpoint_%2.pt\",\"t\":%3}\n")
-        .arg(step).arg(epoch).arg(1.7e9 + step + 0.5, 0, 'f', 3).toUtf8();
+        .arg(step)
+        .arg(epoch)
+        .arg(1.7e9 + step + 0.5, 0, 'f', 3)
+        .toUtf8();
 }
 
 }  // namespace
@@ -41,11 +49,11 @@ private slots:
         QDir().mkpath(dir + "/checkpoints");
         write(dir + "/checkpoints/checkpoint_0.pt", QByteArray(100, 'x'));
         write(dir + "/checkpoints/checkpoint_1.pt", QByteArray(200, 'x'));
-        write(dir + "/checkpoints/checkpoint_7.pt", QByteArray(7, 'x'));          // no event
+        write(dir + "/checkpoints/checkpoint_7.pt", QByteArray(7, 'x'));         // no event
         write(dir + "/checkpoints/checkpoint_2.pt.tmp123", QByteArray(5, 'x'));  // a save in progress
-        QByteArray ev = metrics(2, 0, 1.5, 0.5) + metrics(4, 0, 1.25, 0.75) + checkpoint(4, 0) + metrics(6, 1, 1.0, 1.0) +
-                        checkpoint(6, 1) + metrics(8, 1, 0.5, 2.0) + checkpoint(8, 1) +  // same epoch: rewrites checkpoint_1.pt
-                        checkpoint(10, 2);  // its file is gone
+        QByteArray ev = metrics(2, 0, 1.5, 0.5) + metrics(4, 0, 1.25, 0.75) + checkpoint(4, 0) + metrics(6, 1, 1.0, 1.0) + checkpoint(6, 1) +
+                        metrics(8, 1, 0.5, 2.0) + checkpoint(8, 1) +            // same epoch: rewrites checkpoint_1.pt
+                        checkpoint(10, 2);                                      // its file is gone
         write(dir + "/events.jsonl", ev + "{\"kind\":\"metrics\",\"step\":9");  // torn last line
         CheckpointCatalog c;
         const qint64 end = c.readEvents(dir + "/events.jsonl");

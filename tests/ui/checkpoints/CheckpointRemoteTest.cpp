@@ -9,13 +9,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "support/SshdFixture.h"
 #include "checkpoints/CheckpointBrowserPage.h"
 #include "checkpoints/CheckpointTableModel.h"
 #include "checkpoints/EvolutionPanel.h"
 #include "checkpoints/ParzenRunner.h"
 #include "remote/RemoteHost.h"
 #include "runs/RunSession.h"
+#include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;
@@ -114,9 +114,8 @@ private slots:
         auto* all = fresh.findChild<QPushButton*>("downloadAllButton");
         QVERIFY(all && all->isVisible());
         QTest::mouseClick(all, Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!fresh.model()->row(0).localPath.isEmpty() && !fresh.model()->row(1).localPath.isEmpty() &&
-                                     !fresh.model()->row(2).localPath.isEmpty(),
-                                 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !fresh.model()->row(0).localPath.isEmpty() && !fresh.model()->row(1).localPath.isEmpty() && !fresh.model()->row(2).localPath.isEmpty(), 60000);
         for (int r = 0; r < 3; ++r) QCOMPARE(sha(fresh.model()->row(r).localPath), sha(fresh.model()->row(r).info.path));
         QSignalSpy frames(fresh.evolution(), &EvolutionPanel::framesReady);
         fresh.evolution()->render();

@@ -1,17 +1,17 @@
 // The dashboard, samples, system and cost panels fed a recorded run directory (RunSession reads
 // events.jsonl on a worker, then attach confirms the end): points per plot, x modes, smoothing,
 // log-y, hover read-out, exports, the starving banner.
+#include <qcustomplot.h>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <qcustomplot.h>
 
 #include "dashboard/CostPanel.h"
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
-#include "runs/RunSession.h"
 #include "dashboard/SamplesPage.h"
 #include "dashboard/SystemPanel.h"
+#include "runs/RunSession.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;

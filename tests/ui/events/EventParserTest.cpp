@@ -4,10 +4,10 @@
 #include <cmath>
 #include <thread>
 
+#include <random>
+#include "dashboard/MinMaxPyramid.h"
 #include "events/EventBuffer.h"
 #include "events/EventLineParser.h"
-#include "dashboard/MinMaxPyramid.h"
-#include <random>
 #include "events/RunSeries.h"
 
 using namespace streetgan::ui;
@@ -28,7 +28,9 @@ private slots:
     void metricsLine() {
         EventLineParser p;
         EventBatch b;
-        QVERIFY(p.parseEvent(q("{'d_g_z1':0.31,'d_g_z2':0.22,'d_x':0.7,'data_wait':0.25,'epoch':3,'img_per_s':812.5,'kind':'metrics','loss_d':1.25,'loss_g':-2e-3,'lr':0.0002,'step':42,'t':1700000000.5,'total_steps':100}"), b));
+        QVERIFY(p.parseEvent(q("{'d_g_z1':0.31,'d_g_z2':0.22,'d_x':0.7,'data_wait':0.25,'epoch':3,'img_per_s':812.5,'kind':'metrics','loss_d':1.25,'loss_g':-"
+                               "2e-3,'lr':0.0002,'step':42,'t':1700000000.5,'total_steps':100}"),
+                             b));
         QCOMPARE(b.metrics.size(), size_t{1});
         QCOMPARE(b.metrics.step[0], 42.0);
         QCOMPARE(b.metrics.epoch[0], 3.0);

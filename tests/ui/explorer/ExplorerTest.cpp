@@ -25,12 +25,12 @@
 
 #include "common/JsonFields.h"
 #include "common/JsonText.h"
+#include "common/RenderClient.h"
 #include "explorer/DemoCheckpoint.h"
 #include "explorer/ExplorerPage.h"
 #include "explorer/ExportDialog.h"
 #include "explorer/KeyframeList.h"
 #include "explorer/LatentSliders.h"
-#include "common/RenderClient.h"
 #include "explorer/SeedGridDialog.h"
 #include "support/UiTestSupport.h"
 

@@ -5,10 +5,10 @@
 // read back, thumbnails stay with their keyframe, and moveRows() (what a list
 // view's drag and drop calls) asks for the move and reports whether it happened. No worker needed.
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QIcon>
 #include <QPersistentModelIndex>
 #include <QSignalSpy>
-#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
@@ -67,13 +67,11 @@ class KeyframeModelTest : public QObject {
     void record(KeyframeModel& m) {
         connect(&m, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex&, int a, int b) { log_ << QString("insert %1 %2").arg(a).arg(b); });
         connect(&m, &QAbstractItemModel::rowsRemoved, this, [this](const QModelIndex&, int a, int b) { log_ << QString("remove %1 %2").arg(a).arg(b); });
-        connect(&m, &QAbstractItemModel::rowsMoved, this, [this](const QModelIndex&, int a, int b, const QModelIndex&, int d) {
-            log_ << QString("move %1 %2 %3").arg(a).arg(b).arg(d);
-        });
+        connect(&m, &QAbstractItemModel::rowsMoved, this,
+                [this](const QModelIndex&, int a, int b, const QModelIndex&, int d) { log_ << QString("move %1 %2 %3").arg(a).arg(b).arg(d); });
         connect(&m, &QAbstractItemModel::modelReset, this, [this] { log_ << "reset"; });
-        connect(&m, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& a, const QModelIndex& b) {
-            log_ << QString("data %1 %2").arg(a.row()).arg(b.row());
-        });
+        connect(&m, &QAbstractItemModel::dataChanged, this,
+                [this](const QModelIndex& a, const QModelIndex& b) { log_ << QString("data %1 %2").arg(a.row()).arg(b.row()); });
     }
     /// The signals since the last take().
     QStringList take() { return std::exchange(log_, {}); }

@@ -12,16 +12,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "support/SshdFixture.h"
+#include <QTreeWidget>
 #include "dashboard/DashboardPage.h"
-#include "runs/NewRunDialog.h"
 #include "dashboard/PlotPanel.h"
+#include "dashboard/SamplesPage.h"
 #include "remote/RemoteHost.h"
+#include "remote/SshPrompter.h"
+#include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"
-#include <QTreeWidget>
-#include "dashboard/SamplesPage.h"
-#include "remote/SshPrompter.h"
+#include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;

@@ -11,10 +11,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "dashboard/DashboardPage.h"
 #include "app/MainWindow.h"
-#include "runs/NewRunDialog.h"
+#include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
+#include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
 #include "support/UiTestSupport.h"
 
@@ -100,8 +100,10 @@ private slots:
         const RunSeries& r = s->series();
         for (size_t i = 1; i < r.rows(); ++i) {
             const double d = r.x(XAxisMode::Step, i) - r.x(XAxisMode::Step, i - 1);
-            if (i + 1 < r.rows()) QVERIFY2(d == 2, qPrintable(QString("row %1: step %2 after %3").arg(i).arg(r.x(XAxisMode::Step, i)).arg(r.x(XAxisMode::Step, i - 1))));
-            else QVERIFY(d > 0);  // the final metrics event may cover a partial interval
+            if (i + 1 < r.rows())
+                QVERIFY2(d == 2, qPrintable(QString("row %1: step %2 after %3").arg(i).arg(r.x(XAxisMode::Step, i)).arg(r.x(XAxisMode::Step, i - 1))));
+            else
+                QVERIFY(d > 0);  // the final metrics event may cover a partial interval
         }
     }
 

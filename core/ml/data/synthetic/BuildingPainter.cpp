@@ -22,11 +22,7 @@ void BuildingPainter::draw(const Building& b) {
     // end face towards the camera (with a gable when pitched)
     if (b.z0 > 0.f) {
         if (b.gable) {
-            const V3 q[5] = {{b.x, 0.f, b.z0},
-                             {xo, 0.f, b.z0},
-                             {xo, b.H, b.z0},
-                             {0.5f * (b.x + xo), b.H + b.roofH, b.z0},
-                             {b.x, b.H, b.z0}};
+            const V3 q[5] = {{b.x, 0.f, b.z0}, {xo, 0.f, b.z0}, {xo, b.H, b.z0}, {0.5f * (b.x + xo), b.H + b.roofH, b.z0}, {b.x, b.H, b.z0}};
             pa_.poly(q, 5, front(b.wall), 1.f, Fog::Plane);
         } else {
             pa_.rectZ(b.z0, std::min(b.x, xo), std::max(b.x, xo), 0.f, b.H, front(b.wall) * 0.95f, 1.f, Fog::Plane);
@@ -56,8 +52,7 @@ void BuildingPainter::draw(const Building& b) {
     pa_.poly(q, 4, wall, 1.f, Fog::Const, Blend::Normal, &tp);
     drawShopFront(b);
     if (b.gable) {  // eave line
-        pa_.rectX(b.x - s * 0.3f, b.H - 0.3f, b.H, b.z0 - 0.3f, b.z1 + 0.3f, shade(b.roof, {-s, 0.f, 0.f}) * 0.7f, 1.f,
-                  Fog::Plane);
+        pa_.rectX(b.x - s * 0.3f, b.H - 0.3f, b.H, b.z0 - 0.3f, b.z1 + 0.3f, shade(b.roof, {-s, 0.f, 0.f}) * 0.7f, 1.f, Fog::Plane);
     } else {  // cornice
         pa_.rectX(b.x - s * 0.02f, b.H - 0.5f, b.H, b.z0, b.z1, wall * 0.8f, 1.f, Fog::Plane);
     }
@@ -116,10 +111,7 @@ void BuildingPainter::drawShopFront(const Building& b) {
         pa_.rectX(x - s * 0.01f, b.groundH - 1.0f, b.groundH - 0.35f, z0, z1, facing(b.sign, -s), 1.f, Fog::Plane);
         if (hashUnit(fmix(b.seed)) < 0.3f) {
             const float ax = x - s * 1.3f;
-            const V3 q[4] = {{x, b.groundH - 1.1f, z0},
-                             {x, b.groundH - 1.1f, z1},
-                             {ax, b.groundH - 1.8f, z1},
-                             {ax, b.groundH - 1.8f, z0}};
+            const V3 q[4] = {{x, b.groundH - 1.1f, z0}, {x, b.groundH - 1.1f, z1}, {ax, b.groundH - 1.8f, z1}, {ax, b.groundH - 1.8f, z0}};
             pa_.poly(q, 4, shade(b.shop, {-s * 0.5f, -0.5f, 0.f}), 1.f, Fog::Plane);
         }
     }

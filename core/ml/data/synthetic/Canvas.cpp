@@ -121,13 +121,9 @@ void Canvas::facadeRow(const FacadeTex& t, int row, int lo, int hi, float a0, fl
             const float za = std::min(Zl, Zr), zb = std::max(Zl, Zr);
             const float zc = std::min(0.5f * (zl + zr), 1e5f);
             const float ytop = t.h - v0 * zc * fi, ybot = t.h - v1 * zc * fi;
-            const float cz = zb - za > 1e-4f ? (pulseIntegral(zb, t.oz, t.ipz, t.pz, t.wz, t.zEnd) -
-                                                pulseIntegral(za, t.oz, t.ipz, t.pz, t.wz, t.zEnd)) /
-                                                   (zb - za)
-                                             : 0.f;
-            const float cy = (pulseIntegral(ytop, t.oy, t.ipy, t.py, t.wy, t.yEnd) -
-                              pulseIntegral(ybot, t.oy, t.ipy, t.py, t.wy, t.yEnd)) /
-                             (ytop - ybot);
+            const float cz =
+                zb - za > 1e-4f ? (pulseIntegral(zb, t.oz, t.ipz, t.pz, t.wz, t.zEnd) - pulseIntegral(za, t.oz, t.ipz, t.pz, t.wz, t.zEnd)) / (zb - za) : 0.f;
+            const float cy = (pulseIntegral(ytop, t.oy, t.ipy, t.py, t.wy, t.yEnd) - pulseIntegral(ybot, t.oy, t.ipy, t.py, t.wy, t.yEnd)) / (ytop - ybot);
             const float wc = cz * cy;
             Col s = t.wall;
             if (wc > 0.f) {
@@ -135,8 +131,7 @@ void Canvas::facadeRow(const FacadeTex& t, int row, int lo, int hi, float a0, fl
                 if (zb - za < 0.7f * t.pz && ytop - ybot < 0.7f * t.py) {  // one window: its own colour
                     const int kz = ifloor((0.5f * (za + zb) - t.oz) * t.ipz);
                     const int ky = ifloor((0.5f * (ytop + ybot) - t.oy) * t.ipy);
-                    win =
-                        windowColourFor(t.glass, t.tod, t.litP, hashPair(t.seed, static_cast<uint64_t>(ky * 256 + kz)));
+                    win = windowColourFor(t.glass, t.tod, t.litP, hashPair(t.seed, static_cast<uint64_t>(ky * 256 + kz)));
                 }
                 s = mixc(s, win, wc);
             }
@@ -177,8 +172,8 @@ void Canvas::fillConvex(const V2* p, int n, const Paint& pt) {
         const float fr = static_cast<float>(row);
         F4 l, r;
         bool all;  // every sub-scanline has a non-empty span
-        if (fr + 0.125f >= ymin && fr + 0.875f < ymax && (ca.at(fr + 0.125f), cb.at(fr + 0.125f), true) &&
-            p[ca.next].y > fr + 0.875f && p[cb.next].y > fr + 0.875f) {
+        if (fr + 0.125f >= ymin && fr + 0.875f < ymax && (ca.at(fr + 0.125f), cb.at(fr + 0.125f), true) && p[ca.next].y > fr + 0.875f &&
+            p[cb.next].y > fr + 0.875f) {
             // both chains run straight through the row: four sub-scanlines in one go
             const F4 ys = splat(fr) + sub;
             const F4 xa = splat(p[ca.cur].x) + (ys - splat(p[ca.cur].y)) * splat(ca.k);
@@ -253,8 +248,7 @@ void Canvas::softEllipse(float cx, float cy, float rx, float ry, const Paint& pt
         ry = 0.75f;
     }
     if (alpha <= 0.f) return;
-    if (cx + rx <= 0.f || cx - rx >= static_cast<float>(W) || cy + ry <= 0.f || cy - ry >= static_cast<float>(H))
-        return;
+    if (cx + rx <= 0.f || cx - rx >= static_cast<float>(W) || cy + ry <= 0.f || cy - ry >= static_cast<float>(H)) return;
     const int x0 = std::max(0, ifloor(cx - rx));
     const int x1 = std::min(W - 1, ifloor(cx + rx));
     const int y0 = std::max(0, ifloor(cy - ry));

@@ -62,8 +62,7 @@ struct Canvas {
             const int r1 = std::min(H - 1, iceil(yBot) - 1);
             for (int row = r0; row <= r1; ++row) {
                 const float fr = static_cast<float>(row);
-                float c = clamp01(fr + 1.f - t[0]) + clamp01(fr + 1.f - t[1]) + clamp01(fr + 1.f - t[2]) +
-                          clamp01(fr + 1.f - t[3]);
+                float c = clamp01(fr + 1.f - t[0]) + clamp01(fr + 1.f - t[1]) + clamp01(fr + 1.f - t[2]) + clamp01(fr + 1.f - t[3]);
                 const float a = c * 0.25f * clamp01(yBot - fr) * pt.alpha;
                 if (a <= 0.f) continue;
                 float* d = px + (static_cast<size_t>(row) * W + x) * 3;

@@ -100,10 +100,7 @@ void Painter::line(V3 a, V3 b, float width, Col c, float alpha, Blend blend) {
         nx = -dy / len;
         ny = dx / len;
     }
-    const V2 q[4] = {{pa.x + nx * ha, pa.y + ny * ha},
-                     {pb.x + nx * hb, pb.y + ny * hb},
-                     {pb.x - nx * hb, pb.y - ny * hb},
-                     {pa.x - nx * ha, pa.y - ny * ha}};
+    const V2 q[4] = {{pa.x + nx * ha, pa.y + ny * ha}, {pb.x + nx * hb, pb.y + ny * hb}, {pb.x - nx * hb, pb.y - ny * hb}, {pa.x - nx * ha, pa.y - ny * ha}};
     Paint pt;
     pt.c = c;
     pt.alpha = alpha;

@@ -28,8 +28,7 @@ struct Painter {
     const Camera& cam;
 
     /// Convex world polygon: culled against the view frustum, clipped at the near plane, projected.
-    void poly(const V3* w, int n, Col c, float alpha = 1.f, Fog fm = Fog::Const, Blend blend = Blend::Normal,
-              const Paint* base = nullptr);
+    void poly(const V3* w, int n, Col c, float alpha = 1.f, Fog fm = Fog::Const, Blend blend = Blend::Normal, const Paint* base = nullptr);
     void quad(V3 a, V3 b, V3 c, V3 d, Col col, float alpha = 1.f, Fog fm = Fog::Const, Blend blend = Blend::Normal) {
         const V3 q[4] = {a, b, c, d};
         poly(q, 4, col, alpha, fm, blend);
@@ -41,8 +40,7 @@ struct Painter {
     void rectZ(float z, float x0, float x1, float y0, float y1, Col c, float alpha = 1.f, Fog fm = Fog::Const) {
         quad({x0, y0, z}, {x1, y0, z}, {x1, y1, z}, {x0, y1, z}, c, alpha, fm);
     }
-    void rectY(float y, float x0, float x1, float z0, float z1, Col c, float alpha = 1.f, Fog fm = Fog::Const,
-               Blend blend = Blend::Normal) {
+    void rectY(float y, float x0, float x1, float z0, float z1, Col c, float alpha = 1.f, Fog fm = Fog::Const, Blend blend = Blend::Normal) {
         quad({x0, y, z0}, {x1, y, z0}, {x1, y, z1}, {x0, y, z1}, c, alpha, fm, blend);
     }
 

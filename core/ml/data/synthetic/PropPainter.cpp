@@ -50,8 +50,7 @@ void PropPainter::draw(const Prop& p) {
     const float rp = pa_.screenRadius(c, P_.lightsOn && (p.kind == Kind::Lamp || p.kind == Kind::Car) ? r + 6.f : r);
     if (rp < 0.f) return;
     if (pa_.screenRadius(c, r) < 0.3f) {  // under ~0.1 px of area: only its light matters
-        if (P_.lightsOn && p.kind == Kind::Car)
-            vehicles_.carLights(p, p.x - 0.9f, p.x + 0.9f, p.z, p.b > 0.f ? 0.8f : 0.65f, p.var == 1);
+        if (P_.lightsOn && p.kind == Kind::Car) vehicles_.carLights(p, p.x - 0.9f, p.x + 0.9f, p.z, p.b > 0.f ? 0.8f : 0.65f, p.var == 1);
         if (P_.lightsOn && p.kind == Kind::Lamp) furniture_.lampLight(p);
         return;
     }

@@ -44,8 +44,7 @@ public:
     bool chance(float p) { return uni() < p; }
     Col jitter(Col c, float amount) {
         const float k = range(1.f - amount, 1.f + amount);
-        return {c.r * k * range(1.f - amount * 0.5f, 1.f + amount * 0.5f), c.g * k,
-                c.b * k * range(1.f - amount * 0.5f, 1.f + amount * 0.5f)};
+        return {c.r * k * range(1.f - amount * 0.5f, 1.f + amount * 0.5f), c.g * k, c.b * k * range(1.f - amount * 0.5f, 1.f + amount * 0.5f)};
     }
     template <size_t N>
     Col pick(const Col (&palette)[N]) {

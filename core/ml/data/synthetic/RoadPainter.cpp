@@ -17,8 +17,7 @@ void RoadPainter::drawGround() {
     pa_.rectY(0.f, -far, far, -20.f, far, top(P_.groundCol), 1.f, Fog::Plane);
     if (P_.layout == Layout::Open) {  // fields beside the road
         Rng r(hashPair(key_, kRoad) ^ 0x77ull);
-        static constexpr Col kField[] = {rgb(120, 140, 60), rgb(170, 150, 80), rgb(95, 120, 55), rgb(140, 110, 70),
-                                         rgb(185, 175, 100)};
+        static constexpr Col kField[] = {rgb(120, 140, 60), rgb(170, 150, 80), rgb(95, 120, 55), rgb(140, 110, 70), rgb(185, 175, 100)};
         for (int side = -1; side <= 1; side += 2) {
             float z = r.range(-10.f, 40.f);
             const float x0 = (side > 0 ? P_.roadR : P_.roadL) + static_cast<float>(side) * r.range(4.f, 20.f);
@@ -44,8 +43,7 @@ void RoadPainter::drawRoad() {
     {
         const float c = P_.camX;
         for (int k = -1; k <= 1; k += 2)
-            pa_.rectY(0.f, c + static_cast<float>(k) * 0.85f - 0.35f, c + static_cast<float>(k) * 0.85f + 0.35f, zn,
-                      far, track, wear * 2.f, Fog::Plane);
+            pa_.rectY(0.f, c + static_cast<float>(k) * 0.85f - 0.35f, c + static_cast<float>(k) * 0.85f + 0.35f, zn, far, track, wear * 2.f, Fog::Plane);
     }
     const int patches = r.irange(0, 5);
     for (int i = 0; i < patches; ++i) {
@@ -86,13 +84,11 @@ void RoadPainter::drawRoad() {
         pa_.rectX(kerb, 0.f, h, zn, far, facing(P_.kerbCol, -s), 1.f, Fog::Plane);
         float x = kerb;
         if (verge > 0.f) {
-            pa_.rectY(h, std::min(x, x + s * verge), std::max(x, x + s * verge), zn, far, top(P_.grassCol), 1.f,
-                      Fog::Plane);
+            pa_.rectY(h, std::min(x, x + s * verge), std::max(x, x + s * verge), zn, far, top(P_.grassCol), 1.f, Fog::Plane);
             x += s * verge;
         }
         pa_.rectY(h, std::min(x, x + s * walk), std::max(x, x + s * walk), zn, far, top(P_.walkCol), 1.f, Fog::Plane);
-        pa_.rectY(h, std::min(kerb, kerb + s * 0.18f), std::max(kerb, kerb + s * 0.18f), zn, far, top(P_.kerbCol), 1.f,
-                  Fog::Plane);
+        pa_.rectY(h, std::min(kerb, kerb + s * 0.18f), std::max(kerb, kerb + s * 0.18f), zn, far, top(P_.kerbCol), 1.f, Fog::Plane);
     }
 }
 
@@ -135,8 +131,7 @@ void RoadPainter::drawMarkings(Rng& r) {
     // a zebra crossing with a stop line
     if (P_.layout != Layout::Open && r.chance(0.25f)) {
         const float z = r.range(7.f, 30.f), len = r.range(2.5f, 4.f);
-        for (float x = P_.roadL + 0.3f; x + 0.5f < P_.roadR; x += 1.f)
-            pa_.rectY(0.006f, x, x + 0.5f, z, z + len, white, a);
+        for (float x = P_.roadL + 0.3f; x + 0.5f < P_.roadR; x += 1.f) pa_.rectY(0.006f, x, x + 0.5f, z, z + len, white, a);
         if (r.chance(0.7f)) pa_.rectY(0.006f, edgeL > 0.f ? edgeL : 0.f, edgeR, z - 2.f, z - 1.6f, white, a);
     }
 }

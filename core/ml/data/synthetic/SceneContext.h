@@ -25,8 +25,7 @@ namespace streetgan::synthetic {
 
 class SceneContext {
 public:
-    SceneContext(const SceneParams& P, uint64_t key, Canvas& cv, const Camera& cam)
-        : P_(P), key_(key), cv_(cv), cam_(cam), pa_{cv, cam} {}
+    SceneContext(const SceneParams& P, uint64_t key, Canvas& cv, const Camera& cam) : P_(P), key_(key), cv_(cv), cam_(cam), pa_{cv, cam} {}
 
 protected:
     const SceneParams& P_;

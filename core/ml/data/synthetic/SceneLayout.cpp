@@ -23,21 +23,18 @@ void SceneLayout::generate() {
     }
     genProps();
     genTraffic();
-    std::sort(props_.begin(), props_.end(),
-              [](const Prop& a, const Prop& b) { return a.z != b.z ? a.z > b.z : a.order < b.order; });
+    std::sort(props_.begin(), props_.end(), [](const Prop& a, const Prop& b) { return a.z != b.z ? a.z > b.z : a.order < b.order; });
 }
 
 void SceneLayout::genBuildings(int side, uint64_t stream) {
     Rng r(hashPair(key_, stream));
     const bool urban = P_.layout == Layout::Urban;
-    static constexpr Col kFacade[] = {rgb(150, 80, 60),   rgb(165, 95, 70),   rgb(120, 68, 52),   rgb(200, 180, 145),
-                                      rgb(215, 198, 160), rgb(225, 220, 205), rgb(200, 200, 196), rgb(150, 150, 150),
-                                      rgb(125, 130, 136), rgb(215, 175, 150), rgb(175, 200, 180), rgb(230, 205, 135),
+    static constexpr Col kFacade[] = {rgb(150, 80, 60),   rgb(165, 95, 70),   rgb(120, 68, 52),   rgb(200, 180, 145), rgb(215, 198, 160), rgb(225, 220, 205),
+                                      rgb(200, 200, 196), rgb(150, 150, 150), rgb(125, 130, 136), rgb(215, 175, 150), rgb(175, 200, 180), rgb(230, 205, 135),
                                       rgb(160, 180, 205), rgb(70, 82, 95),    rgb(185, 120, 90),  rgb(240, 236, 225)};
     static constexpr Col kSiding[] = {rgb(235, 232, 222), rgb(200, 190, 165), rgb(160, 170, 180), rgb(170, 185, 200),
                                       rgb(225, 210, 160), rgb(140, 80, 60),   rgb(120, 130, 115), rgb(210, 200, 190)};
-    static constexpr Col kRoof[] = {rgb(70, 70, 75), rgb(95, 70, 60), rgb(150, 75, 55), rgb(55, 58, 65),
-                                    rgb(115, 105, 95)};
+    static constexpr Col kRoof[] = {rgb(70, 70, 75), rgb(95, 70, 60), rgb(150, 75, 55), rgb(55, 58, 65), rgb(115, 105, 95)};
     static constexpr Col kShop[] = {rgb(180, 40, 40),   rgb(30, 60, 120), rgb(30, 110, 60), rgb(220, 180, 40),
                                     rgb(240, 240, 240), rgb(40, 40, 40),  rgb(200, 100, 30)};
     const float edge = P_.streetEdge(side);
@@ -107,9 +104,8 @@ void SceneLayout::addProp(Kind k, float x, float z, float a, float b, int side, 
 void SceneLayout::genProps() {
     Rng r(hashPair(key_, kProps));
     const bool urban = P_.layout == Layout::Urban, open = P_.layout == Layout::Open;
-    static constexpr Col kCars[] = {rgb(235, 235, 235), rgb(20, 20, 22),   rgb(160, 162, 168), rgb(95, 98, 104),
-                                    rgb(150, 25, 25),   rgb(30, 55, 110),  rgb(25, 35, 60),    rgb(200, 200, 205),
-                                    rgb(60, 80, 60),    rgb(130, 110, 80), rgb(240, 240, 240), rgb(40, 40, 45)};
+    static constexpr Col kCars[] = {rgb(235, 235, 235), rgb(20, 20, 22),    rgb(160, 162, 168), rgb(95, 98, 104),  rgb(150, 25, 25),   rgb(30, 55, 110),
+                                    rgb(25, 35, 60),    rgb(200, 200, 205), rgb(60, 80, 60),    rgb(130, 110, 80), rgb(240, 240, 240), rgb(40, 40, 45)};
     static constexpr Col kClothes[] = {rgb(30, 30, 35),    rgb(60, 60, 70),  rgb(150, 30, 30), rgb(40, 60, 110),
                                        rgb(200, 200, 190), rgb(110, 90, 60), rgb(80, 110, 60)};
     for (int side = -1; side <= 1; side += 2) {
@@ -124,8 +120,7 @@ void SceneLayout::genProps() {
             const float arm = r.range(1.f, 2.5f);
             float z = r.range(0.f, spacing);
             const float x = kerb + sgn * (open ? r.range(1.5f, 4.f) : r.range(0.4f, 0.8f));
-            for (; z < 220.f; z += spacing)
-                addProp(utility ? Kind::UtilityPole : Kind::Lamp, x, z, h, arm, side, 0, {});
+            for (; z < 220.f; z += spacing) addProp(utility ? Kind::UtilityPole : Kind::Lamp, x, z, h, arm, side, 0, {});
         }
         // trees
         float treeP = urban ? 0.45f : (open ? 0.65f : 0.85f);
@@ -135,14 +130,12 @@ void SceneLayout::genProps() {
             for (float z = r.range(0.f, spacing); z < 160.f; z += spacing * r.range(0.7f, 1.3f)) {
                 float x = urban ? kerb + sgn * r.range(0.9f, 1.4f)
                                 : (open ? kerb + sgn * r.range(3.f, 25.f)
-                                        : kerb + sgn * (side > 0 ? P_.vergeR : P_.vergeL) * 0.5f +
-                                              sgn * (r.chance(0.5f) ? 0.f : r.range(4.f, 10.f)));
+                                        : kerb + sgn * (side > 0 ? P_.vergeR : P_.vergeL) * 0.5f + sgn * (r.chance(0.5f) ? 0.f : r.range(4.f, 10.f)));
                 const float h = r.range(3.f, 6.5f), cr = r.range(1.6f, 3.2f);
                 const bool conifer = conifers && r.chance(0.7f);
                 const int var = r.irange(0, 3);
                 const float tint = r.uni();
-                addProp(conifer ? Kind::Conifer : Kind::Tree, x, z, h, cr, side, var,
-                        mixc(P_.foliage, P_.foliage2, tint));
+                addProp(conifer ? Kind::Conifer : Kind::Tree, x, z, h, cr, side, var, mixc(P_.foliage, P_.foliage2, tint));
             }
         }
         // parked cars
@@ -193,8 +186,7 @@ void SceneLayout::genTraffic() {
         const bool oncoming = !P_.oneWay && r.chance(0.4f);
         const int lanes = oncoming ? P_.lanesBack : P_.lanesFwd;
         const int lane = r.irange(0, lanes - 1);
-        const float x = (oncoming ? -1.f : 1.f) * (static_cast<float>(lane) + 0.5f) * P_.laneW +
-                        (P_.oneWay ? 0.f : 0.f) + r.range(-0.3f, 0.3f);
+        const float x = (oncoming ? -1.f : 1.f) * (static_cast<float>(lane) + 0.5f) * P_.laneW + (P_.oneWay ? 0.f : 0.f) + r.range(-0.3f, 0.3f);
         const float z = r.range(oncoming ? 10.f : 9.f, 90.f);
         const bool van = r.chance(0.15f);
         const float len = van ? r.range(5.f, 7.f) : r.range(4.1f, 4.8f);

@@ -20,8 +20,7 @@ SceneParams makeParams(uint64_t key) {
     float t = r.uni();
     P.tod = t < 0.68f ? TimeOfDay::Day : (t < 0.82f ? TimeOfDay::Dusk : TimeOfDay::Night);
     t = r.uni();
-    P.weather =
-        t < 0.45f ? Weather::Clear : (t < 0.73f ? Weather::Overcast : (t < 0.85f ? Weather::Fog : Weather::Rain));
+    P.weather = t < 0.45f ? Weather::Clear : (t < 0.73f ? Weather::Overcast : (t < 0.85f ? Weather::Fog : Weather::Rain));
     t = r.uni();
     P.season = t < 0.35f ? Season::Summer : (t < 0.55f ? Season::Spring : (t < 0.8f ? Season::Autumn : Season::Winter));
     t = r.uni();
@@ -187,8 +186,7 @@ SceneParams makeParams(uint64_t key) {
     P.litP = tod == TimeOfDay::Night ? r.range(0.3f, 0.75f) : r.range(0.1f, 0.35f);
     P.lampCol = r.chance(0.55f) ? rgb(255, 180, 90) : rgb(230, 235, 255);
     P.hood = r.chance(0.25f);
-    static constexpr Col kHood[] = {rgb(20, 20, 22), rgb(200, 200, 205), rgb(120, 122, 128), rgb(30, 40, 70),
-                                    rgb(110, 20, 20)};
+    static constexpr Col kHood[] = {rgb(20, 20, 22), rgb(200, 200, 205), rgb(120, 122, 128), rgb(30, 40, 70), rgb(110, 20, 20)};
     P.hoodCol = r.pick(kHood);
     P.hoodH = r.range(0.05f, 0.13f);
     return P;

@@ -24,8 +24,7 @@ namespace streetgan::synthetic {
 
 class SceneRenderer {
 public:
-    SceneRenderer(const SceneParams& P, uint64_t key, Canvas& cv, const Camera& cam, Scratch& s)
-        : P_(P), key_(key), sc_(P, key, cv, cam), s_(s) {}
+    SceneRenderer(const SceneParams& P, uint64_t key, Canvas& cv, const Camera& cam, Scratch& s) : P_(P), key_(key), sc_(P, key, cv, cam), s_(s) {}
 
     void draw();
 

@@ -37,8 +37,7 @@ void ShadowPainter::shadowHull(const V2* pts, int n, float y) {
 
 void ShadowPainter::boxShadow(float x0, float x1, float z0, float z1, float height) {
     const float dx = -P_.sunDir.x / P_.sunDir.y * height, dz = -P_.sunDir.z / P_.sunDir.y * height;
-    const V2 p[8] = {{x0, z0},           {x1, z0},           {x1, z1},           {x0, z1},
-                     {x0 + dx, z0 + dz}, {x1 + dx, z0 + dz}, {x1 + dx, z1 + dz}, {x0 + dx, z1 + dz}};
+    const V2 p[8] = {{x0, z0}, {x1, z0}, {x1, z1}, {x0, z1}, {x0 + dx, z0 + dz}, {x1 + dx, z0 + dz}, {x1 + dx, z1 + dz}, {x0 + dx, z1 + dz}};
     shadowHull(p, 8, 0.01f);
 }
 
@@ -61,17 +60,13 @@ void ShadowPainter::draw(const std::vector<Building>& buildings, const std::vect
                 const float c = p.a + p.b * 0.6f;
                 const float cx = p.x + sx * c, cz = p.z + sz * c;
                 V2 o[8];
-                for (int i = 0; i < 8; ++i)
-                    o[i] = {cx + p.b * kCircle[i * 2][0], cz + p.b * (1.f + 0.5f * std::fabs(sz)) * kCircle[i * 2][1]};
+                for (int i = 0; i < 8; ++i) o[i] = {cx + p.b * kCircle[i * 2][0], cz + p.b * (1.f + 0.5f * std::fabs(sz)) * kCircle[i * 2][1]};
                 shadowHull(o, 8, 0.01f);
                 break;
             }
             case Kind::Lamp:
             case Kind::UtilityPole: {
-                const V2 o[4] = {{p.x - 0.1f, p.z},
-                                 {p.x + 0.1f, p.z},
-                                 {p.x + 0.1f + sx * p.a, p.z + sz * p.a},
-                                 {p.x - 0.1f + sx * p.a, p.z + sz * p.a}};
+                const V2 o[4] = {{p.x - 0.1f, p.z}, {p.x + 0.1f, p.z}, {p.x + 0.1f + sx * p.a, p.z + sz * p.a}, {p.x - 0.1f + sx * p.a, p.z + sz * p.a}};
                 shadowHull(o, 4, 0.01f);
                 break;
             }

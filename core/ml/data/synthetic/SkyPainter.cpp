@@ -152,8 +152,7 @@ void SkyPainter::drawBackdrop() {
     }
 }
 
-void SkyPainter::heightField(const float* ka, const float* kh, int n, bool step, float baseY, float bottomY,
-                             const Paint& pt) {
+void SkyPainter::heightField(const float* ka, const float* kh, int n, bool step, float baseY, float bottomY, const Paint& pt) {
     int i = 0;
     const float W_ = static_cast<float>(W()), H_ = static_cast<float>(H());
     auto top = [&](float x) {

@@ -19,8 +19,7 @@ void StreetFurniturePainter::drawLamp(const Prop& p) {
     pa_.line({p.x, 0.f, p.z}, {p.x, h, p.z}, 0.17f, metal);
     const V3 head{p.x - s * arm, h + 0.15f, p.z};
     pa_.line({p.x, h - 0.05f, p.z}, head, 0.09f, metal);
-    pa_.line({head.x + s * 0.25f, head.y - 0.05f, head.z}, {head.x - s * 0.35f, head.y - 0.1f, head.z}, 0.2f,
-             metal * 0.8f);
+    pa_.line({head.x + s * 0.25f, head.y - 0.05f, head.z}, {head.x - s * 0.35f, head.y - 0.1f, head.z}, 0.2f, metal * 0.8f);
     lampLight(p);
 }
 
@@ -77,16 +76,11 @@ void StreetFurniturePainter::drawSign(const Prop& p) {
             pa_.disc({c.x, c.y, c.z - 0.01f}, sz * 0.36f, sz * 0.36f, front(rgb(235, 235, 235)) * k);
             break;
         case 1:  // blue square
-            pa_.rectZ(c.z, p.x - sz * 0.5f, p.x + sz * 0.5f, cy - sz * 0.5f, cy + sz * 0.5f,
-                      front(rgb(30, 70, 170)) * k);
-            pa_.rectZ(c.z - 0.01f, p.x - sz * 0.15f, p.x + sz * 0.15f, cy - sz * 0.3f, cy + sz * 0.3f,
-                      front(rgb(235, 235, 235)) * k);
+            pa_.rectZ(c.z, p.x - sz * 0.5f, p.x + sz * 0.5f, cy - sz * 0.5f, cy + sz * 0.5f, front(rgb(30, 70, 170)) * k);
+            pa_.rectZ(c.z - 0.01f, p.x - sz * 0.15f, p.x + sz * 0.15f, cy - sz * 0.3f, cy + sz * 0.3f, front(rgb(235, 235, 235)) * k);
             break;
         case 2: {  // warning diamond
-            const V3 q[4] = {{p.x, cy - sz * 0.6f, c.z},
-                             {p.x + sz * 0.6f, cy, c.z},
-                             {p.x, cy + sz * 0.6f, c.z},
-                             {p.x - sz * 0.6f, cy, c.z}};
+            const V3 q[4] = {{p.x, cy - sz * 0.6f, c.z}, {p.x + sz * 0.6f, cy, c.z}, {p.x, cy + sz * 0.6f, c.z}, {p.x - sz * 0.6f, cy, c.z}};
             pa_.poly(q, 4, front(rgb(235, 190, 30)) * k);
             break;
         }
@@ -95,8 +89,7 @@ void StreetFurniturePainter::drawSign(const Prop& p) {
             break;
         default: {  // stop-like octagon
             V3 q[8];
-            for (int i = 0; i < 8; ++i)
-                q[i] = {p.x + sz * 0.5f * kCircle[i * 2 + 1][0], cy + sz * 0.5f * kCircle[i * 2 + 1][1], c.z};
+            for (int i = 0; i < 8; ++i) q[i] = {p.x + sz * 0.5f * kCircle[i * 2 + 1][0], cy + sz * 0.5f * kCircle[i * 2 + 1][1], c.z};
             pa_.poly(q, 8, front(rgb(190, 25, 25)) * k);
             break;
         }

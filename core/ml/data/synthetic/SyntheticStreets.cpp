@@ -37,9 +37,7 @@ Scratch& scratch() {
     return s;
 }
 
-uint64_t sceneKey(uint64_t seed, uint64_t index) {
-    return synthetic::hashPair(synthetic::hashPair(seed, 0x53747265657473ull), index);
-}
+uint64_t sceneKey(uint64_t seed, uint64_t index) { return synthetic::hashPair(synthetic::hashPair(seed, 0x53747265657473ull), index); }
 
 }  // namespace
 
@@ -61,8 +59,8 @@ SyntheticStreets::SceneInfo SyntheticStreets::describe(uint64_t index) const {
 
 void SyntheticStreets::render(uint64_t index, int width, int height, uint8_t* rgbOut) const {
     if (width < 1 || height < 1 || width > kMaxSize || height > kMaxSize)
-        throw ConfigError("SyntheticStreets: image size " + std::to_string(width) + "x" + std::to_string(height) +
-                          " is outside 1.." + std::to_string(kMaxSize));
+        throw ConfigError("SyntheticStreets: image size " + std::to_string(width) + "x" + std::to_string(height) + " is outside 1.." +
+                          std::to_string(kMaxSize));
     const uint64_t key = sceneKey(seed_, index);
     const SceneParams P = synthetic::makeParams(key);
     const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
@@ -83,16 +81,8 @@ void SyntheticStreets::render(uint64_t index, int width, int height, uint8_t* rg
     cv.cov = s.cov.data();
     cv.fog = P.fog;
     cv.fogD = P.fogD;
-    Camera cam{P.camX,
-               P.camH,
-               P.f,
-               P.v0,
-               P.cyaw,
-               P.syaw,
-               P.mirror,
-               static_cast<float>(width),
-               static_cast<float>(height),
-               0.5f * static_cast<float>(width + height)};
+    Camera cam{
+        P.camX, P.camH, P.f, P.v0, P.cyaw, P.syaw, P.mirror, static_cast<float>(width), static_cast<float>(height), 0.5f * static_cast<float>(width + height)};
     synthetic::SceneRenderer(P, key, cv, cam, s).draw();
 
     synthetic::CameraResponse::develop(P, cv, rgbOut);
@@ -100,8 +90,8 @@ void SyntheticStreets::render(uint64_t index, int width, int height, uint8_t* rg
 
 std::vector<uint8_t> SyntheticStreets::render(uint64_t index, int width, int height) const {
     if (width < 1 || height < 1 || width > kMaxSize || height > kMaxSize)
-        throw ConfigError("SyntheticStreets: image size " + std::to_string(width) + "x" + std::to_string(height) +
-                          " is outside 1.." + std::to_string(kMaxSize));
+        throw ConfigError("SyntheticStreets: image size " + std::to_string(width) + "x" + std::to_string(height) + " is outside 1.." +
+                          std::to_string(kMaxSize));
     std::vector<uint8_t> out(static_cast<size_t>(width) * static_cast<size_t>(height) * 3);
     render(index, width, height, out.data());
     return out;

@@ -36,8 +36,7 @@ void VegetationPainter::drawTree(const Prop& p, float rp) {
             const V3 a{p.x, y0, p.z};
             const V3 b{p.x + rr.range(-0.9f, 0.9f) * r, y0 + rr.range(0.5f, 0.9f) * r, p.z + rr.range(-0.3f, 0.3f)};
             pa_.line(a, b, 0.12f, bark);
-            for (int j = 0; j < 2; ++j)
-                pa_.line(b, {b.x + rr.range(-0.6f, 0.6f) * r, b.y + rr.range(0.3f, 0.8f) * r, b.z}, 0.06f, bark);
+            for (int j = 0; j < 2; ++j) pa_.line(b, {b.x + rr.range(-0.6f, 0.6f) * r, b.y + rr.range(0.3f, 0.8f) * r, b.z}, 0.06f, bark);
         }
         return;
     }
@@ -58,15 +57,12 @@ void VegetationPainter::drawTree(const Prop& p, float rp) {
 
 void VegetationPainter::drawConifer(const Prop& p) {
     const float h = p.a * 1.6f, r = p.b * 0.7f;
-    const Col c =
-        shade(mixc(P_.season == Season::Winter ? rgb(40, 70, 45) : p.col, rgb(35, 70, 40), 0.6f), {0.f, 0.f, -1.f}) *
-        0.8f;
+    const Col c = shade(mixc(P_.season == Season::Winter ? rgb(40, 70, 45) : p.col, rgb(35, 70, 40), 0.6f), {0.f, 0.f, -1.f}) * 0.8f;
     pa_.line({p.x, 0.f, p.z}, {p.x, 1.f, p.z}, 0.3f, shade(rgb(70, 55, 45), {0.f, 0.f, -1.f}));
     const V3 q[3] = {{p.x - r, 0.6f, p.z}, {p.x + r, 0.6f, p.z}, {p.x, h, p.z}};
     pa_.poly(q, 3, c);
     if (P_.snow) {
-        const V3 t[3] = {
-            {p.x - r * 0.4f, h * 0.65f, p.z - 0.05f}, {p.x + r * 0.4f, h * 0.65f, p.z - 0.05f}, {p.x, h, p.z - 0.05f}};
+        const V3 t[3] = {{p.x - r * 0.4f, h * 0.65f, p.z - 0.05f}, {p.x + r * 0.4f, h * 0.65f, p.z - 0.05f}, {p.x, h, p.z - 0.05f}};
         pa_.poly(t, 3, top(rgb(230, 232, 240)), 0.7f);
     }
 }

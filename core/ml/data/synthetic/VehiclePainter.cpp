@@ -29,8 +29,8 @@ void VehiclePainter::drawCar(const Prop& p, float rp) {
         pa_.rectZ(z0, x0, x1, 0.2f, bodyTop, front(p.col) * 0.8f);
         if (!van) {
             pa_.rectY(bodyTop, x0, x1, z0, z1, top(p.col) * 0.95f);
-            pa_.quad({x0 + 0.15f, bodyTop, z0 + 1.f}, {x1 - 0.15f, bodyTop, z0 + 1.f}, {x1 - 0.15f, roofY, z0 + 1.6f},
-                     {x0 + 0.15f, roofY, z0 + 1.6f}, mixc(glass, top(p.col), 0.3f));
+            pa_.quad({x0 + 0.15f, bodyTop, z0 + 1.f}, {x1 - 0.15f, bodyTop, z0 + 1.f}, {x1 - 0.15f, roofY, z0 + 1.6f}, {x0 + 0.15f, roofY, z0 + 1.6f},
+                     mixc(glass, top(p.col), 0.3f));
         }
         carLights(p, x0, x1, z0, van ? 0.8f : 0.65f, facingUs);
         return;
@@ -53,8 +53,7 @@ void VehiclePainter::drawCar(const Prop& p, float rp) {
         if (van) {
             pa_.rectX(xs, 1.35f, 1.95f, z0 + 0.4f, z0 + 1.6f, facing(rgb(30, 36, 44), static_cast<float>(side)));
         } else {  // cabin side glass
-            const V3 q[4] = {
-                {xs, bodyTop, z0 + 0.9f}, {xs, bodyTop, z1 - 1.0f}, {xs, roofY, z1 - 1.6f}, {xs, roofY, z0 + 1.5f}};
+            const V3 q[4] = {{xs, bodyTop, z0 + 0.9f}, {xs, bodyTop, z1 - 1.0f}, {xs, roofY, z1 - 1.6f}, {xs, roofY, z0 + 1.5f}};
             const float in = side < 0 ? 0.12f : -0.12f;
             V3 qi[4];
             for (int k = 0; k < 4; ++k) qi[k] = {q[k].x + in, q[k].y, q[k].z};
@@ -73,8 +72,8 @@ void VehiclePainter::drawCar(const Prop& p, float rp) {
         // top of the lower body, glass, roof
         pa_.rectY(bodyTop, x0, x1, z0, z1, top(body) * 0.95f);
         const float gz0 = facingUs ? z0 + 1.1f : z0 + 0.9f, gz1 = facingUs ? z0 + 1.8f : z0 + 1.5f;
-        pa_.quad({x0 + 0.12f, bodyTop, gz0}, {x1 - 0.12f, bodyTop, gz0}, {x1 - 0.2f, roofY, gz1},
-                 {x0 + 0.2f, roofY, gz1}, shade(rgb(40, 48, 58), {0.f, 0.6f, -0.8f}) * 1.2f);
+        pa_.quad({x0 + 0.12f, bodyTop, gz0}, {x1 - 0.12f, bodyTop, gz0}, {x1 - 0.2f, roofY, gz1}, {x0 + 0.2f, roofY, gz1},
+                 shade(rgb(40, 48, 58), {0.f, 0.6f, -0.8f}) * 1.2f);
         pa_.rectY(roofY, x0 + 0.2f, x1 - 0.2f, gz1, z1 - 1.6f, P_.snow ? top(rgb(230, 232, 240)) : top(body));
     } else {
         pa_.rectZ(z0 - 0.01f, x0 + 0.15f, x1 - 0.15f, 1.35f, 1.9f, front(rgb(35, 42, 52)));
