@@ -30,9 +30,7 @@ CLI::App* LsCommand::setup(CLI::App& parent) {
 int LsCommand::execute() {
     const auto runs = RunStatus::list(root_);
     if (json_) {
-        nlohmann::json j = {{"runs", nlohmann::json::array()}};
-        for (const auto& r : runs) j["runs"].push_back(r.toJson());
-        std::cout << j.dump(2) << std::endl;
+        std::cout << RunStatus::listToJson(runs).dump(2) << std::endl;  // the one {"runs":[...]} shape (RemoteHostWorker reads it back)
         return 0;
     }
     if (runs.empty()) {
