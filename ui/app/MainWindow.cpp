@@ -23,6 +23,7 @@
 #include <cmath>
 
 #include "app/AppSettings.h"
+#include "base/run/Events.h"
 #include "checkpoints/CheckpointBrowserPage.h"
 #include "common/TrainerLocator.h"
 #include "dashboard/CostPanel.h"
@@ -409,9 +410,9 @@ void MainWindow::updatePanels() {
 
 void MainWindow::updateActions() {
     const QString state = active_ ? QString::fromStdString(active_->series().state()) : QString();
-    const bool live = state == "running" || state == "paused";
-    pause_->setEnabled(live && state == "running");
-    resume_->setEnabled(state == "paused");
+    const bool live = state == QLatin1String(RunState::kRunning) || state == QLatin1String(RunState::kPaused);
+    pause_->setEnabled(live && state == QLatin1String(RunState::kRunning));
+    resume_->setEnabled(state == QLatin1String(RunState::kPaused));
     stop_->setEnabled(live);
     checkpoint_->setEnabled(live);
     sample_->setEnabled(live);

@@ -5,6 +5,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "base/run/Events.h"
 #include "events/RunSeries.h"
 
 namespace streetgan::ui {
@@ -74,7 +75,7 @@ void SystemPanel::update(const RunSeries* r) {
     } else {
         for (QLabel* l : {cpu_, rss_, gpu_, gpuMem_, read_}) l->setText(tr("n/a"));
     }
-    const bool live = r->state() == "running";
+    const bool live = r->state() == RunState::kRunning;
     const bool starving = live && std::isfinite(wait) && wait > kStarvingDataWait;
     if (starving)
         banner_->setText(tr("<b>The GPU is starving:</b> the data loader cannot keep up (%1 % of the last interval was spent waiting "

@@ -4,6 +4,7 @@
 
 #include "base/daemon/RunStatus.h"
 #include "base/remote/RemoteAttach.h"
+#include "base/run/Events.h"
 #include "events/EventBuffer.h"
 
 namespace streetgan::ui {
@@ -88,7 +89,7 @@ void LocalAttachWorker::onFinished(int exitCode) {
     bool alive = false;
     try {
         const auto info = RunStatus::read(runDir_.toStdString());
-        alive = info.state == "running" || info.state == "paused" || info.state == "new";
+        alive = info.state == RunState::kRunning || info.state == RunState::kPaused || info.state == RunState::kNew;
     } catch (const std::exception&) {}
     const QString why = QString::fromLocal8Bit(stderr_).trimmed();
     if (!alive && exitCode != 0) {

@@ -8,6 +8,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "base/run/Events.h"
 #include "remote/RemoteHost.h"
 #include "runs/LocalRunLister.h"
 
@@ -22,17 +23,17 @@ QIcon RunsSidebar::badge(const QString& state) {
     static QHash<QString, QIcon> cache;
     if (cache.contains(state)) return cache.value(state);
     QColor c(150, 150, 150);
-    if (state == "running")
+    if (state == QLatin1String(RunState::kRunning))
         c = QColor(40, 167, 69);
-    else if (state == "paused")
+    else if (state == QLatin1String(RunState::kPaused))
         c = QColor(255, 193, 7);
-    else if (state == "finished")
+    else if (state == QLatin1String(RunState::kFinished))
         c = QColor(0, 123, 255);
-    else if (state == "stopped")
+    else if (state == QLatin1String(RunState::kStopped))
         c = QColor(108, 117, 125);
-    else if (state == "failed")
+    else if (state == QLatin1String(RunState::kFailed))
         c = QColor(220, 53, 69);
-    else if (state == "crashed")
+    else if (state == QLatin1String(RunState::kCrashed))
         c = QColor(130, 20, 30);
     QPixmap pm(12, 12);
     pm.fill(Qt::transparent);
