@@ -193,7 +193,7 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
     TrainControl control;
     std::optional<ControlServer> server;
     if (root) {
-        RunDirectory(runDir_, /*create=*/true);
+        const RunDirectory created(runDir_, /*create=*/true);  // makes the run's folders before the lock file goes in
         lock.emplace(runDir_);
         server.emplace(ControlSocket::pathIn(runDir_), control);
     }

@@ -156,17 +156,18 @@ void ExploreWorker::handleLine(const std::string& raw) {
         return fail(id,
                     "request field 'op' is '" + op + "', which is unknown; use open, frames, latents, pca, export, evolution, session, seed-z, cancel or quit");
     Job job{id, std::move(j), std::make_shared<std::atomic<bool>>(false)};
+    bool inUse = false;  // not job.id = -2 as a flag: job is moved from when queued, and -2 is a valid id
     {
         std::lock_guard<std::mutex> lock(queueMutex_);
         if (live_.count(id)) {
             // Answered here, out of order: the id is ambiguous, so the reply names the problem.
-            job.id = -2;
+            inUse = true;
         } else {
             live_[id] = job.cancel;
             queue_.push_back(std::move(job));
         }
     }
-    if (job.id == -2) return fail(id, "request id " + std::to_string(id) + " is still in use by a queued or running request; use a new id");
+    if (inUse) return fail(id, "request id " + std::to_string(id) + " is still in use by a queued or running request; use a new id");
     queueCv_.notify_one();
 }
 
