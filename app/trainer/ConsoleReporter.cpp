@@ -1,5 +1,6 @@
 #include "trainer/ConsoleReporter.h"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -10,7 +11,7 @@ namespace {
 
 std::string duration(double s) {
     char buf[32];
-    const long t = static_cast<long>(s + 0.5);
+    const long t = std::lround(s);
     if (t >= 3600)
         std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
     else
@@ -50,7 +51,7 @@ void ConsoleReporter::onEvent(const nlohmann::json& json) {
         const int64_t doneHere = step - std::max<int64_t>(startStep_, 0);
         const double eta = doneHere > 0 ? elapsed / static_cast<double>(doneHere) * static_cast<double>(total - step) : 0.0;
         constexpr int width = 24;
-        std::string bar(static_cast<size_t>(frac * width + 0.5), '#');
+        std::string bar(static_cast<size_t>(std::lround(frac * width)), '#');
         bar.resize(width, '.');
         std::fprintf(stderr, "\r\033[K[%s] %3.0f%% ETA %s  %s", bar.c_str(), frac * 100, duration(eta).c_str(), line);
         std::fflush(stderr);

@@ -29,6 +29,7 @@ namespace streetgan {
 
 namespace {
 
+constexpr uint64_t kMiB = uint64_t{1} << 20;
 std::atomic<bool> gInterrupted{false};
 void onSignal(int) { gInterrupted.store(true); }
 
@@ -159,7 +160,7 @@ int RemoteCommand::passThrough(const std::vector<std::string>& args) {
 
 int RemoteCommand::ls() {
     std::vector<std::string> args{"ls", root_};
-    if (json_) args.push_back("--json");
+    if (json_) args.emplace_back("--json");
     return passThrough(args);
 }
 
@@ -257,7 +258,7 @@ int RemoteCommand::fetch() {
         if (gInterrupted.load()) cancel.store(true);
         const int pct = total ? static_cast<int>(done * 100 / total) : 100;
         if (tty && pct != lastPct) {
-            std::cerr << "\r" << name << " " << pct << "% (" << done / (1024 * 1024) << " of " << total / (1024 * 1024) << " MiB)" << std::flush;
+            std::cerr << "\r" << name << " " << pct << "% (" << done / kMiB << " of " << total / kMiB << " MiB)" << std::flush;
             lastPct = pct;
         }
     };

@@ -257,12 +257,10 @@ PickleNode* Unpickler::run() {
             case 't':
                 push(sequence(PickleNode::Type::Tuple, popMark()));
                 break;  // TUPLE
-            case 'l':
+            case 'l':   // LIST
+            case 0x91:  // FROZENSET: read as a list, like the empty set above
                 push(sequence(PickleNode::Type::List, popMark()));
-                break;  // LIST
-            case 0x91:
-                push(sequence(PickleNode::Type::List, popMark()));
-                break;    // FROZENSET
+                break;
             case 0x85:    // TUPLE1
             case 0x86:    // TUPLE2
             case 0x87: {  // TUPLE3

@@ -24,6 +24,6 @@ DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& cfg) : cfg_(cfg) {
     register_module("main", main_);
 }
 
-torch::Tensor DiscriminatorImpl::forward(torch::Tensor x) { return main_->forward(x).view({-1}); }
+torch::Tensor DiscriminatorImpl::forward(const torch::Tensor& x) { return main_->forward(x).view({-1}); }
 
 }  // namespace streetgan

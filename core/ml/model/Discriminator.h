@@ -13,7 +13,7 @@ class DiscriminatorImpl : public torch::nn::Module {
 public:
     explicit DiscriminatorImpl(const ModelConfig& cfg);
     /// x: float (N, nc, imgSize, imgSize); returns logits (N).
-    torch::Tensor forward(torch::Tensor x);
+    torch::Tensor forward(const torch::Tensor& x);
     const ModelConfig& config() const { return cfg_; }
 
 private:

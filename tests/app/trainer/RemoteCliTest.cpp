@@ -19,7 +19,7 @@ protected:
         std::vector<std::string> full{"remote",       "--host", "127.0.0.1",        "--port", std::to_string(target->port()), "--identity", userKey(),
                                       "--ssh-config", "none",   "--remote-trainer", trainer};
         if (withKnownHosts) {
-            full.push_back("--known-hosts");
+            full.emplace_back("--known-hosts");
             full.push_back(knownHosts());
         }
         full.insert(full.end(), args.begin(), args.end());

@@ -99,7 +99,7 @@ TEST_F(RemoteDaemonTest, StartAttachDropResumeControlFetchAndLs) {
     };
     std::thread driver([&] {
         auto ok = [&](const std::vector<std::string>& args) {
-            const CliResult r = remote(args);
+            CliResult r = remote(args);
             EXPECT_EQ(r.code, 0) << r.err;
             return r;
         };

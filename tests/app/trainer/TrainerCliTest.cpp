@@ -195,7 +195,7 @@ TEST_F(TrainerCli, UnreadableCorruptAndTruncatedCheckpoints) {
     std::string noise(4096, '\0');
     for (size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((i * 2654435761u) >> 13);
     std::ofstream(tmp / "corrupt.pt", std::ios::binary) << noise;
-    std::ofstream(tmp / "empty.pt", std::ios::binary);
+    std::ofstream(tmp / "empty.pt", std::ios::binary);  // NOLINT(bugprone-unused-raii): creates an empty file
     for (const char* name : {"missing.pt", "truncated.pt", "corrupt.pt", "empty.pt"}) {
         const CliResult r = cli.run({"sample", "--checkpoint", tmp / name, "--seed", "1", "--out", tmp / "x.png"});
         EXPECT_EQ(r.code, 4) << name << ": " << r.err;
@@ -253,7 +253,7 @@ TEST_F(TrainerCli, DataStatsOfAFolder) {
     fs::create_directories(tmp / "photos/paris");
     for (const char* name : {"berlin/a.jpg", "berlin/b.jpg", "berlin/c.jpg", "paris/d.jpg"})
         std::ofstream(tmp / ("photos/" + std::string(name))) << "jpeg bytes";
-    std::ofstream(tmp / "photos/paris/empty.jpg");
+    std::ofstream(tmp / "photos/paris/empty.jpg");  // NOLINT(bugprone-unused-raii): creates an empty file
     const CliResult r = cli.run({"data", "stats", tmp / "photos", "--json"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);

@@ -12,6 +12,16 @@
 
 namespace streetgan::synthetic {
 
+namespace {
+
+// Round half up after clamping to [0, 255]. std::lround would differ for a few inputs just below
+// n + 0.5 (where v + 0.5f rounds up in float) and change the renderer's bit-identical output.
+inline uint8_t toByte(float v) {
+    return static_cast<uint8_t>(std::min(std::max(v, 0.f), 255.f) + 0.5f);  // NOLINT(bugprone-incorrect-roundings): see above
+}
+
+}  // namespace
+
 void CameraResponse::develop(const SceneParams& P, Canvas& cv, uint8_t* rgbOut) {
     const int width = cv.W, height = cv.H;
     const Col gain = P.wb * (P.exposure * 255.f);
@@ -29,9 +39,9 @@ void CameraResponse::develop(const SceneParams& P, Canvas& cv, uint8_t* rgbOut) 
             const float r = (l + (src[0] - l) * sat) * (gain.r * vig);
             const float g = (l + (src[1] - l) * sat) * (gain.g * vig);
             const float b = (l + (src[2] - l) * sat) * (gain.b * vig);
-            dst[0] = static_cast<uint8_t>(std::min(std::max(r, 0.f), 255.f) + 0.5f);
-            dst[1] = static_cast<uint8_t>(std::min(std::max(g, 0.f), 255.f) + 0.5f);
-            dst[2] = static_cast<uint8_t>(std::min(std::max(b, 0.f), 255.f) + 0.5f);
+            dst[0] = toByte(r);
+            dst[1] = toByte(g);
+            dst[2] = toByte(b);
         }
     }
 }

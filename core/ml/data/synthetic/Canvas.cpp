@@ -131,7 +131,7 @@ void Canvas::facadeRow(const FacadeTex& t, int row, int lo, int hi, float a0, fl
                 if (zb - za < 0.7f * t.pz && ytop - ybot < 0.7f * t.py) {  // one window: its own colour
                     const int kz = ifloor((0.5f * (za + zb) - t.oz) * t.ipz);
                     const int ky = ifloor((0.5f * (ytop + ybot) - t.oy) * t.ipy);
-                    win = windowColourFor(t.glass, t.tod, t.litP, hashPair(t.seed, static_cast<uint64_t>(ky * 256 + kz)));
+                    win = windowColourFor(t.glass, t.tod, t.litP, hashPair(t.seed, static_cast<uint64_t>(ky) * 256 + static_cast<uint64_t>(kz)));
                 }
                 s = mixc(s, win, wc);
             }

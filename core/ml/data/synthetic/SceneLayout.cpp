@@ -186,7 +186,7 @@ void SceneLayout::genTraffic() {
         const bool oncoming = !P_.oneWay && r.chance(0.4f);
         const int lanes = oncoming ? P_.lanesBack : P_.lanesFwd;
         const int lane = r.irange(0, lanes - 1);
-        const float x = (oncoming ? -1.f : 1.f) * (static_cast<float>(lane) + 0.5f) * P_.laneW + (P_.oneWay ? 0.f : 0.f) + r.range(-0.3f, 0.3f);
+        const float x = (oncoming ? -1.f : 1.f) * (static_cast<float>(lane) + 0.5f) * P_.laneW + r.range(-0.3f, 0.3f);
         const float z = r.range(oncoming ? 10.f : 9.f, 90.f);
         const bool van = r.chance(0.15f);
         const float len = van ? r.range(5.f, 7.f) : r.range(4.1f, 4.8f);

@@ -60,7 +60,7 @@ void ShadowPainter::draw(const std::vector<Building>& buildings, const std::vect
                 const float c = p.a + p.b * 0.6f;
                 const float cx = p.x + sx * c, cz = p.z + sz * c;
                 V2 o[8];
-                for (int i = 0; i < 8; ++i) o[i] = {cx + p.b * kCircle[i * 2][0], cz + p.b * (1.f + 0.5f * std::fabs(sz)) * kCircle[i * 2][1]};
+                for (size_t i = 0; i < 8; ++i) o[i] = {cx + p.b * kCircle[i * 2][0], cz + p.b * (1.f + 0.5f * std::fabs(sz)) * kCircle[i * 2][1]};
                 shadowHull(o, 8, 0.01f);
                 break;
             }

@@ -30,7 +30,7 @@ using synthetic::Canvas;
 using synthetic::SceneParams;
 using synthetic::Scratch;
 
-constexpr size_t kKeepScratchPixels = 512 * 512;
+constexpr size_t kKeepScratchPixels = size_t{512} * 512;
 
 Scratch& scratch() {
     thread_local Scratch s;

@@ -47,7 +47,7 @@ void VehiclePainter::drawCar(const Prop& p, float rp) {
         for (int i = 0; i < 2; ++i) {  // wheels
             const float wz = i == 0 ? z0 + 0.8f : z1 - 0.85f;
             V3 q[8];
-            for (int k = 0; k < 8; ++k) q[k] = {xs, 0.33f + 0.33f * kCircle[k * 2][1], wz + 0.33f * kCircle[k * 2][0]};
+            for (size_t k = 0; k < 8; ++k) q[k] = {xs, 0.33f + 0.33f * kCircle[k * 2][1], wz + 0.33f * kCircle[k * 2][0]};
             pa_.poly(q, 8, rgb(12, 12, 14));
         }
         if (van) {
