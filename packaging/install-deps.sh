@@ -2,7 +2,7 @@
 # Installs every Debian 12 package that StreetGAN Studio's build, app, tests and benchmarks need.
 # Idempotent; Debian's archive only (nothing is fetched from anywhere else).
 # Usage: packaging/install-deps.sh [--no-update] [--bench]
-#   --bench  also the reference tools the benchmarks compare against (torchvision, Flask, wrk)
+#   --bench  also the load generator the benchmarks use (wrk)
 set -euo pipefail
 
 SUDO=""
@@ -34,13 +34,17 @@ PACKAGES=(
   # tests: real OpenSSH servers on loopback (remote), SciPy for the FID reference, Pillow to read
   # GIFs back, headless Chromium for the gallery page
   openssh-server openssh-client python3-scipy python3-pil chromium fonts-dejavu-core
+  # tests: the reference project's gallery API and image utilities, run side by side with `serve`
+  python3-flask python3-torchvision
+  # packages (packaging/build-debs.sh) and their checks
+  dpkg-dev lintian desktop-file-utils appstream
 )
 
 update=1
 for arg in "$@"; do
   case "$arg" in
     --no-update) update=0 ;;
-    --bench) PACKAGES+=(python3-torchvision python3-flask wrk) ;;
+    --bench) PACKAGES+=(wrk) ;;
     *) echo "install-deps: unknown option '$arg' (use --no-update, --bench)" >&2; exit 2 ;;
   esac
 done

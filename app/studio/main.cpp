@@ -6,12 +6,13 @@
 #include <QTimer>
 
 #include "app/MainWindow.h"
+#include "base/util/Version.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName("StreetGAN");
     QApplication::setApplicationName("StreetGAN Studio");
-    QApplication::setApplicationVersion(STREETGAN_VERSION);
+    QApplication::setApplicationVersion(QString::fromUtf8(streetgan::Version::text()));
     QApplication::setWindowIcon(QIcon(":/streetgan/streetgan.svg"));
     QCommandLineParser cli;
     cli.setApplicationDescription("StreetGAN Studio: start training runs here or on a GPU box and watch them live.");

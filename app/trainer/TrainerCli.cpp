@@ -25,6 +25,7 @@
 // --- includes: metrics ---
 // --- includes: gallery ---
 #include "base/util/Errors.h"
+#include "base/util/Version.h"
 #include "trainer/ExploreWorkerCommand.h"
 #include "trainer/LaunchCommand.h"
 #include "trainer/RenderCommand.h"
@@ -35,7 +36,7 @@ namespace streetgan {
 int TrainerCli::run(int argc, char** argv) {
     CLI::App app{"streetgan-trainer: train and inspect DCGAN models of street-level photos (headless)", "streetgan-trainer"};
     app.require_subcommand(0, 1);
-    app.set_version_flag("--version", std::string("streetgan-trainer ") + STREETGAN_VERSION + " (LibTorch " + TORCH_VERSION + ", " +
+    app.set_version_flag("--version", std::string("streetgan-trainer ") + Version::text() + " (LibTorch " + TORCH_VERSION + ", " +
                                           (torch::cuda::is_available() ? "CUDA" : "CPU") + ")");
     std::vector<std::unique_ptr<Command>> commands;
     commands.push_back(std::make_unique<ModelInfoCommand>());

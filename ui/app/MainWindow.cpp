@@ -174,6 +174,7 @@ void MainWindow::buildActions() {
     auto* file = menuBar()->addMenu(tr("&File"));
     auto* runMenu = menuBar()->addMenu(tr("&Run"));
     auto* view = menuBar()->addMenu(tr("&View"));
+    auto* help = menuBar()->addMenu(tr("&Help"));
     auto* tb = addToolBar(tr("Main"));
     tb->setObjectName("mainToolBar");
     tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -239,6 +240,14 @@ void MainWindow::buildActions() {
     add(view, tr("&Sample grids"), QKeySequence(tr("Ctrl+2")), [this] { tabs_->setCurrentIndex(1); });
     add(view, tr("&Checkpoints"), QKeySequence(tr("Ctrl+3")), [this] { tabs_->setCurrentWidget(checkpoints_); });
     add(view, tr("&Explorer"), QKeySequence(tr("Ctrl+4")), [this] { showExplorer(); });
+    add(help, tr("&About StreetGAN Studio"), QKeySequence(), [this] {
+        QMessageBox::about(this, tr("About StreetGAN Studio"),
+                           tr("<h3>StreetGAN Studio %1</h3><p>Train DCGAN models on street-level photos, here or on a remote GPU box, watch "
+                              "them live and explore what they learned.</p><p>Trainer: %2<br>Qt %3</p><p>GNU General Public License, "
+                              "version 3 or later.</p>")
+                               .arg(QApplication::applicationVersion().toHtmlEscaped(), TrainerLocator::trainer().toHtmlEscaped(),
+                                    QString::fromLatin1(qVersion())));
+    });
     for (QAction* a : {newRun, open, connectHostAction}) tb->addAction(a);
     tb->addSeparator();
     for (QAction* a : {pause_, resume_, stop_, checkpoint_, sample_}) tb->addAction(a);

@@ -13,6 +13,7 @@
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
 #include "base/util/SeedHash.h"
+#include "base/util/Version.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/data/DataSources.h"
 #include "ml/dist/DistributedContext.h"
@@ -149,7 +150,7 @@ void TrainingRun::writeRunJson() {
     RunDirectory* const dir = out_.dir();
     nlohmann::json runJson = root_ && dir->hasRunJson() ? dir->readRunJson() : nlohmann::json::object();
     if (!runJson.contains("start_time")) runJson["start_time"] = EventLog::now();
-    runJson["version"] = STREETGAN_VERSION;
+    runJson["version"] = Version::text();
     runJson["host"] = hostName();
     runJson["config"] = cfg_.toJson();
     runJson["data_source"] = source_->describe();

@@ -1,0 +1,15 @@
+// The program's version, the same everywhere: `--version` of both programs, the About box, run.json
+// and the Debian packages. It comes from `git describe` at build time (cmake/StreetganVersion.cmake
+// writes the definition into the build directory), e.g. "0.1.0+git412.g51274aa".
+// Thread-safe (a constant).
+#pragma once
+
+namespace streetgan {
+
+class Version {
+public:
+    /// The version string (never empty).
+    static const char* text();
+};
+
+}  // namespace streetgan
