@@ -4,7 +4,9 @@
 #   N commits after the tag vX.Y.Z   -> X.Y.Z+gitN.gHASH
 #   no release tag yet               -> <project version>+gitN.gHASH  (N = commits in HEAD's history)
 #   uncommitted changes              -> the above + ".dirty"
-#   no git (a source tarball)        -> <project version>
+#   no git, a VERSION file           -> its first line (the source tarball the app uploads to a
+#                                       remote host to build there carries one, packaging/build-debs.sh)
+#   neither                          -> <project version>
 # Every form is a valid Debian version and sorts in commit order between tags.
 #
 # Two uses:
@@ -16,6 +18,12 @@
 
 function(streetgan_describe_version out source_dir fallback)
   set(version "${fallback}")
+  if(EXISTS "${source_dir}/VERSION")
+    file(STRINGS "${source_dir}/VERSION" lines LIMIT_COUNT 1)
+    if(lines)
+      set(version "${lines}")
+    endif()
+  endif()
   find_program(STREETGAN_GIT git)
   if(STREETGAN_GIT AND EXISTS "${source_dir}/.git")
     execute_process(COMMAND "${STREETGAN_GIT}" -C "${source_dir}" describe --tags --match "v[0-9]*" --dirty=.dirty

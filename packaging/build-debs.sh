@@ -29,13 +29,26 @@ cmake --build "$build" --target streetgan streetgan-trainer streetgan_package_fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/streetgan-debs-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # cpack runs dpkg-shlibdeps on every ELF file and strips the binaries (CPACK_STRIP_FILES).
-(cd "$build" && cpack -G DEB -B "$work" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log" >&2; echo "build-debs.sh: cpack failed (log above)" >&2; exit 1; }
-shopt -s nullglob
-debs=("$work"/*.deb)
-[[ ${#debs[@]} -eq 2 ]] || { cat "$work/cpack.log" >&2; echo "build-debs.sh: expected 2 packages, cpack made ${#debs[@]}" >&2; exit 1; }
-for deb in "${debs[@]}"; do
-  mv -f "$deb" "$out/"
-done
-for deb in "${debs[@]}"; do
-  echo "$out/$(basename "$deb")"
-done
+pack() { # pack COMPONENT: one package into $work/COMPONENT
+  (cd "$build" && cpack -G DEB -D CPACK_COMPONENTS_ALL="$1" -B "$work/$1" >"$work/$1.log" 2>&1) ||
+    { cat "$work/$1.log" >&2; echo "build-debs.sh: cpack of $1 failed (log above)" >&2; exit 1; }
+  shopt -s nullglob
+  local debs=("$work/$1"/*.deb)
+  [[ ${#debs[@]} -eq 1 ]] || { cat "$work/$1.log" >&2; echo "build-debs.sh: cpack made ${#debs[@]} packages for $1, expected 1" >&2; exit 1; }
+  packed=${debs[0]}
+}
+pack trainer
+trainer_deb=$packed
+# The app's package carries what it uploads to set up a remote host: this trainer package, and the
+# source (tracked files as in the working tree, plus a VERSION file) for hosts that build it.
+mkdir -p "$build/remote"
+cp -f "$trainer_deb" "$build/remote/streetgan-trainer.deb"
+version=$(dpkg-deb -f "$trainer_deb" Version)
+printf '%s\n' "$version" >"$work/VERSION"
+tree=$(git stash create 2>/dev/null || true)
+git archive --format=tar.gz --prefix=streetgan-source/ --add-file="$work/VERSION" -o "$build/remote/streetgan-source.tar.gz" "${tree:-HEAD}"
+pack studio
+studio_deb=$packed
+mv -f "$trainer_deb" "$studio_deb" "$out/"
+echo "$out/$(basename "$trainer_deb")"
+echo "$out/$(basename "$studio_deb")"

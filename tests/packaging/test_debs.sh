@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# The Debian packages, built and used as a user would (ctest `packaging_debs`, label slow):
-# packaging/build-debs.sh builds streetgan and streetgan-trainer from this build; lintian,
+# The Debian packages, checked and used as a user would (ctest `packaging_debs`, label slow):
+# packaging/build-debs.sh built streetgan and streetgan-trainer from this build into DEBS_DIR (the
+# `debs` fixture, tests/packaging/CMakeLists.txt); lintian,
 # desktop-file-validate and appstreamcli check them; apt resolves their dependencies (simulated);
 # both are unpacked into a fresh root, where the installed streetgan-trainer runs a tiny training
 # run and `sample`, and the installed streetgan starts offscreen to its first window.
-# Usage: test_debs.sh SOURCE_DIR BUILD_DIR
+# Usage: test_debs.sh SOURCE_DIR DEBS_DIR
 set -euo pipefail
 src=$1
-build=$2
+debs_dir=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/streetgan-debs-test-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-mapfile -t debs < <("$src/packaging/build-debs.sh" "$tmp/out" "$build" | tail -n 2)
+shopt -s nullglob
+debs=("$debs_dir"/*.deb)
 studio= trainer=
 for d in "${debs[@]}"; do
   case $(basename "$d") in
@@ -20,7 +22,7 @@ for d in "${debs[@]}"; do
     streetgan-trainer_*.deb) trainer=$d ;;
   esac
 done
-[[ -f $studio && -f $trainer ]] || fail "build-debs.sh did not print both packages: ${debs[*]}"
+[[ -f $studio && -f $trainer && ${#debs[@]} -eq 2 ]] || fail "expected the two packages in $debs_dir, found: ${debs[*]}"
 echo "packages: $studio $trainer"
 
 version=$(dpkg-deb -f "$trainer" Version)
@@ -51,12 +53,18 @@ for f in usr/bin/streetgan usr/bin/streetgan-trainer usr/share/man/man1/streetga
          usr/share/bash-completion/completions/streetgan-trainer usr/share/applications/org.streetgan.Studio.desktop \
          usr/share/metainfo/org.streetgan.Studio.metainfo.xml usr/share/icons/hicolor/scalable/apps/streetgan.svg \
          usr/share/icons/hicolor/48x48/apps/streetgan.png usr/share/icons/hicolor/256x256/apps/streetgan.png \
-         usr/share/doc/streetgan/copyright usr/share/doc/streetgan-trainer/copyright; do
+         usr/share/doc/streetgan/copyright usr/share/doc/streetgan-trainer/copyright \
+         usr/share/streetgan/remote/streetgan-trainer.deb usr/share/streetgan/remote/streetgan-source.tar.gz; do
   [[ -e $root/$f ]] || fail "$f is not in the packages"
 done
 desktop-file-validate "$root/usr/share/applications/org.streetgan.Studio.desktop" || fail "desktop-file-validate"
 appstreamcli validate --no-net "$root/usr/share/metainfo/org.streetgan.Studio.metainfo.xml" || fail "appstreamcli validate"
 if dpkg-deb -c "$trainer" | grep -q 'usr/share/\(applications\|icons\)'; then fail "desktop files in streetgan-trainer"; fi
+# What the app uploads to set up a remote host: this very trainer package, and source that builds
+# the same version.
+cmp -s "$trainer" "$root/usr/share/streetgan/remote/streetgan-trainer.deb" || fail "the app's package carries another trainer package"
+[[ $(tar -xzOf "$root/usr/share/streetgan/remote/streetgan-source.tar.gz" streetgan-source/VERSION) == "$version" ]] || fail "the source tarball's VERSION is not $version"
+tar -tzf "$root/usr/share/streetgan/remote/streetgan-source.tar.gz" streetgan-source/packaging/build-trainer.sh >/dev/null || fail "the source tarball lacks packaging/build-trainer.sh"
 
 # The installed trainer: its version is the package's; a tiny run, then a grid from its checkpoint.
 export HOME=$tmp/home XDG_CACHE_HOME=$tmp/home/cache XDG_CONFIG_HOME=$tmp/home/config XDG_DATA_HOME=$tmp/home/data
