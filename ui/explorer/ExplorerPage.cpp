@@ -1,12 +1,9 @@
 #include "explorer/ExplorerPage.h"
 
 #include <QAction>
-#include <QCheckBox>
-#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -15,16 +12,13 @@
 #include <QRandomGenerator>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSignalBlocker>
 #include <QSlider>
-#include <QSpinBox>
 #include <QSplitter>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <limits>
 
-#include "base/latent/Easing.h"
 #include "base/util/Errors.h"
 #include "common/JsonFields.h"
 #include "common/RenderClient.h"
@@ -32,6 +26,7 @@
 #include "explorer/KeyframeList.h"
 #include "explorer/KeyframeModel.h"
 #include "explorer/LatentSliders.h"
+#include "explorer/PathPanel.h"
 #include "explorer/SeedGridDialog.h"
 #include "explorer/SessionModel.h"
 #include "explorer/WalkPreview.h"
@@ -122,23 +117,9 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     kfLayout->addWidget(keyframes_);
     leftLayout->addWidget(kfGroup, 1);
     auto* pathGroup = new QGroupBox(tr("Path"));
-    auto* pathForm = new QFormLayout(pathGroup);
-    interpolation_ = new QComboBox;
-    interpolation_->setObjectName("interpolation");
-    interpolation_->addItem(tr("SLERP"), "slerp");
-    interpolation_->addItem(tr("linear"), "linear");
-    pathForm->addRow(tr("Interpolation"), interpolation_);
-    easing_ = new QComboBox;
-    easing_->setObjectName("easing");
-    for (const char* e : {"linear", "ease-in-out", "ease-in", "ease-out"}) easing_->addItem(e, e);
-    pathForm->addRow(tr("Easing"), easing_);
-    framesPerSegment_ = new QSpinBox;
-    framesPerSegment_->setObjectName("framesPerSegment");
-    framesPerSegment_->setRange(1, 1000);
-    pathForm->addRow(tr("Frames per segment"), framesPerSegment_);
-    loop_ = new QCheckBox(tr("Closed loop (back to the first keyframe)"));
-    loop_->setObjectName("loop");
-    pathForm->addRow(loop_);
+    auto* pathLayout = new QVBoxLayout(pathGroup);
+    path_ = new PathPanel;
+    pathLayout->addWidget(path_);
     leftLayout->addWidget(pathGroup);
 
     // Centre: preview, scrubber, playback, output (WalkPreview), the error line.
@@ -216,10 +197,15 @@ ExplorerPage::ExplorerPage(QWidget* parent)
         syncRawSliders();
     });
 
-    connect(interpolation_, &QComboBox::activated, this, [this] { setInterpolation(interpolation_->currentData().toString()); });
-    connect(easing_, &QComboBox::activated, this, [this] { setEasing(easing_->currentData().toString()); });
-    connect(framesPerSegment_, &QSpinBox::valueChanged, this, [this](int v) { setFramesPerSegment(v); });
-    connect(loop_, &QCheckBox::toggled, this, [this](bool on) { setLoop(on); });
+    connect(keyframes_, &KeyframeList::segmentTRangeRequested, this, [this](int r, double a, double b) { setSegmentTRange(r, a, b); });
+    connect(keyframes_, &KeyframeList::segmentTRangeCleared, this, [this](int r) { clearSegmentTRange(r); });
+
+    connect(path_, &PathPanel::interpolationEdited, this, &ExplorerPage::setInterpolation);
+    connect(path_, &PathPanel::easingEdited, this, &ExplorerPage::setEasing);
+    connect(path_, &PathPanel::framesPerSegmentEdited, this, &ExplorerPage::setFramesPerSegment);
+    connect(path_, &PathPanel::loopEdited, this, &ExplorerPage::setLoop);
+    connect(path_, &PathPanel::tRangeEdited, this, &ExplorerPage::setTRange);
+    connect(path_, &PathPanel::referenceWalkRequested, this, [this] { buildReferenceWalk(); });
 
     connect(sliders_, &LatentSliders::dragStarted, model_, &SessionModel::startDrag);
     connect(sliders_, &LatentSliders::truncationEdited, this, [this](double psi) { setTruncation(psi); });
@@ -336,6 +322,32 @@ void ExplorerPage::setSegmentEasing(int row, const QString& name) {
 
 void ExplorerPage::setFramesPerSegment(int frames) {
     if (ready_) model_->setFramesPerSegment(frames);
+}
+
+void ExplorerPage::setTRange(double start, double end) {
+    if (ready_) model_->setTRange(start, end);
+}
+
+void ExplorerPage::setSegmentTRange(int row, double start, double end) {
+    if (ready_) model_->setSegmentTRange(row, WalkRule::TRange{start, end});
+}
+
+void ExplorerPage::clearSegmentTRange(int row) {
+    if (ready_) model_->setSegmentTRange(row, std::nullopt);
+}
+
+void ExplorerPage::buildReferenceWalk() {
+    QRandomGenerator* random = QRandomGenerator::global();
+    const qint64 a = random->bounded(std::numeric_limits<int>::max());
+    qint64 b = a;
+    while (b == a) b = random->bounded(std::numeric_limits<int>::max());  // one latent twice would be no walk
+    buildReferenceWalk(a, b);
+}
+
+void ExplorerPage::buildReferenceWalk(qint64 seedFrom, qint64 seedTo) {
+    if (!ready_ || !model_->makeReferenceWalk(seedFrom, seedTo)) return;
+    keyframes_->select(0);
+    setCurrentFrame(0);
 }
 
 void ExplorerPage::setLoop(bool loop) {
@@ -458,11 +470,8 @@ QSlider* ExplorerPage::scrubber() const { return preview_->scrubber(); }
 
 void ExplorerPage::syncWidgets() {
     const LatentSession& s = model_->session();
-    const QSignalBlocker b1(interpolation_), b2(easing_), b3(framesPerSegment_), b4(loop_);
-    interpolation_->setCurrentIndex(std::max(0, interpolation_->findData(s.interpolation == WalkRule::Interpolation::Slerp ? "slerp" : "linear")));
-    easing_->setCurrentIndex(std::max(0, easing_->findData(QString::fromStdString(Easing::name(s.easing)))));
-    framesPerSegment_->setValue(s.framesPerSegment);
-    loop_->setChecked(s.loop);
+    path_->setSession(s);
+    keyframes_->setPathTRange(s.tRange.start, s.tRange.end);
     syncRawSliders();
 }
 

@@ -7,7 +7,9 @@
 //
 //  - keyframes: from a seed, at random, or picked in a seed grid (SeedGridDialog); reorder (also by
 //    drag and drop), delete, duplicate (KeyframeList, a view on the KeyframeModel);
-//  - path: SLERP or linear, easing, frames per segment, loop; a scrubber over the whole walk;
+//  - path (PathPanel): SLERP or linear, easing, frames per segment, loop, the t range (per path,
+//    and per segment in KeyframeList; beyond 0..1 the walk extrapolates), the reference project's
+//    walk in one click; a scrubber over the whole walk, the frame's t shown (WalkPreview);
 //    playback at a target frame rate (the session's frame_delay_ms) with the measured rate shown;
 //  - sliders (LatentSliders): truncation, top-k PCA directions (±3 σ), raw z dimensions of the
 //    selected keyframe (a seed keyframe becomes its vector, from the worker's `seed-z`);
@@ -32,11 +34,8 @@
 
 #include "explorer/SessionLoader.h"
 
-class QCheckBox;
-class QComboBox;
 class QLabel;
 class QSlider;
-class QSpinBox;
 class QUndoStack;
 
 namespace streetgan::ui {
@@ -44,6 +43,7 @@ namespace streetgan::ui {
 class ExportDialog;
 class KeyframeList;
 class LatentSliders;
+class PathPanel;
 class RenderClient;
 class SeedGridDialog;
 class SessionModel;
@@ -86,6 +86,15 @@ public:
     /// Easing of the segment leaving keyframe `row` ("" = the path's easing).
     void setSegmentEasing(int row, const QString& name);
     void setFramesPerSegment(int frames);
+    /// The path's t range (WalkRule.h; outside 0..1 the walk extrapolates past its keyframes).
+    void setTRange(double start, double end);
+    /// The t range of the segment leaving keyframe `row`; clear: back to the path's.
+    void setSegmentTRange(int row, double start, double end);
+    void clearSegmentTRange(int row);
+    /// The reference project's walk (LatentSession::makeReferenceWalk: t 0 to 8, 16 frames, no
+    /// loop) as one undo step, with two random seeds or the given ones; shows its first frame.
+    void buildReferenceWalk();
+    void buildReferenceWalk(qint64 seedFrom, qint64 seedTo);
     void setLoop(bool loop);
     void setSize(int pixels);
     void setUpscale(const QString& name);  ///< "nearest" | "smooth"
@@ -128,6 +137,7 @@ public:
     QUndoStack* undoStack() const;
     KeyframeList* keyframeList() const { return keyframes_; }
     LatentSliders* sliders() const { return sliders_; }
+    PathPanel* pathPanel() const { return path_; }
     QSlider* scrubber() const;
     void setConfirmHook(Confirm confirm);
 
@@ -172,9 +182,7 @@ private:
 
     QLabel* checkpointLabel_;
     KeyframeList* keyframes_;
-    QComboBox *interpolation_, *easing_;
-    QSpinBox* framesPerSegment_;
-    QCheckBox* loop_;
+    PathPanel* path_;
     WalkPreview* preview_;
     QLabel* error_;
     LatentSliders* sliders_;

@@ -1,11 +1,13 @@
 #include "explorer/KeyframeList.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListView>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -13,6 +15,7 @@
 
 #include "explorer/KeyframeDelegate.h"
 #include "explorer/KeyframeModel.h"
+#include "explorer/PathPanel.h"
 
 namespace streetgan::ui {
 
@@ -75,6 +78,25 @@ KeyframeList::KeyframeList(QWidget* parent) : QWidget(parent) {
     connect(segmentEasing_, &QComboBox::activated, this, [this] {
         if (selected() >= 0) emit segmentEasingRequested(selected(), segmentEasing_->currentData().toString());
     });
+    auto* rangeRow = new QHBoxLayout;
+    const QString rangeTip = tr("t range of the segment from the selected keyframe: 0 to 1 goes to the next keyframe; values "
+                                "outside extrapolate past the keyframes (SLERP goes on round the great circle)");
+    tStart_ = PathPanel::tBox("segmentTStart", rangeTip);
+    tEnd_ = PathPanel::tBox("segmentTEnd", rangeTip);
+    tReset_ = new QPushButton(tr("Path's"));
+    tReset_->setObjectName("segmentTRangeReset");
+    tReset_->setToolTip(tr("Use the path's t range for this segment"));
+    rangeRow->addWidget(new QLabel(tr("t")));
+    rangeRow->addWidget(tStart_, 1);
+    rangeRow->addWidget(new QLabel(tr("to")));
+    rangeRow->addWidget(tEnd_, 1);
+    rangeRow->addWidget(tReset_);
+    layout->addLayout(rangeRow);
+    connect(tStart_, &QDoubleSpinBox::valueChanged, this, [this](double v) { editSegmentRange(true, v); });
+    connect(tEnd_, &QDoubleSpinBox::valueChanged, this, [this](double v) { editSegmentRange(false, v); });
+    connect(tReset_, &QPushButton::clicked, this, [this] {
+        if (selected() >= 0) emit segmentTRangeCleared(selected());
+    });
 
     connect(addSeed, &QPushButton::clicked, this, [this] { emit addSeedRequested(seed_->value()); });
     connect(random, &QPushButton::clicked, this, &KeyframeList::addRandomRequested);
@@ -135,11 +157,40 @@ void KeyframeList::select(int row) {
 qint64 KeyframeList::seedToAdd() const { return seed_->value(); }
 void KeyframeList::setSeedToAdd(qint64 seed) { seed_->setValue(static_cast<int>(seed)); }
 
+void KeyframeList::setPathTRange(double start, double end) {
+    pathRange_ = QPointF(start, end);
+    updateButtons();
+}
+
+QPointF KeyframeList::segmentRange(bool* own) const {
+    const int row = selected();
+    const QVariant v = row >= 0 && model_ ? model_->index(row).data(KeyframeModel::TRangeRole) : QVariant();
+    if (own) *own = v.isValid();
+    return v.isValid() ? v.toPointF() : pathRange_;
+}
+
+void KeyframeList::editSegmentRange(bool startEdited, double value) {
+    if (selected() < 0) return;
+    // The other end comes from the session, not from its box: a box shows 3 decimals only.
+    const QPointF r = segmentRange();
+    emit segmentTRangeRequested(selected(), startEdited ? value : r.x(), startEdited ? r.y() : value);
+}
+
 void KeyframeList::updateButtons() {
     const int row = selected(), n = count();
     segmentEasing_->setEnabled(row >= 0);
     const QString easing = row >= 0 ? model_->index(row).data(KeyframeModel::EasingRole).toString() : QString();
     segmentEasing_->setCurrentIndex(std::max(0, segmentEasing_->findData(easing)));
+    bool own = false;
+    const QPointF range = segmentRange(&own);
+    {
+        const QSignalBlocker b1(tStart_), b2(tEnd_);
+        tStart_->setValue(range.x());
+        tEnd_->setValue(range.y());
+    }
+    tStart_->setEnabled(row >= 0);
+    tEnd_->setEnabled(row >= 0);
+    tReset_->setEnabled(row >= 0 && own);
     up_->setEnabled(row > 0);
     down_->setEnabled(row >= 0 && row < n - 1);
     duplicate_->setEnabled(row >= 0);

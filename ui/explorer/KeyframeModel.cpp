@@ -1,6 +1,7 @@
 #include "explorer/KeyframeModel.h"
 
 #include <QPixmap>
+#include <QPointF>
 #include <algorithm>
 
 #include "base/latent/Easing.h"
@@ -33,6 +34,7 @@ QVariant KeyframeModel::data(const QModelIndex& index, int role) const {
         case Qt::DisplayRole: {
             QString text = k.seed ? tr("seed %1").arg(static_cast<qint64>(*k.seed)) : tr("z (%1 values)").arg(k.z.size());
             if (k.easing) text += tr("  [%1]").arg(QString::fromStdString(Easing::name(*k.easing)));
+            if (k.tRange) text += tr("  [t %1 → %2]").arg(k.tRange->start).arg(k.tRange->end);
             return text;
         }
         case Qt::DecorationRole: {
@@ -47,6 +49,8 @@ QVariant KeyframeModel::data(const QModelIndex& index, int role) const {
             return k.easing ? QString::fromStdString(Easing::name(*k.easing)) : QString();
         case ThumbnailRole:
             return thumbs_.value(keys_[row]).image;
+        case TRangeRole:
+            return k.tRange ? QVariant(QPointF(k.tRange->start, k.tRange->end)) : QVariant();
         default:
             return {};
     }

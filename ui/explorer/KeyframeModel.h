@@ -6,7 +6,8 @@
 // emits the smallest change as proper model signals (rows inserted, removed or moved, data
 // changed; a reset only for edits that are none of these), so views keep their state and
 // QAbstractItemModelTester holds. The display text is the keyframe's own ("seed 2",
-// "z (64 values)", "  [ease-in]"); the list view puts the row number before it (KeyframeDelegate).
+// "z (64 values)", "  [ease-in]", "  [t 0 → 8]" for the segment's own t range); the list view puts
+// the row number before it (KeyframeDelegate).
 //
 // Drag and drop: rows are draggable and moveRows() (what QListView's InternalMove drop calls) edits
 // nothing itself; it emits moveRequested(from, to) and the receiver (ExplorerPage) turns it into
@@ -14,7 +15,8 @@
 // row moved.
 //
 // Thumbnails are kept by keyframe value: a row keeps its image while its keyframe stays the same,
-// also when it moves or is duplicated.
+// also when it moves or is duplicated (a t range is not part of that value: the thumbnail is the
+// keyframe itself, WalkPreview renders it at t = 0).
 //
 // Thread contract: GUI thread.
 #pragma once
@@ -38,6 +40,7 @@ public:
         VectorRole,                   ///< QList<double>: the z vector; empty for a seed keyframe
         EasingRole,                   ///< QString: the segment's easing name; "" = the path's easing
         ThumbnailRole,                ///< QImage: the keyframe's frame; null until rendered
+        TRangeRole,                   ///< QPointF(start, end): the segment's own t range; invalid = the path's
     };
 
     explicit KeyframeModel(QObject* parent = nullptr);

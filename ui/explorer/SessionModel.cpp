@@ -107,6 +107,13 @@ bool SessionModel::setSegmentEasing(int row, const QString& name) {
     return true;
 }
 
+bool SessionModel::setSegmentTRange(int row, std::optional<WalkRule::TRange> range) {
+    if (row < 0 || row >= static_cast<int>(session_.keyframes.size())) return false;
+    const QString text = range ? tr("Segment %1 t %2 to %3").arg(row + 1).arg(range->start).arg(range->end) : tr("Segment %1 t: path's range").arg(row + 1);
+    edit(text, [&](LatentSession& s) { s.keyframes[static_cast<size_t>(row)].tRange = range; });
+    return true;
+}
+
 bool SessionModel::setKeyframeZ(int row, std::vector<double> z, int dim, double value, bool dragging) {
     if (row < 0 || row >= static_cast<int>(session_.keyframes.size()) || dim < 0 || dim >= static_cast<int>(z.size())) return false;
     z[static_cast<size_t>(dim)] = value;
@@ -139,6 +146,17 @@ bool SessionModel::setEasing(const QString& name) {
 
 void SessionModel::setFramesPerSegment(int frames) {
     edit(tr("Frames per segment %1").arg(frames), [&](LatentSession& s) { s.framesPerSegment = frames; });
+}
+
+void SessionModel::setTRange(double start, double end) {
+    edit(tr("t from %1 to %2").arg(start).arg(end), [&](LatentSession& s) { s.tRange = {start, end}; });
+}
+
+bool SessionModel::makeReferenceWalk(qint64 seedFrom, qint64 seedTo) {
+    if (seedFrom < 0 || seedTo < 0) return false;  // session seeds are 0..2^63-1
+    edit(tr("Reference walk (seeds %1, %2)").arg(seedFrom).arg(seedTo),
+         [&](LatentSession& s) { s.makeReferenceWalk(static_cast<uint64_t>(seedFrom), static_cast<uint64_t>(seedTo)); });
+    return true;
 }
 
 void SessionModel::setLoop(bool loop) {

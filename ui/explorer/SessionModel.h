@@ -21,6 +21,7 @@
 #include <QObject>
 #include <QString>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -69,6 +70,8 @@ public:
     bool removeKeyframe(int row);
     /// An Easing name, or "" for the path's easing; false for another name.
     bool setSegmentEasing(int row, const QString& name);
+    /// The t range of the segment that starts at `row` (nullopt: the path's range).
+    bool setSegmentTRange(int row, std::optional<WalkRule::TRange> range);
     /// Keyframe `row` becomes the vector `z` with z[dim] = value (a seed keyframe becomes a z one).
     bool setKeyframeZ(int row, std::vector<double> z, int dim, double value, bool dragging);
 
@@ -76,6 +79,11 @@ public:
     bool setInterpolation(const QString& name);
     bool setEasing(const QString& name);
     void setFramesPerSegment(int frames);
+    /// The path's t range (WalkRule.h): each segment's frames spread over [start, end].
+    void setTRange(double start, double end);
+    /// The reference project's walk (LatentSession::makeReferenceWalk) with these two seeds, as one
+    /// step; false for a negative seed.
+    bool makeReferenceWalk(qint64 seedFrom, qint64 seedTo);
     void setLoop(bool loop);
     void setSize(int pixels);
     bool setUpscale(const QString& name);

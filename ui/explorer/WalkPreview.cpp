@@ -55,7 +55,8 @@ WalkPreview::WalkPreview(RenderClient* client, SessionModel* model, QWidget* par
     scrubber_->setRange(0, 0);
     frameLabel_ = new QLabel(tr("frame – / –"));
     frameLabel_->setObjectName("frameLabel");
-    frameLabel_->setMinimumWidth(110);
+    // Wide enough for most walks' labels, so the scrubber does not change width while playing.
+    frameLabel_->setMinimumWidth(frameLabel_->fontMetrics().horizontalAdvance("frame 000 / 000 · 00→00 · t -00.000"));
     scrubRow->addWidget(play_);
     scrubRow->addWidget(scrubber_, 1);
     scrubRow->addWidget(frameLabel_);
@@ -152,7 +153,16 @@ void WalkPreview::syncWidgets() {
     playTimer_->setInterval(delay);
     scrubber_->setRange(0, std::max(0, n - 1));
     scrubber_->setValue(frame_);
-    frameLabel_->setText(tr("frame %1 / %2").arg(std::min(frame_, n - 1) + 1).arg(n));
+    frameLabel_->setText(frameText(std::min(frame_, n - 1)));
+}
+
+QString WalkPreview::frameText(int index) const {
+    const LatentSession& s = model_->session();
+    const int n = model_->frameCount();
+    if (index < 0 || index >= n) return tr("frame – / %1").arg(n);
+    // Where the frame lies on the walk (base's WalkRule, the rule the worker renders with).
+    const WalkRule::Place p = s.framePlace(index);
+    return tr("frame %1 / %2 · %3→%4 · t %5").arg(index + 1).arg(n).arg(p.from + 1).arg(p.to + 1).arg(s.frameT(index), 0, 'f', 3);
 }
 
 void WalkPreview::setCurrentFrame(int index) {
@@ -164,7 +174,7 @@ void WalkPreview::setCurrentFrame(int index) {
         const QSignalBlocker b(scrubber_);
         scrubber_->setValue(index);
     }
-    frameLabel_->setText(tr("frame %1 / %2").arg(index + 1).arg(n));
+    frameLabel_->setText(frameText(index));
     if (!grid_->isChecked()) requestFrame();
 }
 
@@ -220,11 +230,15 @@ void WalkPreview::requestFrame() {
 void WalkPreview::requestThumbnails() {
     if (!ready_) return;
     // The keyframes as the walk shows them (truncation and directions applied): the same session
-    // with one frame per segment and a loop renders exactly frame s*F of the walk for keyframe s.
-    json s = model_->json();
-    s["frames_per_segment"] = 1;
-    s["loop"] = true;
-    s["size"] = KeyframeList::kThumbPx;
+    // with one frame per segment, a loop and the default t range renders each keyframe itself
+    // (frame s at t = 0 of segment s), also when the walk's own range passes it by.
+    LatentSession thumbs = model_->session();
+    thumbs.framesPerSegment = 1;
+    thumbs.loop = true;
+    thumbs.size = KeyframeList::kThumbPx;
+    thumbs.tRange = {};
+    for (SessionKeyframe& k : thumbs.keyframes) k.tRange.reset();
+    const json s = thumbs.toJson();
     const quint64 revision = revision_;
     worker_->latest("thumbs", {{"op", "frames"}, {"checkpoint", checkpoint_}, {"session", s}}, [this, revision](const json& h, const QByteArray& payload) {
         if (revision != revision_ || !F::flag(h, "ok")) return;  // errors show up with the frame itself

@@ -1,6 +1,8 @@
 // The explorer's centre panel, a view of the walk: the current frame (or, as a grid preview, every
-// frame at once), the scrubber over the whole walk, playback at the session's frame rate with the
-// measured rate, and the output row (target rate, grid preview, size, upscale). It also renders the
+// frame at once) with where it lies ("frame 3 / 16 · 1→2 · t 1.067": its segment and its t, past
+// 0..1 when the t range extrapolates), the scrubber over the whole walk, playback at the session's
+// frame rate with the measured rate, and the output row (target rate, grid preview, size,
+// upscale). It also renders the
 // keyframe thumbnails into the session's KeyframeModel (after a short pause in the edits, so a
 // slider drag does not render them per move).
 //
@@ -54,6 +56,9 @@ public:
     bool isPlaying() const;
     double measuredFps() const { return measuredFps_; }
     QSlider* scrubber() const { return scrubber_; }
+    /// The frame label's text for frame `index` ("frame 3 / 16 · 1→2 · t 1.067").
+    QString frameText(int index) const;
+    QLabel* frameLabel() const { return frameLabel_; }
 
 signals:
     /// A frame (or the grid preview, index -1) is on screen.

@@ -16,7 +16,7 @@ constexpr int64_t kMaxSeed = INT64_MAX;
 const std::set<std::string> kKnown = {
     "checkpoint",     "checkpoint_sha256", "keyframes",     "interpolation",  "easing",        "frames_per_segment", "loop",    "size",
     "frame_delay_ms", "truncation",        "directions",    "pca_components", "pca_samples",   "pca_seed",           "upscale", "nrow",
-    "padding",        "gif_palette",       "gif_dithering", "gif_speed",      "gif_loop_count"};
+    "padding",        "gif_palette",       "gif_dithering", "gif_speed",      "gif_loop_count",     "t_range"};
 
 std::string num(double v) {
     json j = v;
@@ -45,6 +45,17 @@ std::string text(const json& v, const std::string& key) {
     if (!v.is_string()) bad(key, "is " + v.dump() + "; use a string");
     return v.get<std::string>();
 }
+
+// [t0, t1] (WalkRule::TRange); range checks are WalkRule::checkRange's.
+WalkRule::TRange tRangeOf(const json& v, const std::string& key) {
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
+        bad(key, "is " + v.dump() + "; use [start, end]: two numbers within -1e6..1e6 (e.g. [0, 8]; [0, 1] goes from keyframe to keyframe)");
+    const WalkRule::TRange r{v[0].get<double>(), v[1].get<double>()};
+    WalkRule::checkRange(r, key);
+    return r;
+}
+
+json tRangeJson(const WalkRule::TRange& r) { return json::array({r.start, r.end}); }
 
 void range(const std::string& key, double v, double lo, double hi) {
     if (!std::isfinite(v) || v < lo || v > hi) bad(key, "is " + num(v) + "; use a value within " + num(lo) + ".." + num(hi));
@@ -87,8 +98,10 @@ LatentSession LatentSession::fromJson(const json& j) {
             }
         }
         if (k.contains("easing")) kf.easing = Easing::parse(text(k.at("easing"), key + ".easing"), key + ".easing");
+        if (k.contains("t_range")) kf.tRange = tRangeOf(k.at("t_range"), key + ".t_range");
         for (auto it = k.begin(); it != k.end(); ++it)
-            if (it.key() != "seed" && it.key() != "z" && it.key() != "easing") bad(key, "has an unknown key '" + it.key() + "'; use seed, z, easing");
+            if (it.key() != "seed" && it.key() != "z" && it.key() != "easing" && it.key() != "t_range")
+                bad(key, "has an unknown key '" + it.key() + "'; use seed, z, easing, t_range");
         s.keyframes.push_back(std::move(kf));
     }
     if (has("interpolation")) {
@@ -101,6 +114,7 @@ LatentSession LatentSession::fromJson(const json& j) {
             bad("interpolation", "is '" + v + "'; use slerp or linear");
     }
     if (has("easing")) s.easing = Easing::parse(text(j.at("easing"), "easing"), "easing");
+    if (has("t_range")) s.tRange = tRangeOf(j.at("t_range"), "t_range");
     if (has("frames_per_segment")) s.framesPerSegment = static_cast<int>(integer(j.at("frames_per_segment"), "frames_per_segment", 1, 1000));
     if (has("loop")) {
         if (!j.at("loop").is_boolean()) bad("loop", "is " + j.at("loop").dump() + "; use true or false");
@@ -149,8 +163,11 @@ LatentSession LatentSession::fromJson(const json& j) {
 
 void LatentSession::validate() const {
     if (keyframes.empty() || keyframes.size() > 1000) bad("keyframes", "must hold 1..1000 keyframes");
-    for (size_t i = 0; i < keyframes.size(); ++i)
+    for (size_t i = 0; i < keyframes.size(); ++i) {
         if (keyframes[i].seed.has_value() == !keyframes[i].z.empty()) bad("keyframes[" + std::to_string(i) + "]", "needs exactly one of \"seed\" and \"z\"");
+        if (keyframes[i].tRange) WalkRule::checkRange(*keyframes[i].tRange, "keyframes[" + std::to_string(i) + "].t_range");
+    }
+    WalkRule::checkRange(tRange, "t_range");
     range("frames_per_segment", framesPerSegment, 1, 1000);
     range("size", size, 8, 2048);
     range("frame_delay_ms", frameDelayMs, 10, 60000);
@@ -188,11 +205,13 @@ json LatentSession::toJson() const {
         else
             o["z"] = k.z;
         if (k.easing) o["easing"] = Easing::name(*k.easing);
+        if (k.tRange) o["t_range"] = tRangeJson(*k.tRange);
         ks.push_back(o);
     }
     j["keyframes"] = ks;
     j["interpolation"] = interpolation == WalkRule::Interpolation::Slerp ? "slerp" : "linear";
     j["easing"] = Easing::name(easing);
+    if (!tRange.isDefault()) j["t_range"] = tRangeJson(tRange);  // absent = [0, 1]: older files stay byte-identical
     j["frames_per_segment"] = framesPerSegment;
     j["loop"] = loop;
     j["size"] = size;
@@ -232,6 +251,32 @@ LatentSession LatentSession::read(const std::string& path) {
 void LatentSession::write(const std::string& path) const { AtomicFile::write(path, toJson().dump(2) + "\n"); }
 
 int64_t LatentSession::frameCount() const { return WalkRule::frameCount(static_cast<int64_t>(keyframes.size()), framesPerSegment, loop); }
+
+Easing::Kind LatentSession::segmentEasing(size_t s) const { return s < keyframes.size() && keyframes[s].easing ? *keyframes[s].easing : easing; }
+
+WalkRule::TRange LatentSession::segmentRange(size_t s) const { return s < keyframes.size() && keyframes[s].tRange ? *keyframes[s].tRange : tRange; }
+
+WalkRule::Place LatentSession::framePlace(int64_t i) const { return WalkRule::place(i, static_cast<int64_t>(keyframes.size()), framesPerSegment, loop); }
+
+double LatentSession::frameT(int64_t i) const {
+    const WalkRule::Place p = framePlace(i);
+    const auto s = static_cast<size_t>(p.segment);
+    return WalkRule::t(p.u, segmentEasing(s), segmentRange(s));
+}
+
+void LatentSession::makeReferenceWalk(uint64_t seedFrom, uint64_t seedTo) {
+    SessionKeyframe a, b;
+    a.seed = seedFrom;
+    b.seed = seedTo;
+    keyframes = {a, b};
+    interpolation = WalkRule::Interpolation::Slerp;
+    easing = Easing::Kind::Linear;
+    tRange = {0.0, kReferenceTEnd};
+    framesPerSegment = kReferenceFrames - 1;  // no loop: (2 - 1) * F + 1 frames
+    loop = false;
+    truncation = 1.0;
+    directions.clear();
+}
 
 std::string LatentSession::resolveCheckpoint(const std::string& sessionPath, const std::string& override) const {
     if (!override.empty()) return override;

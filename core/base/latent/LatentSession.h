@@ -5,9 +5,13 @@
 //   checkpoint          string: path; a relative path is relative to the session file's folder [""]
 //   checkpoint_sha256   string: 64 hex digits of the checkpoint the session was made with, or "" [""]
 //   keyframes           1..1000 of {"seed": 0..2^63-1} or {"z": [nz finite numbers, 1..4096]};
-//                       either may carry "easing" (the easing of the segment leaving this keyframe)
+//                       either may carry "easing" and "t_range" (of the segment leaving this keyframe)
 //   interpolation       "slerp" | "linear" ["slerp"]
 //   easing              "linear" | "ease-in-out" | "ease-in" | "ease-out" ["linear"]
+//   t_range             [t0, t1]: the interpolation parameter t that each segment's frames spread
+//                       over (WalkRule.h), two numbers within -1e6..1e6 [[0, 1]]; outside 0..1 the
+//                       walk extrapolates past its keyframes. Written only when it is not [0, 1]
+//                       (a keyframe's own only when set), so files without it stay byte-identical.
 //   frames_per_segment  1..1000 [8]
 //   loop                bool [true]
 //   size                output edge in pixels, 8..2048 [128]
@@ -50,7 +54,10 @@ struct SessionKeyframe {
     std::optional<uint64_t> seed;        ///< LatentSeed::draw(seed, nz) ...
     std::vector<double> z;               ///< ... or an explicit vector (exactly one is set)
     std::optional<Easing::Kind> easing;  ///< easing of the segment that starts here
-    bool operator==(const SessionKeyframe& o) const { return seed == o.seed && z == o.z && easing == o.easing; }
+    /// t range of the segment that starts here (the session's when unset). Initialised so that
+    /// {seed, z, easing} aggregates stay warning-free.
+    std::optional<WalkRule::TRange> tRange = std::nullopt;
+    bool operator==(const SessionKeyframe& o) const { return seed == o.seed && z == o.z && easing == o.easing && tRange == o.tRange; }
 };
 
 struct LatentSession {
@@ -59,6 +66,7 @@ struct LatentSession {
     std::vector<SessionKeyframe> keyframes;
     WalkRule::Interpolation interpolation = WalkRule::Interpolation::Slerp;
     Easing::Kind easing = Easing::Kind::Linear;
+    WalkRule::TRange tRange;  ///< for every segment without its own
     int framesPerSegment = 8;
     bool loop = true;
     int size = 128;
@@ -88,6 +96,22 @@ struct LatentSession {
 
     /// Frames of the walk (WalkRule::frameCount).
     int64_t frameCount() const;
+    /// Easing and t range of segment `s` (the keyframe's own, else the session's).
+    Easing::Kind segmentEasing(size_t s) const;
+    WalkRule::TRange segmentRange(size_t s) const;
+    /// Where frame i lies and its t (WalkRule::place and WalkRule::t with this session's segment
+    /// settings); ConfigError for a frame outside the walk without loop.
+    WalkRule::Place framePlace(int64_t i) const;
+    double frameT(int64_t i) const;
+
+    /// The reference project's walk (gen_img_sequence_array of DMW2151/msls-pytorch-dcgan): two
+    /// random latents, SLERP with t = torch.linspace(0, 8, 16), no loop. This session becomes it:
+    /// keyframes seeds `seedFrom`, `seedTo`, SLERP, linear easing, t range [0, kReferenceTEnd],
+    /// kReferenceFrames frames (frames_per_segment kReferenceFrames - 1), no loop, truncation 1 and
+    /// no direction edits (the reference has neither); checkpoint and output settings are kept.
+    static constexpr double kReferenceTEnd = 8.0;
+    static constexpr int kReferenceFrames = 16;
+    void makeReferenceWalk(uint64_t seedFrom, uint64_t seedTo);
     /// The checkpoint path: `override` if non-empty, else `checkpoint` resolved against the folder
     /// of `sessionPath`. ConfigError when both are empty.
     std::string resolveCheckpoint(const std::string& sessionPath, const std::string& override = "") const;

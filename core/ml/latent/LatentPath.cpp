@@ -24,6 +24,8 @@ LatentPath::LatentPath(const std::vector<at::Tensor>& keyframes, Options options
         if (!at::isfinite(z).all().item<bool>()) throw DataError("latent path: keyframe " + std::to_string(i) + " holds non-finite values");
         keyframes_.push_back(z);
     }
+    WalkRule::checkRange(options_.range, "t_range");
+    for (size_t s = 0; s < options_.segmentRange.size(); ++s) WalkRule::checkRange(options_.segmentRange[s], "keyframes[" + std::to_string(s) + "].t_range");
 }
 
 int64_t LatentPath::segmentCount() const {
@@ -31,21 +33,22 @@ int64_t LatentPath::segmentCount() const {
     return options_.loop ? k : k - 1;
 }
 
+double LatentPath::frameT(int64_t i) const {
+    const WalkRule::Place p = WalkRule::place(i, static_cast<int64_t>(keyframes_.size()), options_.framesPerSegment, options_.loop);
+    const auto s = static_cast<size_t>(p.segment);
+    const Easing::Kind kind = s < options_.segmentEasing.size() ? options_.segmentEasing[s] : options_.easing;
+    const WalkRule::TRange& range = s < options_.segmentRange.size() ? options_.segmentRange[s] : options_.range;
+    return WalkRule::t(p.u, kind, range);
+}
+
 at::Tensor LatentPath::frame(int64_t i) const {
-    const int64_t n = frameCount();
-    if (options_.loop) {
-        i %= n;
-        if (i < 0) i += n;
-    } else if (i < 0 || i >= n) {
-        throw ConfigError("latent path: frame " + std::to_string(i) + " is outside 0.." + std::to_string(n - 1));
-    }
-    const int64_t f = options_.framesPerSegment, k = static_cast<int64_t>(keyframes_.size());
-    const int64_t s = i / f, j = i % f;
-    if (j == 0) return keyframes_[static_cast<size_t>(s % k)].clone();  // exact keyframes (also the last one without loop)
-    const at::Tensor& a = keyframes_[static_cast<size_t>(s)];
-    const at::Tensor& b = keyframes_[static_cast<size_t>((s + 1) % k)];
-    const Easing::Kind kind = static_cast<size_t>(s) < options_.segmentEasing.size() ? options_.segmentEasing[static_cast<size_t>(s)] : options_.easing;
-    const double t = Easing::apply(kind, static_cast<double>(j) / static_cast<double>(f));
+    const WalkRule::Place p = WalkRule::place(i, static_cast<int64_t>(keyframes_.size()), options_.framesPerSegment, options_.loop);
+    const at::Tensor& a = keyframes_[static_cast<size_t>(p.from)];
+    const at::Tensor& b = keyframes_[static_cast<size_t>(p.to)];
+    const double t = frameT(i);
+    // Exact keyframes (the formula gives them too, up to rounding).
+    if (t == 0.0) return a.clone();
+    if (t == 1.0) return b.clone();
     // SLERP needs two directions; a zero keyframe (e.g. the prior's mean) has none: blend linearly.
     const bool zero = !a.ne(0).any().item<bool>() || !b.ne(0).any().item<bool>();
     if (options_.interpolation == Interpolation::Slerp && !zero) return Slerp::interpolate(a, b, t);

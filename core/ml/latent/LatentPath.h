@@ -1,6 +1,7 @@
 // A latent walk through keyframes: the frames that `render` and the app's explorer show.
 //
-// Frame count and interpolation: base/latent/WalkRule.h (the rule the session file and the app share).
+// Frame count, frame placement, t ranges (extrapolation past the keyframes) and interpolation:
+// base/latent/WalkRule.h (the rule the session file and the app share).
 // Keyframes are float vectors of nz elements (any shape with nz elements: (nz), (nz, 1, 1),
 // (1, nz, 1, 1)); they are copied to CPU float32 (nz). Immutable after construction; all methods
 // are const and thread-safe.
@@ -28,10 +29,13 @@ public:
         /// Optional easing per segment (index s = segment from keyframe s); shorter lists fall
         /// back to `easing` for the remaining segments.
         std::vector<Easing::Kind> segmentEasing;
+        WalkRule::TRange range;  ///< for every segment without its own ([0, 1]: keyframe to keyframe)
+        /// Optional t range per segment, falling back to `range` like segmentEasing.
+        std::vector<WalkRule::TRange> segmentRange;
     };
 
     /// Throws ConfigError for no keyframes, F < 1, keyframes of different sizes or not floating
-    /// point; DataError for non-finite values.
+    /// point, a t range outside WalkRule::checkRange; DataError for non-finite values.
     LatentPath(const std::vector<at::Tensor>& keyframes, Options options);
 
     /// N of WalkRule::frameCount.
@@ -42,8 +46,11 @@ public:
     const Options& options() const { return options_; }
 
     /// Latent of frame i, float32 (nz) on the CPU. With loop, any i is taken modulo N (so frame N
-    /// is frame 0 = keyframe 0); without loop, i must be in 0..N-1 (ConfigError otherwise).
+    /// is frame 0); without loop, i must be in 0..N-1 (ConfigError otherwise). A frame at t = 0 or
+    /// t = 1 is its keyframe exactly (a copy).
     at::Tensor frame(int64_t i) const;
+    /// t of frame i (WalkRule::place and WalkRule::t; same checks as frame()).
+    double frameT(int64_t i) const;
     /// All frames, float32 (N, nz, 1, 1) on the CPU: the generator's input.
     at::Tensor frames() const;
 

@@ -17,7 +17,7 @@
 
 namespace streetgan {
 
-PcaDirections::PcaDirections(at::Tensor directions, at::Tensor sigma) {
+PcaDirections::PcaDirections(const at::Tensor& directions, const at::Tensor& sigma) {
     if (!directions.defined() || directions.dim() != 2 || !sigma.defined() || sigma.dim() != 1 || sigma.size(0) != directions.size(0) || directions.size(0) < 1)
         throw DataError("latent directions: expected directions (k, nz) and sigma (k)");
     directions_ = directions.detach().to(at::kCPU, at::kFloat).contiguous();

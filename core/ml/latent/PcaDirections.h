@@ -45,7 +45,7 @@ public:
     PcaDirections() = default;
     /// directions: float32 (k, nz), orthonormal rows; sigma: float32 (k). Throws DataError when the
     /// shapes disagree.
-    PcaDirections(at::Tensor directions, at::Tensor sigma);
+    PcaDirections(const at::Tensor& directions, const at::Tensor& sigma);
 
     /// Steps 1-6 with `g` (its first block only; any device). ConfigError for bad options.
     static PcaDirections compute(const Generator& g, const Options& options);

@@ -32,7 +32,11 @@ LatentPath SessionLatents::path(const LatentSession& s, int64_t nz) {
     o.easing = s.easing;
     o.framesPerSegment = s.framesPerSegment;
     o.loop = s.loop;
-    for (const auto& k : s.keyframes) o.segmentEasing.push_back(k.easing.value_or(s.easing));
+    o.range = s.tRange;
+    for (size_t i = 0; i < s.keyframes.size(); ++i) {
+        o.segmentEasing.push_back(s.segmentEasing(i));
+        o.segmentRange.push_back(s.segmentRange(i));
+    }
     return LatentPath(keyframeLatents(s, nz), o);
 }
 

@@ -1,6 +1,7 @@
 // `streetgan-trainer render` through the real binary: the demo session to every output kind,
-// --checkpoint override with a hash-mismatch warning, and bad input (one stderr line, non-zero
-// exit, nothing half-written).
+// the reference project's walk (t 0..8 past both keyframes, 16 frames), --checkpoint override
+// with a hash-mismatch warning, and bad input (one stderr line, non-zero exit, nothing
+// half-written).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,6 +58,44 @@ TEST(RenderCli, WritesEveryOutputKind) {
     EXPECT_EQ(grid.rows, 2 * (64 + 2) + 2);
     const cv::Mat f0 = cv::imread(dir / "frames/frame_0000.png");
     EXPECT_EQ(f0.cols, 64);
+}
+
+TEST(RenderCli, ReferenceWalkRendersSixteenFramesPastTheKeyframes) {
+    TempDir dir;
+    CliRunner cli(dir.path().string());
+    // The explorer's "Reference walk" (LatentSession::makeReferenceWalk) as a file: two keyframes,
+    // SLERP t from 0 to 8 (torch.linspace(0, 8, 16) of gen_img_sequence_array), no loop.
+    const nlohmann::json walk = {{"keyframes", nlohmann::json::parse(R"([{"seed": 2}, {"seed": 20}])")},
+                                 {"interpolation", "slerp"},
+                                 {"easing", "linear"},
+                                 {"t_range", {0, 8}},
+                                 {"frames_per_segment", 15},
+                                 {"loop", false},
+                                 {"truncation", 1.0},
+                                 {"size", 32}};
+    const std::string session = smallSession(dir, walk);
+    for (const std::string out : {"walk.gif", "frames"}) {
+        const CliResult r = cli.run({"render", "--session", session, "--out", dir / out});
+        ASSERT_EQ(r.code, 0) << out << ": " << r.err;
+        EXPECT_NE(r.out.find("16 frames 32x32"), std::string::npos) << r.out;
+        EXPECT_EQ(r.err, "") << out;
+    }
+    EXPECT_EQ(entries(dir.path() / "frames"), 16u);
+    // The same keyframes from 0 to 1: 16 frames too, the same first frame, another last one (the
+    // reference walk's last is t = 8, round the circle, not keyframe 2).
+    nlohmann::json plain = walk;
+    plain["t_range"] = nlohmann::json::array({0, 1});
+    const std::string plainSession = smallSession(dir, plain);
+    const CliResult r = cli.run({"render", "--session", plainSession, "--out", dir / "plain"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(entries(dir.path() / "plain"), 16u);
+    auto same = [&](const std::string& a, const std::string& b) {
+        const cv::Mat x = cv::imread(dir / a), y = cv::imread(dir / b);
+        return !x.empty() && x.size == y.size && cv::norm(x, y, cv::NORM_INF) == 0;
+    };
+    EXPECT_TRUE(same("frames/frame_0000.png", "plain/frame_0000.png"));
+    EXPECT_FALSE(same("frames/frame_0015.png", "plain/frame_0015.png"));
+    EXPECT_FALSE(same("frames/frame_0007.png", "plain/frame_0007.png"));
 }
 
 TEST(RenderCli, CheckpointOverrideWarnsOnHashMismatch) {

@@ -1,8 +1,9 @@
 // The explore worker in-process over two pipes (the framing the app's RenderClient reads): every
 // op's happy path on the demo checkpoint; `frames` equal to FrameRenderer on LatentSession::latents
-// (whole walk and a slice); payload sizes; malformed lines answered with ok=false while the worker
-// carries on; cancelling a running export or a queued request leaves nothing behind; broken and
-// unsupported checkpoints give one line naming the file; quit ends the worker during an export.
+// (whole walk and a slice); payload sizes; t ranges past the keyframes (the reference walk);
+// malformed lines answered with ok=false while the worker carries on; cancelling a running export
+// or a queued request leaves nothing behind; broken and unsupported checkpoints give one line
+// naming the file; quit ends the worker during an export.
 #include <gtest/gtest.h>
 
 #include <poll.h>
@@ -336,6 +337,37 @@ TEST_F(ExploreWorkerTest, SessionIsValidatedWithDefaults) {
     const Reply bad = w.call({{"id", 2}, {"op", "session"}, {"session", demoSession({{"frames_per_segment", 0}})}});
     EXPECT_FALSE(bad.header["ok"].get<bool>());
     EXPECT_NE(bad.header["error"].get<std::string>().find("frames_per_segment"), std::string::npos) << bad.header;
+}
+
+TEST_F(ExploreWorkerTest, TRangeWalksExtrapolateInFramesAndSession) {
+    // The reference project's walk (t 0..8, 16 frames, no loop) through `session` and `frames`.
+    const json s = demoSession({{"keyframes", json::parse(R"([{"seed": 2}, {"seed": 20}])")},
+                                {"t_range", {0, 8}},
+                                {"frames_per_segment", 15},
+                                {"loop", false},
+                                {"easing", "linear"},
+                                {"size", 32}});
+    const Reply v = w.call({{"id", 1}, {"op", "session"}, {"session", s}});
+    ASSERT_TRUE(v.header["ok"].get<bool>()) << v.header;
+    EXPECT_EQ(v.header["frame_count"], 16);
+    EXPECT_EQ(v.header["session"]["t_range"], json::parse("[0.0, 8.0]"));
+    const Reply f = w.call({{"id", 2}, {"op", "frames"}, {"checkpoint", kCk}, {"session", s}});
+    ASSERT_TRUE(f.header["ok"].get<bool>()) << f.header;
+    EXPECT_EQ(f.header["frames"], 16);
+    const at::Tensor frames = asTensor(f);
+    EXPECT_TRUE(torch::equal(frames, referenceFrames(s)));
+    // The last frame is t = 8, not keyframe 2 (t = 1, the default range's last frame).
+    json d = s;
+    d.erase("t_range");
+    EXPECT_FALSE(torch::equal(frames[15], referenceFrames(d)[15]));
+    EXPECT_TRUE(torch::equal(frames[0], referenceFrames(d)[0]));
+    // Without a range the validated session has no t_range key (files stay as they were).
+    const Reply plain = w.call({{"id", 3}, {"op", "session"}, {"session", d}});
+    ASSERT_TRUE(plain.header["ok"].get<bool>()) << plain.header;
+    EXPECT_FALSE(plain.header["session"].contains("t_range"));
+    const Reply bad = w.call({{"id", 4}, {"op", "session"}, {"session", demoSession({{"t_range", {0, "8"}}})}});
+    EXPECT_FALSE(bad.header["ok"].get<bool>());
+    EXPECT_NE(bad.header["error"].get<std::string>().find("'t_range'"), std::string::npos) << bad.header;
 }
 
 TEST_F(ExploreWorkerTest, MalformedLinesAreAnsweredAndTheWorkerCarriesOn) {

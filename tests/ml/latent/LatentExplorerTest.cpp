@@ -110,6 +110,40 @@ TEST(LatentPath, EasingAndLinearInterpolation) {
     EXPECT_THROW(LatentPath(ks, o), ConfigError);
 }
 
+TEST(LatentPath, TRangesExtrapolateAndKeepDefaultFramesUnchanged) {
+    // Linear interpolation makes t visible: 1 + 2 t between the keyframes 1 and 3.
+    std::vector<at::Tensor> ks{torch::zeros({4}) + 1, torch::zeros({4}) + 3, torch::zeros({4}) + 7};
+    LatentPath::Options o;
+    o.interpolation = LatentPath::Interpolation::Linear;
+    o.framesPerSegment = 4;
+    o.loop = false;
+    o.range = {-1.0, 3.0};
+    o.segmentRange = {{-1.0, 3.0}, {0.0, 1.0}};
+    LatentPath p(ks, o);
+    ASSERT_EQ(p.frameCount(), 9);
+    EXPECT_NEAR(p.frame(0)[0].item<double>(), -1.0, 1e-6);  // t = -1: before keyframe 0
+    EXPECT_NEAR(p.frame(1)[0].item<double>(), 1.0, 1e-6);   // t = 0: keyframe 0 itself
+    EXPECT_TRUE(p.frame(1).equal(ks[0]));
+    EXPECT_NEAR(p.frame(3)[0].item<double>(), 5.0, 1e-6);  // t = 2: past keyframe 1
+    EXPECT_TRUE(p.frame(4).equal(ks[1]));                  // segment 1 keeps [0, 1]
+    EXPECT_TRUE(p.frame(8).equal(ks[2]));
+    EXPECT_DOUBLE_EQ(p.frameT(3), 2.0);
+    // A loop with the default range is what it always was: keyframes exact, SLERP in between.
+    std::vector<at::Tensor> zs{LatentSeed::draw(1, 16), LatentSeed::draw(2, 16)};
+    LatentPath::Options d;
+    d.framesPerSegment = 3;
+    LatentPath loop(zs, d);
+    EXPECT_TRUE(loop.frame(3).equal(zs[1]));
+    EXPECT_TRUE(loop.frame(1).equal(Slerp::interpolate(zs[0], zs[1], 1.0 / 3)));
+    // SLERP past t = 1 follows the same circle (Slerp extrapolates); a backwards range reverses.
+    d.range = {1.0, 0.0};
+    LatentPath back(zs, d);
+    EXPECT_TRUE(back.frame(0).equal(zs[1]));
+    EXPECT_TRUE(back.frame(1).equal(Slerp::interpolate(zs[0], zs[1], 1.0 - 1.0 / 3)));
+    d.range = {0.0, std::nan("")};
+    EXPECT_THROW(LatentPath(zs, d), ConfigError);
+}
+
 TEST(Truncation, ScalesTowardsTheMean) {
     at::Tensor z = LatentSeed::draw(5, 8, 3);
     EXPECT_TRUE(Truncation::apply(z, 1.0).equal(z));

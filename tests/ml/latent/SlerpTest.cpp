@@ -1,5 +1,6 @@
 // Slerp against tests/python/slerp_ref.py (the reference formula in NumPy, float64) and its
-// geometric properties; LatentSeed against PyTorch Python's torch.manual_seed + torch.randn.
+// geometric properties; LatentSeed against PyTorch Python's torch.manual_seed + torch.randn; the
+// reference project's walk (t = linspace(0, 8, 16), past both keyframes) as a session.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,8 +13,10 @@
 
 #include <torch/torch.h>
 
+#include "base/latent/LatentSession.h"
 #include "base/util/Errors.h"
 #include "ml/latent/LatentSeed.h"
+#include "ml/latent/SessionLatents.h"
 #include "ml/latent/Slerp.h"
 #include "support/TempDir.h"
 
@@ -186,4 +189,67 @@ TEST(LatentSeed, DeterministicAndIndependentOfTheGlobalGenerator) {
     EXPECT_FALSE(torch::equal(a, LatentSeed::draw(6, 100)));
     EXPECT_THROW(LatentSeed::draw(1, 0), ConfigError);
     EXPECT_THROW(LatentSeed::draw(1, 10, 0), ConfigError);
+}
+
+TEST(Slerp, ReferenceWalkSessionIsSlerpAtLinspace0To8) {
+    // The session of the reference's walk: every frame is exactly Slerp::interpolate(z0, z1, t_i)
+    // with t_i = 8 i / 15 (torch.linspace(0, 8, 16)), past z1 and round the circle.
+    LatentSession s;
+    s.makeReferenceWalk(21, 22);
+    const int64_t nz = 100;
+    const std::vector<at::Tensor> ks = SessionLatents::keyframeLatents(s, nz);
+    const LatentPath path = SessionLatents::path(s, nz);
+    ASSERT_EQ(path.frameCount(), 16);
+    const at::Tensor all = SessionLatents::latents(s, nz, nullptr);
+    ASSERT_EQ(all.sizes(), (std::vector<int64_t>{16, nz, 1, 1}));
+    for (int64_t i = 0; i < 16; ++i) {
+        const double t = 8.0 * static_cast<double>(i) / 15.0;
+        EXPECT_DOUBLE_EQ(path.frameT(i), t) << i;
+        EXPECT_EQ(path.frameT(i), s.frameT(i)) << i;
+        const at::Tensor expected = Slerp::interpolate(ks[0], ks[1], path.frameT(i));
+        EXPECT_TRUE(torch::equal(path.frame(i), expected)) << i;
+        EXPECT_TRUE(torch::equal(all[i].reshape({-1}), expected)) << i;
+        EXPECT_TRUE(torch::allclose(path.frame(i), Slerp::interpolate(ks[0], ks[1], t), 1e-6, 1e-6)) << i;
+    }
+    EXPECT_TRUE(torch::equal(path.frame(0), ks[0]));
+    // Past t = 1 the walk leaves the arc between the keyframes: it comes back near z0 once the
+    // angle walked is a full turn (t = 2 pi / omega), which t = 8 passes for random latents.
+    const double omega = Slerp::angle(ks[0], ks[1]);
+    ASSERT_LT(2 * M_PI / omega, 8.0);
+    double closest = 1e9;
+    for (int64_t i = 2; i < 16; ++i) closest = std::min(closest, angleBetween(path.frame(i), ks[0]));
+    EXPECT_LT(closest, omega);
+    // The default range of the same keyframes ends on z1 itself.
+    LatentSession d = s;
+    d.tRange = {};
+    EXPECT_TRUE(torch::equal(SessionLatents::path(d, nz).frame(15), ks[1]));
+    EXPECT_FALSE(torch::allclose(path.frame(15), ks[1], 1e-3, 1e-3));
+}
+
+TEST(Slerp, ReferenceWalkMatchesTheReferenceProjectInPython) {
+    if (!hasPython("torch, numpy")) GTEST_SKIP() << STREETGAN_PYTHON << " has no torch";
+    TempDir dir;
+    LatentSession s;
+    s.makeReferenceWalk(3, 4);
+    const int64_t nz = 256;  // the reference's TrainingConfig.nz
+    const std::vector<at::Tensor> ks = SessionLatents::keyframeLatents(s, nz);
+    writeF32(ks[0], dir / "z0.f32");
+    writeF32(ks[1], dir / "z1.f32");
+    ASSERT_EQ(runRef("walk " + dir.path().string() + " " + std::to_string(LatentSession::kReferenceFrames)), 0);
+    const std::string ratios = slurp(dir / "ratios.f64"), walk = slurp(dir / "walk.f32");
+    ASSERT_EQ(ratios.size(), 16u * 8);
+    ASSERT_EQ(walk.size(), static_cast<size_t>(16 * nz * 4));
+    std::vector<double> ref(16);
+    std::memcpy(ref.data(), ratios.data(), ratios.size());
+    torch::Tensor expected = torch::empty({16, nz}, torch::kFloat);
+    std::memcpy(expected.data_ptr<float>(), walk.data(), walk.size());
+
+    const at::Tensor ours = SessionLatents::latents(s, nz, nullptr).reshape({16, nz});
+    for (int64_t i = 0; i < 16; ++i) EXPECT_NEAR(s.frameT(i), ref[static_cast<size_t>(i)], 1e-6) << i;  // float32 linspace
+    EXPECT_EQ(ref.back(), 8.0);
+    // The reference computes in float32 (and its t are float32): agreement to float32 rounding,
+    // growing with t.
+    const double err = (ours - expected).abs().max().item<double>();
+    EXPECT_LT(err, 1e-4) << "max |ours - reference| " << err;
+    EXPECT_GT(expected.abs().max().item<double>(), 0.5);
 }
