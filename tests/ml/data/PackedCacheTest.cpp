@@ -280,22 +280,3 @@ TEST(PackedCache, MatchesPhotoSourceExactlyInTheReferenceCase) { compareWithFold
 
 TEST(PackedCache, MatchesPhotoSourceUpToResamplingOtherwise) { compareWithFolder(params(32, 3.0), 3.0, 8.0); }
 
-TEST(PackedCache, Throughput64) {
-    Fixture f;
-    TempDir out;
-    PackedCacheWriter::pack(f.index, PackedCacheWriter::folderReader(f.data.path()), out.path(), params(64));
-    PackedCacheSource cache(out.path());
-    std::vector<uint8_t> img(64 * 64 * 3);
-    uint64_t check = 0;
-    for (int64_t i = 0; i < cache.size(); ++i) cache.load(i, 64, 0, img.data());  // fault the pages in
-    const int kLoads = 60'000;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < kLoads; ++k) {
-        cache.load(k % cache.size(), 64, SeedHash::of(1, static_cast<uint64_t>(k)), img.data());
-        check += img[static_cast<size_t>(k) % img.size()];
-    }
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("[ info ] PackedCacheSource::load at 64 px: %.0f images/s on one thread (%.2f us each; checksum %llu)\n", kLoads / s, 1e6 * s / kLoads,
-                static_cast<unsigned long long>(check));
-    SUCCEED();
-}

@@ -316,17 +316,3 @@ TEST(SyntheticStreets, SameSceneAtEveryResolution) {
 
 // ------------------------------------------------------------------------------ speed (reported, not asserted)
 
-TEST(SyntheticStreets, ThroughputOnOneCore) {
-    const SyntheticStreets s(0);
-    for (int n : {32, 64, 128}) {
-        std::vector<uint8_t> buf(static_cast<size_t>(n) * n * 3);
-        const int scenes = n == 32 ? 3000 : (n == 64 ? 1500 : 400);
-        s.render(0, n, n, buf.data());  // warm the thread's scratch buffers
-        const double t0 = threadCpuSeconds();
-        for (int i = 0; i < scenes; ++i) s.render(static_cast<uint64_t>(i), n, n, buf.data());
-        const double dt = threadCpuSeconds() - t0;
-        const double rate = scenes / std::max(dt, 1e-9);
-        std::cout << "SyntheticStreets " << n << "x" << n << ": " << static_cast<long>(rate) << " scenes/s on one core (thread CPU time)\n";
-        ::testing::Test::RecordProperty("scenes_per_s_" + std::to_string(n), static_cast<int>(rate));
-    }
-}

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,8 +65,11 @@ inline bool runPython(const std::string& scriptAndArgs) {
 inline const std::string& featureNetDir() {
     static TempDir dir;
     static const std::string path = [] {
-        if (!pythonHas("torch")) return std::string();
-        return runPython("make_feature_net.py '" + dir.path().string() + "'") ? dir.path().string() : std::string();
+        if (!pythonHas("torch")) return std::string();  // tests skip: no python3-torch
+        // With torch there, a fixture that cannot be written is a failure, never a skip.
+        if (!runPython("make_feature_net.py '" + dir.path().string() + "'"))
+            throw std::runtime_error(std::string("tests/python/make_feature_net.py failed although ") + STREETGAN_PYTHON + " has torch");
+        return dir.path().string();
     }();
     return path;
 }
