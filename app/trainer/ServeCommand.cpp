@@ -1,11 +1,17 @@
 #include "trainer/ServeCommand.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -26,6 +32,10 @@ CLI::App* ServeCommand::setup(CLI::App& parent) {
     a->add_option("--precision", precision_,
                   "Generator arithmetic: auto (bf16 where the CPU has AVX512-BF16/AMX, else fp32), fp32, or bf16 (pixels a few levels off fp32)")
         ->check(CLI::IsMember({"auto", "fp32", "bf16"}))
+        ->capture_default_str();
+    a->add_option("--cors", cors_,
+                  "Access-Control-Allow-Origin of every response: '*' (any web page may fetch images by script, as the reference API allows), "
+                  "one origin such as https://blog.example.org (only that page), or 'off' (no CORS headers)")
         ->capture_default_str();
     return a;
 }
@@ -61,9 +71,14 @@ int ServeCommand::execute() {
     // requests for the same cores, deterministically, a few grey levels off fp32; `sample` stays fp32.
     const bool bf16 = precision_ == "bf16" || (precision_ == "auto" && cpuHasNativeBf16());
     o.precision = bf16 ? FrozenGenerator::Precision::BFloat16 : FrozenGenerator::Precision::Float32;
+    o.corsOrigin = cors_ == "off" ? std::string() : cors_;
+    // An origin has no path, but a pasted page address has one (or a trailing "/"): say what to give.
+    if (const auto scheme = o.corsOrigin.find("://"); scheme != std::string::npos && o.corsOrigin.find('/', scheme + 3) != std::string::npos)
+        throw ConfigError("--cors '" + cors_ + "': give an origin without a path, e.g. https://blog.example.org ('*' for any, 'off' for none)");
 
-    // SIGINT/SIGTERM go to one waiting thread (blocked everywhere else: the server's threads inherit
-    // this mask), which stops the server; nothing runs in a signal handler.
+    // SIGINT/SIGTERM are blocked in every thread (the server's threads inherit this mask) and read
+    // from a signalfd by one waiter thread, which stops the server; nothing runs in a signal handler.
+    // The waiter also polls an eventfd, raised once listen() returns for any other reason.
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
@@ -74,6 +89,15 @@ int ServeCommand::execute() {
         sigset_t mask;
         ~RestoreMask() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
     } restore{previous};
+    struct Fd {
+        int fd;
+        ~Fd() {
+            if (fd >= 0) ::close(fd);
+        }
+    };
+    const Fd signalFd{::signalfd(-1, &signals, SFD_CLOEXEC)};
+    const Fd wakeFd{::eventfd(0, EFD_CLOEXEC)};
+    if (signalFd.fd < 0 || wakeFd.fd < 0) throw IoError(std::string("serve: cannot watch for SIGINT/SIGTERM: ") + std::strerror(errno));
 
     GalleryServer server(checkpoint_, preset_, o);
     const int port = server.bind();
@@ -81,23 +105,31 @@ int ServeCommand::execute() {
         std::cerr << "streetgan-trainer: warning: serving on " << o.host
                   << ", reachable from other machines; the gallery has no authentication (use --bind 127.0.0.1:PORT to keep it local)\n";
 
-    std::atomic<bool> done{false};
     std::atomic<int> received{0};
     std::thread waiter([&] {
-        int sig = 0;
-        while (sigwait(&signals, &sig) == 0) {
-            if (done) return;
-            received = sig;
-            server.stop();
-            return;
+        pollfd fds[2] = {{signalFd.fd, POLLIN, 0}, {wakeFd.fd, POLLIN, 0}};
+        for (;;) {
+            if (::poll(fds, 2, -1) < 0) {
+                if (errno == EINTR) continue;
+                std::cerr << "streetgan-trainer: warning: cannot wait for SIGINT/SIGTERM (" << std::strerror(errno) << "); stop the server with SIGKILL\n";
+                return;
+            }
+            if (fds[1].revents != 0) return;  // listen() returned
+            signalfd_siginfo info{};
+            if ((fds[0].revents & POLLIN) != 0 && ::read(signalFd.fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+                received = static_cast<int>(info.ssi_signo);
+                server.stop();
+                return;
+            }
         }
     });
     const std::string shownHost = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
     std::cout << "serving http://" << shownHost << ":" << port << "/gallery (" << server.model().preset << ", " << server.model().imgSize << " px; checkpoint "
               << checkpoint_ << "); Ctrl-C stops" << std::endl;
     server.listen();
-    done = true;
-    if (!received) pthread_kill(waiter.native_handle(), SIGTERM);
+    const uint64_t one = 1;
+    if (::write(wakeFd.fd, &one, sizeof one) != static_cast<ssize_t>(sizeof one) && received == 0)
+        std::cerr << "streetgan-trainer: warning: could not wake the signal thread (" << std::strerror(errno) << ")\n";
     waiter.join();
     if (received) std::cout << "stopped (" << (received == SIGINT ? "SIGINT" : "SIGTERM") << ")" << std::endl;
     return 0;

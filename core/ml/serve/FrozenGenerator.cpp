@@ -108,10 +108,11 @@ at::Tensor FrozenGenerator::forward(const at::Tensor& zIn) const {
                 const int64_t h = x.size(2), w = x.size(3);
                 const at::Tensor xp = at::constant_pad_nd(x, {1, 1, 1, 1}, 0);
                 at::Tensor y = at::empty({n, l.outChannels, h, 2, w, 2}, x.options());
-                for (int a = 0; a < 2; ++a)
-                    for (int b = 0; b < 2; ++b) {
-                        const at::Tensor window = xp.narrow(2, a, h + 1).narrow(3, b, w + 1);
-                        y.select(5, b).select(3, a).copy_(at::conv2d(window, l.phases[static_cast<size_t>(a * 2 + b)], l.bias));
+                for (size_t a = 0; a < 2; ++a)
+                    for (size_t b = 0; b < 2; ++b) {
+                        const auto ia = static_cast<int64_t>(a), ib = static_cast<int64_t>(b);
+                        const at::Tensor window = xp.narrow(2, ia, h + 1).narrow(3, ib, w + 1);
+                        y.select(5, ib).select(3, ia).copy_(at::conv2d(window, l.phases[a * 2 + b], l.bias));
                     }
                 x = y.view({n, l.outChannels, 2 * h, 2 * w});
                 break;

@@ -37,7 +37,9 @@ namespace streetgan {
 namespace {
 
 constexpr int kGridPadding = 4;  // the reference's make_grid(padding=4, nrow=4)
-constexpr int kGifDelayMs = 80;  // the reference's duration=80
+constexpr const char* kAllow = "GET, HEAD, OPTIONS";
+constexpr int kMaxSpan = 64;                          // /gan_gifs span: 1..kMaxSpan turns of t
+constexpr int kMinDelayMs = 20, kMaxDelayMs = 10000;  // browsers show delays under 20 ms as 100 ms
 
 // httplib's task queue, bounded: `threads` workers; at most `maxQueued` connections wait. Beyond
 // that the acceptor thread serves the connection itself, so it stops accepting meanwhile and the
@@ -106,14 +108,22 @@ struct IntParam {
     int64_t low, high, fallback;
 };
 
-void checkKnown(const httplib::Request& req, const std::set<std::string>& known) {
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    for (const auto& [key, value] : req.params) {
-        if (key == "_") continue;
-        if (!known.count(key)) throw BadRequest{"unknown parameter '" + key + "' for " + req.path + " (known: " + (list.empty() ? "none" : list) + ")"};
+// Parameters we do not know are ignored, as the reference (Flask) ignores every parameter: pages
+// add cache-busters such as ?t=1699999999. One of ours given twice is ambiguous: a 400.
+void checkNotRepeated(const httplib::Request& req, const std::set<std::string>& known) {
+    for (const auto& key : known)
         if (req.get_param_value_count(key.c_str()) > 1) throw BadRequest{"parameter '" + key + "' is given more than once"};
-    }
+}
+
+// A browser navigating to / asks for text/html; probes and scripts ask for */* or JSON.
+bool wantsHtml(const httplib::Request& req) { return req.get_header_value("Accept").find("text/html") != std::string::npos; }
+
+// The request headers a CORS preflight asks for, echoed when they are a plain header-name list.
+std::string preflightHeaders(const std::string& asked) {
+    const bool plain = std::all_of(asked.begin(), asked.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == ',' || c == ' ';
+    });
+    return plain ? asked : std::string();
 }
 
 int64_t intParam(const httplib::Request& req, const IntParam& p) {
@@ -192,6 +202,21 @@ void GalleryOptions::validate() const {
     if (minFrames < 1 || maxFrames < minFrames || maxFrames > 1024)
         bad("frames must satisfy 1 <= min <= max <= 1024 (got " + std::to_string(minFrames) + ".." + std::to_string(maxFrames) + ")");
     if (maxGifSize < 1 || maxGifSize > 4096) bad("max GIF size must be within 1..4096 (got " + std::to_string(maxGifSize) + ")");
+    if (!corsOrigin.empty() && corsOrigin != "*") {
+        // One serialised origin (RFC 6454): scheme "://" host [":" port], no path, nothing a header
+        // value could not carry.
+        const auto sep = corsOrigin.find("://");
+        const bool schemeOk =
+            sep != std::string::npos && sep > 0 && std::all_of(corsOrigin.begin(), corsOrigin.begin() + static_cast<std::ptrdiff_t>(sep), [](char c) {
+                return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+            });
+        const std::string rest = schemeOk ? corsOrigin.substr(sep + 3) : std::string();
+        const bool hostOk = !rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == ':' || c == '[' || c == ']';
+        });
+        if (!hostOk)
+            bad("CORS origin '" + corsOrigin.substr(0, 80) + "' is not '*' or an origin such as https://blog.example.org (scheme://host[:port], no path)");
+    }
 }
 
 bool GalleryServer::isLoopback(const std::string& host) {
@@ -223,7 +248,12 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     httplib::Server& http = impl_->http;
     const size_t threads = static_cast<size_t>(options_.httpThreads), queued = static_cast<size_t>(options_.maxQueuedConnections);
     http.new_task_queue = [threads, queued] { return new BoundedTaskQueue(threads, queued); };
-    http.set_default_headers({{"Cache-Control", "no-store"}});
+    httplib::Headers defaults = {{"Cache-Control", "no-store"}};
+    if (!options_.corsOrigin.empty()) {
+        defaults.emplace("Access-Control-Allow-Origin", options_.corsOrigin);
+        defaults.emplace("Access-Control-Expose-Headers", "X-Seed");  // scripts may read the seed
+    }
+    http.set_default_headers(defaults);
     http.set_tcp_nodelay(true);
     // httplib's default also sets SO_REUSEPORT, which lets a second server share the port silently;
     // SO_REUSEADDR alone restarts quickly and still reports a port in use.
@@ -231,7 +261,7 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
         int yes = 1;
         ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     });
-    http.set_payload_max_length(64 * 1024);
+    http.set_payload_max_length(size_t{64} * 1024);
     http.set_read_timeout(10, 0);
     http.set_keep_alive_timeout(5);
     http.set_keep_alive_max_count(1000);
@@ -259,7 +289,7 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     };
 
     // Wraps a handler: 400 for BadRequest, 500 (one line) for anything else.
-    auto guarded = [](std::function<void(const httplib::Request&, httplib::Response&)> handler) {
+    auto guarded = [](const std::function<void(const httplib::Request&, httplib::Response&)>& handler) {
         return [handler](const httplib::Request& req, httplib::Response& res) {
             try {
                 handler(req, res);
@@ -273,31 +303,36 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
         };
     };
 
-    http.Get("/", guarded([](const httplib::Request& req, httplib::Response& res) {
-                 checkKnown(req, {});
-                 res.set_redirect("/gallery");
+    // The reference answers {"Health": "OK"} on both; our details sit beside that key.
+    auto health = [this](httplib::Response& res) {
+        const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        nlohmann::json j = {{"Health", "OK"},
+                            {"status", "ok"},
+                            {"model", std::filesystem::path(checkpointPath_).filename().string()},
+                            {"checkpoint", checkpointPath_},
+                            {"preset", preset_},
+                            {"nz", model_.nz},
+                            {"img_size", model_.imgSize},
+                            {"g_params", generatorParams_},
+                            {"uptime_s", uptime},
+                            {"renders_in_flight", inFlight_.load()},
+                            {"max_renders", options_.maxRenders},
+                            {"render_threads", options_.renderThreads},
+                            {"precision", options_.precision == FrozenGenerator::Precision::BFloat16 ? "bf16" : "fp32"}};
+        res.set_content(j.dump() + "\n", "application/json");
+    };
+    http.Get("/", guarded([health](const httplib::Request& req, httplib::Response& res) {
+                 res.set_header("Vary", "Accept");
+                 if (wantsHtml(req))
+                     res.set_content(GalleryPage::html(), "text/html; charset=utf-8");
+                 else
+                     health(res);
              }));
-    http.Get("/health", guarded([this](const httplib::Request& req, httplib::Response& res) {
-                 checkKnown(req, {});
-                 const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-                 nlohmann::json j = {{"status", "ok"},
-                                     {"model", std::filesystem::path(checkpointPath_).filename().string()},
-                                     {"checkpoint", checkpointPath_},
-                                     {"preset", preset_},
-                                     {"nz", model_.nz},
-                                     {"img_size", model_.imgSize},
-                                     {"g_params", generatorParams_},
-                                     {"uptime_s", uptime},
-                                     {"renders_in_flight", inFlight_.load()},
-                                     {"max_renders", options_.maxRenders},
-                                     {"render_threads", options_.renderThreads},
-                                     {"precision", options_.precision == FrozenGenerator::Precision::BFloat16 ? "bf16" : "fp32"}};
-                 res.set_content(j.dump() + "\n", "application/json");
-             }));
+    http.Get("/health", guarded([health](const httplib::Request&, httplib::Response& res) { health(res); }));
     http.Get("/gallery",
              guarded([](const httplib::Request& req, httplib::Response& res) { res.set_content(GalleryPage::html(), "text/html; charset=utf-8"); }));
     http.Get("/gan_imgs", guarded([this, withSlot](const httplib::Request& req, httplib::Response& res) {
-                 checkKnown(req, {"n", "nrow", "seed"});
+                 checkNotRepeated(req, {"n", "nrow", "seed"});
                  const int n = static_cast<int>(intParam(req, {"n", 1, options_.maxImages, std::min(16, options_.maxImages)}));
                  const int nrow = static_cast<int>(intParam(req, {"nrow", 1, options_.maxImages, 4}));
                  const uint64_t seed = seedParam(req);
@@ -307,21 +342,40 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
                  });
              }));
     http.Get("/gan_gifs", guarded([this, withSlot](const httplib::Request& req, httplib::Response& res) {
-                 checkKnown(req, {"frames", "seed", "size"});
-                 const int frames = static_cast<int>(
-                     intParam(req, {"frames", options_.minFrames, options_.maxFrames, std::clamp(16, options_.minFrames, options_.maxFrames)}));
-                 const int64_t defaultSize = std::clamp<int64_t>(256, model_.imgSize, options_.maxGifSize);
-                 const int size = static_cast<int>(intParam(req, {"size", model_.imgSize, options_.maxGifSize, defaultSize}));
-                 const uint64_t seed = seedParam(req);
+                 checkNotRepeated(req, {"frames", "seed", "size", "span", "delay"});
+                 GifSpec spec;
+                 spec.frames = static_cast<int>(
+                     intParam(req, {"frames", options_.minFrames, options_.maxFrames, std::clamp(spec.frames, options_.minFrames, options_.maxFrames)}));
+                 spec.size = static_cast<int>(intParam(req, {"size", model_.imgSize, options_.maxGifSize, model_.imgSize}));
+                 spec.span = static_cast<int>(intParam(req, {"span", 1, kMaxSpan, spec.span}));
+                 spec.delayMs = static_cast<int>(intParam(req, {"delay", kMinDelayMs, kMaxDelayMs, spec.delayMs}));
+                 spec.seed = seedParam(req);
                  withSlot(res, [&] {
-                     res.set_content(renderGif(frames, size, seed), "image/gif");
-                     res.set_header("X-Seed", std::to_string(seed));
+                     res.set_content(renderGif(spec), "image/gif");
+                     res.set_header("X-Seed", std::to_string(spec.seed));
                  });
              }));
+    // OPTIONS: what a path allows; for a CORS preflight also what a script may send (our answers do
+    // not depend on request headers, so any asked for is allowed). Without CORS the preflight gets
+    // no Allow-Origin and the browser refuses the script, as intended.
+    http.Options(".*", [this, knownPaths](const httplib::Request& req, httplib::Response& res) {
+        if (!knownPaths.count(req.path)) {
+            res.status = 404;
+            return;
+        }
+        res.status = 204;
+        res.set_header("Allow", kAllow);
+        if (!options_.corsOrigin.empty() && req.has_header("Access-Control-Request-Method")) {
+            res.set_header("Access-Control-Allow-Methods", kAllow);
+            const std::string headers = preflightHeaders(req.get_header_value("Access-Control-Request-Headers"));
+            if (!headers.empty()) res.set_header("Access-Control-Allow-Headers", headers);
+            res.set_header("Access-Control-Max-Age", "600");
+        }
+    });
     // Other methods: 405 on our paths, 404 elsewhere.
     auto notAllowed = [knownPaths](const httplib::Request& req, httplib::Response& res) {
         if (knownPaths.count(req.path)) {
-            res.set_header("Allow", "GET, HEAD");
+            res.set_header("Allow", kAllow);
             text(res, 405, "method " + req.method + " not allowed on " + req.path + "; use GET");
         } else {
             res.status = 404;
@@ -331,7 +385,6 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     http.Put(".*", notAllowed);
     http.Patch(".*", notAllowed);
     http.Delete(".*", notAllowed);
-    http.Options(".*", notAllowed);
     http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return;
         if (res.status == 404)
@@ -403,20 +456,33 @@ std::string GalleryServer::renderGrid(int n, int nrow, uint64_t seed) const {
     return encodePngFast(ImageGrid::makeGrid(images, nrow, kGridPadding, true));
 }
 
-std::string GalleryServer::renderGif(int frames, int size, uint64_t seed) const {
+std::string GalleryServer::renderGif(const GifSpec& spec) const {
+    if (spec.frames < 1 || spec.span < 0 || spec.size < 0)
+        throw ConfigError("gallery server: a GIF needs frames >= 1, span >= 0 and size >= 0 (got " + std::to_string(spec.frames) + ", " +
+                          std::to_string(spec.span) + ", " + std::to_string(spec.size) + ")");
     c10::InferenceMode guard;
-    const at::Tensor z0 = LatentSeed::draw(seed, model_.nz);
-    const at::Tensor z1 = LatentSeed::draw(seed + 1, model_.nz);  // wraps at 2^64 - 1
-    const at::Tensor zs = Slerp::path(z0, z1, frames);            // (frames, nz): one generator batch
+    const at::Tensor z0 = LatentSeed::draw(spec.seed, model_.nz);
+    const at::Tensor z1 = LatentSeed::draw(spec.seed + 1, model_.nz);  // wraps at 2^64 - 1
+    // The reference's t = torch.linspace(0, 8, n_frames): past t = 1 the walk goes on round the
+    // great circle through z0 and z1 (Slerp extrapolates for any t).
+    std::vector<double> ts(static_cast<size_t>(spec.frames), 0.0);
+    for (int i = 1; i < spec.frames; ++i) ts[static_cast<size_t>(i)] = static_cast<double>(spec.span) * i / (spec.frames - 1);
+    const at::Tensor zs = Slerp::interpolate(z0, z1, ts);  // (frames, nz): one generator batch
     const at::Tensor images = generator_->forward(zs);
+    // Each frame min-max normalised on its own, as the reference's make_grid(normalize=True) on one
+    // frame, then ToPILImage's mul(255) truncated to uint8.
+    std::vector<at::Tensor> frames;
+    frames.reserve(static_cast<size_t>(spec.frames));
+    for (int64_t i = 0; i < images.size(0); ++i) frames.push_back(ImageGrid::makeGrid(images[i], 1, kGridPadding, true));
+    const at::Tensor hwc = at::stack(frames).mul_(255).clamp_(0, 255).to(at::kByte).permute({0, 2, 3, 1}).contiguous();
     GifOptions o;
     o.palette = GifOptions::Palette::Global;
-    o.frameDelayMs = kGifDelayMs;
+    o.frameDelayMs = spec.delayMs;
     o.loopCount = 0;
-    o.width = o.height = size;
+    o.width = o.height = spec.size > 0 ? spec.size : static_cast<int>(model_.imgSize);
     o.resample = GifOptions::Resample::Nearest;  // crisp pixels, like the page's grid; quantised at model size
     o.speed = 8;
-    return GifWriter(o).encode(GifWriter::fromImages(images));
+    return GifWriter(o).encode(hwc);
 }
 
 }  // namespace streetgan

@@ -1,31 +1,44 @@
-// The gallery HTTP server of `streetgan-trainer serve` (cpp-httplib): the reference project's
-// small image API, made deterministic, bounded and safe to leave running.
+// The gallery HTTP server of `streetgan-trainer serve` (cpp-httplib): a drop-in for the reference
+// project's image API (api/img_svc.py of msls-pytorch-dcgan: its blog embeds /gan_imgs and
+// /gan_gifs in <img> tags and deployments probe /), made deterministic, bounded and safe to leave
+// running. A bare request gets what the reference sends; query parameters add our options.
 //
-//   GET /health                     JSON: status, model (checkpoint file name), checkpoint (path),
-//                                   preset, nz, img_size, g_params, uptime_s, renders_in_flight,
-//                                   max_renders, render_threads, precision
-//   GET /gan_imgs?n=&nrow=&seed=    PNG grid of n generated images (make_grid normalize=True,
-//                                   padding 4): z = LatentSeed::draw(seed, nz, n), the same images
-//                                   as `sample --seed S --count n --nrow R --padding 4`
-//   GET /gan_gifs?frames=&seed=&size=   animated GIF: the SLERP walk from LatentSeed::draw(seed) to
-//                                   LatentSeed::draw(seed + 1) (the session keyframes {seed: S},
-//                                   {seed: S + 1}), `frames` frames rendered in one generator batch,
-//                                   one global palette, upscaled (nearest neighbour) to size x size,
-//                                   80 ms/frame, looping forever
+//   GET / and /health               JSON: "Health": "OK" (the reference's whole answer), plus
+//                                   status, model (checkpoint file name), checkpoint (path), preset,
+//                                   nz, img_size, g_params, uptime_s, renders_in_flight,
+//                                   max_renders, render_threads, precision. `/` answers the gallery
+//                                   page instead to a client whose Accept names text/html (a browser)
+//   GET /gan_imgs?n=&nrow=&seed=    PNG grid of n (16) generated images, nrow (4) per row
+//                                   (make_grid normalize=True, padding 4): z = LatentSeed::draw(seed,
+//                                   nz, n), the same images as `sample --seed S --count n --nrow R
+//                                   --padding 4`
+//   GET /gan_gifs?frames=&size=&seed=&span=&delay=
+//                                   animated GIF, looping forever: the reference's walk, SLERP
+//                                   (ml/latent/Slerp) from LatentSeed::draw(seed) to draw(seed + 1)
+//                                   at t = linspace(0, span, frames) (span 8: round the great circle
+//                                   past both vectors, like the reference), frames (16) rendered in
+//                                   one generator batch, each frame min-max normalised on its own
+//                                   (the reference's make_grid(normalize=True) per frame), one global
+//                                   palette, size x size px (the model's own size; larger: nearest
+//                                   neighbour), delay (120) ms per frame
 //   GET /gallery                    an HTML page (embedded in the binary) showing a grid and a GIF
 //                                   from this server, with a refresh button and a periodic refresh
 //                                   with a new seed
+//   OPTIONS on those paths          204 with Allow; a CORS preflight also gets the Allow-Methods,
+//                                   Allow-Headers (those asked for) and Max-Age headers
 // Without `seed` a random seed is drawn; every image response names its seed in the X-Seed header,
 // so any picture can be reproduced. Equal parameters give byte-identical responses (for a given
-// number of render threads).
+// number of render threads). docs/serve.md lists what still differs from the reference, and why.
 //
-// Errors: a query parameter that is unknown (except "_", a cache-buster that is ignored), repeated,
-// not a decimal integer or out of range is a 400 with one text line naming the parameter and its
-// allowed range; an unknown path is a 404;
-// a method other than GET (or HEAD) on a known path is a 405 with Allow: GET, HEAD. At most
-// maxRenders renders run at once; a render request beyond that is answered at once with 503 and
-// Retry-After (never queued). Connections wait in a bounded queue (beyond it the acceptor serves
-// them itself, which throttles accepting). Every response carries Cache-Control: no-store.
+// CORS: every response carries Access-Control-Allow-Origin: corsOrigin ("*" by default, as the
+// reference's flask_cors; one origin to restrict; empty: no CORS headers) and exposes X-Seed.
+// Errors: query parameters we do not know are ignored (cache-busters such as ?t=1699999999); a known
+// one that is repeated, not a decimal integer or out of range is a 400 with one text line naming
+// the parameter and its allowed range; an unknown path is a 404; a method other than GET, HEAD or
+// OPTIONS on a known path is a 405 with Allow: GET, HEAD, OPTIONS. At most maxRenders renders run
+// at once; a render request beyond that is answered at once with 503 and Retry-After (never
+// queued). Connections wait in a bounded queue (beyond it the acceptor serves them itself, which
+// throttles accepting). Every response carries Cache-Control: no-store.
 //
 // Thread contract: construct, then start() or bind()+listen() from one thread; stop() may be called
 // from any thread (also before listen() returns); render functions are thread-safe. The destructor
@@ -58,12 +71,24 @@ struct GalleryOptions {
     int retryAfterSeconds = 1;           ///< Retry-After of a 503
     int maxImages = 64;                  ///< /gan_imgs n: 1..maxImages (default 16); nrow: 1..maxImages (4)
     int minFrames = 2, maxFrames = 128;  ///< /gan_gifs frames (default 16)
-    int maxGifSize = 512;                ///< /gan_gifs size: img_size..maxGifSize (default min(256, max))
+    int maxGifSize = 512;                ///< /gan_gifs size: img_size..maxGifSize (default img_size)
+    /// Access-Control-Allow-Origin of every response: "*" (any page may fetch by script, like the
+    /// reference), one origin "scheme://host[:port]" (only that page), or "" (no CORS headers).
+    std::string corsOrigin = "*";
     /// Test hook: runs on the render's thread while it holds its render slot, before rendering.
     std::function<void()> beforeRender;
 
     /// Throws ConfigError naming the first invalid field.
     void validate() const;
+};
+
+/// One /gan_gifs render; the defaults are the reference's (a bare request).
+struct GifSpec {
+    int frames = 16;
+    int size = 0;  ///< edge in px; 0: the model's own
+    uint64_t seed = 0;
+    int span = 8;       ///< the walk's t runs over linspace(0, span, frames)
+    int delayMs = 120;  ///< per frame
 };
 
 class GalleryServer {
@@ -91,7 +116,8 @@ public:
     const ModelConfig& model() const { return model_; }
     /// Render entry points behind the HTTP handlers (no slot accounting). Thread-safe.
     std::string renderGrid(int n, int nrow, uint64_t seed) const;
-    std::string renderGif(int frames, int size, uint64_t seed) const;
+    /// Throws ConfigError for frames < 1 or a negative span or size.
+    std::string renderGif(const GifSpec& spec) const;
 
 private:
     class Impl;

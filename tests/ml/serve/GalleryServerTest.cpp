@@ -1,6 +1,8 @@
 // GalleryServer in-process on 127.0.0.1 (a free port), driven by a real HTTP client
-// (httplib::Client): images, determinism, bounded parameters, 404/405, 503 under saturation,
-// headers; FrozenGenerator against Generator; ServeCommand's --bind parsing.
+// (httplib::Client): images, determinism, the reference API's defaults (bare /gan_gifs: 16 frames
+// at the model's size, 120 ms, looping; health JSON on / and /health), bounded parameters, 404/405,
+// 503 under saturation, headers; FrozenGenerator against Generator; ServeCommand's --bind parsing.
+// GalleryReferenceApiTest.cpp: unknown parameters, the reference's GIF walk, CORS.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +18,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "GalleryFixture.h"
 #include "GalleryTestSupport.h"
 #include "base/util/Errors.h"
 #include "ml/checkpoint/ModelLoader.h"
@@ -27,44 +30,9 @@
 #include "trainer/ServeCommand.h"
 
 using namespace streetgan;
+using streetgan::test::decodePng;
+using streetgan::test::Gallery;
 using streetgan::test::TempDir;
-
-namespace {
-
-class Gallery : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        dir_ = new TempDir;
-        test::writeGalleryCheckpoint(*dir_ / "tiny.pt");
-    }
-    static void TearDownTestSuite() {
-        delete dir_;
-        dir_ = nullptr;
-    }
-    static std::string checkpoint() { return *dir_ / "tiny.pt"; }
-
-    void startServer(GalleryOptions o = {}) {
-        o.port = 0;
-        server_ = std::make_unique<GalleryServer>(checkpoint(), "", o);
-        port_ = server_->start();
-        ASSERT_GT(port_, 0);
-    }
-    httplib::Client client() const {
-        httplib::Client c("127.0.0.1", port_);
-        c.set_read_timeout(60, 0);
-        return c;
-    }
-    httplib::Result get(const std::string& path) const { return client().Get(path.c_str()); }
-
-    static TempDir* dir_;
-    std::unique_ptr<GalleryServer> server_;
-    int port_ = 0;
-};
-TempDir* Gallery::dir_ = nullptr;
-
-cv::Mat decodePng(const std::string& body) { return cv::imdecode(std::vector<uchar>(body.begin(), body.end()), cv::IMREAD_UNCHANGED); }
-
-}  // namespace
 
 TEST_F(Gallery, HealthDescribesTheModel) {
     GalleryOptions o;
@@ -76,6 +44,8 @@ TEST_F(Gallery, HealthDescribesTheModel) {
     EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
     EXPECT_EQ(r->get_header_value("Cache-Control"), "no-store");
     const auto j = nlohmann::json::parse(r->body);
+    EXPECT_EQ(j["Health"], "OK");  // the reference's whole answer
+    EXPECT_EQ(j["status"], "ok");
     EXPECT_EQ(j["preset"], "tiny-32");
     EXPECT_EQ(j["nz"], 64);
     EXPECT_EQ(j["img_size"], 32);
@@ -170,13 +140,26 @@ TEST_F(Gallery, GifHasTheFramesAndSizeAskedFor) {
     EXPECT_EQ(gif.frames, 10);
     EXPECT_EQ(gif.width, 96);
     EXPECT_EQ(gif.height, 96);
-    for (int d : gif.delaysCs) EXPECT_EQ(d, 8);
+    for (int d : gif.delaysCs) EXPECT_EQ(d, 12);
+    EXPECT_EQ(gif.loop, 0);
 
-    auto defaults = get("/gan_gifs?seed=3");
+    // A bare request is the reference's: 16 frames at the model's own size, 120 ms, looping forever.
+    auto defaults = get("/gan_gifs");
     ASSERT_TRUE(defaults);
+    ASSERT_EQ(defaults->status, 200) << defaults->body;
     const auto g2 = test::decodeGif(defaults->body);
+    ASSERT_TRUE(g2.ok);
     EXPECT_EQ(g2.frames, 16);
-    EXPECT_EQ(g2.width, 256);
+    EXPECT_EQ(g2.width, 32);
+    EXPECT_EQ(g2.height, 32);
+    EXPECT_EQ(g2.delaysCs, std::vector<int>(16, 12));
+    EXPECT_EQ(g2.loop, 0);
+    // Our options: delay, and a larger size.
+    auto slow = get("/gan_gifs?frames=3&delay=250&size=64&seed=3");
+    ASSERT_TRUE(slow);
+    const auto g3 = test::decodeGif(slow->body);
+    EXPECT_EQ(g3.delaysCs, std::vector<int>(3, 25));
+    EXPECT_EQ(g3.width, 64);
     // The walk moves: first and last frames differ, and the first frame is the seed's keyframe.
     auto two = get("/gan_gifs?frames=2&seed=3&size=32");
     ASSERT_TRUE(two);
@@ -193,9 +176,10 @@ TEST_F(Gallery, BadParametersAreClear400s) {
                          Case{"/gan_imgs?n=abc", "(got 'abc')"}, Case{"/gan_imgs?n=", "n must"}, Case{"/gan_imgs?n=1.5", "n must"},
                          Case{"/gan_imgs?seed=abc", "seed must be an integer within 0..18446744073709551615"}, Case{"/gan_imgs?seed=-1", "seed"},
                          Case{"/gan_imgs?seed=18446744073709551616", "seed"}, Case{"/gan_imgs?n=2&n=3", "more than once"},
-                         Case{"/gan_imgs?size=64", "unknown parameter 'size'"}, Case{"/gan_gifs?frames=1", "frames must be an integer within 2..128"},
-                         Case{"/gan_gifs?frames=129", "frames"}, Case{"/gan_gifs?size=99999", "size must be an integer within 32..512"},
-                         Case{"/gan_gifs?size=16", "size"}, Case{"/gan_gifs?seed=12x", "seed"}, Case{"/health?verbose=1", "unknown parameter"}}) {
+                         Case{"/gan_gifs?frames=1", "frames must be an integer within 2..128"}, Case{"/gan_gifs?frames=129", "frames"},
+                         Case{"/gan_gifs?size=99999", "size must be an integer within 32..512"}, Case{"/gan_gifs?size=16", "size"},
+                         Case{"/gan_gifs?seed=12x", "seed"}, Case{"/gan_gifs?span=0", "span must be an integer within 1..64"},
+                         Case{"/gan_gifs?delay=10", "delay must be an integer within 20..10000"}, Case{"/gan_gifs?seed=1&t=5&seed=2", "more than once"}}) {
         auto r = get(c.path);
         ASSERT_TRUE(r) << c.path;
         EXPECT_EQ(r->status, 400) << c.path;
@@ -203,8 +187,8 @@ TEST_F(Gallery, BadParametersAreClear400s) {
         EXPECT_EQ(std::count(r->body.begin(), r->body.end(), '\n'), 1) << "one line: " << r->body;
         EXPECT_EQ(r->get_header_value("Cache-Control"), "no-store") << c.path;
     }
-    // The cache-buster "_" is ignored; the largest seed is fine.
-    auto ok = get("/gan_imgs?n=1&seed=18446744073709551615&_=5");
+    // The largest seed is fine.
+    auto ok = get("/gan_imgs?n=1&seed=18446744073709551615");
     ASSERT_TRUE(ok);
     EXPECT_EQ(ok->status, 200) << ok->body;
 }
@@ -221,7 +205,7 @@ TEST_F(Gallery, UnknownPathsAre404AndOtherMethods405) {
     auto post = c.Post("/gan_imgs", "x", "text/plain");
     ASSERT_TRUE(post);
     EXPECT_EQ(post->status, 405);
-    EXPECT_EQ(post->get_header_value("Allow"), "GET, HEAD");
+    EXPECT_EQ(post->get_header_value("Allow"), "GET, HEAD, OPTIONS");
     auto del = c.Delete("/gan_gifs");
     ASSERT_TRUE(del);
     EXPECT_EQ(del->status, 405);
@@ -232,10 +216,21 @@ TEST_F(Gallery, UnknownPathsAre404AndOtherMethods405) {
     ASSERT_TRUE(postElsewhere);
     EXPECT_EQ(postElsewhere->status, 404);
 
+    // / is the reference's health check for probes and scripts, the gallery page for a browser.
     auto root = get("/");
     ASSERT_TRUE(root);
-    EXPECT_EQ(root->status, 302);
-    EXPECT_EQ(root->get_header_value("Location"), "/gallery");
+    EXPECT_EQ(root->status, 200);
+    EXPECT_EQ(root->get_header_value("Content-Type"), "application/json");
+    EXPECT_EQ(nlohmann::json::parse(root->body)["Health"], "OK");
+    EXPECT_EQ(root->get_header_value("Vary"), "Accept");
+    auto probe = c.Get("/", {{"Accept", "*/*"}, {"User-Agent", "kube-probe/1.27"}});
+    ASSERT_TRUE(probe);
+    EXPECT_EQ(nlohmann::json::parse(probe->body)["Health"], "OK");
+    auto browser = c.Get("/", {{"Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}});
+    ASSERT_TRUE(browser);
+    EXPECT_EQ(browser->status, 200);
+    EXPECT_EQ(browser->get_header_value("Content-Type"), "text/html; charset=utf-8");
+    EXPECT_NE(browser->body.find("/gan_gifs?"), std::string::npos);
 }
 
 TEST_F(Gallery, SaturationAnswers503WithRetryAfterAndNeverQueues) {

@@ -1,8 +1,9 @@
 // Shared by the gallery server tests: a freshly initialised tiny checkpoint written by the test
 // (its output layer amplified so that images span the whole [-1, 1] range, as a trained model's do)
-// and a giflib decoder for responses.
+// and a giflib decoder for responses (sizes, frame delays, the NETSCAPE loop count, RGB pixels).
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -49,8 +50,19 @@ inline void writeGalleryCheckpoint(const std::string& path, const std::string& p
 struct DecodedGif {
     int width = 0, height = 0, frames = 0;
     std::vector<int> delaysCs;
+    int loop = -1;                          ///< NETSCAPE2.0 loop count (0: forever); -1: no extension
+    std::vector<std::vector<uint8_t>> rgb;  ///< per frame, width * height * 3 (full-screen frames only)
     bool ok = false;
 };
+
+// The NETSCAPE2.0 loop count among `blocks` (the block after the "NETSCAPE2.0" one), or -1.
+inline int netscapeLoop(const ExtensionBlock* blocks, int count) {
+    for (int i = 0; i + 1 < count; ++i)
+        if (blocks[i].Function == APPLICATION_EXT_FUNC_CODE && blocks[i].ByteCount == 11 && std::memcmp(blocks[i].Bytes, "NETSCAPE2.0", 11) == 0 &&
+            blocks[i + 1].ByteCount >= 3 && blocks[i + 1].Bytes[0] == 1)
+            return blocks[i + 1].Bytes[1] | (blocks[i + 1].Bytes[2] << 8);
+    return -1;
+}
 
 inline DecodedGif decodeGif(const std::string& bytes) {
     struct Reader {
@@ -76,7 +88,21 @@ inline DecodedGif decodeGif(const std::string& bytes) {
         for (int i = 0; i < gif->ImageCount; ++i) {
             GraphicsControlBlock gcb;
             d.delaysCs.push_back(DGifSavedExtensionToGCB(gif, i, &gcb) == GIF_OK ? gcb.DelayTime : -1);
+            const SavedImage& img = gif->SavedImages[i];
+            if (d.loop < 0) d.loop = netscapeLoop(img.ExtensionBlocks, img.ExtensionBlockCount);
+            const ColorMapObject* map = img.ImageDesc.ColorMap ? img.ImageDesc.ColorMap : gif->SColorMap;
+            if (map && img.ImageDesc.Left == 0 && img.ImageDesc.Top == 0 && img.ImageDesc.Width == d.width && img.ImageDesc.Height == d.height) {
+                std::vector<uint8_t> px(static_cast<size_t>(d.width) * static_cast<size_t>(d.height) * 3);
+                for (size_t p = 0; p < px.size() / 3; ++p) {
+                    const GifColorType& c = map->Colors[img.RasterBits[p] % map->ColorCount];
+                    px[p * 3] = c.Red;
+                    px[p * 3 + 1] = c.Green;
+                    px[p * 3 + 2] = c.Blue;
+                }
+                d.rgb.push_back(std::move(px));
+            }
         }
+        if (d.loop < 0) d.loop = netscapeLoop(gif->ExtensionBlocks, gif->ExtensionBlockCount);
     }
     DGifCloseFile(gif, &err);
     return d;
