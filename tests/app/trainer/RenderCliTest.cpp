@@ -25,14 +25,14 @@ size_t entries(const fs::path& dir) { return static_cast<size_t>(std::distance(f
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 // The demo session, made smaller (fewer frames) so the test stays fast; written into `dir`.
-std::string smallSession(const TempDir& dir, nlohmann::json patch = nlohmann::json::object()) {
+std::string smallSession(const TempDir& dir, const nlohmann::json& patch = nlohmann::json::object()) {
     std::ifstream in(kDemo + "/walk.json");
     nlohmann::json j = nlohmann::json::parse(in);
     j["checkpoint"] = kDemo + "/tiny-32-synthetic.pt";
     j["frames_per_segment"] = 3;
     j["size"] = 64;
     j.merge_patch(patch);
-    const std::string path = dir / "walk.json";
+    std::string path = dir / "walk.json";
     std::ofstream(path) << j.dump(2);
     return path;
 }
