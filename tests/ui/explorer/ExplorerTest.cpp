@@ -28,6 +28,7 @@
 #include "common/RenderClient.h"
 #include "explorer/DemoCheckpoint.h"
 #include "explorer/ExplorerPage.h"
+#include "ui/explorer/ExplorerWaits.h"
 #include "explorer/ExportDialog.h"
 #include "explorer/KeyframeList.h"
 #include "explorer/LatentSliders.h"
@@ -69,26 +70,9 @@ class ExplorerTest : public QObject {
     QTemporaryDir tmp_;
     ExplorerPage* page_ = nullptr;
 
-    /// Runs `action` and returns the image of the first frame `index` shown after it (null after 30 s).
-    QImage frameAfter(const std::function<void()>& action, int index) {
-        QSignalSpy spy(page_, &ExplorerPage::frameShown);
-        action();
-        QElapsedTimer t;
-        t.start();
-        while (t.elapsed() < 30000) {
-            for (const auto& args : std::as_const(spy))
-                if (args.at(0).toInt() == index) return page_->previewImage();
-            spy.wait(50);
-        }
-        return {};
-    }
+    QImage frameAfter(const std::function<void()>& action, int index) { return streetgan::test::frameAfter(page_, action, index); }
 
-    /// Opens the demo walk afresh (keyframes seeds 2, 20, 28, 46; 12 frames per segment; loop).
-    bool openDemo() {
-        QSignalSpy loaded(page_, &ExplorerPage::sessionLoaded);
-        page_->openDemo();
-        return loaded.wait(30000) || loaded.size() > 0;
-    }
+    bool openDemo() { return streetgan::test::openDemo(page_); }
 
     bool openSession(const QString& path) {
         QSignalSpy loaded(page_, &ExplorerPage::sessionLoaded);

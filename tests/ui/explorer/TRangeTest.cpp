@@ -22,6 +22,7 @@
 #include "common/JsonFields.h"
 #include "common/JsonText.h"
 #include "explorer/ExplorerPage.h"
+#include "ui/explorer/ExplorerWaits.h"
 #include "explorer/KeyframeList.h"
 #include "explorer/KeyframeModel.h"
 #include "explorer/PathPanel.h"
@@ -45,25 +46,9 @@ class TRangeTest : public QObject {
     QTemporaryDir tmp_;
     ExplorerPage* page_ = nullptr;
 
-    /// Runs `action` and returns the image of the first frame `index` shown after it (null after 30 s).
-    QImage frameAfter(const std::function<void()>& action, int index) {
-        QSignalSpy spy(page_, &ExplorerPage::frameShown);
-        action();
-        QElapsedTimer t;
-        t.start();
-        while (t.elapsed() < 30000) {
-            for (const auto& args : std::as_const(spy))
-                if (args.at(0).toInt() == index) return page_->previewImage();
-            spy.wait(50);
-        }
-        return {};
-    }
+    QImage frameAfter(const std::function<void()>& action, int index) { return streetgan::test::frameAfter(page_, action, index); }
 
-    bool openDemo() {
-        QSignalSpy loaded(page_, &ExplorerPage::sessionLoaded);
-        page_->openDemo();
-        return loaded.wait(30000) || loaded.size() > 0;
-    }
+    bool openDemo() { return streetgan::test::openDemo(page_); }
 
     QString frameLabel() const { return page_->findChild<QLabel*>("frameLabel")->text(); }
 
