@@ -3,7 +3,11 @@
 // and a PNG decoder for responses. Single-threaded use from the test body.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,6 +21,38 @@
 #include "support/TempDir.h"
 
 namespace streetgan::test {
+
+/// Holds the server's first render (GalleryOptions::beforeRender = gate.hook()) until release():
+/// for tests of a full render slot. Later renders pass at once. Thread-safe.
+class RenderGate {
+public:
+    std::function<void()> hook() {
+        return [this] {
+            std::unique_lock<std::mutex> lock(m_);
+            if (entered_) return;  // only the first render is held
+            entered_ = true;
+            cv_.notify_all();
+            cv_.wait(lock, [this] { return released_; });
+        };
+    }
+    /// True once the first render is held (false after 30 s).
+    bool waitEntered() {
+        std::unique_lock<std::mutex> lock(m_);
+        return cv_.wait_for(lock, std::chrono::seconds(30), [this] { return entered_; });
+    }
+    void release() {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            released_ = true;
+        }
+        cv_.notify_all();
+    }
+
+private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool entered_ = false, released_ = false;
+};
 
 class Gallery : public ::testing::Test {
 protected:

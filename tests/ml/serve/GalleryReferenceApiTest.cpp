@@ -5,9 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <future>
-#include <mutex>
 #include <vector>
 
 #include <httplib.h>
@@ -26,6 +24,7 @@
 using namespace streetgan;
 using streetgan::test::decodePng;
 using streetgan::test::Gallery;
+using streetgan::test::RenderGate;
 
 TEST_F(Gallery, UnknownParametersAreIgnoredLikeTheReference) {
     startServer();
@@ -104,36 +103,21 @@ TEST_F(Gallery, GifWalksTheReferencesSlerpFromZeroToEight) {
 }
 
 TEST_F(Gallery, CorsAllowsAnyOriginByDefaultAndAnswersPreflights) {
-    std::mutex m;
-    std::condition_variable cv;
-    bool entered = false, release = false;
+    RenderGate gate;
     GalleryOptions o;
     o.maxRenders = 1;
-    o.beforeRender = [&] {
-        std::unique_lock<std::mutex> lock(m);
-        if (entered) return;
-        entered = true;
-        cv.notify_all();
-        cv.wait(lock, [&] { return release; });
-    };
+    o.beforeRender = gate.hook();
     startServer(o);
     auto c = client();
     // Every kind of answer carries the header: image, JSON, page, 400, 404, 405, 503.
     const httplib::Headers fromPage = {{"Origin", "https://blog.example.org"}};
     auto held = std::async(std::launch::async, [this] { return get("/gan_imgs?n=1&seed=1"); });
-    {
-        std::unique_lock<std::mutex> lock(m);
-        ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return entered; }));
-    }
+    ASSERT_TRUE(gate.waitEntered());
     auto busy = c.Get("/gan_gifs", fromPage);
     ASSERT_TRUE(busy);
     EXPECT_EQ(busy->status, 503);
     EXPECT_EQ(busy->get_header_value("Access-Control-Allow-Origin"), "*");
-    {
-        std::lock_guard<std::mutex> lock(m);
-        release = true;
-    }
-    cv.notify_all();
+    gate.release();
     auto first = held.get();
     ASSERT_TRUE(first);
     EXPECT_EQ(first->get_header_value("Access-Control-Allow-Origin"), "*");

@@ -6,9 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <future>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -32,6 +30,7 @@
 using namespace streetgan;
 using streetgan::test::decodePng;
 using streetgan::test::Gallery;
+using streetgan::test::RenderGate;
 using streetgan::test::TempDir;
 
 TEST_F(Gallery, HealthDescribesTheModel) {
@@ -234,24 +233,13 @@ TEST_F(Gallery, UnknownPathsAre404AndOtherMethods405) {
 }
 
 TEST_F(Gallery, SaturationAnswers503WithRetryAfterAndNeverQueues) {
-    std::mutex m;
-    std::condition_variable cv;
-    bool entered = false, release = false;
+    RenderGate gate;
     GalleryOptions o;
     o.maxRenders = 1;
-    o.beforeRender = [&] {
-        std::unique_lock<std::mutex> lock(m);
-        if (entered) return;  // only the first render is held
-        entered = true;
-        cv.notify_all();
-        cv.wait(lock, [&] { return release; });
-    };
+    o.beforeRender = gate.hook();
     startServer(o);
     auto slow = std::async(std::launch::async, [this] { return get("/gan_imgs?seed=1"); });
-    {
-        std::unique_lock<std::mutex> lock(m);
-        ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return entered; }));
-    }
+    ASSERT_TRUE(gate.waitEntered());
     // The slot is held: renders are refused at once, everything else still answers.
     for (const char* path : {"/gan_gifs?seed=2&frames=4&size=32", "/gan_imgs?seed=3"}) {
         auto r = get(path);
@@ -267,11 +255,7 @@ TEST_F(Gallery, SaturationAnswers503WithRetryAfterAndNeverQueues) {
     auto bad = get("/gan_imgs?n=0");
     ASSERT_TRUE(bad);
     EXPECT_EQ(bad->status, 400);  // parameters are checked before a slot is taken
-    {
-        std::lock_guard<std::mutex> lock(m);
-        release = true;
-    }
-    cv.notify_all();
+    gate.release();
     auto first = slow.get();
     ASSERT_TRUE(first);
     EXPECT_EQ(first->status, 200);
