@@ -22,13 +22,21 @@ c10::impl::GenericDict toDict(const StateDict& s) {
 CLI::App* ExportCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("export", "Export a checkpoint's weights for PyTorch Python");
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference checkpoint")->required();
-    a->add_option("--format", format_, "state-dict: {G_state_dict, D_state_dict, noise, epoch} for torch.load")->check(CLI::IsMember({"state-dict"}));
+    a->add_option("--format", format_,
+                  "state-dict: {G_state_dict, D_state_dict, noise, epoch} for torch.load; slim: the reference's G-only checkpoint "
+                  "(epoch, G_state_dict, every other key None)")
+        ->check(CLI::IsMember({"state-dict", "slim"}));
     a->add_option("--out", out_, "Output file (.pt)")->required();
     return a;
 }
 
 int ExportCommand::execute() {
     const CheckpointData ck = Checkpoint::load(checkpoint_);
+    if (format_ == "slim") {
+        Checkpoint::saveSlim(ck, out_);
+        std::cout << out_ << "\n";
+        return 0;
+    }
     c10::impl::GenericDict root(c10::StringType::get(), c10::AnyType::get());
     root.insert("G_state_dict", toDict(ck.generator));
     root.insert("D_state_dict", toDict(ck.discriminator));

@@ -6,8 +6,10 @@
 
 namespace streetgan {
 
-/// export --checkpoint CK --format state-dict --out FILE: G and D state dicts (reference key
-/// names) plus fixed noise and epoch, in a file Python's torch.load reads.
+/// export --checkpoint CK --format state-dict|slim --out FILE, files Python's torch.load reads:
+///   state-dict  G and D state dicts (reference key names) plus fixed noise and epoch
+///   slim        the reference's slim checkpoint: every key of its checkpoint dict, all None but
+///               epoch and G_state_dict (what its API's get_checkpoint/restore_G_for_inference load)
 class ExportCommand : public Command {
 public:
     CLI::App* setup(CLI::App& parent) override;

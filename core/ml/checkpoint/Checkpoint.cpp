@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
 
+#include "base/model/Presets.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "ml/checkpoint/PickleValue.h"
@@ -55,6 +57,21 @@ GenericDict optimToIValue(const OptimizerState& o) {
     out.insert("state", state);
     out.insert("param_groups", groups);
     return out;
+}
+
+// {"_G": [...], "_D": [...]} as the reference's resume path reads and appends to it. The lists
+// hold Python floats (not a tensor): the reference calls .append on them.
+GenericDict lossesToIValue(const LossHistory& h) {
+    auto list = [](const std::vector<double>& v) {
+        GenericList l(c10::AnyType::get());
+        l.reserve(v.size());
+        for (const double x : v) l.push_back(IValue(x));
+        return l;
+    };
+    GenericDict d(c10::StringType::get(), c10::AnyType::get());
+    d.insert("_G", list(h.g));
+    d.insert("_D", list(h.d));
+    return d;
 }
 
 StateDict readState(const PickleValue& v, const std::string& what, const std::string& path) {
@@ -118,6 +135,41 @@ OptimizerState readOptim(const PickleValue& v, size_t paramCount, const std::str
     return o;
 }
 
+// Numbers of a list; nullopt when `v` is not a list of numbers (0-d tensors count: code that
+// appends err_G instead of err_G.item() writes those).
+std::optional<std::vector<double>> numbers(const PickleValue& v) {
+    if (!v.isList() && !v.isTuple()) return std::nullopt;
+    std::vector<double> out;
+    out.reserve(v.items().size());
+    for (const PickleValue& x : v.items()) {
+        if (x.isFloat() || x.isInt()) {
+            out.push_back(x.asDouble());
+        } else if (x.isTensor() && x.asTensor().numel() == 1 && !x.asTensor().is_complex()) {
+            out.push_back(x.asTensor().item<double>());
+        } else {
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
+// "losses": {"_G": [...], "_D": [...]} (gpu_dcgan.py, ours) or [G, D] (older reference scripts).
+// Any other layout leaves the history empty instead of failing: the weights are what matter.
+LossHistory readLosses(const PickleValue& v) {
+    LossHistory h;
+    std::optional<std::vector<double>> g, d;
+    if (v.isDict()) {
+        const PickleValue* pg = v.find("_G");
+        const PickleValue* pd = v.find("_D");
+        if (pg && pd) g = numbers(*pg), d = numbers(*pd);
+    } else if ((v.isList() || v.isTuple()) && v.items().size() == 2) {
+        g = numbers(v.items()[0]);
+        d = numbers(v.items()[1]);
+    }
+    if (g && d) h.g = std::move(*g), h.d = std::move(*d);
+    return h;
+}
+
 // Conv weights (4-d tensors) in layer order: main.<N>.weight sorted by N.
 std::vector<torch::Tensor> convWeights(const StateDict& s) {
     std::map<int, torch::Tensor> byIndex;
@@ -134,6 +186,16 @@ std::vector<torch::Tensor> convWeights(const StateDict& s) {
     return out;
 }
 
+void writeAtomically(const GenericDict& root, const std::string& path) {
+    std::vector<char> bytes;
+    try {
+        bytes = torch::pickle_save(IValue(root));
+    } catch (const c10::Error& e) {
+        throw IoError("cannot serialise checkpoint '" + path + "': " + e.what_without_backtrace());
+    }
+    AtomicFile::write(path, bytes.data(), bytes.size());
+}
+
 }  // namespace
 
 void Checkpoint::save(const CheckpointData& data, const std::string& path) {
@@ -145,25 +207,32 @@ void Checkpoint::save(const CheckpointData& data, const std::string& path) {
     root.insert("D_state_dict", stateToIValue(data.discriminator));
     if (data.generatorOptim) root.insert("G_optim", optimToIValue(*data.generatorOptim));
     if (data.discriminatorOptim) root.insert("D_optim", optimToIValue(*data.discriminatorOptim));
-    if (data.fixedNoise.defined()) root.insert("noise", data.fixedNoise.detach().to(torch::kCPU).contiguous());
+    root.insert("losses", lossesToIValue(data.losses));
+    root.insert("img_list", GenericList(c10::AnyType::get()));  // empty on purpose: see Checkpoint.h
+    // Every key the reference's resume reads is present; no noise is None, not a missing key.
+    root.insert("noise", data.fixedNoise.defined() ? IValue(data.fixedNoise.detach().to(torch::kCPU).contiguous()) : IValue());
     root.insert("config", data.configJson);
     if (data.rngState.defined()) root.insert("rng", data.rngState.detach().to(torch::kCPU).contiguous());
     root.insert("amp_scale", data.ampScale);
     root.insert("amp_growth", data.ampGrowth);
-    std::vector<char> bytes;
-    try {
-        bytes = torch::pickle_save(IValue(root));
-    } catch (const c10::Error& e) {
-        throw IoError("cannot serialise checkpoint '" + path + "': " + e.what_without_backtrace());
-    }
-    AtomicFile::write(path, bytes.data(), bytes.size());
+    writeAtomically(root, path);
+}
+
+void Checkpoint::saveSlim(const CheckpointData& data, const std::string& path) {
+    // The reference's key order (its torch.save call); only epoch and G_state_dict hold values.
+    GenericDict root(c10::StringType::get(), c10::AnyType::get());
+    root.insert("epoch", data.epoch);
+    root.insert("D_state_dict", IValue());
+    root.insert("G_state_dict", stateToIValue(data.generator));
+    for (const char* key : {"D_optim", "G_optim", "losses", "img_list", "noise"}) root.insert(key, IValue());
+    writeAtomically(root, path);
 }
 
 CheckpointData Checkpoint::load(const std::string& path) {
     PickleValue root = TorchPickleReader::load(path);
     if (!root.isDict()) throw CheckpointError("checkpoint '" + path + "' is not a dict: not a StreetGAN or DCGAN checkpoint");
     const PickleValue* g = root.find("G_state_dict");
-    if (!g) throw CheckpointError("checkpoint '" + path + "' has no G_state_dict: not a StreetGAN or reference DCGAN checkpoint");
+    if (!g || g->isNone()) throw CheckpointError("checkpoint '" + path + "' has no G_state_dict: not a StreetGAN or reference DCGAN checkpoint");
     CheckpointData out;
     try {
         const PickleValue* format = root.find("format");
@@ -171,7 +240,8 @@ CheckpointData Checkpoint::load(const std::string& path) {
         if (out.format != kNative && out.format != "reference")
             throw CheckpointError("checkpoint '" + path + "' has format '" + out.format + "', which this version cannot read: update StreetGAN");
         out.generator = readState(*g, "G_state_dict", path);
-        if (const auto* d = root.find("D_state_dict")) out.discriminator = readState(*d, "D_state_dict", path);
+        // A slim checkpoint's D_state_dict is None: a G-only checkpoint.
+        if (const auto* d = root.find("D_state_dict"); d && !d->isNone()) out.discriminator = readState(*d, "D_state_dict", path);
         out.model = inferArchitecture(out.generator, out.discriminator, path);
         if (const auto* v = root.find("epoch"); v && !v->isNone()) out.epoch = asInteger(*v);
         if (const auto* v = root.find("step"); v && !v->isNone()) out.step = asInteger(*v);
@@ -185,6 +255,11 @@ CheckpointData Checkpoint::load(const std::string& path) {
         for (const auto& [k, t] : out.discriminator) dParams += (k.find("running_") == std::string::npos && k.find("num_batches") == std::string::npos);
         if (const auto* v = root.find("G_optim"); v && v->isDict()) out.generatorOptim = readOptim(*v, gParams, "G_optim", path);
         if (const auto* v = root.find("D_optim"); v && v->isDict()) out.discriminatorOptim = readOptim(*v, dParams, "D_optim", path);
+        if (const auto* v = root.find("losses")) out.losses = readLosses(*v);
+        // The reference saves no step count; AdamW's per-parameter step is the optimiser steps
+        // taken, so a resumed run continues the step count (and its data order) from there.
+        if (out.format == "reference" && out.step == 0 && out.generatorOptim && !out.generatorOptim->empty())
+            out.step = *std::max_element(out.generatorOptim->step.begin(), out.generatorOptim->step.end());
     } catch (const CheckpointError& e) {
         const std::string what = e.what();
         if (what.find(path) != std::string::npos) throw;
@@ -209,7 +284,19 @@ ModelConfig Checkpoint::inferArchitecture(const StateDict& g, const StateDict& d
     m.ngf = gw.front().size(1) >> (stages - 1);
     m.nc = gw.back().size(1);
     auto dw = convWeights(d);
-    m.ndf = dw.empty() ? 64 : dw.front().size(0);  // a G-only checkpoint still samples
+    if (!dw.empty()) {
+        m.ndf = dw.front().size(0);
+    } else {
+        // A G-only (slim) checkpoint does not say; the preset whose generator it is is the best
+        // guess (so it is still recognised as that preset), else the default. It still samples.
+        for (const std::string& name : Presets::names()) {
+            const ModelConfig p = Presets::get(name);
+            if (p.nz == m.nz && p.ngf == m.ngf && p.nc == m.nc && p.imgSize == m.imgSize) {
+                m.ndf = p.ndf;
+                break;
+            }
+        }
+    }
     try {
         m.validate();
     } catch (const ConfigError& e) {

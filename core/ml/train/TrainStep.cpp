@@ -171,6 +171,10 @@ void TrainStep::capture(CheckpointData& out) {
 }
 
 void TrainStep::restore(const CheckpointData& in, const std::string& path) {
+    if (in.generatorOnly())
+        throw CheckpointError("checkpoint '" + path +
+                              "' holds only the generator (a slim checkpoint: D_state_dict is None): training cannot resume from it; "
+                              "resume from a full checkpoint (checkpoints/checkpoint_N.pt)");
     Checkpoint::apply(*g_, in.generator, "G", path);
     Checkpoint::apply(*d_, in.discriminator, "D", path);
     if (in.generatorOptim) in.generatorOptim->restore(*optG_, "checkpoint '" + path + "': G");

@@ -55,7 +55,8 @@ public:
     double learningRate() const;
     /// Fills the model/optimizer/scaler fields of `out`.
     void capture(CheckpointData& out);
-    /// Loads G, D, and optimizer/scaler state when present; throws CheckpointError.
+    /// Loads G, D, and optimizer/scaler state when present; throws CheckpointError (also for a
+    /// slim, G-only checkpoint: there is no D to train on).
     void restore(const CheckpointData& in, const std::string& path);
 
     Generator& generator() { return g_; }

@@ -136,6 +136,7 @@ void TrainingRun::resumeFromCheckpoint() {
             }
             step_->restore(ck, *latest);
             done_ = ck.step;
+            losses_ = std::move(ck.losses);  // the history continues
             if (ck.fixedNoise.defined()) noise_ = ck.fixedNoise;
             if (ck.rngState.defined()) {
                 auto cpuGen = at::detail::getDefaultCPUGenerator();
@@ -255,6 +256,7 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
     e.dataWait = std::min(1.0, intervalWait_ / elapsed);
     e.totalSteps = total_;
     if (dist_) e.worldSize = world_;
+    losses_.append(e.lossG, e.lossD);
     namespace F = EventField;  // the TensorBoard tags are the event's field names
     const std::pair<const char*, double> scalars[] = {{F::kLossD, e.lossD}, {F::kLossG, e.lossG}, {F::kDX, e.dX},           {F::kDGz1, e.dGz1},
                                                       {F::kDGz2, e.dGz2},   {F::kLr, e.lr},       {F::kImgPerS, e.imgPerS}, {F::kDataWait, e.dataWait}};
@@ -302,6 +304,7 @@ void TrainingRun::checkpoint(int64_t stepsDone) {
     ck.epoch = epochOf(stepsDone);
     ck.step = stepsDone;
     ck.fixedNoise = noise_;
+    ck.losses = losses_;
     ck.rngState = at::detail::getDefaultCPUGenerator().get_state();
     const std::string path = out_.dir()->checkpointPath(ck.epoch);
     Checkpoint::save(ck, path);

@@ -27,6 +27,7 @@
 #include "base/run/SystemMonitor.h"
 #include "base/run/TrainConfig.h"
 #include "base/tensorboard/TensorBoardWriter.h"
+#include "ml/checkpoint/LossHistory.h"
 #include "ml/data/BatchLoader.h"
 #include "ml/eval/TrainingMetrics.h"
 #include "ml/train/RunOutput.h"
@@ -55,9 +56,9 @@ private:
 
     // Device, data source and loader, the model (seeded), the fixed progress noise.
     void prepare();
-    // --resume: the latest checkpoint's model, optimiser, step, noise and CPU RNG state. Rank 0
-    // reads it; in a distributed run its bytes are broadcast, so the ranks need no access to the
-    // run directory.
+    // --resume: the latest checkpoint's model, optimiser, step, noise, loss history and CPU RNG
+    // state. Rank 0 reads it; in a distributed run its bytes are broadcast, so the ranks need no
+    // access to the run directory.
     void resumeFromCheckpoint();
     // run.json (rank 0 writes it; every rank computes it).
     void writeRunJson();
@@ -71,8 +72,9 @@ private:
     void trainOneStep();
     // After a step: metrics every --log-every steps; on rank 0 samples and checkpoints when due.
     void periodicWork();
-    // The metrics event (averaged over the ranks), its TensorBoard scalars, a system event at
-    // most every 2 s, a data event when more bad images were skipped; resets the interval.
+    // The metrics event (averaged over the ranks; its losses appended to the history), its
+    // TensorBoard scalars, a system event at most every 2 s, a data event when more bad images
+    // were skipped; resets the interval.
     void logMetrics(int64_t stepsDone);
     // A grid of the fixed noise: samples/step_N.png, TensorBoard image, sample event.
     void sample(int64_t stepsDone);
@@ -110,6 +112,7 @@ private:
     // resumeFromCheckpoint()
     int64_t done_ = 0;
     std::string resumedFrom_;
+    LossHistory losses_;  // every logged step's losses (rank 0), restored on resume, in each checkpoint
     // announceStart()
     std::optional<TensorBoardWriter> tb_;
     std::map<std::string, int64_t> lastSkipped_;

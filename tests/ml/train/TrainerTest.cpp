@@ -127,6 +127,17 @@ TEST(Trainer, ResumeContinuesExactly) {
     for (size_t i = 0; i < ca.generatorOptim->expAvg.size(); ++i)
         EXPECT_TRUE(torch::equal(ca.generatorOptim->expAvgSq[i], cb.generatorOptim->expAvgSq[i])) << i;
 
+    // The loss history (one G/D pair per metrics event, steps 5, 10, 15, 20) continued across the
+    // resume instead of restarting: the resumed run's checkpoint has all four, equal to the
+    // uninterrupted run's and to the logged metrics.
+    ASSERT_EQ(ca.losses.g.size(), 4u);
+    EXPECT_EQ(cb.losses, ca.losses);
+    std::vector<double> loggedG, loggedD;
+    for (const auto& e : readEvents(a / "events.jsonl"))
+        if (e["kind"] == "metrics") loggedG.push_back(e["loss_g"].get<double>()), loggedD.push_back(e["loss_d"].get<double>());
+    EXPECT_EQ(ca.losses.g, loggedG);
+    EXPECT_EQ(ca.losses.d, loggedD);
+
     // The resumed run appended to the same log and recorded the resume.
     const auto events = readEvents(b / "events.jsonl");
     int running = 0;
