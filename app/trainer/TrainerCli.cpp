@@ -30,6 +30,7 @@
 #include "trainer/LaunchCommand.h"
 #include "trainer/RenderCommand.h"
 #include "trainer/ServeCommand.h"
+#include "trainer/VersionCommand.h"
 
 namespace streetgan {
 
@@ -59,6 +60,7 @@ int TrainerCli::run(int argc, char** argv) {
     commands.push_back(std::make_unique<RenderCommand>());
     commands.push_back(std::make_unique<LaunchCommand>());
     commands.push_back(std::make_unique<ExploreWorkerCommand>());
+    commands.push_back(std::make_unique<VersionCommand>());
     std::vector<CLI::App*> subs;
     for (auto& c : commands) subs.push_back(c->setup(app));
 

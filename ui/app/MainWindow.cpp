@@ -34,6 +34,7 @@
 #include "remote/ConnectDialog.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
+#include "remote/TrainerSetupDialog.h"
 #include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"
@@ -140,6 +141,7 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     buildActions();
     connect(sidebar_, &RunsSidebar::openLocal, this, [this](const QString& p) { openLocalRun(p); });
     connect(sidebar_, &RunsSidebar::openRemote, this, [this](RemoteHost* h, const QString& p) { openRemoteRun(h, p); });
+    connect(sidebar_, &RunsSidebar::setUpTrainerRequested, this, [this](RemoteHost* h) { setUpTrainer(h); });
     connect(dashboard_, &DashboardPage::csvExported, this,
             [this](bool ok, const QString& m) { ok ? statusBar()->showMessage(m, 8000) : showError(m, tr("Choose another file or free some disk space.")); });
     connect(cost_, &CostPanel::priceChanged, this, [this](double d) { settings_->setPricePerHour(d); });
@@ -190,6 +192,23 @@ void MainWindow::buildActions() {
         if (!d.isEmpty()) openLocalRun(d);
     });
     QAction* connectHostAction = add(file, tr("&Connect to host…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { connectDialog(); });
+    // Remote trainer set-up (docs/remote-setup.md): for the one connected host, or the one chosen.
+    add(file, tr("Set &up streetgan-trainer on a host…"), QKeySequence(), [this] {
+        if (hosts_.isEmpty()) {
+            showError(tr("No host is connected."), tr("Connect to the host first (File → Connect to host)."));
+            return;
+        }
+        RemoteHost* host = hosts_.first();
+        if (hosts_.size() > 1) {
+            QStringList labels;
+            for (RemoteHost* h : hosts_) labels << tr("%1 — %2").arg(h->label(), h->trainerStatus().summary);
+            bool ok = false;
+            const QString pick = QInputDialog::getItem(this, tr("Set up streetgan-trainer"), tr("Host:"), labels, 0, false, &ok);
+            if (!ok) return;
+            host = hosts_.value(labels.indexOf(pick));
+        }
+        if (host) setUpTrainer(host);
+    });
     add(file, tr("Open c&heckpoint…"), QKeySequence(tr("Ctrl+Shift+K")), [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Open a checkpoint (this project's or a reference PyTorch one)"), sidebar_->workspace(),
                                                        tr("Checkpoints (*.pt *.pth);;All files (*)"));
@@ -251,6 +270,12 @@ void MainWindow::buildActions() {
     for (QAction* a : {newRun, open, connectHostAction}) tb->addAction(a);
     tb->addSeparator();
     for (QAction* a : {pause_, resume_, stop_, checkpoint_, sample_}) tb->addAction(a);
+}
+
+void MainWindow::setUpTrainer(RemoteHost* host) {
+    auto* d = new TrainerSetupDialog(host, this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->show();
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -509,7 +534,17 @@ RemoteHost* MainWindow::connectHost(const HostConfig& config) {
         host->refresh();
         openRemoteRun(host, path);
     });
+    connect(host, &RemoteHost::trainerProbed, this, [this, host](const TrainerStatus& t) {
+        connection_->setText(tr("%1: %2").arg(host->label(), t.summary));
+        if (t.needsSetup())
+            statusBar()->showMessage(
+                (t.mismatch.isEmpty() ? tr("%1: streetgan-trainer %2").arg(host->label(), t.summary) : t.mismatch) +
+                    tr(" — right-click the host in the runs list, or File → Set up streetgan-trainer on a host…"),
+                30000);
+    });
+    connect(host, &RemoteHost::configChanged, this, [this](const HostConfig& c) { settings_->addRecentHost(c); });
     host->refresh();
+    host->probeTrainer();
     return host;
 }
 

@@ -86,6 +86,8 @@ private:
     void rebuildRecentMenu();
     void newRunDialog();
     void connectDialog();
+    /// Opens the set-up dialog of streetgan-trainer on `host` (docs/remote-setup.md).
+    void setUpTrainer(RemoteHost* host);
 
     AppSettings* settings_;
     SshPrompter* prompter_;

@@ -1,18 +1,38 @@
 #include "remote/RemoteAttachWorker.h"
 
 #include "base/remote/RemoteError.h"
+#include "base/remote/RemoteTrainerSetup.h"
+#include "base/remote/SshSession.h"
 #include "events/EventBuffer.h"
 #include "events/EventLineParser.h"
 
 namespace streetgan::ui {
 
 RemoteAttachWorker::RemoteAttachWorker(std::shared_ptr<EventBuffer> buffer, SshOptions ssh, AttachOptions options)
-    : buffer_(std::move(buffer)), attach_(std::make_unique<RemoteAttach>(std::move(ssh), std::move(options))) {}
+    : buffer_(std::move(buffer)), attach_(std::make_unique<RemoteAttach>(ssh, options)), ssh_(std::move(ssh)), trainer_(options.remoteTrainer) {}
 
 RemoteAttachWorker::~RemoteAttachWorker() = default;
 
 void RemoteAttachWorker::run() {
     EventLineParser parser;
+    // The protocol check costs one extra connection per opened run; a connection failure here is
+    // left to RemoteAttach, which reports it (and retries) as it always did.
+    try {
+        auto session = SshSession::connect(ssh_);
+        const TrainerProbe p = RemoteTrainerSetup(*session).probe(trainer_);
+        QString why;
+        if (p.state == TrainerProbe::State::Incompatible)
+            why = QString::fromStdString(RemoteTrainerSetup::protocolMismatch(session->label(), p.version, p.protocol));
+        else if (p.state == TrainerProbe::State::Missing)
+            why = tr("host %1 has no working streetgan-trainer (%2; looked for %3, on PATH and in ~/.local/bin): set it up (Set up… in the hosts list)")
+                      .arg(QString::fromStdString(session->label()), QString::fromStdString(p.summary()), QString::fromStdString(trainer_));
+        if (!why.isEmpty()) {
+            emit failed(why);
+            emit finished();
+            return;
+        }
+    } catch (const std::exception&) {
+    }
     try {
         attach_->run(
             [&](const AttachMessage& m) {

@@ -72,6 +72,11 @@ RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent
         done();
         emit runStarted(path);
     });
+    connect(worker_, &RemoteHostWorker::trainerProbed, this, [this, done](quint64, const TrainerStatus& status) {
+        done();
+        trainerStatus_ = status;
+        emit trainerProbed(status);
+    });
     connect(worker_, &RemoteHostWorker::failed, this, [this, done](quint64, const QString& m) {
         done();
         emit failed(m);
@@ -94,6 +99,17 @@ void RemoteHost::startRun(const QStringList& args) {
     if (busy_++ == 0) emit busyChanged(true);
     const quint64 job = ++startJob_;
     QMetaObject::invokeMethod(worker_, [w = worker_, job, args] { w->startRun(job, args); });
+}
+
+void RemoteHost::probeTrainer() {
+    if (busy_++ == 0) emit busyChanged(true);
+    QMetaObject::invokeMethod(worker_, [w = worker_] { w->probeTrainer(0); });
+}
+
+void RemoteHost::setTrainer(const QString& trainer) {
+    config_.trainer = trainer;
+    QMetaObject::invokeMethod(worker_, [w = worker_, trainer] { w->setTrainer(trainer); });
+    emit configChanged(config_);
 }
 
 }  // namespace streetgan::ui

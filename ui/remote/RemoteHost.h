@@ -1,6 +1,7 @@
 // A connected remote host in the app: its connection settings (HostConfig, remembered in the
 // settings without secrets), a RemoteHostWorker on its own thread for listing and starting runs,
-// and the SshOptions (with the GUI prompts) that the run sessions and downloads connect with.
+// and the SshOptions (with the GUI prompts) that the run sessions and downloads connect with, and
+// what it knows of the host's streetgan-trainer (probeTrainer, TrainerStatus).
 // GUI thread.
 #pragma once
 
@@ -11,6 +12,7 @@
 
 #include "base/remote/SshOptions.h"
 #include "common/RunEntry.h"
+#include "remote/TrainerStatus.h"
 
 class QThread;
 
@@ -50,6 +52,12 @@ public:
     /// Starts `streetgan-trainer start --detach ARGS` on the host.
     void startRun(const QStringList& args);
     const RunEntryList& runs() const { return runs_; }
+    /// Asks which streetgan-trainer the host runs; trainerProbed answers.
+    void probeTrainer();
+    const TrainerStatus& trainerStatus() const { return trainerStatus_; }
+    /// Remembers `trainer` (an absolute path a set-up installed) as the host's trainer; emits
+    /// configChanged so that the settings keep it.
+    void setTrainer(const QString& trainer);
 
 signals:
     void connected(const QString& label);
@@ -57,6 +65,8 @@ signals:
     void runStarted(const QString& runPath);
     void failed(const QString& message);
     void busyChanged(bool busy);
+    void trainerProbed(const streetgan::ui::TrainerStatus& status);
+    void configChanged(const streetgan::ui::HostConfig& config);
 
 private:
     HostConfig config_;
@@ -64,6 +74,7 @@ private:
     QThread* thread_;
     RemoteHostWorker* worker_;
     RunEntryList runs_;
+    TrainerStatus trainerStatus_;
     quint64 job_ = 0, startJob_ = 0;
     int busy_ = 0;
 };

@@ -4,6 +4,7 @@
 
 #include "base/daemon/RunStatus.h"
 #include "base/remote/RemoteError.h"
+#include "base/remote/RemoteTrainerSetup.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
 
@@ -66,6 +67,16 @@ void RemoteHostWorker::startRun(quint64 jobId, const QStringList& trainArgs) {
             return;
         }
         emit runStarted(jobId, QString::fromStdString(r.out).trimmed());
+    } catch (const std::exception& e) {
+        session_.reset();
+        emit failed(jobId, QString::fromStdString(e.what()));
+    }
+}
+
+void RemoteHostWorker::probeTrainer(quint64 jobId) {
+    try {
+        const TrainerProbe p = RemoteTrainerSetup(session()).probe(trainer_.toStdString());
+        emit trainerProbed(jobId, TrainerStatus::fromProbe(p, QString::fromStdString(session().label())));
     } catch (const std::exception& e) {
         session_.reset();
         emit failed(jobId, QString::fromStdString(e.what()));

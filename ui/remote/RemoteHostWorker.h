@@ -1,5 +1,6 @@
 // Worker for one remote host: keeps an SshSession on its thread and runs `streetgan-trainer ls
-// ROOT --json` and `start --detach ...` over exec channels. Each request carries a job id that
+// ROOT --json` and `start --detach ...` over exec channels, and probes which trainer the host
+// runs (RemoteTrainerSetup::probe). Each request carries a job id that
 // comes back with its result. Lives in a worker QThread; call its methods there.
 #pragma once
 
@@ -10,6 +11,7 @@
 
 #include "base/remote/SshOptions.h"
 #include "common/RunEntry.h"
+#include "remote/TrainerStatus.h"
 
 namespace streetgan {
 class SshSession;
@@ -24,12 +26,17 @@ public:
     ~RemoteHostWorker() override;
     void listRuns(quint64 jobId, const QString& root);
     void startRun(quint64 jobId, const QStringList& trainArgs);
+    /// Probes the host's trainer (the remembered one, PATH, ~/.local/bin); emits trainerProbed.
+    void probeTrainer(quint64 jobId);
+    /// The trainer the next commands run (after a set-up installed one elsewhere).
+    void setTrainer(const QString& trainer) { trainer_ = trainer; }
     void disconnectHost();
 
 signals:
     void connected(const QString& label);
     void runsListed(quint64 jobId, const streetgan::ui::RunEntryList& runs);
     void runStarted(quint64 jobId, const QString& runPath);
+    void trainerProbed(quint64 jobId, const streetgan::ui::TrainerStatus& status);
     void failed(quint64 jobId, const QString& message);
 
 private:

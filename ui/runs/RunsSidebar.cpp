@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QThread>
 #include <QTimer>
+#include <QMenu>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -69,6 +70,16 @@ RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread
         emit localListed(static_cast<int>(runs.size()));
     });
     thread_->start();
+    tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(tree_, &QTreeWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QTreeWidgetItem* item = tree_->itemAt(pos);
+        for (auto it = hosts_.begin(); item && it != hosts_.end(); ++it) {
+            if (it.value() != item) continue;
+            QMenu* menu = hostMenu(it.key());
+            menu->setAttribute(Qt::WA_DeleteOnClose);
+            menu->popup(tree_->viewport()->mapToGlobal(pos));
+        }
+    });
     connect(tree_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
         const int kind = item->data(0, kKindRole).toInt();
         const QString path = item->data(0, kPathRole).toString();
@@ -112,10 +123,11 @@ void RunsSidebar::addHost(RemoteHost* host) {
     hosts_.insert(host, item);
     connect(host, &RemoteHost::runsListed, this, [this, host](const RunEntryList& runs) {
         if (auto* it = hosts_.value(host)) {
-            it->setText(1, tr("connected"));
+            showHostState(host);
             fill(it, runs);
         }
     });
+    connect(host, &RemoteHost::trainerProbed, this, [this, host] { showHostState(host); });
     connect(host, &RemoteHost::failed, this, [this, host](const QString& m) {
         if (auto* it = hosts_.value(host)) {
             it->setText(1, tr("error"));
@@ -126,6 +138,34 @@ void RunsSidebar::addHost(RemoteHost* host) {
 }
 
 void RunsSidebar::removeHost(RemoteHost* host) { delete hosts_.take(host); }
+
+// A host's state column: its trainer's state when that needs the user ("not installed",
+// "incompatible (protocol 0)": set it up from the context menu), else "connected".
+void RunsSidebar::showHostState(RemoteHost* host) {
+    QTreeWidgetItem* it = hosts_.value(host);
+    if (!it) return;
+    const TrainerStatus& t = host->trainerStatus();
+    if (t.needsSetup()) {
+        it->setText(1, t.summary);
+        it->setToolTip(1, (t.mismatch.isEmpty() ? tr("streetgan-trainer is %1 on %2.").arg(t.summary, host->label()) : t.mismatch) +
+                              tr(" Right-click the host to set it up."));
+    } else {
+        it->setText(1, tr("connected"));
+        it->setToolTip(1, t.state == TrainerStatus::Ready ? t.summary : QString());
+    }
+}
+
+QMenu* RunsSidebar::hostMenu(RemoteHost* host) {
+    auto* menu = new QMenu(this);
+    const bool needs = host->trainerStatus().needsSetup();
+    QAction* setUp = menu->addAction(needs ? tr("Set up streetgan-trainer…") : tr("Reinstall or update streetgan-trainer…"));
+    connect(setUp, &QAction::triggered, this, [this, host] { emit setUpTrainerRequested(host); });
+    connect(menu->addAction(tr("Refresh")), &QAction::triggered, host, [host] {
+        host->refresh();
+        host->probeTrainer();
+    });
+    return menu;
+}
 
 void RunsSidebar::fill(QTreeWidgetItem* parent, const RunEntryList& runs) {
     const int kind = parent == localRoot_ ? 0 : 1;

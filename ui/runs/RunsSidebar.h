@@ -9,6 +9,7 @@
 
 #include "common/RunEntry.h"
 
+class QMenu;
 class QTreeWidget;
 class QTreeWidgetItem;
 class QThread;
@@ -36,10 +37,19 @@ public:
 signals:
     void openLocal(const QString& runDir);
     void openRemote(streetgan::ui::RemoteHost* host, const QString& runDir);
+    /// The user asked to set up (install or update) streetgan-trainer on `host`.
+    void setUpTrainerRequested(streetgan::ui::RemoteHost* host);
     void localListed(int runs);
+
+public:
+    /// The context menu of a host's item (Set up streetgan-trainer…, Refresh); the caller owns it.
+    QMenu* hostMenu(RemoteHost* host);
+    /// The host's item (tests).
+    QTreeWidgetItem* hostItem(RemoteHost* host) const { return hosts_.value(host); }
 
 private:
     void fill(QTreeWidgetItem* parent, const RunEntryList& runs);
+    void showHostState(RemoteHost* host);
     QTreeWidget* tree_;
     QTreeWidgetItem* localRoot_;
     QHash<RemoteHost*, QTreeWidgetItem*> hosts_;

@@ -14,12 +14,14 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <regex>
 
 #include "base/remote/RemoteCache.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/SshSession.h"
+#include "base/util/Errors.h"
 
 namespace streetgan {
 
@@ -267,6 +269,60 @@ std::string SftpClient::fetchToCache(const RemoteCache& cache, const std::string
     const DownloadResult r = download(remotePath, local, options);
     if (result) *result = r;
     return local;
+}
+
+bool SftpClient::upload(const std::string& localPath, const std::string& remotePath, int mode, const std::function<void(uint64_t done, uint64_t total)>& progress,
+                          const std::atomic<bool>* cancel) {
+    std::ifstream in(localPath, std::ios::binary | std::ios::ate);
+    if (!in) throw IoError("cannot read " + localPath + " to upload it: check that the file exists");
+    const uint64_t total = static_cast<uint64_t>(in.tellg());
+    in.seekg(0);
+    const std::string part = remotePath + ".part";
+    sftp_file f = sftp_open(sftp_, part.c_str(), O_WRONLY | O_CREAT | O_TRUNC, static_cast<mode_t>(mode));
+    if (!f) fail("write", part);
+    std::vector<char> buf(64 * 1024);
+    uint64_t done = 0;
+    bool cancelled = false;
+    while (done < total) {
+        if (cancel && cancel->load()) {
+            cancelled = true;
+            break;
+        }
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        const std::streamsize n = in.gcount();
+        if (n <= 0) {
+            sftp_close(f);
+            throw IoError("cannot read " + localPath + " (it shrank while uploading)");
+        }
+        // sftp_write may write less than asked (the server's limit per request): loop.
+        for (std::streamsize off = 0; off < n;) {
+            const ssize_t w = sftp_write(f, buf.data() + off, static_cast<size_t>(n - off));
+            if (w <= 0) {
+                sftp_close(f);
+                fail("write", part);
+            }
+            off += w;
+        }
+        done += static_cast<uint64_t>(n);
+        if (progress) progress(done, total);
+    }
+    if (sftp_close(f) != SSH_NO_ERROR) fail("write", part);
+    if (cancelled) {
+        sftp_unlink(sftp_, part.c_str());
+        return false;
+    }
+    sftp_attributes a = sftp_stat(sftp_, part.c_str());
+    if (!a) fail("read", part);
+    const uint64_t size = a->size;
+    sftp_attributes_free(a);
+    if (size != total)
+        throw RemoteError("the upload of " + localPath + " to " + session_.label() + " came out " + std::to_string(size) + " bytes instead of " +
+                          std::to_string(total) + "; is the remote disk full?");
+    sftp_chmod(sftp_, part.c_str(), static_cast<mode_t>(mode));  // sftp_open's mode passes through the umask
+    sftp_unlink(sftp_, remotePath.c_str());                      // SFTP v3 rename does not replace
+    if (sftp_rename(sftp_, part.c_str(), remotePath.c_str()) != SSH_OK) fail("rename to", remotePath);
+    if (progress && total == 0) progress(0, 0);
+    return true;
 }
 
 }  // namespace streetgan

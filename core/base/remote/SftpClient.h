@@ -1,6 +1,7 @@
 // SFTP on an SshSession: listings, run files (checkpoints, samples) and downloads with pipelined
 // reads (several requests in flight), resume from a .part file, a size check and an atomic rename
-// at the end, progress callback and cancel flag, and the RemoteCache.
+// at the end, progress callback and cancel flag, and the RemoteCache; and uploads (what the set-up
+// of a remote trainer sends: its .deb or the source tarball).
 //
 // Thread contract: an SftpClient and its session are used by one thread at a time; `cancel`
 // and the progress callback are the exceptions (cancel may be set from any thread; progress
@@ -75,6 +76,12 @@ public:
     DownloadResult download(const std::string& remotePath, const std::string& localPath, const DownloadOptions& options = {});
     /// download() into `cache`; returns the local path.
     std::string fetchToCache(const RemoteCache& cache, const std::string& remotePath, const DownloadOptions& options = {}, DownloadResult* result = nullptr);
+    /// Uploads `localPath` to `remotePath` (an absolute path or one relative to the login folder;
+    /// its folder must exist) with permissions `mode`: written to `remotePath`.part in chunks,
+    /// size-checked, chmod-ed, renamed into place. Returns false when cancelled (the .part is
+    /// removed). Throws IoError (local file), RemoteError / ConnectionLostError (remote side).
+    bool upload(const std::string& localPath, const std::string& remotePath, int mode = 0644,
+                const std::function<void(uint64_t done, uint64_t total)>& progress = {}, const std::atomic<bool>* cancel = nullptr);
 
 private:
     [[noreturn]] void fail(const std::string& what, const std::string& path);

@@ -10,6 +10,11 @@ class Version {
 public:
     /// The version string (never empty).
     static const char* text();
+    /// The app <-> trainer protocol: what `streetgan-trainer version --json` reports and the app
+    /// compares on probe and attach (docs/remote-setup.md). Bump it when a change to the trainer's
+    /// commands or outputs (attach lines, ls --json, start --detach) would break an older app or
+    /// trainer. A trainer without the `version` command is protocol 0.
+    static constexpr int kProtocol = 1;
 };
 
 }  // namespace streetgan

@@ -1,0 +1,282 @@
+// RemoteTrainerSetup against a real sshd on loopback: the probe (nothing there, the build-tree
+// trainer, a protocol-0 trainer), the no-root install of the real streetgan-trainer .deb into a
+// temp prefix (then its wrapper run over SSH), the refusal of a .deb whose Depends are missing
+// (a small real .deb built with dpkg-deb), the source build up to build-trainer.sh's own checks,
+// cancelling a remote build, and where the app finds the files it uploads.
+#include <signal.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include "base/remote/RemoteTrainerSetup.h"
+#include "base/remote/ShellQuote.h"
+#include "base/remote/SshSession.h"
+#include "base/util/Errors.h"
+#include "base/util/Version.h"
+#include "support/RemoteTestBase.h"
+
+using namespace streetgan;
+using namespace streetgan::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+void writeFile(const std::string& path, const std::string& text, fs::perms perms = fs::perms::owner_read | fs::perms::owner_write) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+    fs::permissions(path, perms);
+}
+
+const fs::perms kExec = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec;
+
+/// A real .deb made with dpkg-deb: package `name`, version, Depends (none when empty), one file.
+std::string makeDeb(const fs::path& dir, const std::string& name, const std::string& version, const std::string& depends) {
+    const fs::path root = dir / (name + "-root");
+    writeFile((root / "usr/bin" / name).string(), "#!/bin/sh\necho \"" + name + " " + version + "\"\n", kExec);
+    std::string control = "Package: " + name + "\nVersion: " + version + "\nArchitecture: all\nMaintainer: Tests <t@example.org>\n";
+    if (!depends.empty()) control += "Depends: " + depends + "\n";
+    control += "Description: test package\n";
+    writeFile((root / "DEBIAN/control").string(), control);
+    const std::string deb = (dir / (name + "_" + version + "_all.deb")).string();
+    shellOutput("dpkg-deb --root-owner-group --build " + ShellQuote::quote(root.string()) + " " + ShellQuote::quote(deb) + " >/dev/null");
+    return deb;
+}
+
+std::string osRelease(const std::string& key) {
+    std::ifstream in("/etc/os-release");
+    for (std::string l; std::getline(in, l);)
+        if (l.rfind(key + "=", 0) == 0) {
+            std::string v = l.substr(key.size() + 1);
+            if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
+            return v;
+        }
+    return {};
+}
+
+}  // namespace
+
+class RemoteTrainerSetupTest : public RemoteTest {
+protected:
+    void SetUp() override {
+        RemoteTest::SetUp();
+        session = SshSession::connect(options());
+        prefix = tmp / "prefix";
+    }
+    RemoteTrainerSetup setup() {
+        SetupOptions o;
+        o.prefix = prefix;
+        o.workDir = tmp / "work";
+        o.onLine = [this](const std::string& l) { lines.push_back(l); };
+        o.cancel = &cancel;
+        return RemoteTrainerSetup(*session, o);
+    }
+    bool sawLine(const std::string& part) const {
+        for (const auto& l : lines)
+            if (l.find(part) != std::string::npos) return true;
+        return false;
+    }
+    /// A source tarball holding one folder with packaging/build-trainer.sh (`script`: its text).
+    std::string sourceTarball(const std::string& script) {
+        writeFile(tmp / "src/streetgan-9.9/packaging/build-trainer.sh", script, kExec);
+        const std::string tgz = tmp / "streetgan-source.tar.gz";
+        shellOutput("tar -czf " + ShellQuote::quote(tgz) + " -C " + ShellQuote::quote(tmp / "src") + " streetgan-9.9");
+        return tgz;
+    }
+
+    std::unique_ptr<SshSession> session;
+    std::string prefix;
+    std::vector<std::string> lines;
+    std::atomic<bool> cancel{false};
+};
+
+TEST_F(RemoteTrainerSetupTest, ProbeOfAnEmptyPrefixFindsNoTrainerAndTheOs) {
+    const TrainerProbe p = setup().probe();
+    EXPECT_EQ(p.state, TrainerProbe::State::Missing);
+    EXPECT_EQ(p.summary(), "not installed");
+    EXPECT_EQ(p.protocol, -1);
+    EXPECT_EQ(p.osId, osRelease("ID"));
+    EXPECT_EQ(p.osVersionId, osRelease("VERSION_ID"));
+    EXPECT_EQ(p.isDebian12(), osRelease("ID") == "debian" && osRelease("VERSION_ID") == "12");
+    EXPECT_FALSE(p.home.empty());
+}
+
+TEST_F(RemoteTrainerSetupTest, ProbeOfTheBuildTreeTrainerReportsThisProtocol) {
+    const TrainerProbe p = setup().probe(STREETGAN_TRAINER);
+    EXPECT_EQ(p.state, TrainerProbe::State::Ready) << p.summary();
+    EXPECT_EQ(p.trainer, STREETGAN_TRAINER);
+    // Its --version line (CLI11's flag, another code path) names the same version. (Not
+    // Version::text(): the trainer may have been rebuilt at a later commit than this test.)
+    const std::string line = shellOutput(std::string(STREETGAN_TRAINER) + " --version");
+    const std::string version = line.substr(18, line.find(' ', 18) - 18);
+    EXPECT_EQ(line.rfind("streetgan-trainer ", 0), 0u) << line;
+    EXPECT_EQ(p.version, version);
+    EXPECT_EQ(p.protocol, Version::kProtocol);
+    EXPECT_FALSE(p.libtorch.empty());
+    EXPECT_TRUE(p.device == "CPU" || p.device == "CUDA") << p.device;
+    EXPECT_EQ(p.summary(), "streetgan-trainer " + version + " (protocol " + std::to_string(Version::kProtocol) + ")");
+    EXPECT_EQ(RemoteTrainerSetup::protocolMismatch("h", p.version, p.protocol), "");
+}
+
+TEST_F(RemoteTrainerSetupTest, ATrainerWithoutTheVersionCommandIsProtocolZeroAndIncompatible) {
+    // What a trainer from before `version --json` answers: CLI11's usage error, and --version.
+    writeFile(prefix + "/bin/streetgan-trainer",
+              "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'streetgan-trainer 0.1.0+git60.gabcdef0 (LibTorch 2.1.2, CPU)'; exit 0; fi\n"
+              "echo \"The following argument was not expected: $1\" >&2; exit 2\n",
+              kExec);
+    const TrainerProbe p = setup().probe();
+    EXPECT_EQ(p.state, TrainerProbe::State::Incompatible);
+    EXPECT_EQ(p.trainer, prefix + "/bin/streetgan-trainer");
+    EXPECT_EQ(p.version, "0.1.0+git60.gabcdef0");
+    EXPECT_EQ(p.protocol, 0);
+    EXPECT_EQ(p.libtorch, "2.1.2");
+    EXPECT_EQ(p.device, "CPU");
+    EXPECT_EQ(p.summary(), "incompatible (protocol 0)");
+    EXPECT_EQ(RemoteTrainerSetup::protocolMismatch("gpu-box", p.version, p.protocol),
+              "host gpu-box runs streetgan-trainer 0.1.0+git60.gabcdef0 (protocol 0); this app speaks protocol " + std::to_string(Version::kProtocol) +
+                  ": set it up again (Set up… in the hosts list)");
+}
+
+TEST_F(RemoteTrainerSetupTest, ATrainerThatDoesNotAnswerIsReportedWithItsOutput) {
+    writeFile(prefix + "/bin/streetgan-trainer", "#!/bin/sh\necho 'error while loading shared libraries: libtorch.so' >&2; exit 127\n", kExec);
+    const TrainerProbe p = setup().probe();
+    EXPECT_EQ(p.state, TrainerProbe::State::Missing);
+    EXPECT_EQ(p.summary(), "not working (error while loading shared libraries: libtorch.so)");
+}
+
+TEST_F(RemoteTrainerSetupTest, InstallsTheRealTrainerDebWithoutRootAndRunsIt) {
+    std::string deb;
+    for (const auto& e : fs::directory_iterator(STREETGAN_TEST_DEBS, fs::directory_options::skip_permission_denied))
+        if (e.path().filename().string().rfind("streetgan-trainer_", 0) == 0 && e.path().extension() == ".deb") deb = e.path().string();
+    ASSERT_FALSE(deb.empty()) << "no streetgan-trainer_*.deb in " STREETGAN_TEST_DEBS ": the `debs` test fixture builds it (packaging/build-debs.sh)";
+    const std::string version = shellOutput("dpkg-deb -f " + ShellQuote::quote(deb) + " Version");
+    const std::string ver = version.substr(0, version.find('\n'));
+
+    uint64_t uploaded = 0;
+    SetupOptions o;
+    o.prefix = prefix;
+    o.onLine = [this](const std::string& l) { lines.push_back(l); };
+    o.onUpload = [&](uint64_t done, uint64_t) { uploaded = done; };
+    const SetupResult r = RemoteTrainerSetup(*session, o).installDeb(deb);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(uploaded, fs::file_size(deb));
+    EXPECT_EQ(r.version, ver);
+    EXPECT_EQ(r.trainer, prefix + "/bin/streetgan-trainer");
+    EXPECT_TRUE(exists(prefix + "/lib/streetgan-trainer/" + ver + "/usr/bin/streetgan-trainer"));
+    // The wrapper, run over SSH, is the packaged trainer.
+    const ExecResult run = session->exec(ShellQuote::join({r.trainer, "--version"}));
+    ASSERT_TRUE(run.ok()) << run.err;
+    EXPECT_EQ(run.out.rfind("streetgan-trainer ", 0), 0u) << run.out;
+    EXPECT_NE(r.message.find(r.trainer), std::string::npos) << r.message;
+    // The probe now finds it under the prefix (not on the test sshd's PATH).
+    const TrainerProbe p = setup().probe();
+    EXPECT_EQ(p.trainer, r.trainer);
+    EXPECT_NE(p.state, TrainerProbe::State::Missing) << p.summary();
+    EXPECT_FALSE(p.version.empty());
+}
+
+TEST_F(RemoteTrainerSetupTest, ADebWithMissingDependenciesIsRefusedWithTheAptLine) {
+    const std::string deb = makeDeb(tmp.path(), "streetgan-trainer", "9.9.9", "libc6, streetgan-no-such-pkg-a (>= 1.0), streetgan-no-such-pkg-b | libc6:any");
+    const SetupResult r = setup().installDeb(deb);
+    EXPECT_FALSE(r.ok);
+    EXPECT_FALSE(r.cancelled);
+    EXPECT_EQ(r.missing, std::vector<std::string>{"streetgan-no-such-pkg-a"});
+    EXPECT_NE(r.message.find("sudo apt install streetgan-no-such-pkg-a"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("9.9.9"), std::string::npos) << r.message;
+    EXPECT_FALSE(exists(prefix + "/lib/streetgan-trainer/9.9.9"));
+    EXPECT_FALSE(exists(prefix + "/bin/streetgan-trainer"));
+}
+
+TEST_F(RemoteTrainerSetupTest, ADebOfAnotherPackageIsRefused) {
+    const std::string deb = makeDeb(tmp.path(), "hello-streetgan", "1.0", "");
+    const SetupResult r = setup().installDeb(deb);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.message.find("'hello-streetgan', not streetgan-trainer"), std::string::npos) << r.message;
+    EXPECT_FALSE(exists(prefix + "/bin/streetgan-trainer"));
+}
+
+TEST_F(RemoteTrainerSetupTest, SourceBuildWithAPythonWithoutTorchStopsAtTheScriptsCheck) {
+    // A venv-shaped folder whose python cannot see site-packages (so no torch), and the real
+    // build-trainer.sh: the build must stop at its own check, with its one-line error streamed.
+    writeFile(tmp / "venv/bin/python", "#!/bin/sh\nexec /usr/bin/python3 -I -S \"$@\"\n", kExec);
+    const std::string tgz = sourceTarball(slurp(STREETGAN_SOURCE_DIR "/packaging/build-trainer.sh"));
+    BuildEnvironment env{BuildEnvironment::Kind::Venv, tmp / "venv"};
+    const SetupResult r = setup().buildFromSource(tgz, env);
+    EXPECT_FALSE(r.ok);
+    EXPECT_FALSE(r.cancelled);
+    EXPECT_NE(r.message.find("cannot import torch"), std::string::npos) << r.message;
+    EXPECT_EQ(r.message.find('\n'), std::string::npos);
+    EXPECT_TRUE(sawLine("cannot import torch"));
+    EXPECT_TRUE(exists(tmp / "work/source/packaging/build-trainer.sh"));  // unpacked from its top folder
+    EXPECT_FALSE(exists(prefix + "/bin/streetgan-trainer"));
+}
+
+TEST_F(RemoteTrainerSetupTest, SourceBuildWithACondaEnvWithoutCondaSaysSo) {
+    const std::string tgz = sourceTarball("#!/bin/sh\necho never run\n");
+    // The test sshd's user (root) may have a conda; only assert when none is in the usual places.
+    if (setup().probe().hasConda) GTEST_SKIP() << "this machine has conda";
+    const SetupResult r = setup().buildFromSource(tgz, {BuildEnvironment::Kind::Conda, "pytorch"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.message.find("conda not found"), std::string::npos) << r.message;
+    EXPECT_FALSE(sawLine("never run"));
+}
+
+TEST_F(RemoteTrainerSetupTest, ASuccessfulBuildInstallsTheWrapperAndStreamsItsOutput) {
+    // A stand-in build script with the real one's contract: builds BUILD_DIR/app/streetgan-trainer
+    // and ends with its --version line.
+    const std::string tgz = sourceTarball(
+        "#!/usr/bin/env bash\nset -e\nwhile [[ $# -gt 0 ]]; do case $1 in --build-dir) b=$2; shift 2;; *) echo \"arg $1\"; shift;; esac; done\n"
+        "mkdir -p \"$b/app\"\nprintf '#!/bin/sh\\necho \"streetgan-trainer 9.9-src (LibTorch 2.1.2, CPU)\"\\n' > \"$b/app/streetgan-trainer\"\n"
+        "chmod +x \"$b/app/streetgan-trainer\"\necho 'step one'\n\"$b/app/streetgan-trainer\" --version\n");
+    const SetupResult r = setup().buildFromSource(tgz, {BuildEnvironment::Kind::LibTorch, "/opt/libtorch"});
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_TRUE(sawLine("arg --libtorch"));
+    EXPECT_TRUE(sawLine("arg /opt/libtorch"));
+    EXPECT_TRUE(sawLine("step one"));
+    EXPECT_EQ(r.version, "streetgan-trainer 9.9-src (LibTorch 2.1.2, CPU)");
+    const ExecResult run = session->exec(ShellQuote::quote(r.trainer) + " --version");
+    EXPECT_EQ(run.out, "streetgan-trainer 9.9-src (LibTorch 2.1.2, CPU)\n");
+}
+
+TEST_F(RemoteTrainerSetupTest, CancellingABuildKillsTheRemoteProcesses) {
+    const std::string marker = "streetgan-setup-cancel-" + std::to_string(::getpid());
+    const std::string tgz = sourceTarball("#!/usr/bin/env bash\necho started\nexec -a " + marker + " sleep 600\n");
+    // "[s]..." matches the marker but not the pgrep command line of the shell that runs it.
+    const std::string pattern = ShellQuote::quote("[s]" + marker.substr(1));
+    std::thread canceller([&] {
+        waitFor([&] { return shellOutput("pgrep -f " + pattern + " | wc -l || true") != "0\n"; }, 60);
+        cancel = true;
+    });
+    const SetupResult r = setup().buildFromSource(tgz, {BuildEnvironment::Kind::Python, ""});
+    canceller.join();
+    EXPECT_TRUE(r.cancelled) << r.message;
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(waitFor([&] { return shellOutput("pgrep -f " + pattern + " | wc -l || true") == "0\n"; }, 30)) << "the remote build is still running";
+}
+
+TEST(RemoteTrainerSetupFiles, BundledFilesComeFromTheEnvironmentOrNextToTheApp) {
+    TempDir dir;
+    const std::string appDir = dir / "bin";
+    fs::create_directories(appDir);
+    ::unsetenv("STREETGAN_TEST_BUNDLE");
+    EXPECT_EQ(RemoteTrainerSetup::locateBundled(appDir, "STREETGAN_TEST_BUNDLE", "streetgan-trainer.deb"), "");
+    const std::string msg = RemoteTrainerSetup::missingBundleMessage(appDir, "STREETGAN_TEST_BUNDLE", "streetgan-trainer.deb");
+    EXPECT_NE(msg.find(appDir + "/../share/streetgan/remote/streetgan-trainer.deb is missing"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("STREETGAN_TEST_BUNDLE"), std::string::npos) << msg;
+    writeFile(dir / "share/streetgan/remote/streetgan-trainer.deb", "x");
+    EXPECT_EQ(RemoteTrainerSetup::locateBundled(appDir, "STREETGAN_TEST_BUNDLE", "streetgan-trainer.deb"),
+              appDir + "/../share/streetgan/remote/streetgan-trainer.deb");
+    ::setenv("STREETGAN_TEST_BUNDLE", (dir / "nope.deb").c_str(), 1);
+    EXPECT_THROW(RemoteTrainerSetup::locateBundled(appDir, "STREETGAN_TEST_BUNDLE", "streetgan-trainer.deb"), ConfigError);
+    writeFile(dir / "mine.deb", "y");
+    ::setenv("STREETGAN_TEST_BUNDLE", (dir / "mine.deb").c_str(), 1);
+    EXPECT_EQ(RemoteTrainerSetup::locateBundled(appDir, "STREETGAN_TEST_BUNDLE", "streetgan-trainer.deb"), dir / "mine.deb");
+    ::unsetenv("STREETGAN_TEST_BUNDLE");
+}
+
+TEST(RemoteTrainerSetupFiles, EnvironmentKindsRoundTripThroughTheirNames) {
+    for (auto k : {BuildEnvironment::Kind::Python, BuildEnvironment::Kind::Conda, BuildEnvironment::Kind::Venv, BuildEnvironment::Kind::LibTorch})
+        EXPECT_EQ(BuildEnvironment::kindFromName(BuildEnvironment::kindName(k)), k);
+    EXPECT_EQ(BuildEnvironment::kindFromName("docker"), std::nullopt);
+}

@@ -1,0 +1,310 @@
+#include "remote/TrainerSetupDialog.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSettings>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include <chrono>
+#include <future>
+#include <memory>
+
+#include "common/WorkerThreads.h"
+#include "remote/RemoteHost.h"
+
+namespace streetgan::ui {
+
+namespace {
+
+const char* const kDebEnv = "STREETGAN_TRAINER_DEB";
+const char* const kDebName = "streetgan-trainer.deb";
+const char* const kSourceEnv = "STREETGAN_SOURCE_TARBALL";
+const char* const kSourceName = "streetgan-source.tar.gz";
+
+QString bundled(const char* env, const char* name) {
+    try {
+        return QString::fromStdString(RemoteTrainerSetup::locateBundled(QCoreApplication::applicationDirPath().toStdString(), env, name));
+    } catch (const std::exception&) {
+        return {};  // a wrong variable: start() names it
+    }
+}
+
+QLineEdit* fileRow(QWidget* parent, QFormLayout* form, const QString& label, const QString& filter) {
+    auto* edit = new QLineEdit(parent);
+    auto* browse = new QPushButton(QObject::tr("Browse…"), parent);
+    auto* row = new QHBoxLayout;
+    row->addWidget(edit, 1);
+    row->addWidget(browse);
+    form->addRow(label, row);
+    QObject::connect(browse, &QPushButton::clicked, parent, [parent, edit, filter] {
+        const QString f = QFileDialog::getOpenFileName(parent, QObject::tr("Choose the file to upload"), edit->text(), filter);
+        if (!f.isEmpty()) edit->setText(f);
+    });
+    return edit;
+}
+
+}  // namespace
+
+TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDialog(parent), host_(host), hostLabel_(host->label()) {
+    setWindowTitle(tr("Set up streetgan-trainer on %1").arg(hostLabel_));
+    auto* layout = new QVBoxLayout(this);
+    status_ = new QLabel(this);
+    status_->setObjectName("setupStatus");
+    status_->setWordWrap(true);
+    layout->addWidget(status_);
+
+    methods_ = new QButtonGroup(this);
+    auto* noRoot = new QRadioButton(tr("Install the package without root (unpacked under the prefix, a wrapper in PREFIX/bin)"), this);
+    auto* sudo = new QRadioButton(tr("Install the package with sudo apt (asks for the sudo password; never stored)"), this);
+    auto* source = new QRadioButton(tr("Build from source on the host against its own PyTorch (packaging/build-trainer.sh)"), this);
+    methods_->addButton(noRoot, TrainerSetupRequest::NoRoot);
+    methods_->addButton(sudo, TrainerSetupRequest::SudoApt);
+    methods_->addButton(source, TrainerSetupRequest::Source);
+    for (auto* b : {noRoot, sudo, source}) layout->addWidget(b);
+
+    auto* form = new QFormLayout;
+    prefix_ = new QLineEdit("~/.local", this);
+    form->addRow(tr("Install prefix on the host:"), prefix_);
+    debFile_ = fileRow(this, form, tr("Trainer package (.deb):"), tr("Debian packages (*.deb)"));
+    tarball_ = fileRow(this, form, tr("Source tarball:"), tr("Tarballs (*.tar.gz *.tgz)"));
+    envKind_ = new QComboBox(this);
+    envKind_->addItem(tr("Python interpreter (empty: python3)"), int(BuildEnvironment::Kind::Python));
+    envKind_->addItem(tr("conda environment (name)"), int(BuildEnvironment::Kind::Conda));
+    envKind_->addItem(tr("venv (folder)"), int(BuildEnvironment::Kind::Venv));
+    envKind_->addItem(tr("LibTorch (folder)"), int(BuildEnvironment::Kind::LibTorch));
+    envValue_ = new QLineEdit(this);
+    auto* envRow = new QHBoxLayout;
+    envRow->addWidget(envKind_);
+    envRow->addWidget(envValue_, 1);
+    form->addRow(tr("PyTorch to build against:"), envRow);
+    layout->addLayout(form);
+
+    log_ = new QPlainTextEdit(this);
+    log_->setObjectName("setupLog");
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(5000);
+    log_->setMinimumHeight(200);
+    layout->addWidget(log_, 1);
+    progress_ = new QProgressBar(this);
+    progress_->setVisible(false);
+    layout->addWidget(progress_);
+    result_ = new QLabel(this);
+    result_->setObjectName("setupResult");
+    result_->setWordWrap(true);
+    result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(result_);
+    auto* buttons = new QHBoxLayout;
+    start_ = new QPushButton(tr("Set up"), this);
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    auto* close = new QPushButton(tr("Close"), this);
+    buttons->addStretch(1);
+    for (auto* b : {start_, cancel_, close}) buttons->addWidget(b);
+    layout->addLayout(buttons);
+    cancel_->setEnabled(false);
+    connect(start_, &QPushButton::clicked, this, [this] { start(); });
+    connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
+    connect(close, &QPushButton::clicked, this, [this] { reject(); });
+    connect(methods_, &QButtonGroup::idClicked, this, [this](int) { updateChoices(); });
+
+    const TrainerStatus& s = host->trainerStatus();
+    // Unknown OS (not probed yet): offer every set-up; the host's own checks refuse what cannot work.
+    debian12_ = s.state == TrainerStatus::Unknown || s.debian12;
+    QString text = tr("%1: %2").arg(hostLabel_, s.state == TrainerStatus::Unknown ? tr("not checked yet") : s.summary);
+    if (!s.osName.isEmpty()) text += tr(" — %1").arg(s.osName);
+    if (!s.mismatch.isEmpty()) text += "\n" + s.mismatch;
+    status_->setText(text);
+    noRoot->setEnabled(debian12_);
+    sudo->setEnabled(debian12_);
+    debFile_->setText(bundled(kDebEnv, kDebName));
+    tarball_->setText(bundled(kSourceEnv, kSourceName));
+    setMethod(debian12_ ? TrainerSetupRequest::NoRoot : TrainerSetupRequest::Source);
+    if (!debian12_ && s.hasConda) envKind_->setCurrentIndex(envKind_->findData(int(BuildEnvironment::Kind::Conda)));
+    loadSettings();
+    resize(720, 560);
+}
+
+TrainerSetupDialog::~TrainerSetupDialog() {
+    if (worker_) worker_->cancel();
+    if (thread_) WorkerThreads::quitWithoutBlocking(thread_);
+}
+
+QString TrainerSetupDialog::settingsKey(const QString& name) const {
+    QString host = hostLabel_;
+    host.replace('/', '_');
+    return "remoteSetup/" + host + "/" + name;
+}
+
+void TrainerSetupDialog::loadSettings() {
+    QSettings s;
+    if (!s.contains(settingsKey("method"))) return;
+    const auto m = static_cast<TrainerSetupRequest::Method>(s.value(settingsKey("method")).toInt());
+    if (methods_->button(m) && methods_->button(m)->isEnabled()) setMethod(m);
+    prefix_->setText(s.value(settingsKey("prefix"), prefix_->text()).toString());
+    if (const auto k = BuildEnvironment::kindFromName(s.value(settingsKey("envKind")).toString().toStdString()))
+        setEnvironment(*k, s.value(settingsKey("envValue")).toString());
+    const QString deb = s.value(settingsKey("deb")).toString(), tarball = s.value(settingsKey("tarball")).toString();
+    if (!deb.isEmpty() && QFileInfo::exists(deb)) debFile_->setText(deb);
+    if (!tarball.isEmpty() && QFileInfo::exists(tarball)) tarball_->setText(tarball);
+}
+
+void TrainerSetupDialog::saveSettings() const {
+    QSettings s;
+    const TrainerSetupRequest r = request();
+    s.setValue(settingsKey("method"), int(r.method));
+    s.setValue(settingsKey("prefix"), r.prefix);
+    s.setValue(settingsKey("envKind"), QString(BuildEnvironment::kindName(r.environment.kind)));
+    s.setValue(settingsKey("envValue"), QString::fromStdString(r.environment.value));
+    s.setValue(settingsKey("deb"), debFile_->text());
+    s.setValue(settingsKey("tarball"), tarball_->text());
+}
+
+void TrainerSetupDialog::setMethod(TrainerSetupRequest::Method method) {
+    if (auto* b = methods_->button(method)) b->setChecked(true);
+    updateChoices();
+}
+
+TrainerSetupRequest::Method TrainerSetupDialog::method() const { return static_cast<TrainerSetupRequest::Method>(methods_->checkedId()); }
+
+void TrainerSetupDialog::setFile(const QString& path) { (method() == TrainerSetupRequest::Source ? tarball_ : debFile_)->setText(path); }
+void TrainerSetupDialog::setPrefix(const QString& prefix) { prefix_->setText(prefix); }
+
+void TrainerSetupDialog::setEnvironment(BuildEnvironment::Kind kind, const QString& value) {
+    envKind_->setCurrentIndex(envKind_->findData(int(kind)));
+    envValue_->setText(value);
+}
+
+void TrainerSetupDialog::updateChoices() {
+    const bool source = method() == TrainerSetupRequest::Source;
+    debFile_->setEnabled(!source);
+    tarball_->setEnabled(source);
+    envKind_->setEnabled(source);
+    envValue_->setEnabled(source);
+    prefix_->setEnabled(method() != TrainerSetupRequest::SudoApt);
+}
+
+TrainerSetupRequest TrainerSetupDialog::request() const {
+    TrainerSetupRequest r;
+    r.method = method();
+    r.file = (r.method == TrainerSetupRequest::Source ? tarball_ : debFile_)->text().trimmed();
+    r.prefix = prefix_->text().trimmed().isEmpty() ? QString("~/.local") : prefix_->text().trimmed();
+    r.environment.kind = static_cast<BuildEnvironment::Kind>(envKind_->currentData().toInt());
+    r.environment.value = envValue_->text().trimmed().toStdString();
+    return r;
+}
+
+QString TrainerSetupDialog::resultText() const { return result_->text(); }
+QString TrainerSetupDialog::logText() const { return log_->toPlainText(); }
+
+bool TrainerSetupDialog::start() {
+    if (thread_ || !host_) return false;
+    const TrainerSetupRequest r = request();
+    const bool source = r.method == TrainerSetupRequest::Source;
+    if (r.file.isEmpty()) {
+        const char* env = source ? kSourceEnv : kDebEnv;
+        const char* name = source ? kSourceName : kDebName;
+        try {
+            RemoteTrainerSetup::locateBundled(QCoreApplication::applicationDirPath().toStdString(), env, name);
+            result_->setText(QString::fromStdString(
+                RemoteTrainerSetup::missingBundleMessage(QCoreApplication::applicationDirPath().toStdString(), env, name)));
+        } catch (const std::exception& e) {
+            result_->setText(QString::fromStdString(e.what()));
+        }
+        return false;
+    }
+    if (!QFileInfo(r.file).isFile()) {
+        result_->setText(tr("%1 is not a file: choose the %2 to upload.").arg(r.file, source ? tr("source tarball") : tr("streetgan-trainer .deb")));
+        return false;
+    }
+    if (source && r.environment.kind != BuildEnvironment::Kind::Python && r.environment.value.empty()) {
+        result_->setText(tr("Name the %1 to build against.").arg(envKind_->currentText()));
+        return false;
+    }
+    saveSettings();
+    log_->clear();
+    result_->setText(tr("working…"));
+    start_->setEnabled(false);
+    cancel_->setEnabled(true);
+    thread_ = new QThread(this);
+    worker_ = new TrainerSetupWorker(host_->sshOptions());
+    worker_->moveToThread(thread_);
+    connect(thread_, &QThread::finished, worker_, &QObject::deleteLater);
+    // Asked on the GUI thread; the worker waits, giving up when cancelled (the dialog closed).
+    QPointer<TrainerSetupDialog> self(this);
+    worker_->sudoPassword = [self](const std::string& prompt, const std::atomic<bool>& cancel) -> std::optional<std::string> {
+        auto answer = std::make_shared<std::promise<std::optional<std::string>>>();
+        auto future = answer->get_future();
+        QMetaObject::invokeMethod(qApp, [self, answer, prompt] {
+            std::optional<std::string> out;
+            if (self) {
+                const QString p = QString::fromStdString(prompt);
+                if (self->sudoPasswordDialog) {
+                    if (auto a = self->sudoPasswordDialog(p)) out = a->toStdString();
+                } else {
+                    bool ok = false;
+                    const QString a = QInputDialog::getText(self, tr("sudo password"), p, QLineEdit::Password, {}, &ok);
+                    if (ok) out = a.toStdString();
+                }
+            }
+            answer->set_value(out);
+        });
+        while (future.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+            if (cancel.load()) return std::nullopt;
+        return future.get();
+    };
+    connect(worker_, &TrainerSetupWorker::line, this, [this](const QString& l) { log_->appendPlainText(l); });
+    connect(worker_, &TrainerSetupWorker::uploadProgress, this, [this](qint64 done, qint64 total) {
+        progress_->setVisible(done < total);
+        progress_->setRange(0, 1000);
+        progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
+        progress_->setFormat(tr("uploading %p%"));
+    });
+    connect(worker_, &TrainerSetupWorker::finished, this,
+            [this](bool ok, bool cancelled, const QString& m, const QString& trainer) { finish(ok, cancelled, m, trainer); });
+    connect(worker_, &TrainerSetupWorker::probed, this, [this](const TrainerStatus& s) {
+        status_->setText(tr("%1: %2").arg(hostLabel_, s.summary));
+    });
+    thread_->start();
+    QMetaObject::invokeMethod(worker_, [w = worker_, r] { w->run(r); });
+    return true;
+}
+
+void TrainerSetupDialog::finish(bool ok, bool cancelled, const QString& message, const QString& trainer) {
+    progress_->setVisible(false);
+    result_->setText(cancelled ? tr("Cancelled.") : ok ? message : tr("Failed: %1").arg(message));
+    log_->appendPlainText(result_->text());
+    start_->setEnabled(true);
+    cancel_->setEnabled(false);
+    if (ok && host_ && !trainer.isEmpty()) {
+        host_->setTrainer(trainer);
+        host_->probeTrainer();  // the host's own view (the hosts list) follows, even once this dialog is closed
+    }
+    // The worker's probe (after finished) is queued before the thread's quit: it still arrives.
+    WorkerThreads::quitWithoutBlocking(thread_);
+    thread_ = nullptr;
+    worker_ = nullptr;
+    emit setupFinished(ok, result_->text());
+}
+
+void TrainerSetupDialog::cancel() {
+    if (worker_) worker_->cancel();
+}
+
+void TrainerSetupDialog::reject() {
+    cancel();
+    QDialog::reject();
+}
+
+}  // namespace streetgan::ui

@@ -1,0 +1,84 @@
+// "Set up streetgan-trainer on HOST": offers the set-ups that apply to the host (docs/remote-
+// setup.md): no root under a prefix (~/.local) and sudo apt on Debian 12, build from source
+// against the host's PyTorch (conda env, venv, Python or LibTorch folder) anywhere; remembers the
+// choice per host (QSettings "remoteSetup/<host>/..."), runs a TrainerSetupWorker on its own
+// thread, shows its output live and the result, then tells the RemoteHost which trainer to use.
+// GUI thread. Closing it while it works cancels the work (the remote build is killed).
+#pragma once
+
+#include <QDialog>
+#include <QPointer>
+#include <QString>
+
+#include <functional>
+#include <optional>
+
+#include "remote/TrainerSetupWorker.h"
+
+class QButtonGroup;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QThread;
+
+namespace streetgan::ui {
+
+class RemoteHost;
+
+class TrainerSetupDialog : public QDialog {
+    Q_OBJECT
+public:
+    TrainerSetupDialog(RemoteHost* host, QWidget* parent = nullptr);
+    ~TrainerSetupDialog() override;
+
+    /// Choices, as the widgets show them (tests set them; settings restore them).
+    void setMethod(TrainerSetupRequest::Method method);
+    TrainerSetupRequest::Method method() const;
+    void setFile(const QString& path);
+    void setPrefix(const QString& prefix);
+    void setEnvironment(BuildEnvironment::Kind kind, const QString& value);
+    TrainerSetupRequest request() const;
+    /// Starts the set-up (the Start button). Returns false, with the reason in resultText(), when
+    /// a choice is missing (no file: which file and where it was looked for).
+    bool start();
+    void cancel();
+    bool isRunning() const { return thread_ != nullptr; }
+    QString resultText() const;
+    QString logText() const;
+
+    /// Tests replace the sudo password question (called on the GUI thread).
+    std::function<std::optional<QString>(const QString& prompt)> sudoPasswordDialog;
+
+signals:
+    /// The work ended (ok: the host now runs `trainer`).
+    void setupFinished(bool ok, const QString& message);
+
+protected:
+    void reject() override;
+
+private:
+    void updateChoices();
+    void loadSettings();
+    void saveSettings() const;
+    QString settingsKey(const QString& name) const;
+    void finish(bool ok, bool cancelled, const QString& message, const QString& trainer);
+
+    QPointer<RemoteHost> host_;
+    QString hostLabel_;
+    QLabel* status_;
+    QButtonGroup* methods_;
+    QLineEdit *prefix_, *debFile_, *tarball_, *envValue_;
+    QComboBox* envKind_;
+    QPlainTextEdit* log_;
+    QProgressBar* progress_;
+    QLabel* result_;
+    QPushButton *start_, *cancel_;
+    QThread* thread_ = nullptr;
+    TrainerSetupWorker* worker_ = nullptr;
+    bool debian12_ = true;
+};
+
+}  // namespace streetgan::ui
