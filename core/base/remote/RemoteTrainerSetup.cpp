@@ -302,6 +302,19 @@ void RemoteTrainerSetup::writeWrapper(const std::string& target, const std::stri
         "write " + file, wrapper);
 }
 
+bool RemoteTrainerSetup::checkPackage(const std::string& localDeb, const std::string& deb, SetupResult& res, std::string& depends) {
+    std::string package;
+    std::istringstream fields(run("dpkg-deb -f " + ShellQuote::quote(deb) + " Package Version Depends", "read the package " + localDeb));
+    for (std::string l; std::getline(fields, l);) {
+        if (l.rfind("Package: ", 0) == 0) package = trim(l.substr(9));
+        if (l.rfind("Version: ", 0) == 0) res.version = trim(l.substr(9));
+        if (l.rfind("Depends: ", 0) == 0) depends = trim(l.substr(9));
+    }
+    if (package == "streetgan-trainer") return true;
+    res.message = localDeb + " is the package '" + package + "', not streetgan-trainer: choose streetgan-trainer_<version>_<arch>.deb";
+    return false;
+}
+
 bool RemoteTrainerSetup::upload(const std::string& local, const std::string& remote, SetupResult& res) {
     line("uploading " + local + " to " + session_.label() + ":" + remote);
     if (SftpClient(session_).upload(local, remote, 0644, options_.onUpload, options_.cancel)) return true;
@@ -316,17 +329,8 @@ SetupResult RemoteTrainerSetup::installDeb(const std::string& localDeb) {
     const RemoteTempDir tmp(session_, makeTempDir());
     const std::string deb = tmp.dir + "/streetgan-trainer.deb";
     if (!upload(localDeb, deb, res)) return res;
-    std::string package, depends;
-    std::istringstream fields(run("dpkg-deb -f " + ShellQuote::quote(deb) + " Package Version Depends", "read the package " + localDeb));
-    for (std::string l; std::getline(fields, l);) {
-        if (l.rfind("Package: ", 0) == 0) package = trim(l.substr(9));
-        if (l.rfind("Version: ", 0) == 0) res.version = trim(l.substr(9));
-        if (l.rfind("Depends: ", 0) == 0) depends = trim(l.substr(9));
-    }
-    if (package != "streetgan-trainer") {
-        res.message = localDeb + " is the package '" + package + "', not streetgan-trainer: choose streetgan-trainer_<version>_<arch>.deb";
-        return res;
-    }
+    std::string depends;
+    if (!checkPackage(localDeb, deb, res, depends)) return res;
     res.missing = missingPackages(depends);
     if (!res.missing.empty()) {
         std::string list;
@@ -357,8 +361,16 @@ SetupResult RemoteTrainerSetup::installDebWithSudo(const std::string& localDeb, 
     const RemoteTempDir tmp(session_, makeTempDir());
     const std::string deb = tmp.dir + "/streetgan-trainer.deb";
     if (!upload(localDeb, deb, res)) return res;
+    std::string depends;
+    if (!checkPackage(localDeb, deb, res, depends)) return res;
+    // root installs with apt itself; anyone else through sudo (asked for its password if needed).
+    const bool root = trim(run("id -u", "read the user id")) == "0";
+    if (!root && !session_.exec("command -v sudo").ok()) {
+        res.message = session_.label() + " has no sudo: choose the set-up without root (under ~/.local), or install the package there as root with apt";
+        return res;
+    }
     std::string secret;
-    if (!session_.exec("sudo -n true").ok()) {
+    if (!root && !session_.exec("sudo -n true").ok()) {
         std::optional<std::string> pw = password ? password("sudo password for " + session_.label()) : std::nullopt;
         if (!pw) {
             res.cancelled = true;
@@ -369,7 +381,7 @@ SetupResult RemoteTrainerSetup::installDebWithSudo(const std::string& localDeb, 
         std::fill(pw->begin(), pw->end(), '\0');
     }
     std::string last;
-    const int status = stream("sudo -S -p '' env DEBIAN_FRONTEND=noninteractive apt-get install -y " + ShellQuote::quote(deb), secret, last);
+    const int status = stream(std::string(root ? "" : "sudo -S -p '' ") + "env DEBIAN_FRONTEND=noninteractive apt-get install -y " + ShellQuote::quote(deb), secret, last);
     std::fill(secret.begin(), secret.end(), '\0');
     if (status < 0) {
         res.cancelled = true;
@@ -377,7 +389,7 @@ SetupResult RemoteTrainerSetup::installDebWithSudo(const std::string& localDeb, 
         return res;
     }
     if (status != 0) {
-        res.message = "sudo apt-get install on " + session_.label() + " failed: " + last;
+        res.message = std::string(root ? "" : "sudo ") + "apt-get install on " + session_.label() + " failed: " + last;
         return res;
     }
     res.trainer = "/usr/bin/streetgan-trainer";

@@ -111,6 +111,9 @@ private:
     std::string makeTempDir();
     /// Uploads `local` to `remote`; false (and `res` says cancelled) when the user cancelled.
     bool upload(const std::string& local, const std::string& remote, SetupResult& res);
+    /// Reads the uploaded package `deb`'s fields into res.version and `depends`; false (and
+    /// res.message says why) unless it is streetgan-trainer.
+    bool checkPackage(const std::string& localDeb, const std::string& deb, SetupResult& res, std::string& depends);
     void writeWrapper(const std::string& target, const std::string& note);
     bool cancelled() const { return options_.cancel && options_.cancel->load(); }
     void line(const std::string& s) const {

@@ -196,6 +196,20 @@ TEST_F(RemoteTrainerSetupTest, ADebOfAnotherPackageIsRefused) {
     EXPECT_FALSE(exists(prefix + "/bin/streetgan-trainer"));
 }
 
+TEST_F(RemoteTrainerSetupTest, TheAptSetUpAlsoRefusesAnotherPackageBeforeRunningApt) {
+    const std::string deb = makeDeb(tmp.path(), "hello-streetgan", "1.0", "");
+    bool asked = false;
+    const SetupResult r = setup().installDebWithSudo(deb, [&](const std::string&) {
+        asked = true;
+        return std::optional<std::string>();
+    });
+    EXPECT_FALSE(r.ok);
+    EXPECT_FALSE(r.cancelled);
+    EXPECT_NE(r.message.find("'hello-streetgan', not streetgan-trainer"), std::string::npos) << r.message;
+    EXPECT_FALSE(asked);  // no password is asked for a package that will not be installed
+    EXPECT_FALSE(sawLine("apt-get"));
+}
+
 TEST_F(RemoteTrainerSetupTest, SourceBuildWithAPythonWithoutTorchStopsAtTheScriptsCheck) {
     // A venv-shaped folder whose python cannot see site-packages (so no torch), and the real
     // build-trainer.sh: the build must stop at its own check, with its one-line error streamed.
