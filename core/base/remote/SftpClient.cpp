@@ -280,7 +280,7 @@ bool SftpClient::upload(const std::string& localPath, const std::string& remoteP
     const std::string part = remotePath + ".part";
     sftp_file f = sftp_open(sftp_, part.c_str(), O_WRONLY | O_CREAT | O_TRUNC, static_cast<mode_t>(mode));
     if (!f) fail("write", part);
-    std::vector<char> buf(64 * 1024);
+    std::vector<char> buf(size_t{64} * 1024);
     uint64_t done = 0;
     bool cancelled = false;
     while (done < total) {

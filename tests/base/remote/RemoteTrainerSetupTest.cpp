@@ -5,6 +5,7 @@
 // cancelling a remote build, and where the app finds the files it uploads.
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <fstream>
@@ -208,6 +209,29 @@ TEST_F(RemoteTrainerSetupTest, TheAptSetUpAlsoRefusesAnotherPackageBeforeRunning
     EXPECT_NE(r.message.find("'hello-streetgan', not streetgan-trainer"), std::string::npos) << r.message;
     EXPECT_FALSE(asked);  // no password is asked for a package that will not be installed
     EXPECT_FALSE(sawLine("apt-get"));
+}
+
+// The apt set-up for real: as root (CI runs the suite as root) apt-get installs the package itself,
+// without sudo. A stand-in streetgan-trainer package is installed, run and removed again; skipped
+// where that would replace a streetgan-trainer installed on this machine.
+TEST_F(RemoteTrainerSetupTest, TheAptSetUpInstallsThePackageWithAptAndRunsIt) {
+    if (::geteuid() != 0) GTEST_SKIP() << "not root: apt would need sudo and its password";
+    if (std::system("dpkg-query -W -f='${Status}' streetgan-trainer 2>/dev/null | grep -q 'ok installed'") == 0)
+        GTEST_SKIP() << "streetgan-trainer is installed on this machine: the test would replace it";
+    const std::string deb = makeDeb(tmp.path(), "streetgan-trainer", "0.0.1~apttest", "");
+    struct Remove {
+        ~Remove() { (void)std::system("dpkg -r streetgan-trainer >/dev/null 2>&1"); }
+    } remove;
+    bool asked = false;
+    const SetupResult r = setup().installDebWithSudo(deb, [&](const std::string&) {
+        asked = true;
+        return std::optional<std::string>();
+    });
+    EXPECT_TRUE(r.ok) << r.message;
+    EXPECT_FALSE(asked);  // root: no sudo, no password
+    EXPECT_EQ(r.trainer, "/usr/bin/streetgan-trainer");
+    EXPECT_NE(r.message.find("streetgan-trainer 0.0.1~apttest"), std::string::npos) << r.message;
+    EXPECT_TRUE(sawLine("streetgan-trainer")) << "apt-get's output is streamed";
 }
 
 TEST_F(RemoteTrainerSetupTest, SourceBuildWithAPythonWithoutTorchStopsAtTheScriptsCheck) {
