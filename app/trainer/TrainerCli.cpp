@@ -1,6 +1,7 @@
 #include "trainer/TrainerCli.h"
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -37,8 +38,11 @@ namespace streetgan {
 int TrainerCli::run(int argc, char** argv) {
     CLI::App app{"streetgan-trainer: train and inspect DCGAN models of street-level photos (headless)", "streetgan-trainer"};
     app.require_subcommand(0, 1);
-    app.set_version_flag("--version", std::string("streetgan-trainer ") + Version::text() + " (LibTorch " + TORCH_VERSION + ", " +
-                                          (torch::cuda::is_available() ? "CUDA" : "CPU") + ")");
+    // A function, not a string: CUDA is probed only when --version is asked for, not at every start.
+    app.set_version_flag("--version", std::function<std::string()>([] {
+                             return std::string("streetgan-trainer ") + Version::text() + " (LibTorch " + TORCH_VERSION + ", " +
+                                    (torch::cuda::is_available() ? "CUDA" : "CPU") + ")";
+                         }));
     std::vector<std::unique_ptr<Command>> commands;
     commands.push_back(std::make_unique<ModelInfoCommand>());
     commands.push_back(std::make_unique<TrainCommand>());

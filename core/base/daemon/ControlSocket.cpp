@@ -41,17 +41,28 @@ void addressOf(const std::string& path, sockaddr_un& addr, int& dirFd) {
 }  // namespace
 
 int ControlSocket::listenAt(const std::string& path) {
+    // Bound under a temporary name, made 0600, then renamed over `path` (replacing a stale socket
+    // of a crashed trainer; the caller holds the run lock): no client ever finds the socket with
+    // wider permissions, and no process-wide umask is changed (that raced with other threads).
     sockaddr_un addr;
     int dirFd;
-    addressOf(path, addr, dirFd);
+    addressOf(path + ".new", addr, dirFd);
+    const std::string name = path.substr(path.rfind('/') + 1);  // npos + 1 == 0: no folder
+    const std::string target = dirFd >= 0 ? "/proc/self/fd/" + std::to_string(dirFd) + "/" + name : path;
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) throw IoError(std::string("cannot create control socket: ") + std::strerror(errno));
-    ::unlink(addr.sun_path);  // a stale socket of a crashed trainer (the caller holds the run lock)
-    const mode_t old = ::umask(077);
-    const int rc = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    if (fd < 0) {
+        if (dirFd >= 0) ::close(dirFd);
+        throw IoError(std::string("cannot create control socket: ") + std::strerror(errno));
+    }
+    ::unlink(addr.sun_path);  // left by a trainer that crashed between bind and rename
+    int rc = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    if (rc == 0 && (::chmod(addr.sun_path, 0600) != 0 || ::rename(addr.sun_path, target.c_str()) != 0)) {
+        rc = -1;
+        const int err = errno;
+        ::unlink(addr.sun_path);
+        errno = err;
+    }
     const int err = errno;
-    ::umask(old);
-    if (rc == 0) ::chmod(addr.sun_path, 0600);
     if (dirFd >= 0) ::close(dirFd);
     if (rc != 0 || ::listen(fd, 16) != 0) {
         ::close(fd);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -33,8 +34,11 @@ std::string dirOf(const std::string& path) {
 }  // namespace
 
 void AtomicFile::write(const std::string& path, const void* data, size_t size) {
-    // SIGXFSZ would kill the process on a file-size limit; we want the EFBIG error instead.
-    std::signal(SIGXFSZ, SIG_IGN);
+    // SIGXFSZ would kill the process on a file-size limit; we want the EFBIG error instead. Set
+    // once per process (a signal disposition is process-wide; re-setting it on every write raced
+    // with a caller that had installed its own handler meanwhile).
+    static std::once_flag ignoreXfsz;
+    std::call_once(ignoreXfsz, [] { std::signal(SIGXFSZ, SIG_IGN); });
     // Unique per process and call: two threads replacing the same file never share a temp file.
     static std::atomic<unsigned long> counter{0};
     const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
