@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -32,6 +33,24 @@ std::string dirOf(const std::string& path) {
 }
 
 }  // namespace
+
+int AtomicFile::removeStaleTemporaries(const std::string& dir) {
+    namespace fs = std::filesystem;
+    int removed = 0;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        // write()'s temporary names: NAME.tmp.<digits>.<digits>
+        const std::string name = entry.path().filename().string();
+        const size_t at = name.rfind(".tmp.");
+        if (at == std::string::npos || at == 0) continue;
+        const std::string rest = name.substr(at + 5);
+        const size_t dot = rest.find('.');
+        const auto digits = [](const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; };
+        if (dot == std::string::npos || !digits(rest.substr(0, dot)) || !digits(rest.substr(dot + 1))) continue;
+        if (fs::remove(entry.path(), ec)) ++removed;
+    }
+    return removed;
+}
 
 void AtomicFile::write(const std::string& path, const void* data, size_t size) {
     // SIGXFSZ would kill the process on a file-size limit; we want the EFBIG error instead. Set

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/daemon/RunStatus.h"
 #include "base/daemon/TrainControl.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
@@ -143,7 +144,13 @@ void TrainingRun::resumeFromCheckpoint() {
                 cpuGen.set_state(ck.rngState);
             }
             resumedFrom_ = *latest;
+            if (root_) loggedUpTo_ = RunStatus::read(dir->root()).step;
         }
+    }
+    if (root_) {
+        // Temporary files of writes that a kill interrupted (each as large as a checkpoint). We hold
+        // the run lock: no other trainer writes here.
+        for (const std::string& d : {dir->root(), dir->checkpointsDir(), dir->samplesDir()}) AtomicFile::removeStaleTemporaries(d);
     }
 }
 
@@ -185,9 +192,7 @@ void TrainingRun::announceStart() {
     loader_->start(done_);
     system_.emplace(device_.is_cuda() ? device_.index() < 0 ? 0 : device_.index() : -1);
     lastSystem_ = Clock::now();
-    intervalStart_ = Clock::now();
-    intervalWait_ = 0;
-    intervalImages_ = 0;
+    resetInterval();
 }
 
 void TrainingRun::trainLoop() {
@@ -236,9 +241,7 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
         intervalImages_ = static_cast<int64_t>(a[5]);
     }
     if (!root_) {
-        intervalStart_ = Clock::now();
-        intervalWait_ = 0;
-        intervalImages_ = 0;
+        resetInterval();
         return;
     }
     const double elapsed = std::max(1e-9, seconds(Clock::now() - intervalStart_));
@@ -257,6 +260,10 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
     e.totalSteps = total_;
     if (dist_) e.worldSize = world_;
     losses_.append(e.lossG, e.lossD);
+    if (stepsDone <= loggedUpTo_) {  // logged by the process this run resumes after (see loggedUpTo_)
+        resetInterval();
+        return;
+    }
     namespace F = EventField;  // the TensorBoard tags are the event's field names
     const std::pair<const char*, double> scalars[] = {{F::kLossD, e.lossD}, {F::kLossG, e.lossG}, {F::kDX, e.dX},           {F::kDGz1, e.dGz1},
                                                       {F::kDGz2, e.dGz2},   {F::kLr, e.lr},       {F::kImgPerS, e.imgPerS}, {F::kDataWait, e.dataWait}};
@@ -276,6 +283,10 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
         out_.emit(data);
         lastSkipped_ = std::move(skipped);
     }
+    resetInterval();
+}
+
+void TrainingRun::resetInterval() {
     intervalStart_ = Clock::now();
     intervalWait_ = 0;
     intervalImages_ = 0;

@@ -76,6 +76,7 @@ private:
     // TensorBoard scalars, a system event at most every 2 s, a data event when more bad images
     // were skipped; resets the interval.
     void logMetrics(int64_t stepsDone);
+    void resetInterval();  ///< a new metrics interval starts now (its wait and images at 0)
     // A grid of the fixed noise: samples/step_N.png, TensorBoard image, sample event.
     void sample(int64_t stepsDone);
     // checkpoints/checkpoint_<epoch>.pt and its event, then FID/KID/PR when due.
@@ -112,6 +113,10 @@ private:
     // resumeFromCheckpoint()
     int64_t done_ = 0;
     std::string resumedFrom_;
+    /// The last step events.jsonl already has metrics for when resuming: a process killed after
+    /// its last checkpoint logged the steps up to there, which this run recomputes but does not log
+    /// again (the log is append-only; the dashboard would get two points per step).
+    int64_t loggedUpTo_ = 0;
     LossHistory losses_;  // every logged step's losses (rank 0), restored on resume, in each checkpoint
     // announceStart()
     std::optional<TensorBoardWriter> tb_;

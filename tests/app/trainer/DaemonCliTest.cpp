@@ -338,6 +338,37 @@ TEST_F(Daemon, AKilledTrainerShowsAsCrashedAndResumes) {
     EXPECT_TRUE(resumed);
 }
 
+// kill -9 at any moment, then --resume, again and again: events.jsonl (append-only) gets every
+// metrics step once, in order, and no temporary file is left behind (each as big as a checkpoint).
+TEST_F(Daemon, RepeatedKillsAndResumesLogEachStepOnceAndLeaveNoTemporaries) {
+    const std::vector<std::string> opts = {"--checkpoint-every", "5"};
+    ASSERT_EQ(start("r", opts).code, 0);
+    const std::string dir = tmp / "r";
+    int64_t killedAt = 0;
+    for (int round = 0; round < 4; ++round) {
+        // Run past the last kill and past a checkpoint, then kill at once (mid-step or mid-write).
+        ASSERT_TRUE(waitFor([&] { return lastStep(dir) >= killedAt + 7; })) << "round " << round;
+        const pid_t pid = pidOf(dir);
+        ASSERT_EQ(::kill(pid, SIGKILL), 0);
+        ASSERT_TRUE(waitFor([&] { return !processAlive(pid); }));
+        killedAt = lastStep(dir);
+        // What a kill in the middle of AtomicFile::write leaves: a full-size temporary.
+        std::ofstream(dir + "/checkpoints/checkpoint_0.pt.tmp.99999." + std::to_string(round)) << std::string(4096, 'x');
+        std::vector<std::string> resume = opts;
+        resume.push_back("--resume");
+        const CliResult again = start("r", resume);
+        ASSERT_EQ(again.code, 0) << again.err;
+    }
+    ASSERT_TRUE(waitFor([&] { return lastStep(dir) >= killedAt + 3; }));
+    std::vector<int64_t> steps;
+    for (const auto& e : readEvents(dir))
+        if (e.value("kind", "") == "metrics") steps.push_back(e["step"]);
+    ASSERT_FALSE(steps.empty());
+    for (size_t i = 1; i < steps.size(); ++i) EXPECT_GT(steps[i], steps[i - 1]) << "metrics step " << steps[i] << " logged again after " << steps[i - 1];
+    for (const auto& f : fs::directory_iterator(dir + "/checkpoints"))
+        EXPECT_EQ(f.path().filename().string().find(".tmp."), std::string::npos) << f.path() << " left behind";
+}
+
 TEST_F(Daemon, StartFailsInTheForegroundOnBadInput) {
     const CliResult r = start("r", {"--data", (tmp / "no such folder")});
     EXPECT_NE(r.code, 0);
