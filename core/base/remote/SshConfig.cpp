@@ -2,14 +2,17 @@
 
 #include <glob.h>
 #include <pwd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "base/remote/ShellQuote.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
 
@@ -281,6 +284,7 @@ bool SshConfig::blockMatches(const Block& b, const std::string& alias) {
 
 SshHostSettings SshConfig::resolve(const std::string& alias) const {
     SshHostSettings s;
+    bool seenIdentitiesOnly = false;
     for (const auto& b : blocks_) {
         if (!blockMatches(b, alias)) continue;
         for (const auto& e : b.entries) {
@@ -306,9 +310,56 @@ SshHostSettings SshConfig::resolve(const std::string& alias) const {
                 s.identityFiles.push_back(e.value);
             } else if (e.key == "proxyjump" && !s.proxyJump) {
                 s.proxyJump = e.value;
+            } else if (e.key == "proxycommand" && !s.proxyCommand) {
+                s.proxyCommand = e.value;
+            } else if (e.key == "identitiesonly" && !seenIdentitiesOnly) {
+                seenIdentitiesOnly = true;
+                s.identitiesOnly = e.value == "yes" || e.value == "true";
             }
         }
     }
+    return s;
+}
+
+std::optional<SshHostSettings> SshConfig::resolveWithOpenSsh(const std::string& alias, const std::string& configFile) {
+    std::string cmd = "ssh -G";
+    if (!configFile.empty()) cmd += " -F " + ShellQuote::quote(configFile);
+    cmd += " -- " + ShellQuote::quote(alias) + " 2>&1 </dev/null";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return std::nullopt;
+    std::string out;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    const int status = ::pclose(p);
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code == 127) return std::nullopt;  // no ssh program: the caller parses the file itself
+    std::istringstream lines(out);
+    if (code != 0) {
+        std::string first, l;
+        while (std::getline(lines, l))
+            if (first.empty() && l.find("Pseudo-terminal") == std::string::npos) first = l;
+        throw ConfigError("ssh rejects its configuration for '" + alias + "': " + first + "; fix " + (configFile.empty() ? "~/.ssh/config" : configFile));
+    }
+    SshHostSettings s;
+    for (std::string l; std::getline(lines, l);) {
+        const size_t sp = l.find(' ');
+        if (sp == std::string::npos) continue;
+        std::string key = l.substr(0, sp);
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        const std::string value = l.substr(sp + 1);
+        if (key == "hostname") s.hostName = value;
+        else if (key == "user") s.user = value;
+        else if (key == "port") s.port = std::atoi(value.c_str());
+        else if (key == "identityfile") s.identityFiles.push_back(value);
+        else if (key == "proxyjump") s.proxyJump = value;
+        else if (key == "proxycommand") s.proxyCommand = value;
+        else if (key == "identitiesonly") s.identitiesOnly = value == "yes";
+    }
+    // ssh lists its default keys when the configuration names none: report none, as the parser
+    // does, so that SshOptions::useDefaultIdentities keeps deciding about them.
+    static const std::vector<std::string> kOpenSshDefaults = {"~/.ssh/id_rsa",     "~/.ssh/id_ecdsa", "~/.ssh/id_ecdsa_sk", "~/.ssh/id_ed25519",
+                                                              "~/.ssh/id_ed25519_sk", "~/.ssh/id_xmss", "~/.ssh/id_dsa"};
+    if (s.identityFiles == kOpenSshDefaults) s.identityFiles.clear();
     return s;
 }
 

@@ -1,7 +1,11 @@
-// The subset of OpenSSH's client configuration (~/.ssh/config, ssh_config(5)) the SSH client uses:
+// How the SSH client reads OpenSSH's client configuration (~/.ssh/config, ssh_config(5)): where an
+// `ssh` program exists, `ssh -G HOST` resolves the host exactly as ssh itself would (Match, Include,
+// canonicalisation, /etc/ssh/ssh_config; resolveWithOpenSsh); without one, this parser of the
+// subset the client uses:
 // Host blocks with patterns (`*`, `?`, `!negation`, several per line), Match all, Include,
 // HostName (with %h), User, Port, IdentityFile (accumulates; ~ and %d %h %p %r %u %% expanded)
-// and ProxyJump (a comma list of [user@]host[:port] hops, or none). As in OpenSSH, the first
+// ProxyJump (a comma list of [user@]host[:port] hops, or none), ProxyCommand and IdentitiesOnly.
+// As in OpenSSH, the first
 // value obtained for a keyword wins, and explicit options (SshOptions) win over the file.
 // Other keywords are ignored.
 #pragma once
@@ -31,6 +35,8 @@ struct SshHostSettings {
     std::optional<int> port;
     std::vector<std::string> identityFiles;  ///< raw, before token expansion (see expandPath)
     std::optional<std::string> proxyJump;    ///< raw value ("none" included)
+    std::optional<std::string> proxyCommand; ///< raw value, tokens (%h %p %r) not expanded; "none": none
+    bool identitiesOnly = false;             ///< IdentitiesOnly yes: only the IdentityFiles, no agent keys
 };
 
 /// A parsed configuration. Immutable after parsing; thread-safe for concurrent reads.
@@ -48,6 +54,11 @@ public:
 
     /// The settings for `alias` (the host as the user typed it), first value per keyword.
     SshHostSettings resolve(const std::string& alias) const;
+    /// The settings for `alias` as `ssh -G [-F configFile] alias` prints them (configFile empty:
+    /// ssh's own defaults, ~/.ssh/config and /etc/ssh/ssh_config); nullopt when there is no ssh
+    /// program. The identity files are empty when ssh printed only its defaults. Throws
+    /// ConfigError with ssh's own message when ssh rejects the configuration.
+    static std::optional<SshHostSettings> resolveWithOpenSsh(const std::string& alias, const std::string& configFile);
 
     /// OpenSSH pattern match (case-insensitive): `*` any run, `?` one character.
     static bool matchPattern(const std::string& pattern, const std::string& text);

@@ -180,7 +180,7 @@ void authenticate(ssh_session s, const SshHop& hop, const SshOptions& options) {
     auto note = [&](const std::string& what) { tried += (tried.empty() ? "" : ", ") + what; };
     if (methods & SSH_AUTH_METHOD_PUBLICKEY) {
         const char* sock = std::getenv("SSH_AUTH_SOCK");
-        if (options.useAgent && sock && *sock) {
+        if (options.useAgent && sock && *sock && !(hop.identitiesOnly && !hop.identityFiles.empty())) {
             rc = ssh_userauth_agent(s, nullptr);
             if (rc == SSH_AUTH_SUCCESS) return;
             note("agent");
@@ -247,14 +247,45 @@ std::string SshHop::knownHostsName() const { return port == 22 ? hostName : "[" 
 
 std::vector<SshHop> SshSession::resolve(const SshOptions& options) {
     if (options.host.empty()) throw ConfigError("no remote host given; name one (an ~/.ssh/config alias or a host name)");
-    const SshConfig config =
-        options.configFile == "none" ? SshConfig{} : SshConfig::load(options.configFile.empty() ? SshConfig::defaultPath() : options.configFile);
+    // A host resolves as ssh itself would (`ssh -G`: Match, Include, /etc/ssh/ssh_config) where an
+    // ssh program exists; else through our parser. A named file that does not exist is no
+    // configuration (as before), not ssh's error.
+    const std::string& file = options.configFile;
+    const bool noConfig = file == "none" || (!file.empty() && ::access(file.c_str(), F_OK) != 0);
+    std::optional<SshConfig> parsed;
+    auto settingsOf = [&](const std::string& alias) -> SshHostSettings {
+        if (noConfig) return {};
+        if (auto s = SshConfig::resolveWithOpenSsh(alias, file)) return *s;
+        if (!parsed) parsed = SshConfig::load(file.empty() ? SshConfig::defaultPath() : file);
+        return parsed->resolve(alias);
+    };
+    // ProxyCommand's tokens, as ssh expands them: %h host, %p port, %r user, %n the alias, %%.
+    auto proxyCommandOf = [](const SshHostSettings& s, const SshHop& hop) {
+        if (!s.proxyCommand || *s.proxyCommand == "none") return std::string();
+        std::string out;
+        const std::string& in = *s.proxyCommand;
+        for (size_t i = 0; i < in.size(); ++i) {
+            if (in[i] != '%' || i + 1 == in.size()) {
+                out += in[i];
+                continue;
+            }
+            switch (in[++i]) {
+                case 'h': out += hop.hostName; break;
+                case 'p': out += std::to_string(hop.port); break;
+                case 'r': out += hop.user; break;
+                case 'n': out += hop.alias; break;
+                case '%': out += '%'; break;
+                default: out += '%', out += in[i];
+            }
+        }
+        return out;
+    };
     std::string alias = options.host, userFromHost;
     if (const size_t at = alias.rfind('@'); at != std::string::npos) {
         userFromHost = alias.substr(0, at);
         alias = alias.substr(at + 1);
     }
-    const SshHostSettings ts = config.resolve(alias);
+    const SshHostSettings ts = settingsOf(alias);
     SshHop target;
     target.alias = alias;
     target.hostName = ts.hostName.value_or(alias);
@@ -263,11 +294,13 @@ std::vector<SshHop> SshSession::resolve(const SshOptions& options) {
     std::vector<std::string> rawIds = options.identityFiles.empty() ? ts.identityFiles : options.identityFiles;
     if (rawIds.empty() && options.useDefaultIdentities) rawIds = {"~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa"};
     for (const auto& id : rawIds) target.identityFiles.push_back(SshConfig::expandPath(id, target.hostName, target.port, target.user));
+    target.identitiesOnly = ts.identitiesOnly;
+    target.proxyCommand = proxyCommandOf(ts, target);
 
     std::vector<SshHop> hops;
     const std::string jumpText = options.jump ? *options.jump : ts.proxyJump.value_or("none");
     for (const JumpSpec& j : JumpSpec::parseList(jumpText)) {
-        const SshHostSettings js = config.resolve(j.host);
+        const SshHostSettings js = settingsOf(j.host);
         SshHop hop;
         hop.alias = j.host;
         hop.hostName = js.hostName.value_or(j.host);
@@ -278,6 +311,8 @@ std::vector<SshHop> SshSession::resolve(const SshOptions& options) {
         for (const auto& id : options.identityFiles) ids.push_back(id);
         if (ids.empty() && options.useDefaultIdentities) ids = {"~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa"};
         for (const auto& id : ids) hop.identityFiles.push_back(SshConfig::expandPath(id, hop.hostName, hop.port, hop.user));
+        hop.identitiesOnly = js.identitiesOnly;
+        hop.proxyCommand = proxyCommandOf(js, hop);
         hops.push_back(std::move(hop));
     }
     hops.push_back(std::move(target));
@@ -317,10 +352,16 @@ std::unique_ptr<SshSession> SshSession::connect(const SshOptions& options) {
             }
             self->tunnels_.push_back(std::move(tunnel));
         }
+        // The first connection may go through the configuration's ProxyCommand (a later hop
+        // goes through the one before it); libssh runs it and talks over its stdin/stdout.
+        const bool proxied = i == 0 && !hop.proxyCommand.empty();
+        if (proxied && ssh_options_set(s, SSH_OPTIONS_PROXYCOMMAND, hop.proxyCommand.c_str()) != SSH_OK)
+            throw RemoteError("cannot use the ProxyCommand of " + hop.label() + ": " + ssh_get_error(s));
         if (ssh_connect(s) != SSH_OK)
-            throw RemoteError("cannot connect to " + hop.label() + (i > 0 ? " through " + self->hops_[i - 1].label() : std::string()) + ": " +
-                              ssh_get_error(s) + "; check the host name, the port and that sshd runs there");
-        if (i == 0) setTcpKeepalive(ssh_get_fd(s), options.keepaliveSeconds);
+            throw RemoteError("cannot connect to " + hop.label() + (i > 0 ? " through " + self->hops_[i - 1].label() : std::string()) +
+                              (proxied ? " through ProxyCommand '" + hop.proxyCommand + "'" : std::string()) + ": " + ssh_get_error(s) +
+                              "; check the host name, the port and that sshd runs there");
+        if (i == 0 && !proxied) setTcpKeepalive(ssh_get_fd(s), options.keepaliveSeconds);
         verifyHostKey(s, hop, options, knownHosts, i > 0);
         authenticate(s, hop, options);
         int fd = -1;

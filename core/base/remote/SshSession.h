@@ -29,6 +29,8 @@ struct SshHop {
     int port = 22;
     std::string user;
     std::vector<std::string> identityFiles;  ///< expanded paths, in order
+    std::string proxyCommand;                ///< ProxyCommand, tokens expanded; only the first hop uses it
+    bool identitiesOnly = false;             ///< IdentitiesOnly: no agent keys when identityFiles is not empty
     /// "user@host" or "user@host:port": how errors name it.
     std::string label() const;
     /// The name known_hosts uses: host, or [host]:port when the port is not 22.

@@ -220,7 +220,9 @@ TEST_F(RemoteTrainerSetupTest, TheAptSetUpInstallsThePackageWithAptAndRunsIt) {
         GTEST_SKIP() << "streetgan-trainer is installed on this machine: the test would replace it";
     const std::string deb = makeDeb(tmp.path(), "streetgan-trainer", "0.0.1~apttest", "");
     struct Remove {
-        ~Remove() { (void)std::system("dpkg -r streetgan-trainer >/dev/null 2>&1"); }
+        ~Remove() {
+            if (std::system("dpkg -r streetgan-trainer >/dev/null 2>&1") != 0) ADD_FAILURE() << "dpkg -r streetgan-trainer failed";
+        }
     } remove;
     bool asked = false;
     const SetupResult r = setup().installDebWithSudo(deb, [&](const std::string&) {

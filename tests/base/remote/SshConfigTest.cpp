@@ -116,6 +116,33 @@ TEST(SshConfig, JumpSpecs) {
     EXPECT_THROW(JumpSpec::parse("@gw"), ConfigError);
 }
 
+TEST(SshConfig, HostsResolveAsSshDoesWithMatchIdentitiesOnlyAndProxyCommand) {
+    TempDir tmp;
+    std::ofstream(tmp / "config") << "Match host gpu2\n  HostName 10.0.0.7\n  IdentitiesOnly yes\n  IdentityFile /k/m\n"
+                                  << "Host *\n  ProxyCommand relay %h %p %r %%\n";
+    SshOptions o;
+    o.host = "bob@gpu2";
+    o.configFile = tmp / "config";
+    o.useDefaultIdentities = false;
+    const auto hops = SshSession::resolve(o);
+    ASSERT_EQ(hops.size(), 1u);
+    EXPECT_EQ(hops[0].hostName, "10.0.0.7");  // the Match block: ssh -G, not our parser
+    EXPECT_TRUE(hops[0].identitiesOnly);
+    EXPECT_EQ(hops[0].identityFiles, (std::vector<std::string>{"/k/m"}));
+    EXPECT_EQ(hops[0].proxyCommand, "relay 10.0.0.7 22 bob %");
+    // ssh's own defaults are not taken for configured keys.
+    o.host = "plain";
+    EXPECT_TRUE(SshSession::resolve(o)[0].identityFiles.empty());
+    // What ssh refuses is one line with its reason.
+    std::ofstream(tmp / "config") << "Host x\n  NoSuchOption 1\n";
+    try {
+        SshSession::resolve(o);
+        ADD_FAILURE() << "a bad option passed";
+    } catch (const ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("nosuchoption"), std::string::npos) << e.what();
+    }
+}
+
 TEST(SshConfig, ExplicitOptionsWinOverTheConfig) {
     TempDir tmp;
     std::ofstream(tmp / "config") << "Host gpu\n  HostName 10.0.0.9\n  User alice\n  Port 2222\n  IdentityFile /k/gpu\n  ProxyJump carol@bastion:2201\n"

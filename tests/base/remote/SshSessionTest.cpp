@@ -41,6 +41,31 @@ TEST_F(SshSessionTest, ConnectsAndRunsACommand) {
     EXPECT_TRUE(s->exec("true").ok());
 }
 
+// A host reached through the configuration's ProxyCommand (here a bash /dev/tcp relay), resolved
+// through `ssh -G`, which also honours the Match block the client's own parser would ignore.
+TEST_F(SshSessionTest, ConnectsThroughTheConfigsProxyCommand) {
+    std::ofstream(tmp / "ssh_config") << "Match host viaproxy\n  HostName 127.0.0.1\n  Port " << target->port() << "\n"
+                                      << "  ProxyCommand bash -c 'exec 3<>/dev/tcp/%h/%p; cat <&3 & exec cat >&3'\n";
+    SshOptions o = options();
+    o.host = "viaproxy";
+    o.port.reset();
+    o.configFile = tmp / "ssh_config";
+    const auto hops = SshSession::resolve(o);
+    ASSERT_EQ(hops.size(), 1u);
+    EXPECT_EQ(hops[0].hostName, "127.0.0.1");
+    EXPECT_EQ(hops[0].proxyCommand, "bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(target->port()) + "; cat <&3 & exec cat >&3'");
+    auto s = SshSession::connect(o);
+    EXPECT_EQ(s->exec("echo through the proxy").out, "through the proxy\n");
+    // A ProxyCommand that cannot reach anything fails with one line naming it.
+    std::ofstream(tmp / "ssh_config") << "Host viaproxy\n  HostName 127.0.0.1\n  ProxyCommand false\n";
+    try {
+        SshSession::connect(o);
+        ADD_FAILURE() << "connected through 'false'";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("ProxyCommand 'false'"), std::string::npos) << e.what();
+    }
+}
+
 TEST_F(SshSessionTest, UnknownHostKeyIsShownToTheCallbackWithItsFingerprint) {
     std::ofstream(knownHosts(), std::ios::trunc).close();
     SshOptions o = options();

@@ -107,8 +107,6 @@ double brightCentroidX(const std::vector<uint8_t>& hwc, int S) {
     return wsum > 0 ? sum / wsum : -1;
 }
 
-double seconds(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
-
 }  // namespace
 
 // ------------------------------------------------------------------------------ parameters

@@ -41,12 +41,6 @@ double meanAbsDiff(const Image& a, const Image& b) {
     return s / static_cast<double>(a.size());
 }
 
-double threadCpuSeconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------------------ contract
