@@ -1,13 +1,12 @@
 #include "runs/LocalRunLister.h"
 
-#include "base/daemon/RunStatus.h"
 
 namespace streetgan::ui {
 
 void LocalRunLister::list(quint64 jobId, const QString& root) {
     try {
         RunEntryList out;
-        for (const RunInfo& r : RunStatus::list(root.toStdString())) {
+        for (const RunInfo& r : cache_.list(root.toStdString())) {
             RunEntry e;
             e.name = QString::fromStdString(r.name);
             e.path = QString::fromStdString(r.path);

@@ -1,9 +1,11 @@
-// Worker: lists the runs of a local folder (core's RunStatus::list: state from the tail of each
-// events.jsonl and the trainer lock) off the GUI thread. Results carry the job id.
+// Worker: lists the runs of a local folder off the GUI thread (base's RunStatusCache: state from
+// each events.jsonl and the trainer lock; a refresh reads only what the files gained). Results
+// carry the job id. Lives on one worker thread.
 #pragma once
 
 #include <QObject>
 
+#include "base/daemon/RunStatusCache.h"
 #include "common/RunEntry.h"
 
 namespace streetgan::ui {
@@ -15,6 +17,9 @@ public:
 signals:
     void listed(quint64 jobId, const streetgan::ui::RunEntryList& runs);
     void failed(quint64 jobId, const QString& message);
+
+private:
+    RunStatusCache cache_;
 };
 
 }  // namespace streetgan::ui

@@ -64,7 +64,9 @@ RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread
     localRoot_->setExpanded(true);
     lister_->moveToThread(thread_);
     connect(thread_, &QThread::finished, lister_, &QObject::deleteLater);
+    connect(lister_, &LocalRunLister::failed, this, [this](quint64, const QString&) { listingDone(); });
     connect(lister_, &LocalRunLister::listed, this, [this](quint64 job, const RunEntryList& runs) {
+        listingDone();
         if (job != job_) return;
         fill(localRoot_, runs);
         emit localListed(static_cast<int>(runs.size()));
@@ -104,14 +106,30 @@ void RunsSidebar::setWorkspace(const QString& dir) {
     workspace_ = dir;
     localRoot_->setText(0, tr("This computer — %1").arg(dir));
     localRoot_->setToolTip(0, dir);
+    ++job_;  // a listing of the previous folder still in flight is stale now
     refresh();
 }
 
 void RunsSidebar::refresh() {
+    // One listing at a time: a refresh asked for meanwhile (the 3 s timer on a slow disk, a click)
+    // runs once when the current one is done, instead of piling up reads of every run.
+    if (listing_) {
+        again_ = true;
+        return;
+    }
     if (!workspace_.isEmpty()) {
+        listing_ = true;
         const quint64 job = ++job_;
         const QString root = workspace_;
         QMetaObject::invokeMethod(lister_, [l = lister_, job, root] { l->list(job, root); });
+    }
+}
+
+void RunsSidebar::listingDone() {
+    listing_ = false;
+    if (again_) {
+        again_ = false;
+        refresh();
     }
 }
 

@@ -58,6 +58,9 @@ private:
     LocalRunLister* lister_;
     QTimer* timer_;
     quint64 job_ = 0;
+    bool listing_ = false;  ///< a listing is in flight on the worker
+    bool again_ = false;    ///< refresh() was asked for meanwhile
+    void listingDone();
 };
 
 }  // namespace streetgan::ui

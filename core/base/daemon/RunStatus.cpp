@@ -107,27 +107,44 @@ std::string RunStatus::effectiveState(const std::string& lastStatus, bool alive)
 
 RunInfo RunStatus::read(const std::string& runDir) {
     RunInfo info;
+    RunReadProgress progress;
+    readMore(runDir, info, progress);
+    return info;
+}
+
+void RunStatus::readMore(const std::string& runDir, RunInfo& info, RunReadProgress& p) {
+    struct stat st {};
+    const std::string events = runDir + "/events.jsonl";
+    const bool haveFile = ::stat(events.c_str(), &st) == 0;
+    const auto size = haveFile ? static_cast<uint64_t>(st.st_size) : 0;
+    if (p.started && (!haveFile || static_cast<uint64_t>(st.st_ino) != p.inode || size < p.offset)) {
+        info = RunInfo();  // replaced or cut: read afresh
+        p = RunReadProgress();
+    }
     info.path = runDir;
     info.name = fs::path(runDir).filename().string();
     if (info.name.empty()) info.name = fs::path(runDir).parent_path().filename().string();
     const bool alive = RunLock::isHeld(runDir);
-    if (alive) info.pid = RunLock::recordedPid(runDir);
+    info.pid = alive ? RunLock::recordedPid(runDir) : 0;
 
-    std::string lastStatus;
-    std::ifstream in(runDir + "/events.jsonl", std::ios::binary);
-    if (in) {
-        in.seekg(0, std::ios::end);
-        const std::streamoff size = in.tellg();
-        const std::streamoff from = std::max<std::streamoff>(0, size - kTailBytes);
-        in.seekg(from);
-        std::string tail(static_cast<size_t>(size - from), '\0');
-        in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+    std::ifstream in(events, std::ios::binary);
+    if (in && size > p.offset) {
+        bool cutTail = false;
+        uint64_t from = p.offset;
+        if (!p.started && size > static_cast<uint64_t>(kTailBytes)) {
+            from = size - static_cast<uint64_t>(kTailBytes);
+            cutTail = true;
+        }
+        in.seekg(static_cast<std::streamoff>(from));
+        std::string text(static_cast<size_t>(size - from), '\0');
+        in.read(text.data(), static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<size_t>(in.gcount()));
         size_t pos = 0;
-        if (from > 0) pos = tail.find('\n') + 1;  // the first line is probably cut
-        bool sawStatus = false;
+        if (cutTail) pos = text.find('\n') + 1;  // the first line is probably cut
         EventReader reader;
-        for (size_t nl; (nl = tail.find('\n', pos)) != std::string::npos; pos = nl + 1) {
-            const ParsedEvent parsed = reader.read(std::string_view(tail).substr(pos, nl - pos));
+        size_t nl = std::string::npos;
+        for (; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+            const ParsedEvent parsed = reader.read(std::string_view(text).substr(pos, nl - pos));
             if (!parsed.ok()) continue;  // a torn line left by a crash
             const EventStamp stamp = stampOf(parsed.event);
             if (!std::isnan(stamp.t)) info.updated = stamp.t;
@@ -135,35 +152,47 @@ RunInfo RunStatus::read(const std::string& runDir) {
             if (stamp.epoch) info.epoch = *stamp.epoch;
             if (stamp.totalSteps) info.totalSteps = *stamp.totalSteps;
             if (const auto* status = std::get_if<StatusEvent>(&parsed.event)) {
-                lastStatus = status->state;
-                sawStatus = true;
+                p.lastStatus = status->state;
+                p.sawStatus = true;
             } else if (const auto* metrics = std::get_if<MetricsEvent>(&parsed.event)) {
                 if (!std::isnan(metrics->lossD)) info.lossD = metrics->lossD;
                 if (!std::isnan(metrics->lossG)) info.lossG = metrics->lossG;
             } else if (const auto* checkpoint = std::get_if<CheckpointEvent>(&parsed.event)) {
                 info.lastCheckpoint = checkpoint->path;
             } else if (const auto* error = std::get_if<ErrorEvent>(&parsed.event)) {
-                info.error = error->message;
+                p.lastError = error->message;
             }
         }
+        // Up to the last complete line: a line still being written is read whole next time.
+        p.offset = from + pos;
         // A long run whose status line has scrolled out of the tail is running if it is alive.
-        if (!sawStatus && from > 0) lastStatus = alive ? RunState::kRunning : RunState::kCrashed;
+        if (cutTail && !p.sawStatus) p.lastStatus = alive ? RunState::kRunning : RunState::kCrashed;
     }
-    info.state = effectiveState(lastStatus, alive);
-    if (info.state != RunState::kFailed) info.error.clear();  // e.g. a refused control command: not the run's failure
-    return info;
+    p.started = true;
+    p.inode = haveFile ? static_cast<uint64_t>(st.st_ino) : 0;
+    // A long run seen from its tail, whose status scrolled out: its state follows the lock.
+    std::string last = p.lastStatus;
+    if (!p.sawStatus && (last == RunState::kRunning || last == RunState::kCrashed)) last = alive ? RunState::kRunning : RunState::kCrashed;
+    info.state = effectiveState(last, alive);
+    // The last error event's message, only for a failed run (e.g. a refused control command is
+    // not the run's failure).
+    info.error = info.state == RunState::kFailed ? p.lastError : std::string();
 }
 
-std::vector<RunInfo> RunStatus::list(const std::string& root) {
+std::vector<std::string> RunStatus::runDirectories(const std::string& root) {
     std::error_code ec;
     if (!fs::is_directory(root, ec)) throw IoError("'" + root + "' is not a folder: give the folder that holds your run directories");
-    if (isRunDirectory(root)) return {read(root)};
+    if (isRunDirectory(root)) return {root};
     std::vector<std::string> dirs;
     for (const auto& entry : fs::directory_iterator(root, fs::directory_options::skip_permission_denied, ec))
         if (entry.is_directory(ec) && isRunDirectory(entry.path().string())) dirs.push_back(entry.path().string());
     std::sort(dirs.begin(), dirs.end());
+    return dirs;
+}
+
+std::vector<RunInfo> RunStatus::list(const std::string& root) {
     std::vector<RunInfo> runs;
-    for (const auto& d : dirs) runs.push_back(read(d));
+    for (const auto& d : runDirectories(root)) runs.push_back(read(d));
     return runs;
 }
 

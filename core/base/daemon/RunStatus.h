@@ -28,12 +28,27 @@ struct RunInfo {
     static RunInfo fromJson(const nlohmann::json& j);
 };
 
+/// How far RunStatus::readMore has read a run's events.jsonl, and what it keeps between reads.
+struct RunReadProgress {
+    uint64_t offset = 0;  ///< bytes of events.jsonl folded in (up to the end of a complete line)
+    uint64_t inode = 0;   ///< events.jsonl's inode: another file (replaced) means reading afresh
+    std::string lastStatus, lastError;
+    bool sawStatus = false;
+    bool started = false;  ///< the first read (the file's tail only) happened
+};
+
 class RunStatus {
 public:
     static bool isRunDirectory(const std::string& dir);
     static RunInfo read(const std::string& runDir);
+    /// Folds what events.jsonl gained since `progress` into `info` (the first time: its last 4 MiB)
+    /// and sets the state from the lock. A shorter or replaced file starts afresh. RunStatusCache
+    /// keeps one per run, so a refresh reads only new bytes.
+    static void readMore(const std::string& runDir, RunInfo& info, RunReadProgress& progress);
     /// ROOT itself when it is a run, else its direct sub-folders that are runs, sorted by name.
     static std::vector<RunInfo> list(const std::string& root);
+    /// The run folders list() reads (same rule); IoError when ROOT is not a folder.
+    static std::vector<std::string> runDirectories(const std::string& root);
     /// The state a reader reports given the last status event's state and the lock.
     static std::string effectiveState(const std::string& lastStatus, bool alive);
     /// `ls --json`'s document: {"runs":[RunInfo::toJson()...]}, and back (tolerant: a missing or
