@@ -71,15 +71,7 @@ class TRangeTest : public QObject {
     }
 
 private slots:
-    void initTestCase() {
-        streetgan::test::isolateSettings(tmp_.filePath("settings"));
-        qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
-        qputenv("XDG_DATA_HOME", tmp_.filePath("data").toLocal8Bit());    // DemoCheckpoint's copy
-        qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());  // the worker's PCA cache
-        page_ = new ExplorerPage;
-        page_->resize(1280, 780);
-        page_->show();
-    }
+    void initTestCase() { page_ = streetgan::test::openExplorerPage(tmp_); }
 
     void cleanupTestCase() { delete page_; }
 
