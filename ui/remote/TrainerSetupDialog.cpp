@@ -80,6 +80,9 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     form->addRow(tr("Install prefix on the host:"), prefix_);
     debFile_ = fileRow(this, form, tr("Trainer package (.deb):"), tr("Debian packages (*.deb)"));
     tarball_ = fileRow(this, form, tr("Source tarball:"), tr("Tarballs (*.tar.gz *.tgz)"));
+    // Pre-filled with the files the app's package carries (share/streetgan/remote/) when present.
+    debFile_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-trainer_<version>_<arch>.deb"));
+    tarball_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-source.tar.gz"));
     envKind_ = new QComboBox(this);
     envKind_->addItem(tr("Python interpreter (empty: python3)"), int(BuildEnvironment::Kind::Python));
     envKind_->addItem(tr("conda environment (name)"), int(BuildEnvironment::Kind::Conda));
@@ -97,6 +100,7 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     log_->setReadOnly(true);
     log_->setMaximumBlockCount(5000);
     log_->setMinimumHeight(200);
+    log_->setPlaceholderText(tr("Choose how to set it up, then Set up: the upload, the installation or the build's output appear here."));
     layout->addWidget(log_, 1);
     progress_ = new QProgressBar(this);
     progress_->setVisible(false);
