@@ -17,6 +17,7 @@
 #include "runs/RunSession.h"
 #include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
+#include "ui/remote/LoopbackHost.h"
 
 using namespace streetgan::ui;
 using streetgan::test::SshdFixture;
@@ -52,13 +53,7 @@ private slots:
     void cleanupTestCase() { sshd_.reset(); }
 
     void listDownloadRender() {
-        HostConfig c;
-        c.host = "127.0.0.1";
-        c.port = sshd_->port();
-        c.keyFile = tmp_.filePath("id_user");
-        c.knownHosts = tmp_.filePath("known_hosts");
-        c.configFile = "none";
-        c.trainer = STREETGAN_TRAINER;
+        const HostConfig c = streetgan::test::loopbackHost(sshd_->port(), tmp_);
         streetgan::SshOptions ssh = c.toSshOptions();
         ssh.onUnknownHostKey = [](const streetgan::HostKeyInfo&) { return streetgan::HostKeyDecision::AcceptOnce; };
         const QString run = tmp_.filePath("remote-runs/r1");

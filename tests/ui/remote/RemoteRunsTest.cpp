@@ -23,6 +23,7 @@
 #include "runs/RunsSidebar.h"
 #include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
+#include "ui/remote/LoopbackHost.h"
 
 using namespace streetgan::ui;
 using streetgan::test::SshdFixture;
@@ -32,17 +33,7 @@ class RemoteRunsTest : public QObject {
     QTemporaryDir tmp_;
     std::unique_ptr<SshdFixture> sshd_;
 
-    HostConfig config() const {
-        HostConfig c;
-        c.host = "127.0.0.1";
-        c.port = sshd_->port();
-        c.keyFile = tmp_.filePath("id_user");
-        c.knownHosts = tmp_.filePath("known_hosts");
-        c.configFile = "none";
-        c.root = tmp_.filePath("remote-runs");
-        c.trainer = STREETGAN_TRAINER;
-        return c;
-    }
+    HostConfig config() const { return streetgan::test::loopbackHost(sshd_->port(), tmp_); }
 
 private slots:
     void initTestCase() {

@@ -17,6 +17,7 @@
 #include "runs/RunsSidebar.h"
 #include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
+#include "ui/remote/LoopbackHost.h"
 
 using namespace streetgan;
 using namespace streetgan::ui;
@@ -27,17 +28,7 @@ class TrainerSetupTest : public QObject {
     QTemporaryDir tmp_;
     std::unique_ptr<SshdFixture> sshd_;
 
-    HostConfig config(const QString& trainer) const {
-        HostConfig c;
-        c.host = "127.0.0.1";
-        c.port = sshd_->port();
-        c.keyFile = tmp_.filePath("id_user");
-        c.knownHosts = tmp_.filePath("known_hosts");
-        c.configFile = "none";
-        c.root = tmp_.filePath("remote-runs");
-        c.trainer = trainer;
-        return c;
-    }
+    HostConfig config(const QString& trainer) const { return streetgan::test::loopbackHost(sshd_->port(), tmp_, trainer); }
 
     /// A real .deb (dpkg-deb) of package streetgan-trainer whose program answers like a trainer
     /// of `version` speaking `protocol` (0: no `version` command, as before it existed).
