@@ -15,13 +15,13 @@
 #include <cstdio>
 #include <set>
 
-#include "base/dataset/ArchiveReader.h"
 #include "base/dataset/DatasetIndex.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "ml/data/DataSources.h"
 #include "ml/data/PackedCacheSource.h"
 #include "ml/data/PackedCacheWriter.h"
+#include "ml/data/PhotoListing.h"
 #include "ml/data/PhotoSource.h"
 #include "ml/data/synthetic/SyntheticStreets.h"
 
@@ -36,7 +36,8 @@ CLI::App* DataCommand::setup(CLI::App& parent) {
     stats_->add_option("--exclude-cities", cfg_.excludeCities, "Drop these cities")->delimiter(',');
     stats_->add_option("--max-per-sequence", cfg_.maxPerSequence, "Cap of training images per sequence")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
     stats_->add_option("--validation-percent", cfg_.validationPercent, "Held-out share by key hash")->check(CLI::Range(0.0, 99.0));
-    stats_->add_flag("--json", json_, "One JSON document on stdout");
+    stats_->add_flag("--json", json_, "One JSON document on stdout (every skipped file named)");
+    stats_->add_flag("--no-decode", noDecode_, "List only: do not decode images whose verdict is not cached yet (fast, may count bad files as images)");
     synth_ = data->add_subcommand("synth", "Write synthetic street scenes as JPEG files (MSLS-like 640x480 by default)");
     synth_->add_option("--count", count_, "Scenes")->check(CLI::Range(int64_t{1}, int64_t{10000000}));
     synth_->add_option("--out", out_, "Output folder (scenes go to OUT/synthetic/<index>.jpg)")->required();
@@ -159,10 +160,30 @@ int DataCommand::stats() {
                      {"cities", cities},
                      {"sequences", sequences.size()},
                      {"packed_size", cache.params().size}};
-        } else if (std::filesystem::is_directory(spec_, ec)) {
-            stats = DatasetIndex::scanFolder(spec_, o).stats();
         } else {
-            stats = PhotoSource::archiveIndex(ArchiveReader(spec_), o).stats();
+            // The same listing and verdicts PhotoSource trains from, so the counts agree.
+            PhotoListing listing = std::filesystem::is_directory(spec_, ec) ? PhotoListing::folder(spec_) : PhotoListing::archive(spec_);
+            const bool tty = ::isatty(STDERR_FILENO) != 0;
+            auto progress = [&](int64_t done, int64_t total) {
+                if (!tty || total == 0) return;
+                constexpr int kWidth = 30;
+                const int filled = static_cast<int>(done * kWidth / total);
+                std::fprintf(stderr, "\r\033[Kchecking [%s%s] %lld/%lld images", std::string(static_cast<size_t>(filled), '#').c_str(),
+                             std::string(static_cast<size_t>(kWidth - filled), '.').c_str(), static_cast<long long>(done), static_cast<long long>(total));
+                std::fflush(stderr);
+            };
+            gCancel = false;
+            std::signal(SIGINT, onSignal);
+            std::signal(SIGTERM, onSignal);
+            const PhotoListing::CheckSummary check = listing.check(o, !noDecode_, 0, progress, &gCancel);
+            if (tty && check.decoded > 0) std::fprintf(stderr, "\r\033[K");
+            if (gCancel) {
+                std::cerr << "streetgan-trainer: data stats interrupted after checking " << check.decoded
+                          << " images (their verdicts are kept): run the same command again to go on\n";
+                return static_cast<int>(ExitCode::Interrupted);
+            }
+            stats = listing.index(o).stats();
+            stats["check"] = {{"decode", check.decode}, {"decoded", check.decoded}, {"cached", check.cached}, {"unchecked", check.unchecked}};
         }
     }
     if (json_)

@@ -7,7 +7,9 @@
 
 namespace streetgan {
 
-/// data stats SPEC [--json]: images, skipped (by reason), cities with counts and shares, sequences.
+/// data stats SPEC [--json] [--no-decode]: images, skipped (by reason, with the files named),
+/// cities with counts and shares, sequences. Every image is decoded (all cores, a progress bar on
+/// stderr when it is a terminal) unless its verdict is cached (PhotoListing, ImageVerdictCache).
 /// data synth --count N --out DIR [--width 640 --height 480]: the synthetic scenes as JPEG files
 /// (an MSLS-like folder for trying folder training and for the loader benchmark).
 /// data pack SPEC --size PX --out DIR: the packed shard cache (resumable); data verify DIR.
@@ -32,6 +34,7 @@ private:
     int width_ = 640, height_ = 480, quality_ = 90;
     uint64_t seed_ = 0;
     bool json_ = false;
+    bool noDecode_ = false;
     TrainConfig cfg_;  // selection flags (cities, cap, split) share the train command's meaning
 };
 

@@ -78,6 +78,16 @@ IndexOptions::Split DatasetIndex::parseSplit(const std::string& name) {
 
 DatasetIndex DatasetIndex::scanFolder(const std::string& root, const IndexOptions& options) {
     validateOptions(options);
+    return fromListing(listFolder(root), options);
+}
+
+DatasetIndex DatasetIndex::fromListing(const Listing& listing, const IndexOptions& options) {
+    DatasetIndex index = fromListing(listing.rootPath, listing.files, listing.readText, listing.skipped, options, listing.skippedFiles);
+    if (!listing.root.empty()) index.root_ = listing.root;
+    return index;
+}
+
+DatasetIndex::Listing DatasetIndex::listFolder(const std::string& root) {
     if (root.empty()) throw IoError("data folder is an empty path: give the folder of images with --data");
     std::error_code ec;
     const fs::path given(root);
@@ -91,24 +101,33 @@ DatasetIndex DatasetIndex::scanFolder(const std::string& root, const IndexOption
     while (absText.size() > 1 && absText.back() == '/') absText.pop_back();
     absRoot = fs::path(absText);
 
-    std::vector<ListedFile> files;
-    std::map<std::string, int64_t> skipped;
-    FolderLister::list(absRoot, root, files, skipped);
-    DatasetIndex index = fromListing(absText, std::move(files), FolderLister::textReader(absRoot), skipped, options);
-    index.root_ = root;
-    return index;
+    Listing listing;
+    listing.rootPath = absText;
+    listing.root = root;
+    FolderLister::list(absRoot, root, listing.files, listing.skipped, &listing.skippedFiles);
+    listing.readText = FolderLister::textReader(absRoot);
+    return listing;
 }
 
 // ------------------------------------------------------------------------------ indexing
 
 DatasetIndex DatasetIndex::fromListing(const std::string& rootPath, std::vector<ListedFile> files, const TextReader& readText,
-                                       const std::map<std::string, int64_t>& listingSkipped, const IndexOptions& options) {
+                                       const std::map<std::string, int64_t>& listingSkipped, const IndexOptions& options,
+                                       const SkippedFiles& listingSkippedFiles) {
     validateOptions(options);
     DatasetIndex idx;
     idx.root_ = rootPath;
     idx.options_ = options;
     for (const auto& [reason, count] : listingSkipped)
         if (count > 0) idx.skipped_[reason] += count;
+    for (const auto& [reason, paths] : listingSkippedFiles) {
+        auto& names = idx.skippedFiles_[reason];
+        names.insert(names.end(), paths.begin(), paths.end());
+    }
+    auto skip = [&idx](const char* reason, const std::string& path) {
+        ++idx.skipped_[reason];
+        idx.skippedFiles_[reason].push_back(path);
+    };
 
     // 1. Classify by name: image candidates and sequence CSVs.
     std::map<std::string, std::string> csvByLowerPath;  // "dir/lowercase name" -> listed path
@@ -132,17 +151,21 @@ DatasetIndex DatasetIndex::fromListing(const std::string& rootPath, std::vector<
         const std::string ext = extensionOf(name);
         if (isImageExtension(ext)) {
             if (name.front() == '.')
-                ++idx.skipped_[kHiddenFile];
+                skip(kHiddenFile, norm);
             else if (f.size == 0)
-                ++idx.skipped_[kEmptyFile];
+                skip(kEmptyFile, norm);
             else
-                images.push_back({norm, f.size});
+                images.push_back({norm, f.size, f.mtimeNs});
         } else if (isUnsupportedImageExtension(ext)) {
-            ++idx.skipped_[kUnsupported];
+            skip(kUnsupported, norm);
         }
     }
     files.clear();
     files.shrink_to_fit();
+    for (auto& [reason, names] : idx.skippedFiles_) {
+        std::sort(names.begin(), names.end());
+        names.erase(std::unique(names.begin(), names.end()), names.end());
+    }
     // Sorting by path makes every database/query folder's images contiguous (one CSV load each)
     // and removes duplicates a listing may hold.
     std::sort(images.begin(), images.end(), [](const ListedFile& a, const ListedFile& b) { return a.path < b.path; });
@@ -205,6 +228,7 @@ DatasetIndex DatasetIndex::fromListing(const std::string& rootPath, std::vector<
         ImageEntry e;
         e.key = stemOf(comps.back());
         e.size = f.size;
+        e.mtimeNs = f.mtimeNs;
         if (cityAt >= 0) {
             const size_t i = static_cast<size_t>(cityAt);
             e.city = full(i);
@@ -284,6 +308,9 @@ nlohmann::json DatasetIndex::stats() const {
     j["skipped"] = skippedTotal();
     j["skipped_reasons"] = nlohmann::json::object();
     for (const auto& [reason, count] : skipped_) j["skipped_reasons"][reason] = count;
+    j["skipped_files"] = nlohmann::json::object();
+    for (const auto& [reason, paths] : skippedFiles_)
+        if (!paths.empty()) j["skipped_files"][reason] = paths;
     j["cities"] = nlohmann::json::object();
     j["shares"] = nlohmann::json::object();
     for (const auto& [city, count] : cities_) {

@@ -14,8 +14,11 @@
 // - Any other image: city = first-level subfolder of the root, or "(root)" for files directly
 //   in it; sequence = the image's own folder relative to the root ("(root)" at the root).
 //
-// Images: .jpg .jpeg .png .webp, extensions case-insensitive; nothing is decoded. Bad input is
-// skipped and counted by reason (skipped()), never thrown mid-walk:
+// Images: .jpg .jpeg .png .webp, extensions case-insensitive; nothing is decoded here (the ml
+// layer's PhotoListing decodes, and drops files with a bad verdict from the listing before it
+// reaches fromListing, counting them under the decoder's reason names: "truncated",
+// "not-an-image", ...). Bad input is skipped and counted by reason (skipped()), and named
+// (skippedFiles()), never thrown mid-walk:
 //   "empty file"               zero-byte image file
 //   "hidden file"              image-named file starting with '.' (e.g. macOS "._x.jpg")
 //   "unsupported image format" .gif .bmp .tif .tiff .heic .heif .avif .jxl .jp2 .ppm .pgm .pnm
@@ -76,10 +79,22 @@ public:
     struct ListedFile {
         std::string path;  ///< relative to the root, '/'-separated
         uint64_t size = 0;
+        int64_t mtimeNs = 0;  ///< modification time (folders), 0 when unknown (archive entries)
     };
     /// Returns the text of the file at `path` (relative to the root; may start with "../" when
     /// the root lies inside an MSLS city folder), or nullopt when it cannot be read.
     using TextReader = std::function<std::optional<std::string>(const std::string& path)>;
+    /// Skipped paths by reason (relative to the root, as listed).
+    using SkippedFiles = std::map<std::string, std::vector<std::string>>;
+    /// A listing and what its lister skipped: the input of fromListing.
+    struct Listing {
+        std::string rootPath;  ///< what fromListing classifies against (absolute for folders)
+        std::string root;      ///< the root as given (root()); rootPath when empty
+        std::vector<ListedFile> files;
+        TextReader readText;
+        std::map<std::string, int64_t> skipped;
+        SkippedFiles skippedFiles;
+    };
 
     /// An empty index (no entries, no counts).
     DatasetIndex() = default;
@@ -90,6 +105,11 @@ public:
     /// root are counted in skipped(), never thrown. May take long on big trees (one stat per
     /// image file); call it off the GUI thread.
     static DatasetIndex scanFolder(const std::string& root, const IndexOptions& options);
+    /// The folder walk of scanFolder alone (same errors): files with size and mtime, skip counts
+    /// and names, and a reader for the CSVs. scanFolder = fromListing(listFolder(root), options).
+    static Listing listFolder(const std::string& root);
+    /// fromListing on a Listing (a copy of its files).
+    static DatasetIndex fromListing(const Listing& listing, const IndexOptions& options);
 
     /// Indexes a listing made elsewhere (e.g. an archive): `rootPath` names the root (its last
     /// components matter when the root is an MSLS city or images folder); `files` holds the
@@ -98,8 +118,10 @@ public:
     /// listed ones nullopt counts as "unreadable csv"; for ones outside the root (path starting
     /// with "../") nullopt means absent. Files below hidden folders are dropped silently (the
     /// lister counts those folders). Throws ConfigError for invalid options.
+    /// `listingSkippedFiles` names what `listingSkipped` counts (merged into skippedFiles()).
     static DatasetIndex fromListing(const std::string& rootPath, std::vector<ListedFile> files, const TextReader& readText,
-                                    const std::map<std::string, int64_t>& listingSkipped, const IndexOptions& options);
+                                    const std::map<std::string, int64_t>& listingSkipped, const IndexOptions& options,
+                                    const SkippedFiles& listingSkippedFiles = {});
 
     /// A listing path as entries() hold it: '/'-separated, no empty or "." components ("./a//b" -> "a/b").
     static std::string normalizePath(const std::string& path);
@@ -120,6 +142,9 @@ public:
     /// Files and folders skipped as bad input, by reason (see the list above).
     const std::map<std::string, int64_t>& skipped() const { return skipped_; }
     int64_t skippedTotal() const;
+    /// The skipped files and folders by reason, paths relative to the root, sorted (what a lister
+    /// only counted is absent).
+    const SkippedFiles& skippedFiles() const { return skippedFiles_; }
     /// CSV problems by kind: "malformed csv line", "unreadable csv", "csv missing key or
     /// sequence_key column", "no sequence csv" (database/query folders without a usable CSV),
     /// "image not in sequence csv".
@@ -145,7 +170,7 @@ public:
     /// "msls", "folder", "mixed" or "empty", from the images found.
     std::string layout() const;
 
-    /// `data stats --json`: {"images","skipped","skipped_reasons":{..},"cities":{name:count},
+    /// `data stats --json`: {"images","skipped","skipped_reasons":{..},"skipped_files":{reason:[path..]},"cities":{name:count},
     /// "sequences"} plus "shares":{name:fraction}, "unsequenced", "found", "layout", "root",
     /// "warnings":{..}, "dropped":{..}, "unmatched_cities":[..] and
     /// "split":{"returned":"all|train|validation","validation_percent","train","validation",
@@ -172,6 +197,7 @@ private:
     IndexOptions options_;
     std::vector<ImageEntry> entries_;
     std::map<std::string, int64_t> skipped_;
+    SkippedFiles skippedFiles_;
     std::map<std::string, int64_t> warnings_;
     std::map<std::string, int64_t> dropped_;
     std::map<std::string, int64_t> foundCities_;

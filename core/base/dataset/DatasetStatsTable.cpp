@@ -106,6 +106,29 @@ std::string DatasetStatsTable::format(const nlohmann::json& stats) {
         if (!list.empty()) out += " (" + list + ")";
     }
     out += "\n";
+    // The first few files of each reason (--json lists them all).
+    if (auto f = stats.find("skipped_files"); f != stats.end() && f->is_object())
+        for (auto it = f->begin(); it != f->end(); ++it) {
+            if (!it->is_array() || it->empty()) continue;
+            constexpr size_t kShown = 5;
+            std::string names;
+            size_t shown = 0;
+            for (const auto& name : *it) {
+                if (!name.is_string()) continue;
+                if (shown == kShown) break;
+                names += (shown++ ? ", " : "") + name.get<std::string>();
+            }
+            if (it->size() > shown) names += " and " + groupDigits(static_cast<int64_t>(it->size() - shown)) + " more";
+            out += "  " + it.key() + ": " + names + "\n";
+        }
+    if (auto c = stats.find("check"); c != stats.end() && c->is_object()) {
+        if (c->value("decode", false))
+            out += "checked: every image decoded (" + groupDigits(jsonInt(*c, "decoded")) + " now, " + groupDigits(jsonInt(*c, "cached")) +
+                   " known from the verdict cache)\n";
+        else
+            out += "checked: listing only (--no-decode): " + groupDigits(jsonInt(*c, "cached")) + " images known from the verdict cache, " +
+                   groupDigits(jsonInt(*c, "unchecked")) + " not decoded\n";
+    }
     if (auto w = stats.find("warnings"); w != stats.end()) {
         const std::string list = reasonList(*w);
         if (!list.empty()) out += "csv warnings: " + list + "\n";

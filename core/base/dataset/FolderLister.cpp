@@ -1,5 +1,7 @@
 #include "base/dataset/FolderLister.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <utility>
 
@@ -19,7 +21,11 @@ constexpr uintmax_t kMaxCsvBytes = uintmax_t{512} << 20;
 }  // namespace
 
 void FolderLister::list(const fs::path& absRoot, const std::string& root, std::vector<DatasetIndex::ListedFile>& files,
-                        std::map<std::string, int64_t>& skipped) {
+                        std::map<std::string, int64_t>& skipped, DatasetIndex::SkippedFiles* skippedFiles) {
+    auto skip = [&](const char* reason, const std::string& rel) {
+        ++skipped[reason];
+        if (skippedFiles) (*skippedFiles)[reason].push_back(rel);
+    };
     struct Pending {
         fs::path abs;
         std::string rel;
@@ -33,7 +39,7 @@ void FolderLister::list(const fs::path& absRoot, const std::string& root, std::v
         fs::directory_iterator it(dir.abs, dirEc);
         if (dirEc) {
             if (dir.rel.empty()) throw IoError("cannot list data folder '" + root + "' (" + dirEc.message() + "): check its permissions");
-            ++skipped[kUnreadableFolder];
+            skip(kUnreadableFolder, dir.rel);
             continue;
         }
         const fs::directory_iterator end;
@@ -51,37 +57,36 @@ void FolderLister::list(const fs::path& absRoot, const std::string& root, std::v
                 ts = de.status(e2);  // follows the link
                 usable = !e2 && fs::exists(ts);
                 if (usable && fs::is_directory(ts)) {
-                    ++skipped[kDirSymlink];
+                    skip(kDirSymlink, rel);
                     usable = false;
                     ts = fs::file_status(fs::file_type::none);
                 } else if (!usable && imageNamed) {
-                    ++skipped[kUnreadableFile];
+                    skip(kUnreadableFile, rel);
                 }
             } else if (!usable && imageNamed) {
-                ++skipped[kUnreadableFile];
+                skip(kUnreadableFile, rel);
             }
             if (usable) {
                 if (fs::is_directory(ts)) {
                     if (isHiddenFolderName(name))
-                        ++skipped[kHiddenFolder];
+                        skip(kHiddenFolder, rel);
                     else
                         stack.push_back({de.path(), rel});
                 } else if (relevant) {
+                    struct stat st {};
                     if (!fs::is_regular_file(ts)) {
-                        if (imageNamed) ++skipped[kNotRegular];
+                        if (imageNamed) skip(kNotRegular, rel);
+                    } else if (::stat(de.path().c_str(), &st) != 0) {  // one stat: size and mtime (the verdict cache's key)
+                        if (imageNamed) skip(kUnreadableFile, rel);
                     } else {
-                        const uintmax_t size = de.file_size(e2);
-                        if (e2) {
-                            if (imageNamed) ++skipped[kUnreadableFile];
-                        } else {
-                            files.push_back({rel, static_cast<uint64_t>(size)});
-                        }
+                        const int64_t mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + static_cast<int64_t>(st.st_mtim.tv_nsec);
+                        files.push_back({rel, static_cast<uint64_t>(st.st_size), mtimeNs});
                     }
                 }
             }
             it.increment(dirEc);
             if (dirEc) {
-                ++skipped[kUnreadableFolder];
+                skip(kUnreadableFolder, dir.rel.empty() ? std::string(".") : dir.rel);
                 break;
             }
         }

@@ -17,11 +17,12 @@ namespace streetgan {
 
 class FolderLister {
 public:
-    /// Appends the relevant files below `absRoot` (absolute, normalised) to `files` and the
-    /// skip counts to `skipped`. Throws IoError naming `root` (the path as given) when the root
-    /// itself cannot be listed; problems below it are only counted. One stat per file.
+    /// Appends the relevant files below `absRoot` (absolute, normalised) to `files` (with size
+    /// and mtime) and the skip counts to `skipped`, and, when `skippedFiles` is given, the skipped
+    /// paths (relative to the root) by reason. Throws IoError naming `root` (the path as given)
+    /// when the root itself cannot be listed; problems below it are only counted. One stat per file.
     static void list(const std::filesystem::path& absRoot, const std::string& root, std::vector<DatasetIndex::ListedFile>& files,
-                     std::map<std::string, int64_t>& skipped);
+                     std::map<std::string, int64_t>& skipped, DatasetIndex::SkippedFiles* skippedFiles = nullptr);
 
     /// Reads a regular file below `absRoot` (path relative to it, may start with "../"); nullopt
     /// when it is missing, unreadable or larger than 512 MiB.

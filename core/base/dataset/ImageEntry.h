@@ -21,6 +21,9 @@ struct ImageEntry {
     int64_t frame = -1;
     /// File size in bytes (never 0: empty files are skipped).
     uint64_t size = 0;
+    /// Modification time in ns since the epoch (folders; 0 for archive entries, whose archive's
+    /// own identity keys them). With `size` it keys the image's cached verdict (ImageVerdictCache).
+    int64_t mtimeNs = 0;
 };
 
 }  // namespace streetgan

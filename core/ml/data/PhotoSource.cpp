@@ -1,100 +1,104 @@
 #include "ml/data/PhotoSource.h"
 
-#include <fstream>
-#include <iterator>
 #include <vector>
-
-#include <unordered_map>
 
 #include "base/dataset/ArchiveReader.h"
 #include "base/util/Errors.h"
 #include "ml/data/ImageDecoder.h"
-#include "ml/data/PackedCacheWriter.h"
+#include "ml/data/PhotoListing.h"
 
 namespace streetgan {
 
-PhotoSource::PhotoSource(std::string name, DatasetIndex index, ByteReader read, const AugmentParams& augment)
-    : name_(std::move(name)), index_(std::move(index)), read_(std::move(read)), augment_(augment) {
+PhotoSource::PhotoSource(std::string name, DatasetIndex index, ByteReader read, const AugmentParams& augment, Verdicts verdicts)
+    : name_(std::move(name)), index_(std::move(index)), read_(std::move(read)), augment_(augment), cache_(std::move(verdicts.cache)) {
     Augmentation::validate(augment_);
     index_.requireNonEmpty(name_);
+    const size_t n = index_.entries().size();
+    state_ = std::make_unique<std::atomic<uint8_t>[]>(n);
+    int64_t unknown = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const bool known = i < verdicts.known.size() && verdicts.known[i] != 0;
+        state_[i].store(known ? kGood : kUnknown, std::memory_order_relaxed);
+        unknown += known ? 0 : 1;
+    }
+    unknown_ = unknown;
     // Fail before training starts when nothing decodes (e.g. every file corrupt or too small).
     std::vector<uint8_t> probe(static_cast<size_t>(augment_.size) * augment_.size * 3);
     load(0, augment_.size, 0, probe.data());
 }
 
-std::shared_ptr<PhotoSource> PhotoSource::folder(const std::string& root, const IndexOptions& index, const AugmentParams& augment) {
-    return std::make_shared<PhotoSource>("folder '" + root + "'", DatasetIndex::scanFolder(root, index), PackedCacheWriter::folderReader(root), augment);
-}
-
-namespace {
-
-// Normalised entry path -> entry number, for the intact entries of an archive.
-std::unordered_map<std::string, size_t> entriesByPath(const ArchiveReader& reader) {
-    std::unordered_map<std::string, size_t> out;
-    for (size_t i = 0; i < reader.size(); ++i)
-        if (reader.intact(i)) out.emplace(DatasetIndex::normalizePath(reader.entry(i).name), i);
-    return out;
-}
-
-}  // namespace
-
-DatasetIndex PhotoSource::archiveIndex(const ArchiveReader& reader, const IndexOptions& index) {
-    std::vector<DatasetIndex::ListedFile> files;
-    std::map<std::string, int64_t> listingSkipped;
-    for (size_t i = 0; i < reader.size(); ++i) {
-        if (reader.intact(i))
-            files.push_back({reader.entry(i).name, reader.entry(i).size});
-        else
-            ++listingSkipped["truncated archive entry"];
+PhotoSource::~PhotoSource() {
+    if (!cache_) return;
+    try {
+        if (cache_->pending() > 0) cache_->save();
+    } catch (...) {
+        // a destructor must not throw; unsaved verdicts are only checked again next time
     }
-    const auto byPath = entriesByPath(reader);
-    auto readText = [&](const std::string& name) -> std::optional<std::string> {
-        const auto it = byPath.find(DatasetIndex::normalizePath(name));
-        if (it == byPath.end()) return std::nullopt;
-        try {
-            const auto bytes = reader.read(it->second);
-            return std::string(bytes.begin(), bytes.end());
-        } catch (const Error&) {
-            return std::nullopt;
-        }
-    };
-    return DatasetIndex::fromListing(reader.path(), std::move(files), readText, listingSkipped, index);
+}
+
+std::shared_ptr<PhotoSource> PhotoSource::fromListing(const PhotoListing& listing, const IndexOptions& index, const AugmentParams& augment) {
+    DatasetIndex selected = listing.index(index);
+    Verdicts verdicts{listing.verdicts(), listing.known(selected)};
+    return std::make_shared<PhotoSource>(listing.name(), std::move(selected), listing.reader(), augment, std::move(verdicts));
+}
+
+std::shared_ptr<PhotoSource> PhotoSource::folder(const std::string& root, const IndexOptions& index, const AugmentParams& augment) {
+    return fromListing(PhotoListing::folder(root), index, augment);
 }
 
 std::shared_ptr<PhotoSource> PhotoSource::archive(const std::string& path, const IndexOptions& index, const AugmentParams& augment) {
-    auto reader = std::make_shared<const ArchiveReader>(path);
-    auto byPath = std::make_shared<const std::unordered_map<std::string, size_t>>(entriesByPath(*reader));
-    auto readBytes = [reader, byPath](const ImageEntry& e) {
-        const auto it = byPath->find(e.path);
-        if (it == byPath->end()) throw DataError("archive '" + reader->path() + "' has no entry '" + e.path + "'");
-        return reader->read(it->second);
-    };
-    return std::make_shared<PhotoSource>(reader->formatName() + " '" + path + "'", archiveIndex(*reader, index), readBytes, augment);
+    return fromListing(PhotoListing::archive(path), index, augment);
+}
+
+DatasetIndex PhotoSource::archiveIndex(const ArchiveReader& reader, const IndexOptions& index) {
+    return DatasetIndex::fromListing(PhotoListing::archiveListing(reader), index);
+}
+
+void PhotoSource::settle(size_t i, uint8_t from, const std::string& verdict) const {
+    const bool good = verdict == ImageVerdictCache::kOk;
+    uint8_t expected = from;
+    if (!state_[i].compare_exchange_strong(expected, good ? kGood : kBad)) return;  // another thread settled it
+    const ImageEntry& e = index_.entries()[i];
+    if (!good) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++badImages_[verdict];
+    }
+    if (from != kUnknown) return;  // known good, failing now (e.g. deleted mid-run): counted, not recorded
+    if (cache_ && PhotoListing::cacheable(verdict)) cache_->record(e.path, e.size, e.mtimeNs, verdict);
+    if (unknown_.fetch_sub(1) == 1 && cache_) cache_->save();  // every entry has a verdict now: save them once
 }
 
 void PhotoSource::load(int64_t index, int size, uint64_t augmentSeed, uint8_t* rgb) const {
     if (size != augment_.size)
         throw ConfigError("folder source built for " + std::to_string(augment_.size) + " px images was asked for " + std::to_string(size) + " px");
     const DecodeRequest request = Augmentation::decodeRequest(augment_);
+    const int64_t n = index_.size();
     std::string lastError;
-    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-        const ImageEntry& e = index_.entries()[static_cast<size_t>((index + attempt) % index_.size())];
+    int failures = 0;
+    for (int64_t step = 0; step < n && failures < kMaxAttempts; ++step) {
+        const size_t i = static_cast<size_t>((index + step) % n);
+        const uint8_t state = state_[i].load(std::memory_order_acquire);
+        if (state == kBad) continue;  // known bad in this run: never read again, counted once
+        const ImageEntry& e = index_.entries()[i];
+        std::string verdict;
         try {
             const std::vector<uint8_t> bytes = read_(e);
             const DecodedImage img = ImageDecoder::decode(bytes.data(), bytes.size(), request, name_ + ": " + e.path);
             Augmentation::applyU8(img, augment_, augmentSeed, rgb);
+            if (state == kUnknown) settle(i, kUnknown, ImageVerdictCache::kOk);
             return;
         } catch (const BadImageError& err) {
-            std::lock_guard<std::mutex> lock(mutex_);
-            ++badImages_[ImageDecoder::reasonName(err.reason())];
+            verdict = ImageDecoder::reasonName(err.reason());
             lastError = err.what();
         } catch (const Error& err) {  // the reader failed (I/O error, damaged archive entry)
-            std::lock_guard<std::mutex> lock(mutex_);
-            ++badImages_["unreadable"];
+            verdict = PhotoListing::kUnreadable;
             lastError = err.what();
         }
+        ++failures;
+        settle(i, state, verdict);
     }
-    throw DataError(std::to_string(kMaxAttempts) + " images in a row are unusable in " + name_ + " (last: " + lastError + ")");
+    if (failures == 0) throw DataError("no usable image is left in " + name_ + ": all " + std::to_string(n) + " failed to load; check the data with `data stats`");
+    throw DataError(std::to_string(failures) + " images in a row are unusable in " + name_ + " (last: " + lastError + ")");
 }
 
 std::string PhotoSource::describe() const {

@@ -178,6 +178,21 @@ TEST(DatasetIndex, BadInputIsSkippedAndCountedNeverThrown) {
     EXPECT_EQ(j["skipped"], 9);
     EXPECT_EQ(j["skipped_reasons"]["empty file"], 2);
     EXPECT_FALSE(j["skipped_reasons"].contains("readme"));
+    // Every skipped file and folder is named, relative to the root, sorted.
+    const auto& names = idx.skippedFiles();
+    EXPECT_EQ(names.at("empty file"), (std::vector<std::string>{"c/EMPTY2.WEBP", "c/empty.jpg"}));
+    EXPECT_EQ(names.at("unsupported image format"), std::vector<std::string>{"c/anim.gif"});
+    EXPECT_EQ(names.at("hidden file"), std::vector<std::string>{"c/._good.jpg"});
+    EXPECT_EQ(names.at("hidden folder"), (std::vector<std::string>{"__MACOSX", "c/.thumbnails"}));
+    EXPECT_EQ(names.at("directory symlink"), std::vector<std::string>{"c/loop"});
+    EXPECT_EQ(names.at("unreadable file"), std::vector<std::string>{"c/dead.jpg"});
+    EXPECT_EQ(names.at("not a regular file"), std::vector<std::string>{"c/pipe.jpg"});
+    EXPECT_EQ(j["skipped_files"]["empty file"], nlohmann::json({"c/EMPTY2.WEBP", "c/empty.jpg"}));
+    // The listing carries each file's mtime (the verdict cache's key) into the entries.
+    struct stat st {};
+    ASSERT_EQ(::stat((r / "c" / "good.jpg").c_str(), &st), 0);
+    EXPECT_EQ(findKey(idx, "good")->mtimeNs, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec);
+    EXPECT_EQ(findKey(idx, "good")->size, 24u);
 }
 
 TEST(DatasetIndex, UnreadableFolderIsCountedAndTheRestIndexed) {
