@@ -211,7 +211,15 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
     Trainer trainer(cfg, runDir_, resume_, observer);
     if (root) trainer.setControl(&control);
     trainer.setDistributed(dist.get());
-    trainer.run(gStop);
+    try {
+        trainer.run(gStop);
+    } catch (const IoError& e) {
+        // A full disk ends a run between checkpoints: say how to go on once there is room (the
+        // checkpoint and the event log are intact, see AtomicFile and EventLog).
+        const std::string what = e.what();
+        if (what.find(AtomicFile::kDiskFull) == std::string::npos) throw;
+        throw IoError(what + "; then continue the run with --resume (it goes on from its last checkpoint)");
+    }
     return gStop.load() ? static_cast<int>(ExitCode::Interrupted) : 0;
 }
 

@@ -192,6 +192,25 @@ int SshdFixture::killSessions() {
 
 int SshdFixture::sessionProcesses() const { return static_cast<int>(descendants(pid_).size()); }
 
+std::vector<pid_t> SshdFixture::sessionProcessesWithArgument(const std::string& arg) const {
+    std::vector<pid_t> found;
+    for (pid_t p : descendants(pid_)) {
+        const std::string cmdline = slurp("/proc/" + std::to_string(p) + "/cmdline");  // NUL-separated arguments
+        const std::string nul(1, '\0');
+        const size_t first = cmdline.find(nul);
+        if (first == std::string::npos) continue;
+        if ((nul + cmdline.substr(first + 1)).find(nul + arg + nul) != std::string::npos) found.push_back(p);
+    }
+    return found;
+}
+
+std::vector<pid_t> SshdFixture::connectionProcesses() const {
+    std::vector<pid_t> found;
+    for (const auto& [child, parent] : parents())
+        if (parent == pid_) found.push_back(child);
+    return found;
+}
+
 std::string SshdFixture::log() const { return slurp(logFile_); }
 
 std::string SshdFixture::knownHostsLine() const {

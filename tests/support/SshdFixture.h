@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace streetgan::test {
 
@@ -48,6 +49,12 @@ public:
     int killSessions();
     /// Number of processes under the server now.
     int sessionProcesses() const;
+    /// The processes under the server with `arg` as one of their arguments (argv[1] on), e.g.
+    /// "attach" for the `streetgan-trainer attach` that a client's exec request runs.
+    std::vector<pid_t> sessionProcessesWithArgument(const std::string& arg) const;
+    /// The server's own children: one sshd process per connection (its session); killing one
+    /// cuts that connection and leaves what it ran without its client.
+    std::vector<pid_t> connectionProcesses() const;
 
 private:
     void start();

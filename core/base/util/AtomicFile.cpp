@@ -5,25 +5,18 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <mutex>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "base/util/Errors.h"
 
 namespace streetgan {
 namespace {
-
-std::string reason(int err) {
-    if (err == ENOSPC || err == EDQUOT) return "the disk is full: free some space and retry";
-    if (err == EFBIG) return "the file is too large for this file system or process limit";
-    if (err == EACCES || err == EPERM || err == EROFS) return std::string(std::strerror(err)) + ": check the folder's permissions";
-    return std::strerror(err);
-}
 
 std::string dirOf(const std::string& path) {
     auto slash = path.find_last_of('/');
@@ -33,6 +26,24 @@ std::string dirOf(const std::string& path) {
 }
 
 }  // namespace
+
+std::string AtomicFile::describeError(int err) {
+    if (err == ENOSPC || err == EDQUOT) return std::string(kDiskFull) + ": free some space and retry";
+    // EFBIG: the process's file-size limit (RLIMIT_FSIZE) or the file system's largest file. For
+    // the user it is a full disk all the same (nothing more fits in this file); the limit is named
+    // so that a `ulimit -f` set by a job scheduler can be found.
+    if (err == EFBIG)
+        return std::string(kDiskFull) + " for this file (it reached the file-size limit, ulimit -f): free some space or raise the limit and retry";
+    if (err == EACCES || err == EPERM || err == EROFS) return std::string(std::strerror(err)) + ": check the folder's permissions";
+    return std::strerror(err);
+}
+
+void AtomicFile::ignoreFileSizeSignal() {
+    // A signal disposition is process-wide; setting it once avoids racing with a caller that has
+    // installed its own handler meanwhile.
+    static std::once_flag ignoreXfsz;
+    std::call_once(ignoreXfsz, [] { std::signal(SIGXFSZ, SIG_IGN); });
+}
 
 int AtomicFile::removeStaleTemporaries(const std::string& dir) {
     namespace fs = std::filesystem;
@@ -53,20 +64,16 @@ int AtomicFile::removeStaleTemporaries(const std::string& dir) {
 }
 
 void AtomicFile::write(const std::string& path, const void* data, size_t size) {
-    // SIGXFSZ would kill the process on a file-size limit; we want the EFBIG error instead. Set
-    // once per process (a signal disposition is process-wide; re-setting it on every write raced
-    // with a caller that had installed its own handler meanwhile).
-    static std::once_flag ignoreXfsz;
-    std::call_once(ignoreXfsz, [] { std::signal(SIGXFSZ, SIG_IGN); });
+    ignoreFileSizeSignal();  // SIGXFSZ would kill the process on a file-size limit: we want EFBIG
     // Unique per process and call: two threads replacing the same file never share a temp file.
     static std::atomic<unsigned long> counter{0};
     const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) throw IoError("cannot write '" + path + "': " + reason(errno));
+    if (fd < 0) throw IoError("cannot write '" + path + "': " + describeError(errno));
     auto fail = [&](int err) {
         ::close(fd);
         ::unlink(tmp.c_str());
-        throw IoError("cannot write '" + path + "' (previous version kept): " + reason(err));
+        throw IoError("cannot write '" + path + "' (previous version kept): " + describeError(err));
     };
     const char* p = static_cast<const char*>(data);
     size_t left = size;
@@ -83,12 +90,12 @@ void AtomicFile::write(const std::string& path, const void* data, size_t size) {
     if (::close(fd) != 0) {
         int err = errno;
         ::unlink(tmp.c_str());
-        throw IoError("cannot write '" + path + "' (previous version kept): " + reason(err));
+        throw IoError("cannot write '" + path + "' (previous version kept): " + describeError(err));
     }
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         int err = errno;
         ::unlink(tmp.c_str());
-        throw IoError("cannot replace '" + path + "': " + reason(err));
+        throw IoError("cannot replace '" + path + "': " + describeError(err));
     }
     int dfd = ::open(dirOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
