@@ -3,11 +3,13 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -26,9 +28,19 @@ CLI::App* ServeCommand::setup(CLI::App& parent) {
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference Python checkpoint")->required();
     a->add_option("--bind", bind_, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
     a->add_option("--preset", preset_, "Refuse checkpoints that are not of this preset's architecture");
-    a->add_option("--max-renders", maxRenders_, "Renders at once; more get 503 (0: one per CPU core)")->check(CLI::Range(0, 1024));
+    a->add_option("--max-renders", maxRenders_, "Renders at once; more wait in a short queue (0: one per CPU core)")->check(CLI::Range(0, 1024));
+    a->add_option("--max-queued-renders", maxQueuedRenders_,
+                  "Renders that may wait for a slot (up to 10 s) before a 503 (-1: max(16, 4 x max renders); 0: 503 at once)")
+        ->check(CLI::Range(-1, 65536))
+        ->capture_default_str();
+    a->add_option("--max-connections", maxConnections_, "Open connections at most (beyond: the longest-waiting one is closed)")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
     a->add_option("--render-threads", renderThreads_, "LibTorch intra-op threads per render")->check(CLI::Range(1, 256))->capture_default_str();
-    a->add_option("--http-threads", httpThreads_, "Connection threads (0: 2 x max renders + 8)")->check(CLI::Range(0, 4096));
+    // Connections no longer hold a thread each (one event loop serves them all): the option is
+    // accepted, and ignored, so that existing command lines keep working.
+    a->add_option("--http-threads", httpThreads_, "Ignored (kept for old command lines): one event thread serves every connection")
+        ->check(CLI::Range(0, 4096));
     a->add_option("--precision", precision_,
                   "Generator arithmetic: auto (bf16 where the CPU has AVX512-BF16/AMX, else fp32), fp32, or bf16 (pixels a few levels off fp32)")
         ->check(CLI::IsMember({"auto", "fp32", "bf16"}))
@@ -66,7 +78,8 @@ int ServeCommand::execute() {
     parseBind(bind_, o.host, o.port);
     o.maxRenders = maxRenders_;
     o.renderThreads = renderThreads_;
-    o.httpThreads = httpThreads_;
+    o.maxQueuedRenders = maxQueuedRenders_;
+    o.maxConnections = maxConnections_;
     // A gallery is for looking at: where the CPU computes bf16 natively it serves about twice the
     // requests for the same cores, deterministically, a few grey levels off fp32; `sample` stays fp32.
     const bool bf16 = precision_ == "bf16" || (precision_ == "auto" && cpuHasNativeBf16());
@@ -99,6 +112,12 @@ int ServeCommand::execute() {
     const Fd wakeFd{::eventfd(0, EFD_CLOEXEC)};
     if (signalFd.fd < 0 || wakeFd.fd < 0) throw IoError(std::string("serve: cannot watch for SIGINT/SIGTERM: ") + std::strerror(errno));
 
+    // Room for --max-connections: the soft descriptor limit (often 1024) up to the hard one.
+    const auto need = static_cast<rlim_t>(maxConnections_) + 256;
+    if (rlimit r{}; ::getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < need) {
+        r.rlim_cur = r.rlim_max == RLIM_INFINITY ? need : std::min(r.rlim_max, need);
+        ::setrlimit(RLIMIT_NOFILE, &r);
+    }
     GalleryServer server(checkpoint_, preset_, o);
     const int port = server.bind();
     if (!GalleryServer::isLoopback(o.host))

@@ -4,19 +4,12 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <charconv>
-#include <condition_variable>
-#include <deque>
 #include <filesystem>
-#include <mutex>
-#include <random>
-#include <set>
 #include <vector>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -30,135 +23,13 @@
 #include "ml/export/ImageGrid.h"
 #include "ml/latent/LatentSeed.h"
 #include "ml/latent/Slerp.h"
+#include "ml/serve/ConnectionLoop.h"
 #include "ml/serve/FrozenGenerator.h"
-#include "ml/serve/GalleryPage.h"
 
 namespace streetgan {
 namespace {
 
 constexpr int kGridPadding = 4;  // the reference's make_grid(padding=4, nrow=4)
-constexpr const char* kAllow = "GET, HEAD, OPTIONS";
-constexpr int kMaxSpan = 64;                          // /gan_gifs span: 1..kMaxSpan turns of t
-constexpr int kMinDelayMs = 20, kMaxDelayMs = 10000;  // browsers show delays under 20 ms as 100 ms
-
-// httplib's task queue, bounded: `threads` workers; at most `maxQueued` connections wait. Beyond
-// that the acceptor thread serves the connection itself, so it stops accepting meanwhile and the
-// kernel's listen backlog holds (and eventually refuses) the rest: memory stays bounded.
-class BoundedTaskQueue : public httplib::TaskQueue {
-public:
-    BoundedTaskQueue(size_t threads, size_t maxQueued) : maxQueued_(maxQueued) {
-        for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
-    }
-    ~BoundedTaskQueue() override { shutdown(); }
-
-    void enqueue(std::function<void()> fn) override {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (!stopping_ && jobs_.size() < maxQueued_) {
-                jobs_.push_back(std::move(fn));
-                cv_.notify_one();
-                return;
-            }
-        }
-        fn();
-    }
-
-    void shutdown() override {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (stopping_ && workers_.empty()) return;
-            stopping_ = true;
-        }
-        cv_.notify_all();
-        for (auto& t : workers_)
-            if (t.joinable()) t.join();
-        workers_.clear();
-    }
-
-private:
-    void work() {
-        for (;;) {
-            std::function<void()> fn;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-                if (jobs_.empty()) return;  // stopping, and every accepted connection was served
-                fn = std::move(jobs_.front());
-                jobs_.pop_front();
-            }
-            fn();
-        }
-    }
-
-    size_t maxQueued_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    std::deque<std::function<void()>> jobs_;
-    std::vector<std::thread> workers_;
-    bool stopping_ = false;
-};
-
-/// A 400 with its one-line message.
-struct BadRequest {
-    std::string message;
-};
-
-struct IntParam {
-    const char* name;
-    int64_t low, high, fallback;
-};
-
-// Parameters we do not know are ignored, as the reference (Flask) ignores every parameter: pages
-// add cache-busters such as ?t=1699999999. One of ours given twice is ambiguous: a 400.
-void checkNotRepeated(const httplib::Request& req, const std::set<std::string>& known) {
-    for (const auto& key : known)
-        if (req.get_param_value_count(key.c_str()) > 1) throw BadRequest{"parameter '" + key + "' is given more than once"};
-}
-
-// A browser navigating to / asks for text/html; probes and scripts ask for */* or JSON.
-bool wantsHtml(const httplib::Request& req) { return req.get_header_value("Accept").find("text/html") != std::string::npos; }
-
-// The request headers a CORS preflight asks for, echoed when they are a plain header-name list.
-std::string preflightHeaders(const std::string& asked) {
-    const bool plain = std::all_of(asked.begin(), asked.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == ',' || c == ' ';
-    });
-    return plain ? asked : std::string();
-}
-
-int64_t intParam(const httplib::Request& req, const IntParam& p) {
-    if (!req.has_param(p.name)) return p.fallback;
-    const std::string v = req.get_param_value(p.name);
-    int64_t out = 0;
-    const char* end = v.data() + v.size();
-    const auto r = std::from_chars(v.data(), end, out);
-    const bool digits = !v.empty() && std::all_of(v.begin() + (v[0] == '-' ? 1 : 0), v.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits || r.ec != std::errc() || r.ptr != end || out < p.low || out > p.high)
-        throw BadRequest{std::string(p.name) + " must be an integer within " + std::to_string(p.low) + ".." + std::to_string(p.high) + " (got '" +
-                         v.substr(0, 40) + "')"};
-    return out;
-}
-
-// The seed parameter, or a fresh random one (the response names it in X-Seed).
-uint64_t seedParam(const httplib::Request& req) {
-    if (!req.has_param("seed")) {
-        thread_local std::mt19937_64 rng{std::random_device{}()};
-        return rng();
-    }
-    const std::string v = req.get_param_value("seed");
-    uint64_t out = 0;
-    const char* end = v.data() + v.size();
-    const auto r = std::from_chars(v.data(), end, out);
-    const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits || r.ec != std::errc() || r.ptr != end)
-        throw BadRequest{"seed must be an integer within 0..18446744073709551615 (got '" + v.substr(0, 40) + "')"};
-    return out;
-}
-
-void text(httplib::Response& res, int status, const std::string& line) {
-    res.status = status;
-    res.set_content(line + "\n", "text/plain; charset=utf-8");
-}
 
 // ImageGrid::encodePng's pixels (save_image's x * 255 + 0.5, clamped, truncated) with zlib level 1:
 // the same image, encoded about 4x faster than level 6 (generated pictures barely compress anyway).
@@ -182,11 +53,8 @@ std::string presetOf(const ModelConfig& m) {
 
 class GalleryServer::Impl {
 public:
-    httplib::Server http;
-    std::atomic<bool> stopRequested{false};
-    std::atomic<bool> listening{false};
-    bool bound = false;
-    std::atomic<bool> listened{false};
+    std::unique_ptr<GalleryRoutes> routes;
+    std::unique_ptr<ConnectionLoop> loop;
 };
 
 void GalleryOptions::validate() const {
@@ -195,8 +63,11 @@ void GalleryOptions::validate() const {
     if (port < 0 || port > 65535) bad("port must be within 0..65535 (got " + std::to_string(port) + ")");
     if (maxRenders < 0 || maxRenders > 1024) bad("max renders must be within 1..1024, or 0 for the number of cores (got " + std::to_string(maxRenders) + ")");
     if (renderThreads < 1 || renderThreads > 256) bad("render threads must be within 1..256 (got " + std::to_string(renderThreads) + ")");
-    if (httpThreads < 0 || httpThreads > 4096) bad("HTTP threads must be within 1..4096, or 0 for automatic (got " + std::to_string(httpThreads) + ")");
-    if (maxQueuedConnections < 1) bad("the connection queue must hold at least 1 (got " + std::to_string(maxQueuedConnections) + ")");
+    if (maxQueuedRenders < -1 || maxQueuedRenders > 65536)
+        bad("queued renders must be within 0..65536, or -1 for automatic (got " + std::to_string(maxQueuedRenders) + ")");
+    if (maxConnections < 1 || maxConnections > 1000000) bad("max connections must be within 1..1000000 (got " + std::to_string(maxConnections) + ")");
+    if (queueTimeoutMs < 1 || headerTimeoutMs < 1 || writeTimeoutMs < 1 || idleTimeoutSeconds < 1)
+        bad("the queue, header, write and idle timeouts must be positive");
     if (retryAfterSeconds < 1) bad("Retry-After must be at least 1 s");
     if (maxImages < 1 || maxImages > 1024) bad("max images must be within 1..1024 (got " + std::to_string(maxImages) + ")");
     if (minFrames < 1 || maxFrames < minFrames || maxFrames > 1024)
@@ -230,7 +101,6 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     : options_(std::move(options)), checkpointPath_(checkpointPath), impl_(std::make_unique<Impl>()) {
     options_.validate();
     if (options_.maxRenders == 0) options_.maxRenders = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (options_.httpThreads == 0) options_.httpThreads = 2 * options_.maxRenders + 8;
     const CheckpointData ck = Checkpoint::load(checkpointPath);
     Generator g = ModelLoader::generator(ck, checkpointPath, preset, torch::kCPU);
     model_ = g->config();
@@ -245,67 +115,26 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     at::set_num_threads(options_.renderThreads);
     started_ = std::chrono::steady_clock::now();
 
-    httplib::Server& http = impl_->http;
-    const size_t threads = static_cast<size_t>(options_.httpThreads), queued = static_cast<size_t>(options_.maxQueuedConnections);
-    http.new_task_queue = [threads, queued] { return new BoundedTaskQueue(threads, queued); };
-    httplib::Headers defaults = {{"Cache-Control", "no-store"}};
-    if (!options_.corsOrigin.empty()) {
-        defaults.emplace("Access-Control-Allow-Origin", options_.corsOrigin);
-        defaults.emplace("Access-Control-Expose-Headers", "X-Seed");  // scripts may read the seed
-    }
-    http.set_default_headers(defaults);
-    http.set_tcp_nodelay(true);
-    // httplib's default also sets SO_REUSEPORT, which lets a second server share the port silently;
-    // SO_REUSEADDR alone restarts quickly and still reports a port in use.
-    http.set_socket_options([](socket_t sock) {
-        int yes = 1;
-        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    });
-    http.set_payload_max_length(size_t{64} * 1024);
-    http.set_read_timeout(10, 0);
-    http.set_keep_alive_timeout(5);
-    http.set_keep_alive_max_count(1000);
+    if (options_.maxQueuedRenders < 0) options_.maxQueuedRenders = std::max(16, 4 * options_.maxRenders);
 
-    const std::set<std::string> knownPaths = {"/", "/health", "/gallery", "/gan_imgs", "/gan_gifs"};
+    GalleryRouteConfig rc;
+    rc.imgSize = static_cast<int>(model_.imgSize);
+    rc.maxImages = options_.maxImages;
+    rc.minFrames = options_.minFrames;
+    rc.maxFrames = options_.maxFrames;
+    rc.maxGifSize = options_.maxGifSize;
+    rc.corsOrigin = options_.corsOrigin;
+    rc.retryAfterSeconds = options_.retryAfterSeconds;
+    rc.keepAliveSeconds = options_.idleTimeoutSeconds;
+    ConnectionLimits limits;
+    rc.keepAliveMax = limits.keepAliveMax;
+    rc.maxBodyBytes = limits.http.maxBodyBytes;
 
-    // Runs `body` with a render slot, or answers 503 at once when all slots are taken.
-    auto withSlot = [this](httplib::Response& res, const std::function<void()>& body) {
-        int current = inFlight_.load();
-        do {
-            if (current >= options_.maxRenders) {
-                res.set_header("Retry-After", std::to_string(options_.retryAfterSeconds));
-                text(res, 503,
-                     "server busy: " + std::to_string(current) + " renders in flight (limit " + std::to_string(options_.maxRenders) + "); retry after " +
-                         std::to_string(options_.retryAfterSeconds) + " s");
-                return;
-            }
-        } while (!inFlight_.compare_exchange_weak(current, current + 1));
-        struct Release {
-            std::atomic<int>& n;
-            ~Release() { n.fetch_sub(1); }
-        } release{inFlight_};
-        if (options_.beforeRender) options_.beforeRender();
-        body();
-    };
-
-    // Wraps a handler: 400 for BadRequest, 500 (one line) for anything else.
-    auto guarded = [](const std::function<void(const httplib::Request&, httplib::Response&)>& handler) {
-        return [handler](const httplib::Request& req, httplib::Response& res) {
-            try {
-                handler(req, res);
-            } catch (const BadRequest& e) {
-                text(res, 400, e.message);
-            } catch (const c10::Error& e) {
-                text(res, 500, std::string("render failed: ") + e.what_without_backtrace());
-            } catch (const std::exception& e) {
-                text(res, 500, std::string("render failed: ") + e.what());
-            }
-        };
-    };
-
+    GalleryRouteHooks hooks;
     // The reference answers {"Health": "OK"} on both; our details sit beside that key.
-    auto health = [this](httplib::Response& res) {
+    hooks.healthJson = [this] {
         const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        const ConnectionLoop& loop = *impl_->loop;
         nlohmann::json j = {{"Health", "OK"},
                             {"status", "ok"},
                             {"model", std::filesystem::path(checkpointPath_).filename().string()},
@@ -317,137 +146,72 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
                             {"uptime_s", uptime},
                             {"renders_in_flight", inFlight_.load()},
                             {"max_renders", options_.maxRenders},
+                            {"renders_queued", loop.queuedRenders()},
+                            {"max_queued_renders", options_.maxQueuedRenders},
+                            {"connections", loop.connections()},
+                            {"max_connections", loop.connectionCap()},
                             {"render_threads", options_.renderThreads},
                             {"precision", options_.precision == FrozenGenerator::Precision::BFloat16 ? "bf16" : "fp32"}};
-        res.set_content(j.dump() + "\n", "application/json");
+        return j.dump() + "\n";
     };
-    http.Get("/", guarded([health](const httplib::Request& req, httplib::Response& res) {
-                 res.set_header("Vary", "Accept");
-                 if (wantsHtml(req))
-                     res.set_content(GalleryPage::html(), "text/html; charset=utf-8");
-                 else
-                     health(res);
-             }));
-    http.Get("/health", guarded([health](const httplib::Request&, httplib::Response& res) { health(res); }));
-    http.Get("/gallery",
-             guarded([](const httplib::Request& req, httplib::Response& res) { res.set_content(GalleryPage::html(), "text/html; charset=utf-8"); }));
-    http.Get("/gan_imgs", guarded([this, withSlot](const httplib::Request& req, httplib::Response& res) {
-                 checkNotRepeated(req, {"n", "nrow", "seed"});
-                 const int n = static_cast<int>(intParam(req, {"n", 1, options_.maxImages, std::min(16, options_.maxImages)}));
-                 const int nrow = static_cast<int>(intParam(req, {"nrow", 1, options_.maxImages, 4}));
-                 const uint64_t seed = seedParam(req);
-                 withSlot(res, [&] {
-                     res.set_content(renderGrid(n, nrow, seed), "image/png");
-                     res.set_header("X-Seed", std::to_string(seed));
-                 });
-             }));
-    http.Get("/gan_gifs", guarded([this, withSlot](const httplib::Request& req, httplib::Response& res) {
-                 checkNotRepeated(req, {"frames", "seed", "size", "span", "delay"});
-                 GifSpec spec;
-                 spec.frames = static_cast<int>(
-                     intParam(req, {"frames", options_.minFrames, options_.maxFrames, std::clamp(spec.frames, options_.minFrames, options_.maxFrames)}));
-                 spec.size = static_cast<int>(intParam(req, {"size", model_.imgSize, options_.maxGifSize, model_.imgSize}));
-                 spec.span = static_cast<int>(intParam(req, {"span", 1, kMaxSpan, spec.span}));
-                 spec.delayMs = static_cast<int>(intParam(req, {"delay", kMinDelayMs, kMaxDelayMs, spec.delayMs}));
-                 spec.seed = seedParam(req);
-                 withSlot(res, [&] {
-                     res.set_content(renderGif(spec), "image/gif");
-                     res.set_header("X-Seed", std::to_string(spec.seed));
-                 });
-             }));
-    // OPTIONS: what a path allows; for a CORS preflight also what a script may send (our answers do
-    // not depend on request headers, so any asked for is allowed). Without CORS the preflight gets
-    // no Allow-Origin and the browser refuses the script, as intended.
-    http.Options(".*", [this, knownPaths](const httplib::Request& req, httplib::Response& res) {
-        if (!knownPaths.count(req.path)) {
-            res.status = 404;
-            return;
-        }
-        res.status = 204;
-        res.set_header("Allow", kAllow);
-        if (!options_.corsOrigin.empty() && req.has_header("Access-Control-Request-Method")) {
-            res.set_header("Access-Control-Allow-Methods", kAllow);
-            const std::string headers = preflightHeaders(req.get_header_value("Access-Control-Request-Headers"));
-            if (!headers.empty()) res.set_header("Access-Control-Allow-Headers", headers);
-            res.set_header("Access-Control-Max-Age", "600");
-        }
-    });
-    // Other methods: 405 on our paths, 404 elsewhere.
-    auto notAllowed = [knownPaths](const httplib::Request& req, httplib::Response& res) {
-        if (knownPaths.count(req.path)) {
-            res.set_header("Allow", kAllow);
-            text(res, 405, "method " + req.method + " not allowed on " + req.path + "; use GET");
-        } else {
-            res.status = 404;
+    // A render holds its slot (the worker thread) from here; LibTorch's errors lose their backtrace
+    // so that a 500 stays one line.
+    auto rendering = [this](const std::function<std::string()>& render) {
+        ++inFlight_;
+        struct Release {
+            std::atomic<int>& n;
+            ~Release() { n.fetch_sub(1); }
+        } release{inFlight_};
+        if (options_.beforeRender) options_.beforeRender();
+        try {
+            return render();
+        } catch (const c10::Error& e) {
+            throw std::runtime_error(e.what_without_backtrace());
         }
     };
-    http.Post(".*", notAllowed);
-    http.Put(".*", notAllowed);
-    http.Patch(".*", notAllowed);
-    http.Delete(".*", notAllowed);
-    http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-        if (!res.body.empty()) return;
-        if (res.status == 404)
-            text(res, 404, "not found: " + req.path + " (try /gallery, /gan_imgs, /gan_gifs or /health)");
-        else
-            text(res, res.status, "HTTP " + std::to_string(res.status) + " for " + req.method + " " + req.path);
-    });
+    hooks.grid = [this, rendering](int n, int nrow, uint64_t seed) { return rendering([&] { return renderGrid(n, nrow, seed); }); };
+    hooks.gif = [this, rendering](const GifSpec& spec) { return rendering([&] { return renderGif(spec); }); };
+    hooks.busyLine = [this] {
+        const ConnectionLoop& loop = *impl_->loop;
+        return "server busy: " + std::to_string(inFlight_.load()) + " renders in flight (limit " + std::to_string(options_.maxRenders) + "), " +
+               std::to_string(loop.queuedRenders()) + " waiting (limit " + std::to_string(options_.maxQueuedRenders) + "); retry after " +
+               std::to_string(options_.retryAfterSeconds) + " s";
+    };
+    impl_->routes = std::make_unique<GalleryRoutes>(rc, std::move(hooks));
+
+    limits.maxConnections = options_.maxConnections;
+    limits.headerTimeoutMs = options_.headerTimeoutMs;
+    limits.idleTimeoutMs = options_.idleTimeoutSeconds * 1000;
+    limits.writeTimeoutMs = options_.writeTimeoutMs;
+    limits.renderWorkers = options_.maxRenders;
+    limits.maxQueuedRenders = static_cast<size_t>(options_.maxQueuedRenders);
+    limits.queueTimeoutMs = options_.queueTimeoutMs;
+    impl_->loop = std::make_unique<ConnectionLoop>(*impl_->routes, limits);
 }
 
 GalleryServer::~GalleryServer() {
     stop();
     if (thread_.joinable()) thread_.join();
-    if (impl_->bound && !impl_->listened) {
-        // httplib closes a bound socket only in stop() while listening: listen briefly to release it.
-        std::thread closer([this] { impl_->http.listen_after_bind(); });
-        while (!impl_->http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        impl_->http.stop();
-        closer.join();
-    }
 }
 
 int GalleryServer::bind() {
-    httplib::Server& http = impl_->http;
-    int port = options_.port;
-    bool ok = false;
-    if (port == 0) {
-        port = http.bind_to_any_port(options_.host);
-        ok = port > 0;
-    } else {
-        ok = http.bind_to_port(options_.host, port);
-    }
-    if (!ok)
-        throw IoError("gallery server: cannot bind " + options_.host + ":" + std::to_string(options_.port) +
-                      " (address in use or not available); choose another --bind");
-    impl_->bound = true;
-    port_ = port;
+    port_ = impl_->loop->bind(options_.host, options_.port);
     return port_;
 }
 
 void GalleryServer::listen() {
-    if (!impl_->bound) bind();
-    impl_->listening = true;
-    if (!impl_->stopRequested) {
-        impl_->listened = true;
-        impl_->http.listen_after_bind();
-    }
-    impl_->listening = false;
+    if (port_ == 0) bind();
+    impl_->loop->run();
 }
 
 int GalleryServer::start() {
     const int port = bind();
-    impl_->listening = true;  // before the thread starts, so that stop() waits for the accept loop
     thread_ = std::thread([this] { listen(); });
-    while (impl_->listening && !impl_->http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Accepting starts with the kernel's listen(); the loop thread picks the connections up.
     return port;
 }
 
-void GalleryServer::stop() {
-    impl_->stopRequested = true;
-    // listen() may be between its stop check and httplib's start of the accept loop: wait for it.
-    while (impl_->listening && !impl_->http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    impl_->http.stop();
-}
+void GalleryServer::stop() { impl_->loop->stop(); }
 
 std::string GalleryServer::renderGrid(int n, int nrow, uint64_t seed) const {
     c10::InferenceMode guard;

@@ -35,10 +35,25 @@
 // Errors: query parameters we do not know are ignored (cache-busters such as ?t=1699999999); a known
 // one that is repeated, not a decimal integer or out of range is a 400 with one text line naming
 // the parameter and its allowed range; an unknown path is a 404; a method other than GET, HEAD or
-// OPTIONS on a known path is a 405 with Allow: GET, HEAD, OPTIONS. At most maxRenders renders run
-// at once; a render request beyond that is answered at once with 503 and Retry-After (never
-// queued). Connections wait in a bounded queue (beyond it the acceptor serves them itself, which
-// throttles accepting). Every response carries Cache-Control: no-store.
+// OPTIONS on a known path is a 405 with Allow: GET, HEAD, OPTIONS. Every response carries
+// Cache-Control: no-store.
+//
+// Load (issue 15; the original server tied one of 2 x maxRenders + 8 threads to each connection, so
+// fewer than a hundred clients holding half-sent requests starved even /health, and it answered
+// 503 at once to any render beyond maxRenders, 14-20 % of a 16-image page at concurrency 4):
+// - connections live on one epoll thread (ConnectionLoop): a slow or silent client costs a small
+//   buffer, not a thread; heads have a deadline (408) and size caps (413/414/431, 400 for malformed
+//   bytes, 505 for other versions) checked as the bytes arrive (HttpRequestHead); /health, the page,
+//   OPTIONS and every error are answered on that thread in microseconds, so they never wait for a
+//   render;
+// - at most maxRenders renders run at once (worker threads); up to maxQueuedRenders more wait
+//   first in, first out, each at most queueTimeoutMs; only beyond that is a render answered 503
+//   with Retry-After. A 16-image page therefore gets 16 x 200 with 2 slots.
+// - at most maxConnections connections (below RLIMIT_NOFILE): beyond it the connection that has
+//   waited longest for its request is closed, or the newcomer gets a 503 when all are busy;
+//   memory is bounded by maxConnections x (maxHeaderBytes + maxBodyBytes) plus the responses.
+// We keep cpp-httplib for parsing, routing and writing responses (GalleryRoutes), so answers are
+// byte for byte what they were; only its thread-per-connection socket code is replaced.
 //
 // Thread contract: construct, then start() or bind()+listen() from one thread; stop() may be called
 // from any thread (also before listen() returns); render functions are thread-safe. The destructor
@@ -55,6 +70,7 @@
 
 #include "base/model/ModelConfig.h"
 #include "ml/serve/FrozenGenerator.h"
+#include "ml/serve/GalleryRoutes.h"
 
 namespace streetgan {
 
@@ -66,8 +82,14 @@ struct GalleryOptions {
     /// Generator arithmetic: Float32 (the default; the `sample` command's images) or BFloat16
     /// (opt-in, faster on CPUs with AVX512-BF16/AMX, pixels a few levels off; see FrozenGenerator).
     FrozenGenerator::Precision precision = FrozenGenerator::Precision::Float32;
-    int httpThreads = 0;                 ///< connection threads; 0: 2 * maxRenders + 8
-    int maxQueuedConnections = 64;       ///< accepted connections waiting for a thread
+    /// Renders that may wait for a slot (first in, first out) before a 503; -1: max(16, 4 x
+    /// maxRenders), so that a page's 16 images queue rather than fail; 0: 503 at once.
+    int maxQueuedRenders = -1;
+    int queueTimeoutMs = 10000;    ///< a render waiting longer is answered 503
+    int maxConnections = 1024;     ///< open connections (lowered to fit RLIMIT_NOFILE)
+    int headerTimeoutMs = 10000;   ///< a request's head must arrive within this of its first byte
+    int idleTimeoutSeconds = 5;    ///< keep-alive idle time between requests (sent in Keep-Alive)
+    int writeTimeoutMs = 10000;    ///< a response making no progress this long is dropped
     int retryAfterSeconds = 1;           ///< Retry-After of a 503
     int maxImages = 64;                  ///< /gan_imgs n: 1..maxImages (default 16); nrow: 1..maxImages (4)
     int minFrames = 2, maxFrames = 128;  ///< /gan_gifs frames (default 16)
@@ -80,15 +102,6 @@ struct GalleryOptions {
 
     /// Throws ConfigError naming the first invalid field.
     void validate() const;
-};
-
-/// One /gan_gifs render; the defaults are the reference's (a bare request).
-struct GifSpec {
-    int frames = 16;
-    int size = 0;  ///< edge in px; 0: the model's own
-    uint64_t seed = 0;
-    int span = 8;       ///< the walk's t runs over linspace(0, span, frames)
-    int delayMs = 120;  ///< per frame
 };
 
 class GalleryServer {

@@ -232,10 +232,11 @@ TEST_F(Gallery, UnknownPathsAre404AndOtherMethods405) {
     EXPECT_NE(browser->body.find("/gan_gifs?"), std::string::npos);
 }
 
-TEST_F(Gallery, SaturationAnswers503WithRetryAfterAndNeverQueues) {
+TEST_F(Gallery, SaturationWithoutAQueueAnswers503WithRetryAfter) {
     RenderGate gate;
     GalleryOptions o;
     o.maxRenders = 1;
+    o.maxQueuedRenders = 0;  // no waiting room: a render beyond the slot is refused at once
     o.beforeRender = gate.hook();
     startServer(o);
     auto slow = std::async(std::launch::async, [this] { return get("/gan_imgs?seed=1"); });
