@@ -13,10 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/daemon/AttachFollower.h"
 #include "base/daemon/ControlSocket.h"
-#include "base/daemon/EventFollower.h"
-#include "base/daemon/RunLock.h"
-#include "base/daemon/RunStatus.h"
 #include "base/run/Events.h"
 #include "base/util/Errors.h"
 #include "trainer/FiniteNumber.h"
@@ -67,22 +65,7 @@ void relayCommands(const std::string& socketPath, LineWriter& out, const std::at
             line = input.substr(0, nl);
             input.erase(0, nl + 1);
             if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-            nlohmann::json reply;
-            try {
-                if (fd < 0) fd = ControlSocket::connectTo(socketPath);
-                std::string text;
-                if (!ControlSocket::sendAll(fd, line + "\n") || !ControlSocket::readLine(fd, replyBuffer, text, 10000)) {
-                    ::close(fd);
-                    fd = -1;
-                    replyBuffer.clear();
-                    throw IoError("the trainer closed the control connection");
-                }
-                reply = nlohmann::json::parse(text, nullptr, false);
-                if (reply.is_discarded()) reply = {{"ok", false}, {"error", "malformed reply from the trainer"}};
-            } catch (const std::exception& e) {
-                reply = {{"ok", false}, {"error", e.what()}};
-            }
-            if (!out.write(attachReplyJson(std::move(reply)))) eof = true;
+            if (!out.write(AttachFollower::command(socketPath, fd, replyBuffer, line))) eof = true;
         }
     }
     if (fd >= 0) ::close(fd);
@@ -99,10 +82,8 @@ CLI::App* AttachCommand::setup(CLI::App& parent) {
 }
 
 int AttachCommand::execute() {
-    if (!RunStatus::isRunDirectory(runDir_) && !RunLock::isHeld(runDir_))
-        throw IoError("'" + runDir_ + "' is not a run directory (no run.json or events.jsonl): check the path, or `streetgan-trainer ls` its parent");
     std::signal(SIGPIPE, SIG_IGN);
-    EventFollower follower(runDir_ + "/events.jsonl", fromOffset_);
+    AttachFollower stream(runDir_, fromOffset_);  // the protocol's lines, shared with the desktop app
     LineWriter out;
     std::atomic<bool> done{false};
     std::thread relay([&] { relayCommands(ControlSocket::pathIn(runDir_), out, done); });
@@ -117,32 +98,14 @@ int AttachCommand::execute() {
 
     const bool bounded = seconds_ > 0;
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds_ * 1000));
-    // Resuming past the last status event: start from the run's state as `ls` sees it now, so
-    // the live and end lines name the real state; the events read below update it.
-    std::string lastStatus = fromOffset_ > 0 ? RunStatus::read(runDir_).state : std::string();
-    if (lastStatus == RunState::kNew) lastStatus.clear();
-    bool liveSent = false;
-    EventReader reader;
+    std::vector<nlohmann::json> lines;
     for (;;) {
-        const bool alive = RunLock::isHeld(runDir_);  // before reading: a trainer gone now has written everything
-        const auto lines = follower.read();
-        for (const EventLine& l : lines) {
-            ParsedEvent parsed = reader.read(l.text);
-            if (!parsed.ok()) continue;  // a torn line left by a crash
-            if (const auto* status = std::get_if<StatusEvent>(&parsed.event)) lastStatus = status->state;
-            // The event as read: the schema keeps the members it does not name, so nothing is lost.
-            if (!out.write(attachEventJson(static_cast<uint64_t>(l.offset), static_cast<uint64_t>(l.end), toJson(parsed.event)))) return 0;
-        }
-        if (!lines.empty()) continue;  // more backlog may follow
-        const std::string state = RunStatus::effectiveState(lastStatus, alive);
-        if (!liveSent) {
-            liveSent = true;
-            if (!out.write(attachLiveJson(static_cast<uint64_t>(follower.offset()), state))) return 0;
-        }
-        if (!alive) {
-            out.write(attachEndJson(static_cast<uint64_t>(follower.offset()), state));
-            return 0;
-        }
+        lines.clear();
+        const bool more = stream.poll(lines);  // event lines, then the live line once, the end line
+        for (const auto& j : lines)
+            if (!out.write(j)) return 0;
+        if (more) continue;  // more backlog may follow
+        if (stream.ended()) return 0;
         if (out.failed()) return 0;
         // The reader went away (an SSH client that dropped closes our stdout pipe): end now, not
         // at the next event, which on a paused run may be hours away.
@@ -154,7 +117,7 @@ int AttachCommand::execute() {
             if (left.count() <= 0) return 0;
             wait = std::min(wait, left);
         }
-        follower.wait(wait);
+        stream.wait(wait);
     }
 }
 

@@ -195,7 +195,8 @@ void DashboardPage::exportCsv(RunSession* s, const QString& path) {
         (*cols)[2][i] = r.wallTime(i);
         for (int k = 0; k < kMetricCount; ++k) (*cols)[3 + static_cast<size_t>(k)][i] = r.value(static_cast<Metric>(k), i);
     }
-    QThread* t = QThread::create([this, cols, path, n] {
+    const qint64 bucket = r.bucketSize();  // > 1: the rows are downsampled (RunSeries::kMaxRows)
+    QThread* t = QThread::create([this, cols, path, n, bucket] {
         FILE* f = std::fopen(path.toLocal8Bit().constData(), "w");
         if (!f) {
             QMetaObject::invokeMethod(this, [this, path] { emit csvExported(false, tr("Cannot write %1").arg(path)); });
@@ -210,8 +211,11 @@ void DashboardPage::exportCsv(RunSession* s, const QString& path) {
             std::fputc('\n', f);
         }
         const bool ok = std::fclose(f) == 0;
-        QMetaObject::invokeMethod(this, [this, ok, path, n] {
-            emit csvExported(ok, ok ? tr("Wrote %1 rows to %2").arg(n).arg(path) : tr("Writing %1 failed (disk full?)").arg(path));
+        QMetaObject::invokeMethod(this, [this, ok, path, n, bucket] {
+            QString done = tr("Wrote %1 rows to %2").arg(n).arg(path);
+            if (bucket > 1)
+                done += tr(" (downsampled: each pair of rows holds the minimum and maximum of %1 events; events.jsonl has them all)").arg(bucket);
+            emit csvExported(ok, ok ? done : tr("Writing %1 failed (disk full?)").arg(path));
         });
     });
     connect(t, &QThread::finished, t, &QObject::deleteLater);

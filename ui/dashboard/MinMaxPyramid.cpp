@@ -10,6 +10,22 @@ void MinMaxPyramid::clear() {
     n_ = 0;
 }
 
+void MinMaxPyramid::truncate(size_t n) {
+    if (n >= n_) return;
+    n_ = n;
+    for (size_t level = 0; level < min_.size(); ++level) {
+        const size_t blocks = n / (kBaseBlock << level);  // blocks wholly before row n
+        if (min_[level].size() > blocks) {
+            min_[level].resize(blocks);
+            max_[level].resize(blocks);
+        }
+    }
+    while (!min_.empty() && min_.back().empty()) {
+        min_.pop_back();
+        max_.pop_back();
+    }
+}
+
 void MinMaxPyramid::update(const float* v, size_t n) {
     constexpr float nan = std::numeric_limits<float>::quiet_NaN();
     n_ = n;

@@ -17,6 +17,8 @@ public:
     void clear();
     /// The series grew to values[0, n) (values before the previous size unchanged).
     void update(const float* values, size_t n);
+    /// Forgets rows from `n` on (they changed: RunSeries rewrites its tail); update() again after.
+    void truncate(size_t n);
     size_t size() const { return n_; }
     /// Calls out(row, value) for points that draw rows [r0, r1) with at most about `maxPoints`
     /// points, in row order (a block gives its min at its first row and its max at its last).

@@ -115,12 +115,14 @@ void PlotPanel::take(Trace& t) {
     if (t.rows >= n) return;
     const float* v = r.values(t.metric);
     const bool smoothing = alpha_ > 0;
+    // Once RunSeries downsamples, a row stands for bucketSize() / 2 events: weigh the EMA per
+    // event so that the smoothing looks the same before and after.
+    const double alpha = r.bucketSize() > 1 ? std::pow(alpha_, r.bucketSize() / 2.0) : alpha_;
     float ema = t.ema.empty() ? std::numeric_limits<float>::quiet_NaN() : t.ema.back();
     if (smoothing) t.ema.reserve(n);
     for (size_t i = t.rows; i < n; ++i) {
         const double val = v[i];
         if (std::isfinite(val)) {
-            ++t.finite;
             const double key = r.x(xMode_, i);
             if (std::isfinite(key)) {
                 xMin_ = std::min(xMin_, key);
@@ -129,7 +131,7 @@ void PlotPanel::take(Trace& t) {
             yMin_ = std::min(yMin_, val);
             yMax_ = std::max(yMax_, val);
             if (val > 0) yMinPos_ = std::min(yMinPos_, val);
-            if (smoothing) ema = ema == ema ? static_cast<float>(alpha_ * ema + (1 - alpha_) * val) : static_cast<float>(val);
+            if (smoothing) ema = ema == ema ? static_cast<float>(alpha * ema + (1 - alpha) * val) : static_cast<float>(val);
         }
         if (smoothing) t.ema.push_back(std::isfinite(val) ? ema : std::numeric_limits<float>::quiet_NaN());
     }
@@ -139,10 +141,19 @@ void PlotPanel::take(Trace& t) {
     viewDirty_ = true;
 }
 
-void PlotPanel::append(const RunSeries* run, size_t /*fromRow*/) {
+void PlotPanel::append(const RunSeries* run, size_t fromRow) {
     bool any = false;
     for (auto& t : traces_)
         if (t->run == run) {
+            // RunSeries rewrote rows from fromRow (its downsampled tail, or all after a compaction):
+            // drop them and take them again. The x/y ranges stay: downsampling keeps every
+            // bucket's extremes and the first and last x.
+            if (fromRow < t->rows) {
+                t->rows = fromRow;
+                if (t->ema.size() > fromRow) t->ema.resize(fromRow);
+                t->rawLod.truncate(fromRow);
+                t->smoothLod.truncate(fromRow);
+            }
             take(*t);
             any = true;
         }
@@ -154,7 +165,6 @@ void PlotPanel::rebuild() {
     xMax_ = yMax_ = -kInf;
     for (auto& t : traces_) {
         t->rows = 0;
-        t->finite = 0;
         t->ema.clear();
         t->ema.shrink_to_fit();
         t->rawLod.clear();
@@ -262,7 +272,12 @@ void PlotPanel::resetView() {
 
 int PlotPanel::pointCount(const RunSeries* run, Metric metric) const {
     for (const auto& t : traces_)
-        if (t->run == run && t->metric == metric) return t->finite;
+        if (t->run == run && t->metric == metric) {
+            const float* v = run->values(metric);
+            int finite = 0;
+            for (size_t i = 0; i < std::min(t->rows, run->rows()); ++i) finite += std::isfinite(v[i]) ? 1 : 0;
+            return finite;
+        }
     return -1;
 }
 

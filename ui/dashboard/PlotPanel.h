@@ -30,7 +30,8 @@ public:
 
     void addRun(const RunSeries* run, const QString& name, int runIndex);
     void removeRun(const RunSeries* run);
-    /// Takes rows [fromRow, rows()) of `run` into account; call replot() after.
+    /// Takes rows [fromRow, rows()) of `run` into account (RunSeries::append's answer: rows from
+    /// there are new or rewritten); call replot() after.
     void append(const RunSeries* run, size_t fromRow);
     void setXMode(XAxisMode mode);
     /// EMA weight in [0, 1): 0 is off.
@@ -46,7 +47,8 @@ public:
 
     QCustomPlot* plot() const { return plot_; }
     QString title() const { return title_; }
-    /// Data points (finite values) plotted for `run`'s `metric` (-1: not in this plot).
+    /// Data points (finite values) plotted for `run`'s `metric` (-1: not in this plot); counted
+    /// on each call (tests).
     int pointCount(const RunSeries* run, Metric metric) const;
     /// Points handed to QCustomPlot for the raw graph at the last replot (level of detail).
     int drawnPointCount(const RunSeries* run, Metric metric) const;
@@ -73,7 +75,6 @@ private:
         MinMaxPyramid rawLod, smoothLod;
         std::vector<float> ema;
         size_t rows = 0;  // rows taken into account
-        int finite = 0;   // finite values among them
     };
     void take(Trace& t);
     void refreshView();

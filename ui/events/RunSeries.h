@@ -1,9 +1,19 @@
 // Everything the app knows about one run's events, as columns, on the GUI thread: metrics rows
-// (x keys by step, fractional epoch and wall time since the first event; values as float to keep
-// a million-row run small), system readings, sample grids, checkpoints, state. Grows by append()
-// from drained EventBatches. GUI thread only.
+// (x keys by step, fractional epoch and wall time since the first event; values as float), system
+// readings, sample grids, checkpoints, state. Grows by append() from drained EventBatches.
+//
+// Bounded: a week-long run logs millions of metrics events, so past kMaxRows rows the metrics are
+// downsampled in place. Events are grouped in buckets of bucketSize() consecutive events, each kept
+// as two rows in the M4 convention MinMaxPyramid uses for drawing (the per-metric minimum at the
+// bucket's first x, the maximum at its last x), so a spike stays visible at any zoom; when the rows
+// reach kMaxRows again the buckets double (pairs of buckets merge). The first and the last event
+// are always exact rows, lastValue() is exact, and an append is amortised O(1) (a compaction costs
+// O(kMaxRows) once per ~kMaxRows/4 new buckets). Because the last row and the partial bucket before
+// it are rewritten as events arrive, append() returns the first row that is new OR changed: a view
+// that cached rows drops its rows from there (PlotPanel does). GUI thread only.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,18 +26,39 @@ enum class XAxisMode { Step, Epoch, WallTime };
 
 class RunSeries {
 public:
-    /// Appends a drained batch; returns the first new metrics row.
+    /// Metrics rows kept at most. A plot is ~1-2k pixels wide, so drawing the whole run needs ~4k
+    /// min/max points; 32k rows leave 8x of that for zooming in on a part before the detail is
+    /// only the buckets' envelope, and cost ~2 MB per run (~56 bytes a row) instead of ~60 bytes
+    /// per event forever (a week at 10 events/s: ~400 MB).
+    static constexpr size_t kMaxRows = 32768;
+
+    RunSeries();
+
+    /// The exact metrics of the last metrics event at or before a checkpoint's step (downsampled
+    /// rows are bucket extremes, so a checkpoint's losses are kept here when the event arrives).
+    struct CheckpointMetrics {
+        double lossD, lossG, dX, dGz1, t;  ///< NaN (t: 0) when no metrics event came before it
+    };
+
+    /// Appends a drained batch; returns the first metrics row that is new or changed (rows before
+    /// it are as they were).
     size_t append(EventBatch&& batch);
 
     size_t rows() const { return step_.size(); }
-    /// The x key of row `i` in `mode`.
+    /// The x key of row `i` in `mode` (non-decreasing in i).
     double x(XAxisMode mode, size_t i) const;
     float value(Metric m, size_t i) const { return values_[static_cast<size_t>(m)][i]; }
     /// The column of `m` (rows() values; NaN where an event lacked it).
     const float* values(Metric m) const { return values_[static_cast<size_t>(m)].data(); }
     double wallTime(size_t i) const { return t_[i]; }
-    /// The last finite value of `m` (NaN when none).
-    double lastValue(Metric m) const;
+    /// The last finite value of `m` (NaN when none); exact whatever the downsampling.
+    double lastValue(Metric m) const { return lastFinite_[static_cast<size_t>(m)]; }
+    /// Metrics events per bucket: 1 while every event is its own row, else each bucket is 2 rows.
+    int64_t bucketSize() const { return bucket_; }
+    /// Metrics events appended (rows() once downsampling started is far fewer).
+    int64_t metricsEvents() const { return events_; }
+    /// One per checkpoints() entry.
+    const std::vector<CheckpointMetrics>& checkpointMetrics() const { return checkpointMetrics_; }
 
     const std::vector<SystemSample>& system() const { return system_; }
     const std::vector<RunFileRef>& samples() const { return samples_; }
@@ -46,9 +77,35 @@ public:
     size_t memoryBytes() const;
 
 private:
+    struct Event {
+        double step = 0, epoch = 0, t = 0;
+        std::array<float, kMetricCount> v{};
+    };
+    // Events folded into the bucket being filled (never the last event, which has its own row).
+    struct Bucket {
+        int64_t count = 0;
+        double step0 = 0, epoch0 = 0, t0 = 0, step1 = 0, epoch1 = 0, t1 = 0;
+        std::array<float, kMetricCount> lo{}, hi{};
+        void add(double step, double epoch, double t, const float* lo, const float* hi, int64_t events);
+    };
+
+    void addEvent(const Event& e);
+    void pushRow(double step, double epoch, double t, const float* v);
+    void pushBucket(const Bucket& b);
+    void truncateRows(size_t n);
+    void compact();
+
     std::vector<double> step_, epochX_;
     std::vector<double> t_;
     std::vector<float> values_[kMetricCount];
+    size_t stable_ = 0;         // rows [0, stable_) are final: the first event and full buckets
+    size_t changedFrom_ = 0;    // during append(): the first row touched
+    int64_t bucket_ = 1;        // events per bucket
+    int64_t events_ = 0;
+    Bucket pending_;            // the partial bucket, shown as rows after stable_
+    Event last_;                // the last event, always the last row
+    std::array<double, kMetricCount> lastFinite_;
+    std::vector<CheckpointMetrics> checkpointMetrics_;
     std::vector<SystemSample> system_;
     std::vector<RunFileRef> samples_, checkpoints_;
     std::vector<std::string> errors_;

@@ -1,128 +1,118 @@
 #include "runs/LocalAttachWorker.h"
 
-#include <QTimer>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "base/daemon/AttachFollower.h"
+#include "base/daemon/ControlSocket.h"
+#include "base/daemon/RunLock.h"
 #include "base/daemon/RunStatus.h"
 #include "base/remote/RemoteAttach.h"
 #include "base/run/Events.h"
+#include "base/util/Errors.h"
 #include "events/EventBuffer.h"
 
 namespace streetgan::ui {
+namespace {
 
-LocalAttachWorker::LocalAttachWorker(std::shared_ptr<EventBuffer> buffer, QString trainer, QString runDir)
-    : buffer_(std::move(buffer)), trainer_(std::move(trainer)), runDir_(std::move(runDir)) {}
+using S = AttachStatus::State;
+
+std::string line(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+}  // namespace
+
+LocalAttachWorker::LocalAttachWorker(std::shared_ptr<EventBuffer> buffer, QString runDir)
+    : buffer_(std::move(buffer)), runDir_(runDir.toStdString()) {}
 
 LocalAttachWorker::~LocalAttachWorker() {
-    if (process_) {
-        process_->disconnect(this);
-        process_->kill();
-        process_->waitForFinished(2000);
-    }
+    stopping_ = true;
+    if (follower_.joinable()) follower_.join();
+    closeControl();
 }
 
 void LocalAttachWorker::start(qint64 fromOffset) {
-    offset_ = fromOffset;
-    if (!retry_) {
-        retry_ = new QTimer(this);
-        retry_->setSingleShot(true);
-        connect(retry_, &QTimer::timeout, this, [this] { launch(); });
-    }
-    launch();
+    if (follower_.joinable()) return;
+    stopping_ = false;
+    follower_ = std::thread([this, fromOffset] { follow(fromOffset); });
 }
 
-void LocalAttachWorker::launch() {
-    if (stopping_ || ended_) return;
-    if (process_) process_->deleteLater();
-    process_ = new QProcess(this);
-    carry_.clear();
-    stderr_.clear();
-    progressed_ = false;
-    connect(process_, &QProcess::readyReadStandardOutput, this, [this] { onReadyRead(); });
-    connect(process_, &QProcess::readyReadStandardError, this, [this] { stderr_ += process_->readAllStandardError(); });
-    connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) { onFinished(code); });
-    connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart) {
-            emit failed(tr("Cannot run %1 (%2). Set STREETGAN_TRAINER to the streetgan-trainer binary, or install it next to streetgan.")
-                            .arg(trainer_, process_->errorString()));
-            ended_ = true;
+// AttachCommand::execute's loop (the same AttachFollower), the lines going to the parser instead of stdout.
+void LocalAttachWorker::follow(int64_t offset) {
+    EventLineParser parser;
+    int failures = 0;
+    emit connectionChanged(static_cast<int>(S::Connecting), {});
+    while (!stopping_) {
+        try {
+            AttachFollower stream(runDir_, offset);
+            bool progressed = false;
+            std::vector<nlohmann::json> lines;
+            while (!stopping_) {
+                lines.clear();
+                const bool more = stream.poll(lines);
+                EventBatch batch;
+                for (const auto& j : lines) parser.parseProtocol(line(j), batch);
+                if (!batch.empty()) {
+                    if (batch.endOffset >= 0) offset = batch.endOffset;
+                    if (batch.live || (!progressed && batch.lines > 0)) {
+                        failures = 0;
+                        emit connectionChanged(static_cast<int>(S::Attached), {});
+                    }
+                    progressed = true;
+                    const bool ended = batch.ended;
+                    const QString endState = QString::fromStdString(batch.endState);
+                    buffer_->append(std::move(batch));  // before the signal: the session drains, then reports
+                    if (ended) {
+                        emit connectionChanged(static_cast<int>(S::Ended), endState);
+                        return;
+                    }
+                }
+                if (!more) stream.wait(std::chrono::milliseconds(250));
+            }
+        } catch (const IoError& e) {
+            if (!RunStatus::isRunDirectory(runDir_) && !RunLock::isHeld(runDir_)) {  // not a run (any more): no retry
+                emit failed(QString::fromStdString(e.what()));
+                return;
+            }
+            if (!retryAfter(++failures, e.what(), offset)) return;
+        } catch (const std::exception& e) {
+            if (!retryAfter(++failures, e.what(), offset)) return;
         }
-    });
-    emit connectionChanged(static_cast<int>(AttachStatus::State::Connecting), {});
-    process_->start(trainer_, {"attach", runDir_, "--from-offset", QString::number(offset_)});
-    if (!pendingCommands_.isEmpty()) {
-        process_->write(pendingCommands_);
-        pendingCommands_.clear();
     }
 }
 
-void LocalAttachWorker::onReadyRead() {
-    carry_ += process_->readAllStandardOutput();
-    EventBatch batch;
-    qsizetype pos = 0;
-    for (;;) {
-        const qsizetype nl = carry_.indexOf('\n', pos);
-        if (nl < 0) break;
-        parser_.parseProtocol(std::string_view(carry_.constData() + pos, static_cast<size_t>(nl - pos)), batch);
-        pos = nl + 1;
+bool LocalAttachWorker::retryAfter(int failures, const std::string& why, int64_t offset) {
+    if (failures > 8) {
+        emit failed(tr("Following the run keeps failing (%1); it is followed no more.").arg(QString::fromStdString(why)));
+        return false;
     }
-    carry_.remove(0, pos);
-    if (batch.empty()) return;
-    if (batch.endOffset >= 0) offset_ = batch.endOffset;
-    if (batch.live || (!progressed_ && batch.lines > 0)) {
-        failures_ = 0;
-        emit connectionChanged(static_cast<int>(AttachStatus::State::Attached), {});
-    }
-    progressed_ = true;
-    const bool ended = batch.ended;
-    const QString endState = QString::fromStdString(batch.endState);
-    buffer_->append(std::move(batch));  // before the signal: the session drains, then reports
-    if (ended) {
-        ended_ = true;
-        emit connectionChanged(static_cast<int>(AttachStatus::State::Ended), endState);
-    }
-}
-
-void LocalAttachWorker::onFinished(int exitCode) {
-    onReadyRead();
-    if (ended_ || stopping_) return;
-    // The child died before the end line: restart from the offset while the run lives.
-    bool alive = false;
-    try {
-        const auto info = RunStatus::read(runDir_.toStdString());
-        alive = info.state == RunState::kRunning || info.state == RunState::kPaused || info.state == RunState::kNew;
-    } catch (const std::exception&) {}
-    const QString why = QString::fromLocal8Bit(stderr_).trimmed();
-    if (!alive && exitCode != 0) {
-        emit failed(why.isEmpty() ? tr("streetgan-trainer attach exited with code %1").arg(exitCode) : why);
-        ended_ = true;
-        return;
-    }
-    ++failures_;
-    if (failures_ > 8) {
-        emit failed(tr("The local attach keeps failing (%1); the run is followed no more.").arg(why));
-        return;
-    }
-    const int delay = std::min(8000, 250 << std::min(failures_, 5));
-    emit connectionChanged(static_cast<int>(AttachStatus::State::Reconnecting),
-                           tr("attach exited (%1); restarting from byte %2").arg(why.isEmpty() ? QString::number(exitCode) : why).arg(offset_));
-    retry_->start(delay);
+    const int delay = std::min(8000, 250 << std::min(failures, 5));
+    emit connectionChanged(static_cast<int>(S::Reconnecting), tr("reading the run failed (%1); retrying from byte %2").arg(QString::fromStdString(why)).arg(offset));
+    for (int waited = 0; waited < delay && !stopping_; waited += 50) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return !stopping_;
 }
 
 void LocalAttachWorker::sendCommand(const QByteArray& json) {
-    if (process_ && process_->state() == QProcess::Running)
-        process_->write(json + '\n');
-    else
-        pendingCommands_ += json + '\n';
+    // As the attach child relayed its stdin: the reply, or {"ok":false,"error":...} when the
+    // trainer is not there or hung up.
+    EventBatch batch;
+    replyParser_.parseProtocol(line(AttachFollower::command(ControlSocket::pathIn(runDir_), controlFd_, replyBuffer_, json.toStdString())), batch);
+    buffer_->append(std::move(batch));
+}
+
+void LocalAttachWorker::closeControl() {
+    if (controlFd_ >= 0) ::close(controlFd_);
+    controlFd_ = -1;
+    replyBuffer_.clear();
 }
 
 void LocalAttachWorker::stop() {
     stopping_ = true;
-    if (retry_) retry_->stop();
-    if (process_) {
-        process_->kill();
-        process_->waitForFinished(2000);
-    }
-    emit connectionChanged(static_cast<int>(AttachStatus::State::Stopped), {});
+    if (follower_.joinable()) follower_.join();
+    closeControl();
+    emit connectionChanged(static_cast<int>(S::Stopped), {});
 }
 
 }  // namespace streetgan::ui

@@ -107,7 +107,7 @@ void RunSession::start() {
 }
 
 void RunSession::startAttach(qint64 offset) {
-    localAttach_ = new LocalAttachWorker(buffer_, trainer_, runDir_);
+    localAttach_ = new LocalAttachWorker(buffer_, runDir_);  // in-process: no attach child
     localAttach_->moveToThread(thread_);
     connect(thread_, &QThread::finished, localAttach_, &QObject::deleteLater);
     connect(localAttach_, &LocalAttachWorker::connectionChanged, this, [this](int s, const QString& m) { onConnection(s, m); });

@@ -30,7 +30,7 @@ class RunFileFetcher;
 class RunSession : public QObject {
     Q_OBJECT
 public:
-    /// A local run directory; `trainer` is the streetgan-trainer binary used for attach.
+    /// A local run directory (followed in-process); `trainer`: the streetgan-trainer binary.
     RunSession(QString runDir, QString trainer, QObject* parent = nullptr);
     /// A remote run (`runDir` on the host `ssh` names, callbacks set); `hostLabel` for titles.
     RunSession(QString runDir, SshOptions ssh, QString remoteTrainer, QString hostLabel, QObject* parent = nullptr);
@@ -56,7 +56,8 @@ public:
     bool loading() const { return loading_; }
 
 signals:
-    /// New data in series(): metrics rows from `fromRow` on (maybe none: other events).
+    /// New data in series(): metrics rows from `fromRow` on are new or rewritten (RunSeries
+    /// downsamples its tail; maybe none: other events).
     void appended(qsizetype fromRow);
     void connectionChanged(const QString& text, bool healthy);
     void loadProgress(qint64 done, qint64 total);

@@ -11,14 +11,33 @@
 // same z at every checkpoint (seeded from cfg.seed), drawn from a private generator: evaluating
 // never touches torch's default generator, so a run with metrics trains exactly like one without.
 //
-// Thread contract: call from the training thread (it uses the generator and owns a TorchScript
-// module); `cancel` may be set from any thread. Ownership: holds no reference to the generator.
+// In the background (submit/poll/finish, the training loop's way): an evaluation takes minutes,
+// so the loop only copies G at the step due and a worker thread evaluates the copy while training
+// goes on; the loop picks the finished event up between steps (poll) and logs it with the step it
+// was measured at. A thread, not a child process: the evaluation is inference on private modules
+// (its own copy of G, its own TorchScript feature model, no autograd, no default RNG), which
+// LibTorch supports from any thread; a child would have to reload LibTorch and the feature model
+// and receive G's weights for each evaluation. At most one evaluation runs; one falling due
+// meanwhile waits as the next and a later one replaces it (the replaced step gets a "skipped"
+// event): the queue never grows however slow the evaluation, and the newest G, the one a reader
+// wants numbers for, is never the one dropped (the run's last checkpoint always gets its metrics).
+// The worker limits its intra-op threads to 1/kThreadShare of the training thread's, so training
+// keeps most cores (OpenMP thread counts are per thread in LibTorch's build).
+//
+// Thread contract: evaluateEvent/evaluate, submit, poll and finish from one thread (the training
+// thread); do not mix evaluateEvent with a pending background evaluation. `cancel` (the argument)
+// may be set from any thread. Ownership: holds no reference to the generator (submit copies it).
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
@@ -52,11 +71,48 @@ public:
     /// evaluateEvent() as its JSON object ({"kind":"metric",...}).
     nlohmann::json evaluate(Generator& g, int64_t step, const std::atomic<bool>* cancel = nullptr);
 
+    /// The background evaluation's share of the training thread's intra-op threads (1/4, at
+    /// least one): enough to finish an evaluation well within a few checkpoints' time while the
+    /// training thread keeps most cores.
+    static constexpr int kThreadShare = 4;
+    /// Copies G now (parameters and buffers, on G's device, eval mode; torch's default generator
+    /// left as it was) and evaluates the copy at `step` on the worker thread (started on first
+    /// use): at once when none runs, else next (replacing, as "skipped", one already waiting).
+    void submit(const Generator& g, int64_t step);
+    /// The events of evaluations finished since the last call, in step order; never blocks.
+    std::vector<MetricEvent> poll();
+    /// Waits for the running and waiting evaluations and returns their events (poll's too). When
+    /// `stop` is or becomes set (checked every 100 ms) they are cancelled: events with nulls and
+    /// "cancelled: the run is stopping" reasons.
+    std::vector<MetricEvent> finish(const std::atomic<bool>* stop);
+    /// An evaluation runs or waits.
+    bool busy() const;
+    /// Tests: called on the worker with the step and the cancel flag before each background
+    /// evaluation (e.g. to make it slow); empty: none. Set while no run evaluates.
+    using BackgroundHook = std::function<void(int64_t step, const std::atomic<bool>& cancelled)>;
+    static void setBackgroundHookForTests(BackgroundHook hook);
+
 private:
+    struct Job {
+        std::shared_ptr<Generator> g;
+        int64_t step = 0;
+    };
+    void work();
+    void startWorker();
+
     TrainConfig cfg_;
     int64_t every_ = 0;
     FeatureMetrics metrics_;
     std::optional<RealImageSource> real_;
+    // Background evaluation; mu_ guards the rest.
+    std::thread worker_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    std::optional<Job> next_;
+    bool running_ = false, quit_ = false;
+    int64_t runningStep_ = -1;  // the step being evaluated (valid while running_)
+    std::vector<MetricEvent> done_;
+    std::atomic<bool> cancel_{false};
 };
 
 }  // namespace streetgan

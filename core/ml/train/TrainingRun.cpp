@@ -199,6 +199,7 @@ void TrainingRun::trainLoop() {
     paused_ = false;
     stoppedByCommand_ = false;
     while (done_ < total_ && (dist_ || !stop_.load())) {
+        pollMetrics();
         applyControl();
         if (agreeToStop()) break;
         if (paused_) {
@@ -325,19 +326,27 @@ void TrainingRun::checkpoint(int64_t stepsDone) {
     e.epoch = ck.epoch;
     e.path = "checkpoints/" + path.substr(path.rfind('/') + 1);
     out_.emit(e, true);
-    if (metrics_->due(++checkpointsWritten_)) {
-        MetricEvent m = metrics_->evaluateEvent(step_->generator(), stepsDone, &stop_);
-        // TensorBoard gets the metrics that were computed; an unavailable one is null, not a number.
-        namespace F = EventField;
-        const std::pair<const char*, std::optional<double>> scalars[] = {{F::kFid, m.fidUnavailable ? std::nullopt : m.fid},
-                                                                         {F::kKid, m.kidUnavailable ? std::nullopt : m.kid},
-                                                                         {F::kPrecision, m.prUnavailable ? std::nullopt : m.precision},
-                                                                         {F::kRecall, m.prUnavailable ? std::nullopt : m.recall}};
-        for (const auto& [name, value] : scalars)
-            if (value) tb_->addScalar(std::string("metrics/") + name, static_cast<float>(*value), stepsDone, EventLog::now());
-        tb_->flush();
-        out_.emit(std::move(m));
-    }
+    // FID/KID/PR on a copy of G in the background (TrainingMetrics): logged when done (pollMetrics).
+    if (metrics_->due(++checkpointsWritten_)) metrics_->submit(step_->generator(), stepsDone);
+}
+
+void TrainingRun::pollMetrics() {
+    if (!root_ || !metrics_) return;
+    for (MetricEvent& m : metrics_->poll()) logMetricEvent(std::move(m));
+}
+
+void TrainingRun::logMetricEvent(MetricEvent m) {
+    const int64_t stepsDone = m.step.value_or(done_);  // the step G was copied at, not the current one
+    // TensorBoard gets the metrics that were computed; an unavailable one is null, not a number.
+    namespace F = EventField;
+    const std::pair<const char*, std::optional<double>> scalars[] = {{F::kFid, m.fidUnavailable ? std::nullopt : m.fid},
+                                                                     {F::kKid, m.kidUnavailable ? std::nullopt : m.kid},
+                                                                     {F::kPrecision, m.prUnavailable ? std::nullopt : m.precision},
+                                                                     {F::kRecall, m.prUnavailable ? std::nullopt : m.recall}};
+    for (const auto& [name, value] : scalars)
+        if (value) tb_->addScalar(std::string("metrics/") + name, static_cast<float>(*value), stepsDone, EventLog::now());
+    tb_->flush();
+    out_.emit(std::move(m));
 }
 
 void TrainingRun::applyControl() {
@@ -399,6 +408,12 @@ int64_t TrainingRun::finish() {
     logMetrics(done_);
     if (root_ && lastSampleStep_ != done_) sample(done_);
     if (root_ && lastCheckpointStep_ != done_) checkpoint(done_);
+    // The evaluations still running or waiting: awaited, or cancelled on a stop signal (their
+    // events then say "cancelled: the run is stopping"), before the final status.
+    if (root_) {
+        if (metrics_->busy() && !stop_.load()) std::fprintf(stderr, "waiting for the FID/KID evaluation still running (Ctrl-C or SIGTERM cancels it)\n");
+        for (MetricEvent& m : metrics_->finish(&stop_)) logMetricEvent(std::move(m));
+    }
     const bool stopped = done_ < total_;
     out_.emit(status(stopped ? RunState::kStopped : RunState::kFinished), true);
     return done_;

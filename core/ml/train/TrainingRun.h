@@ -7,7 +7,8 @@
 //   trainLoop              per step: control commands, the ranks' agreement, the step itself
 //                          (trainOneStep), then the schedule (periodicWork: metrics, samples,
 //                          checkpoints)
-//   finish                 the last metrics, sample and checkpoint; the stopped/finished status
+//   finish                 the last metrics, sample and checkpoint; the background FID/KID awaited
+//                          (cancelled on a stop signal); the stopped/finished status
 // A failure anywhere propagates; Trainer::run writes it through RunOutput after this object
 // (and with it the loader's threads) is gone. The members are declared in the order the phases
 // create them, so they are destroyed in the reverse order, as the locals they replace were.
@@ -79,8 +80,12 @@ private:
     void resetInterval();  ///< a new metrics interval starts now (its wait and images at 0)
     // A grid of the fixed noise: samples/step_N.png, TensorBoard image, sample event.
     void sample(int64_t stepsDone);
-    // checkpoints/checkpoint_<epoch>.pt and its event, then FID/KID/PR when due.
+    // checkpoints/checkpoint_<epoch>.pt and its event; FID/KID/PR handed to the background when due.
     void checkpoint(int64_t stepsDone);
+    // Rank 0: logs the background evaluations finished since the last call (between steps).
+    void pollMetrics();
+    // A metric event (tagged with the step it was measured at) and its TensorBoard scalars.
+    void logMetricEvent(MetricEvent m);
     // The control socket's commands, between steps; each leaves an event.
     void applyControl();
     // Distributed: the ranks agree on stop (a signal on any rank, or rank 0's stop command),
@@ -122,7 +127,7 @@ private:
     std::optional<TensorBoardWriter> tb_;
     std::map<std::string, int64_t> lastSkipped_;
     int64_t lastCheckpointStep_ = -1, lastSampleStep_ = -1;
-    std::optional<TrainingMetrics> metrics_;  // FID/KID/PR every N checkpoints (off by default)
+    std::optional<TrainingMetrics> metrics_;  // FID/KID/PR every N checkpoints (off by default), on its own thread
     int64_t checkpointsWritten_ = 0;
     std::optional<SystemMonitor> system_;  // process and GPU load, at most every few seconds
     Clock::time_point lastSystem_;

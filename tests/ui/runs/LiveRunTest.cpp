@@ -1,7 +1,6 @@
 // A real local run end to end: the main window starts `streetgan-trainer start --detach` (tiny
-// CPU run on synthetic streets), follows it with a local attach child, curves move, the toolbar
-// commands (pause, sample-now, resume, stop) take effect; a killed attach child is restarted
-// from its offset with no event lost or repeated.
+// CPU run on synthetic streets), follows it in-process (no attach child), curves move, the toolbar
+// commands (pause, sample-now, resume, stop) take effect, with no event lost or repeated.
 #include <signal.h>
 #include <unistd.h>
 
@@ -75,12 +74,10 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("following live"), 10000);
         QCOMPARE(QString::fromStdString(s->series().state()), QString("running"));
 
-        // kill the attach child: it is restarted from its offset, nothing lost or repeated
-        const auto attach = childrenWith("attach");
-        QCOMPARE(attach.size(), 1);
+        // followed in-process: no attach child (tests/ui/runs/LocalAttachTest.cpp covers resuming
+        // at an offset)
+        QVERIFY(childrenWith("attach").isEmpty());
         const size_t before = s->series().rows();
-        QCOMPARE(::kill(attach[0], SIGKILL), 0);
-        QTRY_VERIFY_WITH_TIMEOUT(!childrenWith("attach").isEmpty() && childrenWith("attach") != attach, 20000);
         QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > before + 10, 30000);
 
         QSignalSpy replies(s, &RunSession::replyReceived);
