@@ -78,7 +78,8 @@ void ControlServer::serve() {
                 const std::string line = buf.substr(0, nl);
                 buf.erase(0, nl + 1);
                 if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-                drop = !ControlSocket::sendAll(fd, control_.submitLine(line).dump() + "\n");
+                // replace: an invalid UTF-8 byte in a reply must not throw out of (and end) this thread
+                drop = !ControlSocket::sendAll(fd, control_.submitLine(line).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
             }
             if (!drop && buf.size() > kMaxLine) {
                 ControlSocket::sendAll(fd, R"({"ok":false,"error":"control request line too long"})"

@@ -4,6 +4,17 @@
 #include <cmath>
 
 namespace streetgan {
+namespace {
+
+/// At most `n` bytes of the valid UTF-8 `s`, cut before a character rather than inside one: the
+/// reply quotes the command, and a cut character would make ControlServer's JSON dump throw.
+std::string utf8Prefix(const std::string& s, size_t n) {
+    if (s.size() <= n) return s;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // s[n] continues a character
+    return s.substr(0, n);
+}
+
+}  // namespace
 
 const std::vector<std::string>& TrainControl::commands() {
     static const std::vector<std::string> names = {"pause", "resume", "stop", "checkpoint-now", "sample-now", "set-lr"};
@@ -29,7 +40,7 @@ nlohmann::json TrainControl::submit(const nlohmann::json& request) {
     r.cmd = request.at("cmd").get<std::string>();
     const auto& names = commands();
     if (std::find(names.begin(), names.end(), r.cmd) == names.end())
-        return refuse("unknown control command '" + r.cmd.substr(0, 64) + "': expected one of " + expected);
+        return refuse("unknown control command '" + utf8Prefix(r.cmd, 64) + "': expected one of " + expected);
     if (r.cmd == "set-lr") {
         if (!request.contains("value") || !request.at("value").is_number())
             return refuse("set-lr needs a numeric \"value\" (the new learning rate, e.g. 0.0001)");

@@ -2,6 +2,7 @@
 
 #include <glob.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,16 @@
 namespace streetgan {
 
 namespace {
+
+constexpr off_t kMaxIncludeBytes = off_t{1} << 20;
+
+struct GlobResult {
+    glob_t g{};
+    GlobResult() = default;
+    GlobResult(const GlobResult&) = delete;
+    GlobResult& operator=(const GlobResult&) = delete;
+    ~GlobResult() { ::globfree(&g); }
+};
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -230,9 +241,18 @@ void SshConfig::parseInto(const std::string& text, const std::string& origin, co
             for (const auto& a : args) {
                 std::string pattern = expandPath(a, "", 0, "");
                 if (pattern[0] != '/') pattern = baseDir + "/" + pattern;
-                glob_t g{};
+                GlobResult result;  // freed however this loop is left (a ConfigError from an included file)
+                glob_t& g = result.g;
                 if (::glob(pattern.c_str(), 0, nullptr, &g) == 0) {
                     for (size_t n = 0; n < g.gl_pathc; ++n) {
+                        // Regular files only, and of a config's size: a pattern may match a
+                        // device (Include /dev/*: /dev/zero never ends) or a folder.
+                        struct stat st {};
+                        if (::stat(g.gl_pathv[n], &st) != 0 || !S_ISREG(st.st_mode)) continue;
+                        if (st.st_size > kMaxIncludeBytes) {
+                            throw ConfigError(origin + " line " + std::to_string(lineNo) + ": included file '" + g.gl_pathv[n] + "' is " +
+                                              std::to_string(st.st_size) + " bytes, not an ssh config (at most 1 MiB); fix the Include pattern");
+                        }
                         std::ifstream f(g.gl_pathv[n], std::ios::binary);
                         std::stringstream ss;
                         ss << f.rdbuf();
@@ -250,7 +270,6 @@ void SshConfig::parseInto(const std::string& text, const std::string& origin, co
                         }
                     }
                 }
-                ::globfree(&g);
             }
             flush(shape);
         } else {

@@ -552,10 +552,13 @@ void putOpt(json& j, const char* key, const std::optional<T>& v) {
 void putOptNumber(json& j, const char* key, const std::optional<double>& v) {
     if (v) putNumber(j, key, *v);
 }
+// A member in `extra` wins over the named field written before it: the reader puts a named member
+// there only when it had an unexpected type, and the field then holds its default ("" for a
+// message or a path, {} for skipped), which must not replace what the line said (found by fuzzing:
+// {"kind":"error","message":[1]} was written back as "message":"").
 void putExtra(json& j, const json& extra) {
     if (!extra.is_object()) return;
-    for (auto it = extra.begin(); it != extra.end(); ++it)
-        if (!j.contains(it.key())) j[it.key()] = it.value();
+    for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
 }
 json withKind(const char* kind) { return json{{F::kKind, kind}}; }
 

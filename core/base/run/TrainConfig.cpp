@@ -1,7 +1,10 @@
 #include "base/run/TrainConfig.h"
 
-#include <nlohmann/json.hpp>
+#include <cmath>
+#include <limits>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "base/model/Presets.h"
 #include "base/util/Errors.h"
@@ -13,6 +16,28 @@ std::string format(double v) {
     std::ostringstream os;
     os << v;
     return os.str();
+}
+
+/// An integer config value as T. nlohmann's get<T>() converts a float or an integer out of T's
+/// range with a plain cast, which is undefined behaviour (found by fuzzing: "steps": 3e63); out of
+/// range is a ConfigError here. In range, a float is still truncated as get<T>() did.
+template <class T>
+T whole(const nlohmann::json& v, const std::string& key) {
+    using L = std::numeric_limits<T>;
+    bool ok = true;
+    if (v.is_number_unsigned()) {
+        ok = v.template get<uint64_t>() <= static_cast<uint64_t>(L::max());
+    } else if (v.is_number_integer()) {
+        // A negative integer into an unsigned setting (seed) wraps, as before: defined behaviour.
+        const int64_t i = v.template get<int64_t>();
+        ok = !L::is_signed || (i >= static_cast<int64_t>(L::min()) && i <= static_cast<int64_t>(L::max()));
+    } else if (v.is_number_float()) {
+        // L::max() + 1 is a power of two, exact as a double; the truncated value must lie below it.
+        const double d = v.template get<double>();
+        ok = std::isfinite(d) && d > static_cast<double>(L::min()) - 1.0 && d < static_cast<double>(L::max()) + 1.0;
+    }
+    if (!ok) throw ConfigError("config key '" + key + "' is " + v.dump() + ", out of range for a whole number of this setting");
+    return v.template get<T>();  // a non-number throws nlohmann's type_error: "has the wrong type"
 }
 }  // namespace
 
@@ -108,6 +133,7 @@ void TrainConfig::merge(const nlohmann::json& j) {
     if (!j.is_object()) throw ConfigError("config must be a JSON object");
     // A preset sets the whole architecture first; explicit nz/ngf/... then override it.
     if (j.contains("preset")) {
+        if (!j.at("preset").is_string()) throw ConfigError("config key 'preset' has the wrong type (" + j.at("preset").dump() + "): use a preset name, e.g. \"naive-64\"");
         const std::string name = j.at("preset").get<std::string>();
         if (name != "custom") model = Presets::get(name);
     }
@@ -116,19 +142,19 @@ void TrainConfig::merge(const nlohmann::json& j) {
             if (key == "preset")
                 continue;
             else if (key == "nz")
-                model.nz = v.get<int64_t>();
+                model.nz = whole<int64_t>(v, key);
             else if (key == "ngf")
-                model.ngf = v.get<int64_t>();
+                model.ngf = whole<int64_t>(v, key);
             else if (key == "ndf")
-                model.ndf = v.get<int64_t>();
+                model.ndf = whole<int64_t>(v, key);
             else if (key == "nc")
-                model.nc = v.get<int64_t>();
+                model.nc = whole<int64_t>(v, key);
             else if (key == "img_size")
-                model.imgSize = v.get<int64_t>();
+                model.imgSize = whole<int64_t>(v, key);
             else if (key == "data")
                 data = v.get<std::string>();
             else if (key == "synthetic_images")
-                syntheticImages = v.get<int64_t>();
+                syntheticImages = whole<int64_t>(v, key);
             else if (key == "max_shift")
                 maxShift = v.get<double>();
             else if (key == "crop_factor")
@@ -142,19 +168,19 @@ void TrainConfig::merge(const nlohmann::json& j) {
             else if (key == "exclude_cities")
                 excludeCities = v.get<std::vector<std::string>>();
             else if (key == "max_per_sequence")
-                maxPerSequence = v.get<int64_t>();
+                maxPerSequence = whole<int64_t>(v, key);
             else if (key == "validation_percent")
                 validationPercent = v.get<double>();
             else if (key == "seed")
-                seed = v.get<uint64_t>();
+                seed = whole<uint64_t>(v, key);
             else if (key == "device")
                 device = v.get<std::string>();
             else if (key == "batch")
-                batch = v.get<int64_t>();
+                batch = whole<int64_t>(v, key);
             else if (key == "steps")
-                steps = v.get<int64_t>();
+                steps = whole<int64_t>(v, key);
             else if (key == "epochs")
-                epochs = v.get<int64_t>();
+                epochs = whole<int64_t>(v, key);
             else if (key == "lr")
                 lr = v.get<double>();
             else if (key == "betas") {
@@ -172,31 +198,31 @@ void TrainConfig::merge(const nlohmann::json& j) {
             else if (key == "instance_noise")
                 instanceNoise = v.get<double>();
             else if (key == "instance_noise_steps")
-                instanceNoiseSteps = v.get<int64_t>();
+                instanceNoiseSteps = whole<int64_t>(v, key);
             else if (key == "amp")
                 amp = v.get<std::string>();
             else if (key == "log_every")
-                logEvery = v.get<int64_t>();
+                logEvery = whole<int64_t>(v, key);
             else if (key == "sample_every")
-                sampleEvery = v.get<int64_t>();
+                sampleEvery = whole<int64_t>(v, key);
             else if (key == "checkpoint_every")
-                checkpointEvery = v.get<int64_t>();
+                checkpointEvery = whole<int64_t>(v, key);
             else if (key == "loader_threads")
-                loaderThreads = v.get<int>();
+                loaderThreads = whole<int>(v, key);
             else if (key == "prefetch")
-                prefetch = v.get<int>();
+                prefetch = whole<int>(v, key);
             else if (key == "threads")
-                threads = v.get<int>();
+                threads = whole<int>(v, key);
             else if (key == "fixed_noise")
-                fixedNoiseCount = v.get<int64_t>();
+                fixedNoiseCount = whole<int64_t>(v, key);
             else if (key == "channels_last")
                 channelsLast = v.get<bool>();
             else if (key == "metric_every_checkpoints")
-                metricEveryCheckpoints = v.get<int64_t>();
+                metricEveryCheckpoints = whole<int64_t>(v, key);
             else if (key == "metric_features")
                 metricFeatures = v.get<std::string>();
             else if (key == "metric_samples")
-                metricSamples = v.get<int64_t>();
+                metricSamples = whole<int64_t>(v, key);
             else if (key == "metrics")
                 metrics = v.get<std::vector<std::string>>();
             else if (key == "metric_cache_dir")
