@@ -109,28 +109,24 @@ void CheckpointCatalog::setRemote(const QString& runDir, const RunSeries& series
         if (epochFromName(name) < 0) continue;
         files_.insert("checkpoints/" + name, FileEntry{runDir + "/checkpoints/" + name, static_cast<qint64>(f.size), QDateTime::fromSecsSinceEpoch(f.mtime)});
     }
-    // The attach stream keeps checkpoints as (step, path) and metrics as columns: the losses are
-    // the last metrics row at or before the step (binary search; rows are in step order).
-    for (const auto& ref : series.checkpoints()) {
+    // The attach stream keeps checkpoints as (step, path) and their losses apart, exact: past
+    // RunSeries::kMaxRows the metrics rows are min/max buckets, so searching the rows for the last
+    // one at or before the step would give a bucket's extreme, not the losses at save time.
+    const auto& refs = series.checkpoints();
+    const auto& losses = series.checkpointMetrics();
+    for (size_t i = 0; i < refs.size(); ++i) {
+        const auto& ref = refs[i];
         CheckpointInfo c;
         c.relativePath = QString::fromStdString(ref.path);
         c.step = ref.step;
         c.epoch = epochFromName(QFileInfo(c.relativePath).fileName());
-        size_t lo = 0, hi = series.rows();
-        while (lo < hi) {
-            const size_t mid = (lo + hi) / 2;
-            if (series.x(XAxisMode::Step, mid) <= static_cast<double>(ref.step))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo > 0) {
-            const size_t r = lo - 1;
-            c.lossD = series.value(Metric::LossD, r);
-            c.lossG = series.value(Metric::LossG, r);
-            c.dX = series.value(Metric::DX, r);
-            c.dGz = series.value(Metric::DGz1, r);
-            c.time = series.wallTime(r);
+        if (i < losses.size() && losses[i].t != 0) {  // t 0: no metrics event came before it
+            const auto& m = losses[i];
+            c.lossD = m.lossD;
+            c.lossG = m.lossG;
+            c.dX = m.dX;
+            c.dGz = m.dGz1;
+            c.time = m.t;
         }
         byPath_.insert(c.relativePath, c);
         ++events_;

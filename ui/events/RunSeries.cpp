@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 
 #include "base/run/Events.h"
@@ -22,7 +23,7 @@ inline void foldMax(float& cur, float x) {
 
 }  // namespace
 
-RunSeries::RunSeries() { lastFinite_.fill(kNaN); }
+RunSeries::RunSeries() : lastMetrics_{kNaN, kNaN, kNaN, kNaN, 0} { lastFinite_.fill(kNaN); }
 
 void RunSeries::Bucket::add(double step, double epoch, double t, const float* l, const float* h, int64_t events) {
     if (count == 0) {
@@ -138,9 +139,7 @@ size_t RunSeries::append(EventBatch&& b) {
             const size_t i = static_cast<size_t>(it - m.step.begin()) - 1;
             c = {m[Metric::LossD][i], m[Metric::LossG][i], m[Metric::DX][i], m[Metric::DGz1][i], m.t[i]};
         } else if (events_ > 0 && last_.step <= static_cast<double>(ref.step)) {
-            const auto& v = last_.v;
-            c = {v[static_cast<size_t>(Metric::LossD)], v[static_cast<size_t>(Metric::LossG)], v[static_cast<size_t>(Metric::DX)],
-                 v[static_cast<size_t>(Metric::DGz1)], last_.t};
+            c = lastMetrics_;
         }
         checkpointMetrics_.push_back(c);
     }
@@ -157,7 +156,12 @@ size_t RunSeries::append(EventBatch&& b) {
         }
         addEvent(e);
     }
-    system_.insert(system_.end(), b.system.begin(), b.system.end());
+    if (n > 0) lastMetrics_ = {m[Metric::LossD][n - 1], m[Metric::LossG][n - 1], m[Metric::DX][n - 1], m[Metric::DGz1][n - 1], m.t[n - 1]};
+    // Only the newest kSystemKept readings: the tail of a batch that alone holds more.
+    systemReadings_ += static_cast<int64_t>(b.system.size());
+    const size_t sysFrom = b.system.size() > kSystemKept ? b.system.size() - kSystemKept : 0;
+    system_.insert(system_.end(), b.system.begin() + static_cast<std::ptrdiff_t>(sysFrom), b.system.end());
+    while (system_.size() > kSystemKept) system_.pop_front();
     samples_.insert(samples_.end(), b.samples.begin(), b.samples.end());
     checkpoints_.insert(checkpoints_.end(), b.checkpoints.begin(), b.checkpoints.end());
     errors_.insert(errors_.end(), b.errors.begin(), b.errors.end());
@@ -197,7 +201,7 @@ double RunSeries::x(XAxisMode mode, size_t i) const {
 size_t RunSeries::memoryBytes() const {
     size_t bytes = (step_.capacity() + epochX_.capacity() + t_.capacity()) * sizeof(double);
     for (const auto& v : values_) bytes += v.capacity() * sizeof(float);
-    bytes += checkpointMetrics_.capacity() * sizeof(CheckpointMetrics) + system_.capacity() * sizeof(SystemSample);
+    bytes += checkpointMetrics_.capacity() * sizeof(CheckpointMetrics) + system_.size() * sizeof(SystemSample);
     return bytes;
 }
 

@@ -1,6 +1,7 @@
 // Everything the app knows about one run's events, as columns, on the GUI thread: metrics rows
-// (x keys by step, fractional epoch and wall time since the first event; values as float), system
-// readings, sample grids, checkpoints, state. Grows by append() from drained EventBatches.
+// (x keys by step, fractional epoch and wall time since the first event; values as float), the
+// latest kSystemKept system readings, sample grids, checkpoints (with their exact losses), state.
+// Grows by append() from drained EventBatches.
 //
 // Bounded: a week-long run logs millions of metrics events, so past kMaxRows rows the metrics are
 // downsampled in place. Events are grouped in buckets of bucketSize() consecutive events, each kept
@@ -15,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,10 @@ public:
     /// only the buckets' envelope, and cost ~2 MB per run (~56 bytes a row) instead of ~60 bytes
     /// per event forever (a week at 10 events/s: ~400 MB).
     static constexpr size_t kMaxRows = 32768;
+    /// System readings kept, the newest. The panels show only the last one (SystemPanel); the
+    /// trainer logs one every 2 s, ~17 MB a week if all were kept. 256 (~8 minutes, ~14 KB) leave
+    /// a recent window for a view that wants one without growing with the run.
+    static constexpr size_t kSystemKept = 256;
 
     RunSeries();
 
@@ -60,7 +66,10 @@ public:
     /// One per checkpoints() entry.
     const std::vector<CheckpointMetrics>& checkpointMetrics() const { return checkpointMetrics_; }
 
-    const std::vector<SystemSample>& system() const { return system_; }
+    /// The last kSystemKept system readings, oldest first (back() is the latest).
+    const std::deque<SystemSample>& system() const { return system_; }
+    /// System readings appended (system().size() once past kSystemKept is fewer).
+    int64_t systemReadings() const { return systemReadings_; }
     const std::vector<RunFileRef>& samples() const { return samples_; }
     const std::vector<RunFileRef>& checkpoints() const { return checkpoints_; }
     const std::vector<std::string>& errors() const { return errors_; }
@@ -106,7 +115,9 @@ private:
     Event last_;                // the last event, always the last row
     std::array<double, kMetricCount> lastFinite_;
     std::vector<CheckpointMetrics> checkpointMetrics_;
-    std::vector<SystemSample> system_;
+    CheckpointMetrics lastMetrics_;  // the last metrics event as read, for a checkpoint in a later batch
+    std::deque<SystemSample> system_;
+    int64_t systemReadings_ = 0;
     std::vector<RunFileRef> samples_, checkpoints_;
     std::vector<std::string> errors_;
     std::string state_, device_;

@@ -1,12 +1,18 @@
 // CheckpointCatalog on recorded events.jsonl lines and files (no processes): rows are the
 // checkpoint files; steps, epochs and times come from the latest checkpoint event of each file;
 // losses from the last metrics event at or before its step; a torn last line waits for the next
-// read; files without events and temp files of a save in progress.
+// read; files without events and temp files of a save in progress; a remote run's checkpoints take
+// their exact losses from a RunSeries downsampled past kMaxRows.
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+#include <vector>
+
+#include "base/remote/SftpClient.h"
 #include "checkpoints/CheckpointCatalog.h"
+#include "events/RunSeries.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;
@@ -35,6 +41,27 @@ QByteArray checkpoint(int step, int epoch) {
         .arg(epoch)
         .arg(1.7e9 + step + 0.5, 0, 'f', 3)
         .toUtf8();
+}
+
+// Metrics event i of the remote series: every value differs from its neighbours', so a bucket's
+// min or max is the value of one event only.
+double lossAt(int64_t i) { return 1.0 + 0.5 * std::sin(static_cast<double>(i) * 0.37); }
+
+EventBatch metricsBatch(int64_t first, int64_t n) {
+    EventBatch b;
+    auto& m = b.metrics;
+    for (int64_t i = first; i < first + n; ++i) {
+        m.step.push_back(static_cast<double>(i));
+        m.epoch.push_back(0);
+        m.t.push_back(1.7e9 + static_cast<double>(i) / 8);
+        for (int k = 0; k < kMetricCount; ++k) m.values[static_cast<size_t>(k)].push_back(std::nan(""));
+        m[Metric::LossD].back() = lossAt(i);
+        m[Metric::LossG].back() = 3 - lossAt(i);
+        m[Metric::DX].back() = lossAt(i) / 2;
+        m[Metric::DGz1].back() = lossAt(i) / 4;
+    }
+    if (first == 1) b.firstT = 1.7e9;
+    return b;
 }
 
 }  // namespace
@@ -83,6 +110,72 @@ private slots:
         const auto later = c.rows();
         QCOMPARE(later[2].step, 12);
         QCOMPARE(later[2].lossD, 9.0);
+        QCOMPARE(c.checkpointEvents(), 5);
+    }
+
+    void remoteLossesExactPastMaxRows() {
+        // More than 3 x kMaxRows metrics events (steps 1..n) in batches of 1000: the rows are
+        // buckets of min/max pairs, yet each checkpoint shows the losses of the last metrics event
+        // at or before its step, as logged.
+        const int64_t n = 3 * static_cast<int64_t>(RunSeries::kMaxRows) + 500;
+        RunSeries s;
+        EventBatch first;
+        first.checkpoints.push_back({0, "checkpoints/checkpoint_0.pt"});  // before any metrics event
+        s.append(std::move(first));
+        // step -> checkpoint epoch; 21000 is the last event of its batch, its checkpoint comes in the next
+        const std::vector<std::pair<int64_t, int>> at = {{10007, 1}, {21000, 2}, {54321, 3}, {n, 4}};
+        size_t next = 0;
+        for (int64_t i = 1; i <= n; i += 1000) {
+            EventBatch b = metricsBatch(i, std::min<int64_t>(1000, n - i + 1));
+            const double last = b.metrics.step.back();
+            while (next < at.size() && at[next].first <= last && (at[next].first != 21000 || last > 21000)) {
+                b.checkpoints.push_back({at[next].first, "checkpoints/checkpoint_" + std::to_string(at[next].second) + ".pt"});
+                ++next;
+            }
+            s.append(std::move(b));
+        }
+        QCOMPARE(next, at.size());
+        QVERIFY(s.bucketSize() >= 4);  // downsampled: a row search would find bucket extremes
+        QVERIFY(s.rows() <= RunSeries::kMaxRows);
+        // The last row at or before a checkpoint's step holds a bucket's extreme, not its losses
+        // (what the catalog showed when it searched the rows).
+        int rowSearchWrong = 0;
+        for (const auto& ck : at) {
+            const int64_t step = ck.first;
+            size_t r = 0;
+            while (r + 1 < s.rows() && s.x(XAxisMode::Step, r + 1) <= static_cast<double>(step)) ++r;
+            rowSearchWrong += std::abs(s.value(Metric::LossD, r) - lossAt(step)) > 1e-3;
+        }
+        QVERIFY(rowSearchWrong >= 2);
+
+        std::vector<streetgan::RemoteFileInfo> files;
+        for (int e = 0; e <= 4; ++e) {
+            streetgan::RemoteFileInfo f;
+            f.name = "checkpoint_" + std::to_string(e) + ".pt";
+            f.size = 1000 + static_cast<uint64_t>(e);
+            f.mtime = 1700000000 + e;
+            f.isRegular = true;
+            files.push_back(f);
+        }
+        CheckpointCatalog c;
+        c.setRemote("/remote/run", s, files);
+        const auto rows = c.rows();
+        QCOMPARE(rows.size(), 5);
+        QCOMPARE(rows[0].step, 0);
+        QVERIFY(std::isnan(rows[0].lossD));  // no metrics event before it
+        QVERIFY(std::isnan(rows[0].time));
+        for (int r = 1; r <= 4; ++r) {
+            const int64_t step = at[static_cast<size_t>(r - 1)].first;
+            QCOMPARE(rows[r].epoch, qint64(r));
+            QCOMPARE(rows[r].step, step);
+            QCOMPARE(rows[r].lossD, lossAt(step));
+            QCOMPARE(rows[r].lossG, 3 - lossAt(step));
+            QCOMPARE(rows[r].dX, lossAt(step) / 2);
+            QCOMPARE(rows[r].dGz, lossAt(step) / 4);
+            QCOMPARE(rows[r].time, 1.7e9 + static_cast<double>(step) / 8);
+            QCOMPARE(rows[r].path, QString("/remote/run/checkpoints/checkpoint_%1.pt").arg(r));
+            QVERIFY(rows[r].remote);
+        }
         QCOMPARE(c.checkpointEvents(), 5);
     }
 

@@ -2,7 +2,8 @@
 // number of bytes; a single spike survives; every bucket's rows are its exact min/max envelope;
 // the first and last events, lastValue() and a checkpoint's losses stay exact; append() reports
 // the first row it changed, so a view that truncates there (PlotPanel's MinMaxPyramid) matches one
-// built from scratch.
+// built from scratch; system readings keep only the newest kSystemKept, and SystemPanel still
+// shows the latest.
 #include <QTest>
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,7 @@
 
 #include "dashboard/MinMaxPyramid.h"
 #include "dashboard/PlotPanel.h"
+#include "dashboard/SystemPanel.h"
 #include "events/RunSeries.h"
 
 using namespace streetgan::ui;
@@ -189,7 +191,46 @@ private slots:
         QCOMPARE(s.checkpointMetrics()[0].lossD, noise(200004));
         QCOMPARE(s.checkpointMetrics()[0].lossG, -noise(200004));
         QCOMPARE(s.checkpointMetrics()[0].t, 1000 + 200004 / 10.0);
-        QCOMPARE(s.checkpointMetrics()[1].lossD, static_cast<double>(static_cast<float>(noise(200009))));
+        // after the last metrics, from an earlier batch: still the event's double, not its float row
+        QCOMPARE(s.checkpointMetrics()[1].lossD, noise(200009));
+        QCOMPARE(s.checkpointMetrics()[1].lossG, -noise(200009));
+        QCOMPARE(s.checkpointMetrics()[1].t, 1000 + 200009 / 10.0);
+    }
+
+    void systemReadingsBounded() {
+        // A week at one reading every 2 s would be ~300k readings; 20k (in batches of 1 to 3000,
+        // several larger than kSystemKept alone) show the bound and that the newest are kept.
+        RunSeries s;
+        SystemPanel panel;
+        panel.update(&s);
+        QCOMPARE(panel.valueText("CPU"), QString("n/a"));
+        const int64_t total = 20000;
+        std::mt19937 rng(11);
+        std::uniform_int_distribution<int64_t> size(1, 3000);
+        for (int64_t i = 0; i < total;) {
+            const int64_t k = std::min(total - i, size(rng));
+            EventBatch b;
+            for (int64_t j = i; j < i + k; ++j) {
+                SystemSample r;
+                r.t = 1000 + 2.0 * j;
+                r.step = static_cast<double>(j);
+                r.cpuPercent = static_cast<double>(j % 1000) / 10;
+                r.rssMb = static_cast<double>(j);
+                b.system.push_back(r);
+            }
+            s.append(std::move(b));
+            i += k;
+            QVERIFY(s.system().size() <= RunSeries::kSystemKept);
+            QCOMPARE(s.system().back().step, static_cast<double>(i - 1));
+        }
+        QCOMPARE(s.systemReadings(), total);
+        QCOMPARE(s.system().size(), RunSeries::kSystemKept);
+        for (size_t k = 0; k < s.system().size(); ++k)  // the newest, in order, none skipped
+            QCOMPARE(s.system()[k].step, static_cast<double>(total - static_cast<int64_t>(RunSeries::kSystemKept) + static_cast<int64_t>(k)));
+        QVERIFY(s.memoryBytes() < 64 * 1024);
+        panel.update(&s);
+        QCOMPARE(panel.valueText("CPU"), QString("99.9 %"));     // reading 19999
+        QCOMPARE(panel.valueText("Memory"), QString("19999 MB"));
     }
 
     void appendReportsTheFirstChangedRow() {
