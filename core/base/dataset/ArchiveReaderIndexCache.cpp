@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "base/dataset/ArchiveReader.h"
+#include "base/util/BlobReader.h"
+#include "base/util/BlobWriter.h"
 #include "base/dataset/ArchiveReaderDetail.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
@@ -23,41 +25,6 @@ namespace {
 
 constexpr char kIndexMagic[8] = {'S', 'G', 'A', 'R', 'C', 'I', 'X', '1'};
 
-struct IndexWriter {
-    std::string s;
-    void u64(uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
-    void str(const std::string& x) {
-        u64(x.size());
-        s += x;
-    }
-};
-
-struct IndexReader {
-    const std::string& s;
-    size_t p = 0;
-    bool ok = true;
-    uint64_t u64() {
-        uint64_t v = 0;
-        if (!ok || s.size() - p < sizeof v) {
-            ok = false;
-            return 0;
-        }
-        std::memcpy(&v, s.data() + p, sizeof v);
-        p += sizeof v;
-        return v;
-    }
-    std::string str() {
-        const uint64_t n = u64();
-        if (!ok || n > s.size() - p) {
-            ok = false;
-            return {};
-        }
-        std::string r = s.substr(p, static_cast<size_t>(n));
-        p += static_cast<size_t>(n);
-        return r;
-    }
-};
-
 std::string absolutePath(const std::string& path) {
     std::error_code ec;
     const std::filesystem::path abs = std::filesystem::absolute(path, ec);
@@ -70,11 +37,7 @@ std::string ArchiveReader::cacheKey() const { return absolutePath(path_) + "\n" 
 
 std::vector<std::string> ArchiveReader::cacheCandidates() const {
     std::vector<std::string> out{path_ + ".sgindex"};
-    uint64_t h = 1469598103934665603ull;  // FNV-1a of the absolute path
-    for (unsigned char c : absolutePath(path_)) h = (h ^ c) * 1099511628211ull;
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    out.push_back(Paths::cacheDir("archive-index") + "/" + hex + ".sgindex");
+    out.push_back(Paths::cacheFileFor("archive-index", absolutePath(path_), ".sgindex"));
     return out;
 }
 
@@ -88,17 +51,17 @@ bool ArchiveReader::loadIndex(const std::string& file) {
         blob = ss.str();
     }
     if (blob.size() < sizeof kIndexMagic || std::memcmp(blob.data(), kIndexMagic, sizeof kIndexMagic) != 0) return false;
-    IndexReader r{blob, sizeof kIndexMagic};
-    if (r.str() != cacheKey() || !r.ok) return false;
+    BlobReader r(blob, sizeof kIndexMagic);
+    if (r.str() != cacheKey() || !r.ok()) return false;
     const uint64_t format = r.u64();
     if (format > static_cast<uint64_t>(Format::CompressedTar)) return false;
     const bool truncated = r.u64() != 0;
     const uint64_t streamEnd = r.u64();
     const uint64_t n = r.u64();
-    if (!r.ok || n > blob.size()) return false;
+    if (!r.ok() || n > blob.size()) return false;
     std::vector<Entry> entries;
     std::vector<Location> locations;
-    for (uint64_t i = 0; i < n && r.ok; ++i) {
+    for (uint64_t i = 0; i < n && r.ok(); ++i) {
         Entry e;
         e.name = r.str();
         e.size = r.u64();
@@ -111,9 +74,9 @@ bool ArchiveReader::loadIndex(const std::string& file) {
         locations.push_back(l);
     }
     const uint64_t m = r.u64();
-    if (!r.ok || m > blob.size()) return false;
+    if (!r.ok() || m > blob.size()) return false;
     std::vector<Checkpoint> checkpoints;
-    for (uint64_t i = 0; i < m && r.ok; ++i) {
+    for (uint64_t i = 0; i < m && r.ok(); ++i) {
         Checkpoint c;
         c.out = r.u64();
         c.in = r.u64();
@@ -121,10 +84,10 @@ bool ArchiveReader::loadIndex(const std::string& file) {
         c.memberStart = r.u64() != 0;
         const std::string w = r.str();
         c.window.assign(w.begin(), w.end());
-        if (c.in > size_ || c.bits < 0 || c.bits > 7 || (c.bits && c.in == 0) || (!c.memberStart && c.window.size() != kWindow)) r.ok = false;
+        if (c.in > size_ || c.bits < 0 || c.bits > 7 || (c.bits && c.in == 0) || (!c.memberStart && c.window.size() != kWindow)) r.fail();
         checkpoints.push_back(std::move(c));
     }
-    if (!r.ok || r.p != blob.size()) return false;
+    if (!r.ok() || !r.atEnd()) return false;
     format_ = static_cast<Format>(format);
     truncated_ = truncated;
     streamEnd_ = streamEnd;
@@ -135,8 +98,7 @@ bool ArchiveReader::loadIndex(const std::string& file) {
 }
 
 void ArchiveReader::saveIndex() {
-    IndexWriter w;
-    w.s.assign(kIndexMagic, sizeof kIndexMagic);
+    BlobWriter w(std::string(kIndexMagic, sizeof kIndexMagic));
     w.str(cacheKey());
     w.u64(static_cast<uint64_t>(format_));
     w.u64(truncated_ ? 1 : 0);
@@ -162,7 +124,7 @@ void ArchiveReader::saveIndex() {
         try {
             std::error_code ec;
             std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
-            AtomicFile::write(file, w.s);
+            AtomicFile::write(file, w.bytes());
             indexPath_ = file;
             return;
         } catch (const IoError&) {

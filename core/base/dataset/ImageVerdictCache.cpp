@@ -9,6 +9,8 @@
 #include <iterator>
 
 #include "base/util/AtomicFile.h"
+#include "base/util/BlobReader.h"
+#include "base/util/BlobWriter.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
 
@@ -24,45 +26,7 @@ std::string absolutePath(const std::string& path) {
     return ec ? path : abs.lexically_normal().string();
 }
 
-std::string fallbackFile(const std::string& absPath) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a, as the archive index's fallback name
-    for (unsigned char c : absPath) h = (h ^ c) * 1099511628211ull;
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return Paths::cacheDir("verdicts") + "/" + hex + ".sgverdicts";
-}
-
-void putU64(std::string& s, uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
-void putStr(std::string& s, const std::string& x) {
-    putU64(s, x.size());
-    s += x;
-}
-
-struct BlobReader {
-    const std::string& s;
-    size_t p = 0;
-    bool ok = true;
-    uint64_t u64() {
-        uint64_t v = 0;
-        if (!ok || s.size() - p < sizeof v) {
-            ok = false;
-            return 0;
-        }
-        std::memcpy(&v, s.data() + p, sizeof v);
-        p += sizeof v;
-        return v;
-    }
-    std::string str() {
-        const uint64_t n = u64();
-        if (!ok || n > s.size() - p) {
-            ok = false;
-            return {};
-        }
-        std::string r = s.substr(p, static_cast<size_t>(n));
-        p += static_cast<size_t>(n);
-        return r;
-    }
-};
+std::string fallbackFile(const std::string& absPath) { return Paths::cacheFileFor("verdicts", absPath, ".sgverdicts"); }
 
 }  // namespace
 
@@ -94,22 +58,22 @@ bool ImageVerdictCache::readFile(const std::string& file, Map& out) const {
     }
     const size_t magicSize = sizeof kMagic - 1;
     if (blob.size() < magicSize || std::memcmp(blob.data(), kMagic, magicSize) != 0) return false;
-    BlobReader r{blob, magicSize};
-    if (r.str() != key_ || !r.ok) return false;
+    BlobReader r(blob, magicSize);
+    if (r.str() != key_ || !r.ok()) return false;
     const uint64_t n = r.u64();
-    if (!r.ok || n > blob.size() / 32) return false;  // a record takes at least 32 bytes
+    if (!r.ok() || n > blob.size() / 32) return false;  // a record takes at least 32 bytes
     Map map;
     map.reserve(static_cast<size_t>(n));
-    for (uint64_t i = 0; i < n && r.ok; ++i) {
+    for (uint64_t i = 0; i < n && r.ok(); ++i) {
         std::string path = r.str();
         Verdict v;
         v.size = r.u64();
         v.mtimeNs = static_cast<int64_t>(r.u64());
         v.verdict = r.str();
-        if (v.verdict.empty()) r.ok = false;
+        if (v.verdict.empty()) r.fail();
         map[std::move(path)] = std::move(v);
     }
-    if (!r.ok || r.p != blob.size()) return false;
+    if (!r.ok() || !r.atEnd()) return false;
     out = std::move(map);
     return true;
 }
@@ -165,20 +129,20 @@ std::string ImageVerdictCache::save(const std::unordered_set<std::string>* live)
             }
         }
     if (pending_.empty() && !pruned && map.size() == before) return {};
-    std::string blob(kMagic, sizeof kMagic - 1);
-    putStr(blob, key_);
-    putU64(blob, map.size());
+    BlobWriter blob(std::string(kMagic, sizeof kMagic - 1));
+    blob.str(key_);
+    blob.u64(map.size());
     for (const auto& [path, v] : map) {
-        putStr(blob, path);
-        putU64(blob, v.size);
-        putU64(blob, static_cast<uint64_t>(v.mtimeNs));
-        putStr(blob, v.verdict);
+        blob.str(path);
+        blob.u64(v.size);
+        blob.u64(static_cast<uint64_t>(v.mtimeNs));
+        blob.str(v.verdict);
     }
     for (const std::string& file : candidates_) {
         try {
             std::error_code ec;
             std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
-            AtomicFile::write(file, blob);
+            AtomicFile::write(file, blob.bytes());
             path_ = file;
             pending_.clear();
             return file;

@@ -21,6 +21,9 @@ public:
     static std::string cacheDir(const std::string& sub = "");
     static std::string dataDir(const std::string& sub = "");
     static std::string tempDir();
+    /// A cache file for something at absPath that cannot be cached next to it (a read-only data
+    /// folder): cacheDir(sub)/<FNV-1a of absPath, 16 hex digits><ext>.
+    static std::string cacheFileFor(const std::string& sub, const std::string& absPath, const std::string& ext);
     /// The user's home folder: $HOME, else the password database, else "" (never throws).
     static std::string homeDir();
 };

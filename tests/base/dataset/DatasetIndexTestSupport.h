@@ -51,7 +51,7 @@ inline void writeFile(const fs::path& p, const std::string& bytes) {
 }
 
 /// A few bytes that start like a JPEG (the index never decodes).
-inline void writeImage(const fs::path& p) { writeFile(p, std::string("\xFF\xD8\xFF\xE0 not really a jpeg")); }
+inline void writeImage(const fs::path& p) { writeFile(p, std::string("\xFF\xD8\xFF\xE0") + " - not really a jpeg"); }  // 24 bytes
 
 inline const ImageEntry* findKey(const DatasetIndex& idx, const std::string& key) {
     for (const ImageEntry& e : idx.entries())
