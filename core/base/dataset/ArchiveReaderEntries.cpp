@@ -24,26 +24,32 @@ using namespace archive_detail;
 // Reading
 
 std::vector<uint8_t> ArchiveReader::readCurrent(archive* a, size_t i) const {
+    // The size is the one the header declares, which a damaged or hostile archive sets at will
+    // (up to 16 EiB in a zip64 or tar header, from a few bytes of data): `out` grows as data
+    // arrives instead of being allocated at that size up front; the reserve covers a real entry
+    // (an image, a CSV) in one allocation.
+    constexpr uint64_t kMaxReserve = uint64_t(64) << 20;
+    constexpr uint64_t kFirstRoom = uint64_t(256) << 10;
     const uint64_t expect = entries_[i].size;
-    std::vector<uint8_t> out(static_cast<size_t>(expect));
+    std::vector<uint8_t> out;
+    out.reserve(static_cast<size_t>(std::min(expect, kMaxReserve)));
     size_t got = 0;
-    char tail[4096];
     for (;;) {
-        la_ssize_t n;
-        if (got < out.size()) {
-            n = archive_read_data(a, out.data() + got, out.size() - got);
-            if (n > 0) got += static_cast<size_t>(n);
-        } else {
-            n = archive_read_data(a, tail, sizeof tail);  // expect 0 (end; zip CRC is checked here)
-            if (n > 0) {
-                out.insert(out.end(), tail, tail + n);
-                got += static_cast<size_t>(n);
-            }
+        if (got == out.size()) {
+            // Room up to the declared size, at most what has arrived so far (256 KiB at first):
+            // a header declaring far more than its data costs at most twice the data in zeroed
+            // memory; at the declared size, a little to see whether more arrives.
+            const uint64_t room = got < expect ? std::min<uint64_t>(expect - got, std::max<uint64_t>(got, kFirstRoom)) : 4096;
+            out.resize(got + static_cast<size_t>(room));
         }
+        const la_ssize_t n = archive_read_data(a, out.data() + got, out.size() - got);  // 0 at the end (zip CRC checked there)
         if (n == 0) break;
         if (n < 0) damaged(i, errorOf(a));
+        got += static_cast<size_t>(n);
+        if (got > expect) damaged(i, "holds more than the " + std::to_string(expect) + " bytes its header declares");
     }
     if (got != expect) damaged(i, "holds " + std::to_string(got) + " bytes, the header says " + std::to_string(expect));
+    out.resize(got);
     return out;
 }
 
@@ -66,10 +72,13 @@ bool ArchiveReader::readZipFast(size_t i, const uint8_t* data, size_t size, std:
     if (usize != entries_[i].size) return false;
     const size_t start = 30 + static_cast<size_t>(le16(data + 26)) + le16(data + 28);
     if (start > size || csize > size - start) return false;  // cut short: libarchive reports it
+    // Checked before allocating the declared size: a header can declare 4 GiB over a few bytes.
+    if (method == 0 && csize != usize) return false;
+    if (method == 8 && usize > uint64_t(csize) * 1032 + 1024)  // deflate expands at most 1032:1
+        damaged(i, "declares " + std::to_string(usize) + " bytes from " + std::to_string(csize) + " compressed bytes");
     out.resize(usize);
     if (method == 0) {
-        if (csize != usize) return false;
-        std::memcpy(out.data(), data + start, usize);
+        if (usize > 0) std::memcpy(out.data(), data + start, usize);  // an empty vector's data() may be null
     } else {
         thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(libdeflate_alloc_decompressor(),
                                                                                                     libdeflate_free_decompressor);

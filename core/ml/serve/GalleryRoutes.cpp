@@ -282,8 +282,15 @@ GalleryRoutes::Answer GalleryRoutes::answer(std::string_view request, Pass pass,
     } restore{outer};
     bool closed = false;
     // The connection loop has the whole body already (and answered any 100-continue itself), so
-    // httplib must not write a second "100 Continue".
-    router_->process_request(stream, closeAfter, closed, [](httplib::Request& req) { req.headers.erase("Expect"); });
+    // httplib must not write a second "100 Continue". Range is ignored (RFC 9110 lets a server
+    // ignore it; we never send Accept-Ranges): every answer is made afresh for its request (a new
+    // seed, no-store), so a byte range of one says nothing about another, and httplib would apply
+    // it to any answer, turning a 503 or a 400 into a 416 or a slice of its text (found by fuzzing).
+    router_->process_request(stream, closeAfter, closed, [](httplib::Request& req) {
+        req.headers.erase("Expect");
+        req.headers.erase("Range");
+        req.ranges.clear();
+    });
     Answer a;
     a.bytes = std::move(stream.out);
     a.needsRender = ctx.needsRender;

@@ -390,3 +390,65 @@ TEST(ArchiveReaderFastZip, FlippedDataByteIsADataError) {
         EXPECT_EQ(reader.read(reader.find("b.bin")).size(), 10240u);  // the other entry is intact
     }
 }
+
+// A zip header declaring far more bytes than its data can hold (found by fuzzing: 605 bytes made
+// read() allocate 1.17 GB) is refused with a DataError naming archive and entry, before anything
+// of the declared size is allocated; an empty stored entry reads as empty.
+TEST(ArchiveReaderFastZip, HugeDeclaredSizeIsRefusedWithoutAllocatingIt) {
+    streetgan::test::TempDir dir;
+    const std::string zip = dir / "declared.zip";
+    const std::string script = dir / "make.py";
+    std::ofstream(script) << "import sys, zipfile\n"
+                             "z = zipfile.ZipFile(sys.argv[1], 'w')\n"
+                             "z.writestr('a/deflated.jpg', b'street ' * 200, zipfile.ZIP_DEFLATED)\n"
+                             "z.writestr('b/stored.bin', bytes(range(100)), zipfile.ZIP_STORED)\n"
+                             "z.writestr('c/empty.txt', b'', zipfile.ZIP_STORED)\n"
+                             "z.close()\n";
+    ASSERT_EQ(std::system((std::string(STREETGAN_PYTHON) + " " + script + " " + zip).c_str()), 0);
+    {
+        ArchiveReader good(zip, ArchiveReader::IndexCache::Off);
+        ASSERT_EQ(good.size(), 3u);
+        EXPECT_EQ(good.read(good.find("a/deflated.jpg")).size(), 1400u);
+        EXPECT_TRUE(good.read(good.find("c/empty.txt")).empty());
+    }
+    // The listing takes the sizes from the local headers (streamed): declare 3.75 GiB in the
+    // uncompressed-size field (offset 22) of the first two.
+    Bytes bytes = readFile(zip);
+    int patched = 0;
+    for (size_t p = 0; p + 30 <= bytes.size(); ++p) {
+        if (bytes[p] != 'P' || bytes[p + 1] != 'K' || bytes[p + 2] != 3 || bytes[p + 3] != 4) continue;
+        const std::string name(bytes.begin() + static_cast<std::ptrdiff_t>(p + 30), bytes.begin() + static_cast<std::ptrdiff_t>(p + 30 + bytes[p + 26]));
+        if (name == "c/empty.txt") continue;
+        bytes[p + 22] = 0x00, bytes[p + 23] = 0x00, bytes[p + 24] = 0x00, bytes[p + 25] = 0xF0;
+        ++patched;
+    }
+    ASSERT_EQ(patched, 2);
+    const std::string bad = dir / "huge.zip";
+    writeFile(bad, bytes);
+    ArchiveReader r(bad, ArchiveReader::IndexCache::Off);
+    ASSERT_EQ(r.size(), 3u);
+    // Deflated: over deflate's 1032:1 ratio, refused before inflating.
+    const size_t deflated = r.find("a/deflated.jpg");
+    EXPECT_EQ(r.entry(deflated).size, uint64_t(0xF0000000u));
+    try {
+        r.read(deflated);
+        ADD_FAILURE() << "an entry declaring 3.75 GiB from a few compressed bytes was read";
+    } catch (const DataError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(bad), std::string::npos) << msg;
+        EXPECT_NE(msg.find("a/deflated.jpg"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("declares 4026531840 bytes from"), std::string::npos) << msg;
+        EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+    // Stored, sizes disagreeing: libarchive's path, which fills its buffer as data arrives.
+    const size_t stored = r.find("b/stored.bin");
+    try {
+        r.read(stored);
+        ADD_FAILURE() << "a stored entry declaring 3.75 GiB over 100 bytes was read";
+    } catch (const DataError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(bad), std::string::npos) << msg;
+        EXPECT_NE(msg.find("b/stored.bin"), std::string::npos) << msg;
+    }
+    EXPECT_TRUE(r.read(r.find("c/empty.txt")).empty());
+}
