@@ -142,6 +142,7 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     connect(sidebar_, &RunsSidebar::openLocal, this, [this](const QString& p) { openLocalRun(p); });
     connect(sidebar_, &RunsSidebar::openRemote, this, [this](RemoteHost* h, const QString& p) { openRemoteRun(h, p); });
     connect(sidebar_, &RunsSidebar::setUpTrainerRequested, this, [this](RemoteHost* h) { setUpTrainer(h); });
+    dashboard_->linkSidebar(sidebar_);  // the runs' check boxes choose which runs the plots overlay
     connect(dashboard_, &DashboardPage::csvExported, this,
             [this](bool ok, const QString& m) { ok ? statusBar()->showMessage(m, 8000) : showError(m, tr("Choose another file or free some disk space.")); });
     connect(cost_, &CostPanel::priceChanged, this, [this](double d) { settings_->setPricePerHour(d); });

@@ -17,7 +17,9 @@
 #include <cstdio>
 
 #include "dashboard/PlotPanel.h"
+#include "runs/RunPalette.h"
 #include "runs/RunSession.h"
+#include "runs/RunsSidebar.h"
 
 namespace streetgan::ui {
 
@@ -26,8 +28,9 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("x:")));
     xMode_ = new QComboBox;
-    xMode_->addItems({tr("step"), tr("epoch"), tr("wall time")});
-    xMode_->setToolTip(tr("What the x axis shows"));
+    // In PlotXAxis order; index 2 was "wall time" in seconds since the start, which it still is.
+    xMode_->addItems({tr("step"), tr("epoch"), tr("time since start"), tr("wall-clock time")});
+    xMode_->setToolTip(tr("What the x axis shows: time since start lines up runs started at different times"));
     controls->addWidget(xMode_);
     controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("Smoothing:")));
@@ -95,18 +98,18 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
 
     // The controls persist (QSettings "dashboard/...").
     QSettings settings;
-    xMode_->setCurrentIndex(std::clamp(settings.value("dashboard/xMode", 0).toInt(), 0, 2));
+    xMode_->setCurrentIndex(std::clamp(settings.value("dashboard/xMode", 0).toInt(), 0, xMode_->count() - 1));
     smoothing_->setValue(std::clamp(settings.value("dashboard/smoothing", 0).toInt(), 0, 99));
     logY_->setChecked(settings.value("dashboard/logY", false).toBool());
     for (auto* p : panels_) {
-        p->setXMode(static_cast<XAxisMode>(xMode_->currentIndex()));
+        p->setXAxis(static_cast<PlotXAxis>(xMode_->currentIndex()));
         p->setSmoothing(smoothing_->value() / 100.0);
         p->setLogY(logY_->isChecked());
     }
     smoothingLabel_->setText(QString::number(smoothing_->value() / 100.0, 'f', 2));
     connect(xMode_, &QComboBox::currentIndexChanged, this, [this](int m) {
         QSettings().setValue("dashboard/xMode", m);
-        setXMode(static_cast<XAxisMode>(m));
+        setXAxis(static_cast<PlotXAxis>(m));
     });
     connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
         QSettings().setValue("dashboard/smoothing", v);
@@ -135,9 +138,13 @@ PlotPanel* DashboardPage::panel(const QString& title) const {
 }
 
 void DashboardPage::setXMode(XAxisMode mode) {
-    if (xMode_->currentIndex() != static_cast<int>(mode)) xMode_->setCurrentIndex(static_cast<int>(mode));
+    setXAxis(mode == XAxisMode::Step ? PlotXAxis::Step : mode == XAxisMode::Epoch ? PlotXAxis::Epoch : PlotXAxis::Relative);
+}
+
+void DashboardPage::setXAxis(PlotXAxis x) {
+    if (xMode_->currentIndex() != static_cast<int>(x)) xMode_->setCurrentIndex(static_cast<int>(x));  // comes back here
     for (auto* p : panels_) {
-        p->setXMode(mode);
+        p->setXAxis(x);
         p->replot();
     }
 }
@@ -145,24 +152,61 @@ void DashboardPage::setXMode(XAxisMode mode) {
 void DashboardPage::setSmoothing(double alpha) { smoothing_->setValue(static_cast<int>(std::lround(alpha * 100))); }
 void DashboardPage::setLogY(bool on) { logY_->setChecked(on); }
 
+QString DashboardPage::runKey(const RunSession* s) { return RunPalette::key(s->isRemote() ? s->hostLabel() : QString(), s->runDir()); }
+
 void DashboardPage::addSession(RunSession* s) {
     if (sessions_.contains(s)) return;
-    const int index = static_cast<int>(sessions_.size());
     sessions_.push_back(s);
-    for (auto* p : panels_) {
-        p->addRun(&s->series(), s->title(), index);
-        p->replot();
-    }
     connect(s, &RunSession::appended, this, [this, s](qsizetype from) { onAppended(s, from); });
+    setPlotted(s, true);
 }
 
 void DashboardPage::removeSession(RunSession* s) {
-    if (!sessions_.removeOne(s)) return;
+    if (!sessions_.contains(s)) return;
+    setPlotted(s, false);
+    sessions_.removeOne(s);
+    hidden_.remove(s);
     disconnect(s, nullptr, this, nullptr);
+}
+
+bool DashboardPage::isPlotted(RunSession* s) const { return sessions_.contains(s) && !hidden_.contains(s); }
+
+void DashboardPage::setPlotted(RunSession* s, bool on) {
+    if (!sessions_.contains(s)) return;
+    if (on)
+        hidden_.remove(s);
+    else
+        hidden_.insert(s);
+    const QString key = runKey(s);
     for (auto* p : panels_) {
-        p->removeRun(&s->series());
+        if (on && !p->hasRun(&s->series()))
+            p->addRun(&s->series(), s->title(), RunPalette::colour(key), s->isRemote() ? s->hostLabel() : QString());
+        else if (!on && p->hasRun(&s->series()))
+            p->removeRun(&s->series());
         p->replot();
     }
+    emit plottedChanged(key, on);
+}
+
+bool DashboardPage::setRunPlotted(const QString& key, bool on) {
+    for (RunSession* s : sessions_)
+        if (runKey(s) == key) {
+            setPlotted(s, on);
+            return true;
+        }
+    return false;
+}
+
+void DashboardPage::linkSidebar(RunsSidebar* sidebar) {
+    if (sidebar_) disconnect(sidebar_, nullptr, this, nullptr);
+    sidebar_ = sidebar;
+    if (!sidebar) return;
+    connect(sidebar, &RunsSidebar::plotToggled, this, [this](const QString& key, bool on) {
+        // Not open yet: the sidebar asks for it (the window opens it and calls addSession).
+        if (!setRunPlotted(key, on) && on && sidebar_ && !sidebar_->openRun(key)) sidebar_->setPlotted(key, false);
+    });
+    connect(this, &DashboardPage::plottedChanged, sidebar, &RunsSidebar::setPlotted);
+    for (RunSession* s : sessions_) sidebar->setPlotted(runKey(s), isPlotted(s));
 }
 
 void DashboardPage::onAppended(RunSession* s, qsizetype from) {
@@ -213,8 +257,7 @@ void DashboardPage::exportCsv(RunSession* s, const QString& path) {
         const bool ok = std::fclose(f) == 0;
         QMetaObject::invokeMethod(this, [this, ok, path, n, bucket] {
             QString done = tr("Wrote %1 rows to %2").arg(n).arg(path);
-            if (bucket > 1)
-                done += tr(" (downsampled: each pair of rows holds the minimum and maximum of %1 events; events.jsonl has them all)").arg(bucket);
+            if (bucket > 1) done += tr(" (downsampled: each pair of rows holds the minimum and maximum of %1 events; events.jsonl has them all)").arg(bucket);
             emit csvExported(ok, ok ? done : tr("Writing %1 failed (disk full?)").arg(path));
         });
     });

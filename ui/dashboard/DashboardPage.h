@@ -1,13 +1,19 @@
-// The live dashboard: six PlotPanels (losses; D outputs; images/s; data wait; learning rate;
-// system readings are in SystemPanel) for every open run overlaid, with the shared controls:
-// x by step/epoch/wall time, EMA smoothing slider, log-y, reset view, export PNG/SVG/CSV.
-// Views update when a RunSession drains (at most every 40 ms); replots are queued. GUI thread.
+// The live dashboard: five PlotPanels (losses; D outputs; images/s; data wait; learning rate;
+// system readings are in SystemPanel) overlaying the open runs that are checked ("plotted"),
+// each in its RunPalette colour, with the shared controls: x by step/epoch/time since start/
+// wall-clock time, EMA smoothing slider, log-y, reset view, export PNG/SVG/CSV. An added session
+// is plotted; setPlotted hides or shows it again without closing it. linkSidebar ties the plotted
+// runs to the runs sidebar's check boxes both ways. Views update when a RunSession drains (at
+// most every 40 ms); replots are queued. GUI thread.
 #pragma once
 
 #include <QHash>
+#include <QPointer>
+#include <QSet>
 #include <QVector>
 #include <QWidget>
 
+#include "dashboard/PlotPanel.h"
 #include "events/RunSeries.h"
 
 class QComboBox;
@@ -17,8 +23,8 @@ class QLabel;
 
 namespace streetgan::ui {
 
-class PlotPanel;
 class RunSession;
+class RunsSidebar;
 
 class DashboardPage : public QWidget {
     Q_OBJECT
@@ -28,7 +34,20 @@ public:
     void removeSession(RunSession* session);
     const QVector<PlotPanel*>& panels() const { return panels_; }
     PlotPanel* panel(const QString& title) const;
+    /// Step, Epoch, or WallTime (= PlotXAxis::Relative: RunSeries' wall time is since the start).
     void setXMode(XAxisMode mode);
+    void setXAxis(PlotXAxis x);
+    /// Shows (plots) or hides an added session's graphs; plottedChanged tells.
+    void setPlotted(RunSession* session, bool on);
+    bool isPlotted(RunSession* session) const;
+    /// setPlotted for the added session whose RunPalette::key is `runKey`; false when none is.
+    bool setRunPlotted(const QString& runKey, bool on);
+    /// The RunPalette::key of a session.
+    static QString runKey(const RunSession* session);
+    /// Ties the runs sidebar's check boxes to the plotted runs: checking a run plots it (asking
+    /// the sidebar to open it first when it is not open: openLocal/openRemote, then addSession),
+    /// unchecking hides it; the sidebar's boxes follow setPlotted, addSession and removeSession.
+    void linkSidebar(RunsSidebar* sidebar);
     void setSmoothing(double alpha);
     void setLogY(bool on);
     /// Writes every panel as PNG or SVG into `dir` (one file per plot); returns the files.
@@ -40,11 +59,15 @@ public:
 
 signals:
     void csvExported(bool ok, const QString& message);
+    /// The run `runKey` is plotted (added or checked) or not (hidden or removed).
+    void plottedChanged(const QString& runKey, bool on);
 
 private:
     void onAppended(RunSession* s, qsizetype from);
     QVector<PlotPanel*> panels_;
     QVector<RunSession*> sessions_;
+    QSet<RunSession*> hidden_;  ///< added but unchecked
+    QPointer<RunsSidebar> sidebar_;
     QComboBox* xMode_;
     QSlider* smoothing_;
     QLabel* smoothingLabel_;

@@ -1,28 +1,28 @@
 #include "dashboard/PlotPanel.h"
 
 #include <qcustomplot.h>
+#include <QDateTime>
 #include <QMouseEvent>
 #include <QSvgGenerator>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 #include <limits>
+
+#include "runs/RunPalette.h"
 
 namespace streetgan::ui {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-QColor metricColour(int runIndex, int metricIndex) {
-    static const QColor base[] = {QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),   QColor(214, 39, 40),
-                                  QColor(148, 103, 189), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(23, 190, 207)};
-    QColor c = base[(metricIndex + runIndex * 3) % 8];
-    if (runIndex % 2 == 1) c = c.darker(140);
+// The raw series behind a smoothed one, as TensorBoard draws it: the same colour, low alpha.
+// Translucent pens cost Qt's raster engine a blend per pixel, which the level of detail bounds:
+// a graph gets at most ~2 points per pixel of width (refreshView).
+constexpr int kRawAlpha = 64;
+QColor faint(QColor c) {
+    c.setAlpha(kRawAlpha);
     return c;
 }
-
-// An opaque light tint (translucent pens make Qt's raster engine slow on long polylines).
-QColor faint(const QColor& c) { return QColor((c.red() + 3 * 255) / 4, (c.green() + 3 * 255) / 4, (c.blue() + 3 * 255) / 4); }
 
 }  // namespace
 
@@ -39,11 +39,55 @@ PlotPanel::PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* par
     plot_->setPlottingHint(QCP::phFastPolylines, true);  // wide pens on long polylines are slow otherwise
     plot_->plotLayout()->insertRow(0);
     plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, title, QFont(font().family(), 9, QFont::Bold)));
+    // The legend is a row of its own between the title and the axis rect: never over the data.
     plot_->legend->setVisible(true);
-    plot_->legend->setFont(QFont(font().family(), 7));
-    plot_->legend->setBrush(QColor(255, 255, 255, 200));
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot_->legend->setFont(QFont(font().family(), 8));
+    plot_->legend->setBrush(Qt::NoBrush);
+    plot_->legend->setBorderPen(Qt::NoPen);
+    plot_->legend->setRowSpacing(0);
+    plot_->legend->setColumnSpacing(8);
+    plot_->legend->setMargins(QMargins(4, 0, 4, 0));
+    plot_->axisRect()->insetLayout()->take(plot_->legend);
+    plot_->axisRect()->insetLayout()->simplify();
+    plot_->plotLayout()->insertRow(1);
+    plot_->plotLayout()->addElement(1, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot_->legend->setWrap(2);
     plot_->xAxis->setLabel(tr("step"));
+    // Raw graphs on a layer under the smoothed ones; the crosshair on a buffered layer of its own
+    // (a mouse move replots that layer only).
+    plot_->addLayer("raw", plot_->layer("main"), QCustomPlot::limBelow);
+    plot_->addLayer("crosshair", plot_->layer("legend"), QCustomPlot::limAbove);
+    plot_->layer("crosshair")->setMode(QCPLayer::lmBuffered);
+    empty_ = new QCPItemText(plot_);
+    empty_->setLayer("overlay");
+    empty_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    empty_->position->setCoords(0.5, 0.5);
+    empty_->setPositionAlignment(Qt::AlignCenter);
+    empty_->setFont(QFont(font().family(), 10));
+    empty_->setColor(QColor(110, 110, 110));
+    empty_->setClipToAxisRect(false);
+    crossLine_ = new QCPItemStraightLine(plot_);
+    crossLine_->setLayer("crosshair");
+    crossLine_->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
+    for (QCPItemPosition* pos : {crossLine_->point1, crossLine_->point2}) {
+        pos->setTypeX(QCPItemPosition::ptPlotCoords);
+        pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    crossLabel_ = new QCPItemText(plot_);
+    crossLabel_->setLayer("crosshair");
+    crossLabel_->position->setType(QCPItemPosition::ptAbsolute);
+    crossLabel_->setTextAlignment(Qt::AlignLeft);
+    crossLabel_->setFont(QFont(font().family(), 8));
+    crossLabel_->setBrush(QColor(255, 255, 255, 230));
+    crossLabel_->setPen(QPen(QColor(160, 160, 160)));
+    crossLabel_->setPadding(QMargins(4, 2, 4, 2));
+    crossLabel_->setClipToAxisRect(false);
+    crossLine_->setVisible(false);
+    crossLabel_->setVisible(false);
+    plot_->setMouseTracking(true);
+    plot_->installEventFilter(this);
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) {
@@ -62,9 +106,9 @@ PlotPanel::PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* par
 PlotPanel::~PlotPanel() = default;
 
 void PlotPanel::styleTrace(Trace& t) {
-    const QColor c = metricColour(t.runIndex, t.metricIndex);
-    t.raw->setPen(QPen(alpha_ > 0 ? faint(c) : c, 1));
-    t.smooth->setPen(QPen(c, 1.5));
+    const QColor c = metrics_.size() > 1 ? RunPalette::shade(t.colour, t.metricIndex) : t.colour;
+    t.raw->setPen(QPen(alpha_ > 0 ? faint(c) : c, alpha_ > 0 ? 1 : 1.5));
+    t.smooth->setPen(QPen(c, 1.6));
     t.smooth->setVisible(alpha_ > 0);
     t.raw->removeFromLegend();
     t.smooth->removeFromLegend();
@@ -72,25 +116,41 @@ void PlotPanel::styleTrace(Trace& t) {
 }
 
 void PlotPanel::addRun(const RunSeries* run, const QString& name, int runIndex) {
+    const auto& p = RunPalette::palette();
+    addRun(run, name, p[std::abs(runIndex) % p.size()]);
+}
+
+bool PlotPanel::hasRun(const RunSeries* run) const {
+    for (const auto& t : traces_)
+        if (t->run == run) return true;
+    return false;
+}
+
+void PlotPanel::addRun(const RunSeries* run, const QString& name, const QColor& colour, const QString& host) {
+    if (hasRun(run)) return;
     for (int m = 0; m < metrics_.size(); ++m) {
         auto t = std::make_unique<Trace>();
         t->run = run;
         t->metric = metrics_[m];
-        t->runIndex = runIndex;
+        t->colour = colour;
+        t->host = host;
         t->metricIndex = m;
+        // raw first, on the layer below: behind the smoothed graph whatever the layer order says
         t->raw = plot_->addGraph();
+        t->raw->setLayer("raw");
         t->smooth = plot_->addGraph();
         for (QCPGraph* g : {t->raw, t->smooth}) {
             g->setAdaptiveSampling(true);
             g->setLineStyle(QCPGraph::lsLine);
         }
-        const QString label = metrics_.size() > 1 ? QString("%1 %2").arg(metricLabel(t->metric), name) : name;
+        const QString label = metrics_.size() > 1 ? QString("%1 · %2").arg(metricLabel(t->metric), name) : name;
         t->raw->setName(label);
         t->smooth->setName(label);
         styleTrace(*t);
         take(*t);
         traces_.push_back(std::move(t));
     }
+    updateLegendLayout();
     updateRanges();
     viewDirty_ = true;
 }
@@ -105,6 +165,7 @@ void PlotPanel::removeRun(const RunSeries* run) {
             ++it;
         }
     }
+    updateLegendLayout();
     rebuild();
 }
 
@@ -123,7 +184,7 @@ void PlotPanel::take(Trace& t) {
     for (size_t i = t.rows; i < n; ++i) {
         const double val = v[i];
         if (std::isfinite(val)) {
-            const double key = r.x(xMode_, i);
+            const double key = keyOf(r, i);
             if (std::isfinite(key)) {
                 xMin_ = std::min(xMin_, key);
                 xMax_ = std::max(xMax_, key);
@@ -180,7 +241,7 @@ size_t PlotPanel::rowAt(const RunSeries& r, double key) const {
     size_t lo = 0, hi = r.rows();
     while (lo < hi) {
         const size_t mid = (lo + hi) / 2;
-        if (r.x(xMode_, mid) < key)
+        if (keyOf(r, mid) < key)
             lo = mid + 1;
         else
             hi = mid;
@@ -188,7 +249,64 @@ size_t PlotPanel::rowAt(const RunSeries& r, double key) const {
     return lo;
 }
 
+double PlotPanel::keyOf(const RunSeries& r, size_t i) const {
+    switch (x_) {
+        case PlotXAxis::Step:
+            return r.x(XAxisMode::Step, i);
+        case PlotXAxis::Epoch:
+            return r.x(XAxisMode::Epoch, i);
+        case PlotXAxis::Relative:
+            return r.x(XAxisMode::WallTime, i);
+        case PlotXAxis::WallClock:
+            return r.x(XAxisMode::WallTime, i) + r.startTime();
+    }
+    return r.x(XAxisMode::Step, i);
+}
+
+QString PlotPanel::formatKey(double key) const {
+    switch (x_) {
+        case PlotXAxis::Step:
+            return QString::number(key, 'f', 0);
+        case PlotXAxis::Epoch:
+            return QString::number(key, 'f', 2);
+        case PlotXAxis::Relative: {
+            const qint64 s = std::llround(std::max(0.0, key));
+            return QString("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'));
+        }
+        case PlotXAxis::WallClock:
+            return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(key * 1000)).toString("yyyy-MM-dd hh:mm:ss");
+    }
+    return QString::number(key);
+}
+
+void PlotPanel::updateEmptyState() {
+    QString text;
+    if (traces_.empty()) {
+        text = tr("No run selected: check a run in the Runs list");
+    } else {
+        QStringList waiting;
+        bool any = false;
+        for (const auto& t : traces_) {
+            if (t->run->rows() > 0) {
+                any = true;
+                break;
+            }
+            const QString host = t->host.isEmpty() ? tr("this computer") : t->host;
+            if (!waiting.contains(host)) waiting << host;
+        }
+        if (!any) text = tr("Waiting for the first event from %1…").arg(waiting.join(", "));
+    }
+    empty_->setText(text);
+    empty_->setVisible(!text.isEmpty());
+}
+
+QString PlotPanel::emptyText() const {
+    const_cast<PlotPanel*>(this)->updateEmptyState();
+    return empty_->visible() ? empty_->text() : QString();
+}
+
 void PlotPanel::refreshView() {
+    updateEmptyState();
     if (!viewDirty_) return;
     viewDirty_ = false;
     const QCPRange range = plot_->xAxis->range();
@@ -204,7 +322,7 @@ void PlotPanel::refreshView() {
         auto fill = [&](QCPGraph* g, const MinMaxPyramid& lod, const float* v) {
             QVector<QCPGraphData> pts;
             pts.reserve(static_cast<qsizetype>(std::min(r1 - r0, maxPoints * 2 + 8)));
-            lod.forEachPoint(v, r0, r1, maxPoints, [&](size_t row, float value) { pts.append(QCPGraphData(r.x(xMode_, row), value)); });
+            lod.forEachPoint(v, r0, r1, maxPoints, [&](size_t row, float value) { pts.append(QCPGraphData(keyOf(r, row), value)); });
             g->data()->set(pts, false);  // sorted unless a resumed run logged a step twice
         };
         fill(t.raw, t.rawLod, r.values(t.metric));
@@ -237,10 +355,35 @@ void PlotPanel::updateRanges() {
 }
 
 void PlotPanel::setXMode(XAxisMode mode) {
-    if (mode == xMode_) return;
-    xMode_ = mode;
-    plot_->xAxis->setLabel(mode == XAxisMode::Step ? tr("step") : mode == XAxisMode::Epoch ? tr("epoch") : tr("wall time (s)"));
+    setXAxis(mode == XAxisMode::Step ? PlotXAxis::Step : mode == XAxisMode::Epoch ? PlotXAxis::Epoch : PlotXAxis::Relative);
+}
+
+void PlotPanel::setXAxis(PlotXAxis x) {
+    if (x == x_) return;
+    x_ = x;
+    switch (x) {
+        case PlotXAxis::Step:
+        case PlotXAxis::Epoch:
+            plot_->xAxis->setLabel(x == PlotXAxis::Step ? tr("step") : tr("epoch"));
+            plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+            break;
+        case PlotXAxis::Relative: {
+            plot_->xAxis->setLabel(tr("time since start"));
+            QSharedPointer<QCPAxisTickerTime> t(new QCPAxisTickerTime);
+            t->setTimeFormat("%h:%m:%s");  // hours go past 24: no day field in the format
+            plot_->xAxis->setTicker(t);
+            break;
+        }
+        case PlotXAxis::WallClock: {
+            plot_->xAxis->setLabel(tr("wall-clock time"));
+            QSharedPointer<QCPAxisTickerDateTime> t(new QCPAxisTickerDateTime);
+            t->setDateTimeFormat("hh:mm:ss\nMMM d");
+            plot_->xAxis->setTicker(t);
+            break;
+        }
+    }
     userView_ = false;
+    hideCrosshair();
     rebuild();
 }
 
@@ -297,28 +440,98 @@ double PlotPanel::smoothedAt(const RunSeries* run, Metric metric, double key) co
 }
 
 QString PlotPanel::readoutAt(double key) const {
-    QStringList lines;
-    const QString xName = plot_->xAxis->label();
+    QStringList lines{QString("%1 %2").arg(plot_->xAxis->label(), formatKey(key))};
     for (const auto& t : traces_) {
         const RunSeries& r = *t->run;
         const size_t n = std::min(t->rows, r.rows());
         if (n == 0) continue;
+        // a series is read where it has points: not left of its first row nor right of its last
+        const double half = n > 1 ? (keyOf(r, n - 1) - keyOf(r, 0)) / static_cast<double>(n - 1) / 2 : 0;
+        if (key < keyOf(r, 0) - half || key > keyOf(r, n - 1) + half) continue;
         size_t i = std::min(rowAt(r, key), n - 1);
-        if (i > 0 && std::abs(r.x(xMode_, i - 1) - key) < std::abs(r.x(xMode_, i) - key)) --i;
-        QString line = QString("%1: %2").arg(t->raw->name(), QString::number(r.value(t->metric, i), 'g', 6));
+        if (i > 0 && std::abs(keyOf(r, i - 1) - key) < std::abs(keyOf(r, i) - key)) --i;
+        const float v = r.value(t->metric, i);
+        if (!std::isfinite(v)) continue;
+        QString line = QString("%1: %2").arg(t->raw->name(), QString::number(v, 'g', 6));
         if (alpha_ > 0 && i < t->ema.size()) line += tr(" (smoothed %1)").arg(QString::number(t->ema[i], 'g', 6));
-        lines << line + QString("  @ %1 %2").arg(xName, QString::number(r.x(xMode_, i), 'g', 8));
+        lines << line;
     }
-    return lines.join('\n');
+    return lines.size() > 1 ? lines.join('\n') : QString();
+}
+
+void PlotPanel::showCrosshair(double key) {
+    const QString text = readoutAt(key);
+    if (text.isEmpty()) {
+        hideCrosshair();
+        return;
+    }
+    crossLine_->point1->setCoords(key, 0);
+    crossLine_->point2->setCoords(key, 1);
+    crossLabel_->setText(text);
+    // Beside the line where the label fits (right first), else against the plot's edge.
+    const QRect rect = plot_->axisRect()->rect();
+    const double px = plot_->xAxis->coordToPixel(key);
+    const int w = QFontMetrics(crossLabel_->font()).boundingRect(QRect(0, 0, 4000, 4000), Qt::AlignLeft, text).width() + 10;
+    double left = px + 8;
+    if (left + w > plot_->width()) left = px - 8 - w >= 0 ? px - 8 - w : std::max(0.0, plot_->width() - 1.0 - w);
+    crossLabel_->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+    crossLabel_->position->setCoords(left, rect.top() + 4);
+    crossLine_->setVisible(true);
+    crossLabel_->setVisible(true);
+    plot_->layer("crosshair")->replot();
+}
+
+void PlotPanel::hideCrosshair() {
+    if (!crossLine_->visible()) return;
+    crossLine_->setVisible(false);
+    crossLabel_->setVisible(false);
+    plot_->layer("crosshair")->replot();
+}
+
+bool PlotPanel::crosshairVisible() const { return crossLine_->visible(); }
+QString PlotPanel::crosshairText() const { return crossLabel_->visible() ? crossLabel_->text() : QString(); }
+
+QCPGraph* PlotPanel::rawGraph(const RunSeries* run, Metric metric) const {
+    for (const auto& t : traces_)
+        if (t->run == run && t->metric == metric) return t->raw;
+    return nullptr;
+}
+
+QCPGraph* PlotPanel::smoothGraph(const RunSeries* run, Metric metric) const {
+    for (const auto& t : traces_)
+        if (t->run == run && t->metric == metric) return t->smooth;
+    return nullptr;
 }
 
 void PlotPanel::onMouseMove(QMouseEvent* e) {
-    if (e->buttons() != Qt::NoButton || traces_.empty()) return;
-    if (!plot_->axisRect()->rect().contains(e->pos())) {
-        QToolTip::hideText();
+    if (e->buttons() != Qt::NoButton || traces_.empty() || !plot_->axisRect()->rect().contains(e->pos())) {
+        hideCrosshair();
         return;
     }
-    QToolTip::showText(e->globalPosition().toPoint(), readoutAt(plot_->xAxis->pixelToCoord(e->pos().x())), plot_);
+    showCrosshair(plot_->xAxis->pixelToCoord(e->pos().x()));
+}
+
+bool PlotPanel::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == plot_ && e->type() == QEvent::Leave) hideCrosshair();
+    return QWidget::eventFilter(watched, e);
+}
+
+void PlotPanel::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    updateLegendLayout();
+}
+
+void PlotPanel::updateLegendLayout() {
+    // As many columns as the widest name allows, so that no name is cut.
+    const QFontMetrics fm(plot_->legend->font());
+    int widest = 60;
+    for (const auto& t : traces_) widest = std::max(widest, fm.horizontalAdvance(t->raw->name()));
+    const int item = widest + plot_->legend->iconSize().width() + plot_->legend->iconTextPadding() + 16;
+    const int columns = std::max(1, (width() - 8) / item);
+    if (plot_->legend->wrap() != columns) {
+        plot_->legend->setWrap(columns);
+        plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
 }
 
 void PlotPanel::setUserXRange(double lower, double upper) {

@@ -1,12 +1,17 @@
-// One live plot (QCustomPlot) of a few metrics for every overlaid run: a raw graph per run and
-// metric (faint when smoothing is on), an EMA-smoothed graph over it, x by step, epoch or wall
-// time, log-y, zoom and pan (double-click resets), a hover read-out of exact values, PNG/SVG
-// export. The data stay in RunSeries; before each replot the graphs get the visible range as a
+// One live plot (QCustomPlot) of a few metrics for every overlaid run, each run in its own colour
+// (shades of it for its metrics) and named in the legend, which sits in a row above the axis rect
+// so it never hides data: a raw graph per run and metric (on the "raw" layer under the others,
+// faint: low alpha, when smoothing is on), an EMA-smoothed graph over it, x by step, epoch, time
+// since the run's start or wall-clock time, log-y, zoom and pan (double-click resets), a
+// crosshair read-out (vertical line and a label with each series' value at that x), an empty
+// state saying what is awaited ("no run selected", "waiting for the first event from HOST"),
+// PNG/SVG export. The data stay in RunSeries; before each replot the graphs get the visible range as a
 // few thousand points from a MinMaxPyramid per series (so a million-row run replots in
 // milliseconds and costs no copy per point). Replots are queued (rpQueuedReplot), so coalesced.
 // GUI thread only.
 #pragma once
 
+#include <QColor>
 #include <QVector>
 #include <QWidget>
 
@@ -18,9 +23,15 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
 class QMouseEvent;
 
 namespace streetgan::ui {
+
+/// What a plot's x axis shows. Relative is RunSeries' XAxisMode::WallTime (seconds since the
+/// run's first event, so overlaid runs start together); WallClock is the time of day.
+enum class PlotXAxis { Step, Epoch, Relative, WallClock };
 
 class PlotPanel : public QWidget {
     Q_OBJECT
@@ -28,12 +39,20 @@ public:
     PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* parent = nullptr);
     ~PlotPanel() override;
 
+    /// Plots `run` in `colour`, named `name` in the legend; `host` names where its events come
+    /// from in the empty state ("this computer" when empty).
+    void addRun(const RunSeries* run, const QString& name, const QColor& colour, const QString& host = {});
+    /// The same in the palette's `runIndex`-th colour.
     void addRun(const RunSeries* run, const QString& name, int runIndex);
     void removeRun(const RunSeries* run);
+    bool hasRun(const RunSeries* run) const;
     /// Takes rows [fromRow, rows()) of `run` into account (RunSeries::append's answer: rows from
     /// there are new or rewritten); call replot() after.
     void append(const RunSeries* run, size_t fromRow);
+    /// Step, Epoch, or WallTime (= PlotXAxis::Relative).
     void setXMode(XAxisMode mode);
+    void setXAxis(PlotXAxis x);
+    PlotXAxis xAxisChoice() const { return x_; }
     /// EMA weight in [0, 1): 0 is off.
     void setSmoothing(double alpha);
     void setLogY(bool on);
@@ -56,8 +75,18 @@ public:
     double smoothedAt(const RunSeries* run, Metric metric, double key) const;
     bool exportPng(const QString& path, int width = 0, int height = 0);
     bool exportSvg(const QString& path);
-    /// The hover read-out text at plot x `key` (tests).
+    /// The crosshair read-out at plot x `key`: the x, then each series with a point near it.
     QString readoutAt(double key) const;
+    /// Shows the crosshair at plot x `key` (the mouse does it; tests call it).
+    void showCrosshair(double key);
+    void hideCrosshair();
+    bool crosshairVisible() const;
+    QString crosshairText() const;
+    /// The empty state shown over the axis rect ("" while data are drawn).
+    QString emptyText() const;
+    /// The raw and smoothed graphs of `run`'s `metric` (null when not plotted).
+    QCPGraph* rawGraph(const RunSeries* run, Metric metric) const;
+    QCPGraph* smoothGraph(const RunSeries* run, Metric metric) const;
 
 signals:
     /// The user zoomed or panned the x axis (the dashboard links the other plots).
@@ -69,7 +98,9 @@ private:
     struct Trace {
         const RunSeries* run = nullptr;
         Metric metric = Metric::LossD;
-        int runIndex = 0, metricIndex = 0;
+        QColor colour;
+        QString host;
+        int metricIndex = 0;
         QCPGraph* raw = nullptr;
         QCPGraph* smooth = nullptr;
         MinMaxPyramid rawLod, smoothLod;
@@ -81,13 +112,22 @@ private:
     void updateRanges();
     void styleTrace(Trace& t);
     size_t rowAt(const RunSeries& r, double key) const;
+    double keyOf(const RunSeries& r, size_t i) const;
+    QString formatKey(double key) const;
     void onMouseMove(QMouseEvent* e);
+    void updateEmptyState();
+    bool eventFilter(QObject* watched, QEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    void updateLegendLayout();
 
     QString title_;
     QVector<Metric> metrics_;
     QCustomPlot* plot_;
     std::vector<std::unique_ptr<Trace>> traces_;
-    XAxisMode xMode_ = XAxisMode::Step;
+    QCPItemText* empty_;
+    QCPItemStraightLine* crossLine_;
+    QCPItemText* crossLabel_;
+    PlotXAxis x_ = PlotXAxis::Step;
     double alpha_ = 0;
     bool logY_ = false, userView_ = false, viewDirty_ = true, linking_ = false;
     double xMin_, xMax_, yMin_, yMax_, yMinPos_;

@@ -1,41 +1,52 @@
 #include "runs/RunsSidebar.h"
 
 #include <QDateTime>
+#include <QDockWidget>
 #include <QHeaderView>
+#include <QLineEdit>
+#include <QMainWindow>
+#include <QMenu>
 #include <QPainter>
+#include <QResizeEvent>
+#include <QSettings>
 #include <QThread>
 #include <QTimer>
-#include <QMenu>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "base/run/Events.h"
 #include "remote/RemoteHost.h"
 #include "runs/LocalRunLister.h"
+#include "runs/RunItemDelegate.h"
+#include "runs/RunPalette.h"
 
 namespace streetgan::ui {
 
 namespace {
 constexpr int kPathRole = Qt::UserRole;
 constexpr int kKindRole = Qt::UserRole + 1;  // 0 local run, 1 remote run, 2 host, 3 local root
+constexpr int kKeyRole = Qt::UserRole + 2;   // RunPalette::key of a run item
+constexpr char kWidthKey[] = "runs/sidebarWidth";
+
+QIcon swatch(const QColor& c) {
+    QPixmap pm(14, 14);
+    pm.fill(Qt::transparent);
+    if (c.isValid()) {
+        QPainter p(&pm);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setBrush(c);
+        p.setPen(c.darker(130));
+        p.drawRoundedRect(QRectF(1.5, 1.5, 11, 11), 3, 3);
+    }
+    return QIcon(pm);
+}
 }  // namespace
 
 QIcon RunsSidebar::badge(const QString& state) {
     static QHash<QString, QIcon> cache;
     if (cache.contains(state)) return cache.value(state);
-    QColor c(150, 150, 150);
-    if (state == QLatin1String(RunState::kRunning))
-        c = QColor(40, 167, 69);
-    else if (state == QLatin1String(RunState::kPaused))
-        c = QColor(255, 193, 7);
-    else if (state == QLatin1String(RunState::kFinished))
-        c = QColor(0, 123, 255);
-    else if (state == QLatin1String(RunState::kStopped))
-        c = QColor(108, 117, 125);
-    else if (state == QLatin1String(RunState::kFailed))
-        c = QColor(220, 53, 69);
-    else if (state == QLatin1String(RunState::kCrashed))
-        c = QColor(130, 20, 30);
+    const QColor c = RunItemDelegate::stateColour(state);
     QPixmap pm(12, 12);
     pm.fill(Qt::transparent);
     QPainter p(&pm);
@@ -49,19 +60,52 @@ QIcon RunsSidebar::badge(const QString& state) {
     return icon;
 }
 
+QString RunsSidebar::shownState(const RunEntry& r, double now) {
+    if (r.state == QLatin1String(RunState::kRunning) && r.updated > 0 && now - r.updated > kStalledAfterS) return QStringLiteral("stalled");
+    return r.state;
+}
+
 RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread(this)), lister_(new LocalRunLister) {
+    setMinimumWidth(kMinimumWidth);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    filter_ = new QLineEdit;
+    filter_->setObjectName("runsFilter");
+    filter_->setPlaceholderText(tr("Filter by name or host"));
+    filter_->setClearButtonEnabled(true);
+    filter_->setToolTip(tr("Shows the runs whose name or host contains this text (case-insensitive)"));
+    layout->addWidget(filter_);
     tree_ = new QTreeWidget;
     tree_->setColumnCount(2);
     tree_->setHeaderLabels({tr("Run"), tr("State")});
+    tree_->setHeaderHidden(true);
+    tree_->setItemDelegate(new RunItemDelegate(tree_));
+    tree_->setTextElideMode(Qt::ElideRight);
+    tree_->setIndentation(14);
     tree_->header()->setStretchLastSection(false);
     tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     tree_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    tree_->setToolTip(tr("Check a run to plot it on the dashboard; double-click to open it"));
     layout->addWidget(tree_);
     localRoot_ = new QTreeWidgetItem(tree_, {tr("This computer")});
     localRoot_->setData(0, kKindRole, 3);
+    localRoot_->setFirstColumnSpanned(true);
     localRoot_->setExpanded(true);
+    connect(filter_, &QLineEdit::textChanged, this, [this] { applyFilter(); });
+    connect(tree_, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* item, int column) {
+        if (filling_ || column != 0) return;
+        const QString key = runKey(item);
+        if (key.isEmpty()) return;
+        const bool on = item->checkState(0) == Qt::Checked;
+        if (plotted_.contains(key) == on) return;
+        if (on)
+            plotted_.insert(key);
+        else
+            plotted_.remove(key);
+        showPlotted(item);
+        emit plotToggled(key, on);
+    });
     lister_->moveToThread(thread_);
     connect(thread_, &QThread::finished, lister_, &QObject::deleteLater);
     connect(lister_, &LocalRunLister::failed, this, [this](quint64, const QString&) { listingDone(); });
@@ -87,8 +131,7 @@ RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread
         const QString path = item->data(0, kPathRole).toString();
         if (kind == 0) emit openLocal(path);
         if (kind == 1) {
-            for (auto it = hosts_.begin(); it != hosts_.end(); ++it)
-                if (it.value() == item->parent()) emit openRemote(it.key(), path);
+            if (RemoteHost* host = hostOf(item)) emit openRemote(host, path);
         }
     });
     timer_ = new QTimer(this);
@@ -98,8 +141,112 @@ RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread
 }
 
 RunsSidebar::~RunsSidebar() {
+    // Written here, not on every resize: the dock's first layouts pass through other widths
+    // before the window applies preferredWidth().
+    if (shownWidth_ > 0) QSettings().setValue(kWidthKey, shownWidth_);
     thread_->quit();
     thread_->wait();
+}
+
+void RunsSidebar::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    // In a dock, the dock's width: what QMainWindow::resizeDocks takes back (no frame drift).
+    auto* dock = qobject_cast<QDockWidget*>(parentWidget());
+    if (isVisible()) shownWidth_ = dock ? dock->width() : e->size().width();
+}
+
+void RunsSidebar::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (sized_) return;
+    sized_ = true;
+    // Docked in a main window: give the dock the remembered width once the window is shown
+    // (QMainWindow::resizeDocks before the first show is overridden by the first layout).
+    auto* dock = qobject_cast<QDockWidget*>(parentWidget());
+    auto* window = dock ? qobject_cast<QMainWindow*>(dock->parentWidget()) : nullptr;
+    if (!window) return;
+    QMetaObject::invokeMethod(
+        this,
+        [this, dock = QPointer<QDockWidget>(dock), window = QPointer<QMainWindow>(window)] {
+            if (dock && window && !dock->isFloating() && window->dockWidgetArea(dock) != Qt::NoDockWidgetArea)
+                window->resizeDocks({dock}, {preferredWidth()}, Qt::Horizontal);
+        },
+        Qt::QueuedConnection);
+}
+
+int RunsSidebar::preferredWidth() const {
+    bool ok = false;
+    const int w = QSettings().value(kWidthKey).toInt(&ok);
+    if (!ok || w <= 0) return kDefaultWidth;
+    return std::clamp(w, kMinimumWidth, kMaximumRememberedWidth);
+}
+
+void RunsSidebar::setFilter(const QString& text) { filter_->setText(text); }
+QString RunsSidebar::filter() const { return filter_->text(); }
+
+void RunsSidebar::applyFilter() {
+    const QString f = filter_->text().trimmed();
+    for (int g = 0; g < tree_->topLevelItemCount(); ++g) {
+        QTreeWidgetItem* group = tree_->topLevelItem(g);
+        int shown = 0;
+        for (int i = 0; i < group->childCount(); ++i) {
+            QTreeWidgetItem* run = group->child(i);
+            const bool match = f.isEmpty() || run->text(0).contains(f, Qt::CaseInsensitive) ||
+                               run->data(0, RunItemDelegate::kSecondLineRole).toString().contains(f, Qt::CaseInsensitive);
+            run->setHidden(!match);
+            shown += match ? 1 : 0;
+        }
+        // A host (or the local root) stays while one of its runs matches, or while it has none
+        // listed yet and its own label matches.
+        group->setHidden(!f.isEmpty() && shown == 0 && !(group->childCount() == 0 && group->text(0).contains(f, Qt::CaseInsensitive)));
+    }
+}
+
+QString RunsSidebar::runKey(const QTreeWidgetItem* item) { return item ? item->data(0, kKeyRole).toString() : QString(); }
+
+QTreeWidgetItem* RunsSidebar::runItem(const QString& key) const {
+    for (int g = 0; g < tree_->topLevelItemCount(); ++g) {
+        QTreeWidgetItem* group = tree_->topLevelItem(g);
+        for (int i = 0; i < group->childCount(); ++i)
+            if (runKey(group->child(i)) == key) return group->child(i);
+    }
+    return nullptr;
+}
+
+RemoteHost* RunsSidebar::hostOf(const QTreeWidgetItem* item) const {
+    for (auto it = hosts_.begin(); item && it != hosts_.end(); ++it)
+        if (it.value() == item->parent()) return it.key();
+    return nullptr;
+}
+
+void RunsSidebar::showPlotted(QTreeWidgetItem* item) {
+    const QString key = runKey(item);
+    const bool on = plotted_.contains(key);
+    const bool was = filling_;
+    filling_ = true;
+    item->setCheckState(0, on ? Qt::Checked : Qt::Unchecked);
+    item->setIcon(0, swatch(on ? RunPalette::colour(key) : QColor()));
+    filling_ = was;
+}
+
+void RunsSidebar::setPlotted(const QString& key, bool on) {
+    if (on)
+        plotted_.insert(key);
+    else
+        plotted_.remove(key);
+    if (QTreeWidgetItem* item = runItem(key)) showPlotted(item);
+}
+
+bool RunsSidebar::openRun(const QString& key) {
+    QTreeWidgetItem* item = runItem(key);
+    if (!item) return false;
+    const QString path = item->data(0, kPathRole).toString();
+    if (item->data(0, kKindRole).toInt() == 0) {
+        emit openLocal(path);
+        return true;
+    }
+    RemoteHost* host = hostOf(item);
+    if (host) emit openRemote(host, path);
+    return host != nullptr;
 }
 
 void RunsSidebar::setWorkspace(const QString& dir) {
@@ -187,6 +334,12 @@ QMenu* RunsSidebar::hostMenu(RemoteHost* host) {
 
 void RunsSidebar::fill(QTreeWidgetItem* parent, const RunEntryList& runs) {
     const int kind = parent == localRoot_ ? 0 : 1;
+    RemoteHost* host = nullptr;
+    for (auto it = hosts_.begin(); kind == 1 && it != hosts_.end(); ++it)
+        if (it.value() == parent) host = it.key();
+    const QString hostText = host ? host->label() : tr("this computer");
+    const double now = static_cast<double>(QDateTime::currentSecsSinceEpoch());
+    filling_ = true;
     // Update in place (keeps selection and scroll position).
     QHash<QString, QTreeWidgetItem*> existing;
     for (int i = 0; i < parent->childCount(); ++i) existing.insert(parent->child(i)->data(0, kPathRole).toString(), parent->child(i));
@@ -196,16 +349,29 @@ void RunsSidebar::fill(QTreeWidgetItem* parent, const RunEntryList& runs) {
             item = new QTreeWidgetItem(parent);
             item->setData(0, kPathRole, r.path);
             item->setData(0, kKindRole, kind);
+            item->setData(0, kKeyRole, RunPalette::key(host ? host->label() : QString(), r.path));
+            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+            showPlotted(item);
         }
+        const QString state = shownState(r, now);
+        const QString steps = r.totalSteps > 0 ? QString("%1/%2").arg(r.step).arg(r.totalSteps) : r.step > 0 ? tr("step %1").arg(r.step) : QString();
         item->setText(0, r.name);
-        item->setIcon(0, badge(r.state));
-        item->setText(1, r.totalSteps > 0 ? QString("%1 %2/%3").arg(r.state).arg(r.step).arg(r.totalSteps) : r.state);
-        QString tip = r.path;
-        if (r.updated > 0) tip += "\n" + tr("last event %1").arg(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.updated)).toString());
-        if (!r.error.isEmpty()) tip += "\n" + r.error;
-        item->setToolTip(0, tip);
+        item->setData(0, RunItemDelegate::kSecondLineRole, hostText);
+        item->setText(1, steps.isEmpty() ? state : state + " " + steps);
+        item->setData(1, RunItemDelegate::kStateRole, state);
+        item->setData(1, RunItemDelegate::kDetailRole, steps);
+        QStringList tip{r.name, tr("on %1: %2").arg(hostText, r.path)};
+        tip << item->text(1);
+        if (state != r.state) tip << tr("(%1, but no event for %2 min: is the trainer hung?)").arg(r.state).arg(static_cast<int>((now - r.updated) / 60));
+        if (r.updated > 0) tip << tr("last event %1").arg(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.updated)).toString());
+        if (!r.error.isEmpty()) tip << r.error;
+        tip << tr("Check to plot it on the dashboard; double-click to open it.");
+        item->setToolTip(0, tip.join('\n'));
+        item->setToolTip(1, tip.join('\n'));
     }
     qDeleteAll(existing);
+    filling_ = false;
+    applyFilter();
 }
 
 }  // namespace streetgan::ui

@@ -1,14 +1,23 @@
 // The runs sidebar: local runs under the workspace folder and each connected remote host with
-// its runs, each with a state badge (running, paused, finished, stopped, failed, crashed).
+// its runs. Each run shows its name, host, a state badge (running, paused, finished, stopped,
+// failed, crashed, stalled: colour and word) and step/total, elided, the full text in a tooltip;
+// a filter box keeps the runs whose name or host contains its text. A run's check box says
+// whether the dashboard plots it (plotToggled; the dashboard answers with setPlotted, see
+// DashboardPage::linkSidebar), and a checked run shows its plot colour (RunPalette) as a swatch.
+// The sidebar remembers its own width (QSettings "runs/sidebarWidth", written when it is
+// destroyed; its dock's width when docked) and, docked in a QMainWindow, gives its dock that
+// width when first shown (QMainWindow::resizeDocks(preferredWidth()), queued after the show).
 // Listing runs on workers (LocalRunLister, RemoteHost); refreshed every few seconds. GUI thread.
 #pragma once
 
 #include <QHash>
 #include <QPointer>
+#include <QSet>
 #include <QWidget>
 
 #include "common/RunEntry.h"
 
+class QLineEdit;
 class QMenu;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -23,6 +32,15 @@ class RemoteHost;
 class RunsSidebar : public QWidget {
     Q_OBJECT
 public:
+    /// Narrower, a run's name and its badge no longer fit side by side (1280x800 leaves ~950 px
+    /// to the dashboard with this width and the system dock).
+    static constexpr int kMinimumWidth = 220;
+    static constexpr int kDefaultWidth = 280;
+    static constexpr int kMaximumRememberedWidth = 900;
+    /// A running run whose last event is older than this shows as "stalled": a live trainer writes
+    /// a system event every 2 s (300 s leaves room for a remote host's clock being off).
+    static constexpr double kStalledAfterS = 300;
+
     explicit RunsSidebar(QWidget* parent = nullptr);
     ~RunsSidebar() override;
     void setWorkspace(const QString& dir);
@@ -33,10 +51,34 @@ public:
     QTreeWidget* tree() const { return tree_; }
     /// The state badge for a run state (coloured dot).
     static QIcon badge(const QString& state);
+    /// The state shown for a listed run: its state, or "stalled" for a running one silent for
+    /// more than kStalledAfterS at `now` (seconds since the epoch).
+    static QString shownState(const RunEntry& run, double now);
+
+    /// The width to give the sidebar's dock at start-up: the width it (its dock) had when last
+    /// destroyed (within [kMinimumWidth, kMaximumRememberedWidth]), else kDefaultWidth.
+    int preferredWidth() const;
+
+    /// The filter: runs whose name or host contains `text` (case-insensitive) stay visible.
+    void setFilter(const QString& text);
+    QString filter() const;
+    QLineEdit* filterEdit() const { return filter_; }
+
+    /// Checks or unchecks the run `runKey` (RunPalette::key) without emitting plotToggled.
+    void setPlotted(const QString& runKey, bool on);
+    bool isPlotted(const QString& runKey) const { return plotted_.contains(runKey); }
+    /// Asks for the run `runKey` to be opened (openLocal / openRemote); false when not listed.
+    bool openRun(const QString& runKey);
+    /// The listed run `runKey`'s item, or null (tests).
+    QTreeWidgetItem* runItem(const QString& runKey) const;
+    /// The key of a run item (empty for a host or the local root).
+    static QString runKey(const QTreeWidgetItem* item);
 
 signals:
     void openLocal(const QString& runDir);
     void openRemote(streetgan::ui::RemoteHost* host, const QString& runDir);
+    /// The user checked (plot it) or unchecked (hide it from the plots) the run `runKey`.
+    void plotToggled(const QString& runKey, bool on);
     /// The user asked to set up (install or update) streetgan-trainer on `host`.
     void setUpTrainerRequested(streetgan::ui::RemoteHost* host);
     void localListed(int runs);
@@ -47,12 +89,21 @@ public:
     /// The host's item (tests).
     QTreeWidgetItem* hostItem(RemoteHost* host) const { return hosts_.value(host); }
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+    void showEvent(QShowEvent* e) override;
+
 private:
     void fill(QTreeWidgetItem* parent, const RunEntryList& runs);
     void showHostState(RemoteHost* host);
+    void showPlotted(QTreeWidgetItem* item);
+    void applyFilter();
+    RemoteHost* hostOf(const QTreeWidgetItem* runItem) const;
     QTreeWidget* tree_;
+    QLineEdit* filter_;
     QTreeWidgetItem* localRoot_;
     QHash<RemoteHost*, QTreeWidgetItem*> hosts_;
+    QSet<QString> plotted_;
     QString workspace_;
     QThread* thread_;
     LocalRunLister* lister_;
@@ -60,6 +111,9 @@ private:
     quint64 job_ = 0;
     bool listing_ = false;  ///< a listing is in flight on the worker
     bool again_ = false;    ///< refresh() was asked for meanwhile
+    bool filling_ = false;  ///< check states set by code, not the user
+    int shownWidth_ = 0;    ///< the width while visible (saved on destruction)
+    bool sized_ = false;    ///< the dock got preferredWidth() (first show)
     void listingDone();
 };
 

@@ -1,7 +1,9 @@
 // The dashboard, samples, system and cost panels fed a recorded run directory (RunSession reads
 // events.jsonl on a worker, then attach confirms the end): points per plot, x modes, smoothing,
-// log-y, hover read-out, exports, the starving banner.
+// log-y, hover read-out, exports, the starving banner; the raw series under the smoothed one, the
+// empty states, the crosshair, relative and wall-clock time, the legend outside the data.
 #include <qcustomplot.h>
+#include <QDateTime>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -139,6 +141,74 @@ private slots:
         QCOMPARE(page.panels()[0]->plot()->graphCount(), 8);  // 2 runs x 2 metrics x (raw, smoothed)
         page.removeSession(&sb);
         QCOMPARE(page.panels()[0]->plot()->graphCount(), 4);
+    }
+
+    void rawBehindEmptyStatesAndCrosshair() {
+        const QString dir = tmp_.filePath("run-c");
+        streetgan::test::writeRun(dir, 300, 0);
+        DashboardPage page;
+        page.resize(1200, 800);
+        page.show();
+        PlotPanel* loss = page.panels()[0];
+        QVERIFY2(loss->emptyText().contains("no run selected", Qt::CaseInsensitive), qPrintable(loss->emptyText()));
+        RunSession s(dir, STREETGAN_TRAINER);
+        page.addSession(&s);
+        // added, nothing read yet: what is awaited, and from where
+        QVERIFY2(loss->emptyText().contains("waiting for the first event from this computer", Qt::CaseInsensitive), qPrintable(loss->emptyText()));
+        s.start();
+        QTRY_COMPARE_WITH_TIMEOUT(loss->pointCount(&s.series(), Metric::LossD), 300, 20000);
+        QVERIFY(loss->emptyText().isEmpty());
+        // a remote run's host is named
+        RunSeries empty;
+        PlotPanel lone("loss", {Metric::LossD});
+        lone.addRun(&empty, "r", QColor(Qt::red), "gpu-box");
+        QVERIFY2(lone.emptyText().contains("waiting for the first event from gpu-box", Qt::CaseInsensitive), qPrintable(lone.emptyText()));
+
+        // smoothing on: the raw series faint (same colour, lower alpha) on a layer under the smoothed one
+        page.setSmoothing(0.8);
+        loss->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCPGraph* raw = loss->rawGraph(&s.series(), Metric::LossD);
+        QCPGraph* smooth = loss->smoothGraph(&s.series(), Metric::LossD);
+        QVERIFY(raw && smooth && smooth->visible());
+        QVERIFY(raw->layer()->index() < smooth->layer()->index());
+        QVERIFY(raw->pen().color().alpha() < smooth->pen().color().alpha());
+        QCOMPARE(raw->pen().color().rgb(), smooth->pen().color().rgb());
+        QVERIFY(loss->plot()->legend->hasItemWithPlottable(smooth));
+        QVERIFY(!loss->plot()->legend->hasItemWithPlottable(raw));
+        // the legend is a row above the axis rect, not an inset over the data
+        QCOMPARE(loss->plot()->axisRect()->insetLayout()->elementCount(), 0);
+        QVERIFY(loss->plot()->legend->outerRect().bottom() <= loss->plot()->axisRect()->rect().top());
+
+        // the crosshair: a line and each series' value at that x, raw and smoothed
+        loss->showCrosshair(150);
+        QVERIFY(loss->crosshairVisible());
+        const QString text = loss->crosshairText();
+        QVERIFY2(text.startsWith("step 150\n"), qPrintable(text));
+        QVERIFY(text.contains("loss D · run-c: " + QString::number(1.0 + std::sin(150 / 30.0) * 0.3, 'g', 6)));
+        QVERIFY(text.contains("loss G · run-c: "));
+        QVERIFY(text.contains("(smoothed "));
+        loss->showCrosshair(5000);  // right of every series: nothing to read there
+        QVERIFY(!loss->crosshairVisible());
+        // the mouse does the same
+        loss->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        const QPoint at(static_cast<int>(loss->plot()->xAxis->coordToPixel(100)), loss->plot()->axisRect()->center().y());
+        QTest::mouseMove(loss->plot(), at);
+        QTRY_VERIFY(loss->crosshairText().startsWith("step 10"));
+
+        // x: time since the start (h:mm:ss), wall-clock time
+        page.setXAxis(PlotXAxis::Relative);
+        loss->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(std::abs(raw->data()->at(raw->data()->size() - 1)->key - 30.0) < 1e-3);  // 300 events, 0.1 s apart
+        QVERIFY2(loss->readoutAt(15).startsWith("time since start 0:00:15"), qPrintable(loss->readoutAt(15)));
+        page.setXAxis(PlotXAxis::WallClock);
+        loss->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(std::abs(raw->data()->at(0)->key - (1.75e9 + 0.1)) < 1e-3);
+        QVERIFY(loss->readoutAt(1.75e9 + 15).contains(QDateTime::fromSecsSinceEpoch(1750000015).toString("hh:mm:ss")));
+        page.setXMode(XAxisMode::Step);
+        QCOMPARE(loss->xAxisChoice(), PlotXAxis::Step);
+        page.setSmoothing(0);
+        QCOMPARE(raw->pen().color().alpha(), 255);
+        page.removeSession(&s);
     }
 
     void samplesSystemAndCost() {

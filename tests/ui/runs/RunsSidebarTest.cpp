@@ -1,0 +1,260 @@
+// The runs sidebar listing real run directories of a workspace: its remembered width (also through
+// a QDockWidget and QMainWindow::resizeDocks, as the main window does it), the filter, the state
+// badges and tooltips, and its check boxes deciding which runs the dashboard overlays (each in its
+// own colour, named in the legend). Saves a 1280x800 screenshot of sidebar and dashboard with two
+// runs when STREETGAN_SCREENSHOT_DIR is set.
+#include <qcustomplot.h>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QMainWindow>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+#include <memory>
+
+#include "dashboard/DashboardPage.h"
+#include "dashboard/PlotPanel.h"
+#include "runs/RunItemDelegate.h"
+#include "runs/RunPalette.h"
+#include "runs/RunSession.h"
+#include "runs/RunsSidebar.h"
+#include "support/UiTestSupport.h"
+
+using namespace streetgan::ui;
+
+class RunsSidebarTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    QString ws_;
+
+    static void listed(RunsSidebar& s, const QString& ws) {
+        QSignalSpy spy(&s, &RunsSidebar::localListed);
+        s.setWorkspace(ws);
+        QVERIFY(spy.wait(20000));
+    }
+    QString key(const QString& name) const { return RunPalette::key({}, ws_ + "/" + name); }
+
+private slots:
+    void initTestCase() {
+        streetgan::test::isolateSettings(tmp_.filePath("settings"));
+        ws_ = tmp_.filePath("ws");
+        streetgan::test::writeRun(ws_ + "/alpha-baseline", 300, 0);
+        streetgan::test::writeRun(ws_ + "/beta-lr-sweep", 200, 0);
+        streetgan::test::writeRun(ws_ + "/a-run-with-a-very-long-name-that-cannot-fit-in-the-sidebar", 10, 0);
+    }
+
+    void widthIsRemembered() {
+        {
+            RunsSidebar s;
+            QCOMPARE(s.preferredWidth(), RunsSidebar::kDefaultWidth);  // nothing remembered yet
+            s.show();
+            s.resize(333, 500);
+            QCOMPARE(s.width(), 333);
+        }
+        {
+            RunsSidebar s;
+            QCOMPARE(s.preferredWidth(), 333);
+            s.show();
+            s.resize(100, 500);  // below the minimum: clamped
+            QCOMPARE(s.width(), RunsSidebar::kMinimumWidth);
+        }
+        QCOMPARE(RunsSidebar().preferredWidth(), RunsSidebar::kMinimumWidth);
+
+        // In a dock, as MainWindow holds it: shown, the sidebar gives its dock the remembered
+        // width; the dock's width (310 here) is what comes back next time.
+        for (int round = 0; round < 2; ++round) {
+            QMainWindow w;
+            auto* sidebar = new RunsSidebar;
+            auto* dock = new QDockWidget("Runs", &w);
+            dock->setObjectName("runsDock");
+            dock->setWidget(sidebar);
+            w.addDockWidget(Qt::LeftDockWidgetArea, dock);
+            w.setCentralWidget(new QWidget);
+            w.resize(1280, 800);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            if (round == 0) {
+                QTRY_COMPARE(dock->width(), RunsSidebar::kMinimumWidth);  // remembered above
+                w.resizeDocks({dock}, {310}, Qt::Horizontal);             // as the user drags the splitter
+            }
+            QTRY_COMPARE(dock->width(), 310);  // second round: the remembered 310
+        }
+    }
+
+    void listsFiltersAndBadges() {
+        RunsSidebar s;
+        s.resize(RunsSidebar::kMinimumWidth, 500);
+        s.show();
+        listed(s, ws_);
+        QTreeWidgetItem* alpha = s.runItem(key("alpha-baseline"));
+        QTreeWidgetItem* beta = s.runItem(key("beta-lr-sweep"));
+        QTreeWidgetItem* longRun = s.runItem(key("a-run-with-a-very-long-name-that-cannot-fit-in-the-sidebar"));
+        QVERIFY(alpha && beta && longRun);
+        QCOMPARE(alpha->text(0), QString("alpha-baseline"));
+        QCOMPARE(alpha->data(1, RunItemDelegate::kStateRole).toString(), QString("finished"));
+        QCOMPARE(alpha->text(1), QString("finished 300/300"));
+        QCOMPARE(alpha->data(1, RunItemDelegate::kDetailRole).toString(), QString("300/300"));
+        QCOMPARE(alpha->data(0, RunItemDelegate::kSecondLineRole).toString(), QString("this computer"));
+        QVERIFY(alpha->flags() & Qt::ItemIsUserCheckable);
+        QCOMPARE(alpha->checkState(0), Qt::Unchecked);
+        // elided in the view, whole in the tooltip (name, host and path, state)
+        const QString tip = longRun->toolTip(0);
+        QVERIFY2(tip.contains("a-run-with-a-very-long-name-that-cannot-fit-in-the-sidebar") && tip.contains("this computer") && tip.contains("finished 10/10"),
+                 qPrintable(tip));
+        QVERIFY(s.tree()->header()->sectionSize(0) < s.fontMetrics().horizontalAdvance(longRun->text(0)));
+        QCOMPARE(longRun->toolTip(1), tip);
+
+        // the filter: name or host, case-insensitive
+        s.setFilter("ALPHA");
+        QVERIFY(!alpha->isHidden());
+        QVERIFY(beta->isHidden());
+        QVERIFY(longRun->isHidden());
+        s.filterEdit()->setText("lr-SW");  // as typed
+        QVERIFY(alpha->isHidden());
+        QVERIFY(!beta->isHidden());
+        s.setFilter("This Computer");
+        QVERIFY(!alpha->isHidden() && !beta->isHidden() && !longRun->isHidden());
+        s.setFilter("no such run");
+        QVERIFY(alpha->isHidden() && beta->isHidden());
+        QVERIFY(alpha->parent()->isHidden());
+        // a refresh keeps the filter
+        QSignalSpy again(&s, &RunsSidebar::localListed);
+        s.refresh();
+        QVERIFY(again.wait(20000));
+        QVERIFY(alpha->isHidden());
+        s.setFilter("");
+        QVERIFY(!alpha->isHidden() && !beta->isHidden() && !alpha->parent()->isHidden());
+
+        // stalled: running, but silent for longer than kStalledAfterS
+        const double now = static_cast<double>(QDateTime::currentSecsSinceEpoch());
+        RunEntry r;
+        r.state = "running";
+        r.updated = now - 10;
+        QCOMPARE(RunsSidebar::shownState(r, now), QString("running"));
+        r.updated = now - RunsSidebar::kStalledAfterS - 60;
+        QCOMPARE(RunsSidebar::shownState(r, now), QString("stalled"));
+        r.state = "paused";
+        QCOMPARE(RunsSidebar::shownState(r, now), QString("paused"));
+        QVERIFY(RunItemDelegate::stateColour("stalled") != RunItemDelegate::stateColour("running"));
+        QVERIFY(RunItemDelegate::stateColour("crashed") != RunItemDelegate::stateColour("finished"));
+    }
+
+    void checkBoxesDecideWhatIsPlotted() {
+        RunsSidebar sidebar;
+        DashboardPage page;
+        page.resize(1000, 700);
+        page.show();
+        page.setSmoothing(0);
+        page.linkSidebar(&sidebar);
+        // what MainWindow does on openLocal: a session, added to the dashboard
+        std::vector<std::unique_ptr<RunSession>> sessions;
+        connect(&sidebar, &RunsSidebar::openLocal, this, [&](const QString& dir) {
+            sessions.push_back(std::make_unique<RunSession>(dir, STREETGAN_TRAINER));
+            page.addSession(sessions.back().get());
+            sessions.back()->start();
+        });
+        listed(sidebar, ws_);
+        PlotPanel* loss = page.panels()[0];
+        QVERIFY2(loss->emptyText().contains("no run selected", Qt::CaseInsensitive), qPrintable(loss->emptyText()));
+
+        QTreeWidgetItem* alpha = sidebar.runItem(key("alpha-baseline"));
+        QTreeWidgetItem* beta = sidebar.runItem(key("beta-lr-sweep"));
+        alpha->setCheckState(0, Qt::Checked);  // as a click does: not open yet, so it opens
+        QCOMPARE(sessions.size(), size_t{1});
+        beta->setCheckState(0, Qt::Checked);
+        QCOMPARE(sessions.size(), size_t{2});
+        RunSession* a = sessions[0].get();
+        RunSession* b = sessions[1].get();
+        QTRY_COMPARE_WITH_TIMEOUT(loss->pointCount(&a->series(), Metric::LossD), 300, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(loss->pointCount(&b->series(), Metric::LossD), 200, 20000);
+        QCOMPARE(loss->plot()->graphCount(), 8);
+        QVERIFY(loss->emptyText().isEmpty());
+
+        // each run in its own colour: the sidebar's swatch, the plots' pens
+        const QColor ca = RunPalette::colour(key("alpha-baseline")), cb = RunPalette::colour(key("beta-lr-sweep"));
+        QVERIFY(ca != cb);
+        QCOMPARE(RunPalette::colour(key("alpha-baseline")), ca);  // stable
+        QCOMPARE(alpha->icon(0).pixmap(14, 14).toImage().pixelColor(7, 7).rgb(), ca.rgb());
+        QCOMPARE(loss->rawGraph(&a->series(), Metric::LossD)->pen().color().rgb(), ca.rgb());
+        QCOMPARE(page.panels()[2]->rawGraph(&b->series(), Metric::ImgPerS)->pen().color().rgb(), cb.rgb());
+        // the legend names the run
+        auto legendNames = [&] {
+            QStringList names;
+            for (int i = 0; i < loss->plot()->legend->itemCount(); ++i)
+                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(loss->plot()->legend->item(i))) names << item->plottable()->name();
+            return names;
+        };
+        QVERIFY2(legendNames().contains("loss D · alpha-baseline"), qPrintable(legendNames().join(", ")));
+        QVERIFY(legendNames().contains("loss G · beta-lr-sweep"));
+
+        // unchecking removes the run's graphs (the run stays open), checking brings them back
+        alpha->setCheckState(0, Qt::Unchecked);
+        QVERIFY(!page.isPlotted(a));
+        QCOMPARE(loss->plot()->graphCount(), 4);
+        QVERIFY(!loss->rawGraph(&a->series(), Metric::LossD));
+        QVERIFY(!legendNames().join(" ").contains("alpha"));
+        QCOMPARE(page.panels()[4]->pointCount(&a->series(), Metric::Lr), -1);
+        alpha->setCheckState(0, Qt::Checked);
+        QCOMPARE(sessions.size(), size_t{2});  // open already: not opened again
+        QVERIFY(page.isPlotted(a));
+        QCOMPARE(loss->plot()->graphCount(), 8);
+        QCOMPARE(loss->pointCount(&a->series(), Metric::LossD), 300);
+        QCOMPARE(loss->rawGraph(&a->series(), Metric::LossD)->pen().color().rgb(), ca.rgb());
+        QVERIFY(legendNames().contains("loss D · alpha-baseline"));
+
+        // the dashboard's side shows in the boxes: hidden there, unchecked here; closed, unchecked
+        page.setPlotted(b, false);
+        QCOMPARE(beta->checkState(0), Qt::Unchecked);
+        page.setPlotted(b, true);
+        QCOMPARE(beta->checkState(0), Qt::Checked);
+        page.removeSession(a);
+        QCOMPARE(alpha->checkState(0), Qt::Unchecked);
+        QVERIFY(!sidebar.isPlotted(key("alpha-baseline")));
+        page.removeSession(b);
+        QVERIFY(loss->emptyText().contains("no run selected", Qt::CaseInsensitive));
+    }
+
+    void screenshot() {
+        // What a newcomer sees at 1280x800: sidebar and dashboard with two runs overlaid.
+        QMainWindow w;
+        auto* sidebar = new RunsSidebar;
+        auto* dock = new QDockWidget("Runs", &w);
+        dock->setWidget(sidebar);
+        w.addDockWidget(Qt::LeftDockWidgetArea, dock);
+        auto* page = new DashboardPage;
+        w.setCentralWidget(page);
+        w.resize(1280, 800);
+        page->linkSidebar(sidebar);
+        std::vector<std::unique_ptr<RunSession>> sessions;
+        connect(sidebar, &RunsSidebar::openLocal, this, [&](const QString& dir) {
+            sessions.push_back(std::make_unique<RunSession>(dir, STREETGAN_TRAINER));
+            page->addSession(sessions.back().get());
+            sessions.back()->start();
+        });
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        listed(*sidebar, ws_);
+        page->setSmoothing(0.6);
+        sidebar->runItem(key("alpha-baseline"))->setCheckState(0, Qt::Checked);
+        sidebar->runItem(key("beta-lr-sweep"))->setCheckState(0, Qt::Checked);
+        QTRY_COMPARE_WITH_TIMEOUT(page->panels()[0]->pointCount(&sessions[1]->series(), Metric::LossD), 200, 20000);
+        PlotPanel* loss = page->panels()[0];
+        loss->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        loss->showCrosshair(150);
+        QVERIFY(loss->crosshairText().contains("loss D · beta-lr-sweep"));
+        QTest::qWait(200);
+        const QImage shot = w.grab().toImage();
+        QCOMPARE(shot.size(), QSize(1280, 800));
+        // the legend row sits above the axis rect, not over the data
+        const QRect legend = loss->plot()->legend->outerRect(), data = loss->plot()->axisRect()->rect();
+        QVERIFY(legend.bottom() <= data.top());
+        if (const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR"); !keep.isEmpty()) shot.save(keep + "/runs-sidebar-dashboard.png");
+        for (auto& s : sessions) page->removeSession(s.get());
+    }
+};
+
+QTEST_MAIN(RunsSidebarTest)
+#include "RunsSidebarTest.moc"
