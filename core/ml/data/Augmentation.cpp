@@ -102,7 +102,7 @@ void Augmentation::applyU8(const DecodedImage& img, const AugmentParams& p, uint
     if (vx0 == x0 && vx1 == x0 + cd) {
         crop = src(cv::Rect(x0, y0, cd, cd));  // a view, no copy
     } else {
-        crop = cv::Mat::zeros(cd, cd, CV_8UC3);  // black where the shift uncovered the frame
+        crop = cv::Mat(cd, cd, CV_8UC3, cv::Scalar::all(0));  // black where the shift uncovered the frame
         if (vx1 > vx0) src(cv::Rect(vx0, y0, vx1 - vx0, cd)).copyTo(crop(cv::Rect(vx0 - x0, 0, vx1 - vx0, cd)));
     }
     if (cd == S)

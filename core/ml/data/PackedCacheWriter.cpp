@@ -89,7 +89,9 @@ Band makeBand(const DecodedImage& img, const AugmentParams& p) {
     cv::Mat src(img.height, img.width, CV_8UC3, const_cast<uint8_t*>(img.rgb.data()));
     const int bandW = cd + 2 * md, bx0 = xc - md;
     const int vx0 = std::max(bx0, 0), vx1 = std::min(bx0 + bandW, img.width);
-    cv::Mat band = cv::Mat::zeros(cd, bandW, CV_8UC3);  // black beyond the photo: the shift's fill
+    // Not cv::Mat::zeros: its MatExpr path reads a lazily made OpenCV singleton without a lock TSan
+    // can see (a race report from uninstrumented code on every loader thread); this is the same.
+    cv::Mat band(cd, bandW, CV_8UC3, cv::Scalar::all(0));  // black beyond the photo: the shift's fill
     if (vx1 > vx0) src(cv::Rect(vx0, y0, vx1 - vx0, cd)).copyTo(band(cv::Rect(vx0 - bx0, 0, vx1 - vx0, cd)));
     cv::Mat dst(S, b.cols, CV_8UC3, b.rgb.data());
     if (cd == S && bandW == b.cols)
