@@ -20,7 +20,9 @@ supp="$PWD/tools/sanitizers"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:suppressions=$supp/asan.supp"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
+# die_after_fork=0: the tests and Qt's QProcess fork from a threaded process to exec a child;
+# TSan would kill such a child before its exec.
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$supp/tsan.supp"
 
 # The threaded suites: what tsan builds (and all it builds: nothing else is needed for them).
 tsan_targets=(test_daemon test_daemon_cli test_remote test_remote_cli test_loader test_ui_events test_ui_live_run test_ui_local_attach streetgan-trainer)

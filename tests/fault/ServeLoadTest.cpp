@@ -322,7 +322,14 @@ TEST_F(ServeLoad, HealthAnswersUnderAThousandConnectionsAndSlowClients) {
     EXPECT_EQ(busy, 0);
     EXPECT_EQ(other, 0);
     EXPECT_LE(afterFds, baseFds) << "descriptors did not return to the baseline";
-    EXPECT_LT(afterRss - baseRss, 64 * 1024) << "resident memory grew by more than 64 MiB";
+#ifdef __SANITIZE_ADDRESS__
+    // The asan build (tools/sanitize.sh): freed blocks wait in ASan's quarantine (256 MiB by
+    // default) before reuse, so resident memory grows by design; the bound is looser there.
+    constexpr long kGrowthKb = 320 * 1024;
+#else
+    constexpr long kGrowthKb = 64 * 1024;
+#endif
+    EXPECT_LT(afterRss - baseRss, kGrowthKb) << "resident memory grew by more than " << kGrowthKb / 1024 << " MiB";
     EXPECT_EQ(server_->wait(0), std::nullopt) << "serve exited:\n" << server_->err();
 }
 

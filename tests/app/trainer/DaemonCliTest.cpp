@@ -360,6 +360,12 @@ TEST_F(Daemon, RepeatedKillsAndResumesLogEachStepOnceAndLeaveNoTemporaries) {
         ASSERT_EQ(again.code, 0) << again.err;
     }
     ASSERT_TRUE(waitFor([&] { return lastStep(dir) >= killedAt + 3; }));
+    // Stop the live trainer (SIGTERM: a last checkpoint, then exit) before looking for temporaries:
+    // while it runs, a temporary may be its checkpoint write in progress (found under TSan, where a
+    // write takes long enough to be caught).
+    const pid_t last = pidOf(dir);
+    ASSERT_EQ(::kill(last, SIGTERM), 0);
+    ASSERT_TRUE(waitFor([&] { return !processAlive(last); }));
     std::vector<int64_t> steps;
     for (const auto& e : readEvents(dir))
         if (e.value("kind", "") == "metrics") steps.push_back(e["step"]);

@@ -188,8 +188,10 @@ TEST(BackgroundMetrics, OneRunsTheNewestWaitsAndStopCancels) {
     std::mutex mu;
     std::condition_variable cv;
     bool release = false, holding = false;
+    std::atomic<bool> running7{false};
     TrainingMetrics::setBackgroundHookForTests([&](int64_t step, const std::atomic<bool>& cancelled) {
         if (step == 7) {  // the stop case: held until finish() cancels (bounded: a failure, not a hang)
+            running7 = true;
             for (int i = 0; i < 1200 && !cancelled; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
             return;
         }
@@ -235,6 +237,9 @@ TEST(BackgroundMetrics, OneRunsTheNewestWaitsAndStopCancels) {
     // A stop cancels the running and the waiting evaluation: their events say so.
     TrainingMetrics stopping(cfg, torch::kCPU);
     stopping.submit(g, 7);
+    // 8 must find 7 running, not waiting (a waiting 7 would be replaced: "skipped"; seen under ASan).
+    for (int i = 0; i < 1200 && !running7; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(running7);
     stopping.submit(g, 8);
     std::atomic<bool> stop{true};
     const auto cancelled = stopping.finish(&stop);
