@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "support/CliRunner.h"
+#include "support/RunProbe.h"
 #include "support/TempDir.h"
 
 using namespace streetgan::test;
@@ -31,29 +32,11 @@ std::vector<json> parseLines(const std::string& text) {
     return out;
 }
 
-bool waitFor(const std::function<bool()>& pred, double seconds = 60) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (std::chrono::steady_clock::now() < end) {
-        if (pred()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return pred();
-}
-
 bool hasEvent(const std::string& runDir, const std::function<bool(const json&)>& pred) {
     for (const auto& e : readEvents(runDir))
         if (pred(e)) return true;
     return false;
 }
-
-pid_t pidOf(const std::string& runDir) {
-    std::ifstream in(runDir + "/trainer.pid");
-    pid_t pid = 0;
-    in >> pid;
-    return pid;
-}
-
-bool processAlive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
 
 // Inodes of the TCP sockets (v4 and v6, any state) that `pid` has open.
 std::vector<std::string> tcpSocketsOf(pid_t pid) {
@@ -82,7 +65,7 @@ class Daemon : public ::testing::Test {
 protected:
     void TearDown() override {
         for (const auto& d : started_)
-            if (pid_t pid = pidOf(d); processAlive(pid)) ::kill(pid, SIGKILL);
+            if (pid_t pid = trainerPidOf(d); processAlive(pid)) ::kill(pid, SIGKILL);
     }
     // A tiny CPU run that goes on for minutes unless stopped.
     CliResult start(const std::string& name, std::vector<std::string> extra = {}) {
@@ -145,7 +128,7 @@ TEST_F(Daemon, StartReturnsAtOnceAndTheRunKeepsTraining) {
     EXPECT_EQ(r.out, fs::canonical(dir).string() + "\n");
     EXPECT_LT(took, 60.0);
     // pid file, log, lock and a private control socket in a private run directory
-    const pid_t pid = pidOf(dir);
+    const pid_t pid = trainerPidOf(dir);
     ASSERT_TRUE(processAlive(pid));
     EXPECT_NE(::getsid(pid), ::getsid(0)) << "the daemon must have a session of its own";
     struct stat st;
@@ -156,10 +139,10 @@ TEST_F(Daemon, StartReturnsAtOnceAndTheRunKeepsTraining) {
     EXPECT_EQ(st.st_mode & 0777, 0700u);
     EXPECT_TRUE(fs::exists(dir + "/trainer.log"));
     // it trains on after `start` returned, and ls says so
-    ASSERT_TRUE(waitFor([&] { return lastStep(dir) >= 10; }));
+    ASSERT_TRUE(waitUntil([&] { return lastStep(dir) >= 10; }));
     EXPECT_EQ(stateOf("run a"), "running");
     // the system panel's readings arrive every few seconds
-    ASSERT_TRUE(waitFor([&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "system"; }); }));
+    ASSERT_TRUE(waitUntil([&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "system"; }); }));
     for (const auto& e : readEvents(dir))
         if (e.value("kind", "") == "system") {
             EXPECT_GT(e["cpu_percent"].get<double>(), 0.0);
@@ -174,7 +157,7 @@ TEST_F(Daemon, StartReturnsAtOnceAndTheRunKeepsTraining) {
     EXPECT_TRUE(processAlive(pid));
     const CliResult stop = cli.run({"control", dir, "stop"});
     EXPECT_EQ(stop.code, 0) << stop.err;
-    ASSERT_TRUE(waitFor([&] { return !processAlive(pid); }));
+    ASSERT_TRUE(waitUntil([&] { return !processAlive(pid); }));
     EXPECT_EQ(stateOf("run a"), "stopped");
     EXPECT_FALSE(fs::exists(dir + "/control.sock"));
     EXPECT_TRUE(fs::exists(dir + "/checkpoints/checkpoint_0.pt"));
@@ -183,9 +166,9 @@ TEST_F(Daemon, StartReturnsAtOnceAndTheRunKeepsTraining) {
 TEST_F(Daemon, PauseResumeSetLrCheckpointAndSampleNow) {
     ASSERT_EQ(start("r").code, 0);
     const std::string dir = tmp / "r";
-    ASSERT_TRUE(waitFor([&] { return lastStep(dir) >= 4; }));
+    ASSERT_TRUE(waitUntil([&] { return lastStep(dir) >= 4; }));
     ASSERT_EQ(cli.run({"control", dir, "pause"}).code, 0);
-    ASSERT_TRUE(waitFor([&] { return hasEvent(dir, [](const json& e) { return e.value("state", "") == "paused"; }); }));
+    ASSERT_TRUE(waitUntil([&] { return hasEvent(dir, [](const json& e) { return e.value("state", "") == "paused"; }); }));
     EXPECT_EQ(stateOf("r"), "paused");
     const int64_t pausedAt = lastStep(dir);
     std::this_thread::sleep_for(std::chrono::milliseconds(700));
@@ -201,14 +184,14 @@ TEST_F(Daemon, PauseResumeSetLrCheckpointAndSampleNow) {
     // commands work while paused
     ASSERT_EQ(cli.run({"control", dir, "checkpoint-now"}).code, 0);
     ASSERT_EQ(cli.run({"control", dir, "sample-now"}).code, 0);
-    ASSERT_TRUE(waitFor([&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "sample"; }); }));
+    ASSERT_TRUE(waitUntil([&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "sample"; }); }));
     EXPECT_TRUE(hasEvent(dir, [](const json& e) { return e.value("kind", "") == "checkpoint"; }));
     EXPECT_TRUE(fs::exists(dir + "/checkpoints/checkpoint_0.pt"));
     const CliResult lr = cli.run({"control", dir, "set-lr", "0.00123"});
     ASSERT_EQ(lr.code, 0) << lr.err;
     EXPECT_EQ(json::parse(lr.out)["ok"], true);
     ASSERT_EQ(cli.run({"control", dir, "resume"}).code, 0);
-    ASSERT_TRUE(waitFor(
+    ASSERT_TRUE(waitUntil(
         [&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "metrics" && std::abs(e.value("lr", 0.0) - 0.00123) < 1e-9; }); }));
     EXPECT_GT(lastStep(dir), pausedAt);
     EXPECT_EQ(stateOf("r"), "running");
@@ -233,7 +216,7 @@ TEST_F(Daemon, BadCommandsAreRefusedWithAnErrorEvent) {
     EXPECT_NE(replies[0]["error"].get<std::string>().find("unknown control command 'explode'"), std::string::npos);
     EXPECT_EQ(replies[1]["ok"], false);
     EXPECT_EQ(replies[2]["ok"], true);
-    ASSERT_TRUE(waitFor([&] {
+    ASSERT_TRUE(waitUntil([&] {
         return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "error" && e.value("message", "").find("explode") != std::string::npos; });
     }));
     EXPECT_EQ(stateOf("r"), "running") << "a refused command does not fail the run";
@@ -269,7 +252,7 @@ TEST_F(Daemon, AttachResumesWithNoGapAndNoDuplicate) {
         }
     }
     ASSERT_EQ(cli.run({"control", dir, "stop"}).code, 0);
-    ASSERT_TRUE(waitFor([&] { return !processAlive(pidOf(dir)); }));
+    ASSERT_TRUE(waitUntil([&] { return !processAlive(trainerPidOf(dir)); }));
     // The last session follows to the end of the run and says how it ended.
     const CliResult last = cli.run({"attach", dir, "--from-offset", std::to_string(offset)});
     ASSERT_EQ(last.code, 0) << last.err;
@@ -301,10 +284,10 @@ TEST_F(Daemon, AttachResumesWithNoGapAndNoDuplicate) {
 TEST_F(Daemon, SigtermCheckpointsThenExits) {
     ASSERT_EQ(start("r").code, 0);
     const std::string dir = tmp / "r";
-    ASSERT_TRUE(waitFor([&] { return lastStep(dir) >= 4; }));
-    const pid_t pid = pidOf(dir);
+    ASSERT_TRUE(waitUntil([&] { return lastStep(dir) >= 4; }));
+    const pid_t pid = trainerPidOf(dir);
     ASSERT_EQ(::kill(pid, SIGTERM), 0);
-    ASSERT_TRUE(waitFor([&] { return !processAlive(pid); }));
+    ASSERT_TRUE(waitUntil([&] { return !processAlive(pid); }));
     const auto events = readEvents(dir);
     ASSERT_GE(events.size(), 2u);
     EXPECT_EQ(events.back()["state"], "stopped");
@@ -318,10 +301,10 @@ TEST_F(Daemon, SigtermCheckpointsThenExits) {
 TEST_F(Daemon, AKilledTrainerShowsAsCrashedAndResumes) {
     ASSERT_EQ(start("r", {"--checkpoint-every", "6"}).code, 0);
     const std::string dir = tmp / "r";
-    ASSERT_TRUE(waitFor([&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "checkpoint"; }); }));
-    const pid_t pid = pidOf(dir);
+    ASSERT_TRUE(waitUntil([&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "checkpoint"; }); }));
+    const pid_t pid = trainerPidOf(dir);
     ASSERT_EQ(::kill(pid, SIGKILL), 0);
-    ASSERT_TRUE(waitFor([&] { return !processAlive(pid); }));
+    ASSERT_TRUE(waitUntil([&] { return !processAlive(pid); }));
     EXPECT_EQ(stateOf("r"), "crashed");
     const CliResult a = cli.run({"attach", dir, "--seconds", "5"});
     ASSERT_EQ(a.code, 0);
@@ -330,7 +313,7 @@ TEST_F(Daemon, AKilledTrainerShowsAsCrashedAndResumes) {
     std::ofstream(dir + "/events.jsonl", std::ios::app) << R"({"kind":"metr)";
     const CliResult again = start("r", {"--resume"});
     ASSERT_EQ(again.code, 0) << again.err;
-    ASSERT_TRUE(waitFor([&] { return stateOf("r") == "running"; }));
+    ASSERT_TRUE(waitUntil([&] { return stateOf("r") == "running"; }));
     const auto events = readEvents(dir);
     bool resumed = false;
     for (const auto& e : events)
@@ -347,10 +330,10 @@ TEST_F(Daemon, RepeatedKillsAndResumesLogEachStepOnceAndLeaveNoTemporaries) {
     int64_t killedAt = 0;
     for (int round = 0; round < 4; ++round) {
         // Run past the last kill and past a checkpoint, then kill at once (mid-step or mid-write).
-        ASSERT_TRUE(waitFor([&] { return lastStep(dir) >= killedAt + 7; })) << "round " << round;
-        const pid_t pid = pidOf(dir);
+        ASSERT_TRUE(waitUntil([&] { return lastStep(dir) >= killedAt + 7; })) << "round " << round;
+        const pid_t pid = trainerPidOf(dir);
         ASSERT_EQ(::kill(pid, SIGKILL), 0);
-        ASSERT_TRUE(waitFor([&] { return !processAlive(pid); }));
+        ASSERT_TRUE(waitUntil([&] { return !processAlive(pid); }));
         killedAt = lastStep(dir);
         // What a kill in the middle of AtomicFile::write leaves: a full-size temporary.
         std::ofstream(dir + "/checkpoints/checkpoint_0.pt.tmp.99999." + std::to_string(round)) << std::string(4096, 'x');
@@ -359,13 +342,13 @@ TEST_F(Daemon, RepeatedKillsAndResumesLogEachStepOnceAndLeaveNoTemporaries) {
         const CliResult again = start("r", resume);
         ASSERT_EQ(again.code, 0) << again.err;
     }
-    ASSERT_TRUE(waitFor([&] { return lastStep(dir) >= killedAt + 3; }));
+    ASSERT_TRUE(waitUntil([&] { return lastStep(dir) >= killedAt + 3; }));
     // Stop the live trainer (SIGTERM: a last checkpoint, then exit) before looking for temporaries:
     // while it runs, a temporary may be its checkpoint write in progress (found under TSan, where a
     // write takes long enough to be caught).
-    const pid_t last = pidOf(dir);
+    const pid_t last = trainerPidOf(dir);
     ASSERT_EQ(::kill(last, SIGTERM), 0);
-    ASSERT_TRUE(waitFor([&] { return !processAlive(last); }));
+    ASSERT_TRUE(waitUntil([&] { return !processAlive(last); }));
     std::vector<int64_t> steps;
     for (const auto& e : readEvents(dir))
         if (e.value("kind", "") == "metrics") steps.push_back(e["step"]);
@@ -380,7 +363,7 @@ TEST_F(Daemon, StartFailsInTheForegroundOnBadInput) {
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("no such folder"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_FALSE(processAlive(pidOf(tmp / "r")));
+    EXPECT_FALSE(processAlive(trainerPidOf(tmp / "r")));
     const CliResult usage = cli.run({"start", "--run-dir", tmp / "x"});
     EXPECT_EQ(usage.code, 2) << "--detach is required";
 }
@@ -409,7 +392,7 @@ TEST_F(Daemon, LsListsEveryRunWithItsState) {
     EXPECT_EQ(runs[0]["pid"], 0);
     EXPECT_EQ(runs[1]["name"], "live");
     EXPECT_EQ(runs[1]["state"], "running");
-    EXPECT_EQ(runs[1]["pid"], pidOf(tmp / "live"));
+    EXPECT_EQ(runs[1]["pid"], trainerPidOf(tmp / "live"));
     const CliResult table = cli.run({"ls", tmp.path().string()});
     EXPECT_NE(table.out.find("finished"), std::string::npos);
     EXPECT_EQ(cli.run({"ls", tmp / "missing"}).code, 5);
