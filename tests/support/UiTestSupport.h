@@ -6,11 +6,14 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -18,6 +21,25 @@
 namespace streetgan::test {
 
 /// Points QSettings at `dir` and a per-process organisation, so no test touches ~/.config.
+/// This process's children (from /proc/PID/stat's parent field) whose command line contains
+/// `needle` (every child when empty).
+inline QList<pid_t> childPids(const QByteArray& needle = {}) {
+    QList<pid_t> out;
+    QDirIterator it("/proc");
+    while (it.hasNext()) {
+        const QString p = it.next();
+        bool ok = false;
+        const pid_t pid = QFileInfo(p).fileName().toInt(&ok);
+        if (!ok) continue;
+        QFile stat(p + "/stat"), cmd(p + "/cmdline");
+        if (!stat.open(QIODevice::ReadOnly) || !cmd.open(QIODevice::ReadOnly)) continue;
+        const QByteArray s = stat.readAll();
+        const QList<QByteArray> fields = s.mid(s.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() > 1 && fields[1].toInt() == ::getpid() && (needle.isEmpty() || cmd.readAll().contains(needle))) out << pid;
+    }
+    return out;
+}
+
 inline void isolateSettings(const QString& dir) {
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir);

@@ -19,28 +19,6 @@
 
 using namespace streetgan::ui;
 
-namespace {
-
-/// Our child processes whose command line contains `needle`.
-QList<pid_t> childrenWith(const QByteArray& needle) {
-    QList<pid_t> out;
-    QDirIterator it("/proc");
-    while (it.hasNext()) {
-        const QString p = it.next();
-        bool ok = false;
-        const pid_t pid = QFileInfo(p).fileName().toInt(&ok);
-        if (!ok) continue;
-        QFile stat(p + "/stat"), cmd(p + "/cmdline");
-        if (!stat.open(QIODevice::ReadOnly) || !cmd.open(QIODevice::ReadOnly)) continue;
-        const QByteArray s = stat.readAll();
-        const QList<QByteArray> fields = s.mid(s.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() > 1 && fields[1].toInt() == ::getpid() && cmd.readAll().contains(needle)) out << pid;
-    }
-    return out;
-}
-
-}  // namespace
-
 class LiveRunTest : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
@@ -76,7 +54,7 @@ private slots:
 
         // followed in-process: no attach child (tests/ui/runs/LocalAttachTest.cpp covers resuming
         // at an offset)
-        QVERIFY(childrenWith("attach").isEmpty());
+        QVERIFY(streetgan::test::childPids("attach").isEmpty());
         const size_t before = s->series().rows();
         QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > before + 10, 30000);
 

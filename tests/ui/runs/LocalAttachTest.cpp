@@ -24,24 +24,6 @@ using namespace streetgan::ui;
 
 namespace {
 
-/// The pids of this process's children (from /proc/PID/stat's parent field).
-QList<pid_t> childPids() {
-    QList<pid_t> out;
-    QDirIterator it("/proc");
-    while (it.hasNext()) {
-        const QString p = it.next();
-        bool ok = false;
-        const pid_t pid = QFileInfo(p).fileName().toInt(&ok);
-        if (!ok) continue;
-        QFile stat(p + "/stat");
-        if (!stat.open(QIODevice::ReadOnly)) continue;
-        const QByteArray s = stat.readAll();
-        const QList<QByteArray> fields = s.mid(s.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() > 1 && fields[1].toInt() == ::getpid()) out << pid;
-    }
-    return out;
-}
-
 /// Every metrics row `logEvery` steps after the one before (the last may cover a partial interval).
 QString gapOrDuplicate(const RunSeries& r, double logEvery) {
     for (size_t i = 1; i + 1 < r.rows(); ++i) {
@@ -81,7 +63,7 @@ private slots:
         const size_t before = s->series().rows();
         QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > before + 10, 30000);  // live events arrive
         // no attach child: the trainer is our only child process
-        QCOMPARE(childPids(), QList<pid_t>{static_cast<pid_t>(trainer.processId())});
+        QCOMPARE(streetgan::test::childPids(), QList<pid_t>{static_cast<pid_t>(trainer.processId())});
 
         QSignalSpy replies(s.get(), &RunSession::replyReceived);
         s->sendCommand("pause");
