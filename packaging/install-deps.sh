@@ -27,8 +27,9 @@ PACKAGES=(
   libssh-dev libgif-dev libimagequant-dev libcpp-httplib-dev
   # video export: Debian's FFmpeg libraries
   libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
-  # desktop app: Qt 6 Widgets, QCustomPlot for Qt 6, SVG export; Xvfb and ImageMagick for GUI tests
-  qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6 qt6-svg-dev libgl-dev xvfb xauth imagemagick
+  # desktop app: Qt 6 Widgets (and D-Bus for notifications), QCustomPlot for Qt 6, SVG export;
+  # Xvfb and ImageMagick for GUI tests, dbus-daemon for the notification tests' private session bus
+  qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6 qt6-svg-dev libgl-dev xvfb xauth imagemagick dbus-daemon
   # tests: GoogleTest, Python PyTorch for fixtures written and read by the reference implementation
   libgtest-dev libgmock-dev python3 python3-torch python3-numpy
   # tests: real OpenSSH servers on loopback (remote), SciPy for the FID reference, Pillow to read

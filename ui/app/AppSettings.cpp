@@ -1,6 +1,7 @@
 #include "app/AppSettings.h"
 
 #include <QSettings>
+#include <QUrl>
 
 namespace streetgan::ui {
 
@@ -41,5 +42,30 @@ void AppSettings::setWindowLayout(const QByteArray& geometry, const QByteArray& 
     s.setValue("window/geometry", geometry);
     s.setValue("window/state", state);
 }
+
+QString AppSettings::theme() const { return QSettings().value("appearance/theme", "system").toString(); }
+void AppSettings::setTheme(const QString& theme) { QSettings().setValue("appearance/theme", theme); }
+bool AppSettings::notificationsEnabled() const { return QSettings().value("notifications/enabled", true).toBool(); }
+void AppSettings::setNotificationsEnabled(bool on) { QSettings().setValue("notifications/enabled", on); }
+
+namespace {
+// QSettings keys treat '/' as a group separator and '\\' specially; a host label holds '@' and ':'
+// only, but percent-encoding keeps any label one key.
+QString hostKey(const QString& hostLabel) { return "cost/hosts/" + QString::fromLatin1(QUrl::toPercentEncoding(hostLabel)); }
+}  // namespace
+
+QString AppSettings::hostInstance(const QString& hostLabel) const { return QSettings().value(hostKey(hostLabel) + "/instance").toString(); }
+double AppSettings::hostPricePerHour(const QString& hostLabel) const { return QSettings().value(hostKey(hostLabel) + "/perHour", -1.0).toDouble(); }
+
+void AppSettings::setHostPrice(const QString& hostLabel, const QString& instance, double perHour) {
+    QSettings s;
+    s.setValue(hostKey(hostLabel) + "/instance", instance);
+    s.setValue(hostKey(hostLabel) + "/perHour", perHour);
+}
+
+QStringList AppSettings::plottedRuns() const { return QSettings().value("runs/plotted").toStringList(); }
+void AppSettings::setPlottedRuns(const QStringList& runKeys) { QSettings().setValue("runs/plotted", runKeys); }
+bool AppSettings::welcomeDone() const { return QSettings().value("welcome/done", false).toBool(); }
+void AppSettings::setWelcomeDone(bool done) { QSettings().setValue("welcome/done", done); }
 
 }  // namespace streetgan::ui

@@ -1,6 +1,7 @@
 // What the app remembers between starts (QSettings, organisation "StreetGAN", application
 // "StreetGAN Studio"): the workspace folder, recent runs, recent hosts (no secrets), the cost
-// price, the window layout. Tests point QSettings elsewhere (QSettings::setPath or another
+// price (a global one and one per remote host), the window layout, the theme, whether desktop
+// notifications are on, which runs the plots overlay, and whether the welcome page was seen. Tests point QSettings elsewhere (QSettings::setPath or another
 // organisation name). GUI thread.
 #pragma once
 
@@ -27,6 +28,24 @@ public:
     QByteArray windowGeometry() const;
     QByteArray windowState() const;
     void setWindowLayout(const QByteArray& geometry, const QByteArray& state);
+
+    /// "system" (follow the desktop, the default), "light" or "dark".
+    QString theme() const;
+    void setTheme(const QString& theme);
+    /// Desktop notifications when a run finishes, crashes, stalls or starves (default on).
+    bool notificationsEnabled() const;
+    void setNotificationsEnabled(bool on);
+    /// The price a remote host is billed at, saved per host label (user@host:port): the instance
+    /// type picked ("custom" for a typed price) and dollars per hour; perHour < 0 when never set.
+    QString hostInstance(const QString& hostLabel) const;
+    double hostPricePerHour(const QString& hostLabel) const;
+    void setHostPrice(const QString& hostLabel, const QString& instance, double perHour);
+    /// Keys of the runs whose check boxes were on (RunsSidebar's run keys), restored at start.
+    QStringList plottedRuns() const;
+    void setPlottedRuns(const QStringList& runKeys);
+    /// The first-start welcome (runs folder chosen) was completed once.
+    bool welcomeDone() const;
+    void setWelcomeDone(bool done);
 };
 
 }  // namespace streetgan::ui
