@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGroupBox>
@@ -13,7 +14,6 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSlider>
-#include <QSplitter>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -22,6 +22,7 @@
 #include "base/util/Errors.h"
 #include "common/JsonFields.h"
 #include "common/RenderClient.h"
+#include "explorer/ExplorerColumns.h"
 #include "explorer/ExportDialog.h"
 #include "explorer/KeyframeList.h"
 #include "explorer/KeyframeModel.h"
@@ -102,6 +103,11 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     checkpointLabel_ = new QLabel(tr("no checkpoint open"));
     checkpointLabel_->setObjectName("explorerCheckpoint");
     checkpointLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Its long line ("file · preset · nz · px · device · sha256") must not set the page's minimum
+    // width: it is clipped on narrow pages and shown whole in its tooltip.
+    checkpointLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    checkpointLine_ = checkpointLabel_->text();
+    checkpointLabel_->installEventFilter(this);  // elides the line to the label's width
     bar->addSpacing(12);
     bar->addWidget(checkpointLabel_, 1);
     layout->addLayout(bar);
@@ -136,15 +142,9 @@ ExplorerPage::ExplorerPage(QWidget* parent)
 
     sliders_ = new LatentSliders;
 
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(scrolling(left, 250));
-    split->addWidget(centre);
-    split->addWidget(scrolling(sliders_, 280));
-    split->setStretchFactor(0, 0);
-    split->setStretchFactor(1, 1);
-    split->setStretchFactor(2, 0);
-    split->setChildrenCollapsible(false);
-    layout->addWidget(split, 1);
+    // Three columns, or the side panels as tabs beside the preview when the page is narrow.
+    columns_ = new ExplorerColumns(scrolling(left, 220), tr("Keyframes && path"), centre, scrolling(sliders_, 240), tr("Sliders"));
+    layout->addWidget(columns_, 1);
 
     needsSession_ = {newButton, saveButton, saveAsButton, exportButton, left, sliders_};  // and WalkPreview's controls
     for (QWidget* w : needsSession_) w->setEnabled(false);
@@ -219,6 +219,21 @@ ExplorerPage::ExplorerPage(QWidget* parent)
 ExplorerPage::~ExplorerPage() = default;
 
 // ---------------------------------------------------------------------------------------------
+// Layout: the columns, the checkpoint line
+
+bool ExplorerPage::isCompact() const { return columns_->isCompact(); }
+
+bool ExplorerPage::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == checkpointLabel_ && event->type() == QEvent::Resize) elideCheckpointLine();
+    return QWidget::eventFilter(watched, event);
+}
+
+void ExplorerPage::elideCheckpointLine() {
+    const QString shown = checkpointLabel_->fontMetrics().elidedText(checkpointLine_, Qt::ElideRight, checkpointLabel_->width());
+    if (checkpointLabel_->text() != shown) checkpointLabel_->setText(shown);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Opening (SessionLoader) and saving
 
 void ExplorerPage::openCheckpoint(const QString& checkpoint) { loader_->openCheckpoint(checkpoint); }
@@ -246,12 +261,13 @@ void ExplorerPage::install(const SessionLoader::Opened& opened) {
     ready_ = true;
     preview_->start(checkpoint_);
     for (QWidget* w : needsSession_) w->setEnabled(true);
-    checkpointLabel_->setText(tr("%1 · %2 · nz %3 · %4 px · %5 · sha256 %6")
-                                  .arg(QFileInfo(checkpoint_).fileName(), F::text(info, "preset"))
-                                  .arg(nz_)
-                                  .arg(modelSize_)
-                                  .arg(F::text(info, "device"), shortHash(sha256_)));
-    checkpointLabel_->setToolTip(checkpoint_);
+    checkpointLine_ = tr("%1 · %2 · nz %3 · %4 px · %5 · sha256 %6")
+                          .arg(QFileInfo(checkpoint_).fileName(), F::text(info, "preset"))
+                          .arg(nz_)
+                          .arg(modelSize_)
+                          .arg(F::text(info, "device"), shortHash(sha256_));
+    elideCheckpointLine();
+    checkpointLabel_->setToolTip(checkpoint_ + "\n" + checkpointLine_);
     error_->clear();
     model_->reset(opened.session);
     emit statusMessage(tr("Explorer: %1 (%2 frames)").arg(QFileInfo(sessionPath_.isEmpty() ? checkpoint_ : sessionPath_).fileName()).arg(frameCount()));

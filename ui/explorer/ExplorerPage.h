@@ -20,6 +20,10 @@
 // an older session revision are dropped. Opening is asynchronous: sessionLoaded() or
 // errorOccurred() follows. Nothing here blocks on the worker.
 //
+// Width: three columns (keyframes and path | preview | sliders) when they fit; narrower, the two
+// side panels become tabs of one column beside the preview (ExplorerColumns), so the page works
+// from its minimumSizeHint() (about 700 px: a 1280 px screen with both docks open) up to 4K.
+//
 // Thread contract: GUI thread.
 #pragma once
 
@@ -40,6 +44,7 @@ class QUndoStack;
 
 namespace streetgan::ui {
 
+class ExplorerColumns;
 class ExportDialog;
 class KeyframeList;
 class LatentSliders;
@@ -139,7 +144,14 @@ public:
     LatentSliders* sliders() const { return sliders_; }
     PathPanel* pathPanel() const { return path_; }
     QSlider* scrubber() const;
+    WalkPreview* walkPreview() const { return preview_; }
     void setConfirmHook(Confirm confirm);
+    /// True while the side panels are tabs of one column (the page is too narrow for three:
+    /// ExplorerColumns).
+    bool isCompact() const;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 signals:
     void sessionLoaded();
@@ -162,6 +174,8 @@ private:
     void applyRaw(int row, int dim, double value, bool dragging);
     QList<int> rawDims() const;
     int insertRow() const;
+    /// The checkpoint line, elided to its label's width (its tooltip has it whole).
+    void elideCheckpointLine();
 
     RenderClient* view_;
     WorkerRequests* worker_;
@@ -181,11 +195,13 @@ private:
     } pendingRaw_;
 
     QLabel* checkpointLabel_;
+    QString checkpointLine_;
     KeyframeList* keyframes_;
     PathPanel* path_;
     WalkPreview* preview_;
     QLabel* error_;
     LatentSliders* sliders_;
+    ExplorerColumns* columns_;
     QList<QWidget*> needsSession_;
 };
 

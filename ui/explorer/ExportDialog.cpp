@@ -1,5 +1,6 @@
 #include "explorer/ExportDialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -15,6 +16,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "common/JsonFields.h"
 #include "common/RenderClient.h"
@@ -66,6 +68,27 @@ ExportDialog::ExportDialog(const QString& checkpoint, const LatentSession& sessi
     delay_ = spin(10, 60000, session.frameDelayMs, "exportDelay");
     delay_->setSuffix(tr(" ms"));
     form->addRow(tr("Frame delay"), delay_);
+    framesPerSegment_ = spin(1, 1000, session.framesPerSegment, "exportFramesPerSegment");
+    framesPerSegment_->setToolTip(tr("Frames from one keyframe to the next (the Path panel's setting)"));
+    loop_ = new QCheckBox(tr("Closed loop"));
+    loop_->setObjectName("exportLoop");
+    loop_->setToolTip(tr("The walk returns to the first keyframe (the Path panel's setting)"));
+    loop_->setChecked(session.loop);
+    auto* walkRow = new QHBoxLayout;
+    walkRow->addWidget(framesPerSegment_);
+    walkRow->addWidget(new QLabel(tr("frames per segment")));
+    walkRow->addSpacing(12);
+    walkRow->addWidget(loop_, 1);
+    form->addRow(tr("Walk"), walkRow);
+    summary_ = new QLabel;
+    summary_->setObjectName("exportSummary");
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setToolTip(tr("What the export will write, before it starts; the file size is reported once it is written"));
+    QFont bold = summary_->font();
+    bold.setBold(true);
+    summary_->setFont(bold);
+    form->addRow(tr("Output"), summary_);
     layout->addLayout(form);
 
     gifGroup_ = new QGroupBox(tr("GIF"));
@@ -123,6 +146,9 @@ ExportDialog::ExportDialog(const QString& checkpoint, const LatentSession& sessi
         if (!p.isEmpty()) setOutputPath(p);
     });
     connect(path_, &QLineEdit::textChanged, this, [this] { updateFormat(); });
+    for (QSpinBox* box : {size_, delay_, framesPerSegment_, nrow_, padding_, loopCount_})
+        connect(box, &QSpinBox::valueChanged, this, &ExportDialog::updateSummary);
+    connect(loop_, &QCheckBox::toggled, this, &ExportDialog::updateSummary);
     connect(export_, &QPushButton::clicked, this, [this] { startExport(); });
     connect(cancel_, &QPushButton::clicked, this, [this] { isRunning() ? cancelExport() : reject(); });
     connect(client_, &RenderClient::progress, this, [this](qint64 id, qint64 done, qint64 total) {
@@ -186,6 +212,44 @@ void ExportDialog::updateFormat() {
     gifGroup_->setEnabled(f == Format::Gif);
     gridGroup_->setEnabled(f == Format::PngGrid);
     export_->setEnabled(!isRunning() && f != Format::Invalid);
+    updateSummary();
+}
+
+void ExportDialog::updateSummary() { summary_->setText(summaryText()); }
+
+QString ExportDialog::summaryText() const { return summary(session(), formatFor(outputPath())); }
+
+QString ExportDialog::summary(const LatentSession& s, Format format) {
+    // The frame count is the export's own (base's WalkRule through LatentSession).
+    const int64_t frames = s.frameCount();
+    const QString framesText = frames == 1 ? tr("1 frame") : tr("%1 frames").arg(frames);
+    // GIF stores delays in centiseconds (GifWriter rounds ms / 10): its duration is the rounded one.
+    const int delayMs = format == Format::Gif ? static_cast<int>(std::lround(s.frameDelayMs / 10.0)) * 10 : s.frameDelayMs;
+    const double seconds = static_cast<double>(frames) * delayMs / 1000.0;
+    const QString duration = seconds < 60 ? tr("%1 s").arg(seconds, 0, 'f', 2)
+                                          : tr("%1 min %2 s").arg(static_cast<int>(seconds / 60)).arg(std::fmod(seconds, 60.0), 0, 'f', 1);
+    const QString timing = tr("%1 at %2 fps").arg(duration).arg(1000.0 / delayMs, 0, 'f', 1);
+    const QString px = tr("%1 × %1 px").arg(s.size);
+    switch (format) {
+        case Format::Gif:
+            return tr("GIF · %1 · %2 · %3 · %4")
+                .arg(px, framesText, timing, s.gifLoopCount == 0 ? tr("loops forever") : tr("plays %1 times").arg(s.gifLoopCount));
+        case Format::Mp4:
+            return tr("MP4 · %1 · %2 · %3").arg(px, framesText, timing) +
+                   (s.size % 2 != 0 ? tr(" — MP4 needs an even size: use %1 or %2 px").arg(s.size - 1).arg(s.size + 1) : QString());
+        case Format::PngSequence:
+            return tr("PNG sequence · %1 files of %2 · %3 when played").arg(frames).arg(px, timing);
+        case Format::PngGrid: {
+            // ImageGrid::makeGrid's layout (torchvision's make_grid): min(nrow, N) columns,
+            // ceil(N / columns) rows, padding around every frame; one frame is the frame itself.
+            if (frames <= 1) return tr("PNG grid · %1 · %2 (a still image)").arg(px, framesText);
+            const int64_t cols = std::min<int64_t>(s.nrow, frames), rows = (frames + cols - 1) / cols;
+            const int64_t w = cols * (s.size + s.padding) + s.padding, h = rows * (s.size + s.padding) + s.padding;
+            return tr("PNG grid · %1 × %2 px (%3 × %4 frames of %5 px) · %6 (a still image)").arg(w).arg(h).arg(cols).arg(rows).arg(s.size).arg(framesText);
+        }
+        case Format::Invalid: break;
+    }
+    return tr("%1 · %2 · %3 (choose a .gif, .png or .mp4 path, or a folder)").arg(px, framesText, timing);
 }
 
 LatentSession ExportDialog::session() const {
@@ -199,6 +263,8 @@ LatentSession ExportDialog::session() const {
     s.upscale = upscale_->currentData().toString() == "smooth" ? LatentSession::Upscale::Smooth : LatentSession::Upscale::Nearest;
     s.nrow = nrow_->value();
     s.padding = padding_->value();
+    s.framesPerSegment = framesPerSegment_->value();
+    s.loop = loop_->isChecked();
     return s;
 }
 

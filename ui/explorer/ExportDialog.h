@@ -1,7 +1,13 @@
 // Exports the explorer's walk through its own explore worker (a second RenderClient, so the
 // page's view stays live): the format follows the path (.gif, .png = PNG grid, .mp4, a folder =
 // PNG sequence), with the output size and upscaling (the scale), frame delay, GIF palette
-// (global/per-frame), dithering, quantiser speed and loop count, and the PNG grid's nrow and padding, all of them session keys (docs/cli.md). A progress
+// (global/per-frame), dithering, quantiser speed and loop count, and the PNG grid's nrow and padding,
+// and the walk's frames per segment and loop, all of them session keys (docs/cli.md). Before
+// anything is written, a summary line says what the output will be (its pixel size, frame count
+// and duration; the frame count is base's LatentSession::frameCount, the rule the export renders
+// with) and follows every option as it changes. No file size is estimated: GIF, PNG and H.264
+// compression of generator frames varies too much to promise one; the written size is reported
+// when the export has finished. A progress
 // bar and Cancel; errors are one line in the dialog and the app stays responsive. The worker writes
 // atomically and leaves nothing at the path on error or cancel. Non-blocking: open() it.
 //
@@ -46,6 +52,11 @@ public:
     bool isRunning() const { return request_ >= 0; }
     QString errorLine() const;
     QProgressBar* progressBar() const { return progress_; }
+    /// The summary line shown now (summary(session(), formatFor(outputPath()))).
+    QString summaryText() const;
+    /// What exporting `session` as `format` makes: "GIF · 128 × 128 px · 48 frames · 3.84 s at
+    /// 12.5 fps · loops forever" (the PNG grid's pixel size is its layout's, ImageGrid::makeGrid).
+    static QString summary(const LatentSession& session, Format format);
 
     // The option widgets (tests and the page read them).
     QSpinBox* sizeBox() const { return size_; }
@@ -57,6 +68,8 @@ public:
     QSpinBox* loopCountBox() const { return loopCount_; }
     QSpinBox* nrowBox() const { return nrow_; }
     QSpinBox* paddingBox() const { return padding_; }
+    QSpinBox* framesPerSegmentBox() const { return framesPerSegment_; }
+    QCheckBox* loopBox() const { return loop_; }
 
 signals:
     /// The export ended: ok, or the one-line error ("cancelled" when cancelled).
@@ -70,6 +83,7 @@ protected:
 
 private:
     void updateFormat();
+    void updateSummary();
     void setRunning(bool running);
     void fail(const QString& message);
 
@@ -80,7 +94,9 @@ private:
     bool closeWhenDone_ = false;
     QLineEdit* path_;
     QLabel* format_;
-    QSpinBox *size_, *delay_, *loopCount_, *nrow_, *padding_, *speed_;
+    QSpinBox *size_, *delay_, *loopCount_, *nrow_, *padding_, *speed_, *framesPerSegment_;
+    QCheckBox* loop_;
+    QLabel* summary_;
     QComboBox *palette_, *upscale_;
     QDoubleSpinBox* dithering_;
     QGroupBox *gifGroup_, *gridGroup_;

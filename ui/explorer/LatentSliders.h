@@ -4,11 +4,20 @@
 // emits edits; ExplorerPage applies them to the session (undoably) and calls the setters back.
 // `dragStarted` marks the start of a mouse drag so the page merges that drag into one undo step.
 //
+// Every slider shows its name ("psi", "d0", "z5") and its value ("+1.25"), live as it moves. One
+// slider is the selected one (the last one focused or touched; truncation at first), marked by a
+// bar and a bold name; the keys of keyBindings() nudge it, reset it and move the selection. That
+// table is the one definition of those keys: the handler looks keys up in it, and a shortcuts page
+// can list it. Each key press is one undo step (like a click on the groove).
+//
 // Thread contract: GUI thread.
 #pragma once
 
 #include <QHash>
+#include <QKeyCombination>
 #include <QList>
+#include <QPointer>
+#include <QString>
 #include <QWidget>
 
 class QLabel;
@@ -23,7 +32,20 @@ class LatentSliders : public QWidget {
 public:
     explicit LatentSliders(QWidget* parent = nullptr);
 
-    static constexpr int kSteps = 100;  ///< slider steps per unit (psi, sigma, z)
+    static constexpr int kSteps = 100;      ///< slider steps per unit (psi, sigma, z)
+    static constexpr int kSmallStep = 5;    ///< a nudge: 0.05 units (the slider's own single step)
+    static constexpr int kBigStep = 50;     ///< a Shift+nudge: 0.5 units (its page step)
+
+    /// One keyboard binding of the sliders: the keys as the user reads them ("Left, Down"), what
+    /// they do, and the key combinations themselves (the ones the handler matches).
+    struct KeyBinding {
+        QString keys;
+        QString description;
+        QList<QKeyCombination> combinations;
+    };
+    /// The sliders' keys (they apply while a slider or this panel has the keyboard focus), for a
+    /// shortcuts page and for the handler alike.
+    static QList<KeyBinding> keyBindings();
 
     /// Sets every slider from session values without emitting signals. `directions` maps a
     /// direction index to its amount (missing = 0). `rawValues` holds the selected keyframe's z
@@ -35,6 +57,15 @@ public:
     QSlider* rawSlider(int dim) const { return raw_.value(dim); }
     QSpinBox* componentsBox() const { return components_; }
     QSpinBox* rawDimensionBox() const { return rawDim_; }
+    /// Every slider in panel order (truncation, directions, raw dimensions): PageUp/PageDown's order.
+    QList<QSlider*> orderedSliders() const;
+    /// The selected slider (the keys act on it); never null.
+    QSlider* selectedSlider() const;
+    void selectSlider(QSlider* slider);
+    /// The value label of `slider` ("+1.25"; "…" while a seed keyframe's vector is on its way).
+    QString valueText(const QSlider* slider) const;
+    /// A slider's neutral value in slider steps: psi 1 (unchanged), 0 for the others.
+    int neutralValue(const QSlider* slider) const;
 
 signals:
     void truncationEdited(double psi);
@@ -44,22 +75,40 @@ signals:
     void rawDimensionAdded(int dim);
     void rawDimensionRemoved(int dim);
     void dragStarted();
+    /// The selected slider changed (a click, focus or PageUp/PageDown).
+    void selectionChanged(QSlider* slider);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
+    struct Row {
+        QWidget* row = nullptr;
+        QLabel* name = nullptr;
+        QLabel* value = nullptr;
+    };
+    /// A slider row: name, slider, value label (+ `extra`, e.g. a remove button).
+    QWidget* makeRow(QSlider* slider, const QString& name, const QString& tip, QWidget* extra = nullptr);
     QSlider* makeSlider(int lo, int hi);
     void rebuildDirections(int components);
     void rebuildRaw(const QList<int>& dims);
+    void forgetRow(QSlider* slider);
+    void showValue(QSlider* slider, double value);
+    void markSelection();
+    /// Handles a key of keyBindings() for the selected slider; false for another key.
+    bool handleKey(const QKeyEvent* event);
 
     QSlider* truncation_;
-    QLabel* truncationValue_;
     QSpinBox* components_;
     QSpinBox* rawDim_;
     QVBoxLayout* directionBox_;
     QVBoxLayout* rawBox_;
     QList<QWidget*> directionRows_, rawRows_;
     QHash<int, QSlider*> directions_, raw_;
-    QHash<int, QLabel*> directionValues_, rawValues_;
+    QHash<const QSlider*, Row> rows_;
     QList<int> rawDims_;
+    QPointer<QSlider> selected_;
 };
 
 }  // namespace streetgan::ui

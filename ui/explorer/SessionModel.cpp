@@ -191,6 +191,8 @@ void SessionModel::setExportOptions(const LatentSession& chosen) {
         s.upscale = chosen.upscale;
         s.nrow = chosen.nrow;
         s.padding = chosen.padding;
+        s.framesPerSegment = chosen.framesPerSegment;
+        s.loop = chosen.loop;
     });
 }
 

@@ -89,7 +89,8 @@ public:
     bool setUpscale(const QString& name);
     /// frame_delay_ms = 1000 / fps, within 10..60000.
     void setTargetFps(double fps);
-    /// The export dialog's options (size, delay, GIF and grid settings, upscale) as one step.
+    /// The export dialog's options (size, delay, GIF and grid settings, upscale, frames per
+    /// segment, loop) as one step.
     void setExportOptions(const LatentSession& chosen);
 
     // Sliders.

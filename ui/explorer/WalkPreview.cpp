@@ -46,31 +46,53 @@ WalkPreview::WalkPreview(RenderClient* client, SessionModel* model, QWidget* par
     image_->setText(tr("Open a checkpoint or the demo to explore its latent space"));
     image_->setWordWrap(true);
     layout->addWidget(image_, 1);
-    auto* scrubRow = new QHBoxLayout;
+    // Play and the scrubber, then the frame label: one row, or two when narrow (arrangeRows).
+    playScrub_ = new QWidget;
+    auto* playScrubRow = new QHBoxLayout(playScrub_);
+    playScrubRow->setContentsMargins(0, 0, 0, 0);
     play_ = new QPushButton(tr("Play"));
     play_->setObjectName("playButton");
     play_->setCheckable(true);
     scrubber_ = new QSlider(Qt::Horizontal);
     scrubber_->setObjectName("scrubber");
     scrubber_->setRange(0, 0);
+    scrubber_->setMinimumWidth(120);
+    playScrubRow->addWidget(play_);
+    playScrubRow->addWidget(scrubber_, 1);
     frameLabel_ = new QLabel(tr("frame – / –"));
     frameLabel_->setObjectName("frameLabel");
     // Wide enough for most walks' labels, so the scrubber does not change width while playing.
     frameLabel_->setMinimumWidth(frameLabel_->fontMetrics().horizontalAdvance("frame 000 / 000 · 00→00 · t -00.000"));
-    scrubRow->addWidget(play_);
-    scrubRow->addWidget(scrubber_, 1);
-    scrubRow->addWidget(frameLabel_);
-    layout->addLayout(scrubRow);
-    auto* outRow = new QHBoxLayout;
+    scrubRow_ = new QBoxLayout(QBoxLayout::LeftToRight);
+    scrubRow_->addWidget(playScrub_, 1);
+    scrubRow_->addWidget(frameLabel_);
+    layout->addLayout(scrubRow_);
+
+    // Rates (target, achieved), then the output settings: one row, or two when narrow.
+    rates_ = new QWidget;
+    auto* ratesRow = new QHBoxLayout(rates_);
+    ratesRow->setContentsMargins(0, 0, 0, 0);
     targetFps_ = new QDoubleSpinBox;
     targetFps_->setObjectName("targetFps");
     targetFps_->setRange(0.1, 100);
     targetFps_->setDecimals(1);
     targetFps_->setSuffix(tr(" fps"));
     targetFps_->setToolTip(tr("Target frame rate of playback and exports (the session's frame delay)"));
-    measured_ = new QLabel(tr("measured –"));
+    auto* achieved = new QLabel(tr("achieved"));
+    measured_ = new QLabel(QStringLiteral("—"));
     measured_->setObjectName("measuredFps");
-    measured_->setMinimumWidth(110);
+    measured_->setToolTip(tr("Frames actually shown per second over the last second of playback (the worker may render slower than the target)"));
+    achieved->setToolTip(measured_->toolTip());
+    measured_->setMinimumWidth(measured_->fontMetrics().horizontalAdvance("000.0 fps") + 4);
+    ratesRow->addWidget(new QLabel(tr("Target")));
+    ratesRow->addWidget(targetFps_);
+    ratesRow->addSpacing(6);
+    ratesRow->addWidget(achieved);
+    ratesRow->addWidget(measured_);
+    ratesRow->addStretch();
+    output_ = new QWidget;
+    auto* outputRow = new QHBoxLayout(output_);
+    outputRow->setContentsMargins(0, 0, 0, 0);
     grid_ = new QCheckBox(tr("Grid preview"));
     grid_->setObjectName("gridPreview");
     grid_->setToolTip(tr("Show every frame of the walk as one grid"));
@@ -84,15 +106,15 @@ WalkPreview::WalkPreview(RenderClient* client, SessionModel* model, QWidget* par
     upscale_->setObjectName("upscale");
     upscale_->addItem(tr("nearest"), "nearest");
     upscale_->addItem(tr("smooth"), "smooth");
-    outRow->addWidget(new QLabel(tr("Target")));
-    outRow->addWidget(targetFps_);
-    outRow->addWidget(measured_);
-    outRow->addStretch();
-    outRow->addWidget(grid_);
-    outRow->addWidget(new QLabel(tr("Size")));
-    outRow->addWidget(size_);
-    outRow->addWidget(upscale_);
-    layout->addLayout(outRow);
+    outputRow->addWidget(grid_);
+    outputRow->addStretch();
+    outputRow->addWidget(new QLabel(tr("Size")));
+    outputRow->addWidget(size_);
+    outputRow->addWidget(upscale_);
+    outRow_ = new QBoxLayout(QBoxLayout::LeftToRight);
+    outRow_->addWidget(rates_, 1);
+    outRow_->addWidget(output_);
+    layout->addLayout(outRow_);
     for (QWidget* w : {static_cast<QWidget*>(play_), static_cast<QWidget*>(scrubber_), static_cast<QWidget*>(targetFps_), static_cast<QWidget*>(grid_),
                        static_cast<QWidget*>(size_), static_cast<QWidget*>(upscale_)})
         w->setEnabled(false);  // until a session is open
@@ -104,6 +126,9 @@ WalkPreview::WalkPreview(RenderClient* client, SessionModel* model, QWidget* par
     connect(thumbTimer_, &QTimer::timeout, this, &WalkPreview::requestThumbnails);
     playTimer_ = new QTimer(this);
     playTimer_->setTimerType(Qt::PreciseTimer);
+    fpsTimer_ = new QTimer(this);
+    fpsTimer_->setInterval(250);
+    connect(fpsTimer_, &QTimer::timeout, this, &WalkPreview::updateFpsReadout);
     clock_.start();
 
     connect(size_, &QSpinBox::valueChanged, this, &WalkPreview::sizeEdited);
@@ -127,7 +152,8 @@ void WalkPreview::start(const QString& checkpoint) {
     play_->setEnabled(true);
     frame_ = 0;
     measuredFps_ = 0;
-    measured_->setText(tr("measured –"));
+    shownAt_.clear();
+    updateFpsReadout();
 }
 
 void WalkPreview::sessionChanged() {
@@ -252,11 +278,8 @@ void WalkPreview::showImage(const QImage& image, int index) {
     if (isPlaying() && index >= 0) {
         const qint64 now = clock_.elapsed();
         shownAt_.append(now);
-        while (shownAt_.size() > 2 && now - shownAt_.first() > 2000) shownAt_.removeFirst();
-        if (shownAt_.size() >= 2 && shownAt_.last() > shownAt_.first()) {
-            measuredFps_ = 1000.0 * (shownAt_.size() - 1) / static_cast<double>(shownAt_.last() - shownAt_.first());
-            measured_->setText(tr("measured %1 fps").arg(measuredFps_, 0, 'f', 1));
-        }
+        while (shownAt_.size() > 2 && now - shownAt_.first() > 5000) shownAt_.removeFirst();
+        updateFpsReadout();
     }
     emit frameShown(index);
 }
@@ -272,7 +295,47 @@ void WalkPreview::updatePixmap() {
 
 void WalkPreview::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    arrangeRows();
     updatePixmap();
+}
+
+void WalkPreview::arrangeRows() {
+    const int gap = 12;  // room between the two halves of a row before it wraps
+    const bool oneRow = width() >= std::max(playScrub_->minimumSizeHint().width() + 120 + frameLabel_->minimumWidth(),
+                                            rates_->sizeHint().width() + output_->sizeHint().width() + gap);
+    const QBoxLayout::Direction d = oneRow ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (scrubRow_->direction() == d) return;
+    scrubRow_->setDirection(d);
+    outRow_->setDirection(d);
+}
+
+QSize WalkPreview::minimumSizeHint() const {
+    // The wrapped rows' width: the widest part or the preview's minimum (the rows wrap in
+    // resizeEvent, so the layout's own one-row minimum does not hold the splitter back).
+    int w = image_->minimumWidth();
+    for (const QWidget* part : {playScrub_, static_cast<QWidget*>(frameLabel_), rates_, output_}) w = std::max(w, part->minimumSizeHint().width());
+    const QMargins m = layout()->contentsMargins();
+    return {w + m.left() + m.right(), QWidget::minimumSizeHint().height()};
+}
+
+double WalkPreview::achievedFps() const {
+    if (!isPlaying() || shownAt_.size() < 2) return 0;
+    // Frames shown within the window up to now: a stalled renderer brings the rate down to 0.
+    const qint64 now = clock_.elapsed();
+    const qint64 window = std::max<qint64>(1000, 3 * playTimer_->interval());
+    qsizetype first = shownAt_.size();
+    while (first > 0 && now - shownAt_[first - 1] <= window) --first;
+    const qsizetype n = shownAt_.size() - first;
+    if (n < 2 || shownAt_.last() <= shownAt_[first]) return 0;
+    return 1000.0 * static_cast<double>(n - 1) / static_cast<double>(shownAt_.last() - shownAt_[first]);
+}
+
+QString WalkPreview::fpsText() const { return measured_->text(); }
+
+void WalkPreview::updateFpsReadout() {
+    const double fps = achievedFps();
+    if (fps > 0) measuredFps_ = fps;
+    measured_->setText(isPlaying() && fps > 0 ? tr("%1 fps").arg(fps, 0, 'f', 1) : QStringLiteral("—"));
 }
 
 void WalkPreview::setPlaying(bool playing) {
@@ -283,13 +346,19 @@ void WalkPreview::setPlaying(bool playing) {
     }
     play_->setText(playing ? tr("Pause") : tr("Play"));
     if (playing == playTimer_->isActive()) return;
-    shownAt_.clear();
     if (playing) {
+        shownAt_.clear();
         playTimer_->start(model_->session().frameDelayMs);
+        fpsTimer_->start();
     } else {
+        // measuredFps() keeps the last rate (for callers and the tests); the readout says "—".
+        const double last = achievedFps();
+        if (last > 0) measuredFps_ = last;
         playTimer_->stop();
-        measured_->setText(measuredFps_ > 0 ? tr("last %1 fps").arg(measuredFps_, 0, 'f', 1) : tr("measured –"));
+        fpsTimer_->stop();
+        shownAt_.clear();
     }
+    updateFpsReadout();
 }
 
 void WalkPreview::tick() {

@@ -1,8 +1,10 @@
 // The explorer's centre panel, a view of the walk: the current frame (or, as a grid preview, every
 // frame at once) with where it lies ("frame 3 / 16 · 1→2 · t 1.067": its segment and its t, past
 // 0..1 when the t range extrapolates), the scrubber over the whole walk, playback at the session's
-// frame rate with the measured rate, and the output row (target rate, grid preview, size,
-// upscale). It also renders the
+// frame rate with the achieved rate ("23.8 fps": frames actually shown over the last second; "—"
+// while paused), and the output row (target rate, grid preview, size, upscale). Narrower than its
+// controls in one row, the rows wrap (frame label under the scrubber, output settings under the
+// rates), so the preview itself (kept square, at least 256 px) is the minimum. It also renders the
 // keyframe thumbnails into the session's KeyframeModel (after a short pause in the edits, so a
 // slider drag does not render them per move).
 //
@@ -21,6 +23,7 @@
 #include <QList>
 #include <QWidget>
 
+class QBoxLayout;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -54,7 +57,15 @@ public:
     int currentFrame() const { return frame_; }
     QImage previewImage() const { return preview_; }
     bool isPlaying() const;
+    /// The rate of the last playback (kept after a pause; 0 before any).
     double measuredFps() const { return measuredFps_; }
+    /// Frames shown per second while playing, over the last second (or three frame delays when
+    /// longer); 0 while paused or before two frames were shown. The readout shows it.
+    double achievedFps() const;
+    /// The readout's text: "23.8 fps", or "—" while paused.
+    QString fpsText() const;
+    /// The narrowest this preview can be: its controls wrapped, the preview at its minimum.
+    QSize minimumSizeHint() const override;
     QSlider* scrubber() const { return scrubber_; }
     /// The frame label's text for frame `index` ("frame 3 / 16 · 1→2 · t 1.067").
     QString frameText(int index) const;
@@ -79,6 +90,9 @@ private:
     void showImage(const QImage& image, int index);
     void updatePixmap();
     void tick();
+    void updateFpsReadout();
+    /// One row of controls or two, by the width (resizeEvent).
+    void arrangeRows();
 
     WorkerRequests* worker_;
     SessionModel* model_;
@@ -92,8 +106,9 @@ private:
     QTimer* playTimer_;
     QTimer* thumbTimer_;
     QElapsedTimer clock_;
-    QList<qint64> shownAt_;  ///< ms of the frames shown while playing (last ~2 s)
+    QList<qint64> shownAt_;  ///< ms of the frames shown while playing (last few seconds)
     double measuredFps_ = 0;
+    QTimer* fpsTimer_;  ///< refreshes the readout while playing (it falls when frames stall)
 
     QLabel* image_;
     QSlider* scrubber_;
@@ -101,6 +116,8 @@ private:
     QPushButton* play_;
     QDoubleSpinBox* targetFps_;
     QLabel* measured_;
+    QBoxLayout *scrubRow_, *outRow_;
+    QWidget *playScrub_, *rates_, *output_;
     QCheckBox* grid_;
     QSpinBox* size_;
     QComboBox* upscale_;
