@@ -1,6 +1,7 @@
 #include "runs/RunsSidebar.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLineEdit>
@@ -105,6 +106,7 @@ RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread
             plotted_.remove(key);
         showPlotted(item);
         emit plotToggled(key, on);
+        emit plottedRunsChanged(plottedRuns());
     });
     lister_->moveToThread(thread_);
     connect(thread_, &QThread::finished, lister_, &QObject::deleteLater);
@@ -113,6 +115,7 @@ RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread
         listingDone();
         if (job != job_) return;
         fill(localRoot_, runs);
+        resolveRestored(localRoot_);
         emit localListed(static_cast<int>(runs.size()));
     });
     thread_->start();
@@ -229,11 +232,61 @@ void RunsSidebar::showPlotted(QTreeWidgetItem* item) {
 }
 
 void RunsSidebar::setPlotted(const QString& key, bool on) {
+    const bool wasRestored = restored_.remove(key);
+    const bool changed = wasRestored || plotted_.contains(key) != on;
     if (on)
         plotted_.insert(key);
     else
         plotted_.remove(key);
     if (QTreeWidgetItem* item = runItem(key)) showPlotted(item);
+    if (changed) emit plottedRunsChanged(plottedRuns());
+}
+
+QStringList RunsSidebar::plottedRuns() const {
+    QStringList keys(plotted_.begin(), plotted_.end());
+    for (const QString& k : restored_)
+        if (!plotted_.contains(k)) keys << k;
+    keys.sort();
+    return keys;
+}
+
+void RunsSidebar::restorePlotted(const QStringList& keys) {
+    for (const QString& k : keys)
+        if (!k.isEmpty() && !plotted_.contains(k)) restored_.insert(k);
+    // Runs listed already are checked now; the others when their listing comes.
+    for (int g = 0; g < tree_->topLevelItemCount() && !restored_.isEmpty(); ++g) {
+        QTreeWidgetItem* group = tree_->topLevelItem(g);
+        if (group != localRoot_) resolveRestored(group);  // the local root resolves on its next listing
+    }
+}
+
+void RunsSidebar::resolveRestored(QTreeWidgetItem* parent) {
+    if (restored_.isEmpty()) return;
+    QStringList opened;
+    for (int i = 0; i < parent->childCount(); ++i) {
+        QTreeWidgetItem* item = parent->child(i);
+        const QString key = runKey(item);
+        if (!restored_.remove(key)) continue;
+        plotted_.insert(key);
+        showPlotted(item);
+        opened << key;
+    }
+    bool forgot = false;
+    if (parent == localRoot_) {
+        // A local key is the run's absolute folder ("HOST:FOLDER" for a remote one): one that the
+        // workspace does not list is gone or lives elsewhere, and would wait forever.
+        for (auto it = restored_.begin(); it != restored_.end();) {
+            if (QDir::isAbsolutePath(*it)) {
+                it = restored_.erase(it);
+                forgot = true;
+            } else {
+                ++it;
+            }
+        }
+    }
+    // After the loop: opening a run (the dashboard's answer) may come back here through setPlotted.
+    for (const QString& key : opened) emit plotToggled(key, true);
+    if (!opened.isEmpty() || forgot) emit plottedRunsChanged(plottedRuns());
 }
 
 bool RunsSidebar::openRun(const QString& key) {
@@ -290,6 +343,7 @@ void RunsSidebar::addHost(RemoteHost* host) {
         if (auto* it = hosts_.value(host)) {
             showHostState(host);
             fill(it, runs);
+            resolveRestored(it);
         }
     });
     connect(host, &RemoteHost::trainerProbed, this, [this, host] { showHostState(host); });

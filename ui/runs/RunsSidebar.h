@@ -7,6 +7,9 @@
 // The sidebar remembers its own width (QSettings "runs/sidebarWidth", written when it is
 // destroyed; its dock's width when docked) and, docked in a QMainWindow, gives its dock that
 // width when first shown (QMainWindow::resizeDocks(preferredWidth()), queued after the show).
+// The checked runs can outlive a restart: plottedRuns() is what to remember (plottedRunsChanged
+// says when it changes) and restorePlotted() checks those runs again as they are listed, asking
+// the dashboard to open them (plotToggled); the caller stores the list (AppSettings::plottedRuns).
 // Listing runs on workers (LocalRunLister, RemoteHost); refreshed every few seconds. GUI thread.
 #pragma once
 
@@ -67,6 +70,13 @@ public:
     /// Checks or unchecks the run `runKey` (RunPalette::key) without emitting plotToggled.
     void setPlotted(const QString& runKey, bool on);
     bool isPlotted(const QString& runKey) const { return plotted_.contains(runKey); }
+    /// The checked runs' keys, sorted, with the restored ones not listed yet (a remote host not
+    /// connected yet keeps its runs' boxes for when it is).
+    QStringList plottedRuns() const;
+    /// The runs checked before a restart: each is checked, and plotToggled(key, true) emitted so
+    /// the dashboard opens and plots it, once it is listed (at once when it already is). A local
+    /// run missing from the workspace's next listing is forgotten (deleted, or another folder).
+    void restorePlotted(const QStringList& runKeys);
     /// Asks for the run `runKey` to be opened (openLocal / openRemote); false when not listed.
     bool openRun(const QString& runKey);
     /// The listed run `runKey`'s item, or null (tests).
@@ -79,6 +89,8 @@ signals:
     void openRemote(streetgan::ui::RemoteHost* host, const QString& runDir);
     /// The user checked (plot it) or unchecked (hide it from the plots) the run `runKey`.
     void plotToggled(const QString& runKey, bool on);
+    /// plottedRuns() changed (the user's box, the dashboard's setPlotted, a restored run).
+    void plottedRunsChanged(const QStringList& runKeys);
     /// The user asked to set up (install or update) streetgan-trainer on `host`.
     void setUpTrainerRequested(streetgan::ui::RemoteHost* host);
     void localListed(int runs);
@@ -98,12 +110,15 @@ private:
     void showHostState(RemoteHost* host);
     void showPlotted(QTreeWidgetItem* item);
     void applyFilter();
+    /// Checks the restored runs listed under `parent` (the local root: forgets the unlisted local ones).
+    void resolveRestored(QTreeWidgetItem* parent);
     RemoteHost* hostOf(const QTreeWidgetItem* runItem) const;
     QTreeWidget* tree_;
     QLineEdit* filter_;
     QTreeWidgetItem* localRoot_;
     QHash<RemoteHost*, QTreeWidgetItem*> hosts_;
     QSet<QString> plotted_;
+    QSet<QString> restored_;  ///< restorePlotted() keys not listed yet
     QString workspace_;
     QThread* thread_;
     LocalRunLister* lister_;

@@ -217,6 +217,46 @@ private slots:
         QVERIFY(loss->emptyText().contains("no run selected", Qt::CaseInsensitive));
     }
 
+    // What the window remembers across restarts (AppSettings::plottedRuns): the checked runs
+    // (plottedRunsChanged on each change), checked again by restorePlotted() once listed, with
+    // plotToggled asking the dashboard to open them; unchecked ones stay unchecked.
+    void checkedRunsSurviveARestart() {
+        QStringList saved;
+        {
+            RunsSidebar s;
+            QSignalSpy changed(&s, &RunsSidebar::plottedRunsChanged);
+            listed(s, ws_);
+            s.runItem(key("alpha-baseline"))->setCheckState(0, Qt::Checked);
+            s.runItem(key("beta-lr-sweep"))->setCheckState(0, Qt::Checked);
+            s.runItem(key("beta-lr-sweep"))->setCheckState(0, Qt::Unchecked);
+            QCOMPARE(changed.count(), 3);
+            saved = changed.last().at(0).toStringList();
+            QCOMPARE(saved, QStringList{key("alpha-baseline")});
+            QCOMPARE(s.plottedRuns(), saved);
+            s.setPlotted(key("beta-lr-sweep"), true);  // the dashboard's side counts too
+            QCOMPARE(changed.count(), 4);
+            s.setPlotted(key("beta-lr-sweep"), false);
+            s.setPlotted(key("beta-lr-sweep"), false);  // no change, no signal
+            QCOMPARE(changed.count(), 5);
+        }
+        const QString remote = RunPalette::key("me@gpu-box:22", "/srv/runs/r1");
+        RunsSidebar s;
+        QSignalSpy toggled(&s, &RunsSidebar::plotToggled);
+        QSignalSpy changed(&s, &RunsSidebar::plottedRunsChanged);
+        s.restorePlotted(saved + QStringList{key("deleted-run"), remote});
+        QCOMPARE(toggled.count(), 0);  // nothing listed yet
+        listed(s, ws_);
+        QCOMPARE(toggled.count(), 1);
+        QCOMPARE(toggled.at(0).at(0).toString(), key("alpha-baseline"));
+        QVERIFY(toggled.at(0).at(1).toBool());
+        QCOMPARE(s.runItem(key("alpha-baseline"))->checkState(0), Qt::Checked);
+        QVERIFY(s.isPlotted(key("alpha-baseline")));
+        QCOMPARE(s.runItem(key("beta-lr-sweep"))->checkState(0), Qt::Unchecked);
+        // the local run missing from the listing is forgotten; the remote one waits for its host
+        QCOMPARE(s.plottedRuns(), (QStringList{key("alpha-baseline"), remote}));
+        QCOMPARE(changed.last().at(0).toStringList(), s.plottedRuns());
+    }
+
     void screenshot() {
         // What a newcomer sees at 1280x800: sidebar and dashboard with two runs overlaid.
         QMainWindow w;
