@@ -95,6 +95,7 @@ PlotPanel::PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* par
         emit viewReset();
     });
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { onMouseMove(e); });
+    applyPalette();
     connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
         viewDirty_ = true;
         if (userView_ && !linking_) emit userXRangeChanged(r.lower, r.upper);
@@ -105,10 +106,16 @@ PlotPanel::PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* par
 
 PlotPanel::~PlotPanel() = default;
 
-void PlotPanel::styleTrace(Trace& t) {
-    const QColor c = metrics_.size() > 1 ? RunPalette::shade(t.colour, t.metricIndex) : t.colour;
+void PlotPanel::styleTracePens(Trace& t) {
+    QColor c = metrics_.size() > 1 ? RunPalette::shade(t.colour, t.metricIndex) : t.colour;
+    // On a dark background the darker shade of a run's colour all but vanishes: a light one instead.
+    if (metrics_.size() > 1 && t.metricIndex % 3 == 1 && palette().color(QPalette::Base).lightness() < 128) c = t.colour.lighter(175);
     t.raw->setPen(QPen(alpha_ > 0 ? faint(c) : c, alpha_ > 0 ? 1 : 1.5));
     t.smooth->setPen(QPen(c, 1.6));
+}
+
+void PlotPanel::styleTrace(Trace& t) {
+    styleTracePens(t);
     t.smooth->setVisible(alpha_ > 0);
     t.raw->removeFromLegend();
     t.smooth->removeFromLegend();
@@ -509,6 +516,48 @@ void PlotPanel::onMouseMove(QMouseEvent* e) {
         return;
     }
     showCrosshair(plot_->xAxis->pixelToCoord(e->pos().x()));
+}
+
+// The plot follows the widget's palette (ThemeManager sets the application's): background, axes,
+// grid, text, legend, crosshair and empty state. Run colours stay (RunPalette reads on both).
+void PlotPanel::applyPalette() {
+    const QPalette& pal = palette();
+    const QColor base = pal.color(QPalette::Base), text = pal.color(QPalette::WindowText);
+    const bool dark = base.lightness() < 128;
+    const QColor axis = dark ? QColor(170, 170, 170) : QColor(0, 0, 0);
+    const QColor grid = dark ? QColor(70, 70, 74) : QColor(200, 200, 200);
+    const QColor subtle = dark ? QColor(150, 150, 150) : QColor(110, 110, 110);
+    plot_->setBackground(base);
+    for (QCPAxis* a : plot_->axisRect()->axes()) {
+        a->setBasePen(QPen(axis, 0));
+        a->setTickPen(QPen(axis, 0));
+        a->setSubTickPen(QPen(axis, 0));
+        a->setTickLabelColor(text);
+        a->setLabelColor(text);
+        a->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+        a->grid()->setSubGridPen(QPen(grid.darker(dark ? 130 : 90), 0, Qt::DotLine));
+        a->grid()->setZeroLinePen(QPen(grid, 0, Qt::SolidLine));
+    }
+    if (auto* t = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) t->setTextColor(text);
+    plot_->legend->setTextColor(text);
+    for (int i = 0; i < plot_->legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = plot_->legend->item(i)) item->setTextColor(text);
+    empty_->setColor(subtle);
+    crossLine_->setPen(QPen(subtle, 1, Qt::DashLine));
+    QColor labelBack = base;
+    labelBack.setAlpha(230);
+    crossLabel_->setBrush(labelBack);
+    crossLabel_->setPen(QPen(dark ? QColor(100, 100, 100) : QColor(160, 160, 160)));
+    crossLabel_->setColor(text);
+    for (auto& t : traces_) styleTracePens(*t);
+}
+
+void PlotPanel::changeEvent(QEvent* e) {
+    QWidget::changeEvent(e);
+    if (e->type() == QEvent::PaletteChange) {
+        applyPalette();
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 bool PlotPanel::eventFilter(QObject* watched, QEvent* e) {

@@ -8,6 +8,7 @@
 // PNG/SVG export. The data stay in RunSeries; before each replot the graphs get the visible range as a
 // few thousand points from a MinMaxPyramid per series (so a million-row run replots in
 // milliseconds and costs no copy per point). Replots are queued (rpQueuedReplot), so coalesced.
+// Colours of background, axes, grid, text and legend follow the palette (and its changes).
 // GUI thread only.
 #pragma once
 
@@ -111,6 +112,7 @@ private:
     void refreshView();
     void updateRanges();
     void styleTrace(Trace& t);
+    void styleTracePens(Trace& t);
     size_t rowAt(const RunSeries& r, double key) const;
     double keyOf(const RunSeries& r, size_t i) const;
     QString formatKey(double key) const;
@@ -118,6 +120,8 @@ private:
     void updateEmptyState();
     bool eventFilter(QObject* watched, QEvent* e) override;
     void resizeEvent(QResizeEvent* e) override;
+    void changeEvent(QEvent* e) override;
+    void applyPalette();
     void updateLegendLayout();
 
     QString title_;

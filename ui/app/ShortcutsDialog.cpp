@@ -1,0 +1,97 @@
+#include "app/ShortcutsDialog.h"
+
+#include <QAbstractButton>
+#include <QAction>
+#include <QDialogButtonBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace streetgan::ui {
+
+namespace {
+
+QString keysText(const QList<QKeySequence>& keys) {
+    QStringList out;
+    for (const QKeySequence& k : keys)
+        if (!k.isEmpty()) out << k.toString(QKeySequence::NativeText);
+    return out.join(", ");
+}
+
+}  // namespace
+
+QString ShortcutsDialog::plainText(const QString& text) {
+    QString t = text;
+    t.replace("&&", QChar(0x1));  // a literal ampersand survives
+    t.remove('&');
+    t.replace(QChar(0x1), "&");
+    return t;
+}
+
+ShortcutsDialog::ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<QString, QWidget*>>& pages, QWidget* parent)
+    : QDialog(parent) {
+    setObjectName("shortcutsDialog");
+    setWindowTitle(tr("Keyboard shortcuts"));
+    for (QMenu* m : menus)
+        if (m) collectMenu(m, plainText(m->title()));
+    for (const auto& [group, page] : pages)
+        if (page) collectPage(group, page);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(new QLabel(tr("Every menu command with a key, and the keys of the tabs:")));
+    tree_ = new QTreeWidget;
+    tree_->setObjectName("shortcutsTree");
+    tree_->setColumnCount(2);
+    tree_->setHeaderLabels({tr("Command"), tr("Keys")});
+    tree_->setRootIsDecorated(false);
+    tree_->setSelectionMode(QAbstractItemView::NoSelection);
+    QTreeWidgetItem* groupItem = nullptr;
+    for (const Entry& e : entries_) {
+        if (!groupItem || groupItem->text(0) != e.group) {
+            groupItem = new QTreeWidgetItem(tree_, {e.group});
+            QFont bold = groupItem->font(0);
+            bold.setBold(true);
+            groupItem->setFont(0, bold);
+            groupItem->setFirstColumnSpanned(true);
+            groupItem->setExpanded(true);
+        }
+        new QTreeWidgetItem(groupItem, {e.action, e.keys});
+    }
+    tree_->expandAll();
+    tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    tree_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    layout->addWidget(tree_, 1);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+    resize(520, 560);
+}
+
+void ShortcutsDialog::collectMenu(QMenu* menu, const QString& group) {
+    for (QAction* a : menu->actions()) {
+        if (a->isSeparator()) continue;
+        if (QMenu* sub = a->menu()) {
+            collectMenu(sub, group + QStringLiteral(" › ") + plainText(sub->title()));
+            continue;
+        }
+        const QString keys = keysText(a->shortcuts());
+        if (!keys.isEmpty()) entries_.append({group, plainText(a->text()), keys});
+    }
+}
+
+void ShortcutsDialog::collectPage(const QString& group, QWidget* page) {
+    for (QAction* a : page->actions()) {
+        const QString keys = keysText(a->shortcuts());
+        if (!keys.isEmpty()) entries_.append({group, plainText(a->text()), keys});
+    }
+    for (QAbstractButton* b : page->findChildren<QAbstractButton*>()) {
+        const QString keys = keysText({b->shortcut()});
+        // A button whose shortcut is only its text's mnemonic (Alt+letter) is not worth listing.
+        if (keys.isEmpty() || b->text().contains('&')) continue;
+        entries_.append({group, plainText(b->text().isEmpty() ? b->toolTip() : b->text()), keys});
+    }
+}
+
+}  // namespace streetgan::ui
