@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ struct SystemSample {
     double gpuUtil = std::numeric_limits<double>::quiet_NaN();
     double gpuMemMb = std::numeric_limits<double>::quiet_NaN();
     double readMbS = std::numeric_limits<double>::quiet_NaN();
+    double energyJ = std::numeric_limits<double>::quiet_NaN();  ///< since the trainer process started
+    double powerW = std::numeric_limits<double>::quiet_NaN();   ///< over the interval before the reading
+    std::string energySource;                                   ///< what energyJ counts ("" when not measured)
+    std::map<std::string, std::string> unavailable;             ///< why a reading is never there (EventField::kUnavailable*)
 };
 
 /// A sample grid (samples/step_N.png) or a checkpoint, path relative to the run directory.

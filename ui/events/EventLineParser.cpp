@@ -56,7 +56,11 @@ void EventLineParser::add(const Event& event, EventBatch& out) {
         sys.gpuUtil = orNaN(s->gpuUtil);
         sys.gpuMemMb = orNaN(s->gpuMemMb);
         sys.readMbS = s->readMbS;
-        out.system.push_back(sys);
+        sys.energyJ = orNaN(s->energyJ);
+        sys.powerW = orNaN(s->powerW);
+        sys.energySource = s->energySource.value_or(std::string());
+        sys.unavailable = s->unavailable;
+        out.system.push_back(std::move(sys));
     } else if (const auto* sample = std::get_if<SampleEvent>(&event)) {
         out.samples.push_back(RunFileRef{sample->step.value_or(0), sample->path});
     } else if (const auto* c = std::get_if<CheckpointEvent>(&event)) {

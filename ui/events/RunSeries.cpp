@@ -159,6 +159,11 @@ size_t RunSeries::append(EventBatch&& b) {
     if (n > 0) lastMetrics_ = {m[Metric::LossD][n - 1], m[Metric::LossG][n - 1], m[Metric::DX][n - 1], m[Metric::DGz1][n - 1], m.t[n - 1]};
     // Only the newest kSystemKept readings: the tail of a batch that alone holds more.
     systemReadings_ += static_cast<int64_t>(b.system.size());
+    for (const SystemSample& r : b.system) {  // every reading, kept or not: the energy adds up across restarts
+        if (!std::isfinite(r.energyJ)) continue;
+        if (std::isfinite(energyLast_) && r.energyJ < energyLast_) energyBase_ += energyLast_;  // a new trainer process
+        energyLast_ = r.energyJ;
+    }
     const size_t sysFrom = b.system.size() > kSystemKept ? b.system.size() - kSystemKept : 0;
     system_.insert(system_.end(), b.system.begin() + static_cast<std::ptrdiff_t>(sysFrom), b.system.end());
     while (system_.size() > kSystemKept) system_.pop_front();

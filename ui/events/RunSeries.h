@@ -15,8 +15,10 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,10 @@ public:
     const std::deque<SystemSample>& system() const { return system_; }
     /// System readings appended (system().size() once past kSystemKept is fewer).
     int64_t systemReadings() const { return systemReadings_; }
+    /// Joules the run used so far by its system readings' energy_j (NaN when none was measured).
+    /// energy_j counts from each trainer process's start, so a reading below the one before it
+    /// starts a new process (--resume) whose joules add to the earlier ones.
+    double energyJoules() const { return std::isfinite(energyLast_) ? energyBase_ + energyLast_ : energyLast_; }
     const std::vector<RunFileRef>& samples() const { return samples_; }
     const std::vector<RunFileRef>& checkpoints() const { return checkpoints_; }
     const std::vector<std::string>& errors() const { return errors_; }
@@ -118,6 +124,7 @@ private:
     CheckpointMetrics lastMetrics_;  // the last metrics event as read, for a checkpoint in a later batch
     std::deque<SystemSample> system_;
     int64_t systemReadings_ = 0;
+    double energyBase_ = 0, energyLast_ = std::numeric_limits<double>::quiet_NaN();  // energyJoules()
     std::vector<RunFileRef> samples_, checkpoints_;
     std::vector<std::string> errors_;
     std::string state_, device_;

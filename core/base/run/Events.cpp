@@ -53,6 +53,9 @@ enum Field : uint8_t {
     fGpuUtil,
     fGpuMemMb,
     fGpuMemTotalMb,
+    fEnergyJ,
+    fPowerW,
+    fEnergySource,
     fFid,
     fKid,
     fKidStd,
@@ -112,6 +115,9 @@ constexpr std::string_view kFieldNames[kFieldCount] = {
     F::kGpuUtil,
     F::kGpuMemMb,
     F::kGpuMemTotalMb,
+    F::kEnergyJ,
+    F::kPowerW,
+    F::kEnergySource,
     F::kFid,
     F::kKid,
     F::kKidStd,
@@ -436,6 +442,16 @@ SystemEvent systemFrom(FieldBag& b) {
         e.gpuUtil = b.integer(fGpuUtil);
     e.gpuMemMb = b.optNumber(fGpuMemMb, false);
     e.gpuMemTotalMb = b.optNumber(fGpuMemTotalMb, false);
+    e.energyJ = b.optNumber(fEnergyJ, true);  // null stays null when written back
+    e.powerW = b.optNumber(fPowerW, true);
+    e.energySource = b.optString(fEnergySource);
+    json unavailable = b.take(F::kUnavailable);
+    bool reasons = unavailable.is_object() && !unavailable.empty();
+    for (auto it = unavailable.begin(); reasons && it != unavailable.end(); ++it) reasons = it->is_string();
+    if (reasons)
+        unavailable.get_to(e.unavailable);
+    else
+        b.putBack(F::kUnavailable, std::move(unavailable));
     e.extra = b.rest();
     return e;
 }
@@ -991,6 +1007,10 @@ void to_json(json& j, const SystemEvent& e) {
     j[F::kGpuUtil] = e.gpuUtil ? json(*e.gpuUtil) : json(nullptr);
     j[F::kGpuMemMb] = e.gpuMemMb ? json(*e.gpuMemMb) : json(nullptr);
     j[F::kGpuMemTotalMb] = e.gpuMemTotalMb ? json(*e.gpuMemTotalMb) : json(nullptr);
+    putOptNumber(j, F::kEnergyJ, e.energyJ);
+    putOptNumber(j, F::kPowerW, e.powerW);
+    putOpt(j, F::kEnergySource, e.energySource);
+    if (!e.unavailable.empty()) j[F::kUnavailable] = e.unavailable;
     putExtra(j, e.extra);
 }
 

@@ -94,6 +94,15 @@ inline constexpr char kReadMbS[] = "read_mb_s";
 inline constexpr char kGpuUtil[] = "gpu_util";
 inline constexpr char kGpuMemMb[] = "gpu_mem_mb";
 inline constexpr char kGpuMemTotalMb[] = "gpu_mem_total_mb";
+inline constexpr char kEnergyJ[] = "energy_j";
+inline constexpr char kPowerW[] = "power_w";
+inline constexpr char kEnergySource[] = "energy_source";
+inline constexpr char kUnavailable[] = "unavailable";
+// the keys of a system event's "unavailable" object: why a reading is never there
+inline constexpr char kUnavailableGpu[] = "gpu";                ///< gpu_util, gpu_mem_mb
+inline constexpr char kUnavailableCpuEnergy[] = "cpu_energy";  ///< RAPL package energy
+inline constexpr char kUnavailableGpuEnergy[] = "gpu_energy";  ///< NVML energy (GPU runs only)
+inline constexpr char kUnavailableRead[] = "read";              ///< read_mb_s
 // metric (FeatureMetrics' result plus the step)
 inline constexpr char kFid[] = "fid";
 inline constexpr char kKid[] = "kid";
@@ -166,7 +175,9 @@ struct MetricsEvent {
 };
 
 /// {"kind":"system"}: what the trainer costs the machine (SystemMonitor). The GPU readings are
-/// written as null when unknown.
+/// written as null when unknown. The energy members (added with issue 17; older lines lack them,
+/// which reads as "not reported") are absent when nothing is measurable; `unavailable` says why a
+/// reading is never there (keys EventField::kUnavailable*), written only when not empty.
 struct SystemEvent {
     double t = kNoValue;
     std::optional<int64_t> step;
@@ -174,6 +185,10 @@ struct SystemEvent {
     double rssMb = kNoValue, readMbS = kNoValue;
     std::optional<int64_t> gpuUtil;  ///< percent, a whole number as NVML reports it
     std::optional<double> gpuMemMb, gpuMemTotalMb;
+    std::optional<double> energyJ;            ///< joules since the trainer process started (energySource's parts)
+    std::optional<double> powerW;             ///< mean power of the interval since the previous reading
+    std::optional<std::string> energySource;  ///< what energyJ counts, e.g. "CPU package (RAPL, all processes)"
+    std::map<std::string, std::string> unavailable;
     nlohmann::json extra;
 };
 

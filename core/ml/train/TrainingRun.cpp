@@ -190,8 +190,8 @@ void TrainingRun::announceStart() {
     metrics_.emplace(cfg_, device_);
 
     loader_->start(done_);
-    system_.emplace(device_.is_cuda() ? device_.index() < 0 ? 0 : device_.index() : -1);
-    lastSystem_ = Clock::now();
+    system_.emplace(device_.is_cuda() ? device_.index() < 0 ? 0 : device_.index() : -1, device_.str());
+    lastSystem_ = Clock::time_point{};  // none yet: periodicWork writes one after the first step
     resetInterval();
 }
 
@@ -225,6 +225,14 @@ void TrainingRun::trainOneStep() {
 void TrainingRun::periodicWork() {
     if (done_ % cfg_.logEvery == 0) logMetrics(done_);
     if (!root_) return;
+    // A system reading after the first step too, not only every 2 s: a run shorter than that has
+    // one (finish() writes the last).
+    if (lastSystem_ == Clock::time_point{}) {
+        SystemEvent sys = system_->sample();
+        sys.step = done_;
+        out_.emit(sys);
+        lastSystem_ = Clock::now();
+    }
     if (cfg_.sampleEvery > 0 && done_ % cfg_.sampleEvery == 0) sample(done_);
     if ((cfg_.checkpointEvery > 0 && done_ % cfg_.checkpointEvery == 0) || done_ % stepsPerEpoch_ == 0) checkpoint(done_);
 }
@@ -406,6 +414,15 @@ bool TrainingRun::agreeToStop() {
 int64_t TrainingRun::finish() {
     loader_->stop();
     logMetrics(done_);
+    // The last system reading (the energy up to here), unless one was written just now: a reading
+    // of a few milliseconds would show a meaningless CPU % as the run's last. Before the final
+    // sample and checkpoint: the checkpoint stays the last event before the final status.
+    if (root_ && system_ && seconds(Clock::now() - lastSystem_) >= 0.5) {
+        SystemEvent sys = system_->sample();
+        sys.step = done_;
+        out_.emit(sys);
+        lastSystem_ = Clock::now();
+    }
     if (root_ && lastSampleStep_ != done_) sample(done_);
     if (root_ && lastCheckpointStep_ != done_) checkpoint(done_);
     // The evaluations still running or waiting: awaited, or cancelled on a stop signal (their

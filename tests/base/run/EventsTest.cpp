@@ -3,13 +3,18 @@
 // the attach protocol's lines; the strict scan and nlohmann's SAX path agree; EventLog's typed
 // append writes what the reader reads back.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "base/run/EventLog.h"
 #include "base/run/Events.h"
+#include "base/run/SystemMonitor.h"
 #include "support/TempDir.h"
 
 using namespace streetgan;
@@ -73,6 +78,9 @@ std::vector<Event> oneOfEachKind() {
     system.gpuUtil = 97;
     system.gpuMemMb = 4096.5;
     system.gpuMemTotalMb = 24576;
+    system.energyJ = 5400.5;
+    system.powerW = 250.25;
+    system.energySource = "CPU package (RAPL, all processes on the host) + GPU (NVML)";
 
     CheckpointEvent checkpoint;
     checkpoint.t = 4.5;
@@ -322,4 +330,143 @@ TEST(Events, EventLogWritesTypedEventsTheReaderReadsBack) {
             EXPECT_GT(stampOf(parsed.event).t, 1.6e9);  // stamped by the log
     }
     EXPECT_EQ(n, expected.size() + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The system event's energy and "unavailable" members, and SystemMonitor's RAPL and NVML paths.
+// (SystemMonitor's cases live here, in the base run suite, until it has a test file of its own.)
+
+TEST(Events, SystemEnergyAndUnavailableRoundTripAndOldLinesStillRead) {
+    SystemEvent e;
+    e.t = 10;
+    e.step = 3;
+    e.cpuPercent = 50;
+    e.rssMb = 100;
+    e.readMbS = 0;
+    e.unavailable = {{EventField::kUnavailableGpu, "this run trains on the CPU"},
+                     {EventField::kUnavailableCpuEnergy, "RAPL energy counters are not readable (root only)"}};
+    expectRoundTrip(e);
+    const json j = toJson(e);
+    EXPECT_EQ(j["unavailable"]["gpu"], "this run trains on the CPU");
+    EXPECT_FALSE(j.contains("energy_j"));  // not measured: absent, not 0
+    EXPECT_FALSE(j.contains("power_w"));
+    // A line of a trainer before the energy readings: no energy, no reasons, nothing in extra.
+    const auto old = std::get<SystemEvent>(eventFromJson(json::parse(
+        R"({"cpu_percent":87.5,"gpu_mem_mb":null,"gpu_mem_total_mb":null,"gpu_util":null,"kind":"system","read_mb_s":1.5,"rss_mb":12,"step":4,"t":1.5})")));
+    EXPECT_EQ(old.cpuPercent, 87.5);
+    EXPECT_FALSE(old.energyJ);
+    EXPECT_TRUE(old.unavailable.empty());
+    EXPECT_TRUE(old.extra.is_null());
+    // An "unavailable" that is not an object of strings is kept as read.
+    const json odd = json::parse(R"({"kind":"system","unavailable":{"gpu":3},"energy_j":null})");
+    const auto kept = std::get<SystemEvent>(eventFromJson(odd));
+    EXPECT_TRUE(kept.unavailable.empty());
+    EXPECT_EQ(kept.extra["unavailable"]["gpu"], 3);
+    EXPECT_EQ(toJson(kept), toJson(eventFromJson(toJson(kept))));
+    EXPECT_TRUE(toJson(kept)["energy_j"].is_null());
+}
+
+TEST(SystemMonitor, RaplCounterWrapArithmetic) {
+    EXPECT_EQ(SystemMonitor::raplDelta(100, 250, 1000), 150u);
+    EXPECT_EQ(SystemMonitor::raplDelta(900, 50, 1000), 150u);  // 100 to the range, 50 past 0
+    EXPECT_EQ(SystemMonitor::raplDelta(0, 0, 1000), 0u);
+    const uint64_t range = 262143328850ull;  // a real package's max_energy_range_uj
+    EXPECT_EQ(SystemMonitor::raplDelta(range - 10, 5, range), 15u);
+    EXPECT_EQ(SystemMonitor::raplDelta(5000, 7, 0), 7u);  // no range known: what the counter says
+}
+
+namespace {
+void writeText(const std::string& path, const std::string& text) {
+    std::ofstream(path) << text << "\n";
+}
+}  // namespace
+
+TEST(SystemMonitor, RaplEnergyFromPackagesWithWrapAndNoSubdomainTwice) {
+    TempDir root;
+    for (const char* d : {"intel-rapl:0", "intel-rapl:1", "intel-rapl:0:0", "intel-rapl-mmio:0"})
+        std::filesystem::create_directories(root.path() / d);
+    writeText(root / "intel-rapl:0/energy_uj", "999000000");
+    writeText(root / "intel-rapl:0/max_energy_range_uj", "1000000000");
+    writeText(root / "intel-rapl:1/energy_uj", "5000000");
+    writeText(root / "intel-rapl:1/max_energy_range_uj", "1000000000");
+    writeText(root / "intel-rapl:0:0/energy_uj", "123000000");  // cores: part of package 0
+    writeText(root / "intel-rapl:0:0/max_energy_range_uj", "1000000000");
+    writeText(root / "intel-rapl-mmio:0/energy_uj", "777000000");  // the same package again
+    writeText(root / "intel-rapl-mmio:0/max_energy_range_uj", "1000000000");
+    SystemMonitor m(-1, "cpu", root.path().string());
+    EXPECT_EQ(m.unavailable().count(EventField::kUnavailableCpuEnergy), 0u);
+    EXPECT_EQ(m.unavailable().at(EventField::kUnavailableGpu), "this run trains on the CPU");
+    SystemEvent first = m.sample();
+    ASSERT_TRUE(first.energyJ);
+    EXPECT_EQ(*first.energyJ, 0.0);
+    EXPECT_NE(first.energySource.value_or("").find("RAPL"), std::string::npos);
+    // package 0 wraps: 1 J to the range, 2 J past 0; package 1 +4 J; the subdomains moved too
+    writeText(root / "intel-rapl:0/energy_uj", "2000000");
+    writeText(root / "intel-rapl:1/energy_uj", "9000000");
+    writeText(root / "intel-rapl:0:0/energy_uj", "923000000");
+    writeText(root / "intel-rapl-mmio:0/energy_uj", "977000000");
+    SystemEvent second = m.sample();
+    ASSERT_TRUE(second.energyJ);
+    EXPECT_NEAR(*second.energyJ, 7.0, 1e-9);
+    ASSERT_TRUE(second.powerW);
+    EXPECT_GT(*second.powerW, 0.0);
+    EXPECT_TRUE(std::isfinite(second.cpuPercent));
+    EXPECT_GT(second.rssMb, 0.0);
+    EXPECT_TRUE(std::isfinite(second.readMbS));  // /proc/self/io
+    EXPECT_EQ(second.unavailable, m.unavailable());
+}
+
+TEST(SystemMonitor, NoRaplAndNoNvmlSayWhy) {
+    TempDir root;  // empty: no intel-rapl domain
+    SystemMonitor m(0, "cuda:0", root.path().string(), "libnvidia-ml-not-here.so.1");
+    EXPECT_FALSE(m.hasGpu());
+    const SystemEvent e = m.sample();
+    EXPECT_FALSE(e.energyJ);
+    EXPECT_FALSE(e.gpuUtil);
+    EXPECT_NE(e.unavailable.at(EventField::kUnavailableCpuEnergy).find("no RAPL energy counters"), std::string::npos);
+    EXPECT_NE(e.unavailable.at(EventField::kUnavailableGpu).find("no NVIDIA driver (NVML, libnvidia-ml-not-here.so.1) on "), std::string::npos);
+    EXPECT_EQ(e.unavailable.at(EventField::kUnavailableGpuEnergy), e.unavailable.at(EventField::kUnavailableGpu));
+    // a device that is no NVIDIA GPU is named
+    SystemMonitor mps(-1, "mps", root.path().string());
+    EXPECT_EQ(mps.unavailable().at(EventField::kUnavailableGpu), "this run trains on mps, not an NVIDIA GPU");
+}
+
+TEST(SystemMonitor, UnreadableRaplCountersAreRootOnly) {
+    // As on Linux since 2020: energy_uj mode 0400, owned by root. Taking the read permission away
+    // stops a non-root reader; as root the check runs in a child that drops to nobody.
+    TempDir root;
+    std::filesystem::create_directories(root.path() / "intel-rapl:0");
+    writeText(root / "intel-rapl:0/energy_uj", "1000");
+    writeText(root / "intel-rapl:0/max_energy_range_uj", "1000000");
+    ASSERT_EQ(::chmod((root / "intel-rapl:0/energy_uj").c_str(), 0), 0);
+    ASSERT_EQ(::chmod(root.path().c_str(), 0755), 0);
+    const auto reason = [&] {
+        SystemMonitor m(-1, "cpu", root.path().string());
+        const SystemEvent e = m.sample();
+        return e.energyJ ? std::string("measured") : e.unavailable.at(EventField::kUnavailableCpuEnergy);
+    };
+    const std::string expected = "RAPL energy counters are not readable (root only)";
+    if (::geteuid() != 0) {
+        EXPECT_EQ(reason(), expected);
+        return;
+    }
+    int pipe[2];
+    ASSERT_EQ(::pipe(pipe), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        ::close(pipe[0]);
+        const std::string r = ::setgid(65534) == 0 && ::setuid(65534) == 0 ? reason() : std::string("setuid failed");
+        const ssize_t n = ::write(pipe[1], r.data(), r.size());
+        ::_exit(n == static_cast<ssize_t>(r.size()) ? 0 : 1);
+    }
+    ::close(pipe[1]);
+    std::string got;
+    char buf[256];
+    for (ssize_t n; (n = ::read(pipe[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+    ::close(pipe[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    EXPECT_EQ(got, expected);
 }

@@ -1,13 +1,21 @@
 // The dashboard, samples, system and cost panels fed a recorded run directory (RunSession reads
 // events.jsonl on a worker, then attach confirms the end): points per plot, x modes, smoothing,
 // log-y, hover read-out, exports, the starving banner; the raw series under the smoothed one, the
-// empty states, the crosshair, relative and wall-clock time, the legend outside the data.
+// empty states, the crosshair, relative and wall-clock time, the legend outside the data; the
+// system panel showing only what is measured (hidden rows and why), the cost panel local (wall
+// time, energy, no price) and remote (per-host instance price, images per dollar), a real short
+// CPU run's system reading.
 #include <qcustomplot.h>
 #include <QDateTime>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QComboBox>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include "app/AppSettings.h"
 #include "dashboard/CostPanel.h"
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
@@ -21,6 +29,23 @@ using namespace streetgan::ui;
 class DashboardTest : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
+
+    // The system and cost panels as the dock shows them, for a screenshot.
+    static QImage panels(SystemPanel* sys, CostPanel* cost) {
+        QWidget w;
+        auto* layout = new QVBoxLayout(&w);
+        layout->addWidget(new QLabel("<b>System</b>"));
+        layout->addWidget(sys);
+        layout->addWidget(new QLabel("<b>Cost</b>"));
+        layout->addWidget(cost);
+        w.resize(380, w.sizeHint().height());
+        w.show();
+        QCoreApplication::processEvents();
+        const QImage img = w.grab().toImage();
+        sys->setParent(nullptr);
+        cost->setParent(nullptr);
+        return img;
+    }
 
     static void waitLoaded(RunSession& s, int rows) {
         QSignalSpy loaded(&s, &RunSession::loaded);
@@ -233,8 +258,11 @@ private slots:
         sys.update(&s.series());
         QCOMPARE(sys.valueText("CPU"), QString("87.5 %"));
         QCOMPARE(sys.valueText("Data read"), QString("42.5 MB/s"));
+        QVERIFY(sys.rowShown("CPU") && sys.rowShown("Memory") && sys.rowShown("Data read"));
+        // a CPU run (events of a trainer before "unavailable"): the GPU rows hidden, the device says why
         QCOMPARE(sys.valueText("GPU"), QString("n/a"));
-        QCOMPARE(sys.valueText("GPU memory"), QString("n/a"));
+        QVERIFY(!sys.rowShown("GPU") && !sys.rowShown("GPU memory"));
+        QCOMPARE(sys.noteText(), QString("GPU and GPU memory: not shown — this run trains on the CPU."));
         // the last status says running (the run directory has no live trainer, but the events say so)
         s.series().setState("running");
         sys.update(&s.series());
@@ -243,11 +271,152 @@ private slots:
         sys.update(&s.series());
         QVERIFY(!sys.bannerVisible());
 
+        // local: wall time and images/hour, no cloud price; energy not reported by this trainer
         CostPanel cost;
-        cost.setPricePerHour(3.60);
         cost.update(&s.series());
+        QVERIFY(!cost.rowShown("Instance") && !cost.rowShown("Price") && !cost.rowShown("Images/$") && !cost.rowShown("Cost so far"));
+        QCOMPARE(cost.valueText("Wall time"), QString("0:01:00"));  // the first event to the last metrics, 600 x 0.1 s
+        QVERIFY(!cost.rowShown("Energy"));
+        QVERIFY2(cost.noteText().startsWith("Energy: not measurable — the trainer did not report it"), qPrintable(cost.noteText()));
+        QVERIFY(!cost.grab().isNull());
+        // the same run flagged remote: the host's instance and price; images per dollar
+        const RunContext remote{true, "trainer@gpu-box:22"};
+        QSignalSpy priced(&cost, &CostPanel::hostPriceChanged);
+        cost.setHost(remote.hostLabel, "", 3.60);
+        cost.update(&s.series(), remote);
+        QVERIFY(priced.isEmpty());  // handing in the saved price is no change by the user
+        QVERIFY(cost.rowShown("Instance") && cost.rowShown("Images/$") && cost.rowShown("Cost so far"));
+        QCOMPARE(cost.instance(), QString(CostPanel::kCustomInstance));  // 3.60 is no list price
         // images/s of the last row: 500 + 600 % 7 = 505 -> 1,818,000 images/hour -> 505,000 per $
         QCOMPARE(cost.imagesPerDollarText().remove(QRegularExpression("[^0-9]")), QString("505000"));
+        QCOMPARE(cost.valueText("Cost so far"), QString("$ 0.06"));  // 60 s at $3.60/h
+        cost.setPricePerHour(1.80);
+        QCOMPARE(priced.size(), 1);
+        QCOMPARE(priced.last().at(0).toString(), remote.hostLabel);
+        QCOMPARE(priced.last().at(2).toDouble(), 1.80);
+        QCOMPARE(cost.imagesPerDollarText().remove(QRegularExpression("[^0-9]")), QString("1010000"));
+        if (const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR"); !keep.isEmpty()) {
+            SystemPanel remoteSys;
+            remoteSys.update(&s.series(), remote);
+            panels(&remoteSys, &cost).save(keep + "/remote-panels.png");
+        }
+        // waiting for the first reading names where from
+        RunSeries empty;
+        sys.update(&empty, remote);
+        QCOMPARE(sys.noteText(), QString("Waiting for the first system reading from trainer@gpu-box:22…"));
+        QVERIFY(!sys.rowShown("CPU"));
+        sys.update(&empty);
+        QCOMPARE(sys.noteText(), QString("Waiting for the first system reading from this computer…"));
+    }
+
+    void perHostPriceRoundTripsThroughSettings() {
+        // MainWindow's wiring (updatePanels and the hostPriceChanged connection), two hosts
+        AppSettings settings;
+        CostPanel cost;
+        RunSeries empty;
+        const auto show = [&](const QString& host) {
+            const double saved = settings.hostPricePerHour(host);
+            cost.setHost(host, settings.hostInstance(host), saved >= 0 ? saved : settings.pricePerHour());
+            cost.update(&empty, RunContext{true, host});
+        };
+        connect(&cost, &CostPanel::hostPriceChanged, &cost, [&](const QString& host, const QString& instance, double d) {
+            settings.setHostPrice(host, instance, d);
+        });
+        show("a@box-a:22");
+        auto* picker = cost.findChild<QComboBox*>("Instance");
+        QVERIFY(picker);
+        picker->setCurrentIndex(picker->findText("g5.xlarge", Qt::MatchStartsWith));
+        QCOMPARE(cost.pricePerHour(), 1.006);
+        show("b@box-b:22");
+        cost.setPricePerHour(7.5);  // typed: custom
+        QCOMPARE(cost.instance(), QString("custom"));
+        QCOMPARE(settings.hostInstance("a@box-a:22"), QString("g5.xlarge"));
+        QCOMPARE(settings.hostPricePerHour("a@box-a:22"), 1.006);
+        QCOMPARE(settings.hostInstance("b@box-b:22"), QString("custom"));
+        QCOMPARE(settings.hostPricePerHour("b@box-b:22"), 7.5);
+        show("a@box-a:22");  // back to the first host: its own instance and price
+        QCOMPARE(cost.instance(), QString("g5.xlarge"));
+        QCOMPARE(cost.pricePerHour(), 1.006);
+        show("b@box-b:22");
+        QCOMPARE(cost.pricePerHour(), 7.5);
+        QCOMPARE(settings.hostPricePerHour("c@never:22"), -1.0);
+    }
+
+    void energyShownAndSummedAcrossRestarts() {
+        // Readings with energy (RAPL + NVML), a resumed trainer starting from 0 again.
+        RunSeries r;
+        EventBatch b;
+        b.firstT = 1000;
+        b.state = "running";
+        b.device = "cuda:0";
+        const auto reading = [](double t, double joules, double watts) {
+            SystemSample x;
+            x.t = t;
+            x.cpuPercent = 100;
+            x.rssMb = 500;
+            x.readMbS = 3.5;
+            x.gpuUtil = 90;
+            x.gpuMemMb = 2048;
+            x.energyJ = joules;
+            x.powerW = watts;
+            x.energySource = "CPU package (RAPL, all processes on the host) + GPU (NVML)";
+            return x;
+        };
+        b.system = {reading(1002, 600, 300), reading(1004, 1800, 600)};
+        r.append(std::move(b));
+        QCOMPARE(r.energyJoules(), 1800.0);
+        EventBatch resumed;
+        resumed.system = {reading(5000, 200, 100), reading(5002, 1800000, 250)};  // a new process: from 0 again
+        r.append(std::move(resumed));
+        QCOMPARE(r.energyJoules(), 1801800.0);
+        CostPanel cost;
+        cost.update(&r);
+        QVERIFY(cost.rowShown("Energy") && cost.rowShown("Power"));
+        QCOMPARE(cost.valueText("Energy"), QLocale().toString(0.5005, 'f', 2) + " kWh");  // 1,801,800 J
+        QCOMPARE(cost.valueText("Power"), QString("250 W"));
+        QCOMPARE(cost.noteText(), QString("Energy counts: CPU package (RAPL, all processes on the host) + GPU (NVML)."));
+        QCOMPARE(cost.valueText("Wall time"), QString("1:06:42"));  // 1000 -> 5002
+        SystemPanel sys;
+        sys.update(&r);
+        QVERIFY(sys.rowShown("GPU") && sys.rowShown("GPU memory"));
+        QCOMPARE(sys.valueText("GPU"), QString("90.0 %"));
+        QCOMPARE(sys.noteText(), QString());  // every reading measured: no note
+        if (const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR"); !keep.isEmpty()) panels(&sys, &cost).save(keep + "/energy-panels.png");
+    }
+
+    void realShortLocalCpuRun() {
+        // A real trainer run shorter than the 2 s system-reading interval still has a reading.
+        const QString dir = tmp_.filePath("short-cpu");
+        QProcess trainer;
+        trainer.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        trainer.setStandardOutputFile(QProcess::nullDevice());
+        trainer.start(STREETGAN_TRAINER, {"train", "--run-dir", dir, "--preset", "tiny-32", "--steps", "6", "--batch", "8", "--log-every", "2",
+                                          "--checkpoint-every", "30"});
+        QVERIFY(trainer.waitForFinished(120000));
+        QCOMPARE(trainer.exitCode(), 0);
+        RunSession s(dir, STREETGAN_TRAINER);
+        s.start();
+        QTRY_VERIFY_WITH_TIMEOUT(s.series().state() == "finished" && s.series().systemReadings() >= 1, 30000);
+        SystemPanel sys;
+        sys.update(&s.series());
+        QVERIFY(sys.rowShown("CPU") && sys.rowShown("Memory"));
+        QVERIFY2(sys.valueText("CPU").endsWith(" %"), qPrintable(sys.valueText("CPU")));
+        QVERIFY2(sys.valueText("Memory").endsWith(" MB") && sys.valueText("Memory") != "0 MB", qPrintable(sys.valueText("Memory")));
+        QVERIFY(sys.rowShown("Data read"));
+        QVERIFY(!sys.rowShown("GPU") && !sys.rowShown("GPU memory"));
+        QVERIFY2(sys.noteText().startsWith("GPU and GPU memory: not shown — this run trains on the CPU"), qPrintable(sys.noteText()));
+        CostPanel cost;
+        cost.update(&s.series());
+        QVERIFY2(QRegularExpression("^\\d+\\.\\d s$").match(cost.valueText("Wall time")).hasMatch(), qPrintable(cost.valueText("Wall time")));
+        QVERIFY(!cost.rowShown("Instance") && !cost.rowShown("Cost so far"));
+        // energy: measured where RAPL is readable, else the trainer's reason
+        if (std::isfinite(s.series().energyJoules()))
+            QVERIFY(cost.rowShown("Energy") && cost.valueText("Energy").contains("kWh"));
+        else
+            QVERIFY2(cost.noteText().startsWith("Energy: not measurable — ") && cost.noteText().contains("RAPL"), qPrintable(cost.noteText()));
+        for (QLabel* l : cost.findChildren<QLabel*>())
+            if (l->isVisibleTo(&cost)) QVERIFY2(!l->text().contains('$'), qPrintable(l->text()));
+        if (const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR"); !keep.isEmpty()) panels(&sys, &cost).save(keep + "/local-panels.png");
     }
 };
 
