@@ -4,6 +4,7 @@
 #include <QCommandLineParser>
 #include <QIcon>
 #include <QTimer>
+#include <cstdio>
 
 #include "app/MainWindow.h"
 #include "base/util/Version.h"
@@ -25,11 +26,18 @@ int main(int argc, char** argv) {
     const QCommandLineOption workspace("workspace", "Folder of local runs (remembered).", "DIR");
     const QCommandLineOption screenshot("screenshot", "Grab the window to FILE.png after --delay ms, then quit.", "FILE");
     const QCommandLineOption delay("delay", "Milliseconds before --screenshot (default 3000).", "MS", "3000");
+    const QCommandLineOption theme("theme", "Look for this run only, not saved: system (follow the desktop), light or dark.", "MODE");
     cli.addOptions({openRun, openCheckpoint, openSession, explore, workspace, screenshot, delay});
+    cli.addOption(theme);
     cli.process(app);
+    if (cli.isSet(theme) && !QStringList{"system", "light", "dark"}.contains(cli.value(theme))) {
+        std::fprintf(stderr, "streetgan: --theme '%s' is unknown; use system, light or dark.\n", qPrintable(cli.value(theme)));
+        return 2;
+    }
 
     const bool startOnRun = cli.isSet(openRun) || cli.isSet(openCheckpoint) || cli.isSet(openSession) || cli.isSet(explore);
     streetgan::ui::MainWindow window(cli.value(workspace), !startOnRun && !cli.isSet(screenshot));
+    if (cli.isSet(theme)) window.applyTheme(cli.value(theme), false);
     window.show();
     for (const QString& run : cli.values(openRun)) window.openLocalRun(run);  // several: overlaid
     if (cli.isSet(openCheckpoint)) window.openCheckpoint(cli.value(openCheckpoint));

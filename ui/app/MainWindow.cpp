@@ -1,6 +1,7 @@
 #include "app/MainWindow.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
@@ -14,6 +15,8 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QProgressBar>
+#include <QScreen>
+#include <QScrollArea>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -23,6 +26,13 @@
 #include <cmath>
 
 #include "app/AppSettings.h"
+#include "app/DesktopNotifier.h"
+#include "app/RunAlerts.h"
+#include "app/SettingsDialog.h"
+#include "app/WelcomePage.h"
+#include "app/IconSet.h"
+#include "app/ShortcutsDialog.h"
+#include "app/ThemeManager.h"
 #include "base/run/Events.h"
 #include "checkpoints/CheckpointBrowserPage.h"
 #include "common/TrainerLocator.h"
@@ -31,6 +41,7 @@
 #include "dashboard/SamplesPage.h"
 #include "dashboard/SystemPanel.h"
 #include "explorer/ExplorerPage.h"
+#include "explorer/LatentSliders.h"
 #include "remote/ConnectDialog.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
@@ -45,14 +56,27 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     : QMainWindow(parent), settings_(new AppSettings), prompter_(new SshPrompter(this)) {
     setWindowTitle(tr("StreetGAN Studio"));
     setObjectName("MainWindow");
-    resize(1400, 860);
+    // The size comes from fitToScreen() once the docks are in place (never more than the screen).
     prompter_->setParent(this);
+    alerts_ = new RunAlerts(new DesktopNotifier(statusBar(), this), this);
+    connect(alerts_, &RunAlerts::openRequested, this, [this](RunSession* s, const QString& localRunDir) {
+        if (!sessions_.contains(s)) s = localRunDir.isEmpty() ? nullptr : openLocalRun(localRunDir);  // closed since: open it again
+        if (!s) return;
+        setActive(s);
+        centre_->setCurrentWidget(tabs_);
+        tabs_->setCurrentWidget(dashboard_);
+        setWindowState(windowState() & ~Qt::WindowMinimized);
+        show();
+        raise();
+        activateWindow();
+    });
 
     sidebar_ = new RunsSidebar;
     auto* runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName("runsDock");
     runsDock->setWidget(sidebar_);
     addDockWidget(Qt::LeftDockWidgetArea, runsDock);
+    runsDock_ = runsDock;
 
     system_ = new SystemPanel;
     cost_ = new CostPanel;
@@ -68,39 +92,32 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     rightLayout->addStretch();
     auto* sysDock = new QDockWidget(tr("System and cost"), this);
     sysDock->setObjectName("systemDock");
-    sysDock->setWidget(right);
+    // In a scroll area: the dock may be narrower than the panels' widest line on small screens.
+    auto* rightScroll = new QScrollArea;
+    rightScroll->setObjectName("systemScroll");
+    rightScroll->setWidget(right);
+    rightScroll->setWidgetResizable(true);
+    rightScroll->setFrameShape(QFrame::NoFrame);
+    rightScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    rightScroll->setMinimumWidth(220);
+    sysDock->setWidget(rightScroll);
     addDockWidget(Qt::RightDockWidgetArea, sysDock);
+    systemDock_ = sysDock;
 
     centre_ = new QStackedWidget;
-    auto* welcome = new QWidget;
-    auto* wl = new QVBoxLayout(welcome);
-    wl->addStretch();
-    auto* hello = new QLabel(tr("<h2>StreetGAN Studio</h2><p>Train a DCGAN on street-level imagery here or on a GPU box, and watch it learn.</p>"));
-    hello->setAlignment(Qt::AlignCenter);
-    wl->addWidget(hello);
-    auto* tiny = new QPushButton(tr("Start a tiny CPU run on synthetic streets"));
-    tiny->setObjectName("tinyRunButton");
-    tiny->setDefault(true);
-    tiny->setMinimumHeight(44);
-    auto* row = new QHBoxLayout;
-    row->addStretch();
-    row->addWidget(tiny);
-    row->addStretch();
-    wl->addLayout(row);
-    auto* demo = new QPushButton(tr("Explore the demo model: latent walks through synthetic streets"));
-    demo->setObjectName("exploreDemoButton");
-    demo->setMinimumHeight(32);
-    auto* demoRow = new QHBoxLayout;
-    demoRow->addStretch();
-    demoRow->addWidget(demo);
-    demoRow->addStretch();
-    wl->addLayout(demoRow);
-    auto* hint = new QLabel(tr("or New run… (Ctrl+N), Open run… (Ctrl+O), Connect to host… (Ctrl+Shift+O)"));
-    hint->setAlignment(Qt::AlignCenter);
-    wl->addWidget(hint);
-    wl->addStretch();
-    connect(tiny, &QPushButton::clicked, this, [this] { startTinyRun(); });
-    connect(demo, &QPushButton::clicked, this, [this] { showExplorer(); });
+    // Shown while no run is open: what the app does and the first start's runs folder (WelcomePage).
+    welcome_ = new WelcomePage;
+    connect(welcome_, &WelcomePage::workspaceChosen, this, [this](const QString& dir) {
+        useWorkspace(dir);
+        settings_->setWelcomeDone(true);
+    });
+    connect(welcome_, &WelcomePage::tinyRunRequested, this, [this] { startTinyRun(); });
+    connect(welcome_, &WelcomePage::newRunRequested, this, [this] { newRunDialog(); });
+    connect(welcome_, &WelcomePage::connectRequested, this, [this] { connectDialog(); });
+    connect(welcome_, &WelcomePage::openRunRequested, this, [this] { openRunDialog(); });
+    connect(welcome_, &WelcomePage::exploreDemoRequested, this, [this] { showExplorer(); });
+    connect(welcome_, &WelcomePage::recentRunRequested, this, [this](const QString& dir) { openLocalRun(dir); });
+    connect(this, &MainWindow::runOpened, welcome_, [this] { welcome_->setRecentRuns(settings_->recentRuns()); });
     tabs_ = new QTabWidget;
     tabs_->setObjectName("mainTabs");
     dashboard_ = new DashboardPage;
@@ -126,7 +143,7 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
         centre_->setCurrentWidget(tabs_);
         tabs_->setCurrentWidget(explorer_);
     });
-    centre_->addWidget(welcome);
+    centre_->addWidget(welcome_);
     centre_->addWidget(tabs_);
     setCentralWidget(centre_);
 
@@ -145,22 +162,37 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     dashboard_->linkSidebar(sidebar_);  // the runs' check boxes choose which runs the plots overlay
     connect(dashboard_, &DashboardPage::csvExported, this,
             [this](bool ok, const QString& m) { ok ? statusBar()->showMessage(m, 8000) : showError(m, tr("Choose another file or free some disk space.")); });
-    connect(cost_, &CostPanel::priceChanged, this, [this](double d) { settings_->setPricePerHour(d); });
+    // A remote host's price is saved for that host; the last one picked is also the default for a
+    // host never priced (AppSettings::pricePerHour).
+    connect(cost_, &CostPanel::hostPriceChanged, this, [this](const QString& host, const QString& instance, double d) {
+        settings_->setHostPrice(host, instance, d);
+        settings_->setPricePerHour(d);
+    });
 
-    restoreGeometry(settings_->windowGeometry());
+    const bool restored = restoreGeometry(settings_->windowGeometry());
     restoreState(settings_->windowState());
+    fitToScreen(!restored);
 
+    // The runs folder: the given one (--workspace), else the remembered one, else
+    // $STREETGAN_WORKSPACE, else the XDG data location. No dialog any more (`askWorkspace` is kept
+    // for callers): the first start shows the folder on the welcome page, which makes it when the
+    // user acts; a given or remembered one is made and remembered now.
+    Q_UNUSED(askWorkspace);
     QString ws = workspace.isEmpty() ? settings_->workspace() : workspace;
     if (ws.isEmpty()) ws = qEnvironmentVariable("STREETGAN_WORKSPACE");
     if (ws.isEmpty()) {
-        ws = QDir::homePath() + "/StreetGAN/runs";
-        if (askWorkspace)
-            QMetaObject::invokeMethod(
-                this, [this] { chooseWorkspace(true); }, Qt::QueuedConnection);
+        ws = WelcomePage::defaultRunsFolder();
+    } else {
+        QDir().mkpath(ws);
+        settings_->setWorkspace(ws);
     }
-    QDir().mkpath(ws);
-    settings_->setWorkspace(ws);
+    // The runs checked when the app last ran are checked (and so plotted) again once listed.
+    sidebar_->restorePlotted(settings_->plottedRuns());
+    connect(sidebar_, &RunsSidebar::plottedRunsChanged, this, [this](const QStringList& keys) { settings_->setPlottedRuns(keys); });
     sidebar_->setWorkspace(ws);
+    welcome_->setRunsFolder(ws);
+    welcome_->setFirstStart(!settings_->welcomeDone());
+    welcome_->setRecentRuns(settings_->recentRuns());
     updateActions();
 }
 
@@ -180,7 +212,11 @@ void MainWindow::buildActions() {
     auto* help = menuBar()->addMenu(tr("&Help"));
     auto* tb = addToolBar(tr("Main"));
     tb->setObjectName("mainToolBar");
-    tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);  // icons only on narrow screens (fitToScreen)
+    toolBar_ = tb;
+    icons_ = new IconSet(this);
+    themes_ = new ThemeManager(icons_, this);
+    if (!themes_->setMode(settings_->theme())) themes_->setMode("system");
     auto add = [this](QMenu* m, const QString& text, const QKeySequence& key, auto slot) {
         QAction* a = m->addAction(text);
         a->setShortcut(key);
@@ -188,10 +224,7 @@ void MainWindow::buildActions() {
         return a;
     };
     QAction* newRun = add(file, tr("&New run…"), QKeySequence::New, [this] { newRunDialog(); });
-    QAction* open = add(file, tr("&Open run…"), QKeySequence::Open, [this] {
-        const QString d = QFileDialog::getExistingDirectory(this, tr("Open a run directory"), sidebar_->workspace());
-        if (!d.isEmpty()) openLocalRun(d);
-    });
+    QAction* open = add(file, tr("&Open run…"), QKeySequence::Open, [this] { openRunDialog(); });
     QAction* connectHostAction = add(file, tr("&Connect to host…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { connectDialog(); });
     // Remote trainer set-up (docs/remote-setup.md): for the one connected host, or the one chosen.
     add(file, tr("Set &up streetgan-trainer on a host…"), QKeySequence(), [this] {
@@ -221,10 +254,16 @@ void MainWindow::buildActions() {
     });
     recentMenu_ = file->addMenu(tr("Recent runs"));
     rebuildRecentMenu();
-    add(file, tr("Change &workspace…"), QKeySequence(), [this] { chooseWorkspace(false); });
     close_ = add(file, tr("&Close run"), QKeySequence::Close, [this] { closeActiveRun(); });
     file->addSeparator();
-    add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+    // Settings…: the platform's key (Ctrl+, on most desktops), Ctrl+, where it has none.
+    QKeySequence prefsKey(QKeySequence::Preferences);
+    if (prefsKey.isEmpty()) prefsKey = QKeySequence(tr("Ctrl+,"));
+    QAction* prefs = add(file, tr("S&ettings…"), prefsKey, [this] { openSettings(); });
+    prefs->setObjectName("settingsAction");
+    prefs->setMenuRole(QAction::PreferencesRole);
+    // Ctrl+Q spelled out: QKeySequence::Quit is empty without a desktop platform theme.
+    add(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
     pause_ = add(runMenu, tr("&Pause"), QKeySequence(tr("Ctrl+P")), [this] {
         if (active_) active_->sendCommand("pause");
     });
@@ -252,7 +291,7 @@ void MainWindow::buildActions() {
                                                   std::isfinite(current) ? current : 2e-4, 1e-8, 10, 8, &ok, Qt::WindowFlags(), 1e-5);
         if (ok) active_->sendCommand("set-lr", lr);
     });
-    add(view, tr("&Refresh runs"), QKeySequence::Refresh, [this] {
+    QAction* refresh = add(view, tr("&Refresh runs"), QKeySequence::Refresh, [this] {
         sidebar_->refresh();
         for (RemoteHost* h : hosts_) h->refresh();
     });
@@ -260,6 +299,40 @@ void MainWindow::buildActions() {
     add(view, tr("&Sample grids"), QKeySequence(tr("Ctrl+2")), [this] { tabs_->setCurrentIndex(1); });
     add(view, tr("&Checkpoints"), QKeySequence(tr("Ctrl+3")), [this] { tabs_->setCurrentWidget(checkpoints_); });
     add(view, tr("&Explorer"), QKeySequence(tr("Ctrl+4")), [this] { showExplorer(); });
+    view->addSeparator();
+    QAction* runsToggle = runsDock_->toggleViewAction();
+    runsToggle->setText(tr("R&uns panel"));
+    runsToggle->setShortcut(QKeySequence(tr("Ctrl+Shift+R")));
+    view->addAction(runsToggle);
+    QAction* systemToggle = systemDock_->toggleViewAction();
+    systemToggle->setText(tr("System and c&ost"));
+    systemToggle->setShortcut(QKeySequence(tr("Ctrl+Shift+Y")));
+    systemToggle->setObjectName("systemToggle");
+    view->addAction(systemToggle);
+    QAction* fullScreen = add(view, tr("&Full screen"), QKeySequence::FullScreen, [this](bool on) {
+        on ? showFullScreen() : showNormal();
+    });
+    fullScreen->setCheckable(true);
+    auto* themeMenu = view->addMenu(tr("&Theme"));
+    themeMenu->setObjectName("themeMenu");
+    themeGroup_ = new QActionGroup(this);
+    themeGroup_->setExclusive(true);
+    const QStringList themeNames{tr("Follow the &desktop"), tr("&Light"), tr("Dar&k")};
+    for (int i = 0; i < ThemeManager::modes().size(); ++i) {
+        const QString mode = ThemeManager::modes()[i];
+        QAction* a = themeMenu->addAction(themeNames[i]);
+        a->setCheckable(true);
+        a->setData(mode);
+        a->setObjectName("theme-" + mode);
+        a->setChecked(mode == themes_->mode());
+        themeGroup_->addAction(a);
+        connect(a, &QAction::triggered, this, [this, mode] { applyTheme(mode); });
+    }
+    QAction* keys = add(help, tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { showShortcuts(); });
+    keys->setShortcuts({QKeySequence(Qt::Key_F1), QKeySequence(tr("Ctrl+/"))});
+    keys->setObjectName("shortcutsAction");
+    icons_->attach(keys, "help-keyboard-shortcuts");
+    icons_->attach(refresh, "view-refresh");
     add(help, tr("&About StreetGAN Studio"), QKeySequence(), [this] {
         QMessageBox::about(this, tr("About StreetGAN Studio"),
                            tr("<h3>StreetGAN Studio %1</h3><p>Train DCGAN models on street-level photos, here or on a remote GPU box, watch "
@@ -271,6 +344,65 @@ void MainWindow::buildActions() {
     for (QAction* a : {newRun, open, connectHostAction}) tb->addAction(a);
     tb->addSeparator();
     for (QAction* a : {pause_, resume_, stop_, checkpoint_, sample_}) tb->addAction(a);
+    tb->addSeparator();
+    tb->addAction(systemToggle);
+    const QList<QPair<QAction*, QString>> toolIcons{
+        {newRun, "document-new"},         {open, "document-open"},        {connectHostAction, "network-server"},
+        {pause_, "media-playback-pause"}, {resume_, "media-playback-start"}, {stop_, "media-playback-stop"},
+        {checkpoint_, "document-save"},   {sample_, "view-grid"},         {systemToggle, "utilities-system-monitor"}};
+    for (const auto& [a, name] : toolIcons) {
+        icons_->attach(a, name);
+        // The tooltip names the key too: on narrow screens the toolbar shows icons only.
+        const QString text = ShortcutsDialog::plainText(a->text()).remove(QChar(0x2026));
+        a->setToolTip(a->shortcut().isEmpty() ? text : tr("%1 (%2)").arg(text, a->shortcut().toString(QKeySequence::NativeText)));
+    }
+}
+
+void MainWindow::applyTheme(const QString& mode, bool remember) {
+    if (!themes_->setMode(mode)) {
+        showError(tr("Unknown theme “%1”.").arg(mode), tr("Choose system, light or dark."));
+        return;
+    }
+    if (remember) settings_->setTheme(mode);
+    for (QAction* a : themeGroup_->actions()) a->setChecked(a->data().toString() == mode);
+}
+
+void MainWindow::showShortcuts() {
+    QList<QMenu*> menus;
+    for (QAction* a : menuBar()->actions())
+        if (a->menu()) menus << a->menu();
+    QList<ShortcutsDialog::Entry> sliderKeys;
+    for (const LatentSliders::KeyBinding& b : LatentSliders::keyBindings()) sliderKeys.append({tr("Explorer sliders"), b.description, b.keys});
+    auto* d = new ShortcutsDialog(menus, {{tr("Explorer tab"), explorer_}, {tr("Sample grids tab"), samples_}}, sliderKeys, this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->show();
+}
+
+void MainWindow::fitToScreen(bool initial) {
+    QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    if (!screen) return;
+    const QRect avail = screen->availableGeometry();
+    // 1500 px: the right dock (~250 px), the runs list and a usable centre no longer fit side by side.
+    const bool narrow = avail.width() < 1500;
+    toolBar_->setToolButtonStyle(narrow ? Qt::ToolButtonIconOnly : Qt::ToolButtonTextBesideIcon);
+    if (narrow && dockWidgetArea(systemDock_) != Qt::LeftDockWidgetArea && !systemDock_->isFloating()) {
+        tabifyDockWidget(runsDock_, systemDock_);
+        runsDock_->raise();
+    } else if (!narrow && initial) {
+        // Room for the panels' longest lines (the dock would otherwise start at its 220 px minimum).
+        resizeDocks({systemDock_}, {340}, Qt::Horizontal);
+    }
+    // The window frame is not known before the first show: keep a margin for it.
+    const QSize room = avail.size() - QSize(16, 48);
+    QSize size = initial ? QSize(std::min(1400, int(avail.width() * 0.9)), std::min(860, int(avail.height() * 0.9))) : this->size();
+    size = size.boundedTo(room).expandedTo(QSize(200, 200));
+    resize(size);
+    QRect g(initial ? QPoint(avail.x() + (avail.width() - size.width()) / 2, avail.y() + (avail.height() - size.height()) / 2) : pos(), size);
+    if (g.right() > avail.right()) g.moveRight(avail.right());
+    if (g.bottom() > avail.bottom()) g.moveBottom(avail.bottom());
+    if (g.left() < avail.left()) g.moveLeft(avail.left());
+    if (g.top() < avail.top()) g.moveTop(avail.top());
+    move(g.topLeft());
 }
 
 void MainWindow::setUpTrainer(RemoteHost* host) {
@@ -285,12 +417,29 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->setEnabled(!recentMenu_->isEmpty());
 }
 
-void MainWindow::chooseWorkspace(bool firstStart) {
-    const QString d = QFileDialog::getExistingDirectory(this, firstStart ? tr("Where should StreetGAN keep its runs? (remembered)") : tr("Workspace folder"),
-                                                        sidebar_->workspace());
-    if (d.isEmpty()) return;
-    settings_->setWorkspace(d);
-    sidebar_->setWorkspace(d);
+void MainWindow::useWorkspace(const QString& dir) {
+    settings_->setWorkspace(dir);
+    sidebar_->setWorkspace(dir);
+    welcome_->setRunsFolder(dir);
+}
+
+void MainWindow::openSettings() {
+    if (settingsDialog_) {
+        settingsDialog_->raise();
+        settingsDialog_->activateWindow();
+        return;
+    }
+    auto* d = new SettingsDialog(*settings_, sidebar_->workspace(), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    connect(d, &SettingsDialog::workspaceChanged, this, [this](const QString& dir) { useWorkspace(dir); });
+    connect(d, &SettingsDialog::themeChanged, this, [this](const QString& mode) { applyTheme(mode); });
+    settingsDialog_ = d;
+    d->open();
+}
+
+void MainWindow::openRunDialog() {
+    const QString d = QFileDialog::getExistingDirectory(this, tr("Open a run directory"), sidebar_->workspace());
+    if (!d.isEmpty()) openLocalRun(d);
 }
 
 void MainWindow::showError(const QString& what, const QString& todo) {
@@ -342,6 +491,7 @@ RunSession* MainWindow::openLocalRun(const QString& runDirIn) {
     });
     connect(s, &RunSession::replyReceived, this, [this](const QString& json) { statusBar()->showMessage(tr("Trainer replied: %1").arg(json), 6000); });
     dashboard_->addSession(s);
+    alerts_->watch(s);
     setActive(s);
     s->start();
     emit runOpened(s);
@@ -372,6 +522,7 @@ RunSession* MainWindow::openRemoteRun(RemoteHost* host, const QString& runDir) {
         progress_->setFormat(tr("downloading %p%"));
     });
     dashboard_->addSession(s);
+    alerts_->watch(s);
     setActive(s);
     s->start();
     emit runOpened(s);
@@ -438,8 +589,14 @@ void MainWindow::closeActiveRun() {
 
 void MainWindow::updatePanels() {
     const RunSeries* r = active_ ? &active_->series() : nullptr;
-    system_->update(r);
-    cost_->update(r);
+    RunContext where;
+    if (active_) where = RunContext{active_->isRemote(), active_->hostLabel()};
+    system_->update(r, where);
+    if (where.remote) {
+        const double saved = settings_->hostPricePerHour(where.hostLabel);
+        cost_->setHost(where.hostLabel, settings_->hostInstance(where.hostLabel), saved >= 0 ? saved : settings_->pricePerHour());
+    }
+    cost_->update(r, where);
     updateActions();
 }
 

@@ -15,15 +15,23 @@ class QProgressBar;
 class QStackedWidget;
 class QTabWidget;
 class QMenu;
+class QActionGroup;
+class QDockWidget;
+class QToolBar;
 
 namespace streetgan::ui {
 
 class AppSettings;
+class SettingsDialog;
+class WelcomePage;
 class CheckpointBrowserPage;
 class CostPanel;
+class IconSet;
+class ThemeManager;
 class DashboardPage;
 class ExplorerPage;
 class RemoteHost;
+class RunAlerts;
 class RunSession;
 class RunsSidebar;
 class SamplesPage;
@@ -34,7 +42,9 @@ struct HostConfig;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    /// `workspace` empty: the remembered one (asked on first start unless `askWorkspace` is false).
+    /// `workspace` empty: the remembered one, else $STREETGAN_WORKSPACE, else the XDG data location
+    /// (WelcomePage::defaultRunsFolder, shown on the first start's welcome page: no dialog;
+    /// `askWorkspace` is ignored, kept for callers).
     explicit MainWindow(const QString& workspace = {}, bool askWorkspace = true, QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -68,6 +78,15 @@ public:
     SshPrompter* prompter() const { return prompter_; }
     QString connectionText() const;
 
+    /// Applies the look "system" (follow the desktop), "light" or "dark" (ThemeManager) and checks
+    /// it in View → Theme; `remember`: saved as AppSettings::theme. An unknown mode is an error
+    /// shown to the user and changes nothing.
+    void applyTheme(const QString& mode, bool remember = true);
+    ThemeManager* themeManager() const { return themes_; }
+    IconSet* icons() const { return icons_; }
+    /// Help → Keyboard shortcuts (ShortcutsDialog, generated from the menus and the explorer).
+    void showShortcuts();
+
 signals:
     void runOpened(streetgan::ui::RunSession* session);
     void runStartFailed(const QString& message);
@@ -81,16 +100,27 @@ private:
     void closeActiveRun();
     void updatePanels();
     void updateActions();
-    void chooseWorkspace(bool firstStart);
+    /// The runs folder in use from now on: remembered, listed, named on the welcome page.
+    void useWorkspace(const QString& dir);
+    /// File → Settings… (SettingsDialog; raised when open already).
+    void openSettings();
+    void openRunDialog();
     void showError(const QString& what, const QString& todo);
     void rebuildRecentMenu();
     void newRunDialog();
     void connectDialog();
     /// Opens the set-up dialog of streetgan-trainer on `host` (docs/remote-setup.md).
     void setUpTrainer(RemoteHost* host);
+    /// Keeps the window inside the screen's available geometry: `initial` (nothing restored) sizes
+    /// it to min(1400x860, 90 % of the screen); a restored one is clamped. On screens under 1500 px
+    /// wide the System-and-cost dock goes under the Runs dock (tabbed) and the toolbar shows icons only.
+    void fitToScreen(bool initial);
 
     AppSettings* settings_;
+    WelcomePage* welcome_ = nullptr;            ///< the centre's page while no run is open
+    QPointer<SettingsDialog> settingsDialog_;  ///< while open
     SshPrompter* prompter_;
+    RunAlerts* alerts_;  ///< desktop notifications of the open runs (its DesktopNotifier is a child of this window)
     RunsSidebar* sidebar_;
     DashboardPage* dashboard_;
     SamplesPage* samples_;
@@ -109,6 +139,12 @@ private:
     QHash<RunSession*, RemoteHost*> hostOf_;  ///< remote sessions -> their host (SSH options for the browser)
     QPointer<RunSession> active_;
     QAction *pause_, *resume_, *stop_, *checkpoint_, *sample_, *setLr_, *close_;
+    IconSet* icons_ = nullptr;          ///< the actions' icons, re-coloured on theme changes
+    ThemeManager* themes_ = nullptr;    ///< light/dark (View → Theme, applyTheme)
+    QActionGroup* themeGroup_ = nullptr;
+    QDockWidget* runsDock_ = nullptr;
+    QDockWidget* systemDock_ = nullptr;
+    QToolBar* toolBar_ = nullptr;
 };
 
 }  // namespace streetgan::ui

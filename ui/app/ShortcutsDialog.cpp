@@ -30,7 +30,8 @@ QString ShortcutsDialog::plainText(const QString& text) {
     return t;
 }
 
-ShortcutsDialog::ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<QString, QWidget*>>& pages, QWidget* parent)
+ShortcutsDialog::ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<QString, QWidget*>>& pages, const QList<Entry>& extra,
+                                 QWidget* parent)
     : QDialog(parent) {
     setObjectName("shortcutsDialog");
     setWindowTitle(tr("Keyboard shortcuts"));
@@ -38,6 +39,7 @@ ShortcutsDialog::ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<Q
         if (m) collectMenu(m, plainText(m->title()));
     for (const auto& [group, page] : pages)
         if (page) collectPage(group, page);
+    entries_ += extra;
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new QLabel(tr("Every menu command with a key, and the keys of the tabs:")));

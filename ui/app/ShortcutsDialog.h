@@ -1,6 +1,6 @@
 // Help → Keyboard shortcuts: every action of the given menus that has a shortcut, grouped by menu
 // (submenus under their own heading), then the keys of given pages (their actions with shortcuts
-// and their buttons' shortcuts). Generated from the actions and widgets themselves when shown, so
+// and their buttons' shortcuts), then keys that widgets handle themselves. Generated from the actions and widgets themselves when shown, so
 // it never disagrees with them. GUI thread only.
 #pragma once
 
@@ -24,7 +24,10 @@ public:
     };
 
     /// `pages`: a heading and a widget whose actions and buttons carry keys (e.g. the explorer).
-    ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<QString, QWidget*>>& pages, QWidget* parent = nullptr);
+    /// `extra`: keys a widget handles itself (no QAction to read them from), listed last; pass them
+    /// from their one definition (e.g. LatentSliders::keyBindings()).
+    ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<QString, QWidget*>>& pages, const QList<Entry>& extra = {},
+                    QWidget* parent = nullptr);
 
     /// What the dialog lists, in order.
     QList<Entry> entries() const { return entries_; }

@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QThread>
 
+#include "base/run/Events.h"
 #include "common/WorkerThreads.h"
 
 #include <nlohmann/json.hpp>
@@ -158,6 +159,9 @@ void RunSession::drainNow() {
     EventBatch b = buffer_->take();
     for (const auto& r : b.replies) emit replyReceived(QString::fromStdString(r));
     for (const auto& e : b.errors) emit errorOccurred(tr("The trainer reported: %1").arg(QString::fromStdString(e)), {});
+    // The live line's state is derived with the lock held or not (RunStatus::effectiveState): running
+    // or paused only while a trainer holds it; a gone trainer's is crashed, finished, ...
+    if (b.live && (b.liveState == RunState::kRunning || b.liveState == RunState::kPaused)) trainerSeenAlive_ = true;
     const size_t from = series_.append(std::move(b));
     emit appended(static_cast<qsizetype>(from));
 }

@@ -54,6 +54,11 @@ public:
     /// Drains the buffer now (tests, benchmarks); the timer does it every 40 ms.
     void drainNow();
     bool loading() const { return loading_; }
+    /// Whether the trainer was seen alive while following: an attach live line said running or
+    /// paused (the trainer held the run lock then). A run whose trainer was gone when it was
+    /// opened never is, so its end (finished yesterday, crashed long ago) is history, not news
+    /// (RunAlerts notifies only what it sees happen).
+    bool trainerSeenAlive() const { return trainerSeenAlive_; }
 
 signals:
     /// New data in series(): metrics rows from `fromRow` on are new or rewritten (RunSeries
@@ -87,6 +92,7 @@ private:
     RunFileFetcher* fetcher_ = nullptr;
     quint64 loadJob_ = 0, imageJob_ = 0;
     bool loading_ = false, started_ = false;
+    bool trainerSeenAlive_ = false;
 };
 
 }  // namespace streetgan::ui
