@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QPushButton>
 #include <QScreen>
 #include <QTabWidget>
@@ -75,11 +76,17 @@ int main(int argc, char** argv) {
     std::vector<Step> steps = {
         {1500, [&] { shot("01-welcome"); }},
         {0, [&] { liveRun = window.openLocalRun(cli.value(live)); }},
+        {0, [&] {
+             // At 1280 px the System and cost panel is a tab under the runs list: show it once.
+             if (auto* dock = window.findChild<QDockWidget*>("systemDock")) dock->raise();
+         }},
         {9000, [&] { shot("02-dashboard-live"); }},
         {0, [&] {
              for (const QString& r : compared) window.openLocalRun(r);
              // Compare the two finished runs: the live one's check box off.
              if (liveRun) window.dashboard()->setPlotted(liveRun, false);
+             window.dashboard()->setSmoothing(0.6);  // the raw series shows faintly behind the smoothed one
+             if (auto* dock = window.findChild<QDockWidget*>("runsDock")) dock->raise();
          }},
         {5000, [&] { shot("03-two-runs-compared"); }},
         {0, [&] { tabs()->setCurrentWidget(window.checkpoints()); }},

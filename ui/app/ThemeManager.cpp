@@ -8,6 +8,7 @@
 #include <QStyle>
 #include <QStyleFactory>
 
+#include "app/CheckOutlineStyle.h"
 #include "app/IconSet.h"
 
 namespace streetgan::ui {
@@ -72,7 +73,8 @@ void ThemeManager::apply() {
     applied_ = true;
     dark_ = dark;
     // Fusion everywhere: the platform styles ignore a custom palette in places, Fusion draws with it.
-    if (QApplication::style()->name().compare("fusion", Qt::CaseInsensitive) != 0) QApplication::setStyle(QStyleFactory::create("Fusion"));
+    // CheckOutlineStyle is Fusion with check boxes that stay visible on the dark palette.
+    if (QApplication::style()->objectName() != QLatin1String(CheckOutlineStyle::kObjectName)) QApplication::setStyle(new CheckOutlineStyle);
     QApplication::setPalette(dark ? darkPalette() : lightPalette());
     if (icons_) {
         // The desktop theme's icons are drawn for the desktop's own choice: use them only while it holds.
