@@ -40,12 +40,17 @@ inline QList<pid_t> childPids(const QByteArray& needle = {}) {
     return out;
 }
 
+/// Points QSettings and the XDG config folder at `dir`, and the XDG data and cache folders at
+/// `dir`/data and `dir`/cache: the app's default runs folder and the demo's copy live there, never
+/// in the real home. A suite may point XDG_DATA_HOME elsewhere afterwards.
 inline void isolateSettings(const QString& dir) {
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir);
     QCoreApplication::setOrganizationName(QString("StreetGAN-test-%1").arg(QCoreApplication::applicationPid()));
     QCoreApplication::setApplicationName("StreetGAN Studio test");
     qputenv("XDG_CONFIG_HOME", dir.toLocal8Bit());
+    qputenv("XDG_DATA_HOME", (dir + "/data").toLocal8Bit());
+    qputenv("XDG_CACHE_HOME", (dir + "/cache").toLocal8Bit());
 }
 
 /// Stops every trainer daemon of a run directory under `root` (a failed test must not leave a
@@ -58,36 +63,20 @@ inline void stopRunsUnder(const QString& root, const QString& trainer) {
     }
 }
 
-/// Trains a real tiny run with `trainer` (tiny-32, synthetic data, batch 8, CPU, one thread):
-/// `steps` steps, a checkpoint every `checkpointEvery`, metrics every `logEvery`, no samples.
+/// The options of a real tiny run (tiny-32, synthetic data, batch 8, CPU, one thread): `steps`
+/// steps, a checkpoint every `checkpointEvery`, metrics every `logEvery`, no samples. For `train`
+/// and `start --detach` alike.
+inline QStringList tinyRunOptions(const QString& runDir, int steps, int checkpointEvery, int logEvery = 2, int syntheticImages = 32) {
+    return {"--run-dir", runDir, "--preset", "tiny-32", "--data", "synthetic", "--synthetic-images", QString::number(syntheticImages),
+            "--steps", QString::number(steps), "--batch", "8", "--device", "cpu", "--threads", "1", "--loader-threads", "1",
+            "--log-every", QString::number(logEvery), "--sample-every", "0", "--checkpoint-every", QString::number(checkpointEvery)};
+}
+
+/// Trains a real tiny run with `trainer` (tinyRunOptions) in the foreground.
 /// Returns "" on success, else the trainer's stderr (for QVERIFY2).
 inline QString trainTinyRun(const QString& trainer, const QString& runDir, int steps, int checkpointEvery, int logEvery = 2, int syntheticImages = 32) {
     QProcess train;
-    train.start(trainer, {"train",
-                          "--run-dir",
-                          runDir,
-                          "--preset",
-                          "tiny-32",
-                          "--data",
-                          "synthetic",
-                          "--synthetic-images",
-                          QString::number(syntheticImages),
-                          "--steps",
-                          QString::number(steps),
-                          "--batch",
-                          "8",
-                          "--device",
-                          "cpu",
-                          "--threads",
-                          "1",
-                          "--loader-threads",
-                          "1",
-                          "--log-every",
-                          QString::number(logEvery),
-                          "--sample-every",
-                          "0",
-                          "--checkpoint-every",
-                          QString::number(checkpointEvery)});
+    train.start(trainer, QStringList{"train"} + tinyRunOptions(runDir, steps, checkpointEvery, logEvery, syntheticImages));
     if (!train.waitForFinished(60000)) return "the trainer did not finish within 60 s";
     return train.exitCode() == 0 ? QString() : QString::fromLocal8Bit(train.readAllStandardError()) + " (exit " + QString::number(train.exitCode()) + ")";
 }

@@ -88,8 +88,6 @@ class ScreenTest : public QObject {
 private slots:
     void initTestCase() {
         streetgan::test::isolateSettings(tmp_.filePath("settings"));
-        qputenv("XDG_DATA_HOME", tmp_.filePath("data").toLocal8Bit());
-        qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());
         qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
     }
 
@@ -197,8 +195,6 @@ class LayoutTest : public QObject {
 private slots:
     void initTestCase() {
         streetgan::test::isolateSettings(tmp_.filePath("settings"));
-        qputenv("XDG_DATA_HOME", tmp_.filePath("data").toLocal8Bit());
-        qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());
         qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
     }
 

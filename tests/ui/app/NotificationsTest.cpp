@@ -40,32 +40,7 @@ class NotificationsTest : public QObject {
     // `start --detach` of a tiny CPU run; "" or the trainer's error.
     static QString startRun(const QString& dir, int steps) {
         QProcess p;
-        p.start(STREETGAN_TRAINER, {"start",
-                                    "--detach",
-                                    "--run-dir",
-                                    dir,
-                                    "--preset",
-                                    "tiny-32",
-                                    "--data",
-                                    "synthetic",
-                                    "--synthetic-images",
-                                    "32",
-                                    "--steps",
-                                    QString::number(steps),
-                                    "--batch",
-                                    "8",
-                                    "--device",
-                                    "cpu",
-                                    "--threads",
-                                    "1",
-                                    "--loader-threads",
-                                    "1",
-                                    "--log-every",
-                                    "2",
-                                    "--sample-every",
-                                    "0",
-                                    "--checkpoint-every",
-                                    "100000"});
+        p.start(STREETGAN_TRAINER, QStringList{"start", "--detach"} + streetgan::test::tinyRunOptions(dir, steps, 100000));
         if (!p.waitForStarted(20000)) return QString("cannot run %1: %2").arg(STREETGAN_TRAINER, p.errorString());
         if (!p.waitForFinished(90000)) return "start --detach did not return within 90 s";
         return p.exitCode() == 0 ? QString() : QString::fromLocal8Bit(p.readAllStandardError());
