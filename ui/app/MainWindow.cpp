@@ -1,3 +1,7 @@
+// Over 600 lines on purpose: MainWindow is the one place where pages, panels, docks, menus, hosts and
+// run sessions are wired together; the behaviour lives in the classes it wires (WelcomePage,
+// SettingsDialog, ThemeManager, RunAlerts, DesktopNotifier, RunSession, ...). Splitting the wiring
+// across files would only hide which signal goes where.
 #include "app/MainWindow.h"
 
 #include <QAction>
