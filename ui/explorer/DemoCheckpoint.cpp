@@ -48,7 +48,7 @@ QString DemoCheckpoint::install() {
     static const bool registered = (initDemoResource(), true);  // once: each call would register it again
     (void)registered;
     const QByteArray walk = resource("walk.json");
-    const QByteArray checkpoint = resource("tiny-32-synthetic.pt");
+    const QByteArray checkpoint = resource(kCheckpointFile);
     const QString expected = JsonFields::text(JsonText::parse(walk).value_or(nlohmann::json()), "checkpoint_sha256").toLower();
     const QString actual = hexSha256(checkpoint);
     if (expected.isEmpty() || expected != actual)
@@ -57,7 +57,7 @@ QString DemoCheckpoint::install() {
     const QString dir = folder();
     if (!QDir().mkpath(dir)) throw IoError("cannot create the demo folder '" + dir.toStdString() + "'; make its parent writable or set XDG_DATA_HOME");
     // The checkpoint first: the session is only ever next to a complete, verified checkpoint.
-    writeIfDifferent(dir + "/tiny-32-synthetic.pt", checkpoint);
+    writeIfDifferent(dir + "/" + kCheckpointFile, checkpoint);
     writeIfDifferent(dir + "/walk.json", walk);
     return dir + "/walk.json";
 }

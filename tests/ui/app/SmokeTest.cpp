@@ -19,6 +19,7 @@
 #include "checkpoints/CheckpointTableModel.h"
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
+#include "explorer/DemoCheckpoint.h"
 #include "explorer/ExplorerPage.h"
 #include "remote/SshPrompter.h"
 #include "runs/RunSession.h"
@@ -118,7 +119,7 @@ private slots:
         QTest::mouseClick(demo, Qt::LeftButton);
         QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(w.explorer()));
         QTRY_VERIFY_WITH_TIMEOUT(w.explorer()->isReady() && !w.explorer()->previewImage().isNull(), 30000);
-        QVERIFY(w.explorer()->checkpoint().endsWith("tiny-32-synthetic.pt"));
+        QVERIFY(w.explorer()->checkpoint().endsWith(DemoCheckpoint::kCheckpointFile));
         QCOMPARE(w.explorer()->frameCount(), 48);  // resources/demo/walk.json: 4 keyframes x 12, loop
 
         w.openLocalRun(run);

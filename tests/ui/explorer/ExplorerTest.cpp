@@ -97,15 +97,15 @@ private slots:
         QVERIFY2(!first.isNull(), qPrintable(page_->errorLine()));
         QCOMPARE(first.size(), QSize(128, 128));
         QVERIFY2(colours(first) > 50, qPrintable(QString("%1 colours").arg(colours(first))));
-        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32}));
         QCOMPARE(page_->frameCount(), 48);
         QCOMPARE(page_->scrubber()->maximum(), 47);
         // The demo was installed from the resources, verified against walk.json's hash.
-        const QString ck = DemoCheckpoint::folder() + "/tiny-32-synthetic.pt";
+        const QString ck = DemoCheckpoint::folder() + "/" + DemoCheckpoint::kCheckpointFile;
         QVERIFY(ck.startsWith(tmp_.filePath("data")));
         QCOMPARE(page_->checkpoint(), ck);
         QCOMPARE(DemoCheckpoint::sha256(ck), page_->checkpointSha256());
-        QCOMPARE(page_->checkpointSha256(), QString("f34c8f7cb1fe71f26f485fad26450a3f73271bbb2ed1aafeae8935b5ddc306cd"));
+        QCOMPARE(page_->checkpointSha256(), QString("a27cd623c8ef6636264bec5fc7c265b2cd87ef647e8d76ed2e34570383dd949c"));
         // Scrubbing moves the walk.
         const QImage later = frameAfter([&] { page_->scrubber()->setValue(18); }, 18);
         QVERIFY(!later.isNull());
@@ -129,7 +129,7 @@ private slots:
         list->select(3);
         list->setSeedToAdd(777);
         QTest::mouseClick(list->findChild<QPushButton*>("addSeedButton"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46, 777}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32, 777}));
         QCOMPARE(page_->selectedKeyframe(), 4);
         QCOMPARE(page_->frameCount(), 60);
         QTest::mouseClick(list->findChild<QPushButton*>("addRandomButton"), Qt::LeftButton);
@@ -158,29 +158,29 @@ private slots:
         KeyframeList* list = page_->keyframeList();
         list->select(0);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeDown"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{20, 2, 28, 46}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 10, 5, 32}));
         QCOMPARE(page_->selectedKeyframe(), 1);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeUp"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32}));
         // Drag and drop: the list view moves the row through its model (as its InternalMove drop
         // does), the page turns that into one undoable edit.
         const int undoBefore = page_->undoStack()->count();
         QVERIFY(list->list()->model()->moveRow(QModelIndex(), 0, QModelIndex(), 3));
-        QTRY_COMPARE(seeds(*page_), (QList<qint64>{20, 28, 2, 46}));
+        QTRY_COMPARE(seeds(*page_), (QList<qint64>{20, 5, 10, 32}));
         QCOMPARE(page_->selectedKeyframe(), 2);
         QCOMPARE(page_->undoStack()->count(), undoBefore + 1);
         page_->undoStack()->undo();
-        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));
-        QCOMPARE(rowText(list, 0), QString("1. seed 2"));
+        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32}));
+        QCOMPARE(rowText(list, 0), QString("1. seed 10"));
         list->select(3);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeDuplicate"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46, 46}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32, 32}));
         list->select(0);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeDelete"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{20, 28, 46, 46}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 5, 32, 32}));
         // The last keyframe cannot go: a walk needs one.
         for (int i = 0; i < 3; ++i) page_->removeKeyframe(0);
-        QCOMPARE(seeds(*page_), (QList<qint64>{46}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{32}));
         QVERIFY(!list->findChild<QPushButton*>("keyframeDelete")->isEnabled());
         page_->removeKeyframe(0);
         QCOMPARE(keyframes(*page_).size(), 1);
@@ -326,7 +326,8 @@ private slots:
         check.send({{"op", "seed-z"}, {"seeds", json::array({20})}, {"nz", page_->nz()}});
         QTRY_VERIFY_WITH_TIMEOUT(!spy.isEmpty(), 30000);
         const json expected = spy.first().at(1).value<json>().at("z").at(0);
-        QCOMPARE(expected.size(), size_t(64));
+        QCOMPARE(expected.size(), size_t(page_->nz()));
+        QCOMPARE(page_->nz(), 100);  // the demo is naive-64
 
         page_->selectKeyframe(1);
         page_->addRawDimension(5);
@@ -341,9 +342,9 @@ private slots:
         const json k = keyframes(*page_)[1];
         QVERIFY(!k.contains("seed"));
         const json& z = k.at("z");
-        QCOMPARE(z.size(), size_t(64));
+        QCOMPARE(z.size(), size_t(page_->nz()));
         QCOMPARE(F::asDouble(z[5]), 1.5);
-        for (size_t i = 0; i < 64; ++i)
+        for (size_t i = 0; i < z.size(); ++i)
             if (i != 5) QCOMPARE(F::asDouble(z[i]), F::asDouble(expected[i]));
         QCOMPARE(page_->undoStack()->count(), steps + 1);  // conversion and edit: one step
         // The walk renders with the explicit vector.
@@ -358,7 +359,7 @@ private slots:
         QFile walk(DemoCheckpoint::folder() + "/walk.json");
         QVERIFY(walk.open(QIODevice::ReadOnly));
         json s = JsonText::parse(walk.readAll()).value_or(json());
-        s["checkpoint"] = DemoCheckpoint::folder() + "/tiny-32-synthetic.pt";
+        s["checkpoint"] = DemoCheckpoint::folder() + "/" + DemoCheckpoint::kCheckpointFile;
         s["note"] = "for the blog post";
         s["my_tool"] = {{"version", 3}, {"tags", json::array({"dusk", "rain"})}};
         const QString in = tmp_.filePath("in.json");
@@ -382,7 +383,7 @@ private slots:
         QVERIFY(page_->undoStack()->isClean());
         QCOMPARE(QDir(tmp_.filePath("saved")).entryList(QDir::Files | QDir::Hidden), QStringList{"walk.json"});
         page_->openDemo();  // something else in between
-        QTRY_COMPARE_WITH_TIMEOUT(seeds(*page_), (QList<qint64>{2, 20, 28, 46}), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(seeds(*page_), (QList<qint64>{10, 20, 5, 32}), 30000);
         QVERIFY(openSession(out));
         QCOMPARE(page_->sessionPath(), out);
         QCOMPARE(compact(page_->session()), compact(before));
@@ -414,7 +415,7 @@ private slots:
         QVERIFY(asked[0].contains("another checkpoint"));
         QVERIFY(asked[0].contains("aaaaaaaaaaaa"));
         QTest::qWait(200);
-        QCOMPARE(seeds(*page_), (QList<qint64>{2, 20, 28, 46}));  // declined: the open session stays
+        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32}));  // declined: the open session stays
         page_->setConfirmHook([&](const QString& w) {
             asked << w;
             return true;
