@@ -149,7 +149,7 @@ TEST(ReferenceResume, SlimExportLoadsInTheReferenceApiAndDrawsWhatSampleDraws) {
     EXPECT_LT(api.out["differing_fraction"].get<double>(), 0.01);
 
     // render takes it in place of the session's checkpoint: the same frames as the full file.
-    nlohmann::json session = nlohmann::json::parse(std::ifstream(std::string(STREETGAN_DEMO_DIR) + "/walk.json"));
+    nlohmann::json session = nlohmann::json::parse(std::ifstream(std::string(STREETGAN_DEMO_DIR) + "/tiny-32-walk.json"));
     session["checkpoint"] = kDemoCheckpoint;
     session["frames_per_segment"] = 2;
     std::ofstream(dir / "walk.json") << session.dump();

@@ -26,7 +26,7 @@ int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), 
 
 // The demo session, made smaller (fewer frames) so the test stays fast; written into `dir`.
 std::string smallSession(const TempDir& dir, const nlohmann::json& patch = nlohmann::json::object()) {
-    std::ifstream in(kDemo + "/walk.json");
+    std::ifstream in(kDemo + "/tiny-32-walk.json");
     nlohmann::json j = nlohmann::json::parse(in);
     j["checkpoint"] = kDemo + "/tiny-32-synthetic.pt";
     j["frames_per_segment"] = 3;

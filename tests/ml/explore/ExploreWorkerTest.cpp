@@ -154,7 +154,7 @@ private:
 
 // The demo session, smaller (12 frames of 64 px) so the tests stay fast.
 json demoSession(json patch = json::object()) {
-    std::ifstream in(kDemo + "/walk.json");
+    std::ifstream in(kDemo + "/tiny-32-walk.json");
     json j = json::parse(in);
     j["checkpoint"] = kCk;
     j["frames_per_segment"] = 3;

@@ -318,7 +318,7 @@ TEST(RenderCommand, DemoSessionRendersToGif) {
     ASSERT_TRUE(fs::exists(session));
     const LatentSession s = LatentSession::read(session);
     EXPECT_EQ(s.hashWarning("demo", ContentHash::sha256File(s.resolveCheckpoint(session))), "");
-    EXPECT_LT(fs::file_size(s.resolveCheckpoint(session)), 5u * 1024 * 1024);
+    EXPECT_LT(fs::file_size(s.resolveCheckpoint(session)), 10u * 1024 * 1024);  // issue 17: the demo is at most ~10 MB
     ASSERT_EQ(runCli({"render", "--session", session, "--out", dir / "demo.gif"}), 0);
     const GifFrames gif = readGif(dir / "demo.gif");
     EXPECT_EQ(static_cast<int64_t>(gif.frames.size()), s.frameCount());

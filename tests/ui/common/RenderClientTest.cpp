@@ -26,7 +26,7 @@ const QString kDemo = QStringLiteral(STREETGAN_DEMO_DIR);
 const QString kCk = kDemo + "/tiny-32-synthetic.pt";
 
 json demoSession() {
-    QFile f(kDemo + "/walk.json");
+    QFile f(kDemo + "/tiny-32-walk.json");
     if (!f.open(QIODevice::ReadOnly)) return json::object();
     json s = JsonText::parse(f.readAll()).value_or(json::object());
     s["checkpoint"] = kCk;
@@ -63,7 +63,7 @@ private slots:
     void renderEqualsTheAppsFrames() {
         const QString dir = tmp_.filePath("render-frames");
         QProcess render;
-        render.start(STREETGAN_TRAINER, {"render", "--session", kDemo + "/walk.json", "--out", dir, "--device", "cpu"});
+        render.start(STREETGAN_TRAINER, {"render", "--session", kDemo + "/tiny-32-walk.json", "--out", dir, "--device", "cpu"});
         QVERIFY(render.waitForFinished(120000));
         QCOMPARE(render.exitCode(), 0);
 
