@@ -110,6 +110,7 @@ int TrainCommand::execute() {
         const auto run = existing.readRunJson();
         if (run.contains("config")) cfg.merge(run.at("config"));
     }
+    auto given = [&](const char* name) { return app_->count(name) > 0; };
     if (!configFile_.empty()) {
         nlohmann::json j;
         try {
@@ -117,10 +118,14 @@ int TrainCommand::execute() {
         } catch (const nlohmann::json::exception& e) {
             throw ConfigError("config file '" + configFile_ + "' is not valid JSON (" + e.what() + ")");
         }
+        // --preset replaces the file's preset, not the file's explicit nz/ngf/ndf/...: merge() sets
+        // the preset first and lets explicit keys override it (applying --preset after the merge
+        // silently dropped them).
+        if (given("--preset") && j.is_object()) j["preset"] = preset_;
         cfg.merge(j);
+    } else if (given("--preset")) {
+        cfg.model = Presets::get(preset_);
     }
-    auto given = [&](const char* name) { return app_->count(name) > 0; };
-    if (given("--preset")) cfg.model = Presets::get(preset_);
     if (given("--data")) cfg.data = flags_.data;
     if (given("--steps")) cfg.steps = flags_.steps;
     if (given("--epochs")) {

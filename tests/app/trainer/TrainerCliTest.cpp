@@ -174,6 +174,24 @@ TEST_F(TrainerCli, UnknownPreset) {
     EXPECT_EQ(cli.run({"model-info", "--preset", "big"}).code, 3);
 }
 
+TEST_F(TrainerCli, ConfigFileKeysOverrideThePresetOption) {
+    // --preset sets the architecture, the config file's explicit keys then override parts of it.
+    std::ofstream(tmp / "cfg.json") << R"({"ngf": 48, "ndf": 40})";
+    const CliResult r = cli.run({"train", "--run-dir", tmp / "r", "--preset", "tiny-32", "--config", tmp / "cfg.json", "--steps", "1", "--batch", "2",
+                                 "--synthetic-images", "8", "--sample-every", "0"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto config = nlohmann::json::parse(CliRunner::slurp(tmp / "r/run.json")).at("config");
+    EXPECT_EQ(config.at("ngf"), 48);
+    EXPECT_EQ(config.at("ndf"), 40);
+    EXPECT_EQ(config.at("nz"), 64);        // the rest is tiny-32's
+    EXPECT_EQ(config.at("img_size"), 32);
+    // Without the file, --preset alone is the whole architecture.
+    const CliResult plain = cli.run({"train", "--run-dir", tmp / "p", "--preset", "tiny-32", "--steps", "1", "--batch", "2", "--synthetic-images", "8",
+                                     "--sample-every", "0"});
+    ASSERT_EQ(plain.code, 0) << plain.err;
+    EXPECT_EQ(nlohmann::json::parse(CliRunner::slurp(tmp / "p/run.json")).at("config").at("ngf"), 32);
+}
+
 TEST_F(TrainerCli, InvalidNumbers) {
     for (const auto& args :
          std::vector<std::vector<std::string>>{{"--batch", "abc"}, {"--batch", "0"}, {"--steps", "-3"}, {"--lr", "nan"}, {"--seed", "1.5"}}) {
