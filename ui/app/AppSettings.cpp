@@ -1,5 +1,8 @@
 #include "app/AppSettings.h"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QObject>
 #include <QSettings>
 #include <QUrl>
 
@@ -7,6 +10,19 @@ namespace streetgan::ui {
 
 QString AppSettings::workspace() const { return QSettings().value("workspace").toString(); }
 void AppSettings::setWorkspace(const QString& dir) { QSettings().setValue("workspace", dir); }
+
+QString AppSettings::folderFromText(const QString& typed) {
+    QString t = typed.trimmed();
+    if (t.isEmpty()) return {};
+    if (t == "~" || t.startsWith("~/")) t = QDir::homePath() + t.mid(1);
+    return QDir::cleanPath(QFileInfo(QDir::fromNativeSeparators(t)).absoluteFilePath());
+}
+
+QString AppSettings::prepareWorkspace(const QString& dir) {
+    if (!QDir().mkpath(dir)) return QObject::tr("Cannot create the runs folder %1").arg(dir);
+    if (!QFileInfo(dir).isWritable()) return QObject::tr("Cannot write to the runs folder %1").arg(dir);
+    return {};
+}
 
 QStringList AppSettings::recentRuns() const { return QSettings().value("recentRuns").toStringList(); }
 

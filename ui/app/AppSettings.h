@@ -19,6 +19,12 @@ public:
     static constexpr int kMaxRecent = 10;
     QString workspace() const;
     void setWorkspace(const QString& dir);
+    /// Makes the runs folder `dir` if needed and checks that it can be written: "" when it is
+    /// usable, else what is wrong, naming the folder (the caller adds what to do).
+    static QString prepareWorkspace(const QString& dir);
+    /// A folder as the user typed it ("~/runs", relative, native separators) as a clean absolute
+    /// path; "" for blank text.
+    static QString folderFromText(const QString& typed);
     QStringList recentRuns() const;
     void addRecentRun(const QString& dir);
     QList<HostConfig> recentHosts() const;

@@ -42,15 +42,13 @@ RunAlerts::RunAlerts(DesktopNotifier* notifier, QObject* parent) : QObject(paren
         });
 }
 
-QString RunAlerts::keyOf(const RunSession* s) { return s->isRemote() ? s->hostLabel() + ":" + s->runDir() : s->runDir(); }
-
 RunSession* RunAlerts::session(const QString& key) const {
     const auto it = runs_.constFind(key);
     return it == runs_.constEnd() ? nullptr : it->session.data();
 }
 
 void RunAlerts::watch(RunSession* s) {
-    const QString key = keyOf(s);
+    const QString key = s->runKey();
     watchSeries(key, QFileInfo(s->runDir()).fileName(), s->isRemote() ? s->hostLabel() : QSysInfo::machineHostName(), &s->series(),
                 [s] { return s->trainerSeenAlive(); });
     Watched& w = runs_[key];

@@ -60,8 +60,6 @@ public:
     void setClock(std::function<double()> clock) { clock_ = std::move(clock); }
     /// The session of a run key (null when it was closed since).
     RunSession* session(const QString& key) const;
-    /// A session's key: its run directory, or "host:dir" for a remote run.
-    static QString keyOf(const RunSession* session);
 
 signals:
     /// One line each: `summary` (e.g. "tiny-1 crashed"), `body` (the run, its host, what happened).

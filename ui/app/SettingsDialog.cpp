@@ -94,17 +94,15 @@ void SettingsDialog::showError(const QString& text) {
 }
 
 bool SettingsDialog::apply() {
-    QString dir = folder_->text().trimmed();
-    if (dir == "~" || dir.startsWith("~/")) dir = QDir::homePath() + dir.mid(1);
+    const QString dir = AppSettings::folderFromText(folder_->text());
     if (dir.isEmpty()) {
         showError(tr("No runs folder: type one, or choose one with Browse…."));
         return false;
     }
-    dir = QDir::cleanPath(QFileInfo(QDir::fromNativeSeparators(dir)).absoluteFilePath());
     // Also when unchanged but not remembered yet (the first start's folder, not acted on yet).
     if (dir != runsFolder_ || settings_.workspace() != dir) {
-        if (!QDir().mkpath(dir)) {
-            showError(tr("Cannot create the runs folder %1: choose a folder you can write to (Browse…).").arg(dir));
+        if (const QString why = AppSettings::prepareWorkspace(dir); !why.isEmpty()) {
+            showError(tr("%1: choose a folder you can write to (Browse…).").arg(why));
             return false;
         }
         settings_.setWorkspace(dir);

@@ -14,6 +14,8 @@
 #include <QStandardPaths>
 #include <QVBoxLayout>
 
+#include "app/AppSettings.h"
+
 namespace streetgan::ui {
 
 namespace {
@@ -204,12 +206,7 @@ void WelcomePage::setRunsFolder(const QString& dir) {
     showError({});
 }
 
-QString WelcomePage::runsFolder() const {
-    QString t = folder_->text().trimmed();
-    if (t.isEmpty()) return {};
-    if (t == "~" || t.startsWith("~/")) t = QDir::homePath() + t.mid(1);
-    return QDir::cleanPath(QFileInfo(QDir::fromNativeSeparators(t)).absoluteFilePath());
-}
+QString WelcomePage::runsFolder() const { return AppSettings::folderFromText(folder_->text()); }
 
 void WelcomePage::setRecentRuns(const QStringList& runDirs) {
     while (QLayoutItem* item = recentList_->takeAt(0)) {
@@ -246,12 +243,8 @@ bool WelcomePage::acceptFolder() {
         showError(tr("No runs folder: type one, or choose one with Change…."));
         return false;
     }
-    if (!QDir().mkpath(dir)) {
-        showError(tr("Cannot create the runs folder %1: choose a folder you can write to (Change…).").arg(dir));
-        return false;
-    }
-    if (!QFileInfo(dir).isWritable()) {
-        showError(tr("Cannot write to the runs folder %1: choose a folder you can write to (Change…).").arg(dir));
+    if (const QString why = AppSettings::prepareWorkspace(dir); !why.isEmpty()) {
+        showError(tr("%1: choose a folder you can write to (Change…).").arg(why));
         return false;
     }
     showError({});

@@ -152,7 +152,6 @@ void DashboardPage::setXAxis(PlotXAxis x) {
 void DashboardPage::setSmoothing(double alpha) { smoothing_->setValue(static_cast<int>(std::lround(alpha * 100))); }
 void DashboardPage::setLogY(bool on) { logY_->setChecked(on); }
 
-QString DashboardPage::runKey(const RunSession* s) { return RunPalette::key(s->isRemote() ? s->hostLabel() : QString(), s->runDir()); }
 
 void DashboardPage::addSession(RunSession* s) {
     if (sessions_.contains(s)) return;
@@ -177,7 +176,7 @@ void DashboardPage::setPlotted(RunSession* s, bool on) {
         hidden_.remove(s);
     else
         hidden_.insert(s);
-    const QString key = runKey(s);
+    const QString key = s->runKey();
     for (auto* p : panels_) {
         if (on && !p->hasRun(&s->series()))
             p->addRun(&s->series(), s->title(), RunPalette::colour(key), s->isRemote() ? s->hostLabel() : QString());
@@ -190,7 +189,7 @@ void DashboardPage::setPlotted(RunSession* s, bool on) {
 
 bool DashboardPage::setRunPlotted(const QString& key, bool on) {
     for (RunSession* s : sessions_)
-        if (runKey(s) == key) {
+        if (s->runKey() == key) {
             setPlotted(s, on);
             return true;
         }
@@ -206,7 +205,7 @@ void DashboardPage::linkSidebar(RunsSidebar* sidebar) {
         if (!setRunPlotted(key, on) && on && sidebar_ && !sidebar_->openRun(key)) sidebar_->setPlotted(key, false);
     });
     connect(this, &DashboardPage::plottedChanged, sidebar, &RunsSidebar::setPlotted);
-    for (RunSession* s : sessions_) sidebar->setPlotted(runKey(s), isPlotted(s));
+    for (RunSession* s : sessions_) sidebar->setPlotted(s->runKey(), isPlotted(s));
 }
 
 void DashboardPage::onAppended(RunSession* s, qsizetype from) {

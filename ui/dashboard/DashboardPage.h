@@ -42,8 +42,6 @@ public:
     bool isPlotted(RunSession* session) const;
     /// setPlotted for the added session whose RunPalette::key is `runKey`; false when none is.
     bool setRunPlotted(const QString& runKey, bool on);
-    /// The RunPalette::key of a session.
-    static QString runKey(const RunSession* session);
     /// Ties the runs sidebar's check boxes to the plotted runs: checking a run plots it (asking
     /// the sidebar to open it first when it is not open: openLocal/openRemote, then addSession),
     /// unchecking hides it; the sidebar's boxes follow setPlotted, addSession and removeSession.

@@ -12,6 +12,7 @@
 #include "remote/RemoteAttachWorker.h"
 #include "remote/RunFileFetcher.h"
 #include "runs/LocalAttachWorker.h"
+#include "runs/RunPalette.h"
 #include "runs/RunFileLoader.h"
 
 namespace streetgan::ui {
@@ -55,6 +56,8 @@ RunSession::~RunSession() {
     WorkerThreads::quitWithoutBlocking(thread_);
     WorkerThreads::quitWithoutBlocking(fileThread_);
 }
+
+QString RunSession::runKey() const { return RunPalette::key(isRemote() ? hostLabel_ : QString(), runDir_); }
 
 QString RunSession::title() const {
     const QString name = QFileInfo(runDir_).fileName();

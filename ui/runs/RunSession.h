@@ -47,6 +47,8 @@ public:
     QString title() const;
     bool isRemote() const { return ssh_.has_value(); }
     QString hostLabel() const { return hostLabel_; }
+    /// The run's key across the app (RunPalette::key): the sidebar's check boxes, the plots, alerts.
+    QString runKey() const;
     /// pause | resume | stop | checkpoint-now | sample-now | set-lr (with value).
     void sendCommand(const QString& cmd, std::optional<double> value = {});
     /// Loads a run file as an image on a worker; answers with imageReady(jobId, ...).

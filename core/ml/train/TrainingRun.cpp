@@ -222,17 +222,19 @@ void TrainingRun::trainOneStep() {
     intervalImages_ += batch.real.size(0);
 }
 
+void TrainingRun::logSystem(int64_t stepsDone) {
+    SystemEvent sys = system_->sample();
+    sys.step = stepsDone;
+    out_.emit(sys);
+    lastSystem_ = Clock::now();
+}
+
 void TrainingRun::periodicWork() {
     if (done_ % cfg_.logEvery == 0) logMetrics(done_);
     if (!root_) return;
     // A system reading after the first step too, not only every 2 s: a run shorter than that has
     // one (finish() writes the last).
-    if (lastSystem_ == Clock::time_point{}) {
-        SystemEvent sys = system_->sample();
-        sys.step = done_;
-        out_.emit(sys);
-        lastSystem_ = Clock::now();
-    }
+    if (lastSystem_ == Clock::time_point{}) logSystem(done_);
     if (cfg_.sampleEvery > 0 && done_ % cfg_.sampleEvery == 0) sample(done_);
     if ((cfg_.checkpointEvery > 0 && done_ % cfg_.checkpointEvery == 0) || done_ % stepsPerEpoch_ == 0) checkpoint(done_);
 }
@@ -279,12 +281,7 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
     for (const auto& [tag, value] : scalars) tb_->addScalar(tag, static_cast<float>(value), stepsDone, wall);
     tb_->flush();
     out_.emit(e);
-    if (seconds(Clock::now() - lastSystem_) >= 2.0) {
-        SystemEvent sys = system_->sample();
-        sys.step = stepsDone;
-        out_.emit(sys);
-        lastSystem_ = Clock::now();
-    }
+    if (seconds(Clock::now() - lastSystem_) >= 2.0) logSystem(stepsDone);
     if (auto skipped = source_->skipped(); skipped != lastSkipped_) {  // bad images found while reading
         DataEvent data;
         data.step = stepsDone;
@@ -417,12 +414,7 @@ int64_t TrainingRun::finish() {
     // The last system reading (the energy up to here), unless one was written just now: a reading
     // of a few milliseconds would show a meaningless CPU % as the run's last. Before the final
     // sample and checkpoint: the checkpoint stays the last event before the final status.
-    if (root_ && system_ && seconds(Clock::now() - lastSystem_) >= 0.5) {
-        SystemEvent sys = system_->sample();
-        sys.step = done_;
-        out_.emit(sys);
-        lastSystem_ = Clock::now();
-    }
+    if (root_ && system_ && seconds(Clock::now() - lastSystem_) >= 0.5) logSystem(done_);
     if (root_ && lastSampleStep_ != done_) sample(done_);
     if (root_ && lastCheckpointStep_ != done_) checkpoint(done_);
     // The evaluations still running or waiting: awaited, or cancelled on a stop signal (their

@@ -77,6 +77,9 @@ private:
     // TensorBoard scalars, a system event at most every 2 s, a data event when more bad images
     // were skipped; resets the interval.
     void logMetrics(int64_t stepsDone);
+    /// A {"kind":"system"} reading (SystemMonitor) at `stepsDone`: after the first step, every
+    /// 2 s with the metrics, and at the end.
+    void logSystem(int64_t stepsDone);
     void resetInterval();  ///< a new metrics interval starts now (its wait and images at 0)
     // A grid of the fixed noise: samples/step_N.png, TensorBoard image, sample event.
     void sample(int64_t stepsDone);
