@@ -115,7 +115,7 @@ void RunAlerts::update(const QString& key) {
     if (live && w.lastEventAt < 0) w.lastEventAt = now;  // followed live from now on
 
     // The end: once. A terminal state seen before the trainer was seen alive is history.
-    if (!w.ended && (state == RunState::kFinished || state == RunState::kFailed || state == RunState::kCrashed || state == RunState::kStopped)) {
+    if (!w.ended && s.ended()) {
         w.ended = true;
         // Stopped: someone asked for it (the toolbar, `control stop`): nothing to tell.
         if (state != RunState::kStopped) raise(key, w, state == RunState::kFinished ? Kind::Finished : Kind::Crashed, live);

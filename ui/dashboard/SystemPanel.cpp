@@ -23,10 +23,6 @@ bool measured(const RunSeries& r, Get get) {
     return false;
 }
 
-bool ended(const std::string& state) {
-    return state == RunState::kFinished || state == RunState::kStopped || state == RunState::kFailed || state == RunState::kCrashed;
-}
-
 }  // namespace
 
 SystemPanel::SystemPanel(QWidget* parent) : QWidget(parent) {
@@ -97,7 +93,7 @@ void SystemPanel::update(const RunSeries* r, const RunContext& where) {
 
     if (r->system().empty()) {
         for (QLabel* l : measuredRows) setShown(l, false);
-        notes << (ended(r->state()) ? tr("No system readings: the run ended before the trainer wrote its first one.")
+        notes << (r->ended() ? tr("No system readings: the run ended before the trainer wrote its first one.")
                                     : tr("Waiting for the first system reading from %1…").arg(where.where()));
     } else {
         const SystemSample& s = r->system().back();

@@ -210,4 +210,8 @@ size_t RunSeries::memoryBytes() const {
     return bytes;
 }
 
+bool RunSeries::ended() const {
+    return state_ == RunState::kFinished || state_ == RunState::kStopped || state_ == RunState::kFailed || state_ == RunState::kCrashed;
+}
+
 }  // namespace streetgan::ui

@@ -80,6 +80,8 @@ public:
     const std::vector<RunFileRef>& checkpoints() const { return checkpoints_; }
     const std::vector<std::string>& errors() const { return errors_; }
     const std::string& state() const { return state_; }
+    /// The run is over: finished, stopped, failed or crashed.
+    bool ended() const;
     void setState(const std::string& s) { state_ = s; }
     const std::string& device() const { return device_; }
     int64_t totalSteps() const { return totalSteps_; }
