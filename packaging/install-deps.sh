@@ -13,8 +13,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 PACKAGES=(
-  # toolchain
-  build-essential cmake ninja-build pkg-config git
+  # toolchain (ccache: rebuilds of the same sources, e.g. CI after a session, from its cache)
+  build-essential cmake ninja-build pkg-config git ccache
+  # the `cuda` preset: pip downloads torch 2.11's wheel (packaging/fetch-torch.sh), unzip unpacks it
+  python3-pip unzip
   # core: tensors, images, config, CLI
   libtorch-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev libarchive-dev libdeflate-dev

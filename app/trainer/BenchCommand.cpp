@@ -80,7 +80,7 @@ int BenchCommand::loader() {
     int64_t images = 0;
     const auto t0 = std::chrono::steady_clock::now();
     double s = 0;
-    while ((s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) < seconds_) images += loader.next().real.size(0);
+    while ((s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) < seconds_) images += loader.next().size();
     loader.stop();
     const double ips = static_cast<double>(images) / s;
     report(json_, {{"images_per_s", ips}, {"threads", loaderThreads_}, {"size", size_}, {"source", source->describe()}, {"batch", batch_}, {"seconds", s}},
@@ -132,11 +132,17 @@ int BenchCommand::train() {
     lo.batch = batch_;
     lo.imgSize = static_cast<int>(cfg.model.imgSize);
     lo.nz = cfg.model.nz;
+    // As training feeds a GPU: pinned uint8 pixels, normalised and noise drawn on the device.
+    lo.pinMemory = lo.deviceSide = device.is_cuda();
     Batch batch = BatchLoader(std::make_shared<SyntheticSource>(0, batch_), lo).make(0);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    uint64_t seed = 1;
     auto run = [&](int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-            batch.noise = torch::randn({batch_, cfg.model.nz, 1, 1}, gen);  // fresh noise per step, as in training
+        for (int64_t i = 0; i < n; ++i) {  // fresh noise per step, as in training
+            if (batch.realU8.defined())
+                batch.deviceSeed = ++seed;
+            else
+                batch.noise = torch::randn({batch_, cfg.model.nz, 1, 1}, gen);
             step.step(batch);
         }
         step.drain();  // one host synchronisation at the end

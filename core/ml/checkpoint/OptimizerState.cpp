@@ -1,14 +1,13 @@
 #include "ml/checkpoint/OptimizerState.h"
 
-#include <c10/util/string_utils.h>
-
 #include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
+#include "ml/util/TorchCompat.h"
 
 namespace streetgan {
 namespace {
 
-std::string key(const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
+auto key(const torch::Tensor& p) { return TorchCompat::optimizerStateKey(p); }
 
 }  // namespace
 

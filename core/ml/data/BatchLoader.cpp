@@ -49,12 +49,28 @@ Batch BatchLoader::make(int64_t step) const {
     const int S = opt_.imgSize;
     const int64_t B = opt_.batch;
     auto floatOpts = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(opt_.pinMemory);
-    b.real = torch::empty({B, 3, S, S}, floatOpts);
     auto perm = permutation(b.epoch);
-    std::vector<uint8_t> rgb(static_cast<size_t>(S) * S * 3);
-    float* out = b.real.data_ptr<float>();
     const int64_t plane = static_cast<int64_t>(S) * S;
     const double noiseStd = source_->noiseStd();
+    uint64_t noiseSeed = SeedHash::of(opt_.seed, 0x6e6f697365ULL, static_cast<uint64_t>(step));
+    // Each rank draws its own z (rank 0 keeps the single-process stream): the same z on every
+    // rank would train G on copies of one fake batch.
+    if (opt_.rank > 0) noiseSeed = SeedHash::of(noiseSeed, 0x72616e6bULL, static_cast<uint64_t>(opt_.rank));
+    if (opt_.deviceSide) {
+        // The images' pixels as the source gives them, straight into the pinned batch.
+        b.realU8 = torch::empty({B, S, S, 3}, torch::TensorOptions().dtype(torch::kUInt8).pinned_memory(opt_.pinMemory));
+        uint8_t* out = b.realU8.data_ptr<uint8_t>();
+        for (int64_t i = 0; i < B; ++i) {
+            const int64_t index = (*perm)[static_cast<size_t>((inEpoch * B + i) * opt_.worldSize + opt_.rank)];
+            source_->load(index, S, SeedHash::of(opt_.seed, static_cast<uint64_t>(b.epoch), static_cast<uint64_t>(index)), out + i * 3 * plane);
+        }
+        b.deviceSeed = noiseSeed;
+        b.augNoiseStd = noiseStd;
+        return b;
+    }
+    b.real = torch::empty({B, 3, S, S}, floatOpts);
+    std::vector<uint8_t> rgb(static_cast<size_t>(S) * S * 3);
+    float* out = b.real.data_ptr<float>();
     // Rank r takes positions r, r + W, r + 2W, ... of the epoch's order.
     for (int64_t i = 0; i < B; ++i) {
         const int64_t pos = (inEpoch * B + i) * opt_.worldSize + opt_.rank;
@@ -69,10 +85,6 @@ Batch BatchLoader::make(int64_t step) const {
         }
         if (noiseStd > 0) Augmentation::addNoise(dst, 3 * plane, noiseStd, augmentSeed);
     }
-    uint64_t noiseSeed = SeedHash::of(opt_.seed, 0x6e6f697365ULL, static_cast<uint64_t>(step));
-    // Each rank draws its own z (rank 0 keeps the single-process stream): the same z on every
-    // rank would train G on copies of one fake batch.
-    if (opt_.rank > 0) noiseSeed = SeedHash::of(noiseSeed, 0x72616e6bULL, static_cast<uint64_t>(opt_.rank));
     auto gen = at::make_generator<at::CPUGeneratorImpl>(noiseSeed);
     b.noise = torch::randn({B, opt_.nz, 1, 1}, gen, floatOpts);
     if (opt_.instanceNoise) {

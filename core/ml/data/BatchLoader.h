@@ -34,6 +34,7 @@ struct LoaderOptions {
     bool shuffle = true;
     bool pinMemory = false;      ///< page-locked batches for asynchronous host-to-GPU copies
     bool instanceNoise = false;  ///< also draw instanceReal/instanceFake
+    bool deviceSide = false;     ///< uint8 pixels and a seed instead of float tensors (Batch.h): for a GPU
     int64_t rank = 0;            ///< this rank's shard of every epoch (distributed runs)
     int64_t worldSize = 1;
 };

@@ -20,6 +20,8 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
+#include "ml/util/TorchCompat.h"
+
 namespace streetgan {
 
 class DistributedContext {
@@ -51,7 +53,7 @@ public:
     std::chrono::milliseconds timeout() const { return timeout_; }
     /// "gloo" or "nccl".
     const std::string& backend() const { return backend_; }
-    const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
+    const c10::intrusive_ptr<TorchCompat::CollectiveGroup>& group() const { return group_; }
     /// Where the backend wants its tensors: the CPU for Gloo, this rank's GPU for NCCL.
     torch::Device collectiveDevice() const { return collectiveDevice_; }
 
@@ -74,7 +76,7 @@ private:
     std::string backend_;
     torch::Device collectiveDevice_ = torch::kCPU;
     c10::intrusive_ptr<c10d::Store> store_;
-    c10::intrusive_ptr<c10d::ProcessGroup> group_;
+    c10::intrusive_ptr<TorchCompat::CollectiveGroup> group_;
 };
 
 }  // namespace streetgan

@@ -10,6 +10,7 @@
 
 #include "base/util/Errors.h"
 #include "ml/util/ShapeText.h"
+#include "ml/util/TorchCompat.h"
 
 namespace streetgan {
 FrozenGenerator::FrozenGenerator(const Generator& g, Precision precision)
@@ -26,7 +27,7 @@ FrozenGenerator::FrozenGenerator(const Generator& g, Precision precision)
         at::Tensor w = conv->weight.detach().to(at::kCPU, at::kFloat).clone();  // (Cin, Cout, k, k)
         Layer layer;
         layer.outChannels = w.size(1);
-        const auto* pad = c10::get_if<torch::ExpandingArray<2>>(&o.padding());
+        const auto* pad = TorchCompat::getIf<torch::ExpandingArray<2>>(&o.padding());
         if (!pad) bad("layer " + std::to_string(i) + " uses 'valid' or 'same' padding");
         layer.stride = o.stride()->at(0);
         layer.padding = (*pad)->at(0);

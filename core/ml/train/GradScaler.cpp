@@ -11,6 +11,12 @@ GradScaler::GradScaler(torch::Device device, double initScale, double growthFact
 }
 
 bool GradScaler::step(torch::optim::Optimizer& opt) {
+    if (unscale(opt).item<float>() != 0.0f) return false;  // skip this step: the scale backs off in update()
+    opt.step();
+    return true;
+}
+
+torch::Tensor GradScaler::unscale(torch::optim::Optimizer& opt) {
     std::vector<torch::Tensor> grads;
     for (auto& group : opt.param_groups())
         for (auto& p : group.params())
@@ -19,9 +25,7 @@ bool GradScaler::step(torch::optim::Optimizer& opt) {
     auto inv = scale_.to(torch::kFloat64).reciprocal().to(torch::kFloat32);
     if (!grads.empty()) at::_amp_foreach_non_finite_check_and_unscale_(grads, found, inv);
     foundInf_[&opt] = found;
-    if (found.item<float>() != 0.0f) return false;  // skip this step: the scale backs off in update()
-    opt.step();
-    return true;
+    return found;
 }
 
 void GradScaler::update() {

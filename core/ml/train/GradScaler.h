@@ -1,7 +1,8 @@
 // Dynamic loss scaling for fp16 training, PyTorch's GradScaler algorithm built on ATen's
 // _amp_foreach_non_finite_check_and_unscale_ and _amp_update_scale_ (CUDA kernels in LibTorch
 // 1.13, so fp16 needs a CUDA device). Use: scale(loss).backward(); step(opt); ... update().
-// step() reads found_inf on the host once per optimizer, as PyTorch's GradScaler does.
+// step() reads found_inf on the host once per optimizer, as PyTorch's GradScaler does; unscale()
+// leaves it on the device for an optimiser that skips the step there (FusedAdamW): no host sync.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,9 @@ public:
     torch::Tensor scale(const torch::Tensor& loss) const { return loss * scale_; }
     /// Unscales the optimizer's gradients and steps it unless they hold inf/NaN; returns whether it stepped.
     bool step(torch::optim::Optimizer& opt);
+    /// Unscales the optimizer's gradients and returns found_inf (1 element, on the device: non-zero
+    /// when they hold inf/NaN) without reading it; the caller steps or skips on the device.
+    torch::Tensor unscale(torch::optim::Optimizer& opt);
     /// Grows or backs off the scale from this iteration's overflow checks.
     void update();
     double scaleValue() const;

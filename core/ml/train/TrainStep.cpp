@@ -7,6 +7,7 @@
 #include "ml/dist/GradientSync.h"
 #include "ml/model/WeightInit.h"
 #include "ml/train/AutocastGuard.h"
+#include "ml/train/DeviceBatch.h"
 
 namespace streetgan {
 
@@ -24,6 +25,10 @@ TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device) : cfg_(cfg), 
     auto opts = torch::optim::AdamWOptions(cfg.lr).betas({cfg.beta1, cfg.beta2}).weight_decay(cfg.weightDecay).eps(cfg.eps);
     optG_ = std::make_unique<torch::optim::AdamW>(g_->parameters(), opts);
     optD_ = std::make_unique<torch::optim::AdamW>(d_->parameters(), opts);
+    if (FusedAdamW::available(device_)) {
+        fusedG_ = std::make_unique<FusedAdamW>();
+        fusedD_ = std::make_unique<FusedAdamW>();
+    }
     if (cfg.amp == "fp16") {
         if (!device_.is_cuda()) throw ConfigError("amp fp16 needs a CUDA device (loss scaling runs on the GPU): use --amp bf16 or off on CPU");
         scaler_ = std::make_unique<GradScaler>(device_);
@@ -53,10 +58,11 @@ void TrainStep::broadcastState() {
 
 void TrainStep::step(const Batch& batch, double instanceStd) {
     namespace F = torch::nn::functional;
-    const bool cuda = device_.is_cuda();
-    auto real = batch.real.to(device_, /*non_blocking=*/cuda);
-    if (cfg_.channelsLast) real = real.contiguous(torch::MemoryFormat::ChannelsLast);
-    auto noise = batch.noise.to(device_, cuda);
+    DeviceBatch in = DeviceBatch::from(batch, device_, cfg_.model.nz, cfg_.channelsLast, instanceStd);
+    auto real = in.real;
+    const auto& noise = in.noise;
+    const auto& noiseReal = in.noiseReal;
+    const auto& noiseFake = in.noiseFake;
     const int64_t B = real.size(0);
     if (!realTarget_.defined() || realTarget_.size(0) != B) {
         auto o = torch::TensorOptions().dtype(torch::kFloat32).device(device_);
@@ -64,20 +70,17 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
         fakeTarget_ = torch::full({B}, cfg_.fakeLabel, o);
         genTarget_ = torch::ones({B}, o);  // G is trained against label 1, smoothing or not
     }
-    torch::Tensor noiseReal, noiseFake;
-    if (instanceStd > 0 && batch.instanceReal.defined()) {
-        noiseReal = batch.instanceReal.to(device_, cuda).mul_(instanceStd);
-        noiseFake = batch.instanceFake.to(device_, cuda).mul_(instanceStd);
-        real = real + noiseReal;
-    }
+    if (noiseReal.defined()) real = real + noiseReal;
     auto backward = [&](const torch::Tensor& loss) {
         if (scaler_)
             scaler_->scale(loss).backward();
         else
             loss.backward();
     };
-    auto stepOpt = [&](torch::optim::AdamW& opt) {
-        if (scaler_)
+    auto stepOpt = [&](torch::optim::AdamW& opt, FusedAdamW* fused) {
+        if (fused)  // an overflow skips the step on the device: no host synchronisation
+            fused->step(opt, scaler_ ? std::optional<torch::Tensor>(scaler_->unscale(opt)) : std::nullopt);
+        else if (scaler_)
             scaler_->step(opt);
         else
             opt.step();
@@ -102,7 +105,7 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
     }
     backward(errFake);
     if (syncD_) syncD_->finish();
-    stepOpt(*optD_);
+    stepOpt(*optD_, fusedD_.get());
 
     // G: through the updated D, against label 1
     g_->zero_grad(true);
@@ -116,7 +119,7 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
     if (syncG_) syncG_->arm();  // D's hooks stay disarmed: its gradients from this pass are discarded
     backward(errG);
     if (syncG_) syncG_->finish();
-    stepOpt(*optG_);
+    stepOpt(*optG_, fusedG_.get());
     if (scaler_) scaler_->update();
 
     torch::NoGradGuard noGrad;
@@ -162,6 +165,8 @@ void TrainStep::capture(CheckpointData& out) {
     out.model = cfg_.model;
     out.generator = Checkpoint::stateOf(*g_);
     out.discriminator = Checkpoint::stateOf(*d_);
+    if (fusedG_) fusedG_->syncSteps(*optG_);
+    if (fusedD_) fusedD_->syncSteps(*optD_);
     out.generatorOptim = OptimizerState::capture(*optG_);
     out.discriminatorOptim = OptimizerState::capture(*optD_);
     if (scaler_) {
@@ -180,6 +185,8 @@ void TrainStep::restore(const CheckpointData& in, const std::string& path) {
     if (in.generatorOptim) in.generatorOptim->restore(*optG_, "checkpoint '" + path + "': G");
     if (in.discriminatorOptim) in.discriminatorOptim->restore(*optD_, "checkpoint '" + path + "': D");
     if (scaler_ && in.ampScale > 0) scaler_->load(in.ampScale, in.ampGrowth);
+    if (fusedG_) fusedG_->reset();
+    if (fusedD_) fusedD_->reset();
 }
 
 }  // namespace streetgan

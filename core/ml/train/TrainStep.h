@@ -19,6 +19,7 @@
 #include "ml/data/Batch.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
+#include "ml/train/FusedAdamW.h"
 #include "ml/train/GradScaler.h"
 
 namespace streetgan {
@@ -70,6 +71,7 @@ private:
     Discriminator d_;
     std::unique_ptr<torch::optim::AdamW> optG_, optD_;
     std::unique_ptr<GradScaler> scaler_;
+    std::unique_ptr<FusedAdamW> fusedG_, fusedD_;  // set where ATen's fused AdamW exists (2.x, CUDA)
     DistributedContext* dist_ = nullptr;
     std::unique_ptr<GradientSync> syncG_, syncD_;  // declared after g_/d_: destroyed before them
     torch::Tensor realTarget_, fakeTarget_, genTarget_;

@@ -1,5 +1,6 @@
 #include "ml/train/Trainer.h"
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/torch.h>
 
 #include "base/util/Errors.h"
@@ -22,6 +23,10 @@ torch::Device Trainer::selectDevice(const std::string& name) {
     torch::Device d(name);
     if (d.has_index() && d.index() >= static_cast<int>(torch::cuda::device_count()))
         throw ConfigError("device '" + name + "' does not exist: this machine has " + std::to_string(torch::cuda::device_count()) + " CUDA devices");
+    // cuda:N becomes the current device of the process, so that the CUDA context, the cuDNN and
+    // cuBLAS handles, the caching allocator's streams and NCCL live on GPU N (not also on GPU 0).
+    // Through c10's device-guard interface: no CUDA header, and a no-op build without CUDA.
+    if (d.has_index()) c10::impl::getDeviceGuardImpl(d.type())->setDevice(d);
     return d;
 }
 

@@ -78,7 +78,7 @@ void TrainingRun::prepare() {
     device_ = Trainer::selectDevice(cfg_.device);
     // One GPU per local rank unless the device names its index.
     if (dist_ && device_.is_cuda() && cfg_.device.find(':') == std::string::npos)
-        device_ = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(dist_->env().localRank));
+        device_ = Trainer::selectDevice("cuda:" + std::to_string(dist_->env().localRank));
     if (cfg_.threads > 0) torch::set_num_threads(cfg_.threads);
     if (device_.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);
 
@@ -91,6 +91,7 @@ void TrainingRun::prepare() {
     lo.threads = cfg_.loaderThreads;
     lo.prefetch = cfg_.prefetch;
     lo.pinMemory = device_.is_cuda();
+    lo.deviceSide = device_.is_cuda();  // uint8 over PCIe, normalised and noise drawn on the GPU
     lo.instanceNoise = cfg_.instanceNoise > 0;
     lo.rank = dist_ ? dist_->rank() : 0;  // --batch is per rank: the global batch is batch x world size
     lo.worldSize = world_;
@@ -219,7 +220,7 @@ void TrainingRun::trainOneStep() {
     if (inst > 0 && cfg_.instanceNoiseSteps > 0) inst *= std::max(0.0, 1.0 - static_cast<double>(done_) / static_cast<double>(cfg_.instanceNoiseSteps));
     step_->step(batch, inst);
     ++done_;
-    intervalImages_ += batch.real.size(0);
+    intervalImages_ += batch.size();
 }
 
 void TrainingRun::logSystem(int64_t stepsDone) {

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Puts the LibTorch of pip's torch (pinned to the GPU machines' version, CUDA build) into a folder
+# of the build, for the `cuda` preset: the C++ headers, the CMake package and the shared libraries
+# that compiling and linking need, plus the few CUDA runtime libraries that torch loads and the
+# CUDA toolkit does not carry (cuSPARSELt, NVSHMEM, cuFile), so that the same binary also runs its
+# CPU path on a machine without a GPU (the unit tests in CI). Nothing is pip-installed: the wheels
+# are downloaded with `pip download --no-deps` and only their library folders are unpacked.
+# Idempotent: a stamp file records what was unpacked; the wheels are cached in
+# ${STREETGAN_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/streetgan}/wheels between runs and clones.
+# Usage: packaging/fetch-torch.sh [DEST]      (default: build/cuda/_deps)
+# Prints DEST/torch (the CMAKE_PREFIX_PATH: DEST/torch/share/cmake) when done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The GPU machines carry torch 2.11.0+cu130 (pip's default build of 2.11.0 is cu130); the runtime
+# libraries are the versions that torch 2.11.0's own wheel metadata pins.
+TORCH_VERSION=2.11.0
+RUNTIME_WHEELS=(nvidia-cusparselt-cu13==0.8.0 nvidia-nvshmem-cu13==3.4.5 nvidia-cufile==1.15.1.6)
+PYTHON_TAG=3.12   # only the C++ parts are used; any CPython tag carries the same LibTorch
+
+dest=${1:-build/cuda/_deps}
+cache=${STREETGAN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/streetgan}/wheels
+stamp="$dest/torch/.streetgan-fetched"
+want="torch==$TORCH_VERSION ${RUNTIME_WHEELS[*]}"
+
+if [[ -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
+  echo "fetch-torch: $dest/torch already holds $want"
+  echo "$dest/torch"
+  exit 0
+fi
+
+pip=(python3 -m pip)
+"${pip[@]}" --version >/dev/null 2>&1 || { echo "fetch-torch: python3 has no pip: apt install python3-pip (or use a Python with pip first on PATH)" >&2; exit 2; }
+command -v unzip >/dev/null || { echo "fetch-torch: unzip is missing: apt install unzip" >&2; exit 2; }
+mkdir -p "$cache"
+
+# download WHEEL-SPEC: into the cache unless a wheel of that name and version is already there.
+download() {
+  local spec=$1 name=${1%%==*} version=${1##*==}
+  local glob="${name//-/_}-${version}-*.whl"
+  if compgen -G "$cache/$glob" >/dev/null; then return 0; fi
+  echo "fetch-torch: downloading $spec"
+  # Several platform tags: the nvidia wheels are tagged manylinux2014 or manylinux_2_27/2_28.
+  "${pip[@]}" download --quiet --no-deps --only-binary=:all: --python-version "$PYTHON_TAG" \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux2014_x86_64 \
+    -d "$cache" "$spec" ||
+    { echo "fetch-torch: could not download $spec from pip's index: check the network, or put the wheel into $cache" >&2; exit 3; }
+}
+download "torch==$TORCH_VERSION"
+for w in "${RUNTIME_WHEELS[@]}"; do download "$w"; done
+
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+[[ -f $cuda_home/lib64/libcudart.so.13 ]] ||
+  { echo "fetch-torch: $cuda_home/lib64/libcudart.so.13 is missing: install the CUDA 13 toolkit (with cuDNN 9 and NCCL 2) or set CUDA_HOME" >&2; exit 2; }
+
+tmp="$dest/.unpack.$$"
+rm -rf "$tmp" && mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+torch_whl=$(compgen -G "$cache/torch-${TORCH_VERSION}-*.whl" | head -n1)
+echo "fetch-torch: unpacking $(basename "$torch_whl")"
+# The Python extension (libtorch_python) and the Python sources are not needed by a C++ program.
+unzip -q -o "$torch_whl" 'torch/include/*' 'torch/share/*' 'torch/lib/*' 'torch/version.py' \
+  -x 'torch/lib/libtorch_python.so' -d "$tmp"
+# The folder is laid out like pip's site-packages, so torch's libraries find their CUDA libraries
+# through their own RPATH ($ORIGIN/../../nvidia/<part>/lib), as on a GPU box, with no
+# LD_LIBRARY_PATH: the wheels' libraries as they are, the toolkit's as links into nvidia/cu13/lib.
+for w in "${RUNTIME_WHEELS[@]}"; do
+  name=${w%%==*} version=${w##*==}
+  whl=$(compgen -G "$cache/${name//-/_}-${version}-*.whl" | head -n1)
+  unzip -q -o "$whl" 'nvidia/*/lib/*.so*' -d "$tmp"
+done
+mkdir -p "$tmp/nvidia/cu13/lib"
+for lib in "$cuda_home"/lib64/lib*.so.* "$cuda_home"/lib/lib*.so.*; do
+  [[ -e $lib && ! -e $tmp/nvidia/cu13/lib/$(basename "$lib") ]] && ln -s "$(readlink -f "$lib")" "$tmp/nvidia/cu13/lib/$(basename "$lib")"
+done
+rm -rf "$dest/torch" "$dest/nvidia"
+mkdir -p "$dest"
+mv "$tmp/torch" "$tmp/nvidia" "$dest/"
+echo "$want" >"$stamp"
+echo "fetch-torch: $dest/torch holds $want ($(du -sh "$dest/torch" | cut -f1)); CUDA libraries from $cuda_home"
+echo "$dest/torch"
