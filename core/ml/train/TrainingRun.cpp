@@ -92,6 +92,9 @@ void TrainingRun::prepare() {
     lo.prefetch = cfg_.prefetch;
     lo.pinMemory = device_.is_cuda();
     lo.deviceSide = device_.is_cuda();  // uint8 over PCIe, normalised and noise drawn on the GPU
+    // A GPU should not wait for pickling and fsync; on the CPU the write is a small share of a
+    // step's time, and writing in line keeps the events in step order.
+    if (device_.is_cuda() && root_) writer_.emplace();
     lo.instanceNoise = cfg_.instanceNoise > 0;
     lo.rank = dist_ ? dist_->rank() : 0;  // --batch is per rank: the global batch is batch x world size
     lo.worldSize = world_;
@@ -233,6 +236,7 @@ void TrainingRun::logSystem(int64_t stepsDone) {
 void TrainingRun::periodicWork() {
     if (done_ % cfg_.logEvery == 0) logMetrics(done_);
     if (!root_) return;
+    emitWrittenCheckpoints(false);
     // A system reading after the first step too, not only every 2 s: a run shorter than that has
     // one (finish() writes the last).
     if (lastSystem_ == Clock::time_point{}) logSystem(done_);
@@ -325,15 +329,30 @@ void TrainingRun::checkpoint(int64_t stepsDone) {
     ck.losses = losses_;
     ck.rngState = at::detail::getDefaultCPUGenerator().get_state();
     const std::string path = out_.dir()->checkpointPath(ck.epoch);
-    Checkpoint::save(ck, path);
     lastCheckpointStep_ = stepsDone;
     CheckpointEvent e;
     e.step = stepsDone;
     e.epoch = ck.epoch;
     e.path = "checkpoints/" + path.substr(path.rfind('/') + 1);
-    out_.emit(e, true);
+    if (writer_) {  // the event once the file is durable (emitWrittenCheckpoints)
+        writing_.push_back(e);
+        writer_->submit(std::move(ck), path, stepsDone);
+    } else {
+        Checkpoint::save(ck, path);
+        out_.emit(e, true);
+    }
     // FID/KID/PR on a copy of G in the background (TrainingMetrics): logged when done (pollMetrics).
     if (metrics_->due(++checkpointsWritten_)) metrics_->submit(step_->generator(), stepsDone);
+}
+
+void TrainingRun::emitWrittenCheckpoints(bool wait) {
+    if (!writer_) return;
+    for (int64_t step : wait ? writer_->finish() : writer_->poll()) {
+        CheckpointEvent e = std::move(writing_.front());
+        writing_.pop_front();
+        e.step = step;  // the same: the writer's tag is the checkpoint's step
+        out_.emit(e, true);
+    }
 }
 
 void TrainingRun::pollMetrics() {
@@ -418,6 +437,7 @@ int64_t TrainingRun::finish() {
     if (root_ && system_ && seconds(Clock::now() - lastSystem_) >= 0.5) logSystem(done_);
     if (root_ && lastSampleStep_ != done_) sample(done_);
     if (root_ && lastCheckpointStep_ != done_) checkpoint(done_);
+    emitWrittenCheckpoints(true);
     // The evaluations still running or waiting: awaited, or cancelled on a stop signal (their
     // events then say "cancelled: the run is stopping"), before the final status.
     if (root_) {

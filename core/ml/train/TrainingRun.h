@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,6 +29,7 @@
 #include "base/run/SystemMonitor.h"
 #include "base/run/TrainConfig.h"
 #include "base/tensorboard/TensorBoardWriter.h"
+#include "ml/checkpoint/CheckpointWriter.h"
 #include "ml/checkpoint/LossHistory.h"
 #include "ml/data/BatchLoader.h"
 #include "ml/eval/TrainingMetrics.h"
@@ -85,6 +87,8 @@ private:
     void sample(int64_t stepsDone);
     // checkpoints/checkpoint_<epoch>.pt and its event; FID/KID/PR handed to the background when due.
     void checkpoint(int64_t stepsDone);
+    /// The events of the checkpoints the writer has made durable (`wait`: all of them).
+    void emitWrittenCheckpoints(bool wait);
     // Rank 0: logs the background evaluations finished since the last call (between steps).
     void pollMetrics();
     // A metric event (tagged with the step it was measured at) and its TensorBoard scalars.
@@ -131,6 +135,9 @@ private:
     std::map<std::string, int64_t> lastSkipped_;
     int64_t lastCheckpointStep_ = -1, lastSampleStep_ = -1;
     std::optional<TrainingMetrics> metrics_;  // FID/KID/PR every N checkpoints (off by default), on its own thread
+    // On a GPU, checkpoints are written on the writer's thread; their events wait here for the write.
+    std::optional<CheckpointWriter> writer_;
+    std::deque<CheckpointEvent> writing_;  // in submit order, which is the order the writes complete in
     int64_t checkpointsWritten_ = 0;
     std::optional<SystemMonitor> system_;  // process and GPU load, at most every few seconds
     Clock::time_point lastSystem_;

@@ -11,6 +11,7 @@
 #include "base/model/Presets.h"
 #include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
+#include "ml/checkpoint/CheckpointWriter.h"
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/checkpoint/TorchPickleReader.h"
 #include "ml/data/BatchLoader.h"
@@ -405,4 +406,36 @@ TEST(Checkpoint, SlimCheckpointIsGeneratorOnly) {
         EXPECT_NE(msg.find("slim"), std::string::npos) << msg;
         EXPECT_NE(msg.find("only the generator"), std::string::npos) << msg;
     }
+}
+
+TEST(CheckpointWriter, WritesOffTheCallingThreadInOrderAndReportsAFailureOnce) {
+    TempDir dir;
+    const TrainConfig cfg = tinyConfig();
+    torch::manual_seed(4);
+    TrainStep step(cfg, torch::kCPU);
+    CheckpointData out;
+    step.capture(out);
+    out.configJson = cfg.toJson().dump();
+    CheckpointWriter writer;
+    std::vector<int64_t> done;
+    for (int64_t tag : {10, 20, 30}) {
+        out.step = tag;
+        writer.submit(out, dir / ("ck_" + std::to_string(tag) + ".pt"), tag);
+        for (int64_t t : writer.poll()) done.push_back(t);
+    }
+    for (int64_t t : writer.finish()) done.push_back(t);
+    EXPECT_EQ(done, (std::vector<int64_t>{10, 20, 30}));
+    for (int64_t tag : {10, 20, 30}) {
+        const CheckpointData in = Checkpoint::load(dir / ("ck_" + std::to_string(tag) + ".pt"));
+        EXPECT_EQ(in.step, tag);
+        expectStateEqual(in.generator, out.generator);
+    }
+    // A write that fails (its folder is a file) is rethrown once by the training thread's next
+    // call, with Checkpoint::save's error; the writer then goes on.
+    std::ofstream(dir / "file") << "x";
+    writer.submit(out, dir / "file/ck.pt", 40);
+    EXPECT_THROW(writer.finish(), IoError);
+    EXPECT_TRUE(writer.finish().empty());
+    writer.submit(out, dir / "ck_50.pt", 50);
+    EXPECT_EQ(writer.finish(), std::vector<int64_t>{50});
 }
