@@ -111,7 +111,7 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     model_.preset = preset_;
     for (const auto& p : g->parameters()) generatorParams_ += p.numel();
     generator_ = std::make_unique<FrozenGenerator>(g, options_.precision);
-    // Intra-op threads per render: a process-wide LibTorch setting that every new thread inherits.
+    // Intra-op threads per render (set again on the render's own thread before each render).
     at::set_num_threads(options_.renderThreads);
     started_ = std::chrono::steady_clock::now();
 
@@ -163,6 +163,11 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
             ~Release() { n.fetch_sub(1); }
         } release{inFlight_};
         if (options_.beforeRender) options_.beforeRender();
+        // The same intra-op thread count for every render, whichever worker runs it and whether it
+        // is that worker's first: OpenMP's count is per thread, and ATen hands its own to a thread
+        // only when it first opens a parallel region there, so BLAS called before that ran with
+        // OpenMP's default (the core count); a different count may split a reduction differently.
+        at::set_num_threads(options_.renderThreads);
         try {
             return render();
         } catch (const c10::Error& e) {
