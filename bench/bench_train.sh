@@ -16,6 +16,10 @@
 #   BENCH_<P>_BATCH, BENCH_<P>_STEPS, BENCH_<P>_WARMUP   per preset, <P> is the preset name in
 #                       capitals without '-': BENCH_NAIVE64_STEPS=6, BENCH_TINY32_BATCH=128
 #   BENCH_RESULTS_DIR   where the JSON goes (default: bench/results)
+#   BENCH_COMPILE=1     a third side: the same Python step with torch.compile (PyTorch 2.x: set
+#                       STREETGAN_PYTHON to a venv with pip's torch, and STREETGAN_TRAINER to the
+#                       `cuda` preset's trainer, to compare both against LibTorch 2.11:
+#                       bench/bench_torch2.sh does exactly that)
 #
 # Defaults are sized for a 2-core machine with Debian's reference BLAS (see bench/README.md):
 # naive-64: batch 128, 1 timed step + 1 warm-up (~20 s a step); tiny-32: batch 64, 40 + 5.
@@ -44,6 +48,8 @@ results_dir=${BENCH_RESULTS_DIR:-$here/results}
 presets=${BENCH_PRESETS:-naive-64 tiny-32}
 threads=${BENCH_THREADS:-$(nproc)}
 repeats=${BENCH_REPEATS:-3}
+sides=(cpp python)
+if [[ ${BENCH_COMPILE:-0} == 1 ]]; then sides+=(compiled); fi
 
 [[ -x $trainer ]] || die "trainer not found or not executable: $trainer (build the release preset or set STREETGAN_TRAINER)"
 "$py" -c 'import torch' 2>/dev/null || die "$py cannot import torch (install python3-torch or set STREETGAN_PYTHON)"
@@ -120,6 +126,8 @@ run_side() {
     mine0=$(child_ticks)
     if [[ $side == cpp ]]; then
         "$trainer" bench train "${args[@]}" >"$out" || die "C++ run failed: $trainer bench train ${args[*]}"
+    elif [[ $side == compiled ]]; then
+        "$py" "$reference" "${args[@]}" --compile >"$out" || die "torch.compile run failed: $py $reference ${args[*]} --compile"
     else
         "$py" "$reference" "${args[@]}" >"$out" || die "Python run failed: $py $reference ${args[*]}"
     fi
@@ -150,7 +158,7 @@ for preset in $presets; do
     echo "$preset batch $batch steps $steps warmup $warmup" >>"$work/presets"
     for ((r = 1; r <= repeats; r++)); do
         # Alternate which side goes first so drift (heat, other load) hits both alike.
-        if ((r % 2)); then order=(cpp python); else order=(python cpp); fi
+        if ((r % 2)); then order=("${sides[@]}"); else order=(); for ((k = ${#sides[@]} - 1; k >= 0; k--)); do order+=("${sides[k]}"); done; fi
         for side in "${order[@]}"; do
             run_side "$side" "$preset" "$batch" "$steps" "$warmup" "$work/$side.$preset.$r.json"
         done
@@ -162,7 +170,7 @@ out=$results_dir/train-$stamp.json
 
 BENCH_WORK=$work BENCH_OUT=$out BENCH_STARTED=$started BENCH_LOAD_START=$load_start \
 BENCH_LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg) BENCH_THREADS_USED=$threads BENCH_REPEATS_USED=$repeats \
-BENCH_TRAINER=$trainer BENCH_PYTHON=$py BENCH_CPP_BLAS=$(blas_of "$trainer") \
+BENCH_TRAINER=$trainer BENCH_PYTHON=$py BENCH_CPP_BLAS=$(blas_of "$trainer") BENCH_SIDES="${sides[*]}" \
 "$py" - <<'EOF'
 import json, os, platform, socket, statistics, sys
 
@@ -187,7 +195,7 @@ with open(os.path.join(work, "presets")) as f:
     for line in f:
         preset, _, batch, _, steps, _, warmup = line.split()
         runs = {}
-        for side in ("cpp", "python"):
+        for side in env["BENCH_SIDES"].split():
             runs[side] = []
             for r in range(1, repeats + 1):
                 with open(os.path.join(work, "%s.%s.%d.json" % (side, preset, r))) as jf:
@@ -196,7 +204,7 @@ with open(os.path.join(work, "presets")) as f:
                                   ("threads", int(env["BENCH_THREADS_USED"]))):
                     if key in d and d[key] != want:
                         warnings.append("%s %s run %d reports %s=%r, asked for %r" % (side, preset, r, key, d[key], want))
-                if side == "python":
+                if side != "cpp":
                     torch_version = d.get("torch", torch_version)
                     py_blas = d.get("blas", py_blas)
                 with open(os.path.join(work, "%s.%s.%d.json.others" % (side, preset, r))) as of:
@@ -211,8 +219,11 @@ with open(os.path.join(work, "presets")) as f:
             "cpp_images_per_s": cpp, "python_images_per_s": pyt, "ratio": cpp / pyt,
             "cpp_runs": runs["cpp"], "python_runs": runs["python"],
         })
+        if "compiled" in runs:
+            comp = statistics.median(x["images_per_s"] for x in runs["compiled"])
+            rows[-1].update({"compiled_images_per_s": comp, "ratio_compiled": cpp / comp, "compiled_runs": runs["compiled"]})
 
-busiest = max(x["others_cpu_share"] for row in rows for side in ("cpp_runs", "python_runs") for x in row[side])
+busiest = max(x["others_cpu_share"] for row in rows for side in ("cpp_runs", "python_runs", "compiled_runs") for x in row.get(side, []))
 if busiest > 0.05:
     warnings.append("other processes used up to %.0f%% of the machine's CPU during a run: the img/s figures "
                     "are low and noisy, the ratio less so (runs alternate)" % (100 * busiest))
@@ -245,10 +256,13 @@ if doc["blas_cpp"] and py_blas and doc["blas_cpp"] != py_blas:
     print("warning: the two sides use different BLAS libraries (%s vs %s): the ratio compares those too"
           % (doc["blas_cpp"], py_blas), file=sys.stderr)
 
-print("%-10s %6s %7s %12s %12s %8s" % ("preset", "batch", "threads", "C++ img/s", "Python img/s", "C++/Py"))
+compiled = "compiled" in env["BENCH_SIDES"].split()
+print("%-10s %6s %7s %12s %12s %8s" % ("preset", "batch", "threads", "C++ img/s", "Python img/s", "C++/Py")
+      + (" %14s %10s" % ("compiled img/s", "C++/comp") if compiled else ""))
 for row in rows:
     print("%-10s %6d %7d %12.1f %12.1f %8.2f" % (row["preset"], row["batch"], row["threads"],
-          row["cpp_images_per_s"], row["python_images_per_s"], row["ratio"]))
+          row["cpp_images_per_s"], row["python_images_per_s"], row["ratio"])
+          + (" %14.1f %10.2f" % (row["compiled_images_per_s"], row["ratio_compiled"]) if compiled else ""))
 print("median of %d runs each; load average %s -> %s; written to %s"
       % (repeats, doc["loadavg_start"], doc["loadavg_end"], env["BENCH_OUT"]))
 EOF

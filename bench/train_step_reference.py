@@ -1,9 +1,13 @@
 #!/usr/bin/python3
 """Time N reference DCGAN training steps in PyTorch, the Python twin of
 
-    streetgan-trainer bench train --preset P --batch B --threads T --steps N [--warmup W] --json
+    streetgan-trainer bench train --preset P --batch B --threads T --steps N [--warmup W]
+                                  [--device D --amp A --channels-last] --json
 
-Run with Debian's /usr/bin/python3 (python3-torch 1.13); a pyenv `python3` has no torch.
+Run with Debian's /usr/bin/python3 (python3-torch 1.13), or with a PyTorch 2.x (bench/bench_torch2.sh
+makes a venv with pip's torch 2.11) for --device cuda, --amp and --compile (torch.compile of G and
+D, the default mode). On CUDA the step is what a PyTorch user writes for speed and what our trainer
+does: AdamW with fused=True, autocast with a GradScaler for fp16, channels-last when asked.
 
 Measured exactly like the C++ side: a fixed, pre-generated real batch in [-1, 1] (made once,
 outside the timer), fresh N(0, 1) noise drawn from a seeded generator inside every timed step,
@@ -71,6 +75,65 @@ def non_negative(text):
     return value
 
 
+class DeviceStep:
+    """The reference step (reference_dcgan.ReferenceStep: same losses, labels and order) on any
+    device, with autocast, channels-last, torch.compile and, on CUDA, fused AdamW."""
+
+    def __init__(self, g, d, device, amp, channels_last, compile_models):
+        fmt = torch.channels_last if channels_last else torch.contiguous_format
+        self.g = g.to(device, memory_format=fmt)
+        self.d = d.to(device, memory_format=fmt)
+        fused = {"fused": True} if device.type == "cuda" else {}
+        self.opt_g = torch.optim.AdamW(self.g.parameters(), lr=2e-4, betas=(0.5, 0.999), weight_decay=0.05, **fused)
+        self.opt_d = torch.optim.AdamW(self.d.parameters(), lr=2e-4, betas=(0.5, 0.999), weight_decay=0.05, **fused)
+        self.gf = torch.compile(self.g) if compile_models else self.g
+        self.df = torch.compile(self.d) if compile_models else self.d
+        self.device = device
+        self.dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(amp)
+        self.scaler = torch.amp.GradScaler(device.type) if amp == "fp16" else None
+        self.crit = torch.nn.BCEWithLogitsLoss()
+        self.ones = self.zeros = None
+
+    def _autocast(self):
+        return torch.autocast(self.device.type, dtype=self.dtype, enabled=self.dtype is not None)
+
+    def _backward(self, loss):
+        (self.scaler.scale(loss) if self.scaler else loss).backward()
+
+    def _step(self, opt):
+        if self.scaler:
+            self.scaler.step(opt)
+        else:
+            opt.step()
+
+    def __call__(self, real, noise):
+        b = real.size(0)
+        if self.ones is None or self.ones.size(0) != b:
+            self.ones = torch.ones(b, device=self.device)
+            self.zeros = torch.zeros(b, device=self.device)
+        self.d.zero_grad(set_to_none=True)
+        with self._autocast():
+            out_real = self.df(real)
+            err_real = self.crit(out_real.float(), self.ones)
+        self._backward(err_real)
+        with self._autocast():
+            fake = self.gf(noise)
+            out_fake = self.df(fake.detach())
+            err_fake = self.crit(out_fake.float(), self.zeros)
+        self._backward(err_fake)
+        self._step(self.opt_d)
+        self.g.zero_grad(set_to_none=True)
+        with self._autocast():
+            out = self.df(fake)
+            err_g = self.crit(out.float(), self.ones)
+        self._backward(err_g)
+        self._step(self.opt_g)
+        if self.scaler:
+            self.scaler.update()
+        return (err_real + err_fake, err_g, torch.sigmoid(out_real.float()).mean(), torch.sigmoid(out_fake.float()).mean(),
+                torch.sigmoid(out.float()).mean())
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(description="Time reference DCGAN training steps in PyTorch (CPU).")
     ap.add_argument("--preset", default="naive-64", choices=sorted(reference_dcgan.PRESETS))
@@ -79,8 +142,10 @@ def parse_args(argv):
                     help="intra-op threads (torch.set_num_threads); inter-op threads are always 1")
     ap.add_argument("--steps", type=positive, default=10, help="timed steps")
     ap.add_argument("--warmup", type=non_negative, default=2, help="untimed warm-up steps")
-    ap.add_argument("--device", default="cpu", choices=["cpu"],
-                    help="only cpu: the reference step builds its labels on the CPU")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    ap.add_argument("--amp", default="off", choices=["off", "bf16", "fp16"], help="autocast dtype (fp16: with a GradScaler)")
+    ap.add_argument("--channels-last", action="store_true", help="NHWC models and batch")
+    ap.add_argument("--compile", action="store_true", help="torch.compile G and D (PyTorch 2.x)")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--json", action="store_true", help="print one JSON document")
     return ap.parse_args(argv)
@@ -97,22 +162,34 @@ def main(argv=None):
     g, d, p = reference_dcgan.build(args.preset)
     g.train()
     d.train()
-    step = reference_dcgan.ReferenceStep(g, d, p["nz"])
+    device = torch.device(args.device)
+    plain = device.type == "cpu" and args.amp == "off" and not args.channels_last and not args.compile
+    if plain:
+        step = reference_dcgan.ReferenceStep(g, d, p["nz"])  # the reference's own step, unchanged
+    else:
+        step = DeviceStep(g, d, device, args.amp, args.channels_last, args.compile)
 
-    gen = torch.Generator().manual_seed(args.seed + 1)
+    gen = torch.Generator(device=device).manual_seed(args.seed + 1)
     size = p["img_size"]
-    real = torch.rand(args.batch, 3, size, size, generator=gen) * 2 - 1  # fixed real batch in [-1, 1)
+    real = torch.rand(args.batch, 3, size, size, generator=gen, device=device) * 2 - 1  # fixed real batch in [-1, 1)
+    if args.channels_last:
+        real = real.contiguous(memory_format=torch.channels_last)
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
 
     for _ in range(args.warmup):
-        noise = torch.randn(args.batch, p["nz"], generator=gen)
+        noise = torch.randn(args.batch, p["nz"], generator=gen, device=device)
         step(real, noise)
+    sync()
 
     metrics = None
     t0 = time.perf_counter()
     for _ in range(args.steps):
-        noise = torch.randn(args.batch, p["nz"], generator=gen)
+        noise = torch.randn(args.batch, p["nz"], generator=gen, device=device)
         metrics = step(real, noise)
-    values = torch.stack([m.detach().reshape(()) for m in metrics]).tolist()  # the one host sync
+    values = torch.stack([m.detach().float().reshape(()) for m in metrics]).tolist()  # the one host sync
     seconds = time.perf_counter() - t0
 
     last = dict(zip(METRIC_NAMES, values))
@@ -126,6 +203,9 @@ def main(argv=None):
         "steps": args.steps,
         "warmup": args.warmup,
         "device": args.device,
+        "amp": args.amp,
+        "channels_last": args.channels_last,
+        "compile": args.compile,
         "seconds": seconds,
         "images_per_s": args.batch * args.steps / seconds,
         "last": last,
