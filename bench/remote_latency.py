@@ -3,14 +3,16 @@
 `streetgan-trainer remote ... attach RUN`), stamps each line when it arrives, and prints one JSON
 document with the latency of live events: receive wall time minus the event's "t" (the time the
 trainer wrote it; same machine, same clock). Usage: remote_latency.py -- COMMAND..."""
-import json, subprocess, sys, time
+import json, os, subprocess, sys, time
 
 def main(argv):
     cmd = argv[argv.index("--") + 1:]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, bufsize=0)
     live, lat, events, buf = False, [], 0, b""
     while True:
-        chunk = proc.stdout.read1(65536) if hasattr(proc.stdout, "read1") else proc.stdout.read(1)
+        # os.read: whatever has arrived, in one call (an unbuffered pipe has no read1, and reading
+        # it a byte at a time lags behind a fast run on a busy machine, which then reads as latency).
+        chunk = os.read(proc.stdout.fileno(), 65536)
         now = time.time()
         if not chunk:
             break

@@ -12,14 +12,15 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <regex>
 
 #include "base/remote/RemoteCache.h"
 #include "base/remote/RemoteError.h"
+#include "base/remote/SftpFileReader.h"
 #include "base/remote/SshSession.h"
 #include "base/util/Errors.h"
 
@@ -128,32 +129,48 @@ bool SftpClient::exists(const std::string& path) {
     fail("read", path);
 }
 
+std::vector<RemoteFileInfo> SftpClient::numbered(const std::string& runDir, const std::string& sub, const std::string& pattern) {
+    const std::regex re(pattern);
+    std::vector<RemoteFileInfo> files;
+    try {
+        files = list(runDir + "/" + sub);  // no stat first: one round trip less
+    } catch (const RemoteError&) {
+        const int e = sftp_get_error(sftp_);
+        if (ssh_is_connected(session_.handle()) && (e == SSH_FX_NO_SUCH_FILE || e == SSH_FX_NO_SUCH_PATH)) return {};
+        throw;
+    }
+    std::vector<std::pair<long long, RemoteFileInfo>> keyed;
+    for (auto& f : files) {
+        std::smatch m;
+        if (f.isRegular && std::regex_match(f.name, m, re)) keyed.emplace_back(std::stoll(m[1].str()), f);
+    }
+    std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<RemoteFileInfo> out;
+    for (auto& k : keyed) out.push_back(std::move(k.second));
+    return out;
+}
+
 RemoteRunFiles SftpClient::listRun(const std::string& runDir) {
     RemoteRunFiles r;
-    auto numbered = [&](const std::string& sub, const std::regex& re, std::vector<RemoteFileInfo>& into) {
-        if (!exists(runDir + "/" + sub)) return;
-        std::vector<std::pair<long long, RemoteFileInfo>> keyed;
-        for (auto& f : list(runDir + "/" + sub)) {
-            std::smatch m;
-            if (f.isRegular && std::regex_match(f.name, m, re)) keyed.emplace_back(std::stoll(m[1].str()), f);
-        }
-        std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (auto& k : keyed) into.push_back(std::move(k.second));
-    };
-    numbered("checkpoints", std::regex(R"(checkpoint_(\d+)\.pt)"), r.checkpoints);
-    numbered("samples", std::regex(R"(step_(\d+)\.png)"), r.samples);
+    r.checkpoints = listCheckpoints(runDir);
+    r.samples = numbered(runDir, "samples", R"(step_(\d+)\.png)");
     return r;
 }
+
+std::vector<RemoteFileInfo> SftpClient::listCheckpoints(const std::string& runDir) { return numbered(runDir, "checkpoints", R"(checkpoint_(\d+)\.pt)"); }
 
 DownloadResult SftpClient::download(const std::string& remotePath, const std::string& localPath, const DownloadOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
     DownloadResult result;
-    const RemoteFileInfo info = stat(remotePath);
+    // Opened and stat-ed in one round trip; read over this client's SFTP channel.
+    SftpFileReader reader(sftp_->channel, session_.label(), remotePath);
+    const SftpFileReader::Info& info = reader.info();
     if (!info.isRegular) throw RemoteError(remotePath + " on " + session_.label() + " is not a regular file; name a file");
     result.bytes = info.size;
     struct stat st {};
     if (::stat(localPath.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == info.size && st.st_mtime == info.mtime) {
         result.upToDate = true;
+        reader.close();
         if (options.progress) options.progress(info.size, info.size);
         return result;
     }
@@ -171,86 +188,64 @@ DownloadResult SftpClient::download(const std::string& remotePath, const std::st
     if (::ftruncate(fd.get(), static_cast<off_t>(offset)) != 0) throw IoError("cannot write " + part + ": " + std::strerror(errno));
     result.resumedFrom = offset;
 
-    sftp_file file = sftp_open(sftp_, remotePath.c_str(), O_RDONLY, 0);
-    if (!file) fail("open", remotePath);
-    struct Request {
-        uint32_t id;
-        uint64_t offset;
-        uint32_t len;
-    };
-    std::deque<Request> queue;
-    const uint32_t chunk = std::max<uint32_t>(4096, options.chunkBytes);
-    const size_t inFlight = static_cast<size_t>(std::max(1, options.requestsInFlight));
-    std::vector<char> buf(chunk);
-    uint64_t next = offset, done = offset;
-    bool cancelled = false;
-    std::string error;
-    bool lostConnection = false;
-
-    auto issue = [&](uint64_t off, uint32_t len) -> bool {
-        if (sftp_seek64(file, off) < 0) return false;
-        const int id = sftp_async_read_begin(file, len);
-        if (id < 0) return false;
-        queue.push_back({static_cast<uint32_t>(id), off, len});
-        return true;
-    };
-    auto fill = [&]() -> bool {
-        while (!cancelled && next < info.size && queue.size() < inFlight) {
-            const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(chunk, info.size - next));
-            if (!issue(next, len)) return false;
-            next += len;
-        }
-        return true;
-    };
-    if (!fill()) error = "read";
-    while (error.empty() && !queue.empty()) {
-        const Request r = queue.front();
-        queue.pop_front();
-        const int n = sftp_async_read(file, buf.data(), r.len, r.id);
-        if (n < 0) {
-            error = "read";
-            break;
-        }
-        if (n == 0) {
-            error = "eof";  // the file shrank while we read it
-            break;
-        }
-        const char* p = buf.data();
-        size_t left = static_cast<size_t>(n);
-        off_t at = static_cast<off_t>(r.offset);
+    SftpFileReader::ReadOptions ro;
+    ro.from = offset;
+    ro.chunkBytes = options.chunkBytes;
+    ro.startRequests = options.requestsInFlight;
+    ro.maxRequests = std::max(options.requestsInFlight, options.maxRequestsInFlight);
+    ro.cancel = options.cancel;
+    uint64_t done = offset;
+    // Answers may come out of order (a short answer's rest is asked again later): each is written
+    // at its offset, and `contiguous` is the end of the gap-free prefix. A .part that stops early
+    // is cut back to it, so that a resume (which continues from the .part's size) never keeps a
+    // hole.
+    uint64_t contiguous = offset;
+    std::map<uint64_t, uint64_t> ahead;  // received ranges past a gap: offset -> end
+    auto sink = [&](uint64_t at, const char* p, size_t left) {
+        const uint64_t from = at, to = at + left;
         while (left > 0) {
-            const ssize_t w = ::pwrite(fd.get(), p, left, at);
+            const ssize_t w = ::pwrite(fd.get(), p, left, static_cast<off_t>(at));
             if (w < 0 && errno == EINTR) continue;
             if (w <= 0) throw IoError("cannot write " + part + ": " + std::strerror(errno) + "; check free space");
             p += w;
             left -= static_cast<size_t>(w);
-            at += w;
+            at += static_cast<uint64_t>(w);
         }
-        done += static_cast<uint64_t>(n);
-        result.transferred += static_cast<uint64_t>(n);
-        if (static_cast<uint32_t>(n) < r.len && !issue(r.offset + static_cast<uint64_t>(n), r.len - static_cast<uint32_t>(n))) {
-            error = "read";  // a short read: ask again for the rest
-            break;
+        if (from != contiguous) {
+            ahead[from] = to;
+            return;
         }
+        contiguous = to;
+        for (auto it = ahead.begin(); it != ahead.end() && it->first <= contiguous; it = ahead.erase(it)) contiguous = std::max(contiguous, it->second);
+    };
+    auto keepPrefix = [&] {
+        if (contiguous < info.size) (void)::ftruncate(fd.get(), static_cast<off_t>(contiguous));
+    };
+    auto progress = [&](uint64_t bytes) {
+        done = offset + bytes;
+        result.transferred = bytes;
         if (options.progress) options.progress(done, info.size);
-        if (options.cancel && options.cancel->load()) cancelled = true;
-        if (!fill()) error = "read";
-    }
-    if (!error.empty()) lostConnection = !ssh_is_connected(session_.handle());
-    // Collect the answers still in flight (libssh keeps them otherwise) unless the link is gone.
-    if (!lostConnection)
-        for (const Request& r : queue) (void)sftp_async_read(file, buf.data(), r.len, r.id);
-    sftp_close(file);
-    setMtime(fd.get(), info.mtime);  // marks the .part as belonging to this version of the file
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (lostConnection)
+    };
+    SftpFileReader::Outcome outcome;
+    try {
+        outcome = reader.read(ro, sink, progress);
+        result.peakRequests = reader.peakRequests();
+        reader.close();
+    } catch (const ConnectionLostError&) {
+        keepPrefix();
+        done = contiguous;
+        setMtime(fd.get(), info.mtime);
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         throw ConnectionLostError("lost the connection to " + session_.label() + " while downloading " + remotePath + " (" + std::to_string(done) + " of " +
                                   std::to_string(info.size) + " bytes kept in " + part + "; download again to resume)");
-    if (error == "eof")
+    }
+    setMtime(fd.get(), info.mtime);  // marks the .part as belonging to this version of the file
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (outcome == SftpFileReader::Outcome::Shrank)
         throw RemoteError(remotePath + " on " + session_.label() + " ended at " + std::to_string(done) + " bytes, expected " + std::to_string(info.size) +
                           " (it changed while downloading); download it again");
-    if (!error.empty()) fail("read", remotePath);
-    if (cancelled) {
+    if (outcome == SftpFileReader::Outcome::Cancelled) {
+        keepPrefix();
         result.cancelled = true;
         return result;
     }

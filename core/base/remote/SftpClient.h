@@ -1,7 +1,8 @@
 // SFTP on an SshSession: listings, run files (checkpoints, samples) and downloads with pipelined
-// reads (several requests in flight), resume from a .part file, a size check and an atomic rename
-// at the end, progress callback and cancel flag, and the RemoteCache; and uploads (what the set-up
-// of a remote trainer sends: its .deb or the source tarball).
+// reads (SftpFileReader: the requests in flight grow to fill the link), resume from a .part file,
+// a size check and an atomic rename at the end, progress callback and cancel flag, and the
+// RemoteCache; and uploads (what the set-up of a remote trainer sends: its .deb or the source
+// tarball).
 //
 // Thread contract: an SftpClient and its session are used by one thread at a time; `cancel`
 // and the progress callback are the exceptions (cancel may be set from any thread; progress
@@ -39,9 +40,10 @@ struct DownloadOptions {
     /// Called after each chunk with bytes done (including a resumed part) and the total.
     std::function<void(uint64_t done, uint64_t total)> progress;
     const std::atomic<bool>* cancel = nullptr;  ///< set: the download stops, the .part stays
-    int requestsInFlight = 16;                  ///< pipelined read requests
+    int requestsInFlight = 16;                  ///< pipelined read requests at first (see maxRequestsInFlight)
     uint32_t chunkBytes = 64 * 1024;            ///< bytes per read request
     bool resume = true;                         ///< continue a .part file from its size
+    int maxRequestsInFlight = 256;              ///< requests in flight grow by one per full answer up to this (SftpFileReader)
 };
 
 struct DownloadResult {
@@ -51,6 +53,7 @@ struct DownloadResult {
     bool upToDate = false;     ///< the local file already had the remote size and mtime
     bool cancelled = false;
     double seconds = 0;
+    int peakRequests = 0;  ///< the most read requests that were in flight at once (they grow)
 };
 
 class SftpClient {
@@ -68,6 +71,9 @@ public:
     bool exists(const std::string& path);
     /// Checkpoints and samples of the run directory `runDir` (missing sub-folders: empty lists).
     RemoteRunFiles listRun(const std::string& runDir);
+    /// The checkpoints of `runDir` only (listRun().checkpoints without listing the samples: a
+    /// `fetch --checkpoint latest` pays a round trip per request on a long link).
+    std::vector<RemoteFileInfo> listCheckpoints(const std::string& runDir);
     /// Downloads `remotePath` to `localPath`: skipped when the local file has the remote size and
     /// mtime; else written to `localPath`.part (continued from its size when the remote file has
     /// not changed since), size-checked, fsynced, given the remote mtime, renamed into place.
@@ -85,6 +91,9 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what, const std::string& path);
+    /// The files of `runDir`/`sub` whose names match `pattern` (one number captured), sorted by
+    /// it; a missing folder: none.
+    std::vector<RemoteFileInfo> numbered(const std::string& runDir, const std::string& sub, const std::string& pattern);
     SshSession& session_;
     sftp_session_struct* sftp_ = nullptr;
 };
