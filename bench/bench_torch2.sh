@@ -10,7 +10,7 @@ trainer=${STREETGAN_TRAINER:-$root/build/cuda/app/streetgan-trainer}
 [[ -x $trainer ]] || { echo "bench_torch2.sh: no trainer at $trainer: packaging/fetch-torch.sh && cmake --preset cuda && cmake --build --preset cuda" >&2; exit 1; }
 if ! "$venv/bin/python" -c 'import torch, sys; sys.exit(torch.__version__.split("+")[0] != "2.11.0")' 2>/dev/null; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q torch==2.11.0 || { echo "bench_torch2.sh: pip could not install torch==2.11.0 into $venv" >&2; exit 1; }
+  "$venv/bin/pip" install -q torch==2.11.0 numpy || { echo "bench_torch2.sh: pip could not install torch==2.11.0 into $venv" >&2; exit 1; }
 fi
 export STREETGAN_TRAINER=$trainer STREETGAN_PYTHON=$venv/bin/python BENCH_COMPILE=1
 export BENCH_THREADS=${BENCH_THREADS:-2}

@@ -50,7 +50,8 @@ def loaded_blas():
     except OSError:
         return None
     hits = sorted(os.path.realpath(x) for x in paths
-                  if any(k in os.path.basename(x) for k in ("blas", "blis", "mkl_core", "mkl_rt")))
+                  if any(k in os.path.basename(x) for k in ("blas", "blis", "mkl_core", "mkl_rt"))
+                  and not os.path.basename(x).startswith(("libcublas", "libnvblas")))  # CUDA's, not the CPU's
     return hits[0] if hits else None
 
 

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Makes one folder that runs the GPU trainer on a machine that has PyTorch (torch 2.11.0 with CUDA,
+# as pip installs it) and nothing of Debian's: the `cuda` preset's streetgan-trainer and every shared
+# library it loads that is neither torch's (torch/lib, nvidia/*), nor CUDA's, nor the C library's.
+# The trainer's RPATH becomes $ORIGIN/lib; `OUT/run` finds the machine's torch through its Python
+# (STREETGAN_PYTHON, default python3) and execs the trainer with torch/lib and the nvidia libraries
+# on LD_LIBRARY_PATH.
+# Usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N]   (default: build/cuda's, 40 MB)
+# Fails, listing the largest libraries, when the folder is over --max-mb.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=
+trainer=build/cuda/app/streetgan-trainer
+max_mb=40
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --trainer) trainer=$2; shift 2 ;;
+    --max-mb) max_mb=$2; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "gpu-bundle.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) out=$1; shift ;;
+  esac
+done
+[[ -n $out ]] || { echo "gpu-bundle.sh: usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N]" >&2; exit 2; }
+[[ -x $trainer ]] || { echo "gpu-bundle.sh: no trainer at $trainer: build the cuda preset first (packaging/fetch-torch.sh && cmake --preset cuda && cmake --build --preset cuda)" >&2; exit 2; }
+command -v patchelf >/dev/null || { echo "gpu-bundle.sh: patchelf is missing: apt install patchelf" >&2; exit 2; }
+
+# What the machine's torch and CUDA provide, and what every Linux has: left out of the bundle.
+provided() {
+  case $(basename "$1") in
+    libtorch*|libc10*|libcaffe2*|libshm.so|libgomp*.so*) return 0 ;;
+    libcuda*|libcudnn*|libcublas*|libcufft*|libcurand*|libcusolver*|libcusparse*|libnccl*|libnvrtc*|libnvJitLink*|libnvshmem*|libcufile*|libcupti*|libnvToolsExt*) return 0 ;;
+    libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*|libresolv.so.*|libutil.so.*) return 0 ;;
+  esac
+  return 1
+}
+
+rm -rf "$out"
+mkdir -p "$out/lib"
+cp "$trainer" "$out/streetgan-trainer"
+missing=()
+while read -r name _ path _; do
+  [[ $path == /* ]] || { [[ $name == linux-vdso* ]] || missing+=("$name"); continue; }
+  provided "$path" && continue
+  cp -L "$path" "$out/lib/$name"
+done < <(ldd "$trainer" | awk '{print $1, $2, $3, $4}')
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "gpu-bundle.sh: the trainer's libraries ${missing[*]} are not found here: run from the build machine" >&2
+  exit 3
+fi
+patchelf --set-rpath '$ORIGIN/lib' "$out/streetgan-trainer"
+for f in "$out"/lib/*; do patchelf --set-rpath '$ORIGIN' "$f"; done
+strip --strip-unneeded "$out/streetgan-trainer" "$out"/lib/* 2>/dev/null || true
+
+cat >"$out/run" <<'EOF'
+#!/usr/bin/env bash
+# Runs the bundled streetgan-trainer against this machine's PyTorch (its torch/lib and the CUDA
+# libraries pip installed beside it). STREETGAN_PYTHON picks the Python (default python3).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+py=${STREETGAN_PYTHON:-python3}
+site=$("$py" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))') ||
+  { echo "run: $py cannot import torch: set STREETGAN_PYTHON to the Python of your PyTorch environment" >&2; exit 2; }
+libs=$site/torch/lib
+for d in "$site"/nvidia/*/lib; do [[ -d $d ]] && libs=$libs:$d; done
+export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+exec "$here/streetgan-trainer" "$@"
+EOF
+chmod +x "$out/run"
+
+bytes=$(du -sb "$out" | cut -f1)
+mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
+echo "gpu-bundle.sh: $out: $mb MB ($(ls "$out/lib" | wc -l) libraries besides the trainer)"
+if awk -v b="$bytes" -v m="$max_mb" 'BEGIN { exit !(b > m * 1e6) }'; then
+  echo "gpu-bundle.sh: over $max_mb MB; the largest parts:" >&2
+  du -b "$out/streetgan-trainer" "$out"/lib/* | sort -rn | head -12 | awk '{ printf "  %7.1f MB  %s\n", $1 / 1e6, $2 }' >&2
+  exit 4
+fi
