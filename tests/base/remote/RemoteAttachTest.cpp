@@ -129,7 +129,9 @@ TEST_F(RemoteAttachTest, ResumesFromAnOffsetWithoutRepeatingEarlierEvents) {
 }
 
 TEST_F(RemoteAttachTest, ReconnectsAfterTheServerDropsTheConnectionWithNoGapOrDuplicate) {
-    writeEvents(150, 15);
+    // The run ends only after the second kill: however far the reader lags behind the writer on a
+    // busy machine, both kills land on a live stream (three connections at least).
+    writeEvents(150, 15, /*thenFinish=*/false);
     RemoteAttach attach(options(), attachOptions());
     std::vector<AttachMessage> events;
     std::vector<AttachStatus> statuses;
@@ -140,6 +142,7 @@ TEST_F(RemoteAttachTest, ReconnectsAfterTheServerDropsTheConnectionWithNoGapOrDu
             waitFor([&] { return received.load() >= k; }, 60);
             target->killSessions();
         }
+        finish();
     });
     attach.run(
         [&](const AttachMessage& m) {
@@ -162,7 +165,7 @@ TEST_F(RemoteAttachTest, ReconnectsThroughTheJumpHostWhenTheJumpDrops) {
     startJump();
     SshOptions o = options();
     o.jump = "127.0.0.1:" + std::to_string(jump->port());
-    writeEvents(100, 15);
+    writeEvents(100, 15, /*thenFinish=*/false);  // ends after both drops, as in the test above
     RemoteAttach attach(o, attachOptions());
     std::vector<AttachMessage> events;
     std::atomic<int> received{0};
@@ -171,6 +174,7 @@ TEST_F(RemoteAttachTest, ReconnectsThroughTheJumpHostWhenTheJumpDrops) {
         jump->killSessions();  // the jump host's side goes: the tunnel and the target session with it
         waitFor([&] { return received.load() >= 60; }, 60);
         attach.dropConnectionForTest();  // and a local network failure
+        finish();
     });
     attach.run([&](const AttachMessage& m) {
         if (m.kind == AttachMessage::Kind::Event) {
