@@ -47,6 +47,7 @@
 #include "explorer/ExplorerPage.h"
 #include "explorer/LatentSliders.h"
 #include "remote/ConnectDialog.h"
+#include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
 #include "remote/TrainerSetupDialog.h"
@@ -57,7 +58,7 @@
 namespace streetgan::ui {
 
 MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* parent)
-    : QMainWindow(parent), settings_(new AppSettings), prompter_(new SshPrompter(this)) {
+    : QMainWindow(parent), settings_(new AppSettings), prompter_(new SshPrompter(this)), hosts_(new HostListModel(prompter_, this)) {
     setWindowTitle(tr("StreetGAN Studio"));
     setObjectName("MainWindow");
     // The size comes from fitToScreen() once the docks are in place (never more than the screen).
@@ -138,9 +139,9 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
         if (tabs_->widget(i) == explorer_ && !explorerLoaded_) showExplorer();
     });
     connect(explorer_, &ExplorerPage::sessionLoaded, this, [this] { explorerLoaded_ = true; });
-    connect(explorer_, &ExplorerPage::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
-    connect(explorer_, &ExplorerPage::errorOccurred, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
-    connect(checkpoints_, &CheckpointBrowserPage::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(explorer_, &ExplorerPage::statusMessage, this, [this](const QString& m) { showStatus(m, 8000); });
+    connect(explorer_, &ExplorerPage::errorOccurred, this, [this](const QString& m) { showStatus(m, 15000); });
+    connect(checkpoints_, &CheckpointBrowserPage::statusMessage, this, [this](const QString& m) { showStatus(m, 8000); });
     connect(checkpoints_, &CheckpointBrowserPage::openInExplorer, this, [this](const QString& ck) {
         explorerLoaded_ = true;
         explorer_->openCheckpoint(ck);
@@ -163,9 +164,11 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     connect(sidebar_, &RunsSidebar::openLocal, this, [this](const QString& p) { openLocalRun(p); });
     connect(sidebar_, &RunsSidebar::openRemote, this, [this](RemoteHost* h, const QString& p) { openRemoteRun(h, p); });
     connect(sidebar_, &RunsSidebar::setUpTrainerRequested, this, [this](RemoteHost* h) { setUpTrainer(h); });
+    connect(hosts_, &HostListModel::hostAdded, this, [this](RemoteHost* h) { wireHost(h); });
+    sidebar_->setHostModel(hosts_);
     dashboard_->linkSidebar(sidebar_);  // the runs' check boxes choose which runs the plots overlay
     connect(dashboard_, &DashboardPage::csvExported, this,
-            [this](bool ok, const QString& m) { ok ? statusBar()->showMessage(m, 8000) : showError(m, tr("Choose another file or free some disk space.")); });
+            [this](bool ok, const QString& m) { ok ? showStatus(m, 8000) : showError(m, tr("Choose another file or free some disk space.")); });
     // A remote host's price is saved for that host; the last one picked is also the default for a
     // host never priced (AppSettings::pricePerHour).
     connect(cost_, &CostPanel::hostPriceChanged, this, [this](const QString& host, const QString& instance, double d) {
@@ -205,7 +208,8 @@ MainWindow::~MainWindow() {
     for (RunSession* s : sessions_) s->stop();
     qDeleteAll(sessions_);
     sessions_.clear();
-    qDeleteAll(hosts_);
+    delete hosts_;  // its hosts' threads, before the sidebar that shows them
+    hosts_ = nullptr;
     delete settings_;
 }
 
@@ -231,22 +235,7 @@ void MainWindow::buildActions() {
     QAction* open = add(file, tr("&Open run…"), QKeySequence::Open, [this] { openRunDialog(); });
     QAction* connectHostAction = add(file, tr("&Connect to host…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { connectDialog(); });
     // Remote trainer set-up (docs/remote-setup.md): for the one connected host, or the one chosen.
-    add(file, tr("Set &up streetgan-trainer on a host…"), QKeySequence(), [this] {
-        if (hosts_.isEmpty()) {
-            showError(tr("No host is connected."), tr("Connect to the host first (File → Connect to host)."));
-            return;
-        }
-        RemoteHost* host = hosts_.first();
-        if (hosts_.size() > 1) {
-            QStringList labels;
-            for (RemoteHost* h : hosts_) labels << tr("%1 — %2").arg(h->label(), h->trainerStatus().summary);
-            bool ok = false;
-            const QString pick = QInputDialog::getItem(this, tr("Set up streetgan-trainer"), tr("Host:"), labels, 0, false, &ok);
-            if (!ok) return;
-            host = hosts_.value(labels.indexOf(pick));
-        }
-        if (host) setUpTrainer(host);
-    });
+    add(file, tr("Set &up streetgan-trainer on a host…"), QKeySequence(), [this] { setUpTrainerOnAHost(); });
     add(file, tr("Open c&heckpoint…"), QKeySequence(tr("Ctrl+Shift+K")), [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Open a checkpoint (this project's or a reference PyTorch one)"), sidebar_->workspace(),
                                                        tr("Checkpoints (*.pt *.pth);;All files (*)"));
@@ -297,7 +286,7 @@ void MainWindow::buildActions() {
     });
     QAction* refresh = add(view, tr("&Refresh runs"), QKeySequence::Refresh, [this] {
         sidebar_->refresh();
-        for (RemoteHost* h : hosts_) h->refresh();
+        for (RemoteHost* h : hosts_->hosts()) h->refresh();
     });
     add(view, tr("&Dashboard"), QKeySequence(tr("Ctrl+1")), [this] { tabs_->setCurrentIndex(0); });
     add(view, tr("&Sample grids"), QKeySequence(tr("Ctrl+2")), [this] { tabs_->setCurrentIndex(1); });
@@ -409,6 +398,29 @@ void MainWindow::fitToScreen(bool initial) {
     move(g.topLeft());
 }
 
+void MainWindow::setUpTrainerOnAHost() {
+    const QList<RemoteHost*>& hosts = hosts_->hosts();
+    RemoteHost* host = nullptr;
+    if (hosts.isEmpty()) {
+        // No host yet: ask which one as Connect does; the host is added (and connects, with the
+        // same host-key and password prompts) and the set-up follows at once.
+        ConnectDialog d(settings_->recentHosts(), this);
+        d.setWindowTitle(tr("Set up streetgan-trainer on a host"));
+        if (d.exec() != QDialog::Accepted || d.config().host.isEmpty()) return;
+        host = connectHost(d.config());
+    } else if (hosts.size() == 1) {
+        host = hosts.first();
+    } else {
+        QStringList labels;
+        for (RemoteHost* h : hosts) labels << tr("%1 — %2").arg(h->label(), HostListModel::stateText(h));
+        bool ok = false;
+        const QString pick = QInputDialog::getItem(this, tr("Set up streetgan-trainer"), tr("Host:"), labels, 0, false, &ok);
+        if (!ok) return;
+        host = hosts.value(labels.indexOf(pick));
+    }
+    if (host) setUpTrainer(host);
+}
+
 void MainWindow::setUpTrainer(RemoteHost* host) {
     auto* d = new TrainerSetupDialog(host, this);
     d->setAttribute(Qt::WA_DeleteOnClose);
@@ -448,16 +460,27 @@ void MainWindow::openRunDialog() {
 
 void MainWindow::showError(const QString& what, const QString& todo) {
     if (todo.isEmpty()) {
-        statusBar()->showMessage(what, 10000);
+        showStatus(what, 10000);
         return;
     }
-    // Not modal-blocking: the plots keep moving while the message is shown.
+    // Not modal-blocking: the plots keep moving while the message is shown. The box is the one
+    // place of this message (not the status bar as well).
     auto* box = new QMessageBox(QMessageBox::Warning, tr("StreetGAN Studio"), what, QMessageBox::Ok, this);
     box->setObjectName("errorDialog");
     box->setInformativeText(todo);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
-    statusBar()->showMessage(what, 10000);
+}
+
+void MainWindow::showStatus(const QString& text, int ms) {
+    // QStatusBar clips a temporary message at the first permanent widget without eliding it, so
+    // a long one ends flush against the connection text ("...runs theregpubox: not connected").
+    int room = statusBar()->width() - 24;
+    for (QWidget* w : {static_cast<QWidget*>(progress_), static_cast<QWidget*>(connection_)})
+        if (w->isVisible()) room -= w->sizeHint().width() + 8;
+    const QString shown = statusBar()->fontMetrics().elidedText(text, Qt::ElideRight, std::max(room, 80));
+    statusBar()->setToolTip(shown == text ? QString() : text);
+    statusBar()->showMessage(shown, ms);
 }
 
 RunSession* MainWindow::openLocalRun(const QString& runDirIn) {
@@ -487,13 +510,14 @@ RunSession* MainWindow::openLocalRun(const QString& runDirIn) {
     });
     connect(s, &RunSession::loaded, this, [this](qint64 lines, double seconds) {
         progress_->setVisible(false);
-        statusBar()->showMessage(tr("Read %1 events in %2 s").arg(lines).arg(seconds, 0, 'f', 2), 6000);
+        showStatus(tr("Read %1 events in %2 s").arg(lines).arg(seconds, 0, 'f', 2), 6000);
     });
     connect(s, &RunSession::errorOccurred, this, [this](const QString& w, const QString& t) { showError(w, t); });
     connect(s, &RunSession::appended, this, [this, s] {
         if (s == active_) updatePanels();
+        showLiveState(s);
     });
-    connect(s, &RunSession::replyReceived, this, [this](const QString& json) { statusBar()->showMessage(tr("Trainer replied: %1").arg(json), 6000); });
+    connect(s, &RunSession::replyReceived, this, [this](const QString& json) { showStatus(tr("Trainer replied: %1").arg(json), 6000); });
     dashboard_->addSession(s);
     alerts_->watch(s);
     setActive(s);
@@ -517,8 +541,9 @@ RunSession* MainWindow::openRemoteRun(RemoteHost* host, const QString& runDir) {
     connect(s, &RunSession::errorOccurred, this, [this](const QString& w, const QString& t) { showError(w, t); });
     connect(s, &RunSession::appended, this, [this, s] {
         if (s == active_) updatePanels();
+        showLiveState(s);
     });
-    connect(s, &RunSession::replyReceived, this, [this](const QString& json) { statusBar()->showMessage(tr("Trainer replied: %1").arg(json), 6000); });
+    connect(s, &RunSession::replyReceived, this, [this](const QString& json) { showStatus(tr("Trainer replied: %1").arg(json), 6000); });
     connect(s, &RunSession::downloadProgress, this, [this](qint64 done, qint64 total) {
         progress_->setVisible(done < total);
         progress_->setRange(0, 1000);
@@ -580,10 +605,18 @@ void MainWindow::setActive(RunSession* s) {
     updateActions();
 }
 
+void MainWindow::showLiveState(RunSession* s) {
+    // The sidebar's badge and step/total of an open run come from the events its plots draw, so
+    // they reach "finished" with the last point, not with the next listing of the host.
+    const RunSeries& r = s->series();
+    sidebar_->showLive(s->runKey(), QString::fromStdString(r.state()), std::max<int64_t>(r.lastStep(), 0), r.totalSteps());
+}
+
 void MainWindow::closeActiveRun() {
     if (!active_) return;
     RunSession* s = active_;
     dashboard_->removeSession(s);
+    sidebar_->forgetLive(s->runKey());
     sessions_.removeOne(s);
     hostOf_.remove(s);
     s->stop();
@@ -624,7 +657,7 @@ void MainWindow::startLocalRun(const QStringList& args) {
     progress_->setVisible(true);
     progress_->setRange(0, 0);
     progress_->setFormat(tr("starting the trainer…"));
-    statusBar()->showMessage(tr("Starting the trainer…"));
+    showStatus(tr("Starting the trainer…"));
     connect(p, &QProcess::finished, this, [this, p](int code, QProcess::ExitStatus) {
         progress_->setVisible(false);
         const QString out = QString::fromLocal8Bit(p->readAllStandardOutput()).trimmed();
@@ -656,9 +689,8 @@ void MainWindow::startTinyRun() {
 }
 
 void MainWindow::newRunDialog() {
-    QStringList targets{tr("This computer (%1)").arg(sidebar_->workspace())};
-    for (RemoteHost* h : hosts_) targets << h->label();
-    NewRunDialog d(targets, this);
+    const QList<RemoteHost*> hosts = hosts_->hosts();  // the same rows as the sidebar's hosts
+    NewRunDialog d(QStringList{tr("This computer (%1)").arg(sidebar_->workspace())} + hosts_->labels(), this);
     if (d.exec() != QDialog::Accepted) return;
     if (d.runName().isEmpty()) {
         showError(tr("The run needs a name."), tr("Type a folder name for the run."));
@@ -668,25 +700,32 @@ void MainWindow::newRunDialog() {
         startLocalRun(d.trainerArguments(sidebar_->workspace()));
         return;
     }
-    RemoteHost* host = hosts_.value(d.targetIndex() - 1);
-    if (!host) return;
+    RemoteHost* host = hosts.value(d.targetIndex() - 1);
+    if (!host || !hosts_->hosts().contains(host)) return;
     progress_->setVisible(true);
     progress_->setRange(0, 0);
     host->startRun(d.trainerArguments(host->config().root));
 }
 
 RemoteHost* MainWindow::connectHost(const HostConfig& config) {
-    auto* host = new RemoteHost(config, prompter_);
-    hosts_ << host;
-    settings_->addRecentHost(config);
-    sidebar_->addHost(host);
-    connection_->setText(tr("%1: connecting…").arg(config.label()));
+    bool created = false;
+    RemoteHost* host = hosts_->hostFor(config, &created);  // wired by hostAdded when new
+    settings_->addRecentHost(host->config());
+    if (!created) connection_->setText(tr("%1: connecting…").arg(host->label()));
+    host->refresh();
+    host->probeTrainer();
+    return host;
+}
+
+void MainWindow::wireHost(RemoteHost* host) {
+    connection_->setText(tr("%1: connecting…").arg(host->label()));
     connect(host, &RemoteHost::connected, this, [this](const QString& l) { connection_->setText(tr("%1: connected").arg(l)); });
     connect(host, &RemoteHost::busyChanged, this, [this](bool busy) {
         progress_->setVisible(busy);
         progress_->setRange(0, 0);
         progress_->setFormat(tr("talking to the host…"));
     });
+    // RemoteHost says each failure once; the sidebar marks the host (reason in its tooltip).
     connect(host, &RemoteHost::failed, this, [this, host](const QString& m) {
         connection_->setText(tr("%1: not connected").arg(host->label()));
         showError(tr("%1: %2").arg(host->label(), m),
@@ -698,16 +737,13 @@ RemoteHost* MainWindow::connectHost(const HostConfig& config) {
     });
     connect(host, &RemoteHost::trainerProbed, this, [this, host](const TrainerStatus& t) {
         connection_->setText(tr("%1: %2").arg(host->label(), t.summary));
+        const QString hint = tr(" — right-click the host in the runs list, or File → Set up streetgan-trainer on a host…");
         if (t.needsSetup())
-            statusBar()->showMessage(
-                (t.mismatch.isEmpty() ? tr("%1: streetgan-trainer %2").arg(host->label(), t.summary) : t.mismatch) +
-                    tr(" — right-click the host in the runs list, or File → Set up streetgan-trainer on a host…"),
-                30000);
+            showStatus((t.mismatch.isEmpty() ? tr("%1: streetgan-trainer %2").arg(host->label(), t.summary) : t.mismatch) + hint, 30000);
+        else if (statusBar()->currentMessage().startsWith(host->label() + ":"))
+            statusBar()->clearMessage();  // the set-up hint is out of date now (it may be elided: the host is its start)
     });
     connect(host, &RemoteHost::configChanged, this, [this](const HostConfig& c) { settings_->addRecentHost(c); });
-    host->refresh();
-    host->probeTrainer();
-    return host;
 }
 
 void MainWindow::connectDialog() {

@@ -30,6 +30,7 @@ class IconSet;
 class ThemeManager;
 class DashboardPage;
 class ExplorerPage;
+class HostListModel;
 class RemoteHost;
 class RunAlerts;
 class RunSession;
@@ -60,8 +61,14 @@ public:
     void openSession(const QString& sessionFile);
     /// Shows the latent explorer (the demo model when nothing else was opened in it).
     void showExplorer();
-    /// Connects to a host and lists its runs.
+    /// The host with `config`'s identity (HostListModel: one per host, however it was reached),
+    /// connected and listed; a host listed already is refreshed, not added again.
     RemoteHost* connectHost(const HostConfig& config);
+    /// The remote hosts (the runs sidebar's host rows and New run's "Train on" list).
+    HostListModel* hosts() const { return hosts_; }
+    /// File → Set up streetgan-trainer on a host…: the connected host (or the one picked), else
+    /// the Connect dialog first; the set-up connects with the usual prompts.
+    void setUpTrainerOnAHost();
     /// Starts a local run with `start --detach ARGS`, then opens it.
     void startLocalRun(const QStringList& args);
     /// One click from the welcome page: a tiny CPU run on synthetic streets.
@@ -98,6 +105,8 @@ private:
     void buildActions();
     void setActive(RunSession* s);
     void closeActiveRun();
+    /// Hands the open run's state and step/total (its own events) to the sidebar.
+    void showLiveState(RunSession* s);
     void updatePanels();
     void updateActions();
     /// The runs folder in use from now on: remembered, listed, named on the welcome page.
@@ -105,7 +114,14 @@ private:
     /// File → Settings… (SettingsDialog; raised when open already).
     void openSettings();
     void openRunDialog();
+    /// One message per failure, in one place: a box when there is something to do (`todo`), else
+    /// the status bar (showStatus).
     void showError(const QString& what, const QString& todo);
+    /// A temporary status-bar message, elided to the room left of the permanent widgets (the
+    /// connection state) with the whole text in the tooltip: the two never run into each other.
+    void showStatus(const QString& text, int ms = 0);
+    /// The window's reactions to a host of hosts_ (once per host, HostListModel::hostAdded).
+    void wireHost(RemoteHost* host);
     void rebuildRecentMenu();
     void newRunDialog();
     void connectDialog();
@@ -135,7 +151,7 @@ private:
     QProgressBar* progress_;
     QMenu* recentMenu_;
     QList<RunSession*> sessions_;
-    QList<RemoteHost*> hosts_;
+    HostListModel* hosts_;
     QHash<RunSession*, RemoteHost*> hostOf_;  ///< remote sessions -> their host (SSH options for the browser)
     QPointer<RunSession> active_;
     QAction *pause_, *resume_, *stop_, *checkpoint_, *sample_, *setLr_, *close_;

@@ -61,11 +61,31 @@ ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) :
     connect(host_, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0 && i < recent_.size()) setConfig(recent_[i]);
     });
+    // Each host starts from its own remembered values, or blank: typing a new host after a
+    // remembered one clears what that one filled in (its trainer path is no other host's).
+    connect(host_, &QComboBox::editTextChanged, this, [this](const QString& text) {
+        const QString h = text.trimmed();
+        for (const HostConfig& r : recent_)
+            if (r.host == h) {
+                if (filledFrom_ != h) setConfig(r);
+                return;
+            }
+        if (filledFrom_.isEmpty()) return;  // the user's own values for this new host stay
+        filledFrom_.clear();
+        HostConfig blank;
+        user_->clear();
+        port_->setValue(0);
+        key_->clear();
+        jump_->clear();
+        root_->setText(blank.root);
+        trainer_->setText(blank.trainer);
+    });
     if (!recent.isEmpty()) setConfig(recent.front());
 }
 
 void ConnectDialog::setConfig(const HostConfig& c) {
-    host_->setCurrentText(c.host);
+    filledFrom_ = c.host;
+    if (host_->currentText() != c.host) host_->setCurrentText(c.host);
     user_->setText(c.user);
     port_->setValue(c.port);
     key_->setText(c.keyFile);

@@ -1,5 +1,6 @@
 // Connect to a host: host or ~/.ssh/config alias, user, port, key, jump host, where the runs live
-// and the trainer binary there. Prefilled from recent hosts.
+// and the trainer binary there. Prefilled from recent hosts: each host from its own remembered
+// values, a host never connected to from blank fields.
 #pragma once
 
 #include <QDialog>
@@ -24,6 +25,7 @@ private:
     QComboBox* host_;
     QLineEdit *user_, *key_, *jump_, *root_, *trainer_;
     QSpinBox* port_;
+    QString filledFrom_;  ///< the remembered host whose values the fields show (empty: none)
 };
 
 }  // namespace streetgan::ui

@@ -2,6 +2,7 @@
 
 #include <QThread>
 
+#include "base/remote/SshSession.h"
 #include "common/WorkerThreads.h"
 #include "remote/RemoteHostWorker.h"
 #include "remote/SshPrompter.h"
@@ -13,6 +14,17 @@ QString HostConfig::label() const {
     if (!user.isEmpty() && !host.contains('@')) s = user + "@" + s;
     if (port > 0 && port != 22) s += ":" + QString::number(port);
     return s;
+}
+
+QString HostConfig::identity() const {
+    try {
+        // The target is the last hop; the jump hosts do not make another host of it. Resolving
+        // runs `ssh -G` (no network, a few ms): fine on the GUI thread, once per connect.
+        const SshHop hop = SshSession::resolve(toSshOptions()).back();
+        return QString::fromStdString(hop.user + "@" + hop.hostName + ":" + std::to_string(hop.port));
+    } catch (const std::exception&) {
+        return label();
+    }
 }
 
 SshOptions HostConfig::toSshOptions() const {
@@ -54,34 +66,63 @@ HostConfig HostConfig::fromVariant(const QVariantMap& m) {
 }
 
 RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent)
-    : QObject(parent), config_(std::move(config)), prompter_(prompter), thread_(new QThread(this)) {
+    : QObject(parent), config_(std::move(config)), identity_(config_.identity()), prompter_(prompter), thread_(new QThread(this)) {
     worker_ = new RemoteHostWorker(sshOptions(), config_.trainer);
     worker_->moveToThread(thread_);
     connect(thread_, &QThread::finished, worker_, &QObject::deleteLater);
     auto done = [this] {
         if (--busy_ == 0) emit busyChanged(false);
     };
-    connect(worker_, &RemoteHostWorker::connected, this, [this](const QString& l) { emit connected(l); });
+    connect(worker_, &RemoteHostWorker::connected, this, [this](const QString& l) {
+        reachable_ = true;
+        emit connected(l);
+    });
     connect(worker_, &RemoteHostWorker::runsListed, this, [this, done](quint64 job, const RunEntryList& runs) {
         done();
-        if (job != job_) return;  // an older listing
+        if (job != listJob_) return;  // an older listing
         runs_ = runs;
+        listed_ = true;
+        succeeded();
         emit runsListed(runs);
     });
-    connect(worker_, &RemoteHostWorker::runStarted, this, [this, done](quint64, const QString& path) {
+    connect(worker_, &RemoteHostWorker::runStarted, this, [this, done](quint64 job, const QString& path) {
         done();
+        startJobs_.remove(job);
         emit runStarted(path);
     });
     connect(worker_, &RemoteHostWorker::trainerProbed, this, [this, done](quint64, const TrainerStatus& status) {
         done();
         trainerStatus_ = status;
+        succeeded();
         emit trainerProbed(status);
     });
-    connect(worker_, &RemoteHostWorker::failed, this, [this, done](quint64, const QString& m) {
+    connect(worker_, &RemoteHostWorker::failed, this, [this, done](quint64 job, const QString& m, bool reached) {
         done();
-        emit failed(m);
+        if (startJobs_.remove(job)) {
+            // A run that did not start says so (once: it is its own failure), and the host
+            // stays as it was: its connection and listing are fine.
+            emit failed(m);
+            return;
+        }
+        reachable_ = reached;
+        fail(m);
     });
     thread_->start();
+}
+
+void RemoteHost::succeeded() {
+    reachable_ = true;
+    if (lastError_.isEmpty()) return;
+    lastError_.clear();
+    emit stateChanged();
+}
+
+void RemoteHost::fail(const QString& message) {
+    // One message per failure: the listing and the probe asked together both fail to connect.
+    if (message == lastError_) return;
+    lastError_ = message;
+    emit stateChanged();
+    emit failed(message);
 }
 
 RemoteHost::~RemoteHost() { WorkerThreads::quitWithoutBlocking(thread_); }
@@ -90,20 +131,22 @@ SshOptions RemoteHost::sshOptions() const { return prompter_ ? prompter_->withPr
 
 void RemoteHost::refresh() {
     if (busy_++ == 0) emit busyChanged(true);
-    const quint64 job = ++job_;
+    const quint64 job = listJob_ = ++job_;
     const QString root = config_.root;
     QMetaObject::invokeMethod(worker_, [w = worker_, job, root] { w->listRuns(job, root); });
 }
 
 void RemoteHost::startRun(const QStringList& args) {
     if (busy_++ == 0) emit busyChanged(true);
-    const quint64 job = ++startJob_;
+    const quint64 job = ++job_;
+    startJobs_.insert(job);
     QMetaObject::invokeMethod(worker_, [w = worker_, job, args] { w->startRun(job, args); });
 }
 
 void RemoteHost::probeTrainer() {
     if (busy_++ == 0) emit busyChanged(true);
-    QMetaObject::invokeMethod(worker_, [w = worker_] { w->probeTrainer(0); });
+    const quint64 job = ++job_;
+    QMetaObject::invokeMethod(worker_, [w = worker_, job] { w->probeTrainer(job); });
 }
 
 void RemoteHost::setTrainer(const QString& trainer) {

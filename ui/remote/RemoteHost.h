@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 #include <QVariantMap>
@@ -33,6 +34,11 @@ struct HostConfig {
     QString configFile;                     ///< empty: ~/.ssh/config
 
     QString label() const;
+    /// Who the host is once its ~/.ssh/config is applied: "user@address:port" (SshSession::resolve,
+    /// the same rule as connecting). Two configs with one identity are one host in the app: an
+    /// alias and its HostName, "gpubox" and "me@gpubox:22". Falls back to label() when the
+    /// config cannot be resolved (no host given).
+    QString identity() const;
     SshOptions toSshOptions() const;
     QVariantMap toVariant() const;
     static HostConfig fromVariant(const QVariantMap& m);
@@ -45,6 +51,15 @@ public:
     ~RemoteHost() override;
     const HostConfig& config() const { return config_; }
     QString label() const { return config_.label(); }
+    /// HostConfig::identity(), resolved once when the host is made (HostListModel's key).
+    QString identity() const { return identity_; }
+    /// The last failure's one line while the host is failing (empty once a request succeeds).
+    QString lastError() const { return lastError_; }
+    /// Whether the host's runs were listed at least once since it was made.
+    bool listed() const { return listed_; }
+    /// Whether the host answered the last request (false until it first did, and after a
+    /// connection failed or was lost).
+    bool reachable() const { return reachable_; }
     /// Options with the GUI prompts, for sessions and downloads of this host.
     SshOptions sshOptions() const;
     /// Connects if needed and lists the runs under the host's root.
@@ -63,19 +78,29 @@ signals:
     void connected(const QString& label);
     void runsListed(const streetgan::ui::RunEntryList& runs);
     void runStarted(const QString& runPath);
+    /// A request failed. Emitted once per failure: while the host is failing already with the
+    /// same message (the listing and the probe of one unreachable host), no second signal.
     void failed(const QString& message);
+    /// lastError() or the listing changed (HostListModel repaints the row).
+    void stateChanged();
     void busyChanged(bool busy);
     void trainerProbed(const streetgan::ui::TrainerStatus& status);
     void configChanged(const streetgan::ui::HostConfig& config);
 
 private:
+    void succeeded();
+    void fail(const QString& message);
     HostConfig config_;
+    QString identity_, lastError_;
+    bool listed_ = false;
     SshPrompter* prompter_;
     QThread* thread_;
     RemoteHostWorker* worker_;
     RunEntryList runs_;
     TrainerStatus trainerStatus_;
-    quint64 job_ = 0, startJob_ = 0;
+    quint64 job_ = 0, listJob_ = 0;  ///< every request's id counter; the newest listing's id
+    QSet<quint64> startJobs_;        ///< starts in flight (their failure is not the host's)
+    bool reachable_ = false;         ///< the host answered the last request (a failure then is not "not connected")
     int busy_ = 0;
 };
 

@@ -23,35 +23,49 @@ SshSession& RemoteHostWorker::session() {
 
 void RemoteHostWorker::disconnectHost() { session_.reset(); }
 
+// One exec: the login folder (physical, as the trainer's getcwd() sees it) on the first line, then
+// the listing. A runs folder that does not exist yet is a host with no runs (the first start
+// creates it), not an error; a file in its place or an unreadable folder still reaches `ls`,
+// whose one-line error is the message. The listed paths are made absolute against that login
+// folder, so that a run listed as "streetgan-runs/x" and the same run started there (which
+// `start` prints absolute) are one run, with one key, in the app.
 void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
+    const std::string r = root.toStdString();
+    const std::string script = "pwd -P; if [ -e " + ShellQuote::quote(r) + " ] || [ -L " + ShellQuote::quote(r) + " ]; then exec " +
+                               ShellQuote::join({trainer_.toStdString(), "ls", r, "--json"}) + "; else echo '{\"runs\":[]}'; fi";
+    const std::string cmd = ShellQuote::join({"sh", "-c", script});  // whatever the login shell is (fish, tcsh)
     for (int attempt = 0; attempt < 2; ++attempt) {
         try {
-            const std::string cmd = ShellQuote::join({trainer_.toStdString(), "ls", root.toStdString(), "--json"});
-            const ExecResult r = session().exec(cmd);
-            if (!r.ok()) {
-                emit failed(jobId,
-                            tr("Listing %1 on %2 failed: %3").arg(root, QString::fromStdString(session().label()), QString::fromStdString(r.err).trimmed()));
+            const ExecResult res = session().exec(cmd);
+            if (!res.ok()) {
+                QString err = QString::fromStdString(res.err).trimmed();
+                if (res.exitStatus && *res.exitStatus == 127)  // the shell's "command not found"
+                    err = tr("%1 is not installed there (the host's state says how to set it up)").arg(trainer_);
+                emit failed(jobId, tr("Listing %1 on %2 failed: %3").arg(root, QString::fromStdString(session().label()), err), true);
                 return;
             }
+            const size_t eol = res.out.find('\n');
+            const std::string home = eol == std::string::npos ? std::string() : res.out.substr(0, eol);
             RunEntryList runs;
-            for (const RunInfo& info : RunStatus::listFromJson(nlohmann::json::parse(r.out))) {
+            for (const RunInfo& info : RunStatus::listFromJson(nlohmann::json::parse(eol == std::string::npos ? res.out : res.out.substr(eol + 1)))) {
                 RunEntry run;
                 run.name = QString::fromStdString(info.name);
-                run.path = QString::fromStdString(info.path);
+                run.path = QString::fromStdString(!info.path.empty() && info.path[0] != '/' && !home.empty() ? home + "/" + info.path : info.path);
                 run.state = QString::fromStdString(info.state);
                 run.step = info.step;
                 run.totalSteps = info.totalSteps;
                 run.updated = info.updated;
+                run.error = QString::fromStdString(info.error);
                 runs.push_back(run);
             }
             emit runsListed(jobId, runs);
             return;
         } catch (const ConnectionLostError& e) {
             session_.reset();  // reconnect once
-            if (attempt == 1) emit failed(jobId, QString::fromStdString(e.what()));
+            if (attempt == 1) emit failed(jobId, QString::fromStdString(e.what()), false);
         } catch (const std::exception& e) {
             session_.reset();
-            emit failed(jobId, QString::fromStdString(e.what()));
+            emit failed(jobId, QString::fromStdString(e.what()), false);
             return;
         }
     }
@@ -63,13 +77,13 @@ void RemoteHostWorker::startRun(quint64 jobId, const QStringList& trainArgs) {
         for (const QString& a : trainArgs) words.push_back(a.toStdString());
         const ExecResult r = session().exec(ShellQuote::join(words));
         if (!r.ok()) {
-            emit failed(jobId, tr("The remote trainer refused to start: %1").arg(QString::fromStdString(r.err).trimmed()));
+            emit failed(jobId, tr("The remote trainer refused to start: %1").arg(QString::fromStdString(r.err).trimmed()), true);
             return;
         }
         emit runStarted(jobId, QString::fromStdString(r.out).trimmed());
     } catch (const std::exception& e) {
         session_.reset();
-        emit failed(jobId, QString::fromStdString(e.what()));
+        emit failed(jobId, QString::fromStdString(e.what()), false);
     }
 }
 
@@ -79,7 +93,7 @@ void RemoteHostWorker::probeTrainer(quint64 jobId) {
         emit trainerProbed(jobId, TrainerStatus::fromProbe(p, QString::fromStdString(session().label())));
     } catch (const std::exception& e) {
         session_.reset();
-        emit failed(jobId, QString::fromStdString(e.what()));
+        emit failed(jobId, QString::fromStdString(e.what()), false);
     }
 }
 

@@ -37,7 +37,9 @@ signals:
     void runsListed(quint64 jobId, const streetgan::ui::RunEntryList& runs);
     void runStarted(quint64 jobId, const QString& runPath);
     void trainerProbed(quint64 jobId, const streetgan::ui::TrainerStatus& status);
-    void failed(quint64 jobId, const QString& message);
+    /// A request failed; `reached`: the host answered (the command ran and failed), else the
+    /// connection could not be made or was lost.
+    void failed(quint64 jobId, const QString& message, bool reached);
 
 private:
     SshSession& session();

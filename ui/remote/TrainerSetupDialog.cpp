@@ -146,7 +146,9 @@ TrainerSetupDialog::~TrainerSetupDialog() {
 }
 
 QString TrainerSetupDialog::settingsKey(const QString& name) const {
-    QString host = hostLabel_;
+    // The host's identity (user@address:port after ~/.ssh/config), so that an alias and its
+    // address share their remembered choices. QSettings reads '/' as a group separator.
+    QString host = hostIdentity_;
     host.replace('/', '_');
     return "remoteSetup/" + host + "/" + name;
 }

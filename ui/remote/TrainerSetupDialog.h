@@ -1,7 +1,7 @@
 // "Set up streetgan-trainer on HOST": offers the set-ups that apply to the host (docs/remote-
 // setup.md): no root under a prefix (~/.local) and sudo apt on Debian 12, build from source
 // against the host's PyTorch (conda env, venv, Python or LibTorch folder) anywhere; remembers the
-// choice per host (QSettings "remoteSetup/<host>/..."), runs a TrainerSetupWorker on its own
+// choice per host (QSettings "remoteSetup/<user@host:port>/...", RemoteHost::identity()), runs a TrainerSetupWorker on its own
 // thread, shows its output live and the result, then tells the RemoteHost which trainer to use.
 // GUI thread. Closing it while it works cancels the work (the remote build is killed).
 #pragma once
@@ -67,7 +67,7 @@ private:
     void finish(bool ok, bool cancelled, const QString& message, const QString& trainer);
 
     QPointer<RemoteHost> host_;
-    QString hostLabel_;
+    QString hostLabel_, hostIdentity_;
     QLabel* status_;
     QButtonGroup* methods_;
     QLineEdit *prefix_, *debFile_, *tarball_, *envValue_;

@@ -15,7 +15,8 @@ constexpr int kRemembered = 512;  // colours kept; past that the map starts agai
 
 QString RunPalette::key(const QString& host, const QString& runDir) {
     if (host.isEmpty()) return QDir::cleanPath(QFileInfo(runDir).absoluteFilePath());
-    return host + ":" + runDir;
+    // Cleaned, so that "root/./x" and "root/x" (a listing and a start's output) are one run.
+    return host + ":" + QDir::cleanPath(runDir);
 }
 
 const QVector<QColor>& RunPalette::palette() {

@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "base/run/Events.h"
+#include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
 #include "runs/LocalRunLister.h"
 #include "runs/RunItemDelegate.h"
@@ -28,6 +29,7 @@ namespace {
 constexpr int kPathRole = Qt::UserRole;
 constexpr int kKindRole = Qt::UserRole + 1;  // 0 local run, 1 remote run, 2 host, 3 local root
 constexpr int kKeyRole = Qt::UserRole + 2;   // RunPalette::key of a run item
+constexpr int kEntryRole = Qt::UserRole + 3; // the RunEntry last listed (showLive redraws from it)
 constexpr char kWidthKey[] = "runs/sidebarWidth";
 
 QIcon swatch(const QColor& c) {
@@ -333,10 +335,21 @@ void RunsSidebar::listingDone() {
     }
 }
 
+void RunsSidebar::setHostModel(HostListModel* model) {
+    for (RemoteHost* h : model->hosts()) addHost(h);
+    connect(model, &HostListModel::rowsInserted, this, [this, model](const QModelIndex&, int first, int last) {
+        for (int row = first; row <= last; ++row) addHost(model->hostAt(row));
+    });
+    connect(model, &HostListModel::dataChanged, this, [this, model](const QModelIndex& from, const QModelIndex& to) {
+        for (int row = from.row(); row <= to.row(); ++row) showHostState(model->hostAt(row));
+    });
+}
+
 void RunsSidebar::addHost(RemoteHost* host) {
-    auto* item = new QTreeWidgetItem(tree_, {host->label(), tr("connecting…")});
+    if (!host || hosts_.contains(host)) return;  // one item per host
+    auto* item = new QTreeWidgetItem(tree_, {host->label(), HostListModel::stateText(host)});
     item->setData(0, kKindRole, 2);
-    item->setToolTip(0, tr("%1, runs under %2").arg(host->label(), host->config().root));
+    item->setToolTip(0, tr("%1 (%2), runs under %3").arg(host->label(), host->identity(), host->config().root));
     item->setExpanded(true);
     hosts_.insert(host, item);
     connect(host, &RemoteHost::runsListed, this, [this, host](const RunEntryList& runs) {
@@ -347,32 +360,44 @@ void RunsSidebar::addHost(RemoteHost* host) {
         }
     });
     connect(host, &RemoteHost::trainerProbed, this, [this, host] { showHostState(host); });
-    connect(host, &RemoteHost::failed, this, [this, host](const QString& m) {
-        if (auto* it = hosts_.value(host)) {
-            it->setText(1, tr("error"));
-            it->setToolTip(1, m);
-        }
-    });
+    connect(host, &RemoteHost::stateChanged, this, [this, host] { showHostState(host); });
     connect(host, &QObject::destroyed, this, [this, host] { removeHost(host); });
 }
 
 void RunsSidebar::removeHost(RemoteHost* host) { delete hosts_.take(host); }
 
-// A host's state column: its trainer's state when that needs the user ("not installed",
-// "incompatible (protocol 0)": set it up from the context menu), else "connected".
+// A host's state column (HostListModel::stateText): "not connected" with the failure in the
+// tooltip, its trainer's state when that needs the user ("not installed": set it up from the
+// context menu), "no runs yet", else "connected".
 void RunsSidebar::showHostState(RemoteHost* host) {
     QTreeWidgetItem* it = hosts_.value(host);
     if (!it) return;
     const TrainerStatus& t = host->trainerStatus();
-    if (t.needsSetup()) {
-        it->setText(1, t.summary);
+    it->setText(1, HostListModel::stateText(host));
+    if (!host->lastError().isEmpty())
+        it->setToolTip(1, host->lastError());
+    else if (t.needsSetup())
         it->setToolTip(1, (t.mismatch.isEmpty() ? tr("streetgan-trainer is %1 on %2.").arg(t.summary, host->label()) : t.mismatch) +
                               tr(" Right-click the host to set it up."));
-    } else {
-        it->setText(1, tr("connected"));
+    else if (host->listed() && host->runs().isEmpty())
+        it->setToolTip(1, tr("No runs under %1 on %2 yet: File → New run… starts one there.").arg(host->config().root, host->label()));
+    else
         it->setToolTip(1, t.state == TrainerStatus::Ready ? t.summary : QString());
-    }
 }
+
+void RunsSidebar::showLive(const QString& key, const QString& state, qint64 step, qint64 totalSteps) {
+    if (key.isEmpty() || state.isEmpty()) return;
+    live_.insert(key, Live{state, step, totalSteps});
+    QTreeWidgetItem* item = runItem(key);
+    if (!item) return;
+    RunEntry r = item->data(0, kEntryRole).value<RunEntry>();
+    RemoteHost* host = hostOf(item);
+    filling_ = true;
+    showRun(item, r, host ? host->label() : tr("this computer"), static_cast<double>(QDateTime::currentSecsSinceEpoch()));
+    filling_ = false;
+}
+
+void RunsSidebar::forgetLive(const QString& key) { live_.remove(key); }
 
 QMenu* RunsSidebar::hostMenu(RemoteHost* host) {
     auto* menu = new QMenu(this);
@@ -407,25 +432,38 @@ void RunsSidebar::fill(QTreeWidgetItem* parent, const RunEntryList& runs) {
             item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
             showPlotted(item);
         }
-        const QString state = shownState(r, now);
-        const QString steps = r.totalSteps > 0 ? QString("%1/%2").arg(r.step).arg(r.totalSteps) : r.step > 0 ? tr("step %1").arg(r.step) : QString();
         item->setText(0, r.name);
         item->setData(0, RunItemDelegate::kSecondLineRole, hostText);
-        item->setText(1, steps.isEmpty() ? state : state + " " + steps);
-        item->setData(1, RunItemDelegate::kStateRole, state);
-        item->setData(1, RunItemDelegate::kDetailRole, steps);
-        QStringList tip{r.name, tr("on %1: %2").arg(hostText, r.path)};
-        tip << item->text(1);
-        if (state != r.state) tip << tr("(%1, but no event for %2 min: is the trainer hung?)").arg(r.state).arg(static_cast<int>((now - r.updated) / 60));
-        if (r.updated > 0) tip << tr("last event %1").arg(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.updated)).toString());
-        if (!r.error.isEmpty()) tip << r.error;
-        tip << tr("Check to plot it on the dashboard; double-click to open it.");
-        item->setToolTip(0, tip.join('\n'));
-        item->setToolTip(1, tip.join('\n'));
+        item->setData(0, kEntryRole, QVariant::fromValue(r));
+        showRun(item, r, hostText, now);
     }
     qDeleteAll(existing);
     filling_ = false;
     applyFilter();
+}
+
+void RunsSidebar::showRun(QTreeWidgetItem* item, const RunEntry& listed, const QString& hostText, double now) {
+    RunEntry r = listed;
+    // The open run's own events are newer than any listing: they give its state and steps.
+    if (auto it = live_.constFind(runKey(item)); it != live_.constEnd()) {
+        r.state = it->state;
+        r.step = it->step;
+        if (it->totalSteps > 0) r.totalSteps = it->totalSteps;
+        r.updated = 0;  // followed live: "stalled" is the listing's guess, not needed here
+    }
+    const QString state = shownState(r, now);
+    const QString steps = r.totalSteps > 0 ? QString("%1/%2").arg(r.step).arg(r.totalSteps) : r.step > 0 ? tr("step %1").arg(r.step) : QString();
+    item->setText(1, steps.isEmpty() ? state : state + " " + steps);
+    item->setData(1, RunItemDelegate::kStateRole, state);
+    item->setData(1, RunItemDelegate::kDetailRole, steps);
+    QStringList tip{r.name, tr("on %1: %2").arg(hostText, r.path)};
+    tip << item->text(1);
+    if (state != r.state) tip << tr("(%1, but no event for %2 min: is the trainer hung?)").arg(r.state).arg(static_cast<int>((now - r.updated) / 60));
+    if (r.updated > 0) tip << tr("last event %1").arg(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.updated)).toString());
+    if (!r.error.isEmpty()) tip << r.error;
+    tip << tr("Check to plot it on the dashboard; double-click to open it.");
+    item->setToolTip(0, tip.join('\n'));
+    item->setToolTip(1, tip.join('\n'));
 }
 
 }  // namespace streetgan::ui

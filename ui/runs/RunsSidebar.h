@@ -29,6 +29,7 @@ class QTimer;
 
 namespace streetgan::ui {
 
+class HostListModel;
 class LocalRunLister;
 class RemoteHost;
 
@@ -49,8 +50,15 @@ public:
     void setWorkspace(const QString& dir);
     QString workspace() const { return workspace_; }
     void refresh();
+    /// Shows the hosts of `model` (one item per row, added and removed with its rows).
+    void setHostModel(HostListModel* model);
     void addHost(RemoteHost* host);
     void removeHost(RemoteHost* host);
+    /// The open run `runKey`'s state and step/total as its own event stream has them (RunSession:
+    /// the same events as its plots): they replace the last listing's, which is seconds old (and
+    /// a remote host's is not re-listed on a timer), until forgetLive(runKey).
+    void showLive(const QString& runKey, const QString& state, qint64 step, qint64 totalSteps);
+    void forgetLive(const QString& runKey);
     QTreeWidget* tree() const { return tree_; }
     /// The state badge for a run state (coloured dot).
     static QIcon badge(const QString& state);
@@ -107,6 +115,8 @@ protected:
 
 private:
     void fill(QTreeWidgetItem* parent, const RunEntryList& runs);
+    /// Writes a run item's state column and tooltip (`r` with the live state applied).
+    void showRun(QTreeWidgetItem* item, const RunEntry& r, const QString& hostText, double now);
     void showHostState(RemoteHost* host);
     void showPlotted(QTreeWidgetItem* item);
     void applyFilter();
@@ -119,6 +129,11 @@ private:
     QHash<RemoteHost*, QTreeWidgetItem*> hosts_;
     QSet<QString> plotted_;
     QSet<QString> restored_;  ///< restorePlotted() keys not listed yet
+    struct Live {
+        QString state;
+        qint64 step = 0, totalSteps = 0;
+    };
+    QHash<QString, Live> live_;  ///< showLive() of the open runs, by key
     QString workspace_;
     QThread* thread_;
     LocalRunLister* lister_;

@@ -84,6 +84,31 @@ private slots:
         }
     }
 
+    // An open run's badge and step/total come from its own events (showLive, what the window
+    // hands over on each drain): they win over the listing, which is older (a remote host is
+    // not even re-listed on a timer), until the run is closed.
+    void anOpenRunsBadgeFollowsItsEvents() {
+        RunsSidebar s;
+        listed(s, ws_);
+        QTreeWidgetItem* beta = s.runItem(key("beta-lr-sweep"));
+        QVERIFY(beta);
+        QCOMPARE(beta->text(1), QString("finished 200/200"));
+        s.showLive(key("beta-lr-sweep"), "running", 15, 300);
+        QCOMPARE(beta->text(1), QString("running 15/300"));
+        QCOMPARE(beta->data(1, RunItemDelegate::kStateRole).toString(), QString("running"));
+        s.showLive(key("beta-lr-sweep"), "stopped", 120, 300);
+        QCOMPARE(beta->text(1), QString("stopped 120/300"));
+        s.refresh();  // a listing (the files say finished 200/200) does not take it back
+        QSignalSpy again(&s, &RunsSidebar::localListed);
+        QVERIFY(again.wait(20000));
+        QCOMPARE(s.runItem(key("beta-lr-sweep"))->text(1), QString("stopped 120/300"));
+        QVERIFY(s.runItem(key("beta-lr-sweep"))->toolTip(1).contains("stopped 120/300"));
+        s.forgetLive(key("beta-lr-sweep"));  // closed: the listing speaks again
+        s.refresh();
+        QVERIFY(again.wait(20000));
+        QCOMPARE(s.runItem(key("beta-lr-sweep"))->text(1), QString("finished 200/200"));
+    }
+
     void listsFiltersAndBadges() {
         RunsSidebar s;
         s.resize(RunsSidebar::kMinimumWidth, 500);

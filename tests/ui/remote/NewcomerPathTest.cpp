@@ -1,0 +1,331 @@
+// The path a newcomer takes to a remote run, through the main window against a real OpenSSH
+// server (tests/support/SshdFixture) reached by an ~/.ssh/config alias: connect to "gpubox" (a
+// fresh host: no trainer on its PATH, no runs folder), set streetgan-trainer up there without root
+// into a temporary prefix, start a tiny run, watch it finish. Along the way: one row per host
+// whichever way it was reached (the alias, its address, the set-up), no error for a host with no
+// runs yet, the run's badge reaching "finished" with the run's own last event and its check box
+// checked while it is plotted; a failed host is one row, marked, with one error box.
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QTreeWidget>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "app/AppSettings.h"
+#include "app/MainWindow.h"
+#include "remote/ConnectDialog.h"
+#include "remote/HostListModel.h"
+#include "remote/RemoteHost.h"
+#include "remote/SshPrompter.h"
+#include "remote/TrainerSetupDialog.h"
+#include "runs/NewRunDialog.h"
+#include "runs/RunSession.h"
+#include "runs/RunsSidebar.h"
+#include "support/SshdFixture.h"
+#include "support/UiTestSupport.h"
+
+using namespace streetgan;
+using namespace streetgan::ui;
+using streetgan::test::SshdFixture;
+
+class NewcomerPathTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    std::unique_ptr<SshdFixture> sshd_;
+
+    static QString me() {
+        const passwd* pw = ::getpwuid(::getuid());
+        return pw ? QString::fromLocal8Bit(pw->pw_name) : qEnvironmentVariable("USER");
+    }
+
+    /// The host as a newcomer names it: the alias of ~/.ssh/config (here a config file of the
+    /// test), the trainer by its bare name (not on the host's PATH: not installed yet).
+    HostConfig alias(const QString& root) const {
+        HostConfig c;
+        c.host = "gpubox";
+        c.configFile = tmp_.filePath("ssh_config");
+        c.knownHosts = tmp_.filePath("known_hosts");
+        c.root = root;
+        return c;
+    }
+
+    /// A real .deb of streetgan-trainer whose program is the trainer under test (a wrapper: the
+    /// set-up unpacks and runs whatever the package holds).
+    QString trainerDeb() {
+        const QString root = tmp_.filePath("deb");
+        QDir().mkpath(root + "/usr/bin");
+        QDir().mkpath(root + "/DEBIAN");
+        QFile prog(root + "/usr/bin/streetgan-trainer");
+        if (!prog.open(QIODevice::WriteOnly)) return {};
+        prog.write(QByteArray("#!/bin/sh\nexec '") + STREETGAN_TRAINER + "' \"$@\"\n");
+        prog.close();
+        prog.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther);
+        QFile control(root + "/DEBIAN/control");
+        if (!control.open(QIODevice::WriteOnly)) return {};
+        control.write("Package: streetgan-trainer\nVersion: 0.0.1\nArchitecture: all\nMaintainer: Tests <t@example.org>\nDepends: libc6\n"
+                      "Description: the trainer under test\n");
+        control.close();
+        const QString deb = tmp_.filePath("streetgan-trainer_0.0.1_all.deb");
+        QProcess p;
+        p.start("dpkg-deb", {"--root-owner-group", "--build", root, deb});
+        p.waitForFinished(60000);
+        return p.exitCode() == 0 ? deb : QString();
+    }
+
+    static int errorBoxes(const MainWindow& w) {
+        int n = 0;
+        for (auto* box : w.findChildren<QMessageBox*>("errorDialog"))
+            if (box->isVisible()) ++n;
+        return n;
+    }
+    static int hostItems(const RunsSidebar& s) {
+        int n = 0;
+        for (int i = 1; i < s.tree()->topLevelItemCount(); ++i) ++n;  // item 0: this computer
+        return n;
+    }
+
+private slots:
+    void initTestCase() {
+        streetgan::test::isolateSettings(tmp_.filePath("settings"));
+        qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());
+        QDir().mkpath(tmp_.filePath("sshd"));
+        SshdFixture::generateKey(tmp_.filePath("id_user").toStdString());
+        QFile::copy(tmp_.filePath("id_user.pub"), tmp_.filePath("authorized_keys"));
+        sshd_ = std::make_unique<SshdFixture>(tmp_.filePath("sshd").toStdString(), tmp_.filePath("authorized_keys").toStdString());
+        QFile(tmp_.filePath("known_hosts")).open(QIODevice::WriteOnly);  // empty: the key is unknown, asked once
+        QFile config(tmp_.filePath("ssh_config"));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(QString("Host gpubox\n  HostName 127.0.0.1\n  Port %1\n  User %2\n  IdentityFile %3\n  IdentitiesOnly yes\n")
+                         .arg(sshd_->port())
+                         .arg(me(), tmp_.filePath("id_user"))
+                         .toUtf8());
+    }
+    void cleanupTestCase() {
+        streetgan::test::stopRunsUnder(tmp_.path(), STREETGAN_TRAINER);
+        sshd_.reset();
+    }
+
+    // A host with no runs folder yet is the normal first state: "no runs yet", no error. A file
+    // where the folder should be is a real failure: said once, the host marked with the reason.
+    void freshHostHasNoRunsYet() {
+        HostConfig c = alias(tmp_.filePath("fresh-runs"));  // does not exist
+        c.trainer = STREETGAN_TRAINER;
+        SshPrompter prompter(nullptr);
+        prompter.hostKeyDialog = [](const HostKeyInfo&) { return HostKeyDecision::AcceptOnce; };
+        {
+            RemoteHost host(c, &prompter);
+            RunsSidebar sidebar;
+            sidebar.addHost(&host);
+            QSignalSpy listed(&host, &RemoteHost::runsListed);
+            QSignalSpy failed(&host, &RemoteHost::failed);
+            host.refresh();
+            QTRY_VERIFY_WITH_TIMEOUT(listed.count() + failed.count() > 0, 60000);
+            QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+            QVERIFY(host.runs().isEmpty());
+            QCOMPARE(sidebar.hostItem(&host)->text(1), QString("no runs yet"));
+        }
+        QFile file(tmp_.filePath("file-runs"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        c.root = file.fileName();
+        RemoteHost host(c, &prompter);
+        RunsSidebar sidebar;
+        sidebar.addHost(&host);
+        QSignalSpy failed(&host, &RemoteHost::failed);
+        QSignalSpy busy(&host, &RemoteHost::busyChanged);
+        host.refresh();
+        host.refresh();  // the same failure twice: said once
+        QTRY_VERIFY_WITH_TIMEOUT(!busy.isEmpty() && !busy.last().at(0).toBool(), 60000);
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed.at(0).at(0).toString().contains("not a folder"), qPrintable(failed.at(0).at(0).toString()));
+        QCOMPARE(sidebar.hostItem(&host)->text(1), QString("error"));  // it answered: not "not connected"
+        QVERIFY(sidebar.hostItem(&host)->toolTip(1).contains("not a folder"));
+    }
+
+    void newcomerPath() {
+        const QString deb = trainerDeb();
+        QVERIFY(!deb.isEmpty());
+        const QString root = tmp_.filePath("gpubox-runs");  // made by the first run
+        MainWindow w(tmp_.filePath("workspace"), false);
+        int hostKeyQuestions = 0;
+        w.prompter()->hostKeyDialog = [&](const HostKeyInfo&) {
+            ++hostKeyQuestions;
+            return HostKeyDecision::AcceptAndRemember;
+        };
+        w.resize(900, 700);  // narrow: the set-up hint is longer than the status bar's room
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Connect by alias: a fresh host, no trainer there, no runs folder.
+        RemoteHost* host = w.connectHost(alias(root));
+        QVERIFY(host);
+        QCOMPARE(host->identity(), QString("%1@127.0.0.1:%2").arg(me()).arg(sshd_->port()));
+        QTRY_VERIFY2_WITH_TIMEOUT(host->trainerStatus().state != TrainerStatus::Unknown && host->listed(), qPrintable(host->lastError()), 120000);
+        QCOMPARE(host->trainerStatus().state, int(TrainerStatus::Missing));
+        QCOMPARE(errorBoxes(w), 0);  // neither "no trainer" nor "no runs folder" is an error box
+        QCOMPARE(w.sidebar()->hostItem(host)->text(1), QString("not installed"));
+        // The status bar's hint ends before its permanent text begins (elided, whole in the tooltip).
+        const QString hint = w.statusBar()->currentMessage();
+        auto* permanent = w.statusBar()->findChild<QLabel*>("connectionState");
+        QVERIFY(!hint.isEmpty() && permanent);
+        QVERIFY2(w.statusBar()->fontMetrics().horizontalAdvance(hint) < permanent->x(), qPrintable(hint));
+        QVERIFY(w.statusBar()->toolTip().contains("Set up streetgan-trainer on a host"));
+
+        // The same host by its address and user: the same row, not a second one.
+        HostConfig byAddress;
+        byAddress.host = "127.0.0.1";
+        byAddress.user = me();
+        byAddress.port = sshd_->port();
+        byAddress.keyFile = tmp_.filePath("id_user");
+        byAddress.knownHosts = tmp_.filePath("known_hosts");
+        byAddress.configFile = "none";
+        byAddress.root = root;
+        QCOMPARE(w.connectHost(byAddress), host);
+        QCOMPARE(w.hosts()->rowCount(), 1);
+        QCOMPARE(hostItems(*w.sidebar()), 1);
+
+        // Set up without root into a temporary prefix, from the host's menu.
+        emit w.sidebar()->setUpTrainerRequested(host);
+        auto* setup = w.findChild<TrainerSetupDialog*>();
+        QVERIFY(setup);
+        setup->setMethod(TrainerSetupRequest::NoRoot);
+        setup->setFile(deb);
+        setup->setPrefix(tmp_.filePath("prefix"));
+        QSignalSpy setupDone(setup, &TrainerSetupDialog::setupFinished);
+        QVERIFY2(setup->start(), qPrintable(setup->resultText()));
+        QTRY_VERIFY_WITH_TIMEOUT(!setupDone.isEmpty(), 120000);
+        QVERIFY2(setupDone.at(0).at(0).toBool(), qPrintable(setup->logText()));
+        QCOMPARE(host->config().trainer, tmp_.filePath("prefix") + "/bin/streetgan-trainer");
+        QTRY_VERIFY_WITH_TIMEOUT(host->trainerStatus().state == TrainerStatus::Ready, 60000);
+        QCOMPARE(w.hosts()->rowCount(), 1);
+        QCOMPARE(hostItems(*w.sidebar()), 1);
+        QCOMPARE(w.hosts()->labels(), QStringList{host->label()});  // New run's "Train on" after "This computer"
+
+        // A tiny run on the host: it opens, is plotted, finishes.
+        QSignalSpy opened(&w, &MainWindow::runOpened);
+        QStringList args = NewRunDialog::tinyRunArguments(root + "/tiny");
+        args[args.indexOf("--steps") + 1] = "40";
+        args[args.indexOf("--batch") + 1] = "8";
+        args[args.indexOf("--sample-every") + 1] = "20";
+        host->startRun(args);
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), 120000);
+        RunSession* s = w.activeSession();  // the run opened is the active one
+        QVERIFY(s && s->isRemote());
+        const QString key = s->runKey();
+        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runItem(key), 60000);  // the listing's item is the session's run
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("finished"), 180000);
+        // The badge comes from the same drain as the series: finished at once, not at the next listing.
+        QTreeWidgetItem* item = w.sidebar()->runItem(key);
+        QVERIFY2(item->text(1).startsWith("finished"), qPrintable(item->text(1)));
+        const QString steps = QString("%1/%2").arg(s->series().lastStep()).arg(s->series().totalSteps());
+        QVERIFY2(s->series().totalSteps() == 40 && item->text(1) == "finished " + steps, qPrintable(item->text(1)));
+        QCOMPARE(item->checkState(0), Qt::Checked);  // plotted on the dashboard
+        QVERIFY(w.sidebar()->isPlotted(key));
+        QCOMPARE(hostItems(*w.sidebar()), 1);
+        QCOMPARE(hostKeyQuestions, 1);
+        QCOMPARE(errorBoxes(w), 0);
+    }
+
+    // The Connect dialog starts each host from its own remembered values, or blank for a new one:
+    // a path typed for one host (its trainer after a set-up) never carries over to another.
+    void connectDialogStartsEachHostFromItsOwnValues() {
+        HostConfig gpubox = alias("runs-a");
+        gpubox.trainer = "/home/me/.local/bin/streetgan-trainer";
+        gpubox.user = "me";
+        HostConfig other;
+        other.host = "otherbox";
+        other.port = 2222;
+        ConnectDialog d({gpubox, other});
+        QCOMPARE(d.config().trainer, gpubox.trainer);  // the newest first
+        auto* host = d.findChild<QComboBox*>();
+        QVERIFY(host);
+        host->setCurrentText("newbox");  // typed: never connected to
+        QCOMPARE(d.config().host, QString("newbox"));
+        QCOMPARE(d.config().trainer, HostConfig().trainer);
+        QCOMPARE(d.config().root, HostConfig().root);
+        QCOMPARE(d.config().user, QString());
+        host->setCurrentText("otherbox");  // a remembered one: its own values
+        QCOMPARE(d.config().port, 2222);
+        QCOMPARE(d.config().trainer, HostConfig().trainer);
+        host->setCurrentText("gpubox");
+        QCOMPARE(d.config().trainer, gpubox.trainer);
+        QCOMPARE(d.config().user, QString("me"));
+    }
+
+    // File → Set up streetgan-trainer on a host… with no host yet: it asks which one (the Connect
+    // dialog, starting from the remembered host), adds it, and opens the set-up for it.
+    void setUpFromTheFileMenuAsksForTheHostFirst() {
+        AppSettings().addRecentHost(alias(tmp_.filePath("menu-runs")));
+        MainWindow w(tmp_.filePath("workspace"), false);
+        w.prompter()->hostKeyDialog = [](const HostKeyInfo&) { return HostKeyDecision::AcceptOnce; };
+        QCOMPARE(w.hosts()->rowCount(), 0);
+        bool asked = false;
+        auto* answer = new QTimer(&w);  // answers the modal Connect dialog once it is up
+        answer->setInterval(20);
+        connect(answer, &QTimer::timeout, &w, [&] {
+            auto* d = qobject_cast<ConnectDialog*>(QApplication::activeModalWidget());
+            if (!d) return;
+            answer->stop();
+            asked = true;
+            QCOMPARE(d->config().host, QString("gpubox"));  // the remembered host, its own values
+            d->accept();
+        });
+        answer->start();
+        QMetaObject::invokeMethod(&w, [&] { w.setUpTrainerOnAHost(); }, Qt::QueuedConnection);
+        QTRY_VERIFY_WITH_TIMEOUT(w.findChild<TrainerSetupDialog*>(), 30000);
+        QVERIFY(asked);
+        QCOMPARE(w.hosts()->rowCount(), 1);
+        QCOMPARE(w.hosts()->hostAt(0)->config().configFile, tmp_.filePath("ssh_config"));
+        QTRY_VERIFY_WITH_TIMEOUT(w.hosts()->hostAt(0)->listed(), 60000);
+        QCOMPARE(errorBoxes(w), 0);
+    }
+
+    // A host that cannot be reached: one row, marked "not connected" with the reason as its
+    // tooltip, one error box (the listing and the probe both failed), and the status bar does not
+    // say it a second time.
+    void failedHostIsOneRowAndOneMessage() {
+        const int closed = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QVERIFY(::bind(closed, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+        socklen_t len = sizeof addr;
+        ::getsockname(closed, reinterpret_cast<sockaddr*>(&addr), &len);
+        const int port = ntohs(addr.sin_port);
+        ::close(closed);  // nobody listens there now: connections are refused
+        MainWindow w(tmp_.filePath("workspace"), false);
+        HostConfig c;
+        c.host = "127.0.0.1";
+        c.port = port;
+        c.configFile = "none";
+        c.knownHosts = tmp_.filePath("known_hosts");
+        RemoteHost* host = w.connectHost(c);
+        QSignalSpy busy(host, &RemoteHost::busyChanged);
+        QTRY_VERIFY_WITH_TIMEOUT(!host->lastError().isEmpty() && !busy.isEmpty() && !busy.last().at(0).toBool(), 60000);
+        w.connectHost(c);  // again: still one row
+        QTRY_VERIFY_WITH_TIMEOUT(!busy.isEmpty() && !busy.last().at(0).toBool(), 60000);
+        QCOMPARE(w.hosts()->rowCount(), 1);
+        QCOMPARE(hostItems(*w.sidebar()), 1);
+        QCOMPARE(w.sidebar()->hostItem(host)->text(1), QString("not connected"));
+        QCOMPARE(w.sidebar()->hostItem(host)->toolTip(1), host->lastError());
+        QCOMPARE(w.hosts()->data(w.hosts()->index(0), Qt::ToolTipRole).toString(), host->lastError());
+        QCOMPARE(errorBoxes(w), 1);
+        QVERIFY(!w.statusBar()->currentMessage().contains(host->lastError()));
+    }
+};
+
+QTEST_MAIN(NewcomerPathTest)
+#include "NewcomerPathTest.moc"
