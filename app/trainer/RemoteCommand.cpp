@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <string.h>
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -95,7 +96,9 @@ CLI::App* RemoteCommand::setup(CLI::App& parent) {
     fetch_->add_option("--checkpoint", checkpoint_, "latest, or a file name in the run's checkpoints folder");
     fetch_->add_option("--to", to_, "Local folder (default: the cache, ~/.cache/streetgan/remote/HOST/PATH)");
     fetch_->add_option("--cache-dir", cacheDir_, "Cache folder when --to is not given");
-    fetch_->add_option("--requests", requests_, "SFTP read requests in flight")->check(CLI::Range(1, 256));
+    fetch_->add_option("--requests", requests_, "SFTP read requests in flight at first (growing by one per full answer up to --max-requests)")
+        ->check(CLI::Range(1, 1024));
+    fetch_->add_option("--max-requests", maxRequests_, "The most SFTP read requests in flight")->check(CLI::Range(1, 1024));
     fetch_->add_option("--chunk-kib", chunkKiB_, "KiB per SFTP read request")->check(CLI::Range(4, 255));
     return remote_;
 }
@@ -238,15 +241,16 @@ int RemoteCommand::fetch() {
     SftpClient sftp(*session);
     std::string name = checkpoint_;
     if (name == "latest") {
-        const RemoteRunFiles files = sftp.listRun(run_);
-        if (files.checkpoints.empty())
+        const std::vector<RemoteFileInfo> checkpoints = sftp.listCheckpoints(run_);  // not the samples: round trips
+        if (checkpoints.empty())
             throw RemoteError("run " + run_ + " on " + session->label() + " has no checkpoints yet; wait for one or use --checkpoint NAME");
-        name = files.checkpoints.back().name;
+        name = checkpoints.back().name;
     }
     if (name.find('/') != std::string::npos) throw ConfigError("--checkpoint takes a file name in the run's checkpoints folder, not a path: " + name);
     const std::string remotePath = run_ + "/checkpoints/" + name;
     DownloadOptions opts;
     opts.requestsInFlight = requests_;
+    opts.maxRequestsInFlight = std::max(requests_, maxRequests_);
     opts.chunkBytes = static_cast<uint32_t>(chunkKiB_) * 1024u;
     std::atomic<bool> cancel{false};
     opts.cancel = &cancel;

@@ -44,6 +44,7 @@ private:
     uint64_t fromOffset_ = 0;
     double seconds_ = 0;
     int requests_ = 16;
+    int maxRequests_ = 256;
     int chunkKiB_ = 64;
     int maxReconnects_ = 8;
 };

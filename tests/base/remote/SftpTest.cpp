@@ -153,6 +153,30 @@ TEST_F(SftpTest, CancelKeepsThePartAndTheNextDownloadResumes) {
     EXPECT_EQ(sftp->stat(tmp / "remote/big.pt").size, data.size());
 }
 
+// The requests in flight grow as answers come (one more per full answer, as OpenSSH's sftp), so
+// a long link fills up; they stop at the most asked for.
+TEST_F(SftpTest, RequestsInFlightGrowToTheMostAskedFor) {
+    const std::string data = randomBytes(8 * 1024 * 1024, 7);
+    write(tmp / "remote/grow.pt", data);
+    DownloadOptions opts;
+    opts.requestsInFlight = 2;
+    opts.maxRequestsInFlight = 24;
+    opts.chunkBytes = 32 * 1024;
+    const DownloadResult r = sftp->download(tmp / "remote/grow.pt", tmp / "local/grow.pt", opts);
+    EXPECT_EQ(slurp(tmp / "local/grow.pt"), data);
+    EXPECT_GT(r.peakRequests, 2);
+    EXPECT_LE(r.peakRequests, 24);
+    // A listing after the download: nothing of ours is left unread on the SFTP channel.
+    EXPECT_EQ(sftp->list(tmp / "remote").size(), 1u);
+}
+
+// A run without a checkpoints folder yet has none (no error), in one listing request.
+TEST_F(SftpTest, ARunWithoutCheckpointsYetListsNone) {
+    std::filesystem::create_directories(tmp / "runs/fresh");
+    EXPECT_TRUE(sftp->listCheckpoints(tmp / "runs/fresh").empty());
+    EXPECT_TRUE(sftp->listRun(tmp / "runs/fresh").samples.empty());
+}
+
 TEST_F(SftpTest, AFileThatShrinksWhileDownloadingFailsTheSizeCheck) {
     const std::string data = randomBytes(4 * 1024 * 1024, 5);
     write(tmp / "remote/moving.pt", data);
