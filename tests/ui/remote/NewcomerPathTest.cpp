@@ -182,7 +182,8 @@ private slots:
         auto* permanent = w.statusBar()->findChild<QLabel*>("connectionState");
         QVERIFY(!hint.isEmpty() && permanent);
         QVERIFY2(w.statusBar()->fontMetrics().horizontalAdvance(hint) < permanent->x(), qPrintable(hint));
-        QVERIFY(w.statusBar()->toolTip().contains("Set up streetgan-trainer on a host"));
+        if (!hint.contains("Set up streetgan-trainer on a host"))  // elided: the whole text is the tooltip
+            QVERIFY(w.statusBar()->toolTip().contains("Set up streetgan-trainer on a host"));
 
         // The same host by its address and user: the same row, not a second one.
         HostConfig byAddress;
