@@ -219,7 +219,8 @@ DownloadResult SftpClient::download(const std::string& remotePath, const std::st
         for (auto it = ahead.begin(); it != ahead.end() && it->first <= contiguous; it = ahead.erase(it)) contiguous = std::max(contiguous, it->second);
     };
     auto keepPrefix = [&] {
-        if (contiguous < info.size) (void)::ftruncate(fd.get(), static_cast<off_t>(contiguous));
+        // A .part that cannot be cut back to its gap-free prefix must not be resumed: start over.
+        if (contiguous < info.size && ::ftruncate(fd.get(), static_cast<off_t>(contiguous)) != 0) ::unlink(part.c_str());
     };
     auto progress = [&](uint64_t bytes) {
         done = offset + bytes;
