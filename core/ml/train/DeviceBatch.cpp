@@ -1,7 +1,5 @@
 #include "ml/train/DeviceBatch.h"
 
-#include <mutex>
-
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
@@ -26,11 +24,11 @@ DeviceBatch DeviceBatch::from(const Batch& batch, torch::Device device, int64_t 
     d.real = batch.realU8.to(device, async).permute({0, 3, 1, 2}).to(torch::kFloat32).mul_(2.0 / 255.0).sub_(1.0);
     if (!channelsLast) d.real = d.real.contiguous();
     const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-    // The device's default generator, re-seeded under its lock for this step: a private generator
-    // would need the backend's own headers (CUDA), and a per-step seed keeps resume exact.
-    // On the CPU a private generator leaves torch's global stream alone.
-    at::Generator gen = device.is_cpu() ? at::make_generator<at::CPUGeneratorImpl>(batch.deviceSeed) : at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(gen.mutex());
+    // A private generator seeded for this step (a resumed run draws the same values), which leaves
+    // torch's global streams alone; off the CPU, a clone of the device's default generator, as
+    // naming the backend's generator type would need its own (CUDA) headers. No lock is held
+    // around the draws: every draw locks its generator itself.
+    at::Generator gen = device.is_cpu() ? at::make_generator<at::CPUGeneratorImpl>(batch.deviceSeed) : at::globalContext().defaultGenerator(device).clone();
     if (!device.is_cpu()) gen.set_current_seed(batch.deviceSeed);
     d.noise = at::randn({B, nz, 1, 1}, gen, opts);
     // As Augmentation::addNoise: std in [0, 1] pixel units, doubled by the move to [-1, 1].
