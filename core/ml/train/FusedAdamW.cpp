@@ -32,7 +32,9 @@ void FusedAdamW::step(torch::optim::AdamW& opt, const std::optional<torch::Tenso
         if (!steps_[i].defined())
             steps_[i] = torch::full({}, static_cast<double>(st.step()), torch::TensorOptions().dtype(torch::kFloat32).device(p.device()));
         ps.push_back(p);
-        grads.push_back(p.grad());
+        // The kernel walks parameter, gradient and moments as one flat layout: autograd gives a
+        // gradient its parameter's strides, but a gradient set by hand may not have them.
+        grads.push_back(p.grad().strides() == p.strides() ? p.grad() : p.grad().contiguous(p.suggest_memory_format()));
         m.push_back(st.exp_avg());
         v.push_back(st.exp_avg_sq());
         steps.push_back(steps_[i]);
@@ -40,9 +42,12 @@ void FusedAdamW::step(torch::optim::AdamW& opt, const std::optional<torch::Tenso
     if (ps.empty()) return;
     // As torch.optim's fused path: count the step, update (the kernel skips where found_inf is
     // set), then take the count back where it was skipped.
+    // found_inf has one element (GradScaler's is of shape [1]); the step counts are scalars.
+    std::optional<torch::Tensor> found;
+    if (foundInf) found = foundInf->reshape({});
     torch::_foreach_add_(steps, 1);
-    TorchCompat::fusedAdamW(ps, grads, m, v, steps, o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()), o.weight_decay(), o.eps(), foundInf);
-    if (foundInf) torch::_foreach_sub_(steps, std::vector<torch::Tensor>(steps.size(), *foundInf));
+    TorchCompat::fusedAdamW(ps, grads, m, v, steps, o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()), o.weight_decay(), o.eps(), found);
+    if (found) torch::_foreach_sub_(steps, std::vector<torch::Tensor>(steps.size(), *found));
 }
 
 void FusedAdamW::syncSteps(torch::optim::AdamW& opt) {
