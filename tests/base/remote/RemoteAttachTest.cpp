@@ -129,8 +129,8 @@ TEST_F(RemoteAttachTest, ResumesFromAnOffsetWithoutRepeatingEarlierEvents) {
 }
 
 TEST_F(RemoteAttachTest, ReconnectsAfterTheServerDropsTheConnectionWithNoGapOrDuplicate) {
-    // The run ends only after the second kill: however far the reader lags behind the writer on a
-    // busy machine, both kills land on a live stream (three connections at least).
+    // The run ends only after the second kill and the last event: however far the reader lags
+    // behind the writer on a busy machine, both kills land on a live stream (three connections).
     writeEvents(150, 15, /*thenFinish=*/false);
     RemoteAttach attach(options(), attachOptions());
     std::vector<AttachMessage> events;
@@ -142,6 +142,7 @@ TEST_F(RemoteAttachTest, ReconnectsAfterTheServerDropsTheConnectionWithNoGapOrDu
             waitFor([&] { return received.load() >= k; }, 60);
             target->killSessions();
         }
+        writer.join();  // every event written, then the end
         finish();
     });
     attach.run(
@@ -174,6 +175,7 @@ TEST_F(RemoteAttachTest, ReconnectsThroughTheJumpHostWhenTheJumpDrops) {
         jump->killSessions();  // the jump host's side goes: the tunnel and the target session with it
         waitFor([&] { return received.load() >= 60; }, 60);
         attach.dropConnectionForTest();  // and a local network failure
+        writer.join();
         finish();
     });
     attach.run([&](const AttachMessage& m) {
