@@ -148,8 +148,10 @@ void TrainingRun::resumeFromCheckpoint() {
                 cpuGen.set_state(ck.rngState);
             }
             resumedFrom_ = *latest;
-            if (root_) loggedUpTo_ = RunStatus::read(dir->root()).step;
         }
+        // Also without a checkpoint (killed before its first one): that process may have logged
+        // steps that this fresh start recomputes.
+        if (root_) loggedUpTo_ = RunStatus::read(dir->root()).step;
     }
     if (root_) {
         // Temporary files of writes that a kill interrupted (each as large as a checkpoint). We hold
