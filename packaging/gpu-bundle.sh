@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Makes one folder that runs the GPU trainer on a machine that has PyTorch (torch 2.11.0 with CUDA,
-# as pip installs it) and nothing of Debian's: the `cuda` preset's streetgan-trainer and every shared
-# library it loads that is neither torch's (torch/lib, nvidia/*), nor CUDA's, nor the C library's.
+# as pip installs it) and nothing of Debian's: the `cuda` preset's streetgan-trainer (the
+# LibTorch-free front) and streetgan-trainer-torch beside it, and every shared library they load that is neither torch's (torch/lib, nvidia/*), nor CUDA's, nor the C library's.
 # The trainer's RPATH becomes $ORIGIN/lib; `OUT/run` finds the machine's torch through its Python
 # (STREETGAN_PYTHON, default python3) and execs the trainer with torch/lib and the nvidia libraries
 # on LD_LIBRARY_PATH.
-# Usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N]   (default: build/cuda's, 40 MB)
+# Usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N]   (default: build/cuda's, 40 MB;
+# PATH is the front, with streetgan-trainer-torch beside it)
 # Fails, listing the largest libraries, when the folder is over --max-mb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ -n $out ]] || { echo "gpu-bundle.sh: usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N]" >&2; exit 2; }
-[[ -x $trainer ]] || { echo "gpu-bundle.sh: no trainer at $trainer: build the cuda preset first (packaging/fetch-torch.sh && cmake --preset cuda && cmake --build --preset cuda)" >&2; exit 2; }
+torch_trainer=$(dirname "$trainer")/streetgan-trainer-torch
+[[ -x $trainer && -x $torch_trainer ]] || { echo "gpu-bundle.sh: no trainer at $trainer: build the cuda preset first (packaging/fetch-torch.sh && cmake --preset cuda && cmake --build --preset cuda)" >&2; exit 2; }
 command -v patchelf >/dev/null || { echo "gpu-bundle.sh: patchelf is missing: apt install patchelf" >&2; exit 2; }
 
 # What the machine's torch and CUDA provide, and what every Linux has: left out of the bundle.
@@ -38,19 +40,20 @@ provided() {
 rm -rf "$out"
 mkdir -p "$out/lib"
 cp "$trainer" "$out/streetgan-trainer"
+cp "$torch_trainer" "$out/streetgan-trainer-torch"
 missing=()
 while read -r name _ path _; do
   [[ $path == /* ]] || { [[ $name == linux-vdso* ]] || missing+=("$name"); continue; }
   provided "$path" && continue
   cp -L "$path" "$out/lib/$name"
-done < <(ldd "$trainer" | awk '{print $1, $2, $3, $4}')
+done < <(ldd "$trainer" "$torch_trainer" | awk 'NF >= 2 {print $1, $2, $3, $4}' | sort -u)
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "gpu-bundle.sh: the trainer's libraries ${missing[*]} are not found here: run from the build machine" >&2
   exit 3
 fi
-patchelf --set-rpath '$ORIGIN/lib' "$out/streetgan-trainer"
+for f in "$out/streetgan-trainer" "$out/streetgan-trainer-torch"; do patchelf --set-rpath '$ORIGIN/lib' "$f"; done
 for f in "$out"/lib/*; do patchelf --set-rpath '$ORIGIN' "$f"; done
-strip --strip-unneeded "$out/streetgan-trainer" "$out"/lib/* 2>/dev/null || true
+strip --strip-unneeded "$out/streetgan-trainer" "$out/streetgan-trainer-torch" "$out"/lib/* 2>/dev/null || true
 
 cat >"$out/run" <<'EOF'
 #!/usr/bin/env bash
@@ -73,6 +76,6 @@ mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
 echo "gpu-bundle.sh: $out: $mb MB ($(ls "$out/lib" | wc -l) libraries besides the trainer)"
 if awk -v b="$bytes" -v m="$max_mb" 'BEGIN { exit !(b > m * 1e6) }'; then
   echo "gpu-bundle.sh: over $max_mb MB; the largest parts:" >&2
-  du -b "$out/streetgan-trainer" "$out"/lib/* | sort -rn | head -12 | awk '{ printf "  %7.1f MB  %s\n", $1 / 1e6, $2 }' >&2
+  du -b "$out/streetgan-trainer" "$out/streetgan-trainer-torch" "$out"/lib/* | sort -rn | head -12 | awk '{ printf "  %7.1f MB  %s\n", $1 / 1e6, $2 }' >&2
   exit 4
 fi

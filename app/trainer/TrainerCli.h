@@ -1,5 +1,6 @@
-// The streetgan-trainer command line (docs/cli.md): subcommand dispatch, --version,
-// error-to-exit-code mapping. app/trainer/main.cpp only calls run().
+// The full streetgan-trainer command line (docs/cli.md), every subcommand: the main of
+// streetgan-trainer-torch, to which the LibTorch-free front (TrainerFront) hands what it does not
+// run itself.
 #pragma once
 
 namespace streetgan {

@@ -4,8 +4,8 @@ cannot rot unnoticed (ctest `trainer_only_config`).
 
 It configures that configuration into a temporary folder with the release build's build type, then
 checks that (1) it configures without Qt, (2) every file it compiles is compiled by the release
-build with exactly the same command (build folders aside), and (3) streetgan-trainer links the
-same libraries as in the release build. The release build compiled and linked all of that and the
+build with exactly the same command (build folders aside), and (3) streetgan-trainer and
+streetgan-trainer-torch link the same libraries as in the release build. The release build compiled and linked all of that and the
 suite ran it, so the trainer-only build compiles and links too, without compiling LibTorch code a
 second time (about 15 minutes on CI's two cores). A file or flag that only the trainer-only
 configuration has, or a Qt library in it, fails here with its name.
@@ -32,11 +32,11 @@ def commands(build):
     return out
 
 
-def trainer_link(build):
+def trainer_link(build, target):
     ninja = open(os.path.join(build, "build.ninja")).read()
-    m = re.search(r"^build app/streetgan-trainer: \S+ .*?\n((?:  .*\n)+)", ninja, re.M)
+    m = re.search(rf"^build app/{target}: \S+ .*?\n((?:  .*\n)+)", ninja, re.M)
     if not m:
-        sys.exit(f"trainer_only: no link rule for app/streetgan-trainer in {build}/build.ninja")
+        sys.exit(f"trainer_only: no link rule for app/{target} in {build}/build.ninja")
     libs = re.search(r"^  LINK_LIBRARIES = (.*)$", m.group(1), re.M)
     text = libs.group(1) if libs else ""
     return text.replace(os.path.realpath(build), "<build>").replace(build, "<build>")
@@ -62,8 +62,9 @@ def main():
                 problems.append(f"{f}: compiled only by the trainer-only configuration")
             elif theirs[f] != cmd:
                 problems.append(f"{f}: compiled differently\n  trainer-only: {cmd}\n  release:      {theirs[f]}")
-        if trainer_link(tmp) != trainer_link(release):
-            problems.append(f"streetgan-trainer links differently\n  trainer-only: {trainer_link(tmp)}\n  release:      {trainer_link(release)}")
+        for target in ("streetgan-trainer", "streetgan-trainer-torch"):  # the front and the full trainer
+            if trainer_link(tmp, target) != trainer_link(release, target):
+                problems.append(f"{target} links differently\n  trainer-only: {trainer_link(tmp, target)}\n  release:      {trainer_link(release, target)}")
         for p in problems:
             print(p)
         print(f"trainer_only: {len(mine)} files compiled, {len(problems)} problem(s)")

@@ -49,7 +49,7 @@ apt-get install -s -q "$trainer" "$studio" >"$tmp/apt.log" 2>&1 || { cat "$tmp/a
 root=$tmp/root
 dpkg-deb -x "$trainer" "$root"
 dpkg-deb -x "$studio" "$root"
-for f in usr/bin/streetgan usr/bin/streetgan-trainer usr/share/man/man1/streetgan.1.gz usr/share/man/man1/streetgan-trainer.1.gz \
+for f in usr/bin/streetgan usr/bin/streetgan-trainer usr/libexec/streetgan/streetgan-trainer-torch usr/share/man/man1/streetgan.1.gz usr/share/man/man1/streetgan-trainer.1.gz \
          usr/share/bash-completion/completions/streetgan-trainer usr/share/applications/org.streetgan.Studio.desktop \
          usr/share/metainfo/org.streetgan.Studio.metainfo.xml usr/share/icons/hicolor/scalable/apps/streetgan.svg \
          usr/share/icons/hicolor/48x48/apps/streetgan.png usr/share/icons/hicolor/256x256/apps/streetgan.png \
@@ -75,6 +75,9 @@ grep -qF "streetgan-trainer $version " "$tmp/version.txt" || fail "--version doe
   --log-every 1 --sample-every 4 --checkpoint-every 4 --device cpu >"$tmp/train.log" 2>&1 || { cat "$tmp/train.log"; fail "installed trainer: train"; }
 ck=$(ls "$tmp"/run/checkpoints/*.pt | head -n 1)
 [[ -n $ck ]] || fail "the tiny run wrote no checkpoint"
+# The front (usr/bin) runs ls, attach, control and remote without LibTorch; the rest in libexec's.
+if readelf -d "$root/usr/bin/streetgan-trainer" | grep -q 'NEEDED.*libtorch'; then fail "usr/bin/streetgan-trainer links LibTorch"; fi
+"$root/usr/bin/streetgan-trainer" ls --json "$tmp" | grep -q '"finished"' || fail "installed trainer: ls --json does not list the finished tiny run"
 python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))[\"version\"] != sys.argv[2])" "$tmp/run/run.json" "$version" || fail "run.json does not carry version $version"
 "$root/usr/bin/streetgan-trainer" sample --checkpoint "$ck" --seed 1 --count 4 --out "$tmp/grid.png" || fail "installed trainer: sample"
 [[ $(head -c 8 "$tmp/grid.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] || fail "sample did not write a PNG"

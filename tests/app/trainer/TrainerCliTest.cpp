@@ -55,6 +55,23 @@ TEST_F(TrainerCli, TrainPrintsPlainLinesWhenNotATerminal) {
     EXPECT_TRUE(fs::exists(run() + "/samples/step_6.png"));
 }
 
+// ls, attach, control and remote run in streetgan-trainer itself, which loads no LibTorch (its
+// one to two seconds of loading would be paid by every `ls --json` the app runs over SSH and every
+// `remote fetch`); every other command runs in streetgan-trainer-torch, exec'd in the same process.
+TEST_F(TrainerCli, TorchFreeCommandsLoadNoLibTorchAndTheOthersDo) {
+    const auto loads = [&](const std::vector<std::string>& args) {
+        const CliResult r = cli.run(args, "LD_DEBUG=libs");
+        EXPECT_EQ(r.code, 0) << args.front() << ": " << r.err.substr(r.err.size() > 2000 ? r.err.size() - 2000 : 0);
+        return r.err.find("libtorch") != std::string::npos;
+    };
+    EXPECT_FALSE(loads({"ls", "--json", dir_->path().string()})) << "ls loaded LibTorch";
+    EXPECT_FALSE(loads({"attach", run()})) << "attach loaded LibTorch";
+    EXPECT_FALSE(loads({"remote", "--help"})) << "remote loaded LibTorch";
+    EXPECT_TRUE(loads({"version"})) << "version runs without LibTorch: is it in the front?";
+    const CliResult ls = cli.run({"ls", "--json", dir_->path().string()});
+    EXPECT_NE(ls.out.find("\"finished\""), std::string::npos) << ls.out;
+}
+
 TEST_F(TrainerCli, ModelInfoJsonMatchesDesignTable) {
     const std::vector<std::tuple<std::string, int64_t, int64_t>> table = {
         {"naive-64", 3576704, 2765568}, {"safe-64", 52448768, 2765568}, {"safe-128", 195063296, 44611072}, {"msls-128", 48772864, 2796928}};
