@@ -13,8 +13,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 PACKAGES=(
-  # toolchain (ccache: rebuilds of the same sources, e.g. CI after a session, from its cache)
-  build-essential cmake ninja-build pkg-config git ccache
+  # toolchain (ccache: rebuilds of the same sources, e.g. CI after a session, from its cache; lld:
+  # links the large LibTorch binaries several times faster than ld.bfd)
+  build-essential cmake ninja-build pkg-config git ccache lld
   # the `cuda` preset: pip downloads torch 2.11's wheel (packaging/fetch-torch.sh), unzip unpacks it
   python3-pip unzip
   # core: tensors, images, config, CLI
