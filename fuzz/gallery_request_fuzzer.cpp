@@ -15,9 +15,9 @@
 #include <string>
 #include <string_view>
 
-#include "../core/ml/serve/GalleryPage.cpp"
-#include "../core/ml/serve/GalleryRoutes.cpp"
-#include "../core/ml/serve/HttpRequestHead.cpp"
+#include "../core/base/serve/GalleryPage.cpp"
+#include "../core/base/serve/GalleryRoutes.cpp"
+#include "../core/base/serve/HttpRequestHead.cpp"
 
 namespace {
 

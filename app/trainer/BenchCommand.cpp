@@ -19,7 +19,7 @@
 #include "ml/data/DataSources.h"
 #include "ml/data/SyntheticSource.h"
 #include "ml/train/TrainStep.h"
-#include "ml/train/Trainer.h"
+#include "ml/util/DeviceChoice.h"
 
 namespace streetgan {
 
@@ -125,7 +125,7 @@ int BenchCommand::train() {
     if (threads_ > 0) {
         torch::set_num_threads(threads_);
     }
-    const torch::Device device = Trainer::selectDevice(device_);
+    const torch::Device device = DeviceChoice::select(device_);
     torch::manual_seed(0);
     TrainStep step(cfg, device);
     LoaderOptions lo;

@@ -23,7 +23,7 @@
 #include "ml/data/PackedCacheWriter.h"
 #include "ml/data/PhotoListing.h"
 #include "ml/data/PhotoSource.h"
-#include "ml/data/synthetic/SyntheticStreets.h"
+#include "base/synthetic/SyntheticStreets.h"
 
 namespace streetgan {
 

@@ -20,7 +20,7 @@
 #include "ml/data/SyntheticSource.h"
 #include "ml/eval/FeatureMetrics.h"
 #include "ml/eval/ParzenWindow.h"
-#include "ml/train/Trainer.h"
+#include "ml/util/DeviceChoice.h"
 
 namespace streetgan {
 namespace {
@@ -86,7 +86,7 @@ int EvalCommand::execute() {
     for (const auto& m : asked) metricList += (metricList.empty() ? "" : ",") + m;
 
     const CheckpointData ck = Checkpoint::load(checkpoint_);
-    const torch::Device device = Trainer::selectDevice(device_);
+    const torch::Device device = DeviceChoice::select(device_);
     Generator g = ModelLoader::generator(ck, checkpoint_, "", device);
     const int size = static_cast<int>(ck.model.imgSize);
     TrainConfig run;

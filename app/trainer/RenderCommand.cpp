@@ -11,7 +11,7 @@
 #include "base/util/Errors.h"
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/SessionExporter.h"
-#include "ml/train/Trainer.h"
+#include "ml/util/DeviceChoice.h"
 
 namespace streetgan {
 
@@ -35,7 +35,7 @@ int RenderCommand::execute() {
     const CheckpointData ck = Checkpoint::load(ckPath);
     const std::string sha = ContentHash::sha256File(ckPath);
     if (const std::string w = session.hashWarning(ckPath, sha); !w.empty()) std::cerr << "streetgan-trainer: warning: " << w << "\n";
-    const Generator g = ModelLoader::generator(ck, ckPath, "", Trainer::selectDevice(device_));
+    const Generator g = ModelLoader::generator(ck, ckPath, "", DeviceChoice::select(device_));
 
     const SessionExporter::Result r = SessionExporter::exportSession(session, g, sha, out_);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -8,7 +8,7 @@
 #include "base/util/Errors.h"
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/ImageGrid.h"
-#include "ml/train/Trainer.h"
+#include "ml/util/DeviceChoice.h"
 
 namespace streetgan {
 
@@ -29,7 +29,7 @@ CLI::App* SampleCommand::setup(CLI::App& parent) {
 
 int SampleCommand::execute() {
     const CheckpointData ck = Checkpoint::load(checkpoint_);
-    const torch::Device device = Trainer::selectDevice(device_);
+    const torch::Device device = DeviceChoice::select(device_);
     Generator g = ModelLoader::generator(ck, checkpoint_, preset_, device);
     torch::Tensor z;
     if (fixedNoise_) {

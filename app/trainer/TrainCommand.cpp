@@ -24,6 +24,7 @@
 #include "base/util/Errors.h"
 #include "ml/dist/DistributedContext.h"
 #include "ml/train/Trainer.h"
+#include "ml/util/DeviceChoice.h"
 #include "trainer/ConsoleReporter.h"
 #include "trainer/FiniteNumber.h"
 
@@ -204,7 +205,7 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
     }
     std::unique_ptr<DistributedContext> dist;
     if (env)
-        dist = std::make_unique<DistributedContext>(*env, Trainer::selectDevice(cfg.device).is_cuda(),
+        dist = std::make_unique<DistributedContext>(*env, DeviceChoice::select(cfg.device).is_cuda(),
                                                     std::chrono::milliseconds(static_cast<int64_t>(distTimeout_ * 1000)));
     // The daemon's log is a file: plain lines, never the terminal bar.
     ConsoleReporter reporter(!readiness && ::isatty(STDERR_FILENO) != 0);

@@ -5,6 +5,10 @@
 #include <QString>
 #include <QVector>
 
+namespace streetgan {
+struct RunInfo;
+}
+
 namespace streetgan::ui {
 
 struct RunEntry {
@@ -12,6 +16,10 @@ struct RunEntry {
     qint64 step = 0, totalSteps = 0;
     double updated = 0;
     QString error;
+
+    /// The row of one run as RunStatus read it (locally, or from a remote `ls --json`); the one
+    /// place where its fields cross over.
+    static RunEntry fromInfo(const RunInfo& info);
 };
 using RunEntryList = QVector<RunEntry>;
 

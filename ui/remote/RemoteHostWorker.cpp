@@ -48,14 +48,8 @@ void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
             const std::string home = eol == std::string::npos ? std::string() : res.out.substr(0, eol);
             RunEntryList runs;
             for (const RunInfo& info : RunStatus::listFromJson(nlohmann::json::parse(eol == std::string::npos ? res.out : res.out.substr(eol + 1)))) {
-                RunEntry run;
-                run.name = QString::fromStdString(info.name);
-                run.path = QString::fromStdString(!info.path.empty() && info.path[0] != '/' && !home.empty() ? home + "/" + info.path : info.path);
-                run.state = QString::fromStdString(info.state);
-                run.step = info.step;
-                run.totalSteps = info.totalSteps;
-                run.updated = info.updated;
-                run.error = QString::fromStdString(info.error);
+                RunEntry run = RunEntry::fromInfo(info);
+                if (!info.path.empty() && info.path[0] != '/' && !home.empty()) run.path = QString::fromStdString(home + "/" + info.path);
                 runs.push_back(run);
             }
             emit runsListed(jobId, runs);

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ml/data/ImageSource.h"
-#include "ml/data/synthetic/SyntheticStreets.h"
+#include "base/synthetic/SyntheticStreets.h"
 
 namespace streetgan {
 

@@ -12,7 +12,7 @@
 
 #include "base/util/Errors.h"
 #include "ml/export/FrameRenderer.h"
-#include "ml/train/Trainer.h"
+#include "ml/util/DeviceChoice.h"
 
 namespace streetgan {
 using nlohmann::json;
@@ -42,7 +42,7 @@ std::string firstLine(std::string s) {
 
 ExploreWorker::ExploreWorker(int inFd, int outFd, Options options) : inFd_(inFd), outFd_(outFd), options_(std::move(options)) {
     if (options_.threads > 0) at::set_num_threads(options_.threads);
-    ops_ = std::make_unique<ExploreOps>(Trainer::selectDevice(options_.device), options_.pcaCacheDir, options_.generators);
+    ops_ = std::make_unique<ExploreOps>(DeviceChoice::select(options_.device), options_.pcaCacheDir, options_.generators);
 }
 
 ExploreWorker::~ExploreWorker() = default;

@@ -35,7 +35,7 @@ namespace streetgan {
 class ExploreWorker {
 public:
     struct Options {
-        std::string device = "auto";  ///< auto | cpu | cuda (Trainer::selectDevice)
+        std::string device = "auto";  ///< auto | cpu | cuda (DeviceChoice::select)
         int threads = 0;              ///< torch intra-op threads, 0 = LibTorch's default
         std::string pcaCacheDir;      ///< "" = PcaDirections' default cache folder
         size_t generators = 4;        ///< generators kept loaded (LRU)

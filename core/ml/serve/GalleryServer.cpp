@@ -23,7 +23,7 @@
 #include "ml/export/ImageGrid.h"
 #include "ml/latent/LatentSeed.h"
 #include "ml/latent/Slerp.h"
-#include "ml/serve/ConnectionLoop.h"
+#include "base/serve/ConnectionLoop.h"
 #include "ml/serve/FrozenGenerator.h"
 
 namespace streetgan {

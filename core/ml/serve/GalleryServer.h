@@ -70,7 +70,7 @@
 
 #include "base/model/ModelConfig.h"
 #include "ml/serve/FrozenGenerator.h"
-#include "ml/serve/GalleryRoutes.h"
+#include "base/serve/GalleryRoutes.h"
 
 namespace streetgan {
 

@@ -37,9 +37,6 @@ public:
     void setDistributed(DistributedContext* dist) { dist_ = dist; }
     /// True when the last run() ended because of a stop command (not a signal or the schedule).
     bool stoppedByCommand() const { return stoppedByCommand_; }
-    /// Picks the device for "auto" | "cpu" | "cuda" | "cuda:N" and makes cuda:N the process's
-    /// current device; throws ConfigError when absent.
-    static torch::Device selectDevice(const std::string& name);
 
 private:
     TrainConfig cfg_;

@@ -19,7 +19,7 @@
 #include "ml/data/DataSources.h"
 #include "ml/dist/DistributedContext.h"
 #include "ml/export/ImageGrid.h"
-#include "ml/train/Trainer.h"
+#include "ml/util/DeviceChoice.h"
 
 namespace streetgan {
 namespace {
@@ -75,10 +75,10 @@ StatusEvent TrainingRun::status(const char* state) const {
 }
 
 void TrainingRun::prepare() {
-    device_ = Trainer::selectDevice(cfg_.device);
+    device_ = DeviceChoice::select(cfg_.device);
     // One GPU per local rank unless the device names its index.
     if (dist_ && device_.is_cuda() && cfg_.device.find(':') == std::string::npos)
-        device_ = Trainer::selectDevice("cuda:" + std::to_string(dist_->env().localRank));
+        device_ = DeviceChoice::select("cuda:" + std::to_string(dist_->env().localRank));
     if (cfg_.threads > 0) torch::set_num_threads(cfg_.threads);
     if (device_.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);
 

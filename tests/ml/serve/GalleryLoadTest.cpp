@@ -22,9 +22,9 @@
 #include <nlohmann/json.hpp>
 
 #include "GalleryFixture.h"
-#include "ml/serve/GalleryRoutes.h"
+#include "base/serve/GalleryRoutes.h"
 #include "ml/serve/GalleryServer.h"
-#include "ml/serve/HttpRequestHead.h"
+#include "base/serve/HttpRequestHead.h"
 
 using namespace streetgan;
 using streetgan::test::Gallery;

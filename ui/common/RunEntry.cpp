@@ -1,0 +1,19 @@
+#include "common/RunEntry.h"
+
+#include "base/daemon/RunStatus.h"
+
+namespace streetgan::ui {
+
+RunEntry RunEntry::fromInfo(const RunInfo& info) {
+    RunEntry e;
+    e.name = QString::fromStdString(info.name);
+    e.path = QString::fromStdString(info.path);
+    e.state = QString::fromStdString(info.state);
+    e.step = info.step;
+    e.totalSteps = info.totalSteps;
+    e.updated = info.updated;
+    e.error = QString::fromStdString(info.error);
+    return e;
+}
+
+}  // namespace streetgan::ui
