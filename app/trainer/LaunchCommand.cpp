@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "base/util/Errors.h"
+#include "base/util/Paths.h"
 #include "ml/dist/RankLauncher.h"
 #include "trainer/FiniteNumber.h"
 
@@ -54,9 +55,7 @@ int LaunchCommand::execute() {
     if (command_.empty() || command_.front() != "train")
         throw ConfigError("launch runs `train` on every rank: give it after --, e.g. launch --nproc 2 -- train --run-dir DIR");
     o.args = command_;
-    std::error_code ec;
-    o.exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-    if (ec) throw IoError("cannot find this program's own path in /proc/self/exe (" + ec.message() + "): is /proc mounted?");
+    o.exe = Paths::selfExecutable();
 
     gSignal = 0;
     std::signal(SIGINT, onSignal);

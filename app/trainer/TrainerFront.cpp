@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "base/util/Errors.h"
+#include "base/util/Paths.h"
 #include "trainer/AttachCommand.h"
 #include "trainer/CommandRunner.h"
 #include "trainer/ControlCommand.h"
@@ -33,9 +34,7 @@ std::vector<std::unique_ptr<Command>> TrainerFront::torchFreeCommands() {
 
 std::string TrainerFront::torchExecutable() {
     namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) throw IoError("cannot find this program's own path in /proc/self/exe (" + ec.message() + "): is /proc mounted?");
+    const fs::path self = Paths::selfExecutable();
     const fs::path beside = self.parent_path() / "streetgan-trainer-torch";
     const fs::path installed = (self.parent_path() / STREETGAN_TORCH_TRAINER_FROM_BIN).lexically_normal();
     for (const fs::path& p : {beside, installed})

@@ -18,6 +18,7 @@
 #include "base/run/RunDirectory.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
+#include "base/util/Paths.h"
 
 namespace streetgan {
 namespace fs = std::filesystem;
@@ -46,10 +47,7 @@ DaemonLauncher::Result DaemonLauncher::launch(const TrainConfig& cfg, const std:
     const std::string configPath = abs + "/start-config.json";
     AtomicFile::write(configPath, cfg.toJson().dump(2) + "\n");
 
-    char exe[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) throw IoError(std::string("cannot find this program's path (/proc/self/exe): ") + std::strerror(errno));
-    exe[n] = '\0';
+    const std::string exe = Paths::selfExecutable();
 
     int pipeFds[2];
     if (::pipe2(pipeFds, O_CLOEXEC) != 0) throw IoError(std::string("cannot create a pipe: ") + std::strerror(errno));
@@ -85,7 +83,7 @@ DaemonLauncher::Result DaemonLauncher::launch(const TrainConfig& cfg, const std:
         sigset_t none;
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        ::execv(exe, argv.data());
+        ::execv(exe.c_str(), argv.data());
         [[maybe_unused]] const ssize_t w = ::write(pipeFds[1], kExecFailed, sizeof kExecFailed - 1);
         ::_exit(127);
     }

@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
+
+#include "base/util/Errors.h"
 
 namespace streetgan {
 namespace {
@@ -35,6 +38,13 @@ std::string Paths::homeDir() {
     if (std::string h = env("HOME"); !h.empty()) return h;
     if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
     return "";
+}
+
+std::string Paths::selfExecutable() {
+    std::error_code ec;
+    const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (ec) throw IoError("cannot find this program's own path in /proc/self/exe (" + ec.message() + "): is /proc mounted?");
+    return exe;
 }
 
 std::string Paths::tempDir() {

@@ -26,6 +26,8 @@ public:
     static std::string cacheFileFor(const std::string& sub, const std::string& absPath, const std::string& ext);
     /// The user's home folder: $HOME, else the password database, else "" (never throws).
     static std::string homeDir();
+    /// This program's own path (/proc/self/exe); IoError when /proc cannot tell it.
+    static std::string selfExecutable();
 };
 
 }  // namespace streetgan
