@@ -16,8 +16,9 @@ PACKAGES=(
   # toolchain (ccache: rebuilds of the same sources, e.g. CI after a session, from its cache; lld:
   # links the large LibTorch binaries several times faster than ld.bfd)
   build-essential cmake ninja-build pkg-config git ccache lld
-  # the `cuda` preset: pip downloads torch 2.11's wheel (packaging/fetch-torch.sh), unzip unpacks it
-  python3-pip unzip
+  # the `cuda` preset: pip downloads torch 2.11's wheel (packaging/fetch-torch.sh), unzip unpacks it;
+  # the TensorBoard fixtures get pip's tensorboard in a venv (tests/python/tb-env.sh)
+  python3-pip python3-venv unzip
   # core: tensors, images, config, CLI
   libtorch-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev libarchive-dev libdeflate-dev

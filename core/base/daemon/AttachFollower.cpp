@@ -8,21 +8,50 @@
 #include "base/daemon/ControlSocket.h"
 #include "base/daemon/RunLock.h"
 #include "base/daemon/RunStatus.h"
+#include "base/tensorboard/TensorBoardRun.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
 
-AttachFollower::AttachFollower(const std::string& runDir, int64_t fromOffset)
-    : runDir_(runDir), follower_(checked(runDir) + "/events.jsonl", fromOffset) {
+AttachFollower::AttachFollower(const std::string& runDir, int64_t fromOffset) : runDir_(checked(runDir)) {
+    if (!RunStatus::isRunDirectory(runDir_) && !RunLock::isHeld(runDir_)) {  // a TensorBoard run (checked())
+        if (fromOffset < 0) throw ConfigError("--from-offset must not be negative");
+        tbFiles_ = std::make_unique<LocalEventFiles>();
+        tb_ = std::make_unique<TensorBoardFollower>(*tbFiles_, runDir_, static_cast<uint64_t>(fromOffset));
+        return;
+    }
+    follower_ = std::make_unique<EventFollower>(runDir_ + "/events.jsonl", fromOffset);
     // Resuming past the last status event: start from the run's state as `ls` sees it now, so
     // the live and end lines name the real state; the events read update it.
     if (fromOffset > 0) lastStatus_ = RunStatus::read(runDir_).state;
     if (lastStatus_ == RunState::kNew) lastStatus_.clear();
 }
 
+void AttachFollower::wait(std::chrono::milliseconds timeout) {
+    if (tb_)
+        tb_->wait(timeout);
+    else
+        follower_->wait(timeout);
+}
+
+int64_t AttachFollower::offset() const { return tb_ ? static_cast<int64_t>(tb_->offset()) : follower_->offset(); }
+
+bool AttachFollower::pollTensorBoard(std::vector<nlohmann::json>& out) {
+    std::vector<TensorBoardFollower::Item> items;
+    const bool more = tb_->poll(items);
+    for (const auto& item : items) out.push_back(attachEventJson(item.offset, item.end, toJson(item.event)));
+    if (more || !items.empty()) return true;
+    if (!liveSent_) {
+        liveSent_ = true;
+        out.push_back(attachLiveJson(tb_->offset(), TensorBoardRun::kState));
+    }
+    return false;
+}
+
 bool AttachFollower::poll(std::vector<nlohmann::json>& out) {
+    if (tb_) return pollTensorBoard(out);
     const bool alive = RunLock::isHeld(runDir_);  // before reading: a trainer gone now has written everything
-    const auto lines = follower_.read();
+    const auto lines = follower_->read();
     for (const EventLine& l : lines) {
         ParsedEvent parsed = reader_.read(l.text);
         if (!parsed.ok()) continue;  // a torn line left by a crash
@@ -34,10 +63,10 @@ bool AttachFollower::poll(std::vector<nlohmann::json>& out) {
     const std::string state = RunStatus::effectiveState(lastStatus_, alive);
     if (!liveSent_) {
         liveSent_ = true;
-        out.push_back(attachLiveJson(static_cast<uint64_t>(follower_.offset()), state));
+        out.push_back(attachLiveJson(static_cast<uint64_t>(follower_->offset()), state));
     }
     if (!alive) {
-        out.push_back(attachEndJson(static_cast<uint64_t>(follower_.offset()), state));
+        out.push_back(attachEndJson(static_cast<uint64_t>(follower_->offset()), state));
         ended_ = true;
     }
     return false;
@@ -63,8 +92,8 @@ nlohmann::json AttachFollower::command(const std::string& socketPath, int& fd, s
 }
 
 const std::string& AttachFollower::checked(const std::string& runDir) {
-    if (!RunStatus::isRunDirectory(runDir) && !RunLock::isHeld(runDir))
-        throw IoError("'" + runDir + "' is not a run directory (no run.json or events.jsonl): check the path, or `streetgan-trainer ls` its parent");
+    if (!RunStatus::isAnyRun(runDir) && !RunLock::isHeld(runDir))
+        throw IoError("'" + runDir + "' is not a run directory (no run.json, events.jsonl or TensorBoard event file): check the path, or `streetgan-trainer ls` its parent");
     return runDir;
 }
 

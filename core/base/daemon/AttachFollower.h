@@ -3,12 +3,16 @@
 // the desktop app's in-process follower (ui/runs/LocalAttachWorker): a run's events.jsonl from a
 // byte offset as {"offset","end","event"} lines, then once the backlog is read the live line, and
 // when no trainer holds the run lock any more the end line (with the state a reader reports: a
-// last status of running or paused then means crashed). command() relays one control command
+// last status of running or paused then means crashed). A TensorBoard run of another trainer
+// (TensorBoardRun) gives its scalars and images as the same typed event lines, read by a
+// TensorBoardFollower (offsets in its event files), with the state "tensorboard" and no end
+// line: nothing says its writer is done. command() relays one control command
 // line and gives the reply line. One thread per object; command() on any one thread per fd.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +20,8 @@
 
 #include "base/daemon/EventFollower.h"
 #include "base/run/Events.h"
+#include "base/tensorboard/LocalEventFiles.h"
+#include "base/tensorboard/TensorBoardFollower.h"
 
 namespace streetgan {
 
@@ -31,9 +37,9 @@ public:
     /// true); wait() before the next poll.
     bool poll(std::vector<nlohmann::json>& out);
     bool ended() const { return ended_; }
-    /// Blocks until events.jsonl changes or `timeout` passes.
-    void wait(std::chrono::milliseconds timeout) { follower_.wait(timeout); }
-    int64_t offset() const { return follower_.offset(); }
+    /// Blocks until the run's events change or `timeout` passes.
+    void wait(std::chrono::milliseconds timeout);
+    int64_t offset() const;
 
     /// Sends one command `line` (JSON, no newline) on the control socket at `socketPath` through
     /// `fd` (connected when < 0; closed and set to -1 when the trainer hangs up, so the next call
@@ -44,8 +50,12 @@ public:
 private:
     static const std::string& checked(const std::string& runDir);
 
+    bool pollTensorBoard(std::vector<nlohmann::json>& out);
+
     std::string runDir_;
-    EventFollower follower_;
+    std::unique_ptr<EventFollower> follower_;  // our runs
+    std::unique_ptr<LocalEventFiles> tbFiles_;  // a TensorBoard run
+    std::unique_ptr<TensorBoardFollower> tb_;
     EventReader reader_;
     std::string lastStatus_;
     bool liveSent_ = false, ended_ = false;

@@ -6,10 +6,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "base/daemon/RunLock.h"
+#include "base/tensorboard/LocalEventFiles.h"
+#include "base/tensorboard/TensorBoardFollower.h"
+#include "base/tensorboard/TensorBoardRun.h"
 #include "base/run/Events.h"
 #include "base/util/Errors.h"
 
@@ -27,6 +31,41 @@ constexpr char kLastCheckpoint[] = "last_checkpoint";
 constexpr char kUpdated[] = "updated";
 constexpr char kError[] = "error";
 constexpr char kRuns[] = "runs";
+
+// A TensorBoard run: the follower from where the last read stopped; what it reads folded in.
+void readTensorBoard(const std::string& runDir, RunInfo& info, RunReadProgress& p) {
+    LocalEventFiles files;
+    std::unique_ptr<TensorBoardFollower> follower;
+    try {
+        follower = std::make_unique<TensorBoardFollower>(files, runDir, p.tensorBoard ? p.offset : 0, std::chrono::milliseconds(0));
+    } catch (const ConfigError&) {  // its files were replaced or cut: read afresh
+        info = RunInfo();
+        p = RunReadProgress();
+        follower = std::make_unique<TensorBoardFollower>(files, runDir, 0, std::chrono::milliseconds(0));
+    }
+    std::vector<TensorBoardFollower::Item> items;
+    for (bool more = true; more;) {
+        items.clear();
+        more = follower->poll(items);
+        if (!more) follower->flush(items);
+        for (const auto& item : items) {
+            const EventStamp stamp = stampOf(item.event);
+            if (!std::isnan(stamp.t)) info.updated = std::max(info.updated, stamp.t);
+            if (const auto* m = std::get_if<MetricsEvent>(&item.event)) {
+                if (m->step) info.step = *m->step;  // the last step (a restart may go back)
+                if (!std::isnan(m->lossD)) info.lossD = m->lossD;
+                if (!std::isnan(m->lossG)) info.lossG = m->lossG;
+                for (const auto& [tag, v] : m->scalars) info.scalars[tag] = v;
+            } else if (const auto* e = std::get_if<ErrorEvent>(&item.event)) {
+                info.error = e->message;
+            }
+        }
+    }
+    p.offset = follower->offset();
+    p.tensorBoard = true;
+    p.started = true;
+    info.state = TensorBoardRun::kState;
+}
 }  // namespace
 
 nlohmann::json RunInfo::toJson() const {
@@ -45,6 +84,11 @@ nlohmann::json RunInfo::toJson() const {
     if (lossD) j[F::kLossD] = *lossD;
     if (lossG) j[F::kLossG] = *lossG;
     if (!error.empty()) j[kError] = error;
+    if (!scalars.empty()) {
+        nlohmann::json values = nlohmann::json::object();
+        for (const auto& [tag, v] : scalars) values[tag] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+        j[EventField::kScalars] = std::move(values);
+    }
     return j;
 }
 
@@ -76,6 +120,9 @@ RunInfo RunInfo::fromJson(const nlohmann::json& j) {
     r.updated = number(kUpdated).value_or(0.0);
     r.pid = integer(F::kPid);
     r.error = text(kError);
+    if (const auto it = j.find(F::kScalars); it != j.end() && it->is_object())
+        for (auto v = it->begin(); v != it->end(); ++v)
+            if (v->is_number()) r.scalars[v.key()] = v->get<double>();
     return r;
 }
 
@@ -99,6 +146,8 @@ bool RunStatus::isRunDirectory(const std::string& dir) {
     return fs::is_regular_file(dir + "/run.json", ec) || fs::is_regular_file(dir + "/events.jsonl", ec);
 }
 
+bool RunStatus::isAnyRun(const std::string& dir) { return isRunDirectory(dir) || TensorBoardRun::isRun(dir); }
+
 std::string RunStatus::effectiveState(const std::string& lastStatus, bool alive) {
     if (lastStatus.empty()) return alive ? RunState::kRunning : RunState::kNew;
     if ((lastStatus == RunState::kRunning || lastStatus == RunState::kPaused) && !alive) return RunState::kCrashed;
@@ -113,6 +162,16 @@ RunInfo RunStatus::read(const std::string& runDir) {
 }
 
 void RunStatus::readMore(const std::string& runDir, RunInfo& info, RunReadProgress& p) {
+    if (!isRunDirectory(runDir) && TensorBoardRun::isRun(runDir)) {
+        if (info.name.empty()) info.name = fs::path(runDir).filename().string();
+        info.path = runDir;
+        readTensorBoard(runDir, info, p);
+        return;
+    }
+    if (p.tensorBoard) {  // it became one of our runs
+        info = RunInfo();
+        p = RunReadProgress();
+    }
     struct stat st {};
     const std::string events = runDir + "/events.jsonl";
     const bool haveFile = ::stat(events.c_str(), &st) == 0;
@@ -186,13 +245,32 @@ std::vector<std::string> RunStatus::runDirectories(const std::string& root) {
     std::vector<std::string> dirs;
     for (const auto& entry : fs::directory_iterator(root, fs::directory_options::skip_permission_denied, ec))
         if (entry.is_directory(ec) && isRunDirectory(entry.path().string())) dirs.push_back(entry.path().string());
+    // Other trainers' TensorBoard runs, as TensorBoard finds them (our runs' tb/ copies are ours).
+    LocalEventFiles files;
+    const auto ours = [](const std::string&, const std::vector<EventFileSource::Entry>& entries) {
+        for (const auto& e : entries)
+            if (!e.folder && (e.name == "run.json" || e.name == "events.jsonl")) return true;
+        return false;
+    };
+    for (const auto& rel : TensorBoardRun::find(files, root, kTensorBoardDepth, ours)) dirs.push_back(rel.empty() ? root : root + "/" + rel);
     std::sort(dirs.begin(), dirs.end());
     return dirs;
 }
 
+std::string RunStatus::nameUnder(const std::string& root, const std::string& dir) {
+    std::string r = root;
+    while (r.size() > 1 && r.back() == '/') r.pop_back();
+    if (dir.size() > r.size() + 1 && dir.compare(0, r.size(), r) == 0 && dir[r.size()] == '/') return dir.substr(r.size() + 1);
+    std::string name = fs::path(dir).filename().string();
+    return name.empty() ? fs::path(dir).parent_path().filename().string() : name;
+}
+
 std::vector<RunInfo> RunStatus::list(const std::string& root) {
     std::vector<RunInfo> runs;
-    for (const auto& d : runDirectories(root)) runs.push_back(read(d));
+    for (const auto& d : runDirectories(root)) {
+        runs.push_back(read(d));
+        runs.back().name = nameUnder(root, d);
+    }
     return runs;
 }
 

@@ -1,10 +1,14 @@
 // What `ls` shows of a run directory: its state (running, paused, finished, stopped, failed, or
 // crashed when the last status says running/paused but no live trainer holds the run lock), the
 // latest step, losses and checkpoint. Reads only the tail of events.jsonl (a few MB at most), so
-// listing runs of millions of events stays instant. Plain reads; safe from any thread.
+// listing runs of millions of events stays instant. A TensorBoard run of another trainer
+// (TensorBoardRun: a folder of event files) is listed too, with the state "tensorboard", its last
+// step and the last value of each tag; its event files are read whole the first time, then only
+// what they gained. Plain reads; safe from any thread.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +27,8 @@ struct RunInfo {
     double updated = 0;          ///< wall time of the last event (s since the epoch)
     int64_t pid = 0;             ///< the live trainer's pid, 0 when none
     std::string error;           ///< the last error event's message, if any
+    /// A TensorBoard run's tags with no field of their own, each with its last value.
+    std::map<std::string, double> scalars;
     /// One run of `ls --json`; fromJson() reads it back (absent members keep their defaults).
     nlohmann::json toJson() const;
     static RunInfo fromJson(const nlohmann::json& j);
@@ -35,20 +41,29 @@ struct RunReadProgress {
     std::string lastStatus, lastError;
     bool sawStatus = false;
     bool started = false;  ///< the first read (the file's tail only) happened
+    bool tensorBoard = false;  ///< offset is in a TensorBoard run's event files (TensorBoardFollower)
 };
 
 class RunStatus {
 public:
+    /// A run of our trainer: it holds run.json or events.jsonl.
     static bool isRunDirectory(const std::string& dir);
+    /// A run of ours or a TensorBoard run (what `attach` and the app follow).
+    static bool isAnyRun(const std::string& dir);
     static RunInfo read(const std::string& runDir);
     /// Folds what events.jsonl gained since `progress` into `info` (the first time: its last 4 MiB)
     /// and sets the state from the lock. A shorter or replaced file starts afresh. RunStatusCache
     /// keeps one per run, so a refresh reads only new bytes.
     static void readMore(const std::string& runDir, RunInfo& info, RunReadProgress& progress);
-    /// ROOT itself when it is a run, else its direct sub-folders that are runs, sorted by name.
+    /// ROOT itself when it is one of our runs, else its direct sub-folders that are, and the
+    /// TensorBoard runs in it up to kTensorBoardDepth folders deep (ROOT included); sorted by
+    /// path. A run's name is its path relative to ROOT (its folder name when ROOT is the run).
     static std::vector<RunInfo> list(const std::string& root);
     /// The run folders list() reads (same rule); IoError when ROOT is not a folder.
     static std::vector<std::string> runDirectories(const std::string& root);
+    /// The name list() gives the run `dir` found under `root`.
+    static std::string nameUnder(const std::string& root, const std::string& dir);
+    static constexpr int kTensorBoardDepth = 3;
     /// The state a reader reports given the last status event's state and the lock.
     static std::string effectiveState(const std::string& lastStatus, bool alive);
     /// `ls --json`'s document: {"runs":[RunInfo::toJson()...]}, and back (tolerant: a missing or

@@ -13,6 +13,7 @@ std::vector<RunInfo> RunStatusCache::list(const std::string& root) {
         const uint64_t before = e.progress.offset;
         const bool fresh = !e.progress.started;
         RunStatus::readMore(d, e.info, e.progress);
+        e.info.name = RunStatus::nameUnder(root, d);
         // What was read: from the old offset (or the tail's start) to the new one.
         if (e.progress.offset > before || fresh) lastBytesRead_ += e.progress.offset - (fresh ? 0 : before);
         out.push_back(e.info);

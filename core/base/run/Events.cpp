@@ -424,6 +424,13 @@ MetricsEvent metricsFrom(FieldBag& b) {
     e.imgPerS = b.number(fImgPerS);
     e.dataWait = b.number(fDataWait);
     e.worldSize = b.integer(fWorldSize);
+    json scalars = b.take(F::kScalars);
+    bool numbers = scalars.is_object();
+    for (auto it = scalars.begin(); numbers && it != scalars.end(); ++it) numbers = it->is_number() || it->is_null();
+    if (numbers)
+        for (auto it = scalars.begin(); it != scalars.end(); ++it) e.scalars[it.key()] = it->is_null() ? kNoValue : it->get<double>();
+    else
+        b.putBack(F::kScalars, std::move(scalars));
     e.extra = b.rest();
     return e;
 }
@@ -994,6 +1001,11 @@ void to_json(json& j, const MetricsEvent& e) {
     putNumber(j, F::kImgPerS, e.imgPerS);
     putNumber(j, F::kDataWait, e.dataWait);
     putOpt(j, F::kWorldSize, e.worldSize);
+    if (!e.scalars.empty()) {
+        json scalars = json::object();
+        for (const auto& [tag, v] : e.scalars) putNumber(scalars, tag.c_str(), v);
+        j[F::kScalars] = std::move(scalars);
+    }
     putExtra(j, e.extra);
 }
 

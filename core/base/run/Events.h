@@ -87,6 +87,7 @@ inline constexpr char kLr[] = "lr";
 inline constexpr char kImgPerS[] = "img_per_s";
 inline constexpr char kDataWait[] = "data_wait";
 inline constexpr char kWorldSize[] = "world_size";
+inline constexpr char kScalars[] = "scalars";
 // system
 inline constexpr char kCpuPercent[] = "cpu_percent";
 inline constexpr char kRssMb[] = "rss_mb";
@@ -162,8 +163,8 @@ struct DataEvent {
     nlohmann::json extra;
 };
 
-/// {"kind":"metrics"}: the losses and D outputs averaged since the last one. The doubles are NaN
-/// when absent (written as null).
+/// {"kind":"metrics"}: the losses and D outputs averaged since the last one (or, for a TensorBoard
+/// run, the scalars logged at one step). The doubles are NaN when absent (written as null).
 struct MetricsEvent {
     double t = kNoValue;
     std::optional<int64_t> step, epoch, totalSteps;
@@ -171,6 +172,9 @@ struct MetricsEvent {
     double lr = kNoValue, imgPerS = kNoValue;
     double dataWait = kNoValue;        ///< fraction of the interval spent waiting for data
     std::optional<int64_t> worldSize;  ///< distributed runs only
+    /// Values of tags with no field of their own, by tag (a TensorBoard run's other tags:
+    /// TensorBoardFollower); written only when not empty, a NaN as null.
+    std::map<std::string, double> scalars;
     nlohmann::json extra;
 };
 

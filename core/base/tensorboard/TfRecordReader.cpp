@@ -1,6 +1,9 @@
 #include "base/tensorboard/TfRecordReader.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
@@ -153,7 +156,156 @@ TfRecordReader::Image parseImage(std::string_view msg) {
     return img;
 }
 
+// IEEE half and bfloat16 bits (TensorProto.half_val) to float.
+float halfToFloat(uint32_t h) {
+    const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    float f;
+    if (exp == 0) {
+        f = std::ldexp(float(mant), -24);  // zero or subnormal
+    } else if (exp == 31) {
+        f = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+    } else {
+        f = std::ldexp(float(mant | 0x400), int(exp) - 25);
+    }
+    return sign ? -f : f;
+}
+float bfloat16ToFloat(uint32_t b) { return toFloat((b & 0xffffu) << 16); }
+
+// TensorProto's dtype values this reader decodes.
+enum DataType : uint64_t { kDtFloat = 1, kDtDouble = 2, kDtString = 7, kDtBfloat16 = 14, kDtHalf = 19 };
+
+// The element count of a TensorShapeProto (1 for a scalar: no dims).
+uint64_t elementCount(std::string_view shape) {
+    WireReader r(shape.data(), shape.size());
+    uint64_t count = 1;
+    uint32_t f = 0, w = 0;
+    while (r.key(f, w)) {
+        if (f != 2 || w != 2) {
+            r.skip(f, w);
+            continue;
+        }
+        const std::string_view dim = r.bytes();
+        WireReader d(dim.data(), dim.size());
+        uint32_t df = 0, dw = 0;
+        int64_t size = 1;
+        while (d.key(df, dw)) {
+            if (df == 1 && dw == 0)
+                size = int64_t(d.varint());
+            else
+                d.skip(df, dw);
+        }
+        count = size < 0 ? 0 : count * uint64_t(size);
+    }
+    return count;
+}
+
+// A TensorProto: the value of a one-element float/double/half/bfloat16 tensor, or the first image
+// of a TF2 image tensor (strings: width, height, encoded images...).
+void parseTensor(std::string_view msg, TfRecordReader::Value& v) {
+    WireReader r(msg.data(), msg.size());
+    uint64_t dtype = 0, count = 1;
+    std::string_view content;
+    std::optional<double> first;
+    std::vector<std::string_view> strings;
+    uint32_t f = 0, w = 0;
+    // A repeated numeric field comes packed (wire type 2) or one value per key.
+    auto firstOf = [&](int bytes, auto convert) {
+        if (w == 2) {
+            const std::string_view packed = r.bytes();
+            WireReader p(packed.data(), packed.size());
+            if (!p.atEnd() && !first) first = convert(bytes ? p.fixed(bytes) : p.varint());
+        } else {
+            const uint64_t raw = bytes ? r.fixed(bytes) : r.varint();
+            if (!first) first = convert(raw);
+        }
+    };
+    while (r.key(f, w)) {
+        switch (f) {
+            case 1:
+                r.expect(w, 0, "TensorProto.dtype");
+                dtype = r.varint();
+                break;
+            case 2:
+                r.expect(w, 2, "TensorProto.tensor_shape");
+                count = elementCount(r.bytes());
+                break;
+            case 4:
+                r.expect(w, 2, "TensorProto.tensor_content");
+                content = r.bytes();
+                break;
+            case 5:
+                if (w != 2 && w != 5) throw MalformedError("wrong wire type for TensorProto.float_val");
+                firstOf(4, [](uint64_t b) { return double(toFloat(uint32_t(b))); });
+                break;
+            case 6:
+                if (w != 2 && w != 1) throw MalformedError("wrong wire type for TensorProto.double_val");
+                firstOf(8, [](uint64_t b) { return toDouble(b); });
+                break;
+            case 8:
+                r.expect(w, 2, "TensorProto.string_val");
+                strings.push_back(r.bytes());
+                break;
+            case 13:
+                if (w != 2 && w != 0) throw MalformedError("wrong wire type for TensorProto.half_val");
+                firstOf(0, [dtype](uint64_t b) { return double(dtype == kDtBfloat16 ? bfloat16ToFloat(uint32_t(b)) : halfToFloat(uint32_t(b))); });
+                break;
+            default:
+                r.skip(f, w);
+        }
+    }
+    if (dtype == kDtString) {
+        if (strings.size() >= 3) {
+            TfRecordReader::Image img;
+            img.width = std::atoi(std::string(strings[0]).c_str());
+            img.height = std::atoi(std::string(strings[1]).c_str());
+            img.encoded = std::string(strings[2]);
+            v.image = std::move(img);
+        }
+        return;
+    }
+    if (count != 1) return;
+    if (!content.empty()) {
+        const std::size_t need = dtype == kDtDouble ? 8 : dtype == kDtFloat ? 4 : 2;
+        if (content.size() < need) throw MalformedError("tensor_content shorter than one element");
+        const uint64_t bits = loadLe(reinterpret_cast<const unsigned char*>(content.data()), int(need));
+        if (dtype == kDtDouble)
+            v.tensorScalar = toDouble(bits);
+        else if (dtype == kDtFloat)
+            v.tensorScalar = toFloat(uint32_t(bits));
+        else if (dtype == kDtHalf)
+            v.tensorScalar = halfToFloat(uint32_t(bits));
+        else if (dtype == kDtBfloat16)
+            v.tensorScalar = bfloat16ToFloat(uint32_t(bits));
+        return;
+    }
+    if (first && (dtype == kDtFloat || dtype == kDtDouble || dtype == kDtHalf || dtype == kDtBfloat16)) v.tensorScalar = first;
+}
+
+// SummaryMetadata: keeps plugin_data.plugin_name.
+std::string parsePluginName(std::string_view msg) {
+    WireReader r(msg.data(), msg.size());
+    std::string name;
+    uint32_t f = 0, w = 0;
+    while (r.key(f, w)) {
+        if (f == 1 && w == 2) {
+            const std::string_view pluginData = r.bytes();
+            WireReader p(pluginData.data(), pluginData.size());
+            uint32_t pf = 0, pw = 0;
+            while (p.key(pf, pw)) {
+                if (pf == 1 && pw == 2)
+                    name = std::string(p.bytes());
+                else
+                    p.skip(pf, pw);
+            }
+        } else {
+            r.skip(f, w);
+        }
+    }
+    return name;
+}
+
 TfRecordReader::Value parseValue(std::string_view msg) {
+    using Kind = TfRecordReader::ValueKind;
     TfRecordReader::Value v;
     WireReader r(msg.data(), msg.size());
     uint32_t f = 0, w = 0;
@@ -166,11 +318,45 @@ TfRecordReader::Value parseValue(std::string_view msg) {
             case 2:
                 r.expect(w, 5, "Value.simple_value");
                 v.simpleValue = toFloat(uint32_t(r.fixed(4)));
+                v.kind = Kind::Simple;
                 break;
             case 4:
                 r.expect(w, 2, "Value.image");
                 v.image = parseImage(r.bytes());
+                v.kind = Kind::Image;
                 break;
+            case 5:
+                r.expect(w, 2, "Value.histo");
+                r.bytes();
+                v.kind = Kind::Histogram;
+                break;
+            case 6:
+                r.expect(w, 2, "Value.audio");
+                r.bytes();
+                v.kind = Kind::Audio;
+                break;
+            case 8: {
+                r.expect(w, 2, "Value.tensor");
+                const std::string_view tensor = r.bytes();
+                v.kind = Kind::Tensor;
+                try {
+                    parseTensor(tensor, v);
+                } catch (const MalformedError&) {  // a tensor we cannot read is just not a scalar
+                    v.tensorScalar.reset();
+                    v.image.reset();
+                }
+                break;
+            }
+            case 9: {
+                r.expect(w, 2, "Value.metadata");
+                const std::string_view metadata = r.bytes();
+                try {
+                    v.plugin = parsePluginName(metadata);
+                } catch (const MalformedError&) {  // no plugin we can tell
+                    v.plugin.clear();
+                }
+                break;
+            }
             default:
                 r.skip(f, w);
         }

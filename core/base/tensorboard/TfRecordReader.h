@@ -8,9 +8,13 @@
 // as the end of the file, not as an error; the reader then rewinds to that record's start, so
 // calling readRecord() again after the writer appended more picks it up (following a live run).
 //
-// Event decoding keeps wall_time, step, file_version and the summary values' tag, simple_value
-// and image; every other field (graph_def, log_message, tensor, metadata, histo, ...) is skipped
-// by its wire type. Malformed protobuf data throws IoError.
+// Event decoding keeps wall_time, step, file_version and each summary value's tag, simple_value,
+// image (Summary.Image), plugin name (metadata.plugin_data.plugin_name: TF2 writers state it on a
+// tag's first value only) and, for a tensor: a one-element float, double or half tensor's value
+// (TF2's tf.summary.scalar) or the first encoded image of a string tensor [width, height, image,
+// ...] (TF2's tf.summary.image). Histograms, audio and other tensors are only counted as such
+// (Value::kind); every other field (graph_def, log_message, ...) is skipped by its wire type.
+// Malformed protobuf data throws IoError.
 //
 // Thread contract: not thread-safe; one owner. Ownership: owns its open file.
 #pragma once
@@ -33,11 +37,16 @@ public:
         int colorspace = 0;
         std::string encoded;  ///< the complete encoded image file (PNG bytes)
     };
+    /// What a Summary.Value carries.
+    enum class ValueKind { None, Simple, Image, Histogram, Audio, Tensor };
     /// Summary.Value: a tag with a scalar, an image, or neither (other kinds are skipped).
     struct Value {
         std::string tag;
+        ValueKind kind = ValueKind::None;
         std::optional<float> simpleValue;
-        std::optional<Image> image;
+        std::optional<Image> image;  ///< Summary.Image, or a TF2 image tensor's first image
+        std::string plugin;          ///< metadata's plugin name ("scalars", "images", ...), "" when not stated
+        std::optional<double> tensorScalar;  ///< a one-element float/double/half tensor's value
     };
     /// Event: wallTime in Unix seconds; fileVersion is set only on a file's first record
     /// ("brain.Event:2"); values holds the Summary's values (empty for non-summary events).

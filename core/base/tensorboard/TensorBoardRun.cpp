@@ -1,0 +1,109 @@
+#include "base/tensorboard/TensorBoardRun.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "base/tensorboard/LocalEventFiles.h"
+#include "base/tensorboard/TfRecordReader.h"
+#include "base/tensorboard/TfRecordScanner.h"
+#include "base/util/Errors.h"
+
+namespace streetgan {
+namespace {
+
+// The Unix seconds in "events.out.tfevents.<seconds>.<host>...", -1 when the name has none.
+long long secondsIn(const std::string& name) {
+    static const std::string kMark = "tfevents.";
+    const auto at = name.find(kMark);
+    if (at == std::string::npos) return -1;
+    const char* start = name.c_str() + at + kMark.size();
+    char* end = nullptr;
+    const long long s = std::strtoll(start, &end, 10);
+    return end == start ? -1 : s;
+}
+
+}  // namespace
+
+bool TensorBoardRun::readsBefore(const std::string& a, const std::string& b) {
+    const long long sa = secondsIn(a), sb = secondsIn(b);
+    return sa != sb ? sa < sb : a < b;
+}
+
+bool TensorBoardRun::isEventFileName(const std::string& name) { return name.find("tfevents") != std::string::npos && name[0] != '.'; }
+
+std::vector<EventFileSource::Entry> TensorBoardRun::eventFiles(std::vector<EventFileSource::Entry> entries) {
+    entries.erase(std::remove_if(entries.begin(), entries.end(), [](const EventFileSource::Entry& e) { return e.folder || !isEventFileName(e.name); }),
+                  entries.end());
+    std::sort(entries.begin(), entries.end(), [](const EventFileSource::Entry& a, const EventFileSource::Entry& b) { return readsBefore(a.name, b.name); });
+    return entries;
+}
+
+bool TensorBoardRun::isRun(const std::string& folder) {
+    struct stat st {};
+    if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    try {
+        LocalEventFiles files;
+        return !eventFiles(files.list(folder)).empty();
+    } catch (const IoError&) {
+        return false;
+    }
+}
+
+void TensorBoardRun::findIn(EventFileSource& files, const std::string& root, const std::string& rel, int depthLeft, const OwnRunTest& isOwnRun,
+                            std::vector<std::string>& out) {
+    const std::string folder = rel.empty() ? root : root + "/" + rel;
+    std::vector<EventFileSource::Entry> entries;
+    try {
+        entries = files.list(folder);
+    } catch (const IoError&) {
+        if (rel.empty()) throw;  // the root itself must be readable; a sub-folder we may not read is passed over
+        return;
+    }
+    if (isOwnRun(folder, entries)) return;
+    if (!eventFiles(entries).empty()) out.push_back(rel);
+    if (depthLeft <= 0) return;
+    for (const auto& e : entries)
+        if (e.folder && e.name[0] != '.') findIn(files, root, rel.empty() ? e.name : rel + "/" + e.name, depthLeft - 1, isOwnRun, out);
+}
+
+std::vector<std::string> TensorBoardRun::find(EventFileSource& files, const std::string& root, int maxDepth, const OwnRunTest& isOwnRun) {
+    std::vector<std::string> out;
+    findIn(files, root, std::string(), maxDepth, isOwnRun, out);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string TensorBoardRun::imagePath(const std::string& eventFile, uint64_t recordOffset) { return eventFile + "#" + std::to_string(recordOffset); }
+
+std::optional<TensorBoardRun::ImageRef> TensorBoardRun::parseImagePath(const std::string& path) {
+    const auto hash = path.rfind('#');
+    if (hash == std::string::npos || hash + 1 == path.size() || !isEventFileName(path.substr(0, hash))) return std::nullopt;
+    if (path.find('/') != std::string::npos) return std::nullopt;  // a file of the run folder itself
+    char* end = nullptr;
+    const unsigned long long offset = std::strtoull(path.c_str() + hash + 1, &end, 10);
+    if (*end != '\0') return std::nullopt;
+    return ImageRef{path.substr(0, hash), offset};
+}
+
+std::string TensorBoardRun::readImage(EventFileSource& files, const std::string& runDir, const ImageRef& ref) {
+    const std::string path = runDir + "/" + ref.eventFile;
+    const std::string where = "'" + path + "' at offset " + std::to_string(ref.recordOffset);
+    std::string bytes = files.read(path, ref.recordOffset, 64 << 10);
+    TfRecordScanner::Step step = TfRecordScanner::next(bytes);
+    if (step.result == TfRecordScanner::Result::NeedMore && bytes.size() >= 12) {  // a big image: read the whole record
+        uint64_t length = 0;
+        for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+        if (length <= TfRecordScanner::kMaxRecordBytes) bytes = files.read(path, ref.recordOffset, static_cast<size_t>(length) + TfRecordScanner::kOverhead);
+        step = TfRecordScanner::next(bytes);
+    }
+    if (step.result != TfRecordScanner::Result::Record)
+        throw IoError("no complete TensorBoard record in " + where + (step.why.empty() ? std::string() : " (" + step.why + ")"));
+    const TfRecordReader::Event event = TfRecordReader::parseEvent(std::string(step.data));
+    for (const auto& v : event.values)
+        if (v.image && !v.image->encoded.empty()) return v.image->encoded;
+    throw IoError("the TensorBoard record in " + where + " holds no image");
+}
+
+}  // namespace streetgan

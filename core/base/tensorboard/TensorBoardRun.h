@@ -1,0 +1,58 @@
+// TensorBoard's convention for what a run is, in one place: every folder that directly holds
+// event files (names containing "tfevents") is one run, and its event files are read in
+// wall-time order (the Unix seconds in "events.out.tfevents.<seconds>.<host>...", then the
+// name), so a restart's new file continues the run. A folder that is one of our own runs
+// (RunStatus) is ours, with its tb/ copy of the events: never a TensorBoard run of its own.
+//
+// Also the name of an image inside an event file, as a sample event's path: "<file>#<offset>"
+// (the record's byte offset in that file), which the app's file fetcher resolves.
+//
+// Plain functions; safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/tensorboard/EventFileSource.h"
+
+namespace streetgan {
+
+class TensorBoardRun {
+public:
+    /// The state `ls` and attach give a TensorBoard run: there is no trainer of ours to ask.
+    static constexpr char kState[] = "tensorboard";
+
+    static bool isEventFileName(const std::string& name);
+    /// Whether event file `a` is read before `b` (wall-time order).
+    static bool readsBefore(const std::string& a, const std::string& b);
+    /// The event files among `entries`, in reading order.
+    static std::vector<EventFileSource::Entry> eventFiles(std::vector<EventFileSource::Entry> entries);
+    /// Whether `folder` on this machine directly holds an event file.
+    static bool isRun(const std::string& folder);
+    /// The TensorBoard runs under `root` (root itself included), as paths relative to it ("" for
+    /// root itself), sorted; at most `maxDepth` folders below it. Hidden folders are not searched,
+    /// nor folders for which `isOwnRun(folder, its entries)` is true (our own runs).
+    using OwnRunTest = std::function<bool(const std::string& folder, const std::vector<EventFileSource::Entry>& entries)>;
+    static std::vector<std::string> find(EventFileSource& files, const std::string& root, int maxDepth, const OwnRunTest& isOwnRun);
+
+    /// A sample path naming the image of the record at `recordOffset` of `eventFile`.
+    static std::string imagePath(const std::string& eventFile, uint64_t recordOffset);
+    struct ImageRef {
+        std::string eventFile;
+        uint64_t recordOffset = 0;
+    };
+    /// The parts of an imagePath(), nullopt for any other path.
+    static std::optional<ImageRef> parseImagePath(const std::string& path);
+    /// The encoded image (PNG bytes) of the record imagePath() names, read through `files` from
+    /// the run folder `runDir`. IoError naming the file and offset when it holds none.
+    static std::string readImage(EventFileSource& files, const std::string& runDir, const ImageRef& ref);
+
+private:
+    static void findIn(EventFileSource& files, const std::string& root, const std::string& rel, int depthLeft, const OwnRunTest& isOwnRun,
+                       std::vector<std::string>& out);
+};
+
+}  // namespace streetgan
