@@ -5,6 +5,12 @@
 //       opens it in the dashboard (offscreen or Xvfb), and prints one JSON line: first_plot_s
 //       (open -> the first replot that shows data), full_load_s, median/p90 replot ms (one plot
 //       and the whole dashboard), peak RSS MB.
+//   bench_dashboard open --tensorboard --dir D [--events N] [--smoothing A]
+//       the same for a TensorBoard run of another trainer: D gets one event file of N scalar
+//       records (unless it holds one), the reference project's five tags (G_loss, D_loss, D_X,
+//       D_G_z1, D_G_z2) at each step, written with TensorBoardWriter (simple values, as
+//       SummaryWriter writes them); bench_tensorboard.sh reads the same file with TensorBoard's
+//       EventAccumulator.
 //   bench_dashboard latency --trainer BIN --dir D [--seconds S]
 //       starts a tiny CPU run (log every step), follows it like the app, and prints the
 //       event-to-pixel latency: event "t" (written by the trainer) -> the replot that includes it.
@@ -27,6 +33,7 @@
 
 #include "base/run/EventLog.h"
 #include "base/run/Events.h"
+#include "base/tensorboard/TensorBoardWriter.h"
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
 #include "runs/RunSession.h"
@@ -110,10 +117,29 @@ void writeEvents(const QString& path, long n) {
     }
 }
 
-int benchOpen(const QString& dir, long events, double smoothing) {
+// `records` scalars, five tags a step, as the reference project logs them (step: images seen).
+void writeTensorBoard(const QString& dir, long records) {
+    streetgan::TensorBoardWriter tb(dir.toStdString());
+    std::mt19937 rng(1);
+    std::normal_distribution<double> noise(0, 0.1);
+    const char* tags[] = {"G_loss", "D_loss", "D_X", "D_G_z1", "D_G_z2"};
+    for (long i = 0; i < records / 5; ++i) {
+        const double k = static_cast<double>(i);
+        const double values[] = {2.5 + std::sin(k / 5e4) + noise(rng), 1.2 / (1 + k / 1e5) + noise(rng), 0.7 + noise(rng) * 0.2,
+                                 0.3 + noise(rng) * 0.2, 0.25 + noise(rng) * 0.2};
+        for (int t = 0; t < 5; ++t) tb.addScalar(tags[t], static_cast<float>(values[t]), i * 128, 1.7e9 + k * 0.05);
+    }
+    tb.flush();
+}
+
+int benchOpen(const QString& dir, long events, double smoothing, bool tensorBoard) {
     QDir().mkpath(dir);
-    const QString path = dir + "/events.jsonl";
-    if (!QFile::exists(path)) {
+    if (tensorBoard) {
+        if (QDir(dir).entryList({"*tfevents*"}, QDir::Files).isEmpty()) {
+            std::fprintf(stderr, "writing %ld TensorBoard records to %s\n", events, qPrintable(dir));
+            writeTensorBoard(dir, events);
+        }
+    } else if (const QString path = dir + "/events.jsonl"; !QFile::exists(path)) {
         std::fprintf(stderr, "writing %ld events to %s\n", events, qPrintable(path));
         writeEvents(path, events);
     }
@@ -156,10 +182,10 @@ int benchOpen(const QString& dir, long events, double smoothing) {
         all.push_back(t.nsecsElapsed() / 1e6);
     }
     std::printf(
-        "{\"events\":%lld,\"rows\":%zu,\"smoothing\":%.2f,\"first_plot_s\":%.3f,\"full_load_s\":%.3f,"
+        "{\"format\":\"%s\",\"events\":%lld,\"rows\":%zu,\"smoothing\":%.2f,\"first_plot_s\":%.3f,\"full_load_s\":%.3f,"
         "\"replot_ms_median_one_plot\":%.2f,\"replot_ms_p90_one_plot\":%.2f,\"replot_ms_median_dashboard\":%.2f,"
         "\"loss_points\":%d,\"rss_before_mb\":%.1f,\"rss_mb\":%.1f,\"peak_rss_mb\":%.1f,\"series_mb\":%.1f}\n",
-        static_cast<long long>(session.series().eventLines()), session.series().rows(), smoothing, firstPlot, fullLoad, percentile(one, 0.5),
+        tensorBoard ? "tensorboard" : "jsonl", static_cast<long long>(session.series().eventLines()), session.series().rows(), smoothing, firstPlot, fullLoad, percentile(one, 0.5),
         percentile(one, 0.9), percentile(all, 0.5), loss->pointCount(&session.series(), Metric::LossD), rssBefore, statusMb("VmRSS:"), statusMb("VmHWM:"),
         session.series().memoryBytes() / 1048576.0);
     return 0;
@@ -219,11 +245,12 @@ int main(int argc, char** argv) {
     const QCommandLineOption smoothing("smoothing", "EMA weight", "A", "0");
     const QCommandLineOption trainer("trainer", "streetgan-trainer", "BIN");
     const QCommandLineOption seconds("seconds", "seconds of the live run", "S", "15");
-    cli.addOptions({dir, events, smoothing, trainer, seconds});
+    const QCommandLineOption tensorBoard("tensorboard", "open: a TensorBoard run (event files) instead of events.jsonl");
+    cli.addOptions({dir, events, smoothing, trainer, seconds, tensorBoard});
     cli.addHelpOption();
     cli.process(app);
     const QString mode = cli.positionalArguments().value(0);
-    if (mode == "open") return benchOpen(cli.value(dir), cli.value(events).toLong(), cli.value(smoothing).toDouble());
+    if (mode == "open") return benchOpen(cli.value(dir), cli.value(events).toLong(), cli.value(smoothing).toDouble(), cli.isSet(tensorBoard));
     if (mode == "latency") return benchLatency(cli.value(trainer), cli.value(dir), cli.value(seconds).toDouble());
     std::fprintf(stderr, "usage: bench_dashboard open|latency ...\n");
     return 2;

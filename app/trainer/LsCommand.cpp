@@ -28,22 +28,26 @@ CLI::App* LsCommand::setup(CLI::App& parent) {
 }
 
 int LsCommand::execute() {
-    const auto runs = RunStatus::list(root_);
-    if (json_) {
+    print(RunStatus::list(root_), root_, json_);
+    return 0;
+}
+
+void LsCommand::print(const std::vector<RunInfo>& runs, const std::string& root, bool json) {
+    if (json) {
         std::cout << RunStatus::listToJson(runs).dump(2) << std::endl;  // the one {"runs":[...]} shape (RemoteHostWorker reads it back)
-        return 0;
+        return;
     }
     if (runs.empty()) {
-        std::cout << "no runs under " << root_ << "\n";
-        return 0;
+        std::cout << "no runs under " << root << "\n";
+        return;
     }
-    std::printf("%-28s %-9s %15s %9s %9s  %s\n", "RUN", "STATE", "STEP", "LOSS_D", "LOSS_G", "LAST CHECKPOINT");
+    std::printf("%-28s %-11s %15s %9s %9s  %s\n", "RUN", "STATE", "STEP", "LOSS_D", "LOSS_G", "LAST CHECKPOINT");
     for (const auto& r : runs) {
         const std::string step = std::to_string(r.step) + (r.totalSteps > 0 ? "/" + std::to_string(r.totalSteps) : "");
-        std::printf("%-28s %-9s %15s %9s %9s  %s\n", r.name.c_str(), r.state.c_str(), step.c_str(), fixed(r.lossD).c_str(), fixed(r.lossG).c_str(),
+        std::printf("%-28s %-11s %15s %9s %9s  %s\n", r.name.c_str(), r.state.c_str(), step.c_str(), fixed(r.lossD).c_str(), fixed(r.lossG).c_str(),
                     r.lastCheckpoint.empty() ? "-" : r.lastCheckpoint.c_str());
     }
-    return 0;
+    std::fflush(stdout);
 }
 
 }  // namespace streetgan

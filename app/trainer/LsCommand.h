@@ -1,6 +1,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "base/daemon/RunStatus.h"
 
 #include "trainer/Command.h"
 
@@ -11,6 +14,8 @@ class LsCommand : public Command {
 public:
     CLI::App* setup(CLI::App& parent) override;
     int execute() override;
+    /// Prints `runs` as `ls` does (`root` names the folder when there are none).
+    static void print(const std::vector<RunInfo>& runs, const std::string& root, bool json);
 
 private:
     std::string root_;

@@ -21,14 +21,22 @@
 #include "base/remote/RemoteCache.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/SftpClient.h"
+#include "base/remote/SftpEventFiles.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshConfig.h"
 #include "base/remote/SshSession.h"
 #include "base/util/Errors.h"
+#include "trainer/LsCommand.h"
 
 namespace streetgan {
 
 namespace {
+
+/// The remote shell found no streetgan-trainer (exit 127).
+class TrainerMissingError : public RemoteError {
+public:
+    using RemoteError::RemoteError;
+};
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 std::atomic<bool> gInterrupted{false};
@@ -78,7 +86,7 @@ CLI::App* RemoteCommand::setup(CLI::App& parent) {
 
     attach_ = remote_->add_subcommand("attach", "Follow a remote run's events (JSON lines; reconnects and resumes on dropped connections)");
     attach_->add_option("run", run_, "Remote run directory")->required();
-    attach_->add_option("--from-offset", fromOffset_, "Start at this byte offset of events.jsonl (0 or a line end)");
+    attach_->add_option("--from-offset", fromOffset_, "Byte offset to start from: 0, or the \"end\" of the last event received");
     attach_->add_option("--seconds", seconds_, "Stop following after this many seconds")->check(CLI::Range(0.0, 1e9));
     attach_->add_option("--max-reconnects", maxReconnects_, "Consecutive failed reconnects before giving up")->check(CLI::Range(0, 1000));
 
@@ -157,14 +165,31 @@ int RemoteCommand::passThrough(const std::vector<std::string>& args) {
     if (!r.exitStatus) throw RemoteError(remoteTrainer_ + " on " + session->label() + " ended without an exit status (killed?)");
     // 127: the shell did not find the binary.
     if (*r.exitStatus == 127 && r.out.empty())
-        throw RemoteError(remoteTrainer_ + " was not found on " + session->label() + "; install it there or name it with --remote-trainer PATH");
+        throw TrainerMissingError(remoteTrainer_ + " was not found on " + session->label() + "; install it there or name it with --remote-trainer PATH");
     return *r.exitStatus;
 }
 
 int RemoteCommand::ls() {
     std::vector<std::string> args{"ls", root_};
     if (json_) args.emplace_back("--json");
-    return passThrough(args);
+    try {
+        return passThrough(args);
+    } catch (const TrainerMissingError& e) {
+        // No trainer there: the TensorBoard runs of other trainers are still listed, over SFTP.
+        auto session = SshSession::connect(sshOptions());
+        SftpClient sftp(*session);
+        SftpEventFiles files(sftp);
+        std::vector<RunInfo> runs;
+        try {
+            runs = RunStatus::listTensorBoard(files, root_);
+        } catch (const IoError&) {
+            throw RemoteError(e.what());  // not even a folder to look in
+        }
+        if (runs.empty()) throw RemoteError(e.what());
+        std::cerr << e.what() << "; listing the TensorBoard runs there over SFTP\n";
+        LsCommand::print(runs, root_, json_);
+        return 0;
+    }
 }
 
 int RemoteCommand::control() {
@@ -191,13 +216,19 @@ int RemoteCommand::attach() {
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     std::atomic<bool> done{false};
+    // Ctrl-C, or the reader of our stdout went away (a pipe closed: as the local attach, end now,
+    // not at the next event, which on a quiet run may be hours away).
+    auto checkStop = [&] {
+        pollfd hangup{STDOUT_FILENO, 0, 0};
+        if (gInterrupted.load() || (::poll(&hangup, 1, 0) > 0 && (hangup.revents & (POLLERR | POLLHUP)))) attach.stop();
+    };
     // Commands typed on stdin go to the remote attach (which relays them to the daemon).
     std::thread input([&] {
         std::string pending;
         char buf[4096];
         while (!done.load()) {
             pollfd p{STDIN_FILENO, POLLIN, 0};
-            if (gInterrupted.load()) attach.stop();
+            checkStop();
             if (::poll(&p, 1, 100) <= 0) continue;
             const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
             if (n <= 0) break;  // EOF on stdin only stops reading
@@ -213,8 +244,8 @@ int RemoteCommand::attach() {
                     std::cerr << "streetgan-trainer: not a JSON command, ignored: " << line << "\n";
             }
         }
-        while (!done.load()) {  // keep watching for Ctrl-C
-            if (gInterrupted.load()) attach.stop();
+        while (!done.load()) {  // keep watching for Ctrl-C and the reader
+            checkStop();
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     });

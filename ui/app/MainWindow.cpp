@@ -37,7 +37,10 @@
 #include "app/IconSet.h"
 #include "app/ShortcutsDialog.h"
 #include "app/ThemeManager.h"
+#include "base/daemon/RunStatus.h"
 #include "base/run/Events.h"
+#include "base/tensorboard/LocalEventFiles.h"
+#include "base/tensorboard/TensorBoardRun.h"
 #include "checkpoints/CheckpointBrowserPage.h"
 #include "common/TrainerLocator.h"
 #include "dashboard/CostPanel.h"
@@ -484,14 +487,24 @@ void MainWindow::showStatus(const QString& text, int ms) {
 }
 
 RunSession* MainWindow::openLocalRun(const QString& runDirIn) {
-    const QString runDir = QFileInfo(runDirIn).absoluteFilePath();
+    QString runDir = QFileInfo(runDirIn).absoluteFilePath();
+    // The folder of a TensorBoard run's run (the reference project's NAME/ for NAME/events/):
+    // the one run below it is meant.
+    if (QFileInfo(runDir).isDir() && !RunStatus::isAnyRun(runDir.toStdString())) {
+        LocalEventFiles files;
+        try {
+            const auto below = TensorBoardRun::find(files, runDir.toStdString(), 2);
+            if (below.size() == 1) runDir += "/" + QString::fromStdString(below.front());
+        } catch (const std::exception&) {  // unreadable: the error comes below
+        }
+    }
     for (RunSession* s : sessions_)
         if (!s->isRemote() && s->runDir() == runDir) {
             setActive(s);
             return s;
         }
     if (!QFileInfo(runDir).isDir()) {
-        showError(tr("%1 is not a folder.").arg(runDir), tr("Choose a run directory: a folder with run.json and events.jsonl."));
+        showError(tr("%1 is not a folder.").arg(runDir), tr("Choose a run directory: a folder with run.json and events.jsonl, or one of TensorBoard event files."));
         return nullptr;
     }
     auto* s = new RunSession(runDir, TrainerLocator::trainer());

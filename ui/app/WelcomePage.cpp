@@ -90,7 +90,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     auto* connectBox = button(tr("Connect to a GPU box…"), "connectButton");
     connectBox->setToolTip(tr("Train on a remote machine over SSH and follow its runs here (Ctrl+Shift+O)"));
     auto* open = button(tr("Open run…"), "openRunButton");
-    open->setToolTip(tr("Open a run folder (one with events.jsonl), finished or still training (Ctrl+O)"));
+    open->setToolTip(tr("Open a run folder (one with events.jsonl, or another trainer's TensorBoard logs), finished or still training (Ctrl+O)"));
     auto* demo = button(tr("Explore the demo model"), "exploreDemoButton");
     demo->setToolTip(tr("Latent walks through synthetic streets with the model that ships with the app"));
 

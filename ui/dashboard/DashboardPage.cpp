@@ -10,13 +10,16 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
+#include <QTabWidget>
 #include <QThread>
 #include <QToolButton>
 #include <cstdio>
 
 #include "dashboard/PlotPanel.h"
+#include "dashboard/ScalarsPanel.h"
 #include "runs/RunPalette.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"
@@ -66,9 +69,21 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     controls->addStretch();
     top->addLayout(controls);
 
-    auto* grid = new QGridLayout;
+    // The run's own plots, and the Scalars tab with a TensorBoard run's other tags.
+    views_ = new QTabWidget;
+    views_->setDocumentMode(true);
+    auto* training = new QWidget;
+    auto* grid = new QGridLayout(training);
+    grid->setContentsMargins(0, 0, 0, 0);
     grid->setSpacing(4);
-    top->addLayout(grid, 1);
+    views_->addTab(training, tr("Training"));
+    scalars_ = new ScalarsPanel;
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(scalars_);
+    views_->addTab(scroll, tr("Scalars"));
+    top->addWidget(views_, 1);
     const QVector<QPair<QString, QVector<Metric>>> specs = {
         {tr("Loss"), {Metric::LossD, Metric::LossG}}, {tr("D outputs"), {Metric::DX, Metric::DGz1, Metric::DGz2}},
         {tr("Images/s"), {Metric::ImgPerS}},          {tr("Data wait (fraction of step time)"), {Metric::DataWait}},
@@ -76,7 +91,7 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     };
     int i = 0;
     for (const auto& [title, metrics] : specs) {
-        auto* p = new PlotPanel(title, metrics, this);
+        auto* p = new PlotPanel(title, metrics, training);
         panels_.push_back(p);
         const int row = i < 2 ? 0 : 1;
         const int col = i < 2 ? i * 3 : (i - 2) * 2;
@@ -84,15 +99,8 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
         ++i;
     }
     // Zooming or panning one plot's x axis moves the others with it; a double-click resets all.
-    for (auto* p : panels_) {
-        connect(p, &PlotPanel::userXRangeChanged, this, [this, p](double lower, double upper) {
-            for (auto* other : panels_)
-                if (other != p) other->setUserXRange(lower, upper);
-        });
-        connect(p, &PlotPanel::viewReset, this, [this] {
-            for (auto* other : panels_) other->resetView();
-        });
-    }
+    for (auto* p : panels_) linkXRange(p);
+    connect(scalars_, &ScalarsPanel::panelAdded, this, [this](PlotPanel* p) { linkXRange(p); });
     grid->setRowStretch(0, 3);
     grid->setRowStretch(1, 2);
 
@@ -106,6 +114,7 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
         p->setSmoothing(smoothing_->value() / 100.0);
         p->setLogY(logY_->isChecked());
     }
+    scalars_->setStyle(static_cast<PlotXAxis>(xMode_->currentIndex()), smoothing_->value() / 100.0, logY_->isChecked());
     smoothingLabel_->setText(QString::number(smoothing_->value() / 100.0, 'f', 2));
     connect(xMode_, &QComboBox::currentIndexChanged, this, [this](int m) {
         QSettings().setValue("dashboard/xMode", m);
@@ -114,20 +123,22 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
         QSettings().setValue("dashboard/smoothing", v);
         smoothingLabel_->setText(QString::number(v / 100.0, 'f', 2));
-        for (auto* p : panels_) {
+        scalars_->setStyle(static_cast<PlotXAxis>(xMode_->currentIndex()), v / 100.0, logY_->isChecked());
+        for (auto* p : allPanels()) {
             p->setSmoothing(v / 100.0);
             p->replot();
         }
     });
     connect(logY_, &QCheckBox::toggled, this, [this](bool on) {
         QSettings().setValue("dashboard/logY", on);
-        for (auto* p : panels_) {
+        scalars_->setStyle(static_cast<PlotXAxis>(xMode_->currentIndex()), smoothing_->value() / 100.0, on);
+        for (auto* p : allPanels()) {
             p->setLogY(on);
             p->replot();
         }
     });
     connect(reset, &QPushButton::clicked, this, [this] {
-        for (auto* p : panels_) p->resetView();
+        for (auto* p : allPanels()) p->resetView();
     });
 }
 
@@ -143,7 +154,8 @@ void DashboardPage::setXMode(XAxisMode mode) {
 
 void DashboardPage::setXAxis(PlotXAxis x) {
     if (xMode_->currentIndex() != static_cast<int>(x)) xMode_->setCurrentIndex(static_cast<int>(x));  // comes back here
-    for (auto* p : panels_) {
+    scalars_->setStyle(x, smoothing_->value() / 100.0, logY_->isChecked());
+    for (auto* p : allPanels()) {
         p->setXAxis(x);
         p->replot();
     }
@@ -153,9 +165,22 @@ void DashboardPage::setSmoothing(double alpha) { smoothing_->setValue(static_cas
 void DashboardPage::setLogY(bool on) { logY_->setChecked(on); }
 
 
+QVector<PlotPanel*> DashboardPage::allPanels() const { return panels_ + scalars_->panels(); }
+
+void DashboardPage::linkXRange(PlotPanel* p) {
+    connect(p, &PlotPanel::userXRangeChanged, this, [this, p](double lower, double upper) {
+        for (auto* other : allPanels())
+            if (other != p) other->setUserXRange(lower, upper);
+    });
+    connect(p, &PlotPanel::viewReset, this, [this] {
+        for (auto* other : allPanels()) other->resetView();
+    });
+}
+
 void DashboardPage::addSession(RunSession* s) {
     if (sessions_.contains(s)) return;
     sessions_.push_back(s);
+    scalars_->addSession(s);
     connect(s, &RunSession::appended, this, [this, s](qsizetype from) { onAppended(s, from); });
     setPlotted(s, true);
 }
@@ -163,6 +188,7 @@ void DashboardPage::addSession(RunSession* s) {
 void DashboardPage::removeSession(RunSession* s) {
     if (!sessions_.contains(s)) return;
     setPlotted(s, false);
+    scalars_->removeSession(s);
     sessions_.removeOne(s);
     hidden_.remove(s);
     disconnect(s, nullptr, this, nullptr);
@@ -177,6 +203,7 @@ void DashboardPage::setPlotted(RunSession* s, bool on) {
     else
         hidden_.insert(s);
     const QString key = s->runKey();
+    scalars_->setPlotted(s, on);
     for (auto* p : panels_) {
         if (on && !p->hasRun(&s->series()))
             p->addRun(&s->series(), s->title(), RunPalette::colour(key), s->isRemote() ? s->hostLabel() : QString());
@@ -218,8 +245,9 @@ void DashboardPage::onAppended(RunSession* s, qsizetype from) {
 
 QStringList DashboardPage::exportPlots(const QString& dir, const QString& format) {
     QStringList files;
-    for (auto* p : panels_) {
-        QString name = p->title().section(' ', 0, 0).toLower().remove('/');
+    for (auto* p : allPanels()) {
+        // The first word of a plot's title ("loss", "d", ...); a tag's whole name, '/' as '_'.
+        QString name = panels_.contains(p) ? p->title().section(' ', 0, 0).toLower().remove('/') : "scalar_" + QString(p->title()).replace('/', '_');
         const QString path = QDir(dir).filePath(QString("%1.%2").arg(name, format));
         const bool ok = format == "svg" ? p->exportSvg(path) : p->exportPng(path);
         if (ok) files << path;

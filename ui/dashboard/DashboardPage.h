@@ -1,5 +1,6 @@
 // The live dashboard: five PlotPanels (losses; D outputs; images/s; data wait; learning rate;
-// system readings are in SystemPanel) overlaying the open runs that are checked ("plotted"),
+// system readings are in SystemPanel) in its Training tab, and in its Scalars tab a plot per
+// other tag of a TensorBoard run (ScalarsPanel), overlaying the open runs that are checked ("plotted"),
 // each in its RunPalette colour, with the shared controls: x by step/epoch/time since start/
 // wall-clock time, EMA smoothing slider, log-y, reset view, export PNG/SVG/CSV. An added session
 // is plotted; setPlotted hides or shows it again without closing it. linkSidebar ties the plotted
@@ -20,11 +21,13 @@ class QComboBox;
 class QCheckBox;
 class QSlider;
 class QLabel;
+class QTabWidget;
 
 namespace streetgan::ui {
 
 class RunSession;
 class RunsSidebar;
+class ScalarsPanel;
 
 class DashboardPage : public QWidget {
     Q_OBJECT
@@ -32,7 +35,12 @@ public:
     explicit DashboardPage(QWidget* parent = nullptr);
     void addSession(RunSession* session);
     void removeSession(RunSession* session);
+    /// The five plots of the Training tab.
     const QVector<PlotPanel*>& panels() const { return panels_; }
+    /// Those and the Scalars tab's (a TensorBoard run's other tags), which the controls also drive.
+    QVector<PlotPanel*> allPanels() const;
+    ScalarsPanel* scalars() const { return scalars_; }
+    QTabWidget* views() const { return views_; }
     PlotPanel* panel(const QString& title) const;
     /// Step, Epoch, or WallTime (= PlotXAxis::Relative: RunSeries' wall time is since the start).
     void setXMode(XAxisMode mode);
@@ -62,6 +70,7 @@ signals:
 
 private:
     void onAppended(RunSession* s, qsizetype from);
+    void linkXRange(PlotPanel* p);
     QVector<PlotPanel*> panels_;
     QVector<RunSession*> sessions_;
     QSet<RunSession*> hidden_;  ///< added but unchecked
@@ -70,6 +79,8 @@ private:
     QSlider* smoothing_;
     QLabel* smoothingLabel_;
     QCheckBox* logY_;
+    QTabWidget* views_;
+    ScalarsPanel* scalars_;
 };
 
 }  // namespace streetgan::ui

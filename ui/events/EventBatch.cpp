@@ -2,6 +2,8 @@
 
 #include "base/run/Events.h"
 
+#include <iterator>
+
 namespace streetgan::ui {
 
 const char* metricKey(Metric m) {
@@ -36,6 +38,7 @@ void EventBatch::merge(EventBatch&& later) {
         metrics = std::move(later.metrics);
     else
         metrics.append(later.metrics);
+    scalars.insert(scalars.end(), std::make_move_iterator(later.scalars.begin()), std::make_move_iterator(later.scalars.end()));
     system.insert(system.end(), later.system.begin(), later.system.end());
     samples.insert(samples.end(), later.samples.begin(), later.samples.end());
     checkpoints.insert(checkpoints.end(), later.checkpoints.begin(), later.checkpoints.end());

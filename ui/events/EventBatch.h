@@ -53,8 +53,15 @@ struct RunFileRef {
     std::string path;
 };
 
+/// One value of a tag with no metric of its own (a TensorBoard run's other tags).
+struct ScalarPoint {
+    std::string tag;
+    double step = 0, t = 0, value = 0;
+};
+
 struct EventBatch {
     MetricColumns metrics;
+    std::vector<ScalarPoint> scalars;
     std::vector<SystemSample> system;
     std::vector<RunFileRef> samples, checkpoints;
     std::string state;   ///< the last status event's state in this batch, "" when none

@@ -28,13 +28,17 @@ void appendRow(MetricColumns& c, const MetricsEvent& m) {
     static_assert(kMetricCount == 8, "a new Metric needs its column here");
 }
 
+bool hasMetric(const MetricsEvent& m) {
+    for (const double v : {m.lossD, m.lossG, m.dX, m.dGz1, m.dGz2, m.imgPerS, m.dataWait, m.lr})
+        if (!std::isnan(v)) return true;
+    return false;
+}
+
 // Lines written before events had a kind: one with any of the metrics is a metrics row.
 bool legacyMetrics(const UnknownEvent& u, MetricsEvent& m) {
     if (!u.kind.empty() || !u.fields.is_object()) return false;
     m = u.fields.get<MetricsEvent>();
-    for (const double v : {m.lossD, m.lossG, m.dX, m.dGz1, m.dGz2, m.imgPerS, m.dataWait, m.lr})
-        if (!std::isnan(v)) return true;
-    return false;
+    return hasMetric(m);
 }
 
 }  // namespace
@@ -46,7 +50,9 @@ void EventLineParser::add(const Event& event, EventBatch& out) {
     if (stamp.step) out.lastStep = *stamp.step;
     if (stamp.totalSteps) out.totalSteps = *stamp.totalSteps;
     if (const auto* m = std::get_if<MetricsEvent>(&event)) {
-        appendRow(out.metrics, *m);
+        // A TensorBoard run's step of other tags only: no row of the dashboard's metrics.
+        if (m->scalars.empty() || hasMetric(*m)) appendRow(out.metrics, *m);
+        for (const auto& [tag, v] : m->scalars) out.scalars.push_back(ScalarPoint{tag, orNaN(m->step), m->t, v});
     } else if (const auto* s = std::get_if<SystemEvent>(&event)) {
         SystemSample sys;
         sys.t = s->t;

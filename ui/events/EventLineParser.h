@@ -24,11 +24,12 @@ public:
     /// data[0]. Returns the bytes consumed (up to and including the last newline).
     size_t parseEventChunk(std::string_view data, int64_t baseOffset, EventBatch& out);
 
+    /// One typed event (a TensorBoard run's, read without JSON: RunFileLoader).
+    void add(const Event& event, EventBatch& out);
+
     int64_t badLines() const { return badLines_; }
 
 private:
-    void add(const Event& event, EventBatch& out);
-
     EventReader reader_;
     int64_t badLines_ = 0;
 };

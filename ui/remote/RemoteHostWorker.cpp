@@ -5,6 +5,8 @@
 #include "base/daemon/RunStatus.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/RemoteTrainerSetup.h"
+#include "base/remote/SftpClient.h"
+#include "base/remote/SftpEventFiles.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
 
@@ -37,17 +39,24 @@ void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
     for (int attempt = 0; attempt < 2; ++attempt) {
         try {
             const ExecResult res = session().exec(cmd);
+            const size_t eol = res.out.find('\n');
+            const std::string home = eol == std::string::npos ? res.out : res.out.substr(0, eol);
+            std::vector<RunInfo> infos;
             if (!res.ok()) {
                 QString err = QString::fromStdString(res.err).trimmed();
-                if (res.exitStatus && *res.exitStatus == 127)  // the shell's "command not found"
+                if (res.exitStatus && *res.exitStatus == 127) {  // the shell's "command not found"
                     err = tr("%1 is not installed there (the host's state says how to set it up)").arg(trainer_);
-                emit failed(jobId, tr("Listing %1 on %2 failed: %3").arg(root, QString::fromStdString(session().label()), err), true);
-                return;
+                    infos = tensorBoardRuns(r);  // other trainers' runs can still be followed, over SFTP
+                }
+                if (infos.empty()) {
+                    emit failed(jobId, tr("Listing %1 on %2 failed: %3").arg(root, QString::fromStdString(session().label()), err), true);
+                    return;
+                }
+            } else {
+                infos = RunStatus::listFromJson(nlohmann::json::parse(eol == std::string::npos ? res.out : res.out.substr(eol + 1)));
             }
-            const size_t eol = res.out.find('\n');
-            const std::string home = eol == std::string::npos ? std::string() : res.out.substr(0, eol);
             RunEntryList runs;
-            for (const RunInfo& info : RunStatus::listFromJson(nlohmann::json::parse(eol == std::string::npos ? res.out : res.out.substr(eol + 1)))) {
+            for (const RunInfo& info : infos) {
                 RunEntry run = RunEntry::fromInfo(info);
                 if (!info.path.empty() && info.path[0] != '/' && !home.empty()) run.path = QString::fromStdString(home + "/" + info.path);
                 runs.push_back(run);
@@ -62,6 +71,18 @@ void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
             emit failed(jobId, QString::fromStdString(e.what()), false);
             return;
         }
+    }
+}
+
+std::vector<RunInfo> RemoteHostWorker::tensorBoardRuns(const std::string& root) {
+    try {
+        SftpClient sftp(session());
+        SftpEventFiles files(sftp);
+        return RunStatus::listTensorBoard(files, root);
+    } catch (const ConnectionLostError&) {
+        throw;
+    } catch (const std::exception&) {  // no such folder, no SFTP: none
+        return {};
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "base/daemon/RunStatus.h"
 #include "base/remote/SshOptions.h"
 #include "common/RunEntry.h"
 #include "remote/TrainerStatus.h"
@@ -43,6 +44,9 @@ signals:
 
 private:
     SshSession& session();
+    /// A host without the trainer: the TensorBoard runs under `root`, found over SFTP (none when
+    /// it cannot be read).
+    std::vector<RunInfo> tensorBoardRuns(const std::string& root);
     SshOptions ssh_;
     QString trainer_;
     std::unique_ptr<SshSession> session_;

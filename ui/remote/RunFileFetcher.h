@@ -36,6 +36,8 @@ signals:
     void failed(quint64 jobId, const QString& message);
 
 private:
+    bool fetchTensorBoardImage(quint64 jobId, const QString& relativePath);
+    void connectSftp();
     QString runDir_;
     std::optional<SshOptions> ssh_;
     std::unique_ptr<SshSession> session_;

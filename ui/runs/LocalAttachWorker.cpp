@@ -72,7 +72,7 @@ void LocalAttachWorker::follow(int64_t offset) {
                 if (!more) stream.wait(std::chrono::milliseconds(250));
             }
         } catch (const IoError& e) {
-            if (!RunStatus::isRunDirectory(runDir_) && !RunLock::isHeld(runDir_)) {  // not a run (any more): no retry
+            if (!RunStatus::isAnyRun(runDir_) && !RunLock::isHeld(runDir_)) {  // not a run (any more): no retry
                 emit failed(QString::fromStdString(e.what()));
                 return;
             }

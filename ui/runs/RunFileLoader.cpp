@@ -5,11 +5,15 @@
 #include <unistd.h>
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <cerrno>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "base/tensorboard/LocalEventFiles.h"
+#include "base/tensorboard/TensorBoardFollower.h"
+#include "base/tensorboard/TensorBoardRun.h"
 #include "events/EventBuffer.h"
 #include "events/EventLineParser.h"
 
@@ -21,6 +25,11 @@ void RunFileLoader::load(quint64 jobId, const QString& eventsPath) {
     const QByteArray path = eventsPath.toLocal8Bit();
     const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
+        const QString runDir = QFileInfo(eventsPath).path();
+        if (errno == ENOENT && TensorBoardRun::isRun(runDir.toStdString())) {
+            loadTensorBoard(jobId, runDir);
+            return;
+        }
         if (errno == ENOENT) {
             emit finished(jobId, 0, 0, 0);
             return;
@@ -81,6 +90,41 @@ void RunFileLoader::load(quint64 jobId, const QString& eventsPath) {
     ::close(fd);
     flush();
     emit finished(jobId, fileOffset, lines, static_cast<double>(timer.nsecsElapsed()) / 1e9);
+}
+
+void RunFileLoader::loadTensorBoard(quint64 jobId, const QString& runDir) {
+    QElapsedTimer timer;
+    timer.start();
+    try {
+        LocalEventFiles files;
+        // The whole run is read here: a step is handed out when the next one starts, and the
+        // last one at the end (flush), so none is cut in two.
+        TensorBoardFollower follower(files, runDir.toStdString(), 0, std::chrono::hours(24));
+        EventLineParser parser;
+        EventBatch batch;
+        std::vector<TensorBoardFollower::Item> items;
+        int64_t lines = 0;
+        QElapsedTimer sinceFlush;
+        sinceFlush.start();
+        auto flush = [&]() {
+            lines += batch.lines;
+            batch.endOffset = static_cast<int64_t>(follower.offset());
+            buffer_->append(std::move(batch));
+            batch = EventBatch{};
+            sinceFlush.restart();
+        };
+        for (bool more = true; more && !cancel_.load();) {
+            items.clear();
+            more = follower.poll(items);
+            if (!more) follower.flush(items);
+            for (const auto& item : items) parser.add(item.event, batch);
+            if (batch.metrics.size() >= 65536 || sinceFlush.elapsed() >= 40) flush();
+        }
+        flush();
+        emit finished(jobId, static_cast<qint64>(follower.offset()), lines, static_cast<double>(timer.nsecsElapsed()) / 1e9);
+    } catch (const std::exception& e) {
+        emit failed(jobId, tr("Cannot read the TensorBoard run %1: %2").arg(runDir, QString::fromStdString(e.what())));
+    }
 }
 
 }  // namespace streetgan::ui

@@ -1,7 +1,10 @@
 // Worker: reads a local run's events.jsonl from the start on its own thread, parses it into
 // EventBatches appended to an EventBuffer (chunks of ~64k lines), and reports progress and the
-// offset reached (the end of the last complete line, where attach continues). Functor connects
-// only; results carry the job id; cancel() is an atomic flag. Lives in a worker QThread.
+// offset reached (the end of the last complete line, where attach continues). A TensorBoard run
+// of another trainer (no events.jsonl; event files in the folder) is read the same way through a
+// TensorBoardFollower, its typed events going to the parser without JSON; the offset is then in
+// its event files. Functor connects only; results carry the job id; cancel() is an atomic flag.
+// Lives in a worker QThread.
 #pragma once
 
 #include <QObject>
@@ -29,6 +32,8 @@ signals:
     void failed(quint64 jobId, const QString& message);
 
 private:
+    void loadTensorBoard(quint64 jobId, const QString& runDir);
+
     std::shared_ptr<EventBuffer> buffer_;
     std::atomic<bool> cancel_{false};
 };

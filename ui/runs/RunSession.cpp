@@ -3,6 +3,9 @@
 #include <QFileInfo>
 #include <QThread>
 
+#include <cmath>
+#include <limits>
+
 #include "base/run/Events.h"
 #include "common/WorkerThreads.h"
 
@@ -165,8 +168,32 @@ void RunSession::drainNow() {
     // The live line's state is derived with the lock held or not (RunStatus::effectiveState): running
     // or paused only while a trainer holds it; a gone trainer's is crashed, finished, ...
     if (b.live && (b.liveState == RunState::kRunning || b.liveState == RunState::kPaused)) trainerSeenAlive_ = true;
+    std::vector<ScalarPoint> scalars = std::move(b.scalars);
     const size_t from = series_.append(std::move(b));
     emit appended(static_cast<qsizetype>(from));
+    appendScalars(scalars);
+}
+
+void RunSession::appendScalars(const std::vector<ScalarPoint>& points) {
+    if (points.empty()) return;
+    std::map<QString, EventBatch> byTag;
+    for (const ScalarPoint& p : points) {
+        MetricColumns& c = byTag[QString::fromStdString(p.tag)].metrics;
+        c.t.push_back(p.t);
+        c.step.push_back(p.step);
+        c.epoch.push_back(std::numeric_limits<double>::quiet_NaN());
+        for (int m = 0; m < kMetricCount; ++m)
+            c.values[static_cast<size_t>(m)].push_back(m == static_cast<int>(Metric::LossD) ? p.value : std::numeric_limits<double>::quiet_NaN());
+    }
+    for (auto& [tag, batch] : byTag) {
+        auto& series = tagSeries_[tag];
+        if (!series) series = std::make_unique<RunSeries>();
+        batch.lines = static_cast<int64_t>(batch.metrics.size());
+        // "time since start" counts from the run's first event, as in the other plots
+        batch.firstT = series_.startTime() != 0 ? series_.startTime() : (std::isfinite(batch.metrics.t.front()) ? batch.metrics.t.front() : 0);
+        const size_t from = series->append(std::move(batch));
+        emit scalarsAppended(tag, static_cast<qsizetype>(from));
+    }
 }
 
 void RunSession::sendCommand(const QString& cmd, std::optional<double> value) {

@@ -11,6 +11,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -43,6 +44,10 @@ public:
 
     RunSeries& series() { return series_; }
     const RunSeries& series() const { return series_; }
+    /// The run's tags with no metric of their own (a TensorBoard run's other tags), each as a
+    /// series of its own whose values are in its Metric::LossD column (so that a PlotPanel of that
+    /// one metric draws it: ScalarsPanel). By tag.
+    const std::map<QString, std::unique_ptr<RunSeries>>& tagSeries() const { return tagSeries_; }
     QString runDir() const { return runDir_; }
     QString title() const;
     bool isRemote() const { return ssh_.has_value(); }
@@ -75,16 +80,20 @@ signals:
     void imageFailed(quint64 jobId, const QString& message);
     /// A remote file download in progress (bytes).
     void downloadProgress(qint64 done, qint64 total);
+    /// New values of `tag` in tagSeries(): rows from `fromRow` on are new or rewritten.
+    void scalarsAppended(const QString& tag, qsizetype fromRow);
 
 private:
     void initThreads();
     void onConnection(int state, const QString& message);
     void startAttach(qint64 offset);
+    void appendScalars(const std::vector<ScalarPoint>& points);
 
     QString runDir_, trainer_, hostLabel_;
     std::optional<SshOptions> ssh_;
     std::shared_ptr<EventBuffer> buffer_;
     RunSeries series_;
+    std::map<QString, std::unique_ptr<RunSeries>> tagSeries_;
     QTimer drainTimer_;
     QThread* thread_ = nullptr;      // loader + local attach, or remote attach
     QThread* fileThread_ = nullptr;  // images

@@ -247,12 +247,7 @@ std::vector<std::string> RunStatus::runDirectories(const std::string& root) {
         if (entry.is_directory(ec) && isRunDirectory(entry.path().string())) dirs.push_back(entry.path().string());
     // Other trainers' TensorBoard runs, as TensorBoard finds them (our runs' tb/ copies are ours).
     LocalEventFiles files;
-    const auto ours = [](const std::string&, const std::vector<EventFileSource::Entry>& entries) {
-        for (const auto& e : entries)
-            if (!e.folder && (e.name == "run.json" || e.name == "events.jsonl")) return true;
-        return false;
-    };
-    for (const auto& rel : TensorBoardRun::find(files, root, kTensorBoardDepth, ours)) dirs.push_back(rel.empty() ? root : root + "/" + rel);
+    for (const auto& rel : TensorBoardRun::find(files, root, kTensorBoardDepth)) dirs.push_back(rel.empty() ? root : root + "/" + rel);
     std::sort(dirs.begin(), dirs.end());
     return dirs;
 }
@@ -263,6 +258,18 @@ std::string RunStatus::nameUnder(const std::string& root, const std::string& dir
     if (dir.size() > r.size() + 1 && dir.compare(0, r.size(), r) == 0 && dir[r.size()] == '/') return dir.substr(r.size() + 1);
     std::string name = fs::path(dir).filename().string();
     return name.empty() ? fs::path(dir).parent_path().filename().string() : name;
+}
+
+std::vector<RunInfo> RunStatus::listTensorBoard(EventFileSource& files, const std::string& root) {
+    std::vector<RunInfo> runs;
+    for (const auto& rel : TensorBoardRun::find(files, root, kTensorBoardDepth)) {
+        RunInfo r;
+        r.path = rel.empty() ? root : root + "/" + rel;
+        r.name = nameUnder(root, r.path);
+        r.state = TensorBoardRun::kState;
+        runs.push_back(std::move(r));
+    }
+    return runs;
 }
 
 std::vector<RunInfo> RunStatus::list(const std::string& root) {

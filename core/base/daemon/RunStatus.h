@@ -15,6 +15,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "base/tensorboard/EventFileSource.h"
+
 namespace streetgan {
 
 struct RunInfo {
@@ -61,6 +63,9 @@ public:
     static std::vector<RunInfo> list(const std::string& root);
     /// The run folders list() reads (same rule); IoError when ROOT is not a folder.
     static std::vector<std::string> runDirectories(const std::string& root);
+    /// The TensorBoard runs under `root` as list() finds them, read through `files` (SFTP, on a
+    /// host without our trainer): name, path and state only (their event files are not read).
+    static std::vector<RunInfo> listTensorBoard(EventFileSource& files, const std::string& root);
     /// The name list() gives the run `dir` found under `root`.
     static std::string nameUnder(const std::string& root, const std::string& dir);
     static constexpr int kTensorBoardDepth = 3;

@@ -5,9 +5,14 @@
 #include <set>
 
 #include "base/remote/RemoteError.h"
+#include "base/remote/SftpClient.h"
+#include "base/remote/SftpEventFiles.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
 #include "base/run/Events.h"
+#include "base/tensorboard/TensorBoardFollower.h"
+#include "base/tensorboard/TensorBoardRun.h"
+#include "base/util/Errors.h"
 
 namespace streetgan {
 
@@ -86,7 +91,64 @@ bool RemoteAttach::waitBackoff(double seconds) {
     return !stop_.load() && (deadline_ == 0 || steadyNow() < deadline_);
 }
 
+std::optional<RemoteAttach::Outcome> RemoteAttach::turn(SshSession& session) {
+    if (stop_.load()) return Outcome::Stopped;
+    if (deadline_ > 0 && steadyNow() >= deadline_) return Outcome::TimeUp;
+    if (dropRequested_.exchange(false)) session.dropConnection();
+    return std::nullopt;
+}
+
+RemoteAttach::Outcome RemoteAttach::followOverSftp(SshSession& session, const MessageCallback& onMessage, std::string& why) {
+    try {
+        SftpClient sftp(session);
+        SftpEventFiles files(sftp);
+        if (!TensorBoardRun::eventFiles(files.list(options_.run)).size())
+            throw RemoteError(options_.remoteTrainer + " is not installed on " + session.label() + " and " + options_.run +
+                              " holds no TensorBoard event file to follow over SFTP: set the trainer up there (or name it with --remote-trainer PATH)");
+        TensorBoardFollower follower(files, options_.run, offset_.load());
+        std::vector<TensorBoardFollower::Item> items;
+        bool liveSent = false;
+        for (;;) {
+            if (const auto o = turn(session)) return *o;
+            {
+                std::deque<std::string> pending;
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    pending.swap(commands_);
+                }
+                for (size_t k = 0; k < pending.size(); ++k)
+                    onMessage(parseLine(attachReplyJson({{"ok", false}, {"error", "a TensorBoard run followed over SFTP takes no commands"}}).dump()));
+            }
+            items.clear();
+            const bool more = follower.poll(items);
+            for (const auto& item : items) {
+                if (item.end <= offset_.load()) continue;
+                progressed_ = true;
+                onMessage(parseLine(attachEventJson(item.offset, item.end, toJson(item.event)).dump()));
+                offset_.store(item.end);
+            }
+            if (more || !items.empty()) continue;
+            if (!liveSent) {
+                liveSent = true;
+                progressed_ = true;
+                onMessage(parseLine(attachLiveJson(follower.offset(), TensorBoardRun::kState).dump()));
+            }
+            // SFTP cannot wait for a change: look again in a quarter of a second (stop wakes it).
+            std::unique_lock<std::mutex> lock(mutex_);
+            wake_.wait_for(lock, std::chrono::milliseconds(250), [&] { return stop_.load(); });
+        }
+    } catch (const ConnectionLostError& e) {
+        why = e.what();
+        return Outcome::Dropped;
+    } catch (const IoError& e) {
+        throw RemoteError(std::string(e.what()) + " (on " + session.label() + ", over SFTP)");
+    } catch (const ConfigError& e) {
+        throw RemoteError(std::string(e.what()) + " (on " + session.label() + ")");
+    }
+}
+
 RemoteAttach::Outcome RemoteAttach::attachOnce(SshSession& session, const MessageCallback& onMessage, std::string& why) {
+    if (overSftp_) return followOverSftp(session, onMessage, why);
     const std::string command = ShellQuote::join({options_.remoteTrainer, "attach", options_.run, "--from-offset", std::to_string(offset_.load())});
     std::unique_ptr<SshChannel> ch;
     try {
@@ -96,13 +158,12 @@ RemoteAttach::Outcome RemoteAttach::attachOnce(SshSession& session, const Messag
         return Outcome::Dropped;
     }
     std::string buffer;
+    std::deque<std::string> sent;  // commands written to this attach (a missing trainer never read them)
     double lastTraffic = steadyNow();
     const int keepalive = ssh_.keepaliveSeconds;
     for (;;) {
-        if (stop_.load()) return Outcome::Stopped;
-        if (deadline_ > 0 && steadyNow() >= deadline_) return Outcome::TimeUp;
         try {
-            if (dropRequested_.exchange(false)) session.dropConnection();
+            if (const auto o = turn(session)) return *o;
             std::deque<std::string> pending;
             {
                 std::lock_guard<std::mutex> lock(mutex_);
@@ -116,6 +177,7 @@ RemoteAttach::Outcome RemoteAttach::attachOnce(SshSession& session, const Messag
                     commands_.insert(commands_.begin(), pending.begin(), pending.end());
                     throw;
                 }
+                sent.push_back(std::move(pending.front()));
                 pending.pop_front();
             }
             const size_t n = ch->read(buffer, 50);
@@ -156,6 +218,14 @@ RemoteAttach::Outcome RemoteAttach::attachOnce(SshSession& session, const Messag
             if (n == 0 && ch->atEof()) {
                 const std::optional<int> status = ch->exitStatus(3000);
                 if (status && *status == 0) return Outcome::Ended;  // ended without an end line (e.g. --seconds)
+                if (status && *status == 127 && !progressed_) {  // the shell found no trainer there
+                    overSftp_ = true;
+                    {
+                        std::lock_guard<std::mutex> lock(mutex_);  // answered by the SFTP follow
+                        commands_.insert(commands_.begin(), sent.begin(), sent.end());
+                    }
+                    return followOverSftp(session, onMessage, why);
+                }
                 if (status)
                     throw RemoteError(options_.remoteTrainer + " attach " + options_.run + " on " + session.label() + " failed (exit " +
                                       std::to_string(*status) + "): " + lastLine(ch->stderrText()));

@@ -4,6 +4,11 @@
 // re-runs attach from that offset, so the callback sees every event once, in order: no gap, no
 // duplicate. Commands (pause, resume, ...) go to the remote attach's stdin.
 //
+// A host without streetgan-trainer (the shell cannot find it: exit 127) whose run is a
+// TensorBoard run of another trainer is followed over SFTP instead (SftpEventFiles and
+// TensorBoardFollower: the same lines as the remote attach would print, offsets in its event
+// files, the same reconnect and resume); commands then get a refusal reply.
+//
 // Thread contract: run() blocks the calling thread (a worker thread in the app) and invokes
 // every callback, and the SshOptions callbacks on reconnect, on that thread. sendCommand() and
 // stop() may be called from any thread. One run() per object.
@@ -15,6 +20,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,7 +34,7 @@ class SshSession;
 struct AttachOptions {
     std::string run;                                  ///< run directory on the remote host
     std::string remoteTrainer = "streetgan-trainer";  ///< binary on the remote host (PATH or absolute)
-    uint64_t fromOffset = 0;                          ///< byte offset in events.jsonl (0 or a line end)
+    uint64_t fromOffset = 0;                          ///< 0, or the `end` of the last event received
     double seconds = 0;                               ///< > 0: return after this long (local clock)
     double initialBackoffSeconds = 0.5;               ///< first reconnect delay, doubled each failure
     double maxBackoffSeconds = 8;                     ///< bound of the delay
@@ -89,6 +95,9 @@ public:
 private:
     enum class Outcome { Ended, Stopped, TimeUp, Dropped };
     Outcome attachOnce(SshSession& session, const MessageCallback& onMessage, std::string& why);
+    Outcome followOverSftp(SshSession& session, const MessageCallback& onMessage, std::string& why);
+    /// Runs the checks of every turn of a follow loop: stop, deadline, the test's drop.
+    std::optional<Outcome> turn(SshSession& session);
     bool waitBackoff(double seconds);
 
     SshOptions ssh_;
@@ -101,6 +110,7 @@ private:
     std::deque<std::string> commands_;
     double deadline_ = 0;      // steady seconds; 0: none
     bool progressed_ = false;  // the current connection delivered a line (run() thread only)
+    bool overSftp_ = false;    // the host has no trainer: follow its TensorBoard run over SFTP
 };
 
 }  // namespace streetgan

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -158,6 +159,33 @@ RemoteRunFiles SftpClient::listRun(const std::string& runDir) {
 }
 
 std::vector<RemoteFileInfo> SftpClient::listCheckpoints(const std::string& runDir) { return numbered(runDir, "checkpoints", R"(checkpoint_(\d+)\.pt)"); }
+
+std::string SftpClient::readRange(const std::string& remotePath, uint64_t offset, std::size_t maxBytes) {
+    SftpFileReader reader(sftp_->channel, session_.label(), remotePath);  // open and stat: one round trip
+    const uint64_t size = reader.info().size;
+    if (size <= offset || maxBytes == 0) {
+        reader.close();
+        return std::string();
+    }
+    const uint64_t want = std::min<uint64_t>(size - offset, maxBytes);
+    std::string out(static_cast<size_t>(want), '\0');
+    uint64_t got = 0;
+    std::atomic<bool> enough{false};  // no new requests past `want`; those in flight are collected
+    SftpFileReader::ReadOptions ro;
+    ro.from = offset;
+    ro.cancel = &enough;
+    // Answers may come in any order; the requests cover a gap-free prefix, all of which arrives.
+    const auto outcome = reader.read(ro, [&](uint64_t at, const char* p, size_t n) {
+        if (at >= offset + want) return;
+        const size_t keep = static_cast<size_t>(std::min<uint64_t>(n, offset + want - at));
+        std::memcpy(out.data() + (at - offset), p, keep);
+        got += keep;
+        if (got >= want) enough.store(true);
+    });
+    reader.close();
+    if (outcome == SftpFileReader::Outcome::Shrank) return std::string();  // it changed meanwhile: read again later
+    return out;
+}
 
 DownloadResult SftpClient::download(const std::string& remotePath, const std::string& localPath, const DownloadOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();

@@ -74,6 +74,10 @@ public:
     /// The checkpoints of `runDir` only (listRun().checkpoints without listing the samples: a
     /// `fetch --checkpoint latest` pays a round trip per request on a long link).
     std::vector<RemoteFileInfo> listCheckpoints(const std::string& runDir);
+    /// Up to `maxBytes` of `remotePath` from `offset` into memory (fewer at its end; none past it),
+    /// with pipelined reads: what following a TensorBoard run over SFTP reads (SftpEventFiles).
+    /// Throws RemoteError / ConnectionLostError.
+    std::string readRange(const std::string& remotePath, uint64_t offset, std::size_t maxBytes);
     /// Downloads `remotePath` to `localPath`: skipped when the local file has the remote size and
     /// mtime; else written to `localPath`.part (continued from its size when the remote file has
     /// not changed since), size-checked, fsynced, given the remote mtime, renamed into place.

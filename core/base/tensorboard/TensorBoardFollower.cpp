@@ -68,7 +68,7 @@ void TensorBoardFollower::seek(uint64_t offset) {
             cur_ = k;
             base_ = base;
             pos_ = offset - base;
-            if (pos_ < f.size) {  // must be a record's start
+            if (pos_ > 0 && pos_ < f.size) {  // must be a record's start (a file starts with one)
                 const std::string head = files_.read(runDir_ + "/" + f.name, pos_, 12);
                 if (TfRecordScanner::next(head).result == TfRecordScanner::Result::Corrupt)
                     throw ConfigError("offset " + std::to_string(offset) + " is not the start of a record of the TensorBoard run '" + runDir_ +

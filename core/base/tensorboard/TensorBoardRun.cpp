@@ -51,8 +51,13 @@ bool TensorBoardRun::isRun(const std::string& folder) {
     }
 }
 
-void TensorBoardRun::findIn(EventFileSource& files, const std::string& root, const std::string& rel, int depthLeft, const OwnRunTest& isOwnRun,
-                            std::vector<std::string>& out) {
+bool TensorBoardRun::holdsOurRun(const std::vector<EventFileSource::Entry>& entries) {
+    for (const auto& e : entries)
+        if (!e.folder && (e.name == "run.json" || e.name == "events.jsonl")) return true;
+    return false;
+}
+
+void TensorBoardRun::findIn(EventFileSource& files, const std::string& root, const std::string& rel, int depthLeft, std::vector<std::string>& out) {
     const std::string folder = rel.empty() ? root : root + "/" + rel;
     std::vector<EventFileSource::Entry> entries;
     try {
@@ -61,16 +66,16 @@ void TensorBoardRun::findIn(EventFileSource& files, const std::string& root, con
         if (rel.empty()) throw;  // the root itself must be readable; a sub-folder we may not read is passed over
         return;
     }
-    if (isOwnRun(folder, entries)) return;
+    if (holdsOurRun(entries)) return;
     if (!eventFiles(entries).empty()) out.push_back(rel);
     if (depthLeft <= 0) return;
     for (const auto& e : entries)
-        if (e.folder && e.name[0] != '.') findIn(files, root, rel.empty() ? e.name : rel + "/" + e.name, depthLeft - 1, isOwnRun, out);
+        if (e.folder && e.name[0] != '.') findIn(files, root, rel.empty() ? e.name : rel + "/" + e.name, depthLeft - 1, out);
 }
 
-std::vector<std::string> TensorBoardRun::find(EventFileSource& files, const std::string& root, int maxDepth, const OwnRunTest& isOwnRun) {
+std::vector<std::string> TensorBoardRun::find(EventFileSource& files, const std::string& root, int maxDepth) {
     std::vector<std::string> out;
-    findIn(files, root, std::string(), maxDepth, isOwnRun, out);
+    findIn(files, root, std::string(), maxDepth, out);
     std::sort(out.begin(), out.end());
     return out;
 }

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,11 +31,13 @@ public:
     static std::vector<EventFileSource::Entry> eventFiles(std::vector<EventFileSource::Entry> entries);
     /// Whether `folder` on this machine directly holds an event file.
     static bool isRun(const std::string& folder);
+    /// Whether a folder with these entries is one of our runs (it holds run.json or events.jsonl,
+    /// as RunStatus::isRunDirectory says of a local folder).
+    static bool holdsOurRun(const std::vector<EventFileSource::Entry>& entries);
     /// The TensorBoard runs under `root` (root itself included), as paths relative to it ("" for
-    /// root itself), sorted; at most `maxDepth` folders below it. Hidden folders are not searched,
-    /// nor folders for which `isOwnRun(folder, its entries)` is true (our own runs).
-    using OwnRunTest = std::function<bool(const std::string& folder, const std::vector<EventFileSource::Entry>& entries)>;
-    static std::vector<std::string> find(EventFileSource& files, const std::string& root, int maxDepth, const OwnRunTest& isOwnRun);
+    /// root itself), sorted; at most `maxDepth` folders below it. Hidden folders and our own runs
+    /// are not searched.
+    static std::vector<std::string> find(EventFileSource& files, const std::string& root, int maxDepth);
 
     /// A sample path naming the image of the record at `recordOffset` of `eventFile`.
     static std::string imagePath(const std::string& eventFile, uint64_t recordOffset);
@@ -51,8 +52,7 @@ public:
     static std::string readImage(EventFileSource& files, const std::string& runDir, const ImageRef& ref);
 
 private:
-    static void findIn(EventFileSource& files, const std::string& root, const std::string& rel, int depthLeft, const OwnRunTest& isOwnRun,
-                       std::vector<std::string>& out);
+    static void findIn(EventFileSource& files, const std::string& root, const std::string& rel, int depthLeft, std::vector<std::string>& out);
 };
 
 }  // namespace streetgan

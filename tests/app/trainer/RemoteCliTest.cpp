@@ -2,6 +2,9 @@
 // remote binary (it prints the argv it got, so quoting is checked word for word).
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <sstream>
+
 #include "support/CliRunner.h"
 #include "support/RemoteTestBase.h"
 
@@ -27,6 +30,31 @@ protected:
         return cli.run(full, feed + "HOME=" + CliRunner::quote(tmp / "home") + " SSH_AUTH_SOCK=");
     }
     static nlohmann::json argvOf(const CliResult& r) { return nlohmann::json::parse(r.out)["argv"]; }
+    /// The connection arguments remote() gives, for a trainer that is not installed there.
+    std::vector<std::string> remoteWithoutTrainer(const std::vector<std::string>& args) {
+        std::vector<std::string> full{"remote",       "--host", "127.0.0.1",        "--port",      std::to_string(target->port()),
+                                      "--identity",   userKey(), "--ssh-config",     "none",        "--remote-trainer",
+                                      tmp / "no-such-dir/streetgan-trainer", "--known-hosts", knownHosts()};
+        full.insert(full.end(), args.begin(), args.end());
+        return full;
+    }
+    /// The first `lines` lines the trainer prints with `args` (a follow that never ends by itself
+    /// ends when `head` has them: the trainer's next write fails).
+    std::vector<nlohmann::json> firstLines(const std::vector<std::string>& args, int lines) {
+        std::string cmd = "HOME=" + CliRunner::quote(tmp / "home") + " SSH_AUTH_SOCK= " + CliRunner::quote(STREETGAN_TRAINER);
+        for (const auto& a : args) cmd += " " + CliRunner::quote(a);
+        cmd += " </dev/null 2>/dev/null | head -n " + std::to_string(lines);
+        std::vector<nlohmann::json> out;
+        FILE* p = ::popen(cmd.c_str(), "r");
+        if (!p) return out;
+        std::string text;
+        char buf[4096];
+        for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+        ::pclose(p);
+        std::istringstream in(text);
+        for (std::string l; std::getline(in, l);) out.push_back(nlohmann::json::parse(l, nullptr, false));
+        return out;
+    }
 
     CliRunner cli{tmp.path().string()};
 };
@@ -165,4 +193,49 @@ TEST_F(RemoteCliTest, JumpHostAndConfigAliases) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(argvOf(r), nlohmann::json({"ls", "/y"}));
     EXPECT_NE(jump->log().find("direct-tcpip"), std::string::npos);
+}
+
+// A TensorBoard run of the reference project (SummaryWriter's files: the tensorboard_runs
+// fixture) is listed and followed here, and on a host without streetgan-trainer over SFTP.
+TEST_F(RemoteCliTest, TensorBoardRunsAreListedAndFollowedHereAndOnAHostWithoutTheTrainer) {
+    const std::filesystem::path root = tmp / "tb-runs";
+    std::filesystem::create_directories(root / "dcgan-msls");
+    std::filesystem::copy(std::filesystem::path(STREETGAN_TEST_TB_RUNS) / "reference/dcgan-msls", root / "dcgan-msls",
+                          std::filesystem::copy_options::recursive);
+    const std::string run = root / "dcgan-msls/events";
+    CliResult r = cli.run({"ls", root, "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto runs = nlohmann::json::parse(r.out)["runs"];
+    ASSERT_EQ(runs.size(), 1u) << r.out;
+    EXPECT_EQ(runs[0]["name"], "dcgan-msls/events");
+    EXPECT_EQ(runs[0]["state"], "tensorboard");
+    EXPECT_EQ(runs[0]["step"], 59 * 128);
+    EXPECT_TRUE(runs[0]["scalars"].contains("lr/G")) << r.out;
+    r = cli.run({"ls", root});
+    EXPECT_NE(r.out.find("dcgan-msls/events"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("tensorboard"), std::string::npos) << r.out;
+
+    // attach: 60 steps and 6 images, the live line before the last step (held until the run is quiet).
+    auto count = [](const std::vector<nlohmann::json>& lines, const char* kind) {
+        return std::count_if(lines.begin(), lines.end(), [&](const nlohmann::json& j) { return j.contains("event") && j["event"]["kind"] == kind; });
+    };
+    auto lines = firstLines({"attach", run, "--seconds", "300"}, 67);
+    ASSERT_EQ(lines.size(), 67u);
+    EXPECT_EQ(count(lines, "metrics"), 60);
+    EXPECT_EQ(count(lines, "sample"), 6);
+    EXPECT_EQ(lines[65]["live"], true);
+    EXPECT_EQ(lines[65]["state"], "tensorboard");
+    EXPECT_EQ(lines[66]["event"]["step"], 59 * 128);
+
+    // A host where only sshd runs: ls finds the run over SFTP, attach follows it over SFTP.
+    r = cli.run(remoteWithoutTrainer({"ls", root, "--json"}), "HOME=" + CliRunner::quote(tmp / "home") + " SSH_AUTH_SOCK=");
+    ASSERT_EQ(r.code, 0) << r.err;
+    runs = nlohmann::json::parse(r.out)["runs"];
+    ASSERT_EQ(runs.size(), 1u) << r.out;
+    EXPECT_EQ(runs[0]["path"], run);
+    EXPECT_NE(r.err.find("was not found"), std::string::npos) << r.err;
+    const auto remoteLines = firstLines(remoteWithoutTrainer({"attach", run, "--seconds", "300"}), 67);
+    ASSERT_EQ(remoteLines.size(), 67u);
+    for (size_t i = 0; i < 65; ++i) EXPECT_EQ(remoteLines[i], lines[i]) << i;  // the same lines as attach here
+    EXPECT_EQ(remoteLines[65]["live"], true);
 }
