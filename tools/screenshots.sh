@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders docs/screenshots/*.png: the welcome page (first start), the dashboard with a live run,
-# two runs compared, the checkpoint browser, the latent explorer, its export dialog and dark mode,
+# two runs compared, the checkpoint browser, the latent explorer, its export dialog, dark mode and
+# a run of another trainer (the reference project's TensorBoard logs) with its Scalars tab,
 # under Xvfb at 1280x800 (a laptop screen: a shot shows what such a user sees, cut-offs included).
 # Usage: tools/screenshots.sh [BUILD_DIR]   (default build/release; builds what it needs there)
 # Needs: xvfb-run (xvfb, xauth), the build's streetgan-trainer and screenshot_tour.
@@ -32,7 +33,11 @@ echo "screenshots.sh: training two small runs to compare (about a minute)" >&2
 "$trainer" start --detach --run-dir "$runs/live-tiny-32" --preset tiny-32 --steps 200000 --batch 16 \
   --log-every 5 --sample-every 50 --checkpoint-every 200 >/dev/null
 
+# A run of the reference project's own Python trainer (SummaryWriter logs into NAME/events).
+"$here/tests/python/tb-env.sh" "$build/tb-venv"
+"$build/tb-venv/bin/python" "$here/tools/screenshots/reference_style_run.py" "$runs/dcgan-msls-dl1/events"
+
 mkdir -p "$out"
 xvfb-run -a -s "-screen 0 1280x800x24" "$tour" --out "$out" --live "$runs/live-tiny-32" \
-  --compare "$runs/lr-2e-4" --compare "$runs/lr-1e-3"
+  --compare "$runs/lr-2e-4" --compare "$runs/lr-1e-3" --tensorboard "$runs/dcgan-msls-dl1"
 echo "screenshots.sh: wrote $(ls "$out"/*.png | wc -l) screenshots to $out" >&2

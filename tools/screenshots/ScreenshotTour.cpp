@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption out("out", "Folder for the PNG files.", "DIR");
     const QCommandLineOption live("live", "A live run directory (its trainer running).", "DIR");
     const QCommandLineOption compare("compare", "A finished run directory (give two).", "DIR");
-    cli.addOptions({out, live, compare});
+    const QCommandLineOption tensorBoard("tensorboard", "A TensorBoard run of another trainer (NAME for NAME/events).", "DIR");
+    cli.addOptions({out, live, compare, tensorBoard});
     cli.process(app);
     const QString outDir = cli.value(out);
     const QStringList compared = cli.values(compare);
@@ -103,6 +104,23 @@ int main(int argc, char** argv) {
          }},
         {4000, [&] { shot("07-dark-mode"); }},
     };
+    if (cli.isSet(tensorBoard)) {
+        streetgan::ui::RunSession* tbRun = nullptr;
+        steps.push_back({0, [&] {
+                             window.applyTheme("light");
+                             // Only the other trainer's run in the plots.
+                             for (const QString& r : compared)
+                                 if (auto* s = window.openLocalRun(r)) window.dashboard()->setPlotted(s, false);
+                             if (liveRun) window.dashboard()->setPlotted(liveRun, false);
+                             tbRun = window.openLocalRun(cli.value(tensorBoard));
+                             window.dashboard()->setSmoothing(0.6);
+                             tabs()->setCurrentWidget(window.dashboard());
+                             window.dashboard()->views()->setCurrentIndex(0);
+                         }});
+        steps.push_back({5000, [&] { shot("11-tensorboard-run"); }});
+        steps.push_back({0, [&] { window.dashboard()->views()->setCurrentIndex(1); }});
+        steps.push_back({2500, [&] { shot("12-tensorboard-scalars"); }});
+    }
     // Run the steps one after another on the event loop (each waits for the previous one's effect).
     std::function<void(size_t)> next = [&](size_t i) {
         if (i == steps.size()) {
