@@ -7,6 +7,7 @@ namespace streetgan::ui {
 void MinMaxPyramid::clear() {
     min_.clear();
     max_.clear();
+    minFirst_.clear();
     n_ = 0;
 }
 
@@ -18,11 +19,13 @@ void MinMaxPyramid::truncate(size_t n) {
         if (min_[level].size() > blocks) {
             min_[level].resize(blocks);
             max_[level].resize(blocks);
+            minFirst_[level].resize(blocks);
         }
     }
     while (!min_.empty() && min_.back().empty()) {
         min_.pop_back();
         max_.pop_back();
+        minFirst_.pop_back();
     }
 }
 
@@ -37,27 +40,36 @@ void MinMaxPyramid::update(const float* v, size_t n) {
         if (min_.size() <= level) {
             min_.emplace_back();
             max_.emplace_back();
+            minFirst_.emplace_back();
         }
         auto& mn = min_[level];
         auto& mx = max_[level];
+        auto& order = minFirst_[level];
         for (size_t j = mn.size(); j < blocks; ++j) {
             float lo = nan, hi = nan;
+            bool minFirst = true;
             if (level == 0) {
+                size_t atLo = 0, atHi = 0;
                 for (size_t i = j * block; i < (j + 1) * block; ++i) {
                     if (v[i] != v[i]) continue;
-                    if (!(lo <= v[i])) lo = v[i];
-                    if (!(hi >= v[i])) hi = v[i];
+                    if (!(lo <= v[i])) lo = v[i], atLo = i;
+                    if (!(hi >= v[i])) hi = v[i], atHi = i;
                 }
+                minFirst = atLo <= atHi;
             } else {
+                // Which half holds each extreme says their order; the same half: its order.
                 const auto& pmn = min_[level - 1];
                 const auto& pmx = max_[level - 1];
+                size_t kLo = 2 * j, kHi = 2 * j;
                 for (size_t k = 2 * j; k < 2 * j + 2; ++k) {
-                    if (pmn[k] == pmn[k] && !(lo <= pmn[k])) lo = pmn[k];
-                    if (pmx[k] == pmx[k] && !(hi >= pmx[k])) hi = pmx[k];
+                    if (pmn[k] == pmn[k] && !(lo <= pmn[k])) lo = pmn[k], kLo = k;
+                    if (pmx[k] == pmx[k] && !(hi >= pmx[k])) hi = pmx[k], kHi = k;
                 }
+                minFirst = kLo != kHi ? kLo < kHi : minFirst_[level - 1][kLo];
             }
             mn.push_back(lo);
             mx.push_back(hi);
+            order.push_back(minFirst);
         }
     }
 }

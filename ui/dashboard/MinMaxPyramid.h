@@ -21,12 +21,15 @@ public:
     void truncate(size_t n);
     size_t size() const { return n_; }
     /// Calls out(row, value) for points that draw rows [r0, r1) with at most about `maxPoints`
-    /// points, in row order (a block gives its min at its first row and its max at its last).
+    /// points, in row order. A block gives its two extremes in the order they came, the first at
+    /// its first row and the other at its last: a fall shows as a fall (max, then min), never as
+    /// a spike back up.
     template <class Out>
     void forEachPoint(const float* values, size_t r0, size_t r1, size_t maxPoints, Out&& out) const;
 
 private:
     std::vector<std::vector<float>> min_, max_;  // level l: blocks of kBaseBlock << l rows
+    std::vector<std::vector<bool>> minFirst_;    // the block's min comes before its max
     size_t n_ = 0;
 };
 
@@ -44,18 +47,19 @@ void MinMaxPyramid::forEachPoint(const float* v, size_t r0, size_t r1, size_t ma
     size_t level = 0;
     while (level + 1 < min_.size() && rows / (kBaseBlock << level) > maxPoints / 2) ++level;
     const size_t block = kBaseBlock << level;
-    auto span = [&](size_t a, size_t b) {  // min/max of raw rows [a, b)
+    auto span = [&](size_t a, size_t b) {  // min/max of raw rows [a, b), in their order
         float lo = 0, hi = 0;
+        size_t at_lo = 0, at_hi = 0;
         bool any = false;
         for (size_t i = a; i < b; ++i) {
             if (v[i] != v[i]) continue;
-            if (!any || v[i] < lo) lo = v[i];
-            if (!any || v[i] > hi) hi = v[i];
+            if (!any || v[i] < lo) lo = v[i], at_lo = i;
+            if (!any || v[i] > hi) hi = v[i], at_hi = i;
             any = true;
         }
         if (any) {
-            out(a, lo);
-            out(b - 1, hi);
+            out(a, at_lo <= at_hi ? lo : hi);
+            out(b - 1, at_lo <= at_hi ? hi : lo);
         }
     };
     size_t first = (r0 + block - 1) / block, last = r1 / block;  // full blocks [first, last)
@@ -68,8 +72,9 @@ void MinMaxPyramid::forEachPoint(const float* v, size_t r0, size_t r1, size_t ma
     for (size_t j = first; j < last; ++j) {
         const float lo = min_[level][j], hi = max_[level][j];
         if (lo != lo) continue;  // a block of NaNs only
-        out(j * block, lo);
-        out((j + 1) * block - 1, hi);
+        const bool minFirst = minFirst_[level][j];
+        out(j * block, minFirst ? lo : hi);
+        out((j + 1) * block - 1, minFirst ? hi : lo);
     }
     if (last * block < r1) span(last * block, r1);
 }

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <limits>
 
+#include "base/daemon/RunStatus.h"
 #include "base/run/Events.h"
+#include "base/tensorboard/TensorBoardRun.h"
 #include "common/WorkerThreads.h"
 
 #include <nlohmann/json.hpp>
@@ -63,7 +65,12 @@ RunSession::~RunSession() {
 QString RunSession::runKey() const { return RunPalette::key(isRemote() ? hostLabel_ : QString(), runDir_); }
 
 QString RunSession::title() const {
-    const QString name = QFileInfo(runDir_).fileName();
+    QString name = QFileInfo(runDir_).fileName();
+    // Another trainer's TensorBoard folder is often named the same in every run (the reference's
+    // NAME/events, a SummaryWriter's logs): its parent names it, as `ls` does relative to the root.
+    const std::string dir = runDir_.toStdString();
+    if (name == QLatin1String("events") || (!isRemote() && !RunStatus::isRunDirectory(dir) && TensorBoardRun::isRun(dir)))
+        name = QFileInfo(QFileInfo(runDir_).path()).fileName() + "/" + name;
     return isRemote() ? name + " @ " + hostLabel_ : name;
 }
 

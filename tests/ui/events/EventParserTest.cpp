@@ -201,6 +201,21 @@ private slots:
         QCOMPARE(pts.size(), size_t{200});  // few rows: the raw rows
         QCOMPARE(pts[0].second, v[100]);
     }
+    // A learning rate halved at a step, drawn from its coarse levels: the points never go back up
+    // (a block's extremes come in their own order, not min then max).
+    void pyramidDrawsAFallAsAFall() {
+        std::vector<float> v(100000);
+        for (size_t i = 0; i < v.size(); ++i) v[i] = i < 51234 ? 2e-4f : (i < 80001 ? 1e-4f : 5e-5f);
+        MinMaxPyramid p;
+        p.update(v.data(), 30000);
+        p.update(v.data(), v.size());
+        for (size_t from : {size_t{0}, size_t{7}}) {  // whole blocks, and partial ones at both ends
+            std::vector<float> drawn;
+            p.forEachPoint(v.data(), from, v.size() - from, 300, [&](size_t, float value) { drawn.push_back(value); });
+            QVERIFY(drawn.size() < 700);
+            for (size_t i = 1; i < drawn.size(); ++i) QVERIFY2(drawn[i] <= drawn[i - 1], qPrintable(QString("point %1 goes up").arg(i)));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(EventParserTest)
