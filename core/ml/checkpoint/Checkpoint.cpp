@@ -208,7 +208,9 @@ void Checkpoint::save(const CheckpointData& data, const std::string& path) {
     if (data.generatorOptim) root.insert("G_optim", optimToIValue(*data.generatorOptim));
     if (data.discriminatorOptim) root.insert("D_optim", optimToIValue(*data.discriminatorOptim));
     root.insert("losses", lossesToIValue(data.losses));
-    root.insert("img_list", GenericList(c10::AnyType::get()));  // empty on purpose: see Checkpoint.h
+    GenericList imgList(c10::AnyType::get());  // empty in a run of ours: see Checkpoint.h
+    for (const auto& grid : data.imgList) imgList.push_back(grid.detach().to(torch::kCPU).contiguous());
+    root.insert("img_list", imgList);
     // Every key the reference's resume reads is present; no noise is None, not a missing key.
     root.insert("noise", data.fixedNoise.defined() ? IValue(data.fixedNoise.detach().to(torch::kCPU).contiguous()) : IValue());
     root.insert("config", data.configJson);
@@ -256,6 +258,9 @@ CheckpointData Checkpoint::load(const std::string& path) {
         if (const auto* v = root.find("G_optim"); v && v->isDict()) out.generatorOptim = readOptim(*v, gParams, "G_optim", path);
         if (const auto* v = root.find("D_optim"); v && v->isDict()) out.discriminatorOptim = readOptim(*v, dParams, "D_optim", path);
         if (const auto* v = root.find("losses")) out.losses = readLosses(*v);
+        if (const auto* v = root.find("img_list"); v && v->isList())
+            for (const auto& item : v->items())
+                if (item.isTensor()) out.imgList.push_back(item.asTensor().to(torch::kFloat32));
         // The reference saves no step count; AdamW's per-parameter step is the optimiser steps
         // taken, so a resumed run continues the step count (and its data order) from there.
         if (out.format == "reference" && out.step == 0 && out.generatorOptim && !out.generatorOptim->empty())

@@ -8,13 +8,15 @@
 //    (PyTorch optimizer.state_dict() layout), "losses" ({"_G": [float], "_D": [float]}: the losses
 //    of every logged step, i.e. of every metrics event, oldest first; each is the mean over the
 //    steps since the previous log, where the reference logs the single step's loss), "img_list"
-//    (always an empty list, see below), "noise" (K, nz, 1, 1) fixed progress noise, "config"
+//    (CheckpointData::imgList, see below), "noise" (K, nz, 1, 1) fixed progress noise, "config"
 //    (TrainConfig JSON text), "rng" (CPU generator state), "amp_scale", "amp_growth"}.
-// img_list is written empty on purpose: the reference appends one float grid per saved epoch
-// (3 x 1042 x 1042 float32, 13 MB, for 64 images at 128 px) and carries all of them in every
+// img_list is empty in a run of ours on purpose: the reference appends one float grid per saved
+// epoch (3 x 1042 x 1042 float32, 13 MB, for 64 images at 128 px) and carries all of them in every
 // checkpoint, so a long run's checkpoints would grow without bound. Our progress grids are the
 // samples/step_N.png files of the run directory; the reference appends to the empty list and
-// resumes normally. A reference checkpoint's img_list is not read (nor written back).
+// resumes normally. A reference checkpoint's img_list is read (its grids, as float tensors), and
+// a run resumed from one carries it on and appends to it as the reference would (TrainingRun), so
+// the history of a run that began in the reference's trainer is never lost.
 // Reference checkpoints (torch.save of {"epoch", "G_state_dict", "D_state_dict", "G_optim",
 // "D_optim", "losses", "img_list", "noise"}, state-dict keys possibly "module."-prefixed) load
 // through the same reader; their architecture is inferred from the tensor shapes, their step
@@ -61,6 +63,9 @@ struct CheckpointData {
     double ampScale = 0;       ///< fp16 loss scale (0: not used)
     int64_t ampGrowth = 0;
     LossHistory losses;  ///< G/D loss per logged step ("losses"), empty when the file has none
+    /// "img_list": the reference's fixed-noise grids, (3, H, W) float32 in [0, 1] on CPU, oldest
+    /// first; empty for a run of ours (see above).
+    std::vector<torch::Tensor> imgList;
 
     /// A slim (G-only) checkpoint: no discriminator to train with.
     bool generatorOnly() const { return discriminator.empty(); }

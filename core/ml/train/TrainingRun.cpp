@@ -64,7 +64,7 @@ int64_t TrainingRun::execute() {
     return finish();
 }
 
-int64_t TrainingRun::epochOf(int64_t stepsDone) const { return stepsDone == 0 ? int64_t{0} : (stepsDone - 1) / stepsPerEpoch_; }
+int64_t TrainingRun::epochOf(int64_t stepsDone) const { return epochBase_ + (stepsDone == 0 ? int64_t{0} : (stepsDone - 1) / stepsPerEpoch_); }
 
 StatusEvent TrainingRun::status(const char* state) const {
     StatusEvent e;
@@ -142,6 +142,9 @@ void TrainingRun::resumeFromCheckpoint() {
             step_->restore(ck, *latest);
             done_ = ck.step;
             losses_ = std::move(ck.losses);  // the history continues
+            imgList_ = std::move(ck.imgList);  // the reference's grids too, appended to at each checkpoint
+            epochBase_ = 0;
+            epochBase_ = std::max<int64_t>(0, ck.epoch - epochOf(ck.step));  // the epoch count never runs backwards
             if (ck.fixedNoise.defined()) noise_ = ck.fixedNoise;
             if (ck.rngState.defined()) {
                 auto cpuGen = at::detail::getDefaultCPUGenerator();
@@ -329,6 +332,10 @@ void TrainingRun::checkpoint(int64_t stepsDone) {
     ck.step = stepsDone;
     ck.fixedNoise = noise_;
     ck.losses = losses_;
+    if (!imgList_.empty()) {  // a reference history: its grids go on, one more per checkpoint
+        imgList_.push_back(ImageGrid::makeGrid(step_->sample(noise_), 8, 2, true).to(torch::kCPU).contiguous());
+        ck.imgList = imgList_;
+    }
     ck.rngState = at::detail::getDefaultCPUGenerator().get_state();
     const std::string path = out_.dir()->checkpointPath(ck.epoch);
     lastCheckpointStep_ = stepsDone;

@@ -101,6 +101,7 @@ private:
     // The last metrics, sample and checkpoint; the stopped/finished status. Returns steps done.
     int64_t finish();
 
+    /// The epoch of a step: epochBase_ plus the epochs of this run's data the steps make.
     int64_t epochOf(int64_t stepsDone) const;
     StatusEvent status(const char* state) const;
 
@@ -130,6 +131,15 @@ private:
     /// again (the log is append-only; the dashboard would get two points per step).
     int64_t loggedUpTo_ = 0;
     LossHistory losses_;  // every logged step's losses (rank 0), restored on resume, in each checkpoint
+    /// The resumed checkpoint's epoch less the epoch its step makes with this run's data: a run
+    /// resumed from a checkpoint of other data (the reference project's, trained on another
+    /// subset) keeps counting on from that epoch, and its files keep their numbering. 0 when not
+    /// resumed, or when the data is the same.
+    int64_t epochBase_ = 0;
+    /// The reference's fixed-noise grids (img_list) of a resumed reference checkpoint, to which
+    /// each checkpoint appends one (make_grid of G(noise)), as the reference does; empty for a run
+    /// of ours (Checkpoint.h).
+    std::vector<torch::Tensor> imgList_;
     // announceStart()
     std::optional<TensorBoardWriter> tb_;
     std::map<std::string, int64_t> lastSkipped_;

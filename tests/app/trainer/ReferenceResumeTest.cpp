@@ -118,7 +118,65 @@ TEST(ReferenceResume, ReferenceTrainingResumesFromOursAndOursFromIts) {
     ASSERT_EQ(lastG.size(), 15u);  // its 10, then ours at steps 22, 24, ..., 30
     EXPECT_TRUE(std::equal(refG.begin(), refG.end(), lastG.begin()));
     EXPECT_TRUE(std::equal(refD.begin(), refD.end(), lastD.begin()));
-    EXPECT_EQ(last.out["img_list"], 0);
+    // Its fixed-noise grids go on too: its 2, then one per checkpoint of ours since the resume.
+    int oursSince = 0;
+    for (const auto& e : readEvents(run))
+        if (e["kind"] == "checkpoint" && e["step"].get<int>() > 20) ++oursSince;
+    ASSERT_GE(oursSince, 1);
+    EXPECT_EQ(last.out["img_list"], 2 + oursSince);
+}
+
+// The reference's checkpoint resumed on other data (as a reference run on a DL1 box, continued
+// here on another subset): the epoch count goes on from its epoch, the file numbering with it,
+// and its losses and grids are kept and appended to; the reference's own resume, which asks for
+// checkpoint_<epoch>.pt by number, then finds our file and carries everything on.
+TEST(ReferenceResume, AResumedReferenceCheckpointKeepsItsEpochCountLossesAndGrids) {
+    TempDir dir;
+    CliRunner cli(dir.path());
+    const std::string run = dir / "run", cks = dir / "run/checkpoints";
+    const std::vector<std::string> common = {"--preset", "tiny-32", "--batch", "8", "--log-every", "2", "--seed", "3"};
+    std::vector<std::string> train = {"train", "--run-dir", run, "--steps", "12", "--synthetic-images", "64"};
+    train.insert(train.end(), common.begin(), common.end());
+    ASSERT_EQ(cli.run(train).code, 0);
+    // The reference: epochs 1 and 2 over 32 images (4 steps each): checkpoint_2.pt, epoch 2, step
+    // 20, two grids.
+    const PyResult ref = python(dir, {"resume", cks, "1", "3", "--images", "32", "--batch", "8", "--log-frequency", "2"});
+    ASSERT_EQ(ref.code, 0) << ref.err << ref.text;
+    ASSERT_EQ(ref.out["img_list_out"], 2);
+    const std::vector<double> refG = numbers(ref.out["losses_out"]["_G"]);
+
+    // Ours on 256 images: 32 steps an epoch, so its step 20 is in our epoch 0; 44 steps.
+    std::vector<std::string> resume = {"train", "--run-dir", run, "--resume", "--steps", "44", "--synthetic-images", "256", "--checkpoint-every", "8"};
+    resume.insert(resume.end(), common.begin(), common.end());
+    const CliResult r = cli.run(resume);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::vector<int> epochs;
+    int saved = 0;
+    for (const auto& e : readEvents(run))
+        if (e["kind"] == "checkpoint" && e["step"].get<int>() > 20) {
+            epochs.push_back(e["epoch"].get<int>());
+            ++saved;
+        }
+    ASSERT_FALSE(epochs.empty());
+    EXPECT_GE(epochs.front(), 2) << "the epoch count ran backwards";
+    EXPECT_TRUE(std::is_sorted(epochs.begin(), epochs.end()));
+    EXPECT_EQ(epochs.back(), 3);  // step 44: the reference's epoch 2 and one more of ours (step 32 + 12)
+    ASSERT_TRUE(fs::exists(cks + "/checkpoint_3.pt"));
+    const PyResult last = python(dir, {"inspect", cks + "/checkpoint_3.pt"});
+    ASSERT_EQ(last.code, 0) << last.err;
+    EXPECT_EQ(last.out["epoch"], 3);
+    EXPECT_EQ(last.out["img_list"], 2 + saved);
+    const std::vector<double> lastG = numbers(last.out["losses"]["_G"]);
+    ASSERT_EQ(lastG.size(), refG.size() + 12);  // its history, then ours at steps 22, 24, ..., 44
+    EXPECT_TRUE(std::equal(refG.begin(), refG.end(), lastG.begin()));
+
+    // The reference's resume by number: checkpoint_3.pt, everything carried on.
+    const PyResult again = python(dir, {"resume", cks, "3", "4", "--images", "32", "--batch", "8", "--log-frequency", "2"});
+    ASSERT_EQ(again.code, 0) << again.err << again.text;
+    EXPECT_EQ(again.out["start_epoch"], 3);
+    EXPECT_EQ(again.out["img_list_in"], 2 + saved);
+    EXPECT_EQ(again.out["img_list_out"], 3 + saved);
+    EXPECT_EQ(numbers(again.out["losses_in"]["_G"]), lastG);
 }
 
 TEST(ReferenceResume, SlimExportLoadsInTheReferenceApiAndDrawsWhatSampleDraws) {
