@@ -6,6 +6,10 @@
 #  1. Event latency: a tiny detached training run (remote start) logging every step; the events
 #     are followed with `remote attach` over SSH, and (for reference) with a local `attach`;
 #     latency = receive wall time - the event's "t" written by the trainer. Median, p90, p99, max.
+#  1b. The same for a TensorBoard run of another trainer (bench/tensorboard_writer.py: PyTorch's
+#     SummaryWriter, a step every 50 ms) on a host without streetgan-trainer: `remote attach`
+#     follows it over SFTP; latency = receive wall time - the step's wall time in the file. Needs
+#     the TensorBoard venv (tests/python/tb-env.sh; made in build/release/tb-venv when missing).
 #  2. SFTP download of a BENCH_REMOTE_MB (200) MB file: `remote fetch` next to OpenSSH's own
 #     `sftp` and `scp` on the same file, BENCH_REPEATS (3) times each, alternating; median MB/s.
 #     Optionally (BENCH_REMOTE_SWEEP=1) a sweep of requests at first x chunk size for `remote fetch`.
@@ -22,6 +26,9 @@ mb=${BENCH_REMOTE_MB:-200}; repeats=${BENCH_REPEATS:-3}; steps=${BENCH_LATENCY_S
 rtts=${BENCH_RTT_MS:-100 0}
 results=${BENCH_RESULTS_DIR:-$root/bench/results}; mkdir -p "$results"
 py=/usr/bin/python3
+tbvenv=${BENCH_TB_VENV:-$root/build/release/tb-venv}
+"$root/tests/python/tb-env.sh" "$tbvenv"
+tbpy=$tbvenv/bin/python
 
 work=$(mktemp -d /tmp/streetgan-bench-remote-XXXXXX)
 sshd_pid=""; proxy_pid=""
@@ -111,6 +118,29 @@ for row in "ssh:$lat_ssh" "local:$lat_local"; do
 done
 echo "target (remote attach): p99 <= the round trip + 50 ms"
 
+# --- 1b. a TensorBoard run, no trainer on the host: followed over SFTP ----------------------------
+echo "== a TensorBoard run (SummaryWriter, a step every 50 ms) over $where, no trainer there: remote attach over SFTP, and local attach"
+tbdir=$work/runs/tb-$rtt/events
+mkdir -p "$tbdir"
+"$tbpy" "$root/bench/tensorboard_writer.py" "$tbdir" --steps 200 --every-ms 50 --wait 4 >"$work/tbw.out" &
+tbw_pid=$!
+for _ in $(seq 600); do grep -q ready "$work/tbw.out" 2>/dev/null && break; sleep 0.05; done  # the first step is written
+no_trainer=("${remote[@]}")
+no_trainer[${#no_trainer[@]}-1]=/nonexistent/streetgan-trainer
+$py "$root/bench/remote_latency.py" --skip-first -- "$trainer" attach "$tbdir" --seconds 18 >"$work/tb_local.json" &
+local_pid=$!
+tb_ssh=$($py "$root/bench/remote_latency.py" --skip-first -- "${no_trainer[@]}" attach "$tbdir" --seconds 18)
+wait "$local_pid" || true
+wait "$tbw_pid" || true
+tb_local=$(cat "$work/tb_local.json")
+printf '%-18s %8s %10s %8s %8s %8s\n' follower "steps" "median ms" "p90 ms" "p99 ms" "max ms"
+for row in "ssh:$tb_ssh" "local:$tb_local"; do
+  name=${row%%:*}; j=${row#*:}
+  $py -c "import json; d=json.loads('''$j'''); print('%-18s %8d %10.1f %8.1f %8.1f %8.1f' % ('remote over SFTP' if '$name'=='ssh' else 'local attach', d['live_events'], d['median_ms'], d['p90_ms'], d['p99_ms'], d['max_ms']))"
+done
+echo "target: a record shows within 1 s (locally), 1 s plus the round trip (remotely)"
+tb_json="\"tensorboard_latency_sftp\": $tb_ssh, \"tensorboard_latency_local\": $tb_local,"
+
 # --- 2. SFTP download --------------------------------------------------------------------------
 echo "== SFTP download of a $mb MB file over $where (median of $repeats, alternating)"
 cat "$src" >/dev/null
@@ -153,7 +183,7 @@ if [ "$sweep" = 1 ]; then
   done
 fi
 stop_proxy
-results_json="$results_json{\"rtt_ms\": $rtt, \"latency_remote\": $lat_ssh, \"latency_local\": $lat_local,
+results_json="$results_json{\"rtt_ms\": $rtt, $tb_json \"latency_remote\": $lat_ssh, \"latency_local\": $lat_local,
  \"seconds\": {\"ours\": [$(echo ${times[ours]} | tr ' ' ',')], \"sftp\": [$(echo ${times[osftp]} | tr ' ' ',')], \"scp\": [$(echo ${times[oscp]} | tr ' ' ',')]},
  \"transfer_seconds_ours\": [$(echo ${times[xfer]} | tr ' ' ',')],
  \"median_seconds\": {\"ours\": $m_ours, \"ours_transfer\": $m_xfer, \"sftp\": $m_sftp, \"scp\": $m_scp},

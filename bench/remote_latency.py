@@ -2,11 +2,14 @@
 """Helper of bench_remote.sh: runs an attach command (local `streetgan-trainer attach RUN` or
 `streetgan-trainer remote ... attach RUN`), stamps each line when it arrives, and prints one JSON
 document with the latency of live events: receive wall time minus the event's "t" (the time the
-trainer wrote it; same machine, same clock). Usage: remote_latency.py -- COMMAND..."""
+trainer wrote it; same machine, same clock). --skip-first: the first event after the live line
+is not counted (a TensorBoard run's step written before the follower started: it is handed out
+once the run is quiet, after the live line). Usage: remote_latency.py [--skip-first] -- COMMAND..."""
 import json, os, subprocess, sys, time
 
 def main(argv):
     cmd = argv[argv.index("--") + 1:]
+    skip = 1 if "--skip-first" in argv[:argv.index("--")] else 0
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, bufsize=0)
     live, lat, events, buf = False, [], 0, b""
     while True:
@@ -29,6 +32,9 @@ def main(argv):
             if ev is not None:
                 events += 1
                 if live and isinstance(ev.get("t"), (int, float)):
+                    if skip:
+                        skip -= 1
+                        continue
                     lat.append(now - ev["t"])
     rc = proc.wait()
     lat.sort()

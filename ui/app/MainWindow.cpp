@@ -493,8 +493,10 @@ RunSession* MainWindow::openLocalRun(const QString& runDirIn) {
     if (QFileInfo(runDir).isDir() && !RunStatus::isAnyRun(runDir.toStdString())) {
         LocalEventFiles files;
         try {
+            // Not tb/: a run of ours keeps its TensorBoard copy there, and may not be recognisable yet.
             const auto below = TensorBoardRun::find(files, runDir.toStdString(), 2);
-            if (below.size() == 1) runDir += "/" + QString::fromStdString(below.front());
+            if (below.size() == 1 && QFileInfo(QString::fromStdString(below.front())).fileName() != QLatin1String("tb"))
+                runDir += "/" + QString::fromStdString(below.front());
         } catch (const std::exception&) {  // unreadable: the error comes below
         }
     }

@@ -1,5 +1,7 @@
 #include "checkpoints/CheckpointCatalog.h"
 
+#include "base/tensorboard/TensorBoardRun.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -92,6 +94,16 @@ qint64 CheckpointCatalog::readEvents(const QString& eventsPath, qint64 fromOffse
 void CheckpointCatalog::scanLocal(const QString& runDir) {
     remote_ = false;
     files_.clear();
+    if (!QFileInfo::exists(runDir + "/events.jsonl") && TensorBoardRun::isRun(runDir.toStdString())) {
+        // Another trainer's TensorBoard run: its torch.save checkpoints, wherever it keeps them.
+        for (const std::string& folder : TensorBoardRun::checkpointFolders()) {
+            const QString sub = QString::fromStdString(folder);
+            for (const QFileInfo& fi : QDir(runDir + "/" + sub).entryInfoList({"*.pt", "*.pth"}, QDir::Files))
+                if (TensorBoardRun::isCheckpointName(fi.fileName().toStdString()))
+                    files_.insert(QDir::cleanPath(sub + "/" + fi.fileName()), FileEntry{fi.absoluteFilePath(), fi.size(), fi.lastModified()});
+        }
+        return;
+    }
     const QDir dir(runDir + "/checkpoints");
     const auto entries = dir.entryInfoList({"checkpoint_*.pt"}, QDir::Files);
     for (const QFileInfo& fi : entries) {
@@ -106,6 +118,10 @@ void CheckpointCatalog::setRemote(const QString& runDir, const RunSeries& series
     byPath_.clear();
     for (const auto& f : files) {
         const QString name = QString::fromStdString(f.name);
+        if (name.contains('/')) {  // a TensorBoard run's checkpoint, relative to the run (RemoteCheckpointFetcher)
+            files_.insert(QDir::cleanPath(name), FileEntry{QDir::cleanPath(runDir + "/" + name), static_cast<qint64>(f.size), QDateTime::fromSecsSinceEpoch(f.mtime)});
+            continue;
+        }
         if (epochFromName(name) < 0) continue;
         files_.insert("checkpoints/" + name, FileEntry{runDir + "/checkpoints/" + name, static_cast<qint64>(f.size), QDateTime::fromSecsSinceEpoch(f.mtime)});
     }

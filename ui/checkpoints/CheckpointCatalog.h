@@ -59,10 +59,12 @@ public:
     /// every line; returns the offset reached (where a later call continues). A missing file
     /// reads as empty. Throws IoError when the file exists but cannot be read.
     qint64 readEvents(const QString& eventsPath, qint64 fromOffset = 0);
-    /// Lists `runDir`/checkpoints/checkpoint_<epoch>.pt (size, mtime); replaces an earlier scan.
+    /// Lists `runDir`/checkpoints/checkpoint_<epoch>.pt (size, mtime); replaces an earlier scan. For
+    /// another trainer's TensorBoard run, every .pt/.pth in TensorBoardRun::checkpointFolders().
     void scanLocal(const QString& runDir);
     /// A remote run: checkpoint events and losses from the attach stream's series, files from the
-    /// SFTP listing (remote paths under `runDir`).
+    /// SFTP listing (remote paths under `runDir`: names of checkpoints/, or paths relative to the
+    /// run when they hold a '/', a TensorBoard run's).
     void setRemote(const QString& runDir, const RunSeries& series, const std::vector<RemoteFileInfo>& files);
 
     /// One row per checkpoint file, sorted by epoch then step.

@@ -1,7 +1,9 @@
 #include "checkpoints/RemoteCheckpointFetcher.h"
 
 #include "base/remote/RemoteCache.h"
+#include "base/remote/SftpEventFiles.h"
 #include "base/remote/SshSession.h"
+#include "base/tensorboard/TensorBoardRun.h"
 
 namespace streetgan::ui {
 
@@ -21,7 +23,23 @@ void RemoteCheckpointFetcher::connectIfNeeded() {
 void RemoteCheckpointFetcher::list(quint64 jobId, const QString& runDir) {
     try {
         connectIfNeeded();
-        emit listed(jobId, sftp_->listRun(runDir.toStdString()).checkpoints);
+        const std::string dir = runDir.toStdString();
+        std::vector<RemoteFileInfo> files = sftp_->listRun(dir).checkpoints;
+        if (files.empty() && !sftp_->exists(dir + "/events.jsonl")) {
+            // Another trainer's TensorBoard run: its checkpoints wherever it keeps them, named
+            // relative to the run (CheckpointCatalog::setRemote).
+            SftpEventFiles events(*sftp_);
+            if (!TensorBoardRun::eventFiles(events.list(dir)).empty())
+                for (const std::string& folder : TensorBoardRun::checkpointFolders()) {
+                    if (!sftp_->exists(dir + "/" + folder)) continue;
+                    for (RemoteFileInfo f : sftp_->list(dir + "/" + folder))
+                        if (f.isRegular && TensorBoardRun::isCheckpointName(f.name)) {
+                            f.name = folder + "/" + f.name;  // "./NAME" too: a '/' marks a name relative to the run
+                            files.push_back(std::move(f));
+                        }
+                }
+        }
+        emit listed(jobId, files);
     } catch (const std::exception& e) {
         sftp_.reset();
         session_.reset();

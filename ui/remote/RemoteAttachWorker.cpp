@@ -16,7 +16,10 @@ RemoteAttachWorker::~RemoteAttachWorker() = default;
 void RemoteAttachWorker::run() {
     EventLineParser parser;
     // The protocol check costs one extra connection per opened run; a connection failure here is
-    // left to RemoteAttach, which reports it (and retries) as it always did.
+    // left to RemoteAttach, which reports it (and retries) as it always did. A host without the
+    // trainer may still hold a TensorBoard run of another trainer, which RemoteAttach follows over
+    // SFTP: the missing trainer is the error only when that fails.
+    QString missing;
     try {
         auto session = SshSession::connect(ssh_);
         const TrainerProbe p = RemoteTrainerSetup(*session).probe(trainer_);
@@ -24,8 +27,8 @@ void RemoteAttachWorker::run() {
         if (p.state == TrainerProbe::State::Incompatible)
             why = QString::fromStdString(RemoteTrainerSetup::protocolMismatch(session->label(), p.version, p.protocol));
         else if (p.state == TrainerProbe::State::Missing)
-            why = tr("host %1 has no working streetgan-trainer (%2; looked for %3, on PATH and in ~/.local/bin): set it up (Set up… in the hosts list)")
-                      .arg(QString::fromStdString(session->label()), QString::fromStdString(p.summary()), QString::fromStdString(trainer_));
+            missing = tr("host %1 has no working streetgan-trainer (%2; looked for %3, on PATH and in ~/.local/bin): set it up (Set up… in the hosts list)")
+                          .arg(QString::fromStdString(session->label()), QString::fromStdString(p.summary()), QString::fromStdString(trainer_));
         if (!why.isEmpty()) {
             emit failed(why);
             emit finished();
@@ -46,7 +49,7 @@ void RemoteAttachWorker::run() {
     } catch (const AuthError& e) {
         emit failed(tr("Authentication failed: %1. Check the user name and key in Connect to host.").arg(QString::fromStdString(e.what())));
     } catch (const std::exception& e) {
-        emit failed(QString::fromStdString(e.what()));
+        emit failed(missing.isEmpty() ? QString::fromStdString(e.what()) : missing);
     }
     emit finished();
 }

@@ -80,6 +80,19 @@ std::vector<std::string> TensorBoardRun::find(EventFileSource& files, const std:
     return out;
 }
 
+const std::vector<std::string>& TensorBoardRun::checkpointFolders() {
+    static const std::vector<std::string> folders = {"../checkpoints", "checkpoints", "."};
+    return folders;
+}
+
+bool TensorBoardRun::isCheckpointName(const std::string& name) {
+    auto endsWith = [&](const char* ext) {
+        const std::string e = ext;
+        return name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0;
+    };
+    return name[0] != '.' && (endsWith(".pt") || endsWith(".pth"));
+}
+
 std::string TensorBoardRun::imagePath(const std::string& eventFile, uint64_t recordOffset) { return eventFile + "#" + std::to_string(recordOffset); }
 
 std::optional<TensorBoardRun::ImageRef> TensorBoardRun::parseImagePath(const std::string& path) {

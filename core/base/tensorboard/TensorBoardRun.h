@@ -39,6 +39,13 @@ public:
     /// are not searched.
     static std::vector<std::string> find(EventFileSource& files, const std::string& root, int maxDepth);
 
+    /// Where a TensorBoard run's torch.save checkpoints are looked for, relative to its folder: the
+    /// reference project's checkpoints/ beside its events/ folder, a checkpoints/ inside, and the
+    /// run folder itself.
+    static const std::vector<std::string>& checkpointFolders();
+    /// A checkpoint file's name: *.pt or *.pth.
+    static bool isCheckpointName(const std::string& name);
+
     /// A sample path naming the image of the record at `recordOffset` of `eventFile`.
     static std::string imagePath(const std::string& eventFile, uint64_t recordOffset);
     struct ImageRef {

@@ -106,7 +106,9 @@ TEST_F(RemoteCliTest, ArgumentsReachTheRemoteTrainerAsSingleWords) {
 }
 
 TEST_F(RemoteCliTest, RemoteExitCodesAndMissingTrainerAreReported) {
-    CliResult r = remote({"ls", "/tmp"}, true, tmp / "no-such-trainer");
+    // A folder with no TensorBoard run to list over SFTP instead: the missing trainer is the error.
+    std::filesystem::create_directories(tmp / "no-runs");
+    CliResult r = remote({"ls", tmp / "no-runs"}, true, tmp / "no-such-trainer");
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("--remote-trainer"), std::string::npos) << r.err;
     std::ofstream(tmp / "exit3.sh") << "#!/bin/sh\necho rejected >&2\nexit 3\n";

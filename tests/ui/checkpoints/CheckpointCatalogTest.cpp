@@ -3,7 +3,9 @@
 // losses from the last metrics event at or before its step; a torn last line waits for the next
 // read; files without events and temp files of a save in progress; a remote run's checkpoints take
 // their exact losses from a RunSeries downsampled past kMaxRows.
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -179,6 +181,48 @@ private slots:
         QCOMPARE(c.checkpointEvents(), 5);
     }
 
+    // Another trainer's TensorBoard run (the reference's NAME/events/ beside NAME/checkpoints/):
+    // its torch.save files are listed wherever it keeps them; a remote listing names them relative
+    // to the run.
+    void tensorBoardRunCheckpointsBesideItsEvents() {
+        QTemporaryDir tmp;
+        const QString run = tmp.filePath("dcgan/events");
+        QVERIFY(QDir().mkpath(run) && QDir().mkpath(tmp.filePath("dcgan/checkpoints")));
+        auto touch = [](const QString& path, int bytes) {
+            QFile f(path);
+            return f.open(QIODevice::WriteOnly) && f.write(QByteArray(bytes, 'x')) == bytes;
+        };
+        QVERIFY(touch(run + "/events.out.tfevents.1700000000.host.1.0", 10));
+        QVERIFY(touch(tmp.filePath("dcgan/checkpoints/checkpoint_1.pt"), 100));
+        QVERIFY(touch(tmp.filePath("dcgan/checkpoints/checkpoint_0.pt"), 90));
+        QVERIFY(touch(run + "/best.pth", 50));
+        QVERIFY(touch(run + "/notes.txt", 5));
+        CheckpointCatalog c;
+        c.scanLocal(run);
+        const auto rows = c.rows();
+        QCOMPARE(rows.size(), 3);
+        QCOMPARE(rows[0].relativePath, QString("best.pth"));  // no epoch in its name: first
+        QCOMPARE(rows[0].epoch, qint64(-1));
+        QCOMPARE(rows[1].relativePath, QString("../checkpoints/checkpoint_0.pt"));
+        QCOMPARE(rows[2].relativePath, QString("../checkpoints/checkpoint_1.pt"));
+        QCOMPARE(rows[2].epoch, qint64(1));
+        QCOMPARE(rows[2].size, qint64(100));
+        QCOMPARE(QFileInfo(rows[2].path).canonicalFilePath(), QFileInfo(tmp.filePath("dcgan/checkpoints/checkpoint_1.pt")).canonicalFilePath());
+
+        std::vector<streetgan::RemoteFileInfo> remote(2);
+        remote[0].name = "../checkpoints/checkpoint_1.pt";
+        remote[0].size = 100;
+        remote[1].name = "./best.pth";
+        remote[1].size = 50;
+        RunSeries none;
+        c.setRemote("/srv/runs/dcgan/events", none, remote);
+        const auto remoteRows = c.rows();
+        QCOMPARE(remoteRows.size(), 2);
+        QCOMPARE(remoteRows[0].path, QString("/srv/runs/dcgan/events/best.pth"));
+        QCOMPARE(remoteRows[1].path, QString("/srv/runs/dcgan/checkpoints/checkpoint_1.pt"));
+        QCOMPARE(remoteRows[1].epoch, qint64(1));
+        QVERIFY(remoteRows[1].remote);
+    }
     void malformedLinesAreIgnored() {
         CheckpointCatalog c;
         for (const char* line : {"", "not json", "[1,2]", "{\"kind\":5}", "{\"kind\":\"checkpoint\"}", "{\"kind\":\"checkpoint\",\"path\":3}", "{broken"})

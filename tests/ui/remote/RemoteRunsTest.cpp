@@ -16,6 +16,8 @@
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
 #include "dashboard/SamplesPage.h"
+#include "dashboard/ScalarsPanel.h"
+#include "checkpoints/RemoteCheckpointFetcher.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
 #include "runs/NewRunDialog.h"
@@ -137,6 +139,72 @@ private slots:
         samples.setSession(&s);
         QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), 60000);
         QVERIFY(QFileInfo::exists(tmp_.filePath("cache/streetgan/remote")));
+    }
+
+    // A DL1-style host: only sshd, no streetgan-trainer, the reference's trainer writing
+    // TensorBoard logs. Its run is listed over SFTP, followed over SFTP into the same plots and
+    // Scalars tab as a local run (a restart's file arriving while followed), and its fixed-noise
+    // grid comes back out of the event file.
+    void tensorBoardRunOnAHostWithoutTheTrainer() {
+        const QString root = tmp_.filePath("dl1-runs"), run = root + "/dcgan-msls/events";
+        QDir().mkpath(run);
+        const QString source = QStringLiteral(STREETGAN_TEST_TB_RUNS "/reference/dcgan-msls/events");
+        QStringList files = QDir(source).entryList({"*tfevents*"}, QDir::Files, QDir::Name);
+        QCOMPARE(files.size(), 2);  // the fixture's restart; its names sort in writing order (same second, .0 then .1)
+        QVERIFY(QFile::copy(source + "/" + files[0], run + "/" + files[0]));
+        SshPrompter prompter(nullptr);
+        prompter.hostKeyDialog = [](const streetgan::HostKeyInfo&) { return streetgan::HostKeyDecision::AcceptAndRemember; };
+        HostConfig c = streetgan::test::loopbackHost(sshd_->port(), tmp_, tmp_.filePath("no-such-dir/streetgan-trainer"));
+        c.root = root;
+        RemoteHost host(c, &prompter);
+        QSignalSpy listed(&host, &RemoteHost::runsListed);
+        QSignalSpy failed(&host, &RemoteHost::failed);
+        host.refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(listed.count() == 1 || failed.count() == 1, 60000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        const RunEntryList runs = host.runs();
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs[0].name, QString("dcgan-msls/events"));
+        QCOMPARE(runs[0].state, QString("tensorboard"));
+        QCOMPARE(runs[0].path, run);
+
+        DashboardPage page;
+        RunSession s(runs[0].path, host.sshOptions(), host.config().trainer, host.label());
+        page.addSession(&s);
+        s.start();
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossG), 40, 60000);
+        QFile in(source + "/" + files[1]);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray bytes = in.readAll();
+        QFile out(run + "/" + files[1]);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        for (int at = 0; at < bytes.size(); at += 900) {
+            out.write(bytes.mid(at, 900));
+            out.flush();
+        }
+        out.close();
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossG), 60, 60000);
+        QCOMPARE(s.series().eventLines(), int64_t(66));  // every step and image once
+        QCOMPARE(QString::fromStdString(s.series().state()), QString("tensorboard"));
+        QTRY_VERIFY_WITH_TIMEOUT(page.scalars()->panel("lr/G"), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(page.scalars()->panel("lr/G")->pointCount(s.tagSeries().at("lr/G").get(), Metric::LossD), 60, 30000);
+
+        SamplesPage samples;
+        samples.setSession(&s);
+        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), 60000);
+
+        // Its checkpoints beside the events folder are listed over SFTP, relative to the run.
+        QVERIFY(QDir().mkpath(root + "/dcgan-msls/checkpoints"));
+        QVERIFY(QFile::copy(STREETGAN_DEMO_DIR "/tiny-32-synthetic.pt", root + "/dcgan-msls/checkpoints/checkpoint_1.pt"));
+        RemoteCheckpointFetcher fetcher(host.sshOptions());
+        std::vector<streetgan::RemoteFileInfo> listedFiles;
+        QString listError;
+        connect(&fetcher, &RemoteCheckpointFetcher::listed, this, [&](quint64, const std::vector<streetgan::RemoteFileInfo>& f) { listedFiles = f; });
+        connect(&fetcher, &RemoteCheckpointFetcher::failed, this, [&](quint64, const QString& m) { listError = m; });
+        fetcher.list(1, run);
+        QVERIFY2(listError.isEmpty(), qPrintable(listError));
+        QCOMPARE(listedFiles.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(listedFiles[0].name), QString("../checkpoints/checkpoint_1.pt"));
     }
 
     void startAndControlARemoteRun() {
