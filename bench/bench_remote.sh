@@ -89,6 +89,15 @@ start_proxy() { # $1: the round trip in ms; sets proxy_port
   local line; read -r line <&"${PROXY[0]}"; proxy_port=${line#ready }
 }
 stop_proxy() { if [ -n "$proxy_pid" ]; then kill "$proxy_pid" 2>/dev/null || true; wait "$proxy_pid" 2>/dev/null || true; proxy_pid=""; fi; }
+# latency_table UNIT LABEL JSON [LABEL JSON ...]: remote_latency.py's figures, a row per follower.
+latency_table() {
+  local unit=$1; shift
+  printf '%-18s %8s %10s %8s %8s %8s\n' follower "$unit" "median ms" "p90 ms" "p99 ms" "max ms"
+  while [ $# -ge 2 ]; do
+    $py -c "import json, sys; d = json.loads(sys.argv[2]); print('%-18s %8d %10.1f %8.1f %8.1f %8.1f' % (sys.argv[1], d['live_events'], d['median_ms'], d['p90_ms'], d['p99_ms'], d['max_ms']))" "$1" "$2"
+    shift 2
+  done
+}
 
 mkdir -p "$work/runs/big/checkpoints" "$work/out"
 head -c "$((mb * 1024 * 1024))" /dev/urandom >"$work/runs/big/checkpoints/checkpoint_0.pt"
@@ -111,11 +120,7 @@ local_pid=$!
 lat_ssh=$($py "$root/bench/remote_latency.py" -- "${remote[@]}" attach "$run")
 wait "$local_pid" || true
 lat_local=$(cat "$work/lat_local.json")
-printf '%-18s %8s %10s %8s %8s %8s\n' follower "events" "median ms" "p90 ms" "p99 ms" "max ms"
-for row in "ssh:$lat_ssh" "local:$lat_local"; do
-  name=${row%%:*}; j=${row#*:}
-  $py -c "import json; d=json.loads('''$j'''); print('%-18s %8d %10.1f %8.1f %8.1f %8.1f' % ('remote attach' if '$name'=='ssh' else 'local attach', d['live_events'], d['median_ms'], d['p90_ms'], d['p99_ms'], d['max_ms']))"
-done
+latency_table events "remote attach" "$lat_ssh" "local attach" "$lat_local"
 echo "target (remote attach): p99 <= the round trip + 50 ms"
 
 # --- 1b. a TensorBoard run, no trainer on the host: followed over SFTP ----------------------------
@@ -133,11 +138,7 @@ tb_ssh=$($py "$root/bench/remote_latency.py" --skip-first -- "${no_trainer[@]}" 
 wait "$local_pid" || true
 wait "$tbw_pid" || true
 tb_local=$(cat "$work/tb_local.json")
-printf '%-18s %8s %10s %8s %8s %8s\n' follower "steps" "median ms" "p90 ms" "p99 ms" "max ms"
-for row in "ssh:$tb_ssh" "local:$tb_local"; do
-  name=${row%%:*}; j=${row#*:}
-  $py -c "import json; d=json.loads('''$j'''); print('%-18s %8d %10.1f %8.1f %8.1f %8.1f' % ('remote over SFTP' if '$name'=='ssh' else 'local attach', d['live_events'], d['median_ms'], d['p90_ms'], d['p99_ms'], d['max_ms']))"
-done
+latency_table steps "remote over SFTP" "$tb_ssh" "local attach" "$tb_local"
 echo "target: a record shows within 1 s (locally), 1 s plus the round trip (remotely)"
 tb_json="\"tensorboard_latency_sftp\": $tb_ssh, \"tensorboard_latency_local\": $tb_local,"
 
