@@ -134,7 +134,7 @@ no_trainer=("${remote[@]}")
 no_trainer[${#no_trainer[@]}-1]=/nonexistent/streetgan-trainer
 $py "$root/bench/remote_latency.py" --skip-first -- "$trainer" attach "$tbdir" --seconds 18 >"$work/tb_local.json" &
 local_pid=$!
-tb_ssh=$($py "$root/bench/remote_latency.py" --skip-first -- "${no_trainer[@]}" attach "$tbdir" --seconds 18)
+tb_ssh=$($py "$root/bench/remote_latency.py" --skip-first -- "${no_trainer[@]}" attach "$tbdir" --seconds 18) || { echo "bench_remote: the follow over SFTP failed: $tb_ssh" >&2; exit 1; }
 wait "$local_pid" || true
 wait "$tbw_pid" || true
 tb_local=$(cat "$work/tb_local.json")

@@ -40,8 +40,8 @@ bool AttachFollower::pollTensorBoard(std::vector<nlohmann::json>& out) {
     std::vector<TensorBoardFollower::Item> items;
     const bool more = tb_->poll(items);
     for (const auto& item : items) out.push_back(attachEventJson(item.offset, item.end, toJson(item.event)));
-    if (more || !items.empty()) return true;
-    if (!liveSent_) {
+    if (more) return true;
+    if (!liveSent_) {  // the backlog was read (a writer that keeps appending does not hold this back)
         liveSent_ = true;
         out.push_back(attachLiveJson(tb_->offset(), TensorBoardRun::kState));
     }

@@ -127,8 +127,8 @@ RemoteAttach::Outcome RemoteAttach::followOverSftp(SshSession& session, const Me
                 onMessage(parseLine(attachEventJson(item.offset, item.end, toJson(item.event)).dump()));
                 offset_.store(item.end);
             }
-            if (more || !items.empty()) continue;
-            if (!liveSent) {
+            if (more) continue;
+            if (!liveSent) {  // caught up with the files (a writer appending all the time does not hold this back)
                 liveSent = true;
                 progressed_ = true;
                 onMessage(parseLine(attachLiveJson(follower.offset(), TensorBoardRun::kState).dump()));

@@ -84,19 +84,26 @@ void TensorBoardFollower::seek(uint64_t offset) {
 }
 
 bool TensorBoardFollower::poll(std::vector<Item>& out, std::size_t maxBytes) {
-    refreshFiles();
+    // A new file matters once the current one stops growing (a restart); while it grows, the
+    // listing (round trips over SFTP) waits.
+    if (listDue_) refreshFiles();
+    listDue_ = false;
     bool readAny = false;
     std::size_t budget = maxBytes;
     while (cur_ < list_.size() && budget > 0) {
         const std::string path = runDir_ + "/" + list_[cur_].name;
         std::string chunk;
+        const std::size_t asked = std::min(budget, kReadBytes);
         try {
-            chunk = files_.read(path, pos_ + buf_.size(), std::min(budget, kReadBytes));
+            chunk = files_.read(path, pos_ + buf_.size(), asked);
         } catch (const IoError&) {
             // vanished meanwhile: as if it held no more
         }
         if (chunk.empty()) {
-            if (cur_ + 1 >= list_.size()) break;
+            if (cur_ + 1 >= list_.size()) {
+                listDue_ = true;  // nothing new here: look for a newer file next time
+                break;
+            }
             // A newer file exists and this one holds no more: it is left for good.
             if (!buf_.empty()) {
                 const uint64_t end = base_ + pos_ + buf_.size();
@@ -116,9 +123,15 @@ bool TensorBoardFollower::poll(std::vector<Item>& out, std::size_t maxBytes) {
         budget -= std::min(budget, chunk.size());
         buf_ += chunk;
         consume(out);
+        // The last file held no more when read: caught up. (Reading again at once would chase a
+        // writer that appends all the time and hand nothing out meanwhile; over SFTP a read
+        // costs round trips.)
+        if (chunk.size() < asked && cur_ + 1 >= list_.size()) break;
     }
     if (!readAny && group_.open && Clock::now() - group_.touched >= hold_) flush(out);
-    return readAny;
+    // More is waiting only when the budget ran out; else the reading caught up with the files
+    // (a writer appending all the time keeps adding, but the backlog was read: attach goes live).
+    return budget == 0;
 }
 
 void TensorBoardFollower::consume(std::vector<Item>& out) {

@@ -54,8 +54,8 @@ public:
                         std::chrono::milliseconds hold = std::chrono::milliseconds(200));
 
     /// Reads what was appended (at most about `maxBytes`) and adds the events it completes to
-    /// `out`. True when it read bytes (more may follow at once: poll again); false when there
-    /// was nothing new (then wait()).
+    /// `out`. True when it stopped at `maxBytes` (more is waiting: poll again at once); false when
+    /// it read up to the end of the run's files as they were (then wait()).
     bool poll(std::vector<Item>& out, std::size_t maxBytes = 4 << 20);
     /// Hands out the step still held back (the end of a finished run's reading).
     void flush(std::vector<Item>& out);
@@ -101,6 +101,7 @@ private:
     uint64_t consumed_ = 0;       // the stream offset up to which all is handed out
     std::map<std::string, std::string> plugins_;  // tag -> plugin, as stated in the current file
     bool reportedBad_ = false;    // the current file's first bad record was reported
+    bool listDue_ = true;         // list the folder before the next read (the current file held no more)
     Group group_;
     bool tagThroughput_ = false;  // a tag carries img_per_s: do not derive it
     std::optional<std::pair<int64_t, double>> lastMetrics_;  // step and wall time of the last event
