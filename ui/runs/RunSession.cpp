@@ -38,6 +38,7 @@ RunSession::RunSession(QString runDir, SshOptions ssh, QString remoteTrainer, QS
 }
 
 void RunSession::initThreads() {
+    title_ = makeTitle();
     drainTimer_.setInterval(40);
     connect(&drainTimer_, &QTimer::timeout, this, [this] { drainNow(); });
     thread_ = new QThread(this);
@@ -64,7 +65,8 @@ RunSession::~RunSession() {
 
 QString RunSession::runKey() const { return RunPalette::key(isRemote() ? hostLabel_ : QString(), runDir_); }
 
-QString RunSession::title() const {
+// Once, when the session is made: the legends, tabs and menus ask often, on the GUI thread.
+QString RunSession::makeTitle() const {
     QString name = QFileInfo(runDir_).fileName();
     // Another trainer's TensorBoard folder is often named the same in every run (the reference's
     // NAME/events, a SummaryWriter's logs): its parent names it, as `ls` does relative to the root.

@@ -49,7 +49,7 @@ public:
     /// one metric draws it: ScalarsPanel). By tag.
     const std::map<QString, std::unique_ptr<RunSeries>>& tagSeries() const { return tagSeries_; }
     QString runDir() const { return runDir_; }
-    QString title() const;
+    QString title() const { return title_; }
     bool isRemote() const { return ssh_.has_value(); }
     QString hostLabel() const { return hostLabel_; }
     /// The run's key across the app (RunPalette::key): the sidebar's check boxes, the plots, alerts.
@@ -85,11 +85,12 @@ signals:
 
 private:
     void initThreads();
+    QString makeTitle() const;
     void onConnection(int state, const QString& message);
     void startAttach(qint64 offset);
     void appendScalars(const std::vector<ScalarPoint>& points);
 
-    QString runDir_, trainer_, hostLabel_;
+    QString runDir_, trainer_, hostLabel_, title_;
     std::optional<SshOptions> ssh_;
     std::shared_ptr<EventBuffer> buffer_;
     RunSeries series_;

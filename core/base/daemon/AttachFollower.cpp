@@ -15,9 +15,8 @@ namespace streetgan {
 
 AttachFollower::AttachFollower(const std::string& runDir, int64_t fromOffset) : runDir_(checked(runDir)) {
     if (!RunStatus::isRunDirectory(runDir_) && !RunLock::isHeld(runDir_)) {  // a TensorBoard run (checked())
-        if (fromOffset < 0) throw ConfigError("--from-offset must not be negative");
         tbFiles_ = std::make_unique<LocalEventFiles>();
-        tb_ = std::make_unique<TensorBoardFollower>(*tbFiles_, runDir_, static_cast<uint64_t>(fromOffset));
+        followTensorBoard(*tbFiles_, fromOffset);
         return;
     }
     follower_ = std::make_unique<EventFollower>(runDir_ + "/events.jsonl", fromOffset);
@@ -25,6 +24,15 @@ AttachFollower::AttachFollower(const std::string& runDir, int64_t fromOffset) : 
     // the live and end lines name the real state; the events read update it.
     if (fromOffset > 0) lastStatus_ = RunStatus::read(runDir_).state;
     if (lastStatus_ == RunState::kNew) lastStatus_.clear();
+}
+
+AttachFollower::AttachFollower(EventFileSource& files, const std::string& runDir, int64_t fromOffset) : runDir_(runDir) {
+    followTensorBoard(files, fromOffset);
+}
+
+void AttachFollower::followTensorBoard(EventFileSource& files, int64_t fromOffset) {
+    if (fromOffset < 0) throw ConfigError("--from-offset must not be negative");
+    tb_ = std::make_unique<TensorBoardFollower>(files, runDir_, static_cast<uint64_t>(fromOffset));
 }
 
 void AttachFollower::wait(std::chrono::milliseconds timeout) {

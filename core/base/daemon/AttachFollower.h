@@ -30,6 +30,9 @@ public:
     /// IoError when `runDir` is no run directory; ConfigError when `fromOffset` is not 0 or the
     /// end of a line (EventFollower).
     AttachFollower(const std::string& runDir, int64_t fromOffset);
+    /// A TensorBoard run read through `files` (SftpEventFiles: a host without the trainer, which
+    /// RemoteAttach follows over SFTP); `files` must outlive this. ConfigError for a bad offset.
+    AttachFollower(EventFileSource& files, const std::string& runDir, int64_t fromOffset);
 
     /// Appends the protocol lines available now to `out`. True when event lines were read (more
     /// of the backlog may follow: poll again at once); false when there was nothing new, then
@@ -50,6 +53,7 @@ public:
 private:
     static const std::string& checked(const std::string& runDir);
 
+    void followTensorBoard(EventFileSource& files, int64_t fromOffset);
     bool pollTensorBoard(std::vector<nlohmann::json>& out);
 
     std::string runDir_;

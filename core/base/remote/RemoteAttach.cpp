@@ -1,5 +1,7 @@
 #include "base/remote/RemoteAttach.h"
 
+#include "base/daemon/AttachFollower.h"
+
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -10,7 +12,6 @@
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
 #include "base/run/Events.h"
-#include "base/tensorboard/TensorBoardFollower.h"
 #include "base/tensorboard/TensorBoardRun.h"
 #include "base/util/Errors.h"
 
@@ -105,9 +106,9 @@ RemoteAttach::Outcome RemoteAttach::followOverSftp(SshSession& session, const Me
         if (!TensorBoardRun::eventFiles(files.list(options_.run)).size())
             throw RemoteError(options_.remoteTrainer + " is not installed on " + session.label() + " and " + options_.run +
                               " holds no TensorBoard event file to follow over SFTP: set the trainer up there (or name it with --remote-trainer PATH)");
-        TensorBoardFollower follower(files, options_.run, offset_.load());
-        std::vector<TensorBoardFollower::Item> items;
-        bool liveSent = false;
+        // The lines `attach` would print there (AttachFollower), read over SFTP.
+        AttachFollower follower(files, options_.run, static_cast<int64_t>(offset_.load()));
+        std::vector<nlohmann::json> lines;
         for (;;) {
             if (const auto o = turn(session)) return *o;
             {
@@ -119,20 +120,17 @@ RemoteAttach::Outcome RemoteAttach::followOverSftp(SshSession& session, const Me
                 for (size_t k = 0; k < pending.size(); ++k)
                     onMessage(parseLine(attachReplyJson({{"ok", false}, {"error", "a TensorBoard run followed over SFTP takes no commands"}}).dump()));
             }
-            items.clear();
-            const bool more = follower.poll(items);
-            for (const auto& item : items) {
-                if (item.end <= offset_.load()) continue;
+            lines.clear();
+            const bool more = follower.poll(lines);
+            for (const auto& j : lines) {
+                const AttachMessage m = parseLine(j.dump());
+                if (m.kind == AttachMessage::Kind::Event && m.end <= offset_.load()) continue;
                 progressed_ = true;
-                onMessage(parseLine(attachEventJson(item.offset, item.end, toJson(item.event)).dump()));
-                offset_.store(item.end);
+                onMessage(m);
+                if (m.kind == AttachMessage::Kind::Event) offset_.store(m.end);
+                if (m.kind == AttachMessage::Kind::Live && m.offset > offset_.load()) offset_.store(m.offset);
             }
             if (more) continue;
-            if (!liveSent) {  // caught up with the files (a writer appending all the time does not hold this back)
-                liveSent = true;
-                progressed_ = true;
-                onMessage(parseLine(attachLiveJson(follower.offset(), TensorBoardRun::kState).dump()));
-            }
             // SFTP cannot wait for a change: look again in a quarter of a second (stop wakes it).
             std::unique_lock<std::mutex> lock(mutex_);
             wake_.wait_for(lock, std::chrono::milliseconds(250), [&] { return stop_.load(); });

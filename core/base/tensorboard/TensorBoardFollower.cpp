@@ -155,7 +155,7 @@ void TensorBoardFollower::record(std::string_view data, uint64_t start, uint64_t
     ++counts_.records;
     TfRecordReader::Event ev;
     try {
-        ev = TfRecordReader::parseEvent(std::string(data));
+        ev = TfRecordReader::parseEvent(data);
     } catch (const IoError& e) {
         bad(std::string("a malformed record (") + e.what() + ")", start - base_, end, out);
         return;

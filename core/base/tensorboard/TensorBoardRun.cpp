@@ -118,7 +118,7 @@ std::string TensorBoardRun::readImage(EventFileSource& files, const std::string&
     }
     if (step.result != TfRecordScanner::Result::Record)
         throw IoError("no complete TensorBoard record in " + where + (step.why.empty() ? std::string() : " (" + step.why + ")"));
-    const TfRecordReader::Event event = TfRecordReader::parseEvent(std::string(step.data));
+    const TfRecordReader::Event event = TfRecordReader::parseEvent(step.data);
     for (const auto& v : event.values)
         if (v.image && !v.image->encoded.empty()) return v.image->encoded;
     throw IoError("the TensorBoard record in " + where + " holds no image");

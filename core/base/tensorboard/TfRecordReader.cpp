@@ -461,7 +461,7 @@ bool TfRecordReader::readEvent(Event& event) {
     return true;
 }
 
-TfRecordReader::Event TfRecordReader::parseEvent(const std::string& data) {
+TfRecordReader::Event TfRecordReader::parseEvent(std::string_view data) {
     Event ev;
     try {
         WireReader r(data.data(), data.size());

@@ -23,6 +23,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace streetgan {
@@ -68,7 +69,7 @@ public:
     bool readEvent(Event& event);
 
     /// Decodes one Event protobuf. Throws IoError ("malformed Event ...") on invalid wire data.
-    static Event parseEvent(const std::string& data);
+    static Event parseEvent(std::string_view data);
 
     /// All events of a file (stops quietly at a torn last record).
     static std::vector<Event> readAllEvents(const std::string& path);
