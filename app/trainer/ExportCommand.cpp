@@ -5,8 +5,13 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
 #include "base/util/AtomicFile.h"
+#include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
+#include "ml/export/ImageGrid.h"
 
 namespace streetgan {
 namespace {
@@ -17,6 +22,27 @@ c10::impl::GenericDict toDict(const StateDict& s) {
     return d;
 }
 
+// The reference's img_list: one make_grid(G(noise), normalize=True) per saved epoch, floats in
+// [0, 1]. Each becomes OUT/img_list_<k>.png; OUT/img_list.json is written last, so a reader that
+// finds it finds every grid (the app extracts into a cache folder and reuses a complete one).
+void writeImgList(const CheckpointData& ck, const std::string& checkpoint, const std::string& out) {
+    if (ck.imgList.empty())
+        throw CheckpointError(checkpoint + " holds no img_list grids (a StreetGAN run keeps its grids in its samples/ folder; "
+                                           "the reference's checkpoints hold them)");
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    if (ec) throw IoError("cannot create the folder '" + out + "': " + ec.message() + "; choose a folder you can write to");
+    nlohmann::json files = nlohmann::json::array();
+    for (size_t k = 0; k < ck.imgList.size(); ++k) {
+        char name[48];
+        std::snprintf(name, sizeof name, "img_list_%03zu.png", k);
+        ImageGrid::writePng(ck.imgList[k].clamp(0, 1), out + "/" + name);
+        files.push_back(name);
+    }
+    const nlohmann::json index{{"checkpoint", checkpoint}, {"epoch", ck.epoch}, {"count", ck.imgList.size()}, {"files", files}};
+    AtomicFile::write(out + "/img_list.json", index.dump() + "\n");
+}
+
 }  // namespace
 
 CLI::App* ExportCommand::setup(CLI::App& parent) {
@@ -24,14 +50,20 @@ CLI::App* ExportCommand::setup(CLI::App& parent) {
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference checkpoint")->required();
     a->add_option("--format", format_,
                   "state-dict: {G_state_dict, D_state_dict, noise, epoch} for torch.load; slim: the reference's G-only checkpoint "
-                  "(epoch, G_state_dict, every other key None)")
-        ->check(CLI::IsMember({"state-dict", "slim"}));
-    a->add_option("--out", out_, "Output file (.pt)")->required();
+                  "(epoch, G_state_dict, every other key None); img-list: the checkpoint's img_list grids as PNGs in the folder --out "
+                  "(img_list_000.png, ..., and img_list.json)")
+        ->check(CLI::IsMember({"state-dict", "slim", "img-list"}));
+    a->add_option("--out", out_, "Output file (.pt), or folder for img-list")->required();
     return a;
 }
 
 int ExportCommand::execute() {
     const CheckpointData ck = Checkpoint::load(checkpoint_);
+    if (format_ == "img-list") {
+        writeImgList(ck, checkpoint_, out_);
+        std::cout << out_ << "\n";
+        return 0;
+    }
     if (format_ == "slim") {
         Checkpoint::saveSlim(ck, out_);
         std::cout << out_ << "\n";

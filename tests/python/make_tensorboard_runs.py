@@ -6,12 +6,18 @@ OUT/reference/dcgan-msls/events/   PyTorch's own torch.utils.tensorboard.Summary
                                    processed (batch 128), an "lr/G" and a "timing/data" tag, a fixed-noise
                                    grid image every 10 iterations, a histogram; then a restart: a second
                                    SummaryWriter into the same folder (a second event file) goes on.
+OUT/reference/dcgan-msls/checkpoints/  the reference's checkpoint_<epoch>.pt beside events/ (tiny-32,
+                                   reference_dcgan.py): epochs 0 and 1, img_list holding one
+                                   make_grid(G(Z_fixed), padding=2, normalize=True) per saved epoch.
 OUT/tf2/run-a/                     TensorBoard's own writers, TF2 style: tensor scalars (plugin "scalars")
                                    written by tensorboard.summary.Writer (float32), and by hand as TF2's
                                    C++ writer does (metadata on a tag's first value only) in float64 and
                                    float16; a text-plugin tensor and an image-plugin tensor.
 OUT/expected.json                  what was written, in file order: per run {"scalars": [[step, tag, value]],
-                                   "images": [[step, png_hex]], "histograms": N, "other": N, "files": N}
+                                   "images": [[step, png_hex]], "histograms": N, "other": N, "files": N};
+                                   the reference run's also "checkpoints": {name: {"epoch", "img_list":
+                                   [{"width", "height", "sum", "pixels": [[x, y, r, g, b]]}]}}, each grid as
+                                   save_image makes it 8-bit (mul(255).add(0.5).clamp(0, 255)).
 Usage: make_tensorboard_runs.py OUT
 """
 import io
@@ -91,7 +97,43 @@ def reference_run(out, expected):
                     pngs.append((e.step, v.image.encoded_image_string.hex()))
     assert len(pngs) == images_seen, (len(pngs), images_seen)
     rec["images"] = [[s, h] for s, h in pngs]
+    rec["checkpoints"] = reference_checkpoints(os.path.join(out, "reference", "dcgan-msls", "checkpoints"))
     expected["reference/dcgan-msls/events"] = rec
+
+
+def reference_checkpoints(folder):
+    """The reference's checkpoints: at each saved epoch, img_list gains make_grid(G(Z_fixed)) and
+    the whole dict is torch.saved to checkpoint_<epoch>.pt (as reference_resume.py does)."""
+    import torch
+    from torchvision.utils import make_grid
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from reference_dcgan import ReferenceStep, build
+
+    os.makedirs(folder, exist_ok=True)
+    torch.manual_seed(11)
+    g, d, p = build("tiny-32")
+    step = ReferenceStep(g, d, p["nz"])
+    z_fixed = torch.randn(16, p["nz"], 1, 1)
+    losses, img_list, out = {"_G": [], "_D": []}, [], {}
+    for epoch in range(2):
+        for _ in range(3):
+            z = torch.randn(8, p["nz"], 1, 1)
+            err_d, err_g, *_ = step(torch.rand(8, 3, 32, 32) * 2 - 1, z)
+            losses["_G"].append(err_g.item())
+            losses["_D"].append(err_d.item())
+        with torch.no_grad():
+            img_list.append(make_grid(g(z_fixed).detach().cpu(), padding=2, normalize=True))
+        name = "checkpoint_%d.pt" % epoch
+        torch.save({"epoch": epoch, "D_state_dict": d.state_dict(), "G_state_dict": g.state_dict(), "D_optim": step.opt_d.state_dict(),
+                    "G_optim": step.opt_g.state_dict(), "losses": losses, "img_list": img_list, "noise": z}, os.path.join(folder, name))
+        grids = []
+        for grid in img_list:
+            u8 = grid.mul(255).add_(0.5).clamp_(0, 255).to(torch.uint8)
+            h, w = u8.shape[1], u8.shape[2]
+            pixels = [[x, y] + [int(v) for v in u8[:, y, x]] for x, y in ((0, 0), (w // 2 + 5, h // 3), (w - 3, h - 5), (17, 29))]
+            grids.append({"width": w, "height": h, "sum": int(u8.to(torch.int64).sum()), "pixels": pixels})
+        out[name] = {"epoch": epoch, "img_list": grids}
+    return out
 
 
 def tf2_run(out, expected):

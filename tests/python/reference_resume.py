@@ -13,7 +13,8 @@ reference_dcgan.py); they print one JSON document and exit 1 when a check fails.
       ROOT/checkpoint_EPOCH.pt. As the reference does, "noise" is saved as the last batch's Z
       (not Z_fixed).
   inspect CK
-      torch.load(CK): its keys, epoch, losses, img_list length and noise shape.
+      torch.load(CK): its keys, epoch, losses, img_list length and noise shape, and each img_list grid
+      as save_image makes it 8-bit (mul(255).add(0.5).clamp(0, 255)): [width, height, sum of values].
   api-load SLIM --seed N --count K --nrow R --padding P --png PNG
       api/img_svc.get_generator: get_checkpoint + restore_G_for_inference (strip "module.",
       strict load_state_dict) into a fresh generator; checks SLIM is the reference's slim layout
@@ -138,7 +139,11 @@ def inspect(args):
     if isinstance(losses, dict):
         losses = {k: [float(x) for x in v] for k, v in losses.items()}
     noise = ck.get("noise")
-    print(json.dumps({"keys": sorted(ck.keys()), "epoch": ck.get("epoch"), "step": ck.get("step"), "format": ck.get("format"), "losses": losses,
+    grids = []
+    for g in ck.get("img_list") or []:
+        u8 = g.float().mul(255).add_(0.5).clamp_(0, 255).to(torch.uint8)
+        grids.append([int(u8.shape[-1]), int(u8.shape[-2]), int(u8.to(torch.int64).sum())])
+    print(json.dumps({"grids": grids, "keys": sorted(ck.keys()), "epoch": ck.get("epoch"), "step": ck.get("step"), "format": ck.get("format"), "losses": losses,
                       "img_list": None if ck.get("img_list") is None else len(ck["img_list"]),
                       "noise_shape": list(noise.shape) if torch.is_tensor(noise) else None}))
     return 0

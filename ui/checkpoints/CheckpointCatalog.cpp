@@ -1,5 +1,6 @@
 #include "checkpoints/CheckpointCatalog.h"
 
+#include "base/tensorboard/LocalEventFiles.h"
 #include "base/tensorboard/TensorBoardRun.h"
 
 #include <QDir>
@@ -96,11 +97,10 @@ void CheckpointCatalog::scanLocal(const QString& runDir) {
     files_.clear();
     if (!QFileInfo::exists(runDir + "/events.jsonl") && TensorBoardRun::isRun(runDir.toStdString())) {
         // Another trainer's TensorBoard run: its torch.save checkpoints, wherever it keeps them.
-        for (const std::string& folder : TensorBoardRun::checkpointFolders()) {
-            const QString sub = QString::fromStdString(folder);
-            for (const QFileInfo& fi : QDir(runDir + "/" + sub).entryInfoList({"*.pt", "*.pth"}, QDir::Files))
-                if (TensorBoardRun::isCheckpointName(fi.fileName().toStdString()))
-                    files_.insert(QDir::cleanPath(sub + "/" + fi.fileName()), FileEntry{fi.absoluteFilePath(), fi.size(), fi.lastModified()});
+        LocalEventFiles files;
+        for (const auto& f : TensorBoardRun::checkpoints(files, runDir.toStdString())) {
+            const QString rel = QDir::cleanPath(QString::fromStdString(f.path));
+            files_.insert(rel, FileEntry{QDir::cleanPath(runDir + "/" + rel), static_cast<qint64>(f.size), QDateTime::fromSecsSinceEpoch(f.mtime)});
         }
         return;
     }

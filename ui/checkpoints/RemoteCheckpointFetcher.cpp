@@ -30,13 +30,13 @@ void RemoteCheckpointFetcher::list(quint64 jobId, const QString& runDir) {
             // relative to the run (CheckpointCatalog::setRemote).
             SftpEventFiles events(*sftp_);
             if (!TensorBoardRun::eventFiles(events.list(dir)).empty())
-                for (const std::string& folder : TensorBoardRun::checkpointFolders()) {
-                    if (!sftp_->exists(dir + "/" + folder)) continue;
-                    for (RemoteFileInfo f : sftp_->list(dir + "/" + folder))
-                        if (f.isRegular && TensorBoardRun::isCheckpointName(f.name)) {
-                            f.name = folder + "/" + f.name;  // "./NAME" too: a '/' marks a name relative to the run
-                            files.push_back(std::move(f));
-                        }
+                for (const auto& c : TensorBoardRun::checkpoints(events, dir)) {
+                    RemoteFileInfo f;
+                    f.name = c.path;  // "./NAME" too: a '/' marks a name relative to the run
+                    f.size = c.size;
+                    f.mtime = c.mtime;
+                    f.isRegular = true;
+                    files.push_back(std::move(f));
                 }
         }
         emit listed(jobId, files);

@@ -2,6 +2,8 @@
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QSignalBlocker>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
@@ -11,6 +13,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "events/EventBatch.h"
 #include "runs/RunSession.h"
 
 namespace streetgan::ui {
@@ -29,6 +32,11 @@ SamplesPage::SamplesPage(QWidget* parent) : QWidget(parent) {
     zoom_ = new QComboBox;
     zoom_->addItems({tr("Fit"), "100 %", "200 %", "400 %"});
     auto* exportButton = new QPushButton(tr("Export…"));
+    source_ = new QComboBox;
+    source_->addItems({tr("Logged images"), tr("Checkpoint img_list")});
+    source_->setToolTip(tr("The images the run logged, or the fixed-noise grids its newest checkpoint keeps (img_list)"));
+    source_->setVisible(false);
+    controls->addWidget(source_);
     controls->addWidget(play_);
     controls->addWidget(slider_, 1);
     controls->addWidget(stepLabel_);
@@ -36,6 +44,16 @@ SamplesPage::SamplesPage(QWidget* parent) : QWidget(parent) {
     controls->addWidget(zoom_);
     controls->addWidget(exportButton);
     layout->addLayout(controls);
+    offerBar_ = new QWidget;
+    auto* offer = new QHBoxLayout(offerBar_);
+    offer->setContentsMargins(0, 0, 0, 0);
+    offerLabel_ = new QLabel;
+    offerLabel_->setWordWrap(true);
+    fetchButton_ = new QPushButton(tr("Fetch and show"));
+    offer->addWidget(offerLabel_, 1);
+    offer->addWidget(fetchButton_);
+    offerBar_->setVisible(false);
+    layout->addWidget(offerBar_);
     scroll_ = new QScrollArea;
     scroll_->setAlignment(Qt::AlignCenter);
     image_ = new QLabel;
@@ -47,6 +65,14 @@ SamplesPage::SamplesPage(QWidget* parent) : QWidget(parent) {
     playTimer_->setInterval(250);
 
     connect(slider_, &QSlider::valueChanged, this, [this](int v) { showIndex(v); });
+    connect(source_, &QComboBox::currentIndexChanged, this, [this] { restart(); });
+    connect(fetchButton_, &QPushButton::clicked, this, [this] {
+        if (!session_) return;
+        fetchButton_->setEnabled(false);
+        fetchAsked_ = true;
+        offerLabel_->setText(tr("Fetching the checkpoint…"));
+        session_->loadCheckpointGrids(true);
+    });
     connect(zoom_, &QComboBox::currentIndexChanged, this, [this] {
         scroll_->setWidgetResizable(zoom_->currentIndex() == 0);
         updatePixmap();
@@ -74,6 +100,13 @@ void SamplesPage::setSession(RunSession* session) {
     current_ = QImage();
     image_->clear();
     slider_->setRange(0, 0);
+    offerBar_->setVisible(false);
+    fetchAsked_ = false;
+    {
+        const QSignalBlocker block(source_);
+        source_->setCurrentIndex(0);
+    }
+    source_->setVisible(false);
     if (!session) {
         stepLabel_->setText(tr("no run"));
         return;
@@ -83,13 +116,60 @@ void SamplesPage::setSession(RunSession* session) {
     connect(session, &RunSession::imageFailed, this, [this](quint64 job, const QString& m) {
         if (job == job_) stepLabel_->setText(m);
     });
+    connect(session, &RunSession::checkpointGridsChanged, this, [this] { onGridsChanged(); });
+    connect(session, &RunSession::checkpointGridsOffered, this, [this](const QString& checkpoint, qint64 size) {
+        offerLabel_->setText(tr("The run's newest checkpoint, %1 (%2 MB), may hold its fixed-noise grids (img_list).")
+                                 .arg(checkpoint)
+                                 .arg(static_cast<double>(size) / 1e6, 0, 'f', 1));
+        fetchButton_->setVisible(true);
+        fetchButton_->setEnabled(true);
+        offerBar_->setVisible(true);
+    });
+    connect(session, &RunSession::checkpointGridsFailed, this, [this](const QString& m) {
+        offerLabel_->setText(tr("No checkpoint grids: %1").arg(m));
+        fetchButton_->setVisible(false);
+        offerBar_->setVisible(fetchAsked_ || (session_->series().samples().empty() && session_->checkpointGrids().empty()));
+    });
+    connect(session, &RunSession::downloadProgress, this, [this](qint64 done, qint64 total) {
+        if (offerBar_->isVisible() && !fetchButton_->isEnabled() && total > 0)
+            offerLabel_->setText(tr("Fetching the checkpoint… %1 of %2 MB").arg(static_cast<double>(done) / 1e6, 0, 'f', 1).arg(static_cast<double>(total) / 1e6, 0, 'f', 1));
+    });
+    if (!session->checkpointGrids().empty()) onGridsChanged();
     refresh();
 }
 
-int SamplesPage::count() const { return session_ ? static_cast<int>(session_->series().samples().size()) : 0; }
+void SamplesPage::onGridsChanged() {
+    offerBar_->setVisible(false);
+    const bool logged = !session_->series().samples().empty();
+    source_->setVisible(logged);
+    if (!logged && !showingCheckpointGrids()) source_->setCurrentIndex(1);  // restarts through the signal
+    else if (showingCheckpointGrids()) restart();
+}
+
+bool SamplesPage::showingCheckpointGrids() const { return source_->currentIndex() == 1; }
+
+const std::vector<RunFileRef>& SamplesPage::refs() const {
+    return showingCheckpointGrids() ? session_->checkpointGrids() : session_->series().samples();
+}
+
+void SamplesPage::restart() {
+    current_ = QImage();
+    image_->clear();
+    job_ = 0;
+    {
+        const QSignalBlocker block(slider_);
+        slider_->setRange(0, std::max(0, count() - 1));
+        slider_->setValue(slider_->maximum());
+    }
+    if (count() > 0) showIndex(count() - 1);
+    else stepLabel_->setText(tr("no sample grids yet"));
+}
+
+int SamplesPage::count() const { return session_ ? static_cast<int>(refs().size()) : 0; }
 int SamplesPage::currentIndex() const { return slider_->value(); }
 
 void SamplesPage::refresh() {
+    source_->setVisible(!session_->checkpointGrids().empty() && !session_->series().samples().empty());
     const int n = count();
     if (n == 0 || n - 1 == slider_->maximum()) {
         if (n > 0 && current_.isNull() && job_ == 0) showIndex(n - 1);
@@ -109,8 +189,11 @@ void SamplesPage::showIndex(int index) {
         return;
     }
     pendingIndex_ = index;
-    const auto& ref = session_->series().samples()[static_cast<size_t>(index)];
-    stepLabel_->setText(tr("step %1  (%2 of %3)").arg(ref.step).arg(index + 1).arg(count()));
+    const auto& ref = refs()[static_cast<size_t>(index)];
+    if (showingCheckpointGrids())
+        stepLabel_->setText(tr("img_list[%1] of %2  (%3 of %4)").arg(ref.step).arg(QFileInfo(session_->gridsCheckpoint()).fileName()).arg(index + 1).arg(count()));
+    else
+        stepLabel_->setText(tr("step %1  (%2 of %3)").arg(ref.step).arg(index + 1).arg(count()));
     const QString rel = QString::fromStdString(ref.path);
     if (QImage* cached = cache_.object(rel)) {
         current_ = *cached;

@@ -1,5 +1,8 @@
 // Every sample grid the run wrote (samples/step_N.png): a step slider, play as an animation,
-// zoom (fit, 100–400 %), export. Images are loaded (or, for a remote run, downloaded through
+// zoom (fit, 100–400 %), export. A TensorBoard run's timeline is its logged images, or the
+// img_list grids of its newest checkpoint (the reference's fixed-noise grids, one per saved
+// epoch; RunSession::checkpointGrids): a source box chooses when it has both, and a remote run's
+// checkpoint is downloaded only when the user asks (it may be hundreds of MB). Images are loaded (or, for a remote run, downloaded through
 // SftpClient) by the session's worker; stale answers (an older job id) are dropped. GUI thread.
 #pragma once
 
@@ -7,6 +10,8 @@
 #include <QImage>
 #include <QPointer>
 #include <QWidget>
+
+#include <vector>
 
 class QLabel;
 class QSlider;
@@ -18,6 +23,7 @@ class QTimer;
 namespace streetgan::ui {
 
 class RunSession;
+struct RunFileRef;
 
 class SamplesPage : public QWidget {
     Q_OBJECT
@@ -28,6 +34,8 @@ public:
     void showIndex(int index);
     int count() const;
     int currentIndex() const;
+    /// Whether the timeline shown is the checkpoint's img_list grids (else the logged samples).
+    bool showingCheckpointGrids() const;
     bool hasImage() const { return !current_.isNull(); }
 
 signals:
@@ -37,9 +45,16 @@ private:
     void refresh();
     void updatePixmap();
     void onImage(quint64 job, const QString& rel, const QImage& image);
+    const std::vector<RunFileRef>& refs() const;
+    void onGridsChanged();
+    void restart();
 
     QPointer<RunSession> session_;
     QLabel* stepLabel_;
+    QComboBox* source_;
+    QWidget* offerBar_;
+    QLabel* offerLabel_;
+    QPushButton* fetchButton_;
     QSlider* slider_;
     QPushButton* play_;
     QComboBox* zoom_;
@@ -50,6 +65,7 @@ private:
     QString currentPath_;
     quint64 job_ = 0;
     int pendingIndex_ = -1;
+    bool fetchAsked_ = false;  ///< the user asked for a remote checkpoint's grids: its failure is shown
     QCache<QString, QImage> cache_{64};
 };
 

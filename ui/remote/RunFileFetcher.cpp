@@ -1,6 +1,12 @@
 #include "remote/RunFileFetcher.h"
 
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+
 #include <filesystem>
+
+#include <nlohmann/json.hpp>
 
 #include "base/remote/RemoteCache.h"
 #include "base/remote/SftpClient.h"
@@ -28,17 +34,15 @@ bool RunFileFetcher::fetchTensorBoardImage(quint64 jobId, const QString& relativ
     if (!ref) return false;
     try {
         std::string png;
-        std::string host = "local";
         if (ssh_) {
             connectSftp();
             SftpEventFiles files(*sftp_);
             png = TensorBoardRun::readImage(files, runDir_.toStdString(), *ref);
-            host = RemoteCache::hostKey(ssh_->host, ssh_->port.value_or(22));
         } else {
             LocalEventFiles files;
             png = TensorBoardRun::readImage(files, runDir_.toStdString(), *ref);
         }
-        const std::string local = RemoteCache().pathFor("tensorboard/" + host, runDir_.toStdString() + "/" + relativePath.toStdString() + ".png");
+        const std::string local = RemoteCache().pathFor("tensorboard/" + hostKey(), runDir_.toStdString() + "/" + relativePath.toStdString() + ".png");
         std::error_code ec;
         std::filesystem::create_directories(std::filesystem::path(local).parent_path(), ec);
         AtomicFile::write(local, png);
@@ -56,6 +60,94 @@ bool RunFileFetcher::fetchTensorBoardImage(quint64 jobId, const QString& relativ
     return true;
 }
 
+std::string RunFileFetcher::hostKey() const { return ssh_ ? RemoteCache::hostKey(ssh_->host, ssh_->port.value_or(22)) : std::string("local"); }
+
+bool RunFileFetcher::isGridPath(const QString& path) {
+    return path.startsWith(QString::fromStdString(RemoteCache().root()) + "/img_list/");
+}
+
+void RunFileFetcher::fetchCheckpointGrids(quint64 jobId, const QString& trainer, bool download) {
+    cancel_.store(false);
+    try {
+        const std::string dir = runDir_.toStdString();
+        std::vector<TensorBoardRun::CheckpointFile> found;
+        if (ssh_) {
+            connectSftp();
+            SftpEventFiles files(*sftp_);
+            found = TensorBoardRun::checkpoints(files, dir);
+        } else {
+            LocalEventFiles files;
+            found = TensorBoardRun::checkpoints(files, dir);
+        }
+        if (found.empty()) {
+            emit gridsFailed(jobId, tr("This run has no checkpoints (looked in %1).").arg(QStringList{"../checkpoints", "checkpoints", "."}.join(", ")));
+            return;
+        }
+        const auto& newest = found.back();
+        const QString rel = QDir::cleanPath(QString::fromStdString(newest.path));
+        const QString path = QDir::cleanPath(runDir_ + "/" + rel);
+        QString local = path;
+        if (ssh_) {
+            if (!download) {
+                emit gridsOffered(jobId, rel, static_cast<qint64>(newest.size));
+                return;
+            }
+            DownloadOptions o;
+            o.cancel = &cancel_;
+            o.progress = [&](uint64_t done, uint64_t total) { emit progress(jobId, static_cast<qint64>(done), static_cast<qint64>(total)); };
+            DownloadResult r;
+            local = QString::fromStdString(sftp_->fetchToCache(RemoteCache(), path.toStdString(), o, &r));
+            if (r.cancelled) {
+                emit gridsFailed(jobId, tr("Download of %1 cancelled").arg(rel));
+                return;
+            }
+        }
+        // Named after the checkpoint and its size and mtime: a checkpoint saved again (the
+        // reference rewrites checkpoint_<epoch>.pt when it resumes) gets a folder of its own.
+        const std::string key = path.toStdString() + "." + std::to_string(newest.size) + "-" + std::to_string(newest.mtime);
+        const QString folder = QString::fromStdString(RemoteCache().pathFor("img_list/" + hostKey(), key));
+        emit gridsReady(jobId, rel, extractGrids(trainer, local, folder));
+    } catch (const std::exception& e) {
+        if (ssh_) {
+            sftp_.reset();
+            session_.reset();
+        }
+        emit gridsFailed(jobId, QString::fromStdString(e.what()));
+    }
+}
+
+QStringList RunFileFetcher::extractGrids(const QString& trainer, const QString& checkpoint, const QString& folder) {
+    auto readIndex = [&]() -> QStringList {
+        QFile f(folder + "/img_list.json");
+        if (!f.open(QIODevice::ReadOnly)) return {};
+        const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+        QStringList out;
+        if (j.is_object() && j.value("files", nlohmann::json()).is_array())
+            for (const auto& name : j["files"])
+                if (name.is_string()) out << folder + "/" + QString::fromStdString(name.get<std::string>());
+        return out;
+    };
+    if (QStringList cached = readIndex(); !cached.isEmpty()) return cached;
+    QProcess p;
+    p.start(trainer, {"export", "--checkpoint", checkpoint, "--format", "img-list", "--out", folder});
+    if (!p.waitForStarted(-1)) throw IoError("cannot start " + trainer.toStdString() + ": " + p.errorString().toStdString() + "; install streetgan-trainer or set STREETGAN_TRAINER");
+    // A reference checkpoint of 25 epochs at 128 px holds 325 MB of grids: seconds, not a hang;
+    // only a cancel (the run closed) stops it.
+    while (!p.waitForFinished(200))
+        if (cancel_.load()) {
+            p.kill();
+            p.waitForFinished(-1);
+            throw Error("cancelled");
+        }
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        const QStringList lines = QString::fromUtf8(p.readAllStandardError()).split('\n', Qt::SkipEmptyParts);
+        throw Error(lines.isEmpty() ? "streetgan-trainer export failed (exit " + std::to_string(p.exitCode()) + ")" : lines.last().trimmed().toStdString());
+    }
+    QStringList pngs = readIndex();
+    if (pngs.isEmpty()) throw IoError("streetgan-trainer wrote no img_list.json in " + folder.toStdString());
+    return pngs;
+}
+
 void RunFileFetcher::connectSftp() {
     if (!session_) {
         session_ = SshSession::connect(*ssh_);
@@ -66,8 +158,9 @@ void RunFileFetcher::connectSftp() {
 void RunFileFetcher::fetchImage(quint64 jobId, const QString& relativePath) {
     cancel_.store(false);
     if (fetchTensorBoardImage(jobId, relativePath)) return;
-    QString local = runDir_ + "/" + relativePath;
-    if (ssh_) {
+    const bool grid = isGridPath(relativePath);  // already here, wherever the run is
+    QString local = grid ? relativePath : runDir_ + "/" + relativePath;
+    if (ssh_ && !grid) {
         try {
             connectSftp();
             RemoteCache cache;

@@ -9,6 +9,7 @@
 #include "base/daemon/RunStatus.h"
 #include "base/run/Events.h"
 #include "base/tensorboard/TensorBoardRun.h"
+#include "common/TrainerLocator.h"
 #include "common/WorkerThreads.h"
 
 #include <nlohmann/json.hpp>
@@ -50,6 +51,25 @@ void RunSession::initThreads() {
             [this](quint64 job, const QString& rel, const QString& local, const QImage& img) { emit imageReady(job, rel, local, img); });
     connect(fetcher_, &RunFileFetcher::failed, this, [this](quint64 job, const QString& m) { emit imageFailed(job, m); });
     connect(fetcher_, &RunFileFetcher::progress, this, [this](quint64, qint64 done, qint64 total) { emit downloadProgress(done, total); });
+    connect(fetcher_, &RunFileFetcher::gridsReady, this, [this](quint64 job, const QString& checkpoint, const QStringList& pngs) {
+        if (job != gridsJob_) return;
+        std::vector<RunFileRef> refs;
+        for (qsizetype k = 0; k < pngs.size(); ++k) refs.push_back(RunFileRef{k, pngs[k].toStdString()});
+        if (checkpoint == gridsCheckpoint_ && refs.size() == checkpointGrids_.size()) return;  // the same grids again
+        gridsCheckpoint_ = checkpoint;
+        checkpointGrids_ = std::move(refs);
+        emit checkpointGridsChanged();
+    });
+    connect(fetcher_, &RunFileFetcher::gridsOffered, this, [this](quint64 job, const QString& checkpoint, qint64 size) {
+        if (job == gridsJob_) emit checkpointGridsOffered(checkpoint, size);
+    });
+    connect(fetcher_, &RunFileFetcher::gridsFailed, this, [this](quint64 job, const QString& m) {
+        if (job == gridsJob_) emit checkpointGridsFailed(m);
+    });
+    // A local run's newest checkpoint is looked for again now and then: the reference saves one per
+    // epoch, and a listing of three folders is cheap (an extracted checkpoint is not read again).
+    gridsTimer_.setInterval(30000);
+    connect(&gridsTimer_, &QTimer::timeout, this, [this] { loadCheckpointGrids(); });
     fileThread_->start();
 }
 
@@ -177,6 +197,11 @@ void RunSession::drainNow() {
     // The live line's state is derived with the lock held or not (RunStatus::effectiveState): running
     // or paused only while a trainer holds it; a gone trainer's is crashed, finished, ...
     if (b.live && (b.liveState == RunState::kRunning || b.liveState == RunState::kPaused)) trainerSeenAlive_ = true;
+    if (b.live && b.liveState == TensorBoardRun::kState && !tensorBoard_) {
+        tensorBoard_ = true;
+        loadCheckpointGrids();
+        if (!isRemote()) gridsTimer_.start();
+    }
     std::vector<ScalarPoint> scalars = std::move(b.scalars);
     const size_t from = series_.append(std::move(b));
     emit appended(static_cast<qsizetype>(from));
@@ -214,6 +239,12 @@ void RunSession::sendCommand(const QString& cmd, std::optional<double> value) {
         const QByteArray line = QByteArray::fromStdString(j.dump());
         QMetaObject::invokeMethod(localAttach_, [w = localAttach_, line] { w->sendCommand(line); });
     }
+}
+
+void RunSession::loadCheckpointGrids(bool download) {
+    const quint64 job = ++gridsJob_;
+    const QString trainer = isRemote() ? TrainerLocator::trainer() : trainer_;
+    QMetaObject::invokeMethod(fetcher_, [f = fetcher_, job, trainer, download] { f->fetchCheckpointGrids(job, trainer, download); });
 }
 
 quint64 RunSession::requestImage(const QString& relativePath) {

@@ -58,6 +58,16 @@ public:
     void sendCommand(const QString& cmd, std::optional<double> value = {});
     /// Loads a run file as an image on a worker; answers with imageReady(jobId, ...).
     quint64 requestImage(const QString& relativePath);
+    /// Another trainer's TensorBoard run (the attach stream's live line says so).
+    bool isTensorBoard() const { return tensorBoard_; }
+    /// The img_list grids of a TensorBoard run's newest checkpoint (absolute paths of cached PNGs,
+    /// for requestImage; step = index in img_list), and that checkpoint relative to the run.
+    const std::vector<RunFileRef>& checkpointGrids() const { return checkpointGrids_; }
+    QString gridsCheckpoint() const { return gridsCheckpoint_; }
+    /// Looks for the newest checkpoint's grids: a local run's are extracted at once (and looked
+    /// for again every 30 s while it is followed), a remote run's checkpoint is offered
+    /// (checkpointGridsOffered) until this is called with `download` set.
+    void loadCheckpointGrids(bool download = false);
     /// Drains the buffer now (tests, benchmarks); the timer does it every 40 ms.
     void drainNow();
     bool loading() const { return loading_; }
@@ -82,6 +92,12 @@ signals:
     void downloadProgress(qint64 done, qint64 total);
     /// New values of `tag` in tagSeries(): rows from `fromRow` on are new or rewritten.
     void scalarsAppended(const QString& tag, qsizetype fromRow);
+    /// checkpointGrids() changed (a newer checkpoint's grids).
+    void checkpointGridsChanged();
+    /// A remote TensorBoard run's newest checkpoint, to download for its grids (`size` bytes).
+    void checkpointGridsOffered(const QString& checkpoint, qint64 size);
+    /// Why there are no grids: no checkpoint, no img_list in it, a failed export or download.
+    void checkpointGridsFailed(const QString& message);
 
 private:
     void initThreads();
@@ -105,6 +121,11 @@ private:
     quint64 loadJob_ = 0, imageJob_ = 0;
     bool loading_ = false, started_ = false;
     bool trainerSeenAlive_ = false;
+    bool tensorBoard_ = false;
+    std::vector<RunFileRef> checkpointGrids_;
+    QString gridsCheckpoint_;
+    QTimer gridsTimer_;
+    quint64 gridsJob_ = 0;
 };
 
 }  // namespace streetgan::ui

@@ -11,7 +11,7 @@ namespace streetgan {
 std::vector<EventFileSource::Entry> SftpEventFiles::list(const std::string& folder) {
     std::vector<Entry> out;
     try {
-        for (const auto& f : sftp_.list(folder)) out.push_back(Entry{f.name, f.size, f.isDir});
+        for (const auto& f : sftp_.list(folder)) out.push_back(Entry{f.name, f.size, f.isDir, static_cast<int64_t>(f.mtime)});
     } catch (const ConnectionLostError&) {
         throw;
     } catch (const RemoteError& e) {  // no such folder, permission denied: what a local listing throws

@@ -18,6 +18,7 @@ public:
         std::string name;  ///< the entry's name in its folder
         uint64_t size = 0;
         bool folder = false;
+        int64_t mtime = 0;  ///< modification time, seconds since the epoch
     };
 
     virtual ~EventFileSource() = default;

@@ -28,7 +28,7 @@ std::vector<EventFileSource::Entry> LocalEventFiles::list(const std::string& fol
         if (name == "." || name == "..") continue;
         struct stat st {};
         if (::stat((folder + "/" + name).c_str(), &st) != 0) continue;  // gone meanwhile, or a dangling link
-        entries.push_back(Entry{name, static_cast<uint64_t>(st.st_size), S_ISDIR(st.st_mode)});
+        entries.push_back(Entry{name, static_cast<uint64_t>(st.st_size), S_ISDIR(st.st_mode), static_cast<int64_t>(st.st_mtime)});
     }
     ::closedir(dir);
     return entries;

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "base/tensorboard/LocalEventFiles.h"
@@ -91,6 +92,35 @@ bool TensorBoardRun::isCheckpointName(const std::string& name) {
         return name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0;
     };
     return name[0] != '.' && (endsWith(".pt") || endsWith(".pth"));
+}
+
+std::vector<TensorBoardRun::CheckpointFile> TensorBoardRun::checkpoints(EventFileSource& files, const std::string& runDir) {
+    std::vector<CheckpointFile> out;
+    for (const std::string& folder : checkpointFolders()) {
+        std::vector<EventFileSource::Entry> entries;
+        try {
+            entries = files.list(runDir + "/" + folder);
+        } catch (const IoError&) {
+            continue;  // most runs have one of these folders, not all three
+        }
+        for (const auto& e : entries)
+            if (!e.folder && isCheckpointName(e.name)) out.push_back(CheckpointFile{folder + "/" + e.name, e.size, e.mtime});
+    }
+    // -1 when the stem does not end in digits ("last.pt"): such a name sorts first.
+    auto number = [](const std::string& path) -> long long {
+        const auto dot = path.rfind('.');
+        size_t end = dot, begin = dot;
+        while (begin > 0 && std::isdigit(static_cast<unsigned char>(path[begin - 1]))) --begin;
+        if (begin == end || end - begin > 18) return -1;
+        return std::stoll(path.substr(begin, end - begin));
+    };
+    std::sort(out.begin(), out.end(), [&](const CheckpointFile& a, const CheckpointFile& b) {
+        const long long na = number(a.path), nb = number(b.path);
+        if (na != nb) return na < nb;
+        if (a.mtime != b.mtime) return a.mtime < b.mtime;
+        return a.path < b.path;
+    });
+    return out;
 }
 
 std::string TensorBoardRun::imagePath(const std::string& eventFile, uint64_t recordOffset) { return eventFile + "#" + std::to_string(recordOffset); }

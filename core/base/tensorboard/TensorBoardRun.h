@@ -45,6 +45,16 @@ public:
     static const std::vector<std::string>& checkpointFolders();
     /// A checkpoint file's name: *.pt or *.pth.
     static bool isCheckpointName(const std::string& name);
+    struct CheckpointFile {
+        std::string path;  ///< relative to the run folder, "<checkpoint folder>/<name>" (uncleaned: "./NAME")
+        uint64_t size = 0;
+        int64_t mtime = 0;
+    };
+    /// The checkpoints in checkpointFolders() of the run `runDir`, read through `files`, oldest
+    /// first: by the number that ends the name's stem (the reference's checkpoint_<epoch>.pt; a
+    /// name without one first), then modification time, then name. A folder that is missing or
+    /// unreadable holds none; a lost connection (ConnectionLostError) is thrown.
+    static std::vector<CheckpointFile> checkpoints(EventFileSource& files, const std::string& runDir);
 
     /// A sample path naming the image of the record at `recordOffset` of `eventFile`.
     static std::string imagePath(const std::string& eventFile, uint64_t recordOffset);

@@ -170,6 +170,29 @@ TEST(ReferenceResume, AResumedReferenceCheckpointKeepsItsEpochCountLossesAndGrid
     ASSERT_EQ(lastG.size(), refG.size() + 12);  // its history, then ours at steps 22, 24, ..., 44
     EXPECT_TRUE(std::equal(refG.begin(), refG.end(), lastG.begin()));
 
+    // Its grids as the app's sample timeline gets them: `export --format img-list`, one PNG per
+    // grid, each the 8-bit image torch's own conversion makes of it.
+    const std::string grids = dir / "grids";
+    const CliResult x = cli.run({"export", "--checkpoint", cks + "/checkpoint_3.pt", "--format", "img-list", "--out", grids});
+    ASSERT_EQ(x.code, 0) << x.err;
+    EXPECT_EQ(x.out, grids + "\n");
+    const nlohmann::json index = nlohmann::json::parse(CliRunner::slurp(grids + "/img_list.json"));
+    EXPECT_EQ(index["epoch"], 3);
+    ASSERT_EQ(index["files"].size(), last.out["grids"].size());
+    for (size_t k = 0; k < index["files"].size(); ++k) {
+        const cv::Mat png = cv::imread(grids + "/" + index["files"][k].get<std::string>(), cv::IMREAD_UNCHANGED);
+        const auto& want = last.out["grids"][k];
+        ASSERT_FALSE(png.empty()) << k;
+        EXPECT_EQ(png.cols, want[0].get<int>()) << k;
+        EXPECT_EQ(png.rows, want[1].get<int>()) << k;
+        EXPECT_EQ(png.channels(), 3);
+        EXPECT_EQ(static_cast<int64_t>(cv::sum(png)[0] + cv::sum(png)[1] + cv::sum(png)[2]), want[2].get<int64_t>()) << k;
+    }
+    // A checkpoint of ours alone keeps its grids as sample files: a one-line error, exit 4.
+    const CliResult none = cli.run({"export", "--checkpoint", kDemoCheckpoint, "--format", "img-list", "--out", dir / "none"});
+    EXPECT_EQ(none.code, 4);
+    EXPECT_NE(none.err.find("holds no img_list grids"), std::string::npos) << none.err;
+
     // The reference's resume by number: checkpoint_3.pt, everything carried on.
     const PyResult again = python(dir, {"resume", cks, "3", "4", "--images", "32", "--batch", "8", "--log-frequency", "2"});
     ASSERT_EQ(again.code, 0) << again.err << again.text;

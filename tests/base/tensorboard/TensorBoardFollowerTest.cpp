@@ -302,6 +302,34 @@ TEST_F(TensorBoardFollowerTest, LsListsTensorBoardRunsBesideOursButNotTheTbCopie
     EXPECT_EQ(cache.lastBytesRead(), 0u);
 }
 
+// Where the reference (and other trainers) keep their torch.save files, oldest first: by the
+// number ending the name (checkpoint_10 after checkpoint_2), names without one first by time.
+TEST_F(TensorBoardFollowerTest, ARunsCheckpointsAreFoundBesideInsideAndInItsFolderOldestFirst) {
+    const fs::path run = dir_ / "name/events";
+    fs::create_directories(run / "checkpoints");
+    fs::create_directories(dir_ / "name/checkpoints/sub.pt");  // a folder: not a checkpoint
+    writeFile((run / "events.out.tfevents.1.host").string(), "");
+    auto touch = [](const fs::path& p, int64_t mtime) {
+        writeFile(p.string(), "x");
+        fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(24) + std::chrono::seconds(mtime));
+    };
+    touch(dir_ / "name/checkpoints/checkpoint_10.pt", 1);
+    touch(dir_ / "name/checkpoints/checkpoint_2.pt", 2);
+    touch(dir_ / "name/checkpoints/.checkpoint_11.pt", 3);  // hidden (a temporary of a save)
+    touch(run / "checkpoints/last.pt", 20);
+    touch(run / "model.pth", 10);
+    touch(run / "notes.txt", 30);
+    LocalEventFiles files;
+    std::vector<std::string> paths;
+    for (const auto& c : TensorBoardRun::checkpoints(files, run.string())) {
+        paths.push_back(c.path);
+        EXPECT_EQ(c.size, 1u) << c.path;
+    }
+    EXPECT_EQ(paths, (std::vector<std::string>{"./model.pth", "checkpoints/last.pt", "../checkpoints/checkpoint_2.pt", "../checkpoints/checkpoint_10.pt"}));
+    // A run with none of those folders has none.
+    EXPECT_TRUE(TensorBoardRun::checkpoints(files, (dir_ / "nowhere/events").string()).empty());
+}
+
 TEST_F(TensorBoardFollowerTest, AttachGivesTypedProtocolLinesThenTheLiveLine) {
     const std::string run = (kRuns / "reference/dcgan-msls/events").string();
     AttachFollower attach(run, 0);

@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <QComboBox>
+#include <QPushButton>
 #include <QTreeWidget>
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
@@ -41,6 +43,7 @@ private slots:
     void initTestCase() {
         streetgan::test::isolateSettings(tmp_.filePath("settings"));
         qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());
+        qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);  // this machine's: it reads a fetched checkpoint's grids
         QDir().mkpath(tmp_.filePath("sshd"));
         SshdFixture::generateKey(tmp_.filePath("id_user").toStdString());
         QFile::copy(tmp_.filePath("id_user.pub"), tmp_.filePath("authorized_keys"));
@@ -193,9 +196,11 @@ private slots:
         samples.setSession(&s);
         QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), 60000);
 
-        // Its checkpoints beside the events folder are listed over SFTP, relative to the run.
+        // Its checkpoints beside the events folder (the reference's, img_list and all) are listed
+        // over SFTP, relative to the run.
+        const QString checkpoint = QStringLiteral(STREETGAN_TEST_TB_RUNS "/reference/dcgan-msls/checkpoints/checkpoint_1.pt");
         QVERIFY(QDir().mkpath(root + "/dcgan-msls/checkpoints"));
-        QVERIFY(QFile::copy(STREETGAN_DEMO_DIR "/tiny-32-synthetic.pt", root + "/dcgan-msls/checkpoints/checkpoint_1.pt"));
+        QVERIFY(QFile::copy(checkpoint, root + "/dcgan-msls/checkpoints/checkpoint_1.pt"));
         RemoteCheckpointFetcher fetcher(host.sshOptions());
         std::vector<streetgan::RemoteFileInfo> listedFiles;
         QString listError;
@@ -205,6 +210,29 @@ private slots:
         QVERIFY2(listError.isEmpty(), qPrintable(listError));
         QCOMPARE(listedFiles.size(), size_t(1));
         QCOMPARE(QString::fromStdString(listedFiles[0].name), QString("../checkpoints/checkpoint_1.pt"));
+
+        // The Samples tab offers the newest checkpoint's img_list grids (a download: on demand);
+        // fetched, they are a timeline of their own.
+        QSignalSpy offered(&s, &RunSession::checkpointGridsOffered);
+        s.loadCheckpointGrids();
+        QTRY_COMPARE_WITH_TIMEOUT(offered.count(), 1, 60000);
+        QCOMPARE(offered.at(0).at(0).toString(), QString("../checkpoints/checkpoint_1.pt"));
+        QCOMPARE(offered.at(0).at(1).toLongLong(), QFileInfo(checkpoint).size());
+        QPushButton* fetch = nullptr;
+        for (auto* b : samples.findChildren<QPushButton*>())
+            if (b->text() == "Fetch and show") fetch = b;
+        QVERIFY(fetch);
+        QTRY_VERIFY_WITH_TIMEOUT(fetch->isVisibleTo(&samples), 10000);
+        QSignalSpy gridsFailed(&s, &RunSession::checkpointGridsFailed);
+        fetch->click();
+        QTRY_VERIFY_WITH_TIMEOUT(s.checkpointGrids().size() == 2 || !gridsFailed.isEmpty(), 60000);
+        QVERIFY2(gridsFailed.isEmpty(), gridsFailed.isEmpty() ? "" : qPrintable(gridsFailed.at(0).at(0).toString()));
+        QVERIFY(!fetch->isVisibleTo(&samples));
+        samples.findChild<QComboBox*>()->setCurrentIndex(1);
+        QVERIFY(samples.showingCheckpointGrids());
+        QSignalSpy shown(&samples, &SamplesPage::imageShown);
+        samples.showIndex(0);
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toInt() == 0 && samples.hasImage(), 30000);
     }
 
     void startAndControlARemoteRun() {

@@ -2,18 +2,27 @@
 // fixture) opened in the app: its losses and D outputs in the dashboard's plots, its other tags in
 // the Scalars tab grouped by prefix, its fixed-noise grids as samples read out of the event
 // records, the state "tensorboard" (no run controls), and a restart's file appended while the
-// dashboard follows.
+// dashboard follows. Its checkpoints (the reference's, beside events/): the newest one's img_list
+// grids are the Samples tab's second timeline, and the checkpoint browser lists them and opens
+// one in the explorer.
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QComboBox>
+#include <nlohmann/json.hpp>
+
 #include "base/run/Events.h"
 #include "base/tensorboard/LocalEventFiles.h"
 #include "base/tensorboard/TensorBoardRun.h"
 #include "dashboard/DashboardPage.h"
+#include "checkpoints/CheckpointBrowserPage.h"
+#include "checkpoints/CheckpointTableModel.h"
+#include "dashboard/SamplesPage.h"
 #include "dashboard/ScalarsPanel.h"
+#include "explorer/ExplorerPage.h"
 #include "runs/RunSession.h"
 #include "support/UiTestSupport.h"
 
@@ -30,6 +39,41 @@ QStringList eventFiles(const QString& dir) {
     return out;
 }
 
+// A copy of the reference run (events/ and checkpoints/) under `root`; the events folder.
+QString copyReferenceRun(const QString& root) {
+    for (const QString sub : {"events", "checkpoints"}) {
+        const QString from = QStringLiteral(STREETGAN_TEST_TB_RUNS "/reference/dcgan-msls/") + sub, to = root + "/dcgan-msls/" + sub;
+        QDir().mkpath(to);
+        for (const QString& f : QDir(from).entryList(QDir::Files)) QFile::copy(from + "/" + f, to + "/" + f);
+    }
+    return root + "/dcgan-msls/events";
+}
+
+nlohmann::json expectedCheckpoints() {
+    QFile f(QStringLiteral(STREETGAN_TEST_TB_RUNS "/expected.json"));
+    f.open(QIODevice::ReadOnly);
+    return nlohmann::json::parse(f.readAll().toStdString())["reference/dcgan-msls/events"]["checkpoints"];
+}
+
+// The grid as the fixture's torch made it 8-bit: size, sum of the RGB values, a few pixels.
+void compareGrid(const QImage& image, const nlohmann::json& want) {
+    QCOMPARE(image.width(), want["width"].get<int>());
+    QCOMPARE(image.height(), want["height"].get<int>());
+    qint64 sum = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const QRgb p = image.pixel(x, y);
+            sum += qRed(p) + qGreen(p) + qBlue(p);
+        }
+    QCOMPARE(sum, want["sum"].get<qint64>());
+    for (const auto& px : want["pixels"]) {
+        const QRgb p = image.pixel(px[0].get<int>(), px[1].get<int>());
+        QCOMPARE(qRed(p), px[2].get<int>());
+        QCOMPARE(qGreen(p), px[3].get<int>());
+        QCOMPARE(qBlue(p), px[4].get<int>());
+    }
+}
+
 }  // namespace
 
 class TensorBoardRunTest : public QObject {
@@ -37,7 +81,12 @@ class TensorBoardRunTest : public QObject {
     QTemporaryDir tmp_;
 
 private slots:
-    void initTestCase() { streetgan::test::isolateSettings(tmp_.filePath("settings")); }
+    void initTestCase() {
+        streetgan::test::isolateSettings(tmp_.filePath("settings"));
+        qputenv("XDG_CACHE_HOME", tmp_.filePath("cache").toLocal8Bit());
+        qputenv("XDG_DATA_HOME", tmp_.filePath("data").toLocal8Bit());
+        qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
+    }
 
     void plotsTheReferenceRunItsOtherTagsAndItsSamples() {
         DashboardPage page;
@@ -105,6 +154,82 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(session.series().rows(), size_t(60), 60000);
         QCOMPARE(session.series().x(XAxisMode::Step, 59), 59.0 * 128);
         QCOMPARE(session.series().eventLines(), int64_t(66));  // 60 steps and 6 samples, each once
+    }
+
+    // The reference keeps its fixed-noise grids in each checkpoint's img_list, not in the event
+    // file: the newest checkpoint's grids become the Samples tab's other timeline, 8-bit as torch
+    // makes them, and a newer checkpoint replaces them.
+    void theNewestCheckpointsImgListIsASampleTimeline() {
+        const QString run = copyReferenceRun(tmp_.filePath("grids"));
+        RunSession session(run, STREETGAN_TRAINER);
+        SamplesPage samples;
+        samples.setSession(&session);
+        QSignalSpy failed(&session, &RunSession::checkpointGridsFailed);
+        session.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!session.checkpointGrids().empty() || !failed.isEmpty(), 60000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        QCOMPARE(session.gridsCheckpoint(), QStringLiteral("../checkpoints/checkpoint_1.pt"));
+        const nlohmann::json want = expectedCheckpoints()["checkpoint_1.pt"]["img_list"];
+        QCOMPARE(session.checkpointGrids().size(), want.size());
+        // Logged images and grids both: the source box chooses; logged images first.
+        QTRY_COMPARE_WITH_TIMEOUT(session.series().samples().size(), size_t(6), 30000);
+        QVERIFY(!samples.showingCheckpointGrids());
+        auto* source = samples.findChild<QComboBox*>();
+        QVERIFY(source && source->isVisibleTo(&samples));
+        source->setCurrentIndex(1);
+        QVERIFY(samples.showingCheckpointGrids());
+        QCOMPARE(samples.count(), int(want.size()));
+        for (int k = 0; k < samples.count(); ++k) {
+            QSignalSpy shown(&samples, &SamplesPage::imageShown);
+            samples.showIndex(k);
+            QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toInt() == k, 30000);
+            QSignalSpy ready(&session, &RunSession::imageReady);
+            session.requestImage(QString::fromStdString(session.checkpointGrids()[size_t(k)].path));
+            QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+            compareGrid(ready.at(0).at(3).value<QImage>(), want[size_t(k)]);
+        }
+        // A newer checkpoint (the reference saved another epoch): its grids replace them.
+        const QString cks = QFileInfo(run + "/../checkpoints").absoluteFilePath();
+        QVERIFY(QFile::copy(cks + "/checkpoint_0.pt", cks + "/checkpoint_2.pt"));
+        QSignalSpy changed(&session, &RunSession::checkpointGridsChanged);
+        session.loadCheckpointGrids();
+        QTRY_COMPARE_WITH_TIMEOUT(session.gridsCheckpoint(), QStringLiteral("../checkpoints/checkpoint_2.pt"), 60000);
+        QCOMPARE(session.checkpointGrids().size(), size_t(1));
+        QTRY_COMPARE_WITH_TIMEOUT(samples.count(), 1, 30000);
+    }
+
+    // The checkpoint browser lists the run's checkpoints (beside events/), renders them, and
+    // opens one in the explorer, which draws from it.
+    void itsCheckpointsOpenInTheExplorer() {
+        const QString run = copyReferenceRun(tmp_.filePath("explore"));
+        RunSession session(run, STREETGAN_TRAINER);
+        CheckpointBrowserPage page(nullptr, STREETGAN_TRAINER, tmp_.filePath("parzen.json"));
+        page.resize(1100, 850);
+        page.show();
+        QSignalSpy loaded(&page, &CheckpointBrowserPage::catalogLoaded);
+        page.setSession(&session);
+        session.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty() && page.model()->rowCount() == 2, 30000);
+        QCOMPARE(page.model()->row(1).info.name(), QStringLiteral("checkpoint_1.pt"));
+        QTRY_VERIFY_WITH_TIMEOUT(!page.model()->row(1).thumbnail.isNull() || !page.model()->row(1).error.isEmpty(), 60000);
+        QVERIFY2(page.model()->row(1).error.isEmpty(), qPrintable(page.model()->row(1).error));
+        QSignalSpy open(&page, &CheckpointBrowserPage::openInExplorer);
+        page.openRowInExplorer(1);
+        QCOMPARE(open.count(), 1);
+        const QString checkpoint = open.at(0).at(0).toString();
+        QCOMPARE(QFileInfo(checkpoint).canonicalFilePath(), QFileInfo(run + "/../checkpoints/checkpoint_1.pt").canonicalFilePath());
+
+        ExplorerPage explorer;
+        explorer.resize(1280, 780);
+        explorer.show();
+        QSignalSpy opened(&explorer, &ExplorerPage::sessionLoaded);
+        QSignalSpy errors(&explorer, &ExplorerPage::errorOccurred);
+        QSignalSpy frames(&explorer, &ExplorerPage::frameShown);
+        explorer.openCheckpoint(checkpoint);
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty() || !errors.isEmpty(), 60000);
+        QVERIFY2(errors.isEmpty(), errors.isEmpty() ? "" : qPrintable(errors.at(0).at(0).toString()));
+        QTRY_VERIFY_WITH_TIMEOUT(!frames.isEmpty() && !explorer.previewImage().isNull(), 60000);
+        QVERIFY(explorer.previewImage().width() >= 32);
     }
 };
 
