@@ -23,6 +23,7 @@
 #include "explorer/ExportDialog.h"
 #include "runs/RunSession.h"
 #include "dashboard/DashboardPage.h"
+#include "dashboard/SamplesPage.h"
 
 using streetgan::ui::MainWindow;
 
@@ -120,6 +121,12 @@ int main(int argc, char** argv) {
         steps.push_back({5000, [&] { shot("11-tensorboard-run"); }});
         steps.push_back({0, [&] { window.dashboard()->views()->setCurrentIndex(1); }});
         steps.push_back({2500, [&] { shot("12-tensorboard-scalars"); }});
+        // The grids its newest checkpoint keeps (img_list), in the Samples tab.
+        steps.push_back({0, [&] {
+                             tabs()->setCurrentWidget(window.samples());
+                             window.samples()->showCheckpointGrids(true);
+                         }});
+        steps.push_back({3000, [&] { shot("13-tensorboard-img-list"); }});
     }
     // Run the steps one after another on the event loop (each waits for the previous one's effect).
     std::function<void(size_t)> next = [&](size_t i) {

@@ -1,10 +1,13 @@
 """Writes a TensorBoard run as the reference project's Python trainer logs one (PyTorch's own
 SummaryWriter into ROOT/NAME/events: G_loss, D_loss, D_X, D_G_z1, D_G_z2 against images processed,
 the fixed-noise grid every 50 iterations), with loss curves shaped like a DCGAN's, plus two tags of
-other kinds (lr/G, timing/data) and a restart into a second event file, for the screenshot of a run
-of another trainer (tools/screenshots.sh). Needs tests/python/tb-env.sh's Python.
+other kinds (lr/G, timing/data) and a restart into a second event file, and its checkpoints beside
+events/ (NAME/checkpoints/checkpoint_<epoch>.pt, the reference's dict, img_list growing by one grid
+a saved epoch), for the screenshots of a run of another trainer (tools/screenshots.sh). Needs
+tests/python/tb-env.sh's Python.
 Usage: reference_style_run.py RUN_FOLDER"""
 import math
+import os
 import sys
 
 import numpy as np
@@ -56,3 +59,20 @@ w = SummaryWriter(log_dir=folder)  # the restart: a second event file goes on
 for it in range(restart, iterations):
     log(w, it)
 w.close()
+
+
+# The reference's checkpoints: its dict (tiny-32 weights of reference_dcgan.py: the screenshots show
+# the grids, not the model), one saved epoch every 300 iterations, img_list gaining that epoch's grid.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "python"))
+from reference_dcgan import ReferenceStep, build  # noqa: E402
+
+g, d, p = build("tiny-32")
+opt = ReferenceStep(g, d, p["nz"])
+checkpoints = os.path.join(os.path.dirname(os.path.abspath(folder)), "checkpoints")
+os.makedirs(checkpoints, exist_ok=True)
+img_list = []
+for epoch in range(iterations // 300):
+    img_list.append(grid((epoch + 1) * 300))
+    torch.save({"epoch": epoch, "D_state_dict": d.state_dict(), "G_state_dict": g.state_dict(), "D_optim": opt.opt_d.state_dict(),
+                "G_optim": opt.opt_g.state_dict(), "losses": {"_G": [], "_D": []}, "img_list": img_list,
+                "noise": torch.randn(16, p["nz"], 1, 1)}, os.path.join(checkpoints, "checkpoint_%d.pt" % epoch))

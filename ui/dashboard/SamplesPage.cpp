@@ -148,6 +148,10 @@ void SamplesPage::onGridsChanged() {
 
 bool SamplesPage::showingCheckpointGrids() const { return source_->currentIndex() == 1; }
 
+void SamplesPage::showCheckpointGrids(bool on) { source_->setCurrentIndex(on ? 1 : 0); }
+
+bool SamplesPage::offersSourceChoice() const { return source_->isVisibleTo(this); }
+
 const std::vector<RunFileRef>& SamplesPage::refs() const {
     return showingCheckpointGrids() ? session_->checkpointGrids() : session_->series().samples();
 }

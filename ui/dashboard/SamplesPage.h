@@ -36,6 +36,10 @@ public:
     int currentIndex() const;
     /// Whether the timeline shown is the checkpoint's img_list grids (else the logged samples).
     bool showingCheckpointGrids() const;
+    /// Chooses the timeline (what the source box does).
+    void showCheckpointGrids(bool on);
+    /// Whether the source box is offered (the run has logged images and checkpoint grids).
+    bool offersSourceChoice() const;
     bool hasImage() const { return !current_.isNull(); }
 
 signals:

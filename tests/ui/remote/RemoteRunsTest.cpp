@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <QComboBox>
 #include <QPushButton>
 #include <QTreeWidget>
 #include "dashboard/DashboardPage.h"
@@ -228,7 +227,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(s.checkpointGrids().size() == 2 || !gridsFailed.isEmpty(), 60000);
         QVERIFY2(gridsFailed.isEmpty(), gridsFailed.isEmpty() ? "" : qPrintable(gridsFailed.at(0).at(0).toString()));
         QVERIFY(!fetch->isVisibleTo(&samples));
-        samples.findChild<QComboBox*>()->setCurrentIndex(1);
+        QVERIFY(samples.offersSourceChoice());
+        samples.showCheckpointGrids(true);
         QVERIFY(samples.showingCheckpointGrids());
         QSignalSpy shown(&samples, &SamplesPage::imageShown);
         samples.showIndex(0);

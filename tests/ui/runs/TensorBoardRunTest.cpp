@@ -11,7 +11,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <QComboBox>
 #include <nlohmann/json.hpp>
 
 #include "base/run/Events.h"
@@ -174,9 +173,8 @@ private slots:
         // Logged images and grids both: the source box chooses; logged images first.
         QTRY_COMPARE_WITH_TIMEOUT(session.series().samples().size(), size_t(6), 30000);
         QVERIFY(!samples.showingCheckpointGrids());
-        auto* source = samples.findChild<QComboBox*>();
-        QVERIFY(source && source->isVisibleTo(&samples));
-        source->setCurrentIndex(1);
+        QVERIFY(samples.offersSourceChoice());
+        samples.showCheckpointGrids(true);
         QVERIFY(samples.showingCheckpointGrids());
         QCOMPARE(samples.count(), int(want.size()));
         for (int k = 0; k < samples.count(); ++k) {
