@@ -35,8 +35,7 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    const bool startOnRun = cli.isSet(openRun) || cli.isSet(openCheckpoint) || cli.isSet(openSession) || cli.isSet(explore);
-    streetgan::ui::MainWindow window(cli.value(workspace), !startOnRun && !cli.isSet(screenshot));
+    streetgan::ui::MainWindow window(cli.value(workspace));
     if (cli.isSet(theme)) window.applyTheme(cli.value(theme), false);
     window.show();
     for (const QString& run : cli.values(openRun)) window.openLocalRun(run);  // several: overlaid

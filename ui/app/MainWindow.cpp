@@ -1,7 +1,6 @@
-// Over 600 lines on purpose: MainWindow is the one place where pages, panels, docks, menus, hosts and
-// run sessions are wired together; the behaviour lives in the classes it wires (WelcomePage,
-// SettingsDialog, ThemeManager, RunAlerts, DesktopNotifier, RunSession, ...). Splitting the wiring
-// across files would only hide which signal goes where.
+// Wiring only: MainWindow is the one place where pages, panels, docks, menus and the open runs are
+// connected; the behaviour lives in the classes it wires (OpenRuns owns the runs and hosts and
+// their lifecycle; WelcomePage, SettingsDialog, ThemeManager, RunAlerts, RunSession, ...).
 #include "app/MainWindow.h"
 
 #include <QAction>
@@ -55,22 +54,23 @@
 #include "remote/SshPrompter.h"
 #include "remote/TrainerSetupDialog.h"
 #include "runs/NewRunDialog.h"
+#include "runs/OpenRuns.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"
 
 namespace streetgan::ui {
 
-MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* parent)
-    : QMainWindow(parent), settings_(new AppSettings), prompter_(new SshPrompter(this)), hosts_(new HostListModel(prompter_, this)) {
+MainWindow::MainWindow(const QString& workspace, QWidget* parent)
+    : QMainWindow(parent), settings_(std::make_unique<AppSettings>()), prompter_(new SshPrompter(this)), runs_(std::make_unique<OpenRuns>(prompter_)) {
     setWindowTitle(tr("StreetGAN Studio"));
     setObjectName("MainWindow");
     // The size comes from fitToScreen() once the docks are in place (never more than the screen).
     prompter_->setParent(this);
     alerts_ = new RunAlerts(new DesktopNotifier(statusBar(), this), this);
     connect(alerts_, &RunAlerts::openRequested, this, [this](RunSession* s, const QString& localRunDir) {
-        if (!sessions_.contains(s)) s = localRunDir.isEmpty() ? nullptr : openLocalRun(localRunDir);  // closed since: open it again
+        if (!runs_->contains(s)) s = localRunDir.isEmpty() ? nullptr : openLocalRun(localRunDir);  // closed since: open it again
         if (!s) return;
-        setActive(s);
+        runs_->setActive(s);
         centre_->setCurrentWidget(tabs_);
         tabs_->setCurrentWidget(dashboard_);
         setWindowState(windowState() & ~Qt::WindowMinimized);
@@ -167,8 +167,9 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     connect(sidebar_, &RunsSidebar::openLocal, this, [this](const QString& p) { openLocalRun(p); });
     connect(sidebar_, &RunsSidebar::openRemote, this, [this](RemoteHost* h, const QString& p) { openRemoteRun(h, p); });
     connect(sidebar_, &RunsSidebar::setUpTrainerRequested, this, [this](RemoteHost* h) { setUpTrainer(h); });
-    connect(hosts_, &HostListModel::hostAdded, this, [this](RemoteHost* h) { wireHost(h); });
-    sidebar_->setHostModel(hosts_);
+    connect(runs_->hosts(), &HostListModel::hostAdded, this, [this](RemoteHost* h) { wireHost(h); });
+    sidebar_->setHostModel(runs_->hosts());
+    wireRuns();
     dashboard_->linkSidebar(sidebar_);  // the runs' check boxes choose which runs the plots overlay
     connect(dashboard_, &DashboardPage::csvExported, this,
             [this](bool ok, const QString& m) { ok ? showStatus(m, 8000) : showError(m, tr("Choose another file or free some disk space.")); });
@@ -184,10 +185,9 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
     fitToScreen(!restored);
 
     // The runs folder: the given one (--workspace), else the remembered one, else
-    // $STREETGAN_WORKSPACE, else the XDG data location. No dialog any more (`askWorkspace` is kept
-    // for callers): the first start shows the folder on the welcome page, which makes it when the
-    // user acts; a given or remembered one is made and remembered now.
-    Q_UNUSED(askWorkspace);
+    // $STREETGAN_WORKSPACE, else the XDG data location. No dialog: the first start shows the
+    // folder on the welcome page, which makes it when the user acts; a given or remembered one is
+    // made and remembered now.
     QString ws = workspace.isEmpty() ? settings_->workspace() : workspace;
     if (ws.isEmpty()) ws = qEnvironmentVariable("STREETGAN_WORKSPACE");
     if (ws.isEmpty()) {
@@ -208,12 +208,39 @@ MainWindow::MainWindow(const QString& workspace, bool askWorkspace, QWidget* par
 
 MainWindow::~MainWindow() {
     prompter_->cancelAll();  // no SSH worker may wait for a dialog while we wait for the workers
-    for (RunSession* s : sessions_) s->stop();
-    qDeleteAll(sessions_);
-    sessions_.clear();
-    delete hosts_;  // its hosts' threads, before the sidebar that shows them
-    hosts_ = nullptr;
-    delete settings_;
+    runs_.reset();           // the sessions, then the hosts' threads, before the pages that show them
+}
+
+HostListModel* MainWindow::hosts() const { return runs_->hosts(); }
+
+void MainWindow::wireRuns() {
+    connect(runs_.get(), &OpenRuns::opened, this, [this](RunSession* s) {
+        if (!s->isRemote()) {
+            settings_->addRecentRun(s->runDir());
+            rebuildRecentMenu();
+        }
+        dashboard_->addSession(s);
+        alerts_->watch(s);
+        emit runOpened(s);
+    });
+    connect(runs_.get(), &OpenRuns::closing, this, [this](RunSession* s) {
+        dashboard_->removeSession(s);
+        sidebar_->forgetLive(s->runKey());
+    });
+    connect(runs_.get(), &OpenRuns::activeChanged, this, [this](RunSession* s) { showActive(s); });
+    connect(runs_.get(), &OpenRuns::appended, this, [this](RunSession* s) {
+        if (s == runs_->active()) updatePanels();
+        showLiveState(s);
+    });
+    connect(runs_.get(), &OpenRuns::activeConnectionChanged, connection_, &QLabel::setText);
+    connect(runs_.get(), &OpenRuns::activeProgress, this, [this](qint64 done, qint64 total, const QString& format) {
+        progress_->setVisible(done < total);
+        progress_->setRange(0, 1000);
+        progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
+        progress_->setFormat(format);
+    });
+    connect(runs_.get(), &OpenRuns::statusMessage, this, [this](const QString& m, int ms) { showStatus(m, ms); });
+    connect(runs_.get(), &OpenRuns::errorOccurred, this, [this](const QString& w, const QString& t) { showError(w, t); });
 }
 
 void MainWindow::buildActions() {
@@ -250,7 +277,7 @@ void MainWindow::buildActions() {
     });
     recentMenu_ = file->addMenu(tr("Recent runs"));
     rebuildRecentMenu();
-    close_ = add(file, tr("&Close run"), QKeySequence::Close, [this] { closeActiveRun(); });
+    close_ = add(file, tr("&Close run"), QKeySequence::Close, [this] { runs_->close(runs_->active()); });
     file->addSeparator();
     // Settings…: the platform's key (Ctrl+, on most desktops), Ctrl+, where it has none.
     QKeySequence prefsKey(QKeySequence::Preferences);
@@ -261,35 +288,36 @@ void MainWindow::buildActions() {
     // Ctrl+Q spelled out: QKeySequence::Quit is empty without a desktop platform theme.
     add(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
     pause_ = add(runMenu, tr("&Pause"), QKeySequence(tr("Ctrl+P")), [this] {
-        if (active_) active_->sendCommand("pause");
+        if (RunSession* a = runs_->active()) a->sendCommand("pause");
     });
     resume_ = add(runMenu, tr("&Resume"), QKeySequence(tr("Ctrl+R")), [this] {
-        if (active_) active_->sendCommand("resume");
+        if (RunSession* a = runs_->active()) a->sendCommand("resume");
     });
     stop_ = add(runMenu, tr("&Stop"), QKeySequence(tr("Ctrl+.")), [this] {
-        if (active_ &&
+        if (!runs_->active() ||
             QMessageBox::question(this, tr("Stop the run"),
-                                  tr("Stop %1? It writes a last checkpoint and ends; you can resume it later with --resume.").arg(active_->title())) ==
+                                  tr("Stop %1? It writes a last checkpoint and ends; you can resume it later with --resume.").arg(runs_->active()->title())) !=
                 QMessageBox::Yes)
-            active_->sendCommand("stop");
+            return;
+        if (RunSession* a = runs_->active()) a->sendCommand("stop");  // (the run may have been closed meanwhile)
     });
     checkpoint_ = add(runMenu, tr("&Checkpoint now"), QKeySequence(tr("Ctrl+K")), [this] {
-        if (active_) active_->sendCommand("checkpoint-now");
+        if (RunSession* a = runs_->active()) a->sendCommand("checkpoint-now");
     });
     sample_ = add(runMenu, tr("Sample &grid now"), QKeySequence(tr("Ctrl+G")), [this] {
-        if (active_) active_->sendCommand("sample-now");
+        if (RunSession* a = runs_->active()) a->sendCommand("sample-now");
     });
     setLr_ = add(runMenu, tr("Set &learning rate…"), QKeySequence(tr("Ctrl+L")), [this] {
-        if (!active_) return;
-        const double current = active_->series().lastValue(Metric::Lr);
+        if (!runs_->active()) return;
+        const double current = runs_->active()->series().lastValue(Metric::Lr);
         bool ok = false;
         const double lr = QInputDialog::getDouble(this, tr("Learning rate"), tr("New learning rate of both optimisers:"),
                                                   std::isfinite(current) ? current : 2e-4, 1e-8, 10, 8, &ok, Qt::WindowFlags(), 1e-5);
-        if (ok) active_->sendCommand("set-lr", lr);
+        if (RunSession* a = runs_->active(); ok && a) a->sendCommand("set-lr", lr);
     });
     QAction* refresh = add(view, tr("&Refresh runs"), QKeySequence::Refresh, [this] {
         sidebar_->refresh();
-        for (RemoteHost* h : hosts_->hosts()) h->refresh();
+        for (RemoteHost* h : runs_->hosts()->hosts()) h->refresh();
     });
     add(view, tr("&Dashboard"), QKeySequence(tr("Ctrl+1")), [this] { tabs_->setCurrentIndex(0); });
     add(view, tr("&Sample grids"), QKeySequence(tr("Ctrl+2")), [this] { tabs_->setCurrentIndex(1); });
@@ -402,7 +430,7 @@ void MainWindow::fitToScreen(bool initial) {
 }
 
 void MainWindow::setUpTrainerOnAHost() {
-    const QList<RemoteHost*>& hosts = hosts_->hosts();
+    const QList<RemoteHost*>& hosts = runs_->hosts()->hosts();
     RemoteHost* host = nullptr;
     if (hosts.isEmpty()) {
         // No host yet: ask which one as Connect does; the host is added (and connects, with the
@@ -486,92 +514,9 @@ void MainWindow::showStatus(const QString& text, int ms) {
     statusBar()->showMessage(shown, ms);
 }
 
-RunSession* MainWindow::openLocalRun(const QString& runDirIn) {
-    QString runDir = QFileInfo(runDirIn).absoluteFilePath();
-    // The folder of a TensorBoard run's run (the reference project's NAME/ for NAME/events/):
-    // the one run below it is meant.
-    if (QFileInfo(runDir).isDir() && !RunStatus::isAnyRun(runDir.toStdString())) {
-        LocalEventFiles files;
-        try {
-            // Not tb/: a run of ours keeps its TensorBoard copy there, and may not be recognisable yet.
-            const auto below = TensorBoardRun::find(files, runDir.toStdString(), 2);
-            if (below.size() == 1 && QFileInfo(QString::fromStdString(below.front())).fileName() != QLatin1String("tb"))
-                runDir += "/" + QString::fromStdString(below.front());
-        } catch (const std::exception&) {  // unreadable: the error comes below
-        }
-    }
-    for (RunSession* s : sessions_)
-        if (!s->isRemote() && s->runDir() == runDir) {
-            setActive(s);
-            return s;
-        }
-    if (!QFileInfo(runDir).isDir()) {
-        showError(tr("%1 is not a folder.").arg(runDir), tr("Choose a run directory: a folder with run.json and events.jsonl, or one of TensorBoard event files."));
-        return nullptr;
-    }
-    auto* s = new RunSession(runDir, TrainerLocator::trainer());
-    sessions_ << s;
-    settings_->addRecentRun(runDir);
-    rebuildRecentMenu();
-    connect(s, &RunSession::connectionChanged, this, [this, s](const QString& text, bool) {
-        if (s == active_) connection_->setText(text);
-    });
-    connect(s, &RunSession::loadProgress, this, [this, s](qint64 done, qint64 total) {
-        if (s != active_) return;
-        progress_->setVisible(done < total);
-        progress_->setRange(0, 1000);
-        progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
-        progress_->setFormat(tr("reading events %p%"));
-    });
-    connect(s, &RunSession::loaded, this, [this](qint64 lines, double seconds) {
-        progress_->setVisible(false);
-        showStatus(tr("Read %1 events in %2 s").arg(lines).arg(seconds, 0, 'f', 2), 6000);
-    });
-    connect(s, &RunSession::errorOccurred, this, [this](const QString& w, const QString& t) { showError(w, t); });
-    connect(s, &RunSession::appended, this, [this, s] {
-        if (s == active_) updatePanels();
-        showLiveState(s);
-    });
-    connect(s, &RunSession::replyReceived, this, [this](const QString& json) { showStatus(tr("Trainer replied: %1").arg(json), 6000); });
-    dashboard_->addSession(s);
-    alerts_->watch(s);
-    setActive(s);
-    s->start();
-    emit runOpened(s);
-    return s;
-}
+RunSession* MainWindow::openLocalRun(const QString& runDir) { return runs_->openLocal(runDir); }
 
-RunSession* MainWindow::openRemoteRun(RemoteHost* host, const QString& runDir) {
-    for (RunSession* s : sessions_)
-        if (s->isRemote() && s->hostLabel() == host->label() && s->runDir() == runDir) {
-            setActive(s);
-            return s;
-        }
-    auto* s = new RunSession(runDir, host->sshOptions(), host->config().trainer, host->label());
-    sessions_ << s;
-    hostOf_.insert(s, host);
-    connect(s, &RunSession::connectionChanged, this, [this, s](const QString& text, bool) {
-        if (s == active_) connection_->setText(text);
-    });
-    connect(s, &RunSession::errorOccurred, this, [this](const QString& w, const QString& t) { showError(w, t); });
-    connect(s, &RunSession::appended, this, [this, s] {
-        if (s == active_) updatePanels();
-        showLiveState(s);
-    });
-    connect(s, &RunSession::replyReceived, this, [this](const QString& json) { showStatus(tr("Trainer replied: %1").arg(json), 6000); });
-    connect(s, &RunSession::downloadProgress, this, [this](qint64 done, qint64 total) {
-        progress_->setVisible(done < total);
-        progress_->setRange(0, 1000);
-        progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
-        progress_->setFormat(tr("downloading %p%"));
-    });
-    dashboard_->addSession(s);
-    alerts_->watch(s);
-    setActive(s);
-    s->start();
-    emit runOpened(s);
-    return s;
-}
+RunSession* MainWindow::openRemoteRun(RemoteHost* host, const QString& runDir) { return runs_->openRemote(host, runDir); }
 
 void MainWindow::openCheckpoint(const QString& checkpoint) {
     const QFileInfo ck(checkpoint);
@@ -607,12 +552,11 @@ void MainWindow::showExplorer() {
     tabs_->setCurrentWidget(explorer_);
 }
 
-void MainWindow::setActive(RunSession* s) {
-    active_ = s;
+void MainWindow::showActive(RunSession* s) {
     // Without a run the welcome page shows, unless the explorer (which needs no run) is in use.
     centre_->setCurrentIndex(s || tabs_->currentWidget() == explorer_ ? 1 : 0);
     samples_->setSession(s);
-    RemoteHost* host = s ? hostOf_.value(s) : nullptr;
+    RemoteHost* host = s ? runs_->hostOf(s) : nullptr;
     checkpoints_->setSession(s, host ? std::optional<SshOptions>(host->sshOptions()) : std::nullopt);
     setWindowTitle(s ? tr("%1 — StreetGAN Studio").arg(s->title()) : tr("StreetGAN Studio"));
     connection_->setText(s ? tr("%1: opening…").arg(s->isRemote() ? s->hostLabel() : tr("local")) : tr("no run open"));
@@ -627,22 +571,11 @@ void MainWindow::showLiveState(RunSession* s) {
     sidebar_->showLive(s->runKey(), QString::fromStdString(r.state()), std::max<int64_t>(r.lastStep(), 0), r.totalSteps());
 }
 
-void MainWindow::closeActiveRun() {
-    if (!active_) return;
-    RunSession* s = active_;
-    dashboard_->removeSession(s);
-    sidebar_->forgetLive(s->runKey());
-    sessions_.removeOne(s);
-    hostOf_.remove(s);
-    s->stop();
-    setActive(sessions_.isEmpty() ? nullptr : sessions_.back());
-    delete s;
-}
-
 void MainWindow::updatePanels() {
-    const RunSeries* r = active_ ? &active_->series() : nullptr;
+    RunSession* active = runs_->active();
+    const RunSeries* r = active ? &active->series() : nullptr;
     RunContext where;
-    if (active_) where = RunContext{active_->isRemote(), active_->hostLabel()};
+    if (active) where = RunContext{active->isRemote(), active->hostLabel()};
     system_->update(r, where);
     if (where.remote) {
         const double saved = settings_->hostPricePerHour(where.hostLabel);
@@ -653,7 +586,7 @@ void MainWindow::updatePanels() {
 }
 
 void MainWindow::updateActions() {
-    const QString state = active_ ? QString::fromStdString(active_->series().state()) : QString();
+    const QString state = runs_->active() ? QString::fromStdString(runs_->active()->series().state()) : QString();
     const bool live = state == QLatin1String(RunState::kRunning) || state == QLatin1String(RunState::kPaused);
     pause_->setEnabled(live && state == QLatin1String(RunState::kRunning));
     resume_->setEnabled(state == QLatin1String(RunState::kPaused));
@@ -661,11 +594,11 @@ void MainWindow::updateActions() {
     checkpoint_->setEnabled(live);
     sample_->setEnabled(live);
     setLr_->setEnabled(live);
-    close_->setEnabled(active_ != nullptr);
+    close_->setEnabled(runs_->active() != nullptr);
 }
 
 QString MainWindow::connectionText() const { return connection_->text(); }
-RunSession* MainWindow::activeSession() const { return active_; }
+RunSession* MainWindow::activeSession() const { return runs_->active(); }
 
 void MainWindow::startLocalRun(const QStringList& args) {
     auto* p = new QProcess(this);
@@ -704,8 +637,8 @@ void MainWindow::startTinyRun() {
 }
 
 void MainWindow::newRunDialog() {
-    const QList<RemoteHost*> hosts = hosts_->hosts();  // the same rows as the sidebar's hosts
-    NewRunDialog d(QStringList{tr("This computer (%1)").arg(sidebar_->workspace())} + hosts_->labels(), this);
+    const QList<RemoteHost*> hosts = runs_->hosts()->hosts();  // the same rows as the sidebar's hosts
+    NewRunDialog d(QStringList{tr("This computer (%1)").arg(sidebar_->workspace())} + runs_->hosts()->labels(), this);
     if (d.exec() != QDialog::Accepted) return;
     if (d.runName().isEmpty()) {
         showError(tr("The run needs a name."), tr("Type a folder name for the run."));
@@ -716,7 +649,7 @@ void MainWindow::newRunDialog() {
         return;
     }
     RemoteHost* host = hosts.value(d.targetIndex() - 1);
-    if (!host || !hosts_->hosts().contains(host)) return;
+    if (!host || !runs_->hosts()->hosts().contains(host)) return;
     progress_->setVisible(true);
     progress_->setRange(0, 0);
     host->startRun(d.trainerArguments(host->config().root));
@@ -724,7 +657,7 @@ void MainWindow::newRunDialog() {
 
 RemoteHost* MainWindow::connectHost(const HostConfig& config) {
     bool created = false;
-    RemoteHost* host = hosts_->hostFor(config, &created);  // wired by hostAdded when new
+    RemoteHost* host = runs_->hosts()->hostFor(config, &created);  // wired by hostAdded when new
     settings_->addRecentHost(host->config());
     if (!created) connection_->setText(tr("%1: connecting…").arg(host->label()));
     host->refresh();

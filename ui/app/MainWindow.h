@@ -4,10 +4,11 @@
 // and panels to RunSessions; the work itself lives in those classes. GUI thread.
 #pragma once
 
-#include <QHash>
 #include <QList>
 #include <QMainWindow>
 #include <QPointer>
+
+#include <memory>
 
 class QAction;
 class QLabel;
@@ -31,6 +32,7 @@ class ThemeManager;
 class DashboardPage;
 class ExplorerPage;
 class HostListModel;
+class OpenRuns;
 class RemoteHost;
 class RunAlerts;
 class RunSession;
@@ -44,9 +46,8 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// `workspace` empty: the remembered one, else $STREETGAN_WORKSPACE, else the XDG data location
-    /// (WelcomePage::defaultRunsFolder, shown on the first start's welcome page: no dialog;
-    /// `askWorkspace` is ignored, kept for callers).
-    explicit MainWindow(const QString& workspace = {}, bool askWorkspace = true, QWidget* parent = nullptr);
+    /// (WelcomePage::defaultRunsFolder, shown on the first start's welcome page: no dialog).
+    explicit MainWindow(const QString& workspace = {}, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     /// Opens (and follows) a local run directory; returns its session.
@@ -65,7 +66,7 @@ public:
     /// connected and listed; a host listed already is refreshed, not added again.
     RemoteHost* connectHost(const HostConfig& config);
     /// The remote hosts (the runs sidebar's host rows and New run's "Train on" list).
-    HostListModel* hosts() const { return hosts_; }
+    HostListModel* hosts() const;
     /// File → Set up streetgan-trainer on a host…: the connected host (or the one picked), else
     /// the Connect dialog first; the set-up connects with the usual prompts.
     void setUpTrainerOnAHost();
@@ -103,8 +104,10 @@ protected:
 
 private:
     void buildActions();
-    void setActive(RunSession* s);
-    void closeActiveRun();
+    /// The window's reactions to the open runs (OpenRuns' signals).
+    void wireRuns();
+    /// Pages, panels, title and actions follow the active run.
+    void showActive(RunSession* s);
     /// Hands the open run's state and step/total (its own events) to the sidebar.
     void showLiveState(RunSession* s);
     void updatePanels();
@@ -132,10 +135,13 @@ private:
     /// wide the System-and-cost dock goes under the Runs dock (tabbed) and the toolbar shows icons only.
     void fitToScreen(bool initial);
 
-    AppSettings* settings_;
+    std::unique_ptr<AppSettings> settings_;
     WelcomePage* welcome_ = nullptr;            ///< the centre's page while no run is open
     QPointer<SettingsDialog> settingsDialog_;  ///< while open
     SshPrompter* prompter_;
+    /// The open runs and the hosts; destroyed before the pages that show them (members go before
+    /// the child widgets).
+    std::unique_ptr<OpenRuns> runs_;
     RunAlerts* alerts_;  ///< desktop notifications of the open runs (its DesktopNotifier is a child of this window)
     RunsSidebar* sidebar_;
     DashboardPage* dashboard_;
@@ -150,10 +156,6 @@ private:
     QLabel* connection_;
     QProgressBar* progress_;
     QMenu* recentMenu_;
-    QList<RunSession*> sessions_;
-    HostListModel* hosts_;
-    QHash<RunSession*, RemoteHost*> hostOf_;  ///< remote sessions -> their host (SSH options for the browser)
-    QPointer<RunSession> active_;
     QAction *pause_, *resume_, *stop_, *checkpoint_, *sample_, *setLr_, *close_;
     IconSet* icons_ = nullptr;          ///< the actions' icons, re-coloured on theme changes
     ThemeManager* themes_ = nullptr;    ///< light/dark (View → Theme, applyTheme)

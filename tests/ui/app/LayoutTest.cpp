@@ -95,7 +95,7 @@ private slots:
         const QString spec = qEnvironmentVariable("STREETGAN_LAYOUT_SCREEN");
         const QString ws = tmp_.filePath("ws");
         streetgan::test::writeRun(ws + "/r1", 400, 100);
-        MainWindow w(ws, false);
+        MainWindow w(ws);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         RunSession* s = w.openLocalRun(ws + "/r1");
@@ -162,11 +162,11 @@ private slots:
     // A restored geometry bigger than the screen is clamped to it.
     void restoredGeometryIsClamped() {
         {
-            MainWindow w(tmp_.filePath("ws-clamp"), false);
+            MainWindow w(tmp_.filePath("ws-clamp"));
             w.setGeometry(0, 0, 3000, 2000);
             w.close();  // saves the layout
         }
-        MainWindow w(tmp_.filePath("ws-clamp"), false);
+        MainWindow w(tmp_.filePath("ws-clamp"));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         const QRect avail = w.screen()->availableGeometry();
@@ -213,7 +213,7 @@ private slots:
     }
 
     void toolbarIconsInBothThemes() {
-        MainWindow w(tmp_.filePath("ws"), false);
+        MainWindow w(tmp_.filePath("ws"));
         auto* toolbar = w.findChild<QToolBar*>("mainToolBar");
         QVERIFY(toolbar);
         for (const QString theme : {"light", "dark"}) {
@@ -236,7 +236,7 @@ private slots:
     }
 
     void shortcutsDialogListsEveryMenuAction() {
-        MainWindow w(tmp_.filePath("ws"), false);
+        MainWindow w(tmp_.filePath("ws"));
         w.show();
         auto* help = w.findChild<QAction*>("shortcutsAction");
         QVERIFY(help);
@@ -268,7 +268,7 @@ private slots:
     }
 
     void darkAndLightThemes() {
-        MainWindow w(tmp_.filePath("ws"), false);
+        MainWindow w(tmp_.filePath("ws"));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         PlotPanel* plot = w.dashboard()->panels()[0];
@@ -290,7 +290,7 @@ private slots:
 
     void themeFromTheMenuPersists() {
         {
-            MainWindow w(tmp_.filePath("ws"), false);
+            MainWindow w(tmp_.filePath("ws"));
             auto* dark = w.findChild<QAction*>("theme-dark");
             QVERIFY(dark && dark->isCheckable());
             dark->trigger();
@@ -299,7 +299,7 @@ private slots:
             QCOMPARE(AppSettings().theme(), QString("dark"));
         }
         {
-            MainWindow w(tmp_.filePath("ws"), false);  // a new start: dark again
+            MainWindow w(tmp_.filePath("ws"));  // a new start: dark again
             QVERIFY(w.themeManager()->isDark());
             QVERIFY(w.findChild<QAction*>("theme-dark")->isChecked());
             QVERIFY(w.palette().color(QPalette::Window).lightness() < 100);

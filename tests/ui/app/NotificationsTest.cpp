@@ -71,7 +71,7 @@ private slots:
 
     void killedTrainerNotifiesCrashAndClickOpensTheRun() {
         const QString ws = tmp_.filePath("ws-crash");
-        MainWindow w(ws, false);
+        MainWindow w(ws);
         w.show();
         DesktopNotifier* notifier = notifierOf(w);
         QVERIFY(notifier);
@@ -118,7 +118,7 @@ private slots:
         const QString ws = tmp_.filePath("ws-finish");
         const QString dir = ws + "/finish-run";
         {
-            MainWindow w(ws, false);
+            MainWindow w(ws);
             w.show();
             DesktopNotifier* notifier = notifierOf(w);
             const QString err = startRun(dir, 120);
@@ -139,7 +139,7 @@ private slots:
             QCOMPARE(finished[0].hints.value("urgency").toInt(), 1);
         }
         // Opened again (a new window: the next day's app): history, nothing raised.
-        MainWindow w(ws, false);
+        MainWindow w(ws);
         w.show();
         RunSession* s = w.openLocalRun(dir);
         QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("ended"), 30000);
@@ -179,7 +179,7 @@ private slots:
 
     void noServerFallsBack() {
         server_->stop();
-        MainWindow w(tmp_.filePath("ws-fallback"), false);
+        MainWindow w(tmp_.filePath("ws-fallback"));
         w.show();
         DesktopNotifier* notifier = notifierOf(w);
         QSignalSpy delivered(notifier, &DesktopNotifier::delivered);

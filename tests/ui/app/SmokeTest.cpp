@@ -82,7 +82,7 @@ private slots:
         const QString run = ws + "/r1";
         streetgan::test::writeRun(run, 500, 100);
         {
-            MainWindow w(ws, false);
+            MainWindow w(ws);
             w.show();
             QSignalSpy opened(&w, &MainWindow::runOpened);
             RunSession* s = w.openLocalRun(run);
@@ -110,7 +110,7 @@ private slots:
         const QString trained = streetgan::test::trainTinyRun(STREETGAN_TRAINER, run, 4, 2, 1, 16);
         QVERIFY2(trained.isEmpty(), qPrintable(trained));
 
-        MainWindow w(ws, false);
+        MainWindow w(ws);
         w.show();
         auto* tabs = w.findChild<QTabWidget*>("mainTabs");
         QVERIFY(tabs);

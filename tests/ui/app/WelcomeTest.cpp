@@ -219,7 +219,7 @@ private slots:
         streetgan::test::writeRun(ws + "/beta", 40, 0);
         const QString a = RunPalette::key({}, ws + "/alpha"), b = RunPalette::key({}, ws + "/beta");
         {
-            MainWindow w(ws, false);
+            MainWindow w(ws);
             w.show();
             QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runItem(a) && w.sidebar()->runItem(b), 20000);
             w.sidebar()->runItem(a)->setCheckState(0, Qt::Checked);  // as a click does: opens it
@@ -229,7 +229,7 @@ private slots:
             QCOMPARE(AppSettings().plottedRuns(), QStringList{a});
         }
         // the restart: alpha checked and plotted again, beta left alone
-        MainWindow w(ws, false);
+        MainWindow w(ws);
         w.show();
         QSignalSpy opened(&w, &MainWindow::runOpened);
         QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runItem(a) && w.sidebar()->runItem(b), 20000);

@@ -160,7 +160,7 @@ private slots:
         const QString deb = trainerDeb();
         QVERIFY(!deb.isEmpty());
         const QString root = tmp_.filePath("gpubox-runs");  // made by the first run
-        MainWindow w(tmp_.filePath("workspace"), false);
+        MainWindow w(tmp_.filePath("workspace"));
         int hostKeyQuestions = 0;
         w.prompter()->hostKeyDialog = [&](const HostKeyInfo&) {
             ++hostKeyQuestions;
@@ -270,7 +270,7 @@ private slots:
     // dialog, starting from the remembered host), adds it, and opens the set-up for it.
     void setUpFromTheFileMenuAsksForTheHostFirst() {
         AppSettings().addRecentHost(alias(tmp_.filePath("menu-runs")));
-        MainWindow w(tmp_.filePath("workspace"), false);
+        MainWindow w(tmp_.filePath("workspace"));
         w.prompter()->hostKeyDialog = [](const HostKeyInfo&) { return HostKeyDecision::AcceptOnce; };
         QCOMPARE(w.hosts()->rowCount(), 0);
         bool asked = false;
@@ -307,7 +307,7 @@ private slots:
         ::getsockname(closed, reinterpret_cast<sockaddr*>(&addr), &len);
         const int port = ntohs(addr.sin_port);
         ::close(closed);  // nobody listens there now: connections are refused
-        MainWindow w(tmp_.filePath("workspace"), false);
+        MainWindow w(tmp_.filePath("workspace"));
         HostConfig c;
         c.host = "127.0.0.1";
         c.port = port;

@@ -34,7 +34,7 @@ private slots:
 
     void startFollowControl() {
         const QString ws = tmp_.filePath("ws");
-        MainWindow w(ws, false);
+        MainWindow w(ws);
         w.show();
         QSignalSpy opened(&w, &MainWindow::runOpened);
         QSignalSpy failed(&w, &MainWindow::runStartFailed);
@@ -84,7 +84,7 @@ private slots:
 
     void firstStartOneClickTinyRun() {
         const QString ws = tmp_.filePath("first");
-        MainWindow w(ws, false);
+        MainWindow w(ws);
         w.show();
         QSignalSpy opened(&w, &MainWindow::runOpened);
         auto* button = w.findChild<QPushButton*>("tinyRunButton");
