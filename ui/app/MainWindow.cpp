@@ -79,6 +79,20 @@ MainWindow::MainWindow(const QString& workspace, QWidget* parent)
         activateWindow();
     });
 
+    buildDocks();
+    buildCentre();
+    buildStatusBar();
+    buildActions();
+    wirePages();
+    wireRuns();
+    const bool restored = restoreGeometry(settings_->windowGeometry());
+    restoreState(settings_->windowState());
+    fitToScreen(!restored);
+    useStartWorkspace(workspace);
+    updateActions();
+}
+
+void MainWindow::buildDocks() {
     sidebar_ = new RunsSidebar;
     auto* runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName("runsDock");
@@ -111,7 +125,9 @@ MainWindow::MainWindow(const QString& workspace, QWidget* parent)
     sysDock->setWidget(rightScroll);
     addDockWidget(Qt::RightDockWidgetArea, sysDock);
     systemDock_ = sysDock;
+}
 
+void MainWindow::buildCentre() {
     centre_ = new QStackedWidget;
     // Shown while no run is open: what the app does and the first start's runs folder (WelcomePage).
     welcome_ = new WelcomePage;
@@ -154,7 +170,9 @@ MainWindow::MainWindow(const QString& workspace, QWidget* parent)
     centre_->addWidget(welcome_);
     centre_->addWidget(tabs_);
     setCentralWidget(centre_);
+}
 
+void MainWindow::buildStatusBar() {
     connection_ = new QLabel(tr("no run open"));
     connection_->setObjectName("connectionState");
     progress_ = new QProgressBar;
@@ -162,14 +180,14 @@ MainWindow::MainWindow(const QString& workspace, QWidget* parent)
     progress_->setVisible(false);
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(connection_);
+}
 
-    buildActions();
+void MainWindow::wirePages() {
     connect(sidebar_, &RunsSidebar::openLocal, this, [this](const QString& p) { openLocalRun(p); });
     connect(sidebar_, &RunsSidebar::openRemote, this, [this](RemoteHost* h, const QString& p) { openRemoteRun(h, p); });
     connect(sidebar_, &RunsSidebar::setUpTrainerRequested, this, [this](RemoteHost* h) { setUpTrainer(h); });
     connect(runs_->hosts(), &HostListModel::hostAdded, this, [this](RemoteHost* h) { wireHost(h); });
     sidebar_->setHostModel(runs_->hosts());
-    wireRuns();
     dashboard_->linkSidebar(sidebar_);  // the runs' check boxes choose which runs the plots overlay
     connect(dashboard_, &DashboardPage::csvExported, this,
             [this](bool ok, const QString& m) { ok ? showStatus(m, 8000) : showError(m, tr("Choose another file or free some disk space.")); });
@@ -180,10 +198,12 @@ MainWindow::MainWindow(const QString& workspace, QWidget* parent)
         settings_->setPricePerHour(d);
     });
 
-    const bool restored = restoreGeometry(settings_->windowGeometry());
-    restoreState(settings_->windowState());
-    fitToScreen(!restored);
+    // The runs checked when the app last ran are checked (and so plotted) again once listed.
+    sidebar_->restorePlotted(settings_->plottedRuns());
+    connect(sidebar_, &RunsSidebar::plottedRunsChanged, this, [this](const QStringList& keys) { settings_->setPlottedRuns(keys); });
+}
 
+void MainWindow::useStartWorkspace(const QString& workspace) {
     // The runs folder: the given one (--workspace), else the remembered one, else
     // $STREETGAN_WORKSPACE, else the XDG data location. No dialog: the first start shows the
     // folder on the welcome page, which makes it when the user acts; a given or remembered one is
@@ -196,14 +216,10 @@ MainWindow::MainWindow(const QString& workspace, QWidget* parent)
         QDir().mkpath(ws);
         settings_->setWorkspace(ws);
     }
-    // The runs checked when the app last ran are checked (and so plotted) again once listed.
-    sidebar_->restorePlotted(settings_->plottedRuns());
-    connect(sidebar_, &RunsSidebar::plottedRunsChanged, this, [this](const QStringList& keys) { settings_->setPlottedRuns(keys); });
     sidebar_->setWorkspace(ws);
     welcome_->setRunsFolder(ws);
     welcome_->setFirstStart(!settings_->welcomeDone());
     welcome_->setRecentRuns(settings_->recentRuns());
-    updateActions();
 }
 
 MainWindow::~MainWindow() {

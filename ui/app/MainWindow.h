@@ -103,7 +103,14 @@ protected:
     void closeEvent(QCloseEvent* e) override;
 
 private:
-    void buildActions();
+    void buildDocks();    ///< the runs sidebar (left), system and cost (right)
+    void buildCentre();   ///< the welcome page and the tabs of pages
+    void buildStatusBar();
+    void buildActions();  ///< menus and toolbar
+    /// The sidebar, hosts, dashboard and cost panel to the window and the settings.
+    void wirePages();
+    /// The runs folder at start: `workspace` (--workspace), else the remembered one, ...
+    void useStartWorkspace(const QString& workspace);
     /// The window's reactions to the open runs (OpenRuns' signals).
     void wireRuns();
     /// Pages, panels, title and actions follow the active run.
