@@ -5,6 +5,7 @@
 // unwritable path leave nothing) and the side-by-side view; real eval children compute Parzen
 // (and a failing one reports); a reference Python checkpoint (torch.save by /usr/bin/python3)
 // dropped on the page renders; corrupt and foreign checkpoints give one-line errors.
+#include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFileInfo>
 #include <QImageReader>
@@ -65,6 +66,7 @@ class CheckpointBrowserTest : public QObject {
     QString run_;
     std::unique_ptr<RunSession> session_;
     std::unique_ptr<CheckpointBrowserPage> page_;
+    std::unique_ptr<QAbstractItemModelTester> tester_;  ///< Qt's checks of the model contract, on every change
 
     CheckpointTableModel* model() { return page_->model(); }
 
@@ -79,6 +81,7 @@ private slots:
 
         session_ = std::make_unique<RunSession>(run_, STREETGAN_TRAINER);
         page_ = std::make_unique<CheckpointBrowserPage>(nullptr, STREETGAN_TRAINER, tmp_.filePath("parzen.json"));
+        tester_ = std::make_unique<QAbstractItemModelTester>(page_->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         page_->resize(1100, 850);
         page_->show();
         QSignalSpy loaded(page_.get(), &CheckpointBrowserPage::catalogLoaded);
@@ -88,6 +91,7 @@ private slots:
     }
 
     void cleanupTestCase() {
+        tester_.reset();
         page_.reset();
         session_.reset();
     }

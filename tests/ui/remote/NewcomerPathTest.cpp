@@ -5,6 +5,7 @@
 // whichever way it was reached (the alias, its address, the set-up), no error for a host with no
 // runs yet, the run's badge reaching "finished" with the run's own last event and its check box
 // checked while it is plotted; a failed host is one row, marked, with one error box.
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -161,6 +162,8 @@ private slots:
         QVERIFY(!deb.isEmpty());
         const QString root = tmp_.filePath("gpubox-runs");  // made by the first run
         MainWindow w(tmp_.filePath("workspace"));
+        // Qt's own checks of the model contract on every change of the host rows.
+        QAbstractItemModelTester hostsTester(w.hosts(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         int hostKeyQuestions = 0;
         w.prompter()->hostKeyDialog = [&](const HostKeyInfo&) {
             ++hostKeyQuestions;
