@@ -125,8 +125,8 @@ void writeTensorBoard(const QString& dir, long records) {
     const char* tags[] = {"G_loss", "D_loss", "D_X", "D_G_z1", "D_G_z2"};
     for (long i = 0; i < records / 5; ++i) {
         const double k = static_cast<double>(i);
-        const double values[] = {2.5 + std::sin(k / 5e4) + noise(rng), 1.2 / (1 + k / 1e5) + noise(rng), 0.7 + noise(rng) * 0.2,
-                                 0.3 + noise(rng) * 0.2, 0.25 + noise(rng) * 0.2};
+        const double values[] = {2.5 + std::sin(k / 5e4) + noise(rng), 1.2 / (1 + k / 1e5) + noise(rng), 0.7 + noise(rng) * 0.2, 0.3 + noise(rng) * 0.2,
+                                 0.25 + noise(rng) * 0.2};
         for (int t = 0; t < 5; ++t) tb.addScalar(tags[t], static_cast<float>(values[t]), i * 128, 1.7e9 + k * 0.05);
     }
     tb.flush();
@@ -185,9 +185,9 @@ int benchOpen(const QString& dir, long events, double smoothing, bool tensorBoar
         "{\"format\":\"%s\",\"events\":%lld,\"rows\":%zu,\"smoothing\":%.2f,\"first_plot_s\":%.3f,\"full_load_s\":%.3f,"
         "\"replot_ms_median_one_plot\":%.2f,\"replot_ms_p90_one_plot\":%.2f,\"replot_ms_median_dashboard\":%.2f,"
         "\"loss_points\":%d,\"rss_before_mb\":%.1f,\"rss_mb\":%.1f,\"peak_rss_mb\":%.1f,\"series_mb\":%.1f}\n",
-        tensorBoard ? "tensorboard" : "jsonl", static_cast<long long>(session.series().eventLines()), session.series().rows(), smoothing, firstPlot, fullLoad, percentile(one, 0.5),
-        percentile(one, 0.9), percentile(all, 0.5), loss->pointCount(&session.series(), Metric::LossD), rssBefore, statusMb("VmRSS:"), statusMb("VmHWM:"),
-        session.series().memoryBytes() / 1048576.0);
+        tensorBoard ? "tensorboard" : "jsonl", static_cast<long long>(session.series().eventLines()), session.series().rows(), smoothing, firstPlot, fullLoad,
+        percentile(one, 0.5), percentile(one, 0.9), percentile(all, 0.5), loss->pointCount(&session.series(), Metric::LossD), rssBefore, statusMb("VmRSS:"),
+        statusMb("VmHWM:"), session.series().memoryBytes() / 1048576.0);
     return 0;
 }
 

@@ -24,7 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             }
         }
         if (reader.size() > 0) (void)reader.find(reader.entry(0).name);
-    } catch (const streetgan::Error&) {
-    }
+    } catch (const streetgan::Error&) {}
     return 0;
 }

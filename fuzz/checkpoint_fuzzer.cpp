@@ -30,7 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const streetgan::PickleValue v = streetgan::TorchPickleReader::loadBytes(bytes, "fuzz.pt");
         (void)walk(v, 0);
         if (v.isDict()) (void)v.find("generator");
-    } catch (const streetgan::CheckpointError&) {
-    }
+    } catch (const streetgan::CheckpointError&) {}
     return 0;
 }

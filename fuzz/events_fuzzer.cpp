@@ -4,10 +4,10 @@
 // throws, so no exception at all may escape. Events.h promises that a line read and written again
 // is the same JSON (up to number types, which nlohmann's == ignores, and members the schema always
 // writes, such as a data event's "skipped": {} or a checkpoint's "path": ""): checked for every line read.
-#include <cstdio>
-#include <cstdlib>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -18,7 +18,9 @@
 
 namespace {
 
-bool isEmpty(const nlohmann::json& v) { return v.is_null() || (v.is_string() && v.get_ref<const std::string&>().empty()) || ((v.is_object() || v.is_array()) && v.empty()); }
+bool isEmpty(const nlohmann::json& v) {
+    return v.is_null() || (v.is_string() && v.get_ref<const std::string&>().empty()) || ((v.is_object() || v.is_array()) && v.empty());
+}
 
 /// `written` is `original` read and written again: the same members with equal values, except
 /// that either side may lack a member the other has as null or empty (a default).

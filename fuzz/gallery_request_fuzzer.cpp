@@ -39,8 +39,7 @@ const GalleryRoutes& routes() {
             return std::string("\x89PNG", 4);
         };
         h.gif = [c](const streetgan::GifSpec& s) {
-            check(s.frames >= c.minFrames && s.frames <= c.maxFrames && s.size >= c.imgSize && s.size <= c.maxGifSize && s.span >= 1 &&
-                  s.delayMs >= 20);
+            check(s.frames >= c.minFrames && s.frames <= c.maxFrames && s.size >= c.imgSize && s.size <= c.maxGifSize && s.span >= 1 && s.delayMs >= 20);
             return std::string("GIF89a");
         };
         h.busyLine = [] { return std::string("busy"); };

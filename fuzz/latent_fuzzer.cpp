@@ -24,7 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)s.toJson().dump();
         (void)streetgan::LatentSession::fromJson(s.toJson());  // what is written must read back
         (void)s.hashWarning("model.pt", std::string(64, '0'));
-    } catch (const streetgan::Error&) {
-    }
+    } catch (const streetgan::Error&) {}
     return 0;
 }

@@ -21,7 +21,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         streetgan::Unpickler u(reinterpret_cast<const char*>(data), size, file, [](const std::string&) { return storage; });
         const streetgan::PickleValue v = u.parse();
         (void)v.describe();
-    } catch (const streetgan::CheckpointError&) {
-    }
+    } catch (const streetgan::CheckpointError&) {}
     return 0;
 }

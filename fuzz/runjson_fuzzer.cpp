@@ -25,7 +25,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         cfg.validate();
         (void)cfg.toJson().dump();
         (void)cfg.totalSteps(100);
-    } catch (const streetgan::Error&) {
-    }
+    } catch (const streetgan::Error&) {}
     return 0;
 }

@@ -25,17 +25,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const streetgan::SshHostSettings s = config.resolve(alias);
             (void)s;
         }
-    } catch (const streetgan::ConfigError&) {
-    }
+    } catch (const streetgan::ConfigError&) {}
     // The first line as a ProxyJump value and as a user@host:port (the --jump option's parser).
     const std::string first = text.substr(0, text.find('\n'));
     try {
         (void)streetgan::JumpSpec::parseList(first);
-    } catch (const streetgan::ConfigError&) {
-    }
+    } catch (const streetgan::ConfigError&) {}
     try {
         (void)streetgan::SshConfig::expandPath(first, "host", 22, "user");
-    } catch (const streetgan::ConfigError&) {
-    }
+    } catch (const streetgan::ConfigError&) {}
     return 0;
 }

@@ -21,18 +21,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         const TfRecordReader::Event e = TfRecordReader::parseEvent(std::string(reinterpret_cast<const char*>(data), size));
         for (const auto& v : e.values) (void)(v.tag.size() + (v.image ? v.image->encoded.size() : 0));
-    } catch (const streetgan::IoError&) {
-    }
+    } catch (const streetgan::IoError&) {}
     const std::string path = streetgan::fuzz::writeScratch("events.tfevents", data, size);
     try {
         TfRecordReader reader(path);
         TfRecordReader::Event e;
         int records = 0;
-        while (records++ < 1000 && reader.readEvent(e)) {
-        }
+        while (records++ < 1000 && reader.readEvent(e)) {}
         (void)reader.torn();
-    } catch (const streetgan::IoError&) {
-    }
+    } catch (const streetgan::IoError&) {}
     // The scanner over the bytes, then the follower over the run folder holding the file.
     std::string_view rest(reinterpret_cast<const char*>(data), size);
     for (int steps = 0; steps < 100000 && !rest.empty(); ++steps) {

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "base/dataset/DatasetIndex.h"
+#include "base/synthetic/SyntheticStreets.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "ml/data/DataSources.h"
@@ -23,7 +24,6 @@
 #include "ml/data/PackedCacheWriter.h"
 #include "ml/data/PhotoListing.h"
 #include "ml/data/PhotoSource.h"
-#include "base/synthetic/SyntheticStreets.h"
 
 namespace streetgan {
 

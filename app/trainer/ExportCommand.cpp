@@ -27,8 +27,9 @@ c10::impl::GenericDict toDict(const StateDict& s) {
 // finds it finds every grid (the app extracts into a cache folder and reuses a complete one).
 void writeImgList(const CheckpointData& ck, const std::string& checkpoint, const std::string& out) {
     if (ck.imgList.empty())
-        throw CheckpointError(checkpoint + " holds no img_list grids (a StreetGAN run keeps its grids in its samples/ folder; "
-                                           "the reference's checkpoints hold them)");
+        throw CheckpointError(checkpoint +
+                              " holds no img_list grids (a StreetGAN run keeps its grids in its samples/ folder; "
+                              "the reference's checkpoints hold them)");
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
     if (ec) throw IoError("cannot create the folder '" + out + "': " + ec.message() + "; choose a folder you can write to");

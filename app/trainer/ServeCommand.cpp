@@ -3,8 +3,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -39,8 +39,7 @@ CLI::App* ServeCommand::setup(CLI::App& parent) {
     a->add_option("--render-threads", renderThreads_, "LibTorch intra-op threads per render")->check(CLI::Range(1, 256))->capture_default_str();
     // Connections no longer hold a thread each (one event loop serves them all): the option is
     // accepted, and ignored, so that existing command lines keep working.
-    a->add_option("--http-threads", httpThreads_, "Ignored (kept for old command lines): one event thread serves every connection")
-        ->check(CLI::Range(0, 4096));
+    a->add_option("--http-threads", httpThreads_, "Ignored (kept for old command lines): one event thread serves every connection")->check(CLI::Range(0, 4096));
     a->add_option("--precision", precision_,
                   "Generator arithmetic: auto (bf16 where the CPU has AVX512-BF16/AMX, else fp32), fp32, or bf16 (pixels a few levels off fp32)")
         ->check(CLI::IsMember({"auto", "fp32", "bf16"}))

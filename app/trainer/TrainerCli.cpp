@@ -9,19 +9,19 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include "base/util/Version.h"
 #include "trainer/BenchCommand.h"
+#include "trainer/CommandRunner.h"
 #include "trainer/DataCommand.h"
 #include "trainer/EvalCommand.h"
-#include "trainer/ExportCommand.h"
-#include "trainer/ModelInfoCommand.h"
-#include "trainer/SampleCommand.h"
-#include "trainer/TrainCommand.h"
-#include "base/util/Version.h"
-#include "trainer/CommandRunner.h"
 #include "trainer/ExploreWorkerCommand.h"
+#include "trainer/ExportCommand.h"
 #include "trainer/LaunchCommand.h"
+#include "trainer/ModelInfoCommand.h"
 #include "trainer/RenderCommand.h"
+#include "trainer/SampleCommand.h"
 #include "trainer/ServeCommand.h"
+#include "trainer/TrainCommand.h"
 #include "trainer/TrainerFront.h"
 #include "trainer/VersionCommand.h"
 

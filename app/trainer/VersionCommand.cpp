@@ -3,9 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include <nlohmann/json.hpp>
 #include <torch/cuda.h>
 #include <torch/version.h>
+#include <nlohmann/json.hpp>
 
 #include "base/util/Version.h"
 

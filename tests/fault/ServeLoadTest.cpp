@@ -20,12 +20,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -307,8 +307,8 @@ TEST_F(ServeLoad, HealthAnswersUnderAThousandConnectionsAndSlowClients) {
     std::printf(
         "serve load: %zu + %zu connections held (%d failed to connect; the server counted %d); /health %d of %d answered, worst %.3f s; "
         "16 parallel /gan_imgs under load: %d x 200, %d x 503, %d other; server fds %zu -> %zu (loaded) -> %zu; RSS %ld -> %ld (loaded) -> %ld KiB\n",
-        idle.size(), slow.size(), failedConnects, serverConnections, answered, asked, worst, ok, busy, other, baseFds, loadedFds, afterFds, baseRss,
-        loadedRss, afterRss);
+        idle.size(), slow.size(), failedConnects, serverConnections, answered, asked, worst, ok, busy, other, baseFds, loadedFds, afterFds, baseRss, loadedRss,
+        afterRss);
     RecordProperty("health_worst_s", std::to_string(worst));
     RecordProperty("health_answered", std::to_string(answered) + "/" + std::to_string(asked));
     RecordProperty("parallel_503_under_load", busy);

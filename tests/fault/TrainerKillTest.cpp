@@ -215,10 +215,10 @@ TEST_F(TrainerKills, TwentyKillsAtRandomMomentsAndInCheckpointWritesThenResume) 
     EXPECT_EQ(missing, 0);
     EXPECT_EQ(log.events.back().value("state", ""), "stopped");
 
-    std::cout << "[ figures  ] kills survived " << kills << ", aimed at checkpoint writes " << aimedAtWrites << ", landed inside a checkpoint write "
-              << inWrite << " (a temporary checkpoint present), checkpoint younger than 5 ms " << freshCheckpoint << ", torn last lines (found or made) "
-              << tornTails << ", steps lost " << stepsLost << ", checkpoints lost " << checkpointsLost << ", metrics steps " << steps.size() << " (duplicates "
-              << duplicates << ", missing " << missing << ")" << std::endl;
+    std::cout << "[ figures  ] kills survived " << kills << ", aimed at checkpoint writes " << aimedAtWrites << ", landed inside a checkpoint write " << inWrite
+              << " (a temporary checkpoint present), checkpoint younger than 5 ms " << freshCheckpoint << ", torn last lines (found or made) " << tornTails
+              << ", steps lost " << stepsLost << ", checkpoints lost " << checkpointsLost << ", metrics steps " << steps.size() << " (duplicates " << duplicates
+              << ", missing " << missing << ")" << std::endl;
     RecordProperty("kills_in_checkpoint_write", std::to_string(inWrite));
     EXPECT_EQ(checkpointsLost, 0);
     // The kills aimed at writes landed inside one (the temporary exists from its open to its

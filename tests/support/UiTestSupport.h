@@ -2,6 +2,7 @@
 // directories (events.jsonl as the trainer writes it, sample PNGs), polling waits.
 #pragma once
 
+#include <unistd.h>
 #include <QCoreApplication>
 #include <QDir>
 #include <QDirIterator>
@@ -12,7 +13,6 @@
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -67,9 +67,30 @@ inline void stopRunsUnder(const QString& root, const QString& trainer) {
 /// steps, a checkpoint every `checkpointEvery`, metrics every `logEvery`, no samples. For `train`
 /// and `start --detach` alike.
 inline QStringList tinyRunOptions(const QString& runDir, int steps, int checkpointEvery, int logEvery = 2, int syntheticImages = 32) {
-    return {"--run-dir", runDir, "--preset", "tiny-32", "--data", "synthetic", "--synthetic-images", QString::number(syntheticImages),
-            "--steps", QString::number(steps), "--batch", "8", "--device", "cpu", "--threads", "1", "--loader-threads", "1",
-            "--log-every", QString::number(logEvery), "--sample-every", "0", "--checkpoint-every", QString::number(checkpointEvery)};
+    return {"--run-dir",
+            runDir,
+            "--preset",
+            "tiny-32",
+            "--data",
+            "synthetic",
+            "--synthetic-images",
+            QString::number(syntheticImages),
+            "--steps",
+            QString::number(steps),
+            "--batch",
+            "8",
+            "--device",
+            "cpu",
+            "--threads",
+            "1",
+            "--loader-threads",
+            "1",
+            "--log-every",
+            QString::number(logEvery),
+            "--sample-every",
+            "0",
+            "--checkpoint-every",
+            QString::number(checkpointEvery)};
 }
 
 /// Trains a real tiny run with `trainer` (tinyRunOptions) in the foreground.

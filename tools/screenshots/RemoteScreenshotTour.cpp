@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
         {[] { return true; }, 0, [&] { host = window.connectHost(gpubox); }},
         {[&] { return host->listed() && host->trainerStatus().state != TrainerStatus::Unknown; }, 60000, [&] { settle.start(); }},
         {[&] { return settle.elapsed() > 1500; }, 5000, [&] { shot("08-remote-fresh-host"); }},
-        {[] { return true; }, 0, [&] {
+        {[] { return true; }, 0,
+         [&] {
              emit window.sidebar()->setUpTrainerRequested(host);
              setup = window.findChild<TrainerSetupDialog*>();
              if (!setup) return;
@@ -100,7 +101,8 @@ int main(int argc, char** argv) {
          }},
         {[&] { return setupDone && host->trainerStatus().state == TrainerStatus::Ready; }, 120000, [&] { settle.start(); }},
         {[&] { return settle.elapsed() > 1000; }, 5000, [&] { shot("09-remote-setup"); }},
-        {[] { return true; }, 0, [&] {
+        {[] { return true; }, 0,
+         [&] {
              if (setup) setup->close();
              QObject::connect(&window, &MainWindow::runOpened, &window, [&](RunSession* s) { run = s; });
              QStringList args = NewRunDialog::tinyRunArguments(gpubox.root + "/tiny-remote");
@@ -108,7 +110,8 @@ int main(int argc, char** argv) {
              args[args.indexOf("--batch") + 1] = "16";
              host->startRun(args);
          }},
-        {[&] { return run && run->series().ended(); }, 300000, [&] {
+        {[&] { return run && run->series().ended(); }, 300000,
+         [&] {
              if (auto* dock = window.findChild<QDockWidget*>("runsDock")) dock->raise();
              settle.start();
          }},

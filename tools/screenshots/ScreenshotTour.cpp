@@ -19,18 +19,18 @@
 
 #include "app/MainWindow.h"
 #include "checkpoints/CheckpointBrowserPage.h"
+#include "dashboard/DashboardPage.h"
+#include "dashboard/SamplesPage.h"
 #include "explorer/ExplorerPage.h"
 #include "explorer/ExportDialog.h"
 #include "runs/RunSession.h"
-#include "dashboard/DashboardPage.h"
-#include "dashboard/SamplesPage.h"
 
 using streetgan::ui::MainWindow;
 
 namespace {
 
 struct Step {
-    int waitMs;                   ///< after the previous step
+    int waitMs;  ///< after the previous step
     std::function<void()> run;
 };
 
@@ -78,12 +78,14 @@ int main(int argc, char** argv) {
     std::vector<Step> steps = {
         {1500, [&] { shot("01-welcome"); }},
         {0, [&] { liveRun = window.openLocalRun(cli.value(live)); }},
-        {0, [&] {
+        {0,
+         [&] {
              // At 1280 px the System and cost panel is a tab under the runs list: show it once.
              if (auto* dock = window.findChild<QDockWidget*>("systemDock")) dock->raise();
          }},
         {9000, [&] { shot("02-dashboard-live"); }},
-        {0, [&] {
+        {0,
+         [&] {
              for (const QString& r : compared) window.openLocalRun(r);
              // Compare the two finished runs: the live one's check box off.
              if (liveRun) window.dashboard()->setPlotted(liveRun, false);
@@ -97,7 +99,8 @@ int main(int argc, char** argv) {
         {9000, [&] { shot("05-explorer"); }},
         {0, [&] { window.explorer()->showExportDialog(); }},
         {2500, [&] { shot("06-export-dialog"); }},
-        {0, [&] {
+        {0,
+         [&] {
              for (QWidget* w : QApplication::topLevelWidgets())
                  if (qobject_cast<streetgan::ui::ExportDialog*>(w)) w->close();
              window.applyTheme("dark");

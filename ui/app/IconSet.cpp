@@ -20,9 +20,8 @@ bool paletteIsDark() { return QApplication::palette().color(QPalette::Window).li
 IconSet::IconSet(QObject* parent) : QObject(parent) { initActionIcons(); }
 
 QStringList IconSet::names() {
-    return {"document-new",         "document-open",        "network-server", "media-playback-pause", "media-playback-start",
-            "media-playback-stop",  "document-save",        "view-grid",      "utilities-system-monitor",
-            "view-refresh",         "help-keyboard-shortcuts"};
+    return {"document-new",  "document-open", "network-server",           "media-playback-pause", "media-playback-start",   "media-playback-stop",
+            "document-save", "view-grid",     "utilities-system-monitor", "view-refresh",         "help-keyboard-shortcuts"};
 }
 
 QIcon IconSet::bundled(const QString& name, bool dark) {

@@ -18,9 +18,9 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
-#include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -30,12 +30,12 @@
 
 #include "app/AppSettings.h"
 #include "app/DesktopNotifier.h"
+#include "app/IconSet.h"
 #include "app/RunAlerts.h"
 #include "app/SettingsDialog.h"
-#include "app/WelcomePage.h"
-#include "app/IconSet.h"
 #include "app/ShortcutsDialog.h"
 #include "app/ThemeManager.h"
+#include "app/WelcomePage.h"
 #include "base/daemon/RunStatus.h"
 #include "base/run/Events.h"
 #include "base/tensorboard/LocalEventFiles.h"
@@ -349,9 +349,7 @@ void MainWindow::buildActions() {
     systemToggle->setShortcut(QKeySequence(tr("Ctrl+Shift+Y")));
     systemToggle->setObjectName("systemToggle");
     view->addAction(systemToggle);
-    QAction* fullScreen = add(view, tr("&Full screen"), QKeySequence::FullScreen, [this](bool on) {
-        on ? showFullScreen() : showNormal();
-    });
+    QAction* fullScreen = add(view, tr("&Full screen"), QKeySequence::FullScreen, [this](bool on) { on ? showFullScreen() : showNormal(); });
     fullScreen->setCheckable(true);
     auto* themeMenu = view->addMenu(tr("&Theme"));
     themeMenu->setObjectName("themeMenu");
@@ -374,22 +372,27 @@ void MainWindow::buildActions() {
     icons_->attach(keys, "help-keyboard-shortcuts");
     icons_->attach(refresh, "view-refresh");
     add(help, tr("&About StreetGAN Studio"), QKeySequence(), [this] {
-        QMessageBox::about(this, tr("About StreetGAN Studio"),
-                           tr("<h3>StreetGAN Studio %1</h3><p>Train DCGAN models on street-level photos, here or on a remote GPU box, watch "
-                              "them live and explore what they learned.</p><p>Trainer: %2<br>Qt %3</p><p>GNU General Public License, "
-                              "version 3 or later.</p>")
-                               .arg(QApplication::applicationVersion().toHtmlEscaped(), TrainerLocator::trainer().toHtmlEscaped(),
-                                    QString::fromLatin1(qVersion())));
+        QMessageBox::about(
+            this, tr("About StreetGAN Studio"),
+            tr("<h3>StreetGAN Studio %1</h3><p>Train DCGAN models on street-level photos, here or on a remote GPU box, watch "
+               "them live and explore what they learned.</p><p>Trainer: %2<br>Qt %3</p><p>GNU General Public License, "
+               "version 3 or later.</p>")
+                .arg(QApplication::applicationVersion().toHtmlEscaped(), TrainerLocator::trainer().toHtmlEscaped(), QString::fromLatin1(qVersion())));
     });
     for (QAction* a : {newRun, open, connectHostAction}) tb->addAction(a);
     tb->addSeparator();
     for (QAction* a : {pause_, resume_, stop_, checkpoint_, sample_}) tb->addAction(a);
     tb->addSeparator();
     tb->addAction(systemToggle);
-    const QList<QPair<QAction*, QString>> toolIcons{
-        {newRun, "document-new"},         {open, "document-open"},        {connectHostAction, "network-server"},
-        {pause_, "media-playback-pause"}, {resume_, "media-playback-start"}, {stop_, "media-playback-stop"},
-        {checkpoint_, "document-save"},   {sample_, "view-grid"},         {systemToggle, "utilities-system-monitor"}};
+    const QList<QPair<QAction*, QString>> toolIcons{{newRun, "document-new"},
+                                                    {open, "document-open"},
+                                                    {connectHostAction, "network-server"},
+                                                    {pause_, "media-playback-pause"},
+                                                    {resume_, "media-playback-start"},
+                                                    {stop_, "media-playback-stop"},
+                                                    {checkpoint_, "document-save"},
+                                                    {sample_, "view-grid"},
+                                                    {systemToggle, "utilities-system-monitor"}};
     for (const auto& [a, name] : toolIcons) {
         icons_->attach(a, name);
         // The tooltip names the key too: on narrow screens the toolbar shows icons only.

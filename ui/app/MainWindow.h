@@ -103,8 +103,8 @@ protected:
     void closeEvent(QCloseEvent* e) override;
 
 private:
-    void buildDocks();    ///< the runs sidebar (left), system and cost (right)
-    void buildCentre();   ///< the welcome page and the tabs of pages
+    void buildDocks();   ///< the runs sidebar (left), system and cost (right)
+    void buildCentre();  ///< the welcome page and the tabs of pages
     void buildStatusBar();
     void buildActions();  ///< menus and toolbar
     /// The sidebar, hosts, dashboard and cost panel to the window and the settings.
@@ -143,7 +143,7 @@ private:
     void fitToScreen(bool initial);
 
     std::unique_ptr<AppSettings> settings_;
-    WelcomePage* welcome_ = nullptr;            ///< the centre's page while no run is open
+    WelcomePage* welcome_ = nullptr;           ///< the centre's page while no run is open
     QPointer<SettingsDialog> settingsDialog_;  ///< while open
     SshPrompter* prompter_;
     /// The open runs and the hosts; destroyed before the pages that show them (members go before
@@ -164,8 +164,8 @@ private:
     QProgressBar* progress_;
     QMenu* recentMenu_;
     QAction *pause_, *resume_, *stop_, *checkpoint_, *sample_, *setLr_, *close_;
-    IconSet* icons_ = nullptr;          ///< the actions' icons, re-coloured on theme changes
-    ThemeManager* themes_ = nullptr;    ///< light/dark (View → Theme, applyTheme)
+    IconSet* icons_ = nullptr;        ///< the actions' icons, re-coloured on theme changes
+    ThemeManager* themes_ = nullptr;  ///< light/dark (View → Theme, applyTheme)
     QActionGroup* themeGroup_ = nullptr;
     QDockWidget* runsDock_ = nullptr;
     QDockWidget* systemDock_ = nullptr;

@@ -30,8 +30,7 @@ QString ShortcutsDialog::plainText(const QString& text) {
     return t;
 }
 
-ShortcutsDialog::ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<QString, QWidget*>>& pages, const QList<Entry>& extra,
-                                 QWidget* parent)
+ShortcutsDialog::ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<QString, QWidget*>>& pages, const QList<Entry>& extra, QWidget* parent)
     : QDialog(parent) {
     setObjectName("shortcutsDialog");
     setWindowTitle(tr("Keyboard shortcuts"));

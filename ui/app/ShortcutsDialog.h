@@ -18,16 +18,15 @@ class ShortcutsDialog : public QDialog {
     Q_OBJECT
 public:
     struct Entry {
-        QString group;  ///< "File", "View › Theme", "Explorer tab"
-        QString action; ///< the action's text without mnemonics
-        QString keys;   ///< its shortcuts, native text, ", "-separated
+        QString group;   ///< "File", "View › Theme", "Explorer tab"
+        QString action;  ///< the action's text without mnemonics
+        QString keys;    ///< its shortcuts, native text, ", "-separated
     };
 
     /// `pages`: a heading and a widget whose actions and buttons carry keys (e.g. the explorer).
     /// `extra`: keys a widget handles itself (no QAction to read them from), listed last; pass them
     /// from their one definition (e.g. LatentSliders::keyBindings()).
-    ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<QString, QWidget*>>& pages, const QList<Entry>& extra = {},
-                    QWidget* parent = nullptr);
+    ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<QString, QWidget*>>& pages, const QList<Entry>& extra = {}, QWidget* parent = nullptr);
 
     /// What the dialog lists, in order.
     QList<Entry> entries() const { return entries_; }

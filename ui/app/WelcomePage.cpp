@@ -46,9 +46,7 @@ QPushButton* button(const QString& text, const char* name) {
 
 }  // namespace
 
-QString WelcomePage::defaultRunsFolder() {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + "/streetgan/runs";
-}
+QString WelcomePage::defaultRunsFolder() { return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + "/streetgan/runs"; }
 
 WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     setObjectName("welcomePage");
@@ -95,8 +93,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     demo->setToolTip(tr("Latent walks through synthetic streets with the model that ships with the app"));
 
     layout->addWidget(card(tr("Train"), tr("Train a GAN here on the CPU or GPU, or on a remote GPU box over SSH."), {tiny, newRun, connectBox}));
-    layout->addWidget(card(tr("Monitor"),
-                           tr("Follow a run live: losses, D(x) and D(G(z)), throughput, data starvation, cost and sample grids."), {open}));
+    layout->addWidget(card(tr("Monitor"), tr("Follow a run live: losses, D(x) and D(G(z)), throughput, data starvation, cost and sample grids."), {open}));
     layout->addWidget(card(tr("Explore"), tr("Browse checkpoints, walk through the latent space, export GIF, PNG or video."), {demo}));
     layout->addSpacing(6);
 

@@ -119,7 +119,8 @@ void CheckpointCatalog::setRemote(const QString& runDir, const RunSeries& series
     for (const auto& f : files) {
         const QString name = QString::fromStdString(f.name);
         if (name.contains('/')) {  // a TensorBoard run's checkpoint, relative to the run (RemoteCheckpointFetcher)
-            files_.insert(QDir::cleanPath(name), FileEntry{QDir::cleanPath(runDir + "/" + name), static_cast<qint64>(f.size), QDateTime::fromSecsSinceEpoch(f.mtime)});
+            files_.insert(QDir::cleanPath(name),
+                          FileEntry{QDir::cleanPath(runDir + "/" + name), static_cast<qint64>(f.size), QDateTime::fromSecsSinceEpoch(f.mtime)});
             continue;
         }
         if (epochFromName(name) < 0) continue;

@@ -20,8 +20,8 @@ struct Instance {
 };
 // AWS on-demand list prices, USD per hour in us-east-1, as of 2026: change them here (and only
 // here) when they move. The user's choice per host is saved; a custom price overrides the list.
-const Instance kInstances[] = {{"p3.2xlarge", 3.06},  {"p3.8xlarge", 12.24}, {"p3.16xlarge", 24.48}, {"dl1.24xlarge", 13.11},
-                               {"g5.xlarge", 1.006},  {"g5.2xlarge", 1.212}, {"g4dn.xlarge", 0.526}, {"p4d.24xlarge", 32.77}};
+const Instance kInstances[] = {{"p3.2xlarge", 3.06}, {"p3.8xlarge", 12.24}, {"p3.16xlarge", 24.48}, {"dl1.24xlarge", 13.11},
+                               {"g5.xlarge", 1.006}, {"g5.2xlarge", 1.212}, {"g4dn.xlarge", 0.526}, {"p4d.24xlarge", 32.77}};
 constexpr int kNameRole = Qt::UserRole + 1;
 
 QString hms(double seconds) {
@@ -186,7 +186,8 @@ void CostPanel::update(const RunSeries* r, const RunContext& where) {
         const bool gpuRun = s->unavailable.count(EventField::kUnavailableGpuEnergy) > 0;
         add(EventField::kUnavailableCpuEnergy, gpuRun ? tr("CPU") : QString());
         add(EventField::kUnavailableGpuEnergy, tr("GPU"));
-        notes << tr("Energy: not measurable — %1.").arg(why.isEmpty() ? tr("the trainer did not report it (a trainer without energy readings)") : why.join("; "));
+        notes
+            << tr("Energy: not measurable — %1.").arg(why.isEmpty() ? tr("the trainer did not report it (a trainer without energy readings)") : why.join("; "));
     }
     note_->setText(notes.join('\n'));
     note_->setVisible(!notes.isEmpty());

@@ -164,7 +164,6 @@ void DashboardPage::setXAxis(PlotXAxis x) {
 void DashboardPage::setSmoothing(double alpha) { smoothing_->setValue(static_cast<int>(std::lround(alpha * 100))); }
 void DashboardPage::setLogY(bool on) { logY_->setChecked(on); }
 
-
 QVector<PlotPanel*> DashboardPage::allPanels() const { return panels_ + scalars_->panels(); }
 
 void DashboardPage::linkXRange(PlotPanel* p) {

@@ -3,12 +3,12 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QSignalBlocker>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -132,7 +132,8 @@ void SamplesPage::setSession(RunSession* session) {
     });
     connect(session, &RunSession::downloadProgress, this, [this](qint64 done, qint64 total) {
         if (offerBar_->isVisible() && !fetchButton_->isEnabled() && total > 0)
-            offerLabel_->setText(tr("Fetching the checkpoint… %1 of %2 MB").arg(static_cast<double>(done) / 1e6, 0, 'f', 1).arg(static_cast<double>(total) / 1e6, 0, 'f', 1));
+            offerLabel_->setText(
+                tr("Fetching the checkpoint… %1 of %2 MB").arg(static_cast<double>(done) / 1e6, 0, 'f', 1).arg(static_cast<double>(total) / 1e6, 0, 'f', 1));
     });
     if (!session->checkpointGrids().empty()) onGridsChanged();
     refresh();
@@ -142,8 +143,10 @@ void SamplesPage::onGridsChanged() {
     offerBar_->setVisible(false);
     const bool logged = !session_->series().samples().empty();
     source_->setVisible(logged);
-    if (!logged && !showingCheckpointGrids()) source_->setCurrentIndex(1);  // restarts through the signal
-    else if (showingCheckpointGrids()) restart();
+    if (!logged && !showingCheckpointGrids())
+        source_->setCurrentIndex(1);  // restarts through the signal
+    else if (showingCheckpointGrids())
+        restart();
 }
 
 bool SamplesPage::showingCheckpointGrids() const { return source_->currentIndex() == 1; }
@@ -152,9 +155,7 @@ void SamplesPage::showCheckpointGrids(bool on) { source_->setCurrentIndex(on ? 1
 
 bool SamplesPage::offersSourceChoice() const { return source_->isVisibleTo(this); }
 
-const std::vector<RunFileRef>& SamplesPage::refs() const {
-    return showingCheckpointGrids() ? session_->checkpointGrids() : session_->series().samples();
-}
+const std::vector<RunFileRef>& SamplesPage::refs() const { return showingCheckpointGrids() ? session_->checkpointGrids() : session_->series().samples(); }
 
 void SamplesPage::restart() {
     current_ = QImage();
@@ -165,8 +166,10 @@ void SamplesPage::restart() {
         slider_->setRange(0, std::max(0, count() - 1));
         slider_->setValue(slider_->maximum());
     }
-    if (count() > 0) showIndex(count() - 1);
-    else stepLabel_->setText(tr("no sample grids yet"));
+    if (count() > 0)
+        showIndex(count() - 1);
+    else
+        stepLabel_->setText(tr("no sample grids yet"));
 }
 
 int SamplesPage::count() const { return session_ ? static_cast<int>(refs().size()) : 0; }
@@ -195,7 +198,8 @@ void SamplesPage::showIndex(int index) {
     pendingIndex_ = index;
     const auto& ref = refs()[static_cast<size_t>(index)];
     if (showingCheckpointGrids())
-        stepLabel_->setText(tr("img_list[%1] of %2  (%3 of %4)").arg(ref.step).arg(QFileInfo(session_->gridsCheckpoint()).fileName()).arg(index + 1).arg(count()));
+        stepLabel_->setText(
+            tr("img_list[%1] of %2  (%3 of %4)").arg(ref.step).arg(QFileInfo(session_->gridsCheckpoint()).fileName()).arg(index + 1).arg(count()));
     else
         stepLabel_->setText(tr("step %1  (%2 of %3)").arg(ref.step).arg(index + 1).arg(count()));
     const QString rel = QString::fromStdString(ref.path);

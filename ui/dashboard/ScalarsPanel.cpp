@@ -14,8 +14,9 @@ constexpr int kColumns = 3;
 
 ScalarsPanel::ScalarsPanel(QWidget* parent) : QWidget(parent) {
     sections_ = new QVBoxLayout(this);
-    empty_ = new QLabel(tr("No other scalars. The tags of a TensorBoard run other than its losses and D outputs (for example lr/G or "
-                           "timing/data) appear here, one plot each, grouped by the part before the first '/'."));
+    empty_ =
+        new QLabel(tr("No other scalars. The tags of a TensorBoard run other than its losses and D outputs (for example lr/G or "
+                      "timing/data) appear here, one plot each, grouped by the part before the first '/'."));
     empty_->setWordWrap(true);
     empty_->setAlignment(Qt::AlignCenter);
     sections_->addWidget(empty_);

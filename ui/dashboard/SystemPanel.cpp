@@ -94,7 +94,7 @@ void SystemPanel::update(const RunSeries* r, const RunContext& where) {
     if (r->system().empty()) {
         for (QLabel* l : measuredRows) setShown(l, false);
         notes << (r->ended() ? tr("No system readings: the run ended before the trainer wrote its first one.")
-                                    : tr("Waiting for the first system reading from %1…").arg(where.where()));
+                             : tr("Waiting for the first system reading from %1…").arg(where.where()));
     } else {
         const SystemSample& s = r->system().back();
         cpu_->setText(num(s.cpuPercent, "%"));
@@ -124,8 +124,7 @@ void SystemPanel::update(const RunSeries* r, const RunContext& where) {
         const QString gpuWhy = reason(EventField::kUnavailableGpu, onCpu ? tr("this run trains on the CPU") : notReported);
         show(gpu_, measured(*r, [](const SystemSample& x) { return x.gpuUtil; }), tr("GPU"), gpuWhy);
         show(gpuMem_, measured(*r, [](const SystemSample& x) { return x.gpuMemMb; }), tr("GPU memory"), gpuWhy);
-        for (const auto& [why, names] : hidden)
-            notes << tr("%1: not shown — %2.").arg(names.size() == 2 ? names.join(tr(" and ")) : names.join(", "), why);
+        for (const auto& [why, names] : hidden) notes << tr("%1: not shown — %2.").arg(names.size() == 2 ? names.join(tr(" and ")) : names.join(", "), why);
     }
     note_->setText(notes.join('\n'));
     note_->setVisible(!notes.isEmpty());

@@ -115,12 +115,12 @@ private:
     std::vector<double> step_, epochX_;
     std::vector<double> t_;
     std::vector<float> values_[kMetricCount];
-    size_t stable_ = 0;         // rows [0, stable_) are final: the first event and full buckets
-    size_t changedFrom_ = 0;    // during append(): the first row touched
-    int64_t bucket_ = 1;        // events per bucket
+    size_t stable_ = 0;       // rows [0, stable_) are final: the first event and full buckets
+    size_t changedFrom_ = 0;  // during append(): the first row touched
+    int64_t bucket_ = 1;      // events per bucket
     int64_t events_ = 0;
-    Bucket pending_;            // the partial bucket, shown as rows after stable_
-    Event last_;                // the last event, always the last row
+    Bucket pending_;  // the partial bucket, shown as rows after stable_
+    Event last_;      // the last event, always the last row
     std::array<double, kMetricCount> lastFinite_;
     std::vector<CheckpointMetrics> checkpointMetrics_;
     CheckpointMetrics lastMetrics_;  // the last metrics event as read, for a checkpoint in a later batch

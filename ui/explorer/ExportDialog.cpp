@@ -226,8 +226,8 @@ QString ExportDialog::summary(const LatentSession& s, Format format) {
     // GIF stores delays in centiseconds (GifWriter rounds ms / 10): its duration is the rounded one.
     const int delayMs = format == Format::Gif ? static_cast<int>(std::lround(s.frameDelayMs / 10.0)) * 10 : s.frameDelayMs;
     const double seconds = static_cast<double>(frames) * delayMs / 1000.0;
-    const QString duration = seconds < 60 ? tr("%1 s").arg(seconds, 0, 'f', 2)
-                                          : tr("%1 min %2 s").arg(static_cast<int>(seconds / 60)).arg(std::fmod(seconds, 60.0), 0, 'f', 1);
+    const QString duration =
+        seconds < 60 ? tr("%1 s").arg(seconds, 0, 'f', 2) : tr("%1 min %2 s").arg(static_cast<int>(seconds / 60)).arg(std::fmod(seconds, 60.0), 0, 'f', 1);
     const QString timing = tr("%1 at %2 fps").arg(duration).arg(1000.0 / delayMs, 0, 'f', 1);
     const QString px = tr("%1 × %1 px").arg(s.size);
     switch (format) {
@@ -247,7 +247,8 @@ QString ExportDialog::summary(const LatentSession& s, Format format) {
             const int64_t w = cols * (s.size + s.padding) + s.padding, h = rows * (s.size + s.padding) + s.padding;
             return tr("PNG grid · %1 × %2 px (%3 × %4 frames of %5 px) · %6 (a still image)").arg(w).arg(h).arg(cols).arg(rows).arg(s.size).arg(framesText);
         }
-        case Format::Invalid: break;
+        case Format::Invalid:
+            break;
     }
     return tr("%1 · %2 · %3 (choose a .gif, .png or .mp4 path, or a folder)").arg(px, framesText, timing);
 }

@@ -79,8 +79,9 @@ KeyframeList::KeyframeList(QWidget* parent) : QWidget(parent) {
         if (selected() >= 0) emit segmentEasingRequested(selected(), segmentEasing_->currentData().toString());
     });
     auto* rangeRow = new QHBoxLayout;
-    const QString rangeTip = tr("t range of the segment from the selected keyframe: 0 to 1 goes to the next keyframe; values "
-                                "outside extrapolate past the keyframes (SLERP goes on round the great circle)");
+    const QString rangeTip =
+        tr("t range of the segment from the selected keyframe: 0 to 1 goes to the next keyframe; values "
+           "outside extrapolate past the keyframes (SLERP goes on round the great circle)");
     tStart_ = PathPanel::tBox("segmentTStart", rangeTip);
     tEnd_ = PathPanel::tBox("segmentTEnd", rangeTip);
     tReset_ = new QPushButton(tr("Path's"));

@@ -302,8 +302,8 @@ void LatentSliders::markSelection() {
     // so the sliders keep the platform style).
     QColor tint = palette().color(QPalette::Highlight);
     const QColor base = palette().color(QPalette::Window);
-    tint = QColor::fromRgbF(base.redF() * 0.75f + tint.redF() * 0.25f, base.greenF() * 0.75f + tint.greenF() * 0.25f,
-                            base.blueF() * 0.75f + tint.blueF() * 0.25f);
+    tint =
+        QColor::fromRgbF(base.redF() * 0.75f + tint.redF() * 0.25f, base.greenF() * 0.75f + tint.greenF() * 0.25f, base.blueF() * 0.75f + tint.blueF() * 0.25f);
     for (auto it = rows_.begin(); it != rows_.end(); ++it) {
         const bool on = it.key() == selected;
         QPalette p = it->row->palette();
@@ -326,11 +326,21 @@ bool LatentSliders::handleKey(const QKeyEvent* event) {
         const QList<QSlider*> all = orderedSliders();
         const int at = std::max(0, static_cast<int>(all.indexOf(s)));
         switch (b.act) {
-            case Act::Down: s->setValue(s->value() - kSmallStep); break;
-            case Act::Up: s->setValue(s->value() + kSmallStep); break;
-            case Act::BigDown: s->setValue(s->value() - kBigStep); break;
-            case Act::BigUp: s->setValue(s->value() + kBigStep); break;
-            case Act::Reset: s->setValue(neutralValue(s)); break;
+            case Act::Down:
+                s->setValue(s->value() - kSmallStep);
+                break;
+            case Act::Up:
+                s->setValue(s->value() + kSmallStep);
+                break;
+            case Act::BigDown:
+                s->setValue(s->value() - kBigStep);
+                break;
+            case Act::BigUp:
+                s->setValue(s->value() + kBigStep);
+                break;
+            case Act::Reset:
+                s->setValue(neutralValue(s));
+                break;
             case Act::Previous:
             case Act::Next: {
                 QSlider* next = all.value(std::clamp(at + (b.act == Act::Next ? 1 : -1), 0, static_cast<int>(all.size()) - 1));

@@ -32,9 +32,9 @@ class LatentSliders : public QWidget {
 public:
     explicit LatentSliders(QWidget* parent = nullptr);
 
-    static constexpr int kSteps = 100;      ///< slider steps per unit (psi, sigma, z)
-    static constexpr int kSmallStep = 5;    ///< a nudge: 0.05 units (the slider's own single step)
-    static constexpr int kBigStep = 50;     ///< a Shift+nudge: 0.5 units (its page step)
+    static constexpr int kSteps = 100;    ///< slider steps per unit (psi, sigma, z)
+    static constexpr int kSmallStep = 5;  ///< a nudge: 0.05 units (the slider's own single step)
+    static constexpr int kBigStep = 50;   ///< a Shift+nudge: 0.5 units (its page step)
 
     /// One keyboard binding of the sliders: the keys as the user reads them ("Left, Down"), what
     /// they do, and the key combinations themselves (the ones the handler matches).

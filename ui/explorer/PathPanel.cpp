@@ -45,8 +45,9 @@ PathPanel::PathPanel(QWidget* parent) : QWidget(parent) {
     framesPerSegment_->setObjectName("framesPerSegment");
     framesPerSegment_->setRange(1, 1000);
     form->addRow(tr("Frames per segment"), framesPerSegment_);
-    const QString tip = tr("The interpolation parameter t that each segment's frames spread over: 0 to 1 goes from a keyframe to the next; "
-                           "values outside extrapolate past the keyframes (SLERP goes on round the great circle, linear along the line)");
+    const QString tip =
+        tr("The interpolation parameter t that each segment's frames spread over: 0 to 1 goes from a keyframe to the next; "
+           "values outside extrapolate past the keyframes (SLERP goes on round the great circle, linear along the line)");
     tStart_ = tBox("tStart", tip);
     tEnd_ = tBox("tEnd", tip);
     auto* range = new QHBoxLayout;

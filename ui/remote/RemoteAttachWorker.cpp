@@ -34,8 +34,7 @@ void RemoteAttachWorker::run() {
             emit finished();
             return;
         }
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     try {
         attach_->run(
             [&](const AttachMessage& m) {

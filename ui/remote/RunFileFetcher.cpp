@@ -62,9 +62,7 @@ bool RunFileFetcher::fetchTensorBoardImage(quint64 jobId, const QString& relativ
 
 std::string RunFileFetcher::hostKey() const { return ssh_ ? RemoteCache::hostKey(ssh_->host, ssh_->port.value_or(22)) : std::string("local"); }
 
-bool RunFileFetcher::isGridPath(const QString& path) {
-    return path.startsWith(QString::fromStdString(RemoteCache().root()) + "/img_list/");
-}
+bool RunFileFetcher::isGridPath(const QString& path) { return path.startsWith(QString::fromStdString(RemoteCache().root()) + "/img_list/"); }
 
 void RunFileFetcher::fetchCheckpointGrids(quint64 jobId, const QString& trainer, bool download) {
     cancel_.store(false);
@@ -130,7 +128,8 @@ QStringList RunFileFetcher::extractGrids(const QString& trainer, const QString& 
     if (QStringList cached = readIndex(); !cached.isEmpty()) return cached;
     QProcess p;
     p.start(trainer, {"export", "--checkpoint", checkpoint, "--format", "img-list", "--out", folder});
-    if (!p.waitForStarted(-1)) throw IoError("cannot start " + trainer.toStdString() + ": " + p.errorString().toStdString() + "; install streetgan-trainer or set STREETGAN_TRAINER");
+    if (!p.waitForStarted(-1))
+        throw IoError("cannot start " + trainer.toStdString() + ": " + p.errorString().toStdString() + "; install streetgan-trainer or set STREETGAN_TRAINER");
     // A reference checkpoint of 25 epochs at 128 px holds 325 MB of grids: seconds, not a hang;
     // only a cancel (the run closed) stops it.
     while (!p.waitForFinished(200))

@@ -223,8 +223,7 @@ bool TrainerSetupDialog::start() {
         const char* name = source ? kSourceName : kDebName;
         try {
             RemoteTrainerSetup::locateBundled(QCoreApplication::applicationDirPath().toStdString(), env, name);
-            result_->setText(QString::fromStdString(
-                RemoteTrainerSetup::missingBundleMessage(QCoreApplication::applicationDirPath().toStdString(), env, name)));
+            result_->setText(QString::fromStdString(RemoteTrainerSetup::missingBundleMessage(QCoreApplication::applicationDirPath().toStdString(), env, name)));
         } catch (const std::exception& e) {
             result_->setText(QString::fromStdString(e.what()));
         }
@@ -279,9 +278,7 @@ bool TrainerSetupDialog::start() {
     });
     connect(worker_, &TrainerSetupWorker::finished, this,
             [this](bool ok, bool cancelled, const QString& m, const QString& trainer) { finish(ok, cancelled, m, trainer); });
-    connect(worker_, &TrainerSetupWorker::probed, this, [this](const TrainerStatus& s) {
-        status_->setText(tr("%1: %2").arg(hostLabel_, s.summary));
-    });
+    connect(worker_, &TrainerSetupWorker::probed, this, [this](const TrainerStatus& s) { status_->setText(tr("%1: %2").arg(hostLabel_, s.summary)); });
     thread_->start();
     QMetaObject::invokeMethod(worker_, [w = worker_, r] { w->run(r); });
     return true;

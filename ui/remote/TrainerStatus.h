@@ -12,8 +12,8 @@ namespace streetgan::ui {
 struct TrainerStatus {
     enum State { Unknown = -1, Missing = 0, Incompatible = 1, Ready = 2 };
     int state = Unknown;
-    QString summary;   ///< "streetgan-trainer V (protocol 1)", "not installed", "incompatible (protocol 0)"
-    QString version;   ///< empty when missing
+    QString summary;  ///< "streetgan-trainer V (protocol 1)", "not installed", "incompatible (protocol 0)"
+    QString version;  ///< empty when missing
     int protocol = -1;
     QString trainer;   ///< the trainer found (path or command)
     QString mismatch;  ///< Incompatible: the one line to show (RemoteTrainerSetup::protocolMismatch)

@@ -24,8 +24,7 @@ std::string line(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohma
 
 }  // namespace
 
-LocalAttachWorker::LocalAttachWorker(std::shared_ptr<EventBuffer> buffer, QString runDir)
-    : buffer_(std::move(buffer)), runDir_(runDir.toStdString()) {}
+LocalAttachWorker::LocalAttachWorker(std::shared_ptr<EventBuffer> buffer, QString runDir) : buffer_(std::move(buffer)), runDir_(runDir.toStdString()) {}
 
 LocalAttachWorker::~LocalAttachWorker() {
     stopping_ = true;
@@ -89,7 +88,8 @@ bool LocalAttachWorker::retryAfter(int failures, const std::string& why, int64_t
         return false;
     }
     const int delay = std::min(8000, 250 << std::min(failures, 5));
-    emit connectionChanged(static_cast<int>(S::Reconnecting), tr("reading the run failed (%1); retrying from byte %2").arg(QString::fromStdString(why)).arg(offset));
+    emit connectionChanged(static_cast<int>(S::Reconnecting),
+                           tr("reading the run failed (%1); retrying from byte %2").arg(QString::fromStdString(why)).arg(offset));
     for (int waited = 0; waited < delay && !stopping_; waited += 50) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     return !stopping_;
 }

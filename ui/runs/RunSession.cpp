@@ -18,8 +18,8 @@
 #include "remote/RemoteAttachWorker.h"
 #include "remote/RunFileFetcher.h"
 #include "runs/LocalAttachWorker.h"
-#include "runs/RunPalette.h"
 #include "runs/RunFileLoader.h"
+#include "runs/RunPalette.h"
 
 namespace streetgan::ui {
 

@@ -27,9 +27,9 @@ namespace streetgan::ui {
 
 namespace {
 constexpr int kPathRole = Qt::UserRole;
-constexpr int kKindRole = Qt::UserRole + 1;  // 0 local run, 1 remote run, 2 host, 3 local root
-constexpr int kKeyRole = Qt::UserRole + 2;   // RunPalette::key of a run item
-constexpr int kEntryRole = Qt::UserRole + 3; // the RunEntry last listed (showLive redraws from it)
+constexpr int kKindRole = Qt::UserRole + 1;   // 0 local run, 1 remote run, 2 host, 3 local root
+constexpr int kKeyRole = Qt::UserRole + 2;    // RunPalette::key of a run item
+constexpr int kEntryRole = Qt::UserRole + 3;  // the RunEntry last listed (showLive redraws from it)
 constexpr char kWidthKey[] = "runs/sidebarWidth";
 
 QIcon swatch(const QColor& c) {

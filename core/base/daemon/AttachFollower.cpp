@@ -101,7 +101,8 @@ nlohmann::json AttachFollower::command(const std::string& socketPath, int& fd, s
 
 const std::string& AttachFollower::checked(const std::string& runDir) {
     if (!RunStatus::isAnyRun(runDir) && !RunLock::isHeld(runDir))
-        throw IoError("'" + runDir + "' is not a run directory (no run.json, events.jsonl or TensorBoard event file): check the path, or `streetgan-trainer ls` its parent");
+        throw IoError("'" + runDir +
+                      "' is not a run directory (no run.json, events.jsonl or TensorBoard event file): check the path, or `streetgan-trainer ls` its parent");
     return runDir;
 }
 

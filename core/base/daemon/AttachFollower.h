@@ -57,7 +57,7 @@ private:
     bool pollTensorBoard(std::vector<nlohmann::json>& out);
 
     std::string runDir_;
-    std::unique_ptr<EventFollower> follower_;  // our runs
+    std::unique_ptr<EventFollower> follower_;   // our runs
     std::unique_ptr<LocalEventFiles> tbFiles_;  // a TensorBoard run
     std::unique_ptr<TensorBoardFollower> tb_;
     EventReader reader_;

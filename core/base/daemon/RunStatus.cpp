@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/daemon/RunLock.h"
+#include "base/run/Events.h"
 #include "base/tensorboard/LocalEventFiles.h"
 #include "base/tensorboard/TensorBoardFollower.h"
 #include "base/tensorboard/TensorBoardRun.h"
-#include "base/run/Events.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {

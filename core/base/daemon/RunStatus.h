@@ -42,7 +42,7 @@ struct RunReadProgress {
     uint64_t inode = 0;   ///< events.jsonl's inode: another file (replaced) means reading afresh
     std::string lastStatus, lastError;
     bool sawStatus = false;
-    bool started = false;  ///< the first read (the file's tail only) happened
+    bool started = false;      ///< the first read (the file's tail only) happened
     bool tensorBoard = false;  ///< offset is in a TensorBoard run's event files (TensorBoardFollower)
 };
 

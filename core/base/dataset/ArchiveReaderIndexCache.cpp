@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "base/dataset/ArchiveReader.h"
-#include "base/util/BlobReader.h"
-#include "base/util/BlobWriter.h"
 #include "base/dataset/ArchiveReaderDetail.h"
 #include "base/util/AtomicFile.h"
+#include "base/util/BlobReader.h"
+#include "base/util/BlobWriter.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
 

@@ -20,8 +20,8 @@ constexpr uintmax_t kMaxCsvBytes = uintmax_t{512} << 20;
 
 }  // namespace
 
-void FolderLister::list(const fs::path& absRoot, const std::string& root, std::vector<DatasetIndex::ListedFile>& files,
-                        std::map<std::string, int64_t>& skipped, DatasetIndex::SkippedFiles* skippedFiles) {
+void FolderLister::list(const fs::path& absRoot, const std::string& root, std::vector<DatasetIndex::ListedFile>& files, std::map<std::string, int64_t>& skipped,
+                        DatasetIndex::SkippedFiles* skippedFiles) {
     auto skip = [&](const char* reason, const std::string& rel) {
         ++skipped[reason];
         if (skippedFiles) (*skippedFiles)[reason].push_back(rel);

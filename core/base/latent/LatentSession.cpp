@@ -13,10 +13,17 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMaxSeed = INT64_MAX;
-const std::set<std::string> kKnown = {
-    "checkpoint",     "checkpoint_sha256", "keyframes",     "interpolation",  "easing",        "frames_per_segment", "loop",    "size",
-    "frame_delay_ms", "truncation",        "directions",    "pca_components", "pca_samples",   "pca_seed",           "upscale", "nrow",
-    "padding",        "gif_palette",       "gif_dithering", "gif_speed",      "gif_loop_count",     "t_range"};
+const std::set<std::string> kKnown = {"checkpoint",     "checkpoint_sha256",
+                                      "keyframes",      "interpolation",
+                                      "easing",         "frames_per_segment",
+                                      "loop",           "size",
+                                      "frame_delay_ms", "truncation",
+                                      "directions",     "pca_components",
+                                      "pca_samples",    "pca_seed",
+                                      "upscale",        "nrow",
+                                      "padding",        "gif_palette",
+                                      "gif_dithering",  "gif_speed",
+                                      "gif_loop_count", "t_range"};
 
 std::string num(double v) {
     json j = v;

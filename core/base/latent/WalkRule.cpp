@@ -10,7 +10,8 @@ namespace streetgan {
 
 WalkRule::Place WalkRule::place(int64_t frame, int64_t keyframes, int framesPerSegment, bool loop) {
     const int64_t n = frameCount(keyframes, framesPerSegment, loop);
-    if (n < 1) throw ConfigError("latent walk: no frames (" + std::to_string(keyframes) + " keyframes, " + std::to_string(framesPerSegment) + " frames per segment)");
+    if (n < 1)
+        throw ConfigError("latent walk: no frames (" + std::to_string(keyframes) + " keyframes, " + std::to_string(framesPerSegment) + " frames per segment)");
     if (loop) {
         frame %= n;
         if (frame < 0) frame += n;

@@ -216,7 +216,7 @@ RemoteAttach::Outcome RemoteAttach::attachOnce(SshSession& session, const Messag
             if (n == 0 && ch->atEof()) {
                 const std::optional<int> status = ch->exitStatus(3000);
                 if (status && *status == 0) return Outcome::Ended;  // ended without an end line (e.g. --seconds)
-                if (status && *status == 127 && !progressed_) {  // the shell found no trainer there
+                if (status && *status == 127 && !progressed_) {     // the shell found no trainer there
                     overSftp_ = true;
                     {
                         std::lock_guard<std::mutex> lock(mutex_);  // answered by the SFTP follow

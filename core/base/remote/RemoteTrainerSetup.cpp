@@ -74,10 +74,14 @@ std::string TrainerProbe::summary() const {
 
 const char* BuildEnvironment::kindName(Kind k) {
     switch (k) {
-        case Kind::Conda: return "conda";
-        case Kind::Venv: return "venv";
-        case Kind::LibTorch: return "libtorch";
-        case Kind::Python: break;
+        case Kind::Conda:
+            return "conda";
+        case Kind::Venv:
+            return "venv";
+        case Kind::LibTorch:
+            return "libtorch";
+        case Kind::Python:
+            break;
     }
     return "python";
 }
@@ -190,7 +194,9 @@ TrainerProbe RemoteTrainerSetup::probe(const std::string& remembered) {
         "printf 'arch=%s\\n' \"$(dpkg --print-architecture 2>/dev/null || uname -m)\"; "
         "if command -v conda >/dev/null 2>&1 || [ -x \"$HOME/miniconda3/bin/conda\" ] || [ -x \"$HOME/anaconda3/bin/conda\" ] || "
         "[ -x /opt/conda/bin/conda ]; then echo conda=1; fi; "
-        "for t in " + candidates + "; do "
+        "for t in " +
+        candidates +
+        "; do "
         "if [ -n \"$t\" ] && command -v -- \"$t\" >/dev/null 2>&1; then "
         "printf 'trainer=%s\\n' \"$t\"; "
         "printf 'json=%s\\n' \"$(\"$t\" version --json 2>/dev/null | grep '^{' | tail -n 1)\"; "
@@ -203,14 +209,22 @@ TrainerProbe RemoteTrainerSetup::probe(const std::string& remembered) {
         const auto eq = l.find('=');
         if (eq == std::string::npos) continue;
         const std::string key = l.substr(0, eq), value = l.substr(eq + 1);
-        if (key == "os_id") p.osId = value;
-        else if (key == "os_version") p.osVersionId = value;
-        else if (key == "os_name") p.osName = value;
-        else if (key == "arch") p.arch = value;
-        else if (key == "conda") p.hasConda = true;
-        else if (key == "trainer") p.trainer = value;
-        else if (key == "json") json = value;
-        else if (key == "vline") vline = value;
+        if (key == "os_id")
+            p.osId = value;
+        else if (key == "os_version")
+            p.osVersionId = value;
+        else if (key == "os_name")
+            p.osName = value;
+        else if (key == "arch")
+            p.arch = value;
+        else if (key == "conda")
+            p.hasConda = true;
+        else if (key == "trainer")
+            p.trainer = value;
+        else if (key == "json")
+            json = value;
+        else if (key == "vline")
+            vline = value;
     }
     if (p.trainer.empty()) return p;
     if (!json.empty()) {
@@ -294,8 +308,8 @@ std::vector<std::string> RemoteTrainerSetup::missingPackages(const std::string& 
 
 void RemoteTrainerSetup::writeWrapper(const std::string& target, const std::string& note) {
     const std::string bin = absolute(options_.prefix) + "/bin";
-    const std::string wrapper = "#!/bin/sh\n# " + note + "\n# Written by StreetGAN Studio's remote set-up (docs/remote-setup.md).\nexec " +
-                                ShellQuote::quote(target) + " \"$@\"\n";
+    const std::string wrapper =
+        "#!/bin/sh\n# " + note + "\n# Written by StreetGAN Studio's remote set-up (docs/remote-setup.md).\nexec " + ShellQuote::quote(target) + " \"$@\"\n";
     const std::string file = bin + "/streetgan-trainer";
     run("mkdir -p " + ShellQuote::quote(bin) + " && cat > " + ShellQuote::quote(file + ".tmp") + " && chmod 755 " + ShellQuote::quote(file + ".tmp") +
             " && mv -f " + ShellQuote::quote(file + ".tmp") + " " + ShellQuote::quote(file),
@@ -335,15 +349,15 @@ SetupResult RemoteTrainerSetup::installDeb(const std::string& localDeb) {
     if (!res.missing.empty()) {
         std::string list;
         for (const auto& m : res.missing) list += (list.empty() ? "" : " ") + m;
-        res.message = session_.label() + " lacks packages streetgan-trainer " + res.version + " needs: " + list +
-                      "; install them with: sudo apt install " + list + " (or choose the sudo apt set-up)";
+        res.message = session_.label() + " lacks packages streetgan-trainer " + res.version + " needs: " + list + "; install them with: sudo apt install " +
+                      list + " (or choose the sudo apt set-up)";
         return res;
     }
     // Versions may contain ':' (an epoch) or '~': fine in a folder name.
     const std::string dest = absolute(options_.prefix) + "/lib/streetgan-trainer/" + res.version;
     line("unpacking into " + dest);
-    run("rm -rf " + ShellQuote::quote(dest + ".new") + " && mkdir -p " + ShellQuote::quote(dest + ".new") + " && dpkg-deb -x " + ShellQuote::quote(deb) +
-            " " + ShellQuote::quote(dest + ".new") + " && rm -rf " + ShellQuote::quote(dest) + " && mv " + ShellQuote::quote(dest + ".new") + " " +
+    run("rm -rf " + ShellQuote::quote(dest + ".new") + " && mkdir -p " + ShellQuote::quote(dest + ".new") + " && dpkg-deb -x " + ShellQuote::quote(deb) + " " +
+            ShellQuote::quote(dest + ".new") + " && rm -rf " + ShellQuote::quote(dest) + " && mv " + ShellQuote::quote(dest + ".new") + " " +
             ShellQuote::quote(dest),
         "unpack " + localDeb + " into " + dest);
     writeWrapper(dest + "/usr/bin/streetgan-trainer", "streetgan-trainer " + res.version + " unpacked from its .deb without root");
@@ -381,7 +395,8 @@ SetupResult RemoteTrainerSetup::installDebWithSudo(const std::string& localDeb, 
         std::fill(pw->begin(), pw->end(), '\0');
     }
     std::string last;
-    const int status = stream(std::string(root ? "" : "sudo -S -p '' ") + "env DEBIAN_FRONTEND=noninteractive apt-get install -y " + ShellQuote::quote(deb), secret, last);
+    const int status =
+        stream(std::string(root ? "" : "sudo -S -p '' ") + "env DEBIAN_FRONTEND=noninteractive apt-get install -y " + ShellQuote::quote(deb), secret, last);
     std::fill(secret.begin(), secret.end(), '\0');
     if (status < 0) {
         res.cancelled = true;
@@ -410,7 +425,8 @@ SetupResult RemoteTrainerSetup::buildFromSource(const std::string& localTarball,
     if (!upload(localTarball, tarball, res)) return res;
     line("unpacking into " + src);
     // The tarball may hold the tree at its top or inside one folder: find packaging/build-trainer.sh.
-    run("cd " + ShellQuote::quote(work) + " && rm -rf source.new && mkdir source.new && tar -xzf streetgan-source.tar.gz -C source.new && "
+    run("cd " + ShellQuote::quote(work) +
+            " && rm -rf source.new && mkdir source.new && tar -xzf streetgan-source.tar.gz -C source.new && "
             "top=source.new; [ -f source.new/packaging/build-trainer.sh ] || top=$(dirname \"$(dirname \"$(ls -d source.new/*/packaging/build-trainer.sh "
             "2>/dev/null | head -n 1)\")\"); [ -f \"$top/packaging/build-trainer.sh\" ] || { echo 'the tarball has no packaging/build-trainer.sh' >&2; "
             "exit 1; }; rm -rf source && mv \"$top\" source && rm -rf source.new",
@@ -434,11 +450,12 @@ SetupResult RemoteTrainerSetup::buildFromSource(const std::string& localTarball,
             // Non-interactive SSH shells seldom have conda on PATH: look where installers put it.
             // `conda run` activates the env (its cmake, ninja and compilers come first on PATH).
             script.insert(script.end(), {"--python", "python"});
-            command += "c=$(command -v conda) || for c in \"$HOME/miniconda3/bin/conda\" \"$HOME/anaconda3/bin/conda\" /opt/conda/bin/conda "
-                       "\"$HOME/miniforge3/bin/conda\" ''; do [ -x \"$c\" ] && break; done; [ -n \"$c\" ] || { echo 'conda not found (PATH, "
-                       "~/miniconda3, ~/anaconda3, /opt/conda, ~/miniforge3): choose the venv or Python of the environment instead'; exit 2; }; "
-                       "exec \"$c\" run --no-capture-output -n " +
-                       ShellQuote::quote(env.value) + " " + ShellQuote::join(script);
+            command +=
+                "c=$(command -v conda) || for c in \"$HOME/miniconda3/bin/conda\" \"$HOME/anaconda3/bin/conda\" /opt/conda/bin/conda "
+                "\"$HOME/miniforge3/bin/conda\" ''; do [ -x \"$c\" ] && break; done; [ -n \"$c\" ] || { echo 'conda not found (PATH, "
+                "~/miniconda3, ~/anaconda3, /opt/conda, ~/miniforge3): choose the venv or Python of the environment instead'; exit 2; }; "
+                "exec \"$c\" run --no-capture-output -n " +
+                ShellQuote::quote(env.value) + " " + ShellQuote::join(script);
             break;
     }
     line("$ " + command);

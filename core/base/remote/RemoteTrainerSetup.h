@@ -34,8 +34,8 @@ struct TrainerProbe {
     std::string version;  ///< e.g. "0.1.0+git60.g1234567"; empty when missing
     int protocol = -1;    ///< 0: a trainer without `version --json`; -1: none found
     std::string libtorch, device;
-    std::string problem;  ///< a trainer was found but did not answer (its first output line)
-    std::string home;     ///< $HOME on the host
+    std::string problem;                    ///< a trainer was found but did not answer (its first output line)
+    std::string home;                       ///< $HOME on the host
     std::string osId, osVersionId, osName;  ///< from /etc/os-release (ID, VERSION_ID, PRETTY_NAME)
     std::string arch;                       ///< dpkg's architecture, or uname -m without dpkg
     bool hasConda = false;                  ///< conda on PATH or in a usual place
@@ -49,17 +49,17 @@ struct TrainerProbe {
 struct BuildEnvironment {
     enum class Kind { Python, Conda, Venv, LibTorch };
     Kind kind = Kind::Python;
-    std::string value;  ///< Python: interpreter (empty: python3); Conda: env name; Venv/LibTorch: folder
+    std::string value;                    ///< Python: interpreter (empty: python3); Conda: env name; Venv/LibTorch: folder
     static const char* kindName(Kind k);  ///< "python", "conda", "venv", "libtorch" (settings keys)
     static std::optional<Kind> kindFromName(const std::string& name);
 };
 
 struct SetupOptions {
-    std::string prefix = "~/.local";  ///< lib/streetgan-trainer/<version>/ and bin/streetgan-trainer go here
-    std::string workDir;              ///< source builds; empty: PREFIX/src/streetgan
-    std::function<void(const std::string& line)> onLine;      ///< each output line of a remote command
+    std::string prefix = "~/.local";                              ///< lib/streetgan-trainer/<version>/ and bin/streetgan-trainer go here
+    std::string workDir;                                          ///< source builds; empty: PREFIX/src/streetgan
+    std::function<void(const std::string& line)> onLine;          ///< each output line of a remote command
     std::function<void(uint64_t done, uint64_t total)> onUpload;  ///< upload progress
-    const std::atomic<bool>* cancel = nullptr;                ///< set: the work stops soon (remote commands killed)
+    const std::atomic<bool>* cancel = nullptr;                    ///< set: the work stops soon (remote commands killed)
 };
 
 struct SetupResult {

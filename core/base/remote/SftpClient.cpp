@@ -295,8 +295,8 @@ std::string SftpClient::fetchToCache(const RemoteCache& cache, const std::string
     return local;
 }
 
-bool SftpClient::upload(const std::string& localPath, const std::string& remotePath, int mode, const std::function<void(uint64_t done, uint64_t total)>& progress,
-                          const std::atomic<bool>* cancel) {
+bool SftpClient::upload(const std::string& localPath, const std::string& remotePath, int mode,
+                        const std::function<void(uint64_t done, uint64_t total)>& progress, const std::atomic<bool>* cancel) {
     std::ifstream in(localPath, std::ios::binary | std::ios::ate);
     if (!in) throw IoError("cannot read " + localPath + " to upload it: check that the file exists");
     const uint64_t total = static_cast<uint64_t>(in.tellg());

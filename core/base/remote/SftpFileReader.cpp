@@ -20,7 +20,7 @@ constexpr uint32_t kReadFlag = 0x1;
 constexpr uint32_t kEof = 1, kNoSuchFile = 2, kPermissionDenied = 3;
 constexpr uint32_t kAttrSize = 0x1, kAttrUidGid = 0x2, kAttrPermissions = 0x4, kAttrTimes = 0x8;
 constexpr uint32_t kMaxPacket = 4u << 20;  // far above any answer we ask for (256 KiB reads)
-constexpr int kSilenceS = 60;                // no byte for this long on a live connection: give up
+constexpr int kSilenceS = 60;              // no byte for this long on a live connection: give up
 
 void putU32(std::string& s, uint32_t v) {
     const char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
@@ -112,9 +112,7 @@ void SftpFileReader::flush() {
     if (n == SSH_ERROR) lost("sending requests");
 }
 
-void SftpFileReader::lost(const std::string& what) {
-    throw ConnectionLostError("lost the connection to " + label_ + " (" + what + " " + path_ + ")");
-}
+void SftpFileReader::lost(const std::string& what) { throw ConnectionLostError("lost the connection to " + label_ + " (" + what + " " + path_ + ")"); }
 
 void SftpFileReader::statusError(const Packet& p, const std::string& what) {
     const uint32_t code = p.size >= 4 ? getU32(p.body) : 0;

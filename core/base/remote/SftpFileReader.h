@@ -35,10 +35,10 @@ public:
         bool isRegular = false;
     };
     struct ReadOptions {
-        uint64_t from = 0;                 ///< first byte to read
-        uint32_t chunkBytes = 64 * 1024;   ///< bytes per READ request
-        int startRequests = 16;            ///< requests in flight at first
-        int maxRequests = 256;             ///< ... growing by one per full answer up to this
+        uint64_t from = 0;                ///< first byte to read
+        uint32_t chunkBytes = 64 * 1024;  ///< bytes per READ request
+        int startRequests = 16;           ///< requests in flight at first
+        int maxRequests = 256;            ///< ... growing by one per full answer up to this
         const std::atomic<bool>* cancel = nullptr;
     };
     enum class Outcome { Done, Cancelled, Shrank };

@@ -366,18 +366,25 @@ std::optional<SshHostSettings> SshConfig::resolveWithOpenSsh(const std::string& 
         std::string key = l.substr(0, sp);
         std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         const std::string value = l.substr(sp + 1);
-        if (key == "hostname") s.hostName = value;
-        else if (key == "user") s.user = value;
-        else if (key == "port") s.port = std::atoi(value.c_str());
-        else if (key == "identityfile") s.identityFiles.push_back(value);
-        else if (key == "proxyjump") s.proxyJump = value;
-        else if (key == "proxycommand") s.proxyCommand = value;
-        else if (key == "identitiesonly") s.identitiesOnly = value == "yes";
+        if (key == "hostname")
+            s.hostName = value;
+        else if (key == "user")
+            s.user = value;
+        else if (key == "port")
+            s.port = std::atoi(value.c_str());
+        else if (key == "identityfile")
+            s.identityFiles.push_back(value);
+        else if (key == "proxyjump")
+            s.proxyJump = value;
+        else if (key == "proxycommand")
+            s.proxyCommand = value;
+        else if (key == "identitiesonly")
+            s.identitiesOnly = value == "yes";
     }
     // ssh lists its default keys when the configuration names none: report none, as the parser
     // does, so that SshOptions::useDefaultIdentities keeps deciding about them.
-    static const std::vector<std::string> kOpenSshDefaults = {"~/.ssh/id_rsa",     "~/.ssh/id_ecdsa", "~/.ssh/id_ecdsa_sk", "~/.ssh/id_ed25519",
-                                                              "~/.ssh/id_ed25519_sk", "~/.ssh/id_xmss", "~/.ssh/id_dsa"};
+    static const std::vector<std::string> kOpenSshDefaults = {"~/.ssh/id_rsa",        "~/.ssh/id_ecdsa", "~/.ssh/id_ecdsa_sk", "~/.ssh/id_ed25519",
+                                                              "~/.ssh/id_ed25519_sk", "~/.ssh/id_xmss",  "~/.ssh/id_dsa"};
     if (s.identityFiles == kOpenSshDefaults) s.identityFiles.clear();
     return s;
 }

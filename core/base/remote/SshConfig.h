@@ -33,10 +33,10 @@ struct SshHostSettings {
     std::optional<std::string> hostName;
     std::optional<std::string> user;
     std::optional<int> port;
-    std::vector<std::string> identityFiles;  ///< raw, before token expansion (see expandPath)
-    std::optional<std::string> proxyJump;    ///< raw value ("none" included)
-    std::optional<std::string> proxyCommand; ///< raw value, tokens (%h %p %r) not expanded; "none": none
-    bool identitiesOnly = false;             ///< IdentitiesOnly yes: only the IdentityFiles, no agent keys
+    std::vector<std::string> identityFiles;   ///< raw, before token expansion (see expandPath)
+    std::optional<std::string> proxyJump;     ///< raw value ("none" included)
+    std::optional<std::string> proxyCommand;  ///< raw value, tokens (%h %p %r) not expanded; "none": none
+    bool identitiesOnly = false;              ///< IdentitiesOnly yes: only the IdentityFiles, no agent keys
 };
 
 /// A parsed configuration. Immutable after parsing; thread-safe for concurrent reads.

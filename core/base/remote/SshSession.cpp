@@ -308,12 +308,23 @@ std::vector<SshHop> SshSession::resolve(const SshOptions& options) {
                 continue;
             }
             switch (in[++i]) {
-                case 'h': out += hop.hostName; break;
-                case 'p': out += std::to_string(hop.port); break;
-                case 'r': out += hop.user; break;
-                case 'n': out += hop.alias; break;
-                case '%': out += '%'; break;
-                default: out += '%', out += in[i];
+                case 'h':
+                    out += hop.hostName;
+                    break;
+                case 'p':
+                    out += std::to_string(hop.port);
+                    break;
+                case 'r':
+                    out += hop.user;
+                    break;
+                case 'n':
+                    out += hop.alias;
+                    break;
+                case '%':
+                    out += '%';
+                    break;
+                default:
+                    out += '%', out += in[i];
             }
         }
         return out;

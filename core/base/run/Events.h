@@ -100,10 +100,10 @@ inline constexpr char kPowerW[] = "power_w";
 inline constexpr char kEnergySource[] = "energy_source";
 inline constexpr char kUnavailable[] = "unavailable";
 // the keys of a system event's "unavailable" object: why a reading is never there
-inline constexpr char kUnavailableGpu[] = "gpu";                ///< gpu_util, gpu_mem_mb
+inline constexpr char kUnavailableGpu[] = "gpu";               ///< gpu_util, gpu_mem_mb
 inline constexpr char kUnavailableCpuEnergy[] = "cpu_energy";  ///< RAPL package energy
 inline constexpr char kUnavailableGpuEnergy[] = "gpu_energy";  ///< NVML energy (GPU runs only)
-inline constexpr char kUnavailableRead[] = "read";              ///< read_mb_s
+inline constexpr char kUnavailableRead[] = "read";             ///< read_mb_s
 // metric (FeatureMetrics' result plus the step)
 inline constexpr char kFid[] = "fid";
 inline constexpr char kKid[] = "kid";

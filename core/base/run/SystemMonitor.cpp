@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <string>
 
@@ -124,8 +124,8 @@ void SystemMonitor::openRapl(const std::string& root) {
 
 void SystemMonitor::openNvml(int gpuIndex, const std::string& device, const std::string& library) {
     if (gpuIndex < 0) {
-        unavailable_[F::kUnavailableGpu] = device.rfind("cpu", 0) == 0 ? std::string("this run trains on the CPU")
-                                                                        : "this run trains on " + device + ", not an NVIDIA GPU";
+        unavailable_[F::kUnavailableGpu] =
+            device.rfind("cpu", 0) == 0 ? std::string("this run trains on the CPU") : "this run trains on " + device + ", not an NVIDIA GPU";
         return;
     }
     std::string why;

@@ -28,8 +28,7 @@ public:
     /// `gpuIndex` < 0: no GPU readings (a run on `device`, e.g. "cpu", named in the reason).
     /// `powercapRoot` and `nvmlLibrary` are parameters for the tests (a folder of fake counters,
     /// a library that is not there).
-    explicit SystemMonitor(int gpuIndex, std::string device = "cpu", std::string powercapRoot = kPowercapRoot,
-                           std::string nvmlLibrary = kNvmlLibrary);
+    explicit SystemMonitor(int gpuIndex, std::string device = "cpu", std::string powercapRoot = kPowercapRoot, std::string nvmlLibrary = kNvmlLibrary);
     ~SystemMonitor();
     SystemMonitor(const SystemMonitor&) = delete;
     SystemMonitor& operator=(const SystemMonitor&) = delete;
@@ -60,7 +59,7 @@ private:
     double lastCpuSeconds_ = 0;
     int64_t lastReadBytes_ = 0;  // -1: /proc/self/io not readable
     std::vector<RaplDomain> rapl_;
-    double cpuJoules_ = 0;              // RAPL since construction
+    double cpuJoules_ = 0;               // RAPL since construction
     unsigned long long gpuStartMj_ = 0;  // NVML's total energy at construction
     bool gpuEnergy_ = false;
     double lastEnergyJ_ = 0;

@@ -133,7 +133,8 @@ void TrainConfig::merge(const nlohmann::json& j) {
     if (!j.is_object()) throw ConfigError("config must be a JSON object");
     // A preset sets the whole architecture first; explicit nz/ngf/... then override it.
     if (j.contains("preset")) {
-        if (!j.at("preset").is_string()) throw ConfigError("config key 'preset' has the wrong type (" + j.at("preset").dump() + "): use a preset name, e.g. \"naive-64\"");
+        if (!j.at("preset").is_string())
+            throw ConfigError("config key 'preset' has the wrong type (" + j.at("preset").dump() + "): use a preset name, e.g. \"naive-64\"");
         const std::string name = j.at("preset").get<std::string>();
         if (name != "custom") model = Presets::get(name);
     }

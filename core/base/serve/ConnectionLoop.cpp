@@ -23,8 +23,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kListener = 0, kWake = 1;
-constexpr auto kDrainTime = std::chrono::seconds(2);   // after a closing answer: let the client read it
-constexpr size_t kDrainMax = size_t{1} << 20;          // input discarded meanwhile, at most
+constexpr auto kDrainTime = std::chrono::seconds(2);  // after a closing answer: let the client read it
+constexpr size_t kDrainMax = size_t{1} << 20;         // input discarded meanwhile, at most
 constexpr auto kSweepEvery = std::chrono::milliseconds(100);
 
 std::string peerText(const sockaddr_storage& ss, int& port) {
@@ -51,16 +51,16 @@ struct ConnectionLoop::Conn {
     std::string peerIp;
     int peerPort = 0;
     State state = State::Reading;
-    std::string in;               // received, not yet answered
-    std::string out;              // the response being written
+    std::string in;   // received, not yet answered
+    std::string out;  // the response being written
     size_t outPos = 0;
-    Clock::time_point deadline;   // of the current state (see the sweep)
+    Clock::time_point deadline;  // of the current state (see the sweep)
     Clock::time_point waitingSince;
-    bool headStarted = false;     // bytes of the next request have arrived
-    bool scanNeeded = true;       // new bytes may complete or break the head
-    size_t awaitBytes = 0;        // head whole: rescan once this many bytes are in
+    bool headStarted = false;  // bytes of the next request have arrived
+    bool scanNeeded = true;    // new bytes may complete or break the head
+    size_t awaitBytes = 0;     // head whole: rescan once this many bytes are in
     bool sentContinue = false;
-    bool peerClosed = false;      // the client shut down its side
+    bool peerClosed = false;  // the client shut down its side
     bool closeAfterWrite = false;
     int served = 0;
     size_t drained = 0;
@@ -293,8 +293,7 @@ void ConnectionLoop::addConnection(int fd, const void* addr) {
 bool ConnectionLoop::evictOldestWaiting() {
     Conn* oldest = nullptr;
     for (auto& [id, c] : conns_)
-        if ((c->state == Conn::State::Reading || c->state == Conn::State::Draining) && (!oldest || c->waitingSince < oldest->waitingSince))
-            oldest = c.get();
+        if ((c->state == Conn::State::Reading || c->state == Conn::State::Draining) && (!oldest || c->waitingSince < oldest->waitingSince)) oldest = c.get();
     if (!oldest) return false;
     closeConn(*oldest);
     return true;

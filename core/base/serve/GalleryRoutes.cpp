@@ -126,17 +126,28 @@ void text(httplib::Response& res, int status, const std::string& line) {
 
 const char* reasonPhrase(int status) {
     switch (status) {
-        case 400: return "Bad Request";
-        case 404: return "Not Found";
-        case 408: return "Request Timeout";
-        case 411: return "Length Required";
-        case 413: return "Payload Too Large";
-        case 414: return "URI Too Long";
-        case 431: return "Request Header Fields Too Large";
-        case 500: return "Internal Server Error";
-        case 503: return "Service Unavailable";
-        case 505: return "HTTP Version Not Supported";
-        default: return "Error";
+        case 400:
+            return "Bad Request";
+        case 404:
+            return "Not Found";
+        case 408:
+            return "Request Timeout";
+        case 411:
+            return "Length Required";
+        case 413:
+            return "Payload Too Large";
+        case 414:
+            return "URI Too Long";
+        case 431:
+            return "Request Header Fields Too Large";
+        case 500:
+            return "Internal Server Error";
+        case 503:
+            return "Service Unavailable";
+        case 505:
+            return "HTTP Version Not Supported";
+        default:
+            return "Error";
     }
 }
 
@@ -203,8 +214,7 @@ GalleryRoutes::GalleryRoutes(GalleryRouteConfig config, GalleryRouteHooks hooks)
                      health(res);
              }));
     http.Get("/health", guarded([health](const httplib::Request&, httplib::Response& res) { health(res); }));
-    http.Get("/gallery",
-             guarded([](const httplib::Request&, httplib::Response& res) { res.set_content(GalleryPage::html(), "text/html; charset=utf-8"); }));
+    http.Get("/gallery", guarded([](const httplib::Request&, httplib::Response& res) { res.set_content(GalleryPage::html(), "text/html; charset=utf-8"); }));
     auto grid = hooks.grid;
     http.Get("/gan_imgs", guarded([c, grid, render](const httplib::Request& req, httplib::Response& res) {
                  checkNotRepeated(req, {"n", "nrow", "seed"});

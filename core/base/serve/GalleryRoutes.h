@@ -44,9 +44,9 @@ struct GalleryRouteConfig {
 };
 
 struct GalleryRouteHooks {
-    std::function<std::string()> healthJson;                        ///< the body of / and /health
+    std::function<std::string()> healthJson;                          ///< the body of / and /health
     std::function<std::string(int n, int nrow, uint64_t seed)> grid;  ///< PNG bytes (Pass::Render only)
-    std::function<std::string(const GifSpec&)> gif;                  ///< GIF bytes (Pass::Render only)
+    std::function<std::string(const GifSpec&)> gif;                   ///< GIF bytes (Pass::Render only)
     std::function<std::string()> busyLine;                            ///< the 503's text line
 };
 

@@ -13,8 +13,21 @@ bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isTchar(char c) {
     if ((c >= 'a' && c <= 'z') || isUpper(c) || isDigit(c)) return true;
     switch (c) {
-        case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-': case '.': case '^': case '_': case '`':
-        case '|': case '~':
+        case '!':
+        case '#':
+        case '$':
+        case '%':
+        case '&':
+        case '\'':
+        case '*':
+        case '+':
+        case '-':
+        case '.':
+        case '^':
+        case '_':
+        case '`':
+        case '|':
+        case '~':
             return true;
         default:
             return false;
@@ -25,9 +38,8 @@ bool isTchar(char c) {
 bool isTargetChar(char c) { return c > 0x20 && c < 0x7f; }
 
 bool equalsNoCase(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return (x >= 'A' && x <= 'Z' ? x + 32 : x) == (y >= 'A' && y <= 'Z' ? y + 32 : y);
-           });
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return (x >= 'A' && x <= 'Z' ? x + 32 : x) == (y >= 'A' && y <= 'Z' ? y + 32 : y); });
 }
 
 std::string_view trim(std::string_view v) {
@@ -52,8 +64,7 @@ HttpRequestHead HttpRequestHead::scan(std::string_view in, const HttpLimits& lim
     // --- request line: METHOD SP target SP HTTP/x.y CRLF, checked byte by byte as it arrives ---
     size_t i = 0;
     while (i < in.size() && isUpper(in[i]) && i < kMaxMethod) ++i;
-    if (i < in.size() && (i == 0 || in[i] != ' '))
-        return reject(h, 400, "malformed request line: expected METHOD /path HTTP/1.1");
+    if (i < in.size() && (i == 0 || in[i] != ' ')) return reject(h, 400, "malformed request line: expected METHOD /path HTTP/1.1");
     if (i == in.size()) return h;
     h.method.assign(in.data(), i);
     const size_t targetStart = ++i;
@@ -85,8 +96,7 @@ HttpRequestHead HttpRequestHead::scan(std::string_view in, const HttpLimits& lim
     bool haveLength = false;
     uint64_t length = 0;
     for (;;) {
-        if (i > limits.maxHeaderBytes)
-            return reject(h, 431, "request header fields too large (limit " + std::to_string(limits.maxHeaderBytes) + " bytes)");
+        if (i > limits.maxHeaderBytes) return reject(h, 431, "request header fields too large (limit " + std::to_string(limits.maxHeaderBytes) + " bytes)");
         if (i == in.size()) return h;
         if (in[i] == '\r') {  // the empty line
             if (i + 1 == in.size()) return h;
@@ -111,8 +121,7 @@ HttpRequestHead HttpRequestHead::scan(std::string_view in, const HttpLimits& lim
             if (i > limits.maxHeaderBytes) break;
             ++i;
         }
-        if (i > limits.maxHeaderBytes)
-            return reject(h, 431, "request header fields too large (limit " + std::to_string(limits.maxHeaderBytes) + " bytes)");
+        if (i > limits.maxHeaderBytes) return reject(h, 431, "request header fields too large (limit " + std::to_string(limits.maxHeaderBytes) + " bytes)");
         if (i == in.size()) return h;
         if (in[i] == '\n') return reject(h, 400, "bare LF line end: lines end with CRLF");
         if (i + 1 == in.size()) return h;

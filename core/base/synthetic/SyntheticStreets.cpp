@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "base/util/Errors.h"
 #include "base/synthetic/Camera.h"
 #include "base/synthetic/CameraResponse.h"
 #include "base/synthetic/Canvas.h"
@@ -13,6 +12,7 @@
 #include "base/synthetic/SceneParams.h"
 #include "base/synthetic/SceneRenderer.h"
 #include "base/synthetic/Scratch.h"
+#include "base/util/Errors.h"
 
 namespace streetgan {
 namespace {

@@ -73,8 +73,7 @@ void LocalEventFiles::wait(const std::string& folder, std::chrono::milliseconds 
     pollfd p{inotify_, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(timeout.count())) > 0) {
         char buf[4096];
-        while (::read(inotify_, buf, sizeof buf) > 0) {
-        }
+        while (::read(inotify_, buf, sizeof buf) > 0) {}
     }
 }
 

@@ -20,10 +20,18 @@ struct TagField {
     double MetricsEvent::*field;
 };
 constexpr TagField kTagFields[] = {
-    {"G_loss", &MetricsEvent::lossG},          {"D_loss", &MetricsEvent::lossD},          {"D_X", &MetricsEvent::dX},
-    {"D_G_z1", &MetricsEvent::dGz1},           {"D_G_z2", &MetricsEvent::dGz2},           {EventField::kLossG, &MetricsEvent::lossG},
-    {EventField::kLossD, &MetricsEvent::lossD}, {EventField::kDX, &MetricsEvent::dX},      {EventField::kDGz1, &MetricsEvent::dGz1},
-    {EventField::kDGz2, &MetricsEvent::dGz2},   {EventField::kLr, &MetricsEvent::lr},      {EventField::kImgPerS, &MetricsEvent::imgPerS},
+    {"G_loss", &MetricsEvent::lossG},
+    {"D_loss", &MetricsEvent::lossD},
+    {"D_X", &MetricsEvent::dX},
+    {"D_G_z1", &MetricsEvent::dGz1},
+    {"D_G_z2", &MetricsEvent::dGz2},
+    {EventField::kLossG, &MetricsEvent::lossG},
+    {EventField::kLossD, &MetricsEvent::lossD},
+    {EventField::kDX, &MetricsEvent::dX},
+    {EventField::kDGz1, &MetricsEvent::dGz1},
+    {EventField::kDGz2, &MetricsEvent::dGz2},
+    {EventField::kLr, &MetricsEvent::lr},
+    {EventField::kImgPerS, &MetricsEvent::imgPerS},
     {EventField::kDataWait, &MetricsEvent::dataWait},
 };
 
@@ -193,8 +201,7 @@ void TensorBoardFollower::record(std::string_view data, uint64_t start, uint64_t
     }
 }
 
-void TensorBoardFollower::addScalar(const std::string& tag, double value, double wallTime, int64_t step, uint64_t start, uint64_t end,
-                                    std::vector<Item>& out) {
+void TensorBoardFollower::addScalar(const std::string& tag, double value, double wallTime, int64_t step, uint64_t start, uint64_t end, std::vector<Item>& out) {
     if (group_.open && group_.step != step) flush(out);
     if (!group_.open) {
         group_ = Group{};

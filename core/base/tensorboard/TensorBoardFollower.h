@@ -50,8 +50,7 @@ public:
         int64_t records = 0, scalars = 0, images = 0, histograms = 0, other = 0, corrupt = 0;
     };
 
-    TensorBoardFollower(EventFileSource& files, std::string runDir, uint64_t fromOffset = 0,
-                        std::chrono::milliseconds hold = std::chrono::milliseconds(200));
+    TensorBoardFollower(EventFileSource& files, std::string runDir, uint64_t fromOffset = 0, std::chrono::milliseconds hold = std::chrono::milliseconds(200));
 
     /// Reads what was appended (at most about `maxBytes`) and adds the events it completes to
     /// `out`. True when it stopped at `maxBytes` (more is waiting: poll again at once); false when
@@ -93,17 +92,17 @@ private:
     EventFileSource& files_;
     std::string runDir_;
     std::chrono::milliseconds hold_;
-    std::vector<File> list_;      // the event files, in reading order
-    std::size_t cur_ = 0;         // the file being read
-    uint64_t base_ = 0;           // the stream offset of its first byte
-    uint64_t pos_ = 0;            // the file offset of buf_'s first byte
-    std::string buf_;             // bytes read and not yet made into records
-    uint64_t consumed_ = 0;       // the stream offset up to which all is handed out
+    std::vector<File> list_;                      // the event files, in reading order
+    std::size_t cur_ = 0;                         // the file being read
+    uint64_t base_ = 0;                           // the stream offset of its first byte
+    uint64_t pos_ = 0;                            // the file offset of buf_'s first byte
+    std::string buf_;                             // bytes read and not yet made into records
+    uint64_t consumed_ = 0;                       // the stream offset up to which all is handed out
     std::map<std::string, std::string> plugins_;  // tag -> plugin, as stated in the current file
-    bool reportedBad_ = false;    // the current file's first bad record was reported
-    bool listDue_ = true;         // list the folder before the next read (the current file held no more)
+    bool reportedBad_ = false;                    // the current file's first bad record was reported
+    bool listDue_ = true;                         // list the folder before the next read (the current file held no more)
     Group group_;
-    bool tagThroughput_ = false;  // a tag carries img_per_s: do not derive it
+    bool tagThroughput_ = false;                             // a tag carries img_per_s: do not derive it
     std::optional<std::pair<int64_t, double>> lastMetrics_;  // step and wall time of the last event
     double lastWall_ = kNoValue;
     Counts counts_;

@@ -45,8 +45,8 @@ public:
         std::string tag;
         ValueKind kind = ValueKind::None;
         std::optional<float> simpleValue;
-        std::optional<Image> image;  ///< Summary.Image, or a TF2 image tensor's first image
-        std::string plugin;          ///< metadata's plugin name ("scalars", "images", ...), "" when not stated
+        std::optional<Image> image;          ///< Summary.Image, or a TF2 image tensor's first image
+        std::string plugin;                  ///< metadata's plugin name ("scalars", "images", ...), "" when not stated
         std::optional<double> tensorScalar;  ///< a one-element float/double/half tensor's value
     };
     /// Event: wallTime in Unix seconds; fileVersion is set only on a file's first record

@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "base/util/Errors.h"
 

@@ -97,7 +97,8 @@ void PhotoSource::load(int64_t index, int size, uint64_t augmentSeed, uint8_t* r
         ++failures;
         settle(i, state, verdict);
     }
-    if (failures == 0) throw DataError("no usable image is left in " + name_ + ": all " + std::to_string(n) + " failed to load; check the data with `data stats`");
+    if (failures == 0)
+        throw DataError("no usable image is left in " + name_ + ": all " + std::to_string(n) + " failed to load; check the data with `data stats`");
     throw DataError(std::to_string(failures) + " images in a row are unusable in " + name_ + " (last: " + lastError + ")");
 }
 

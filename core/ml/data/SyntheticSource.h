@@ -2,8 +2,8 @@
 // with seed s is SyntheticStreets(s).render(i). Thread-safe.
 #pragma once
 
-#include "ml/data/ImageSource.h"
 #include "base/synthetic/SyntheticStreets.h"
+#include "ml/data/ImageSource.h"
 
 namespace streetgan {
 

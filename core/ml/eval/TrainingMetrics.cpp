@@ -1,8 +1,8 @@
 #include "ml/eval/TrainingMetrics.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/Generator.h>
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 #include <algorithm>
 #include <chrono>

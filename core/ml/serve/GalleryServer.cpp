@@ -16,6 +16,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "base/model/Presets.h"
+#include "base/serve/ConnectionLoop.h"
 #include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/checkpoint/ModelLoader.h"
@@ -23,7 +24,6 @@
 #include "ml/export/ImageGrid.h"
 #include "ml/latent/LatentSeed.h"
 #include "ml/latent/Slerp.h"
-#include "base/serve/ConnectionLoop.h"
 #include "ml/serve/FrozenGenerator.h"
 
 namespace streetgan {

@@ -29,8 +29,7 @@ void FusedAdamW::step(torch::optim::AdamW& opt, const std::optional<torch::Tenso
             it = opt.state().insert({key, std::move(st)}).first;
         }
         auto& st = static_cast<torch::optim::AdamWParamState&>(*it->second);
-        if (!steps_[i].defined())
-            steps_[i] = torch::full({}, static_cast<double>(st.step()), torch::TensorOptions().dtype(torch::kFloat32).device(p.device()));
+        if (!steps_[i].defined()) steps_[i] = torch::full({}, static_cast<double>(st.step()), torch::TensorOptions().dtype(torch::kFloat32).device(p.device()));
         ps.push_back(p);
         // The kernel walks parameter, gradient and moments as one flat layout: autograd gives a
         // gradient its parameter's strides, but a gradient set by hand may not have them.

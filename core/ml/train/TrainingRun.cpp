@@ -141,7 +141,7 @@ void TrainingRun::resumeFromCheckpoint() {
             }
             step_->restore(ck, *latest);
             done_ = ck.step;
-            losses_ = std::move(ck.losses);  // the history continues
+            losses_ = std::move(ck.losses);    // the history continues
             imgList_ = std::move(ck.imgList);  // the reference's grids too, appended to at each checkpoint
             epochBase_ = 0;
             epochBase_ = std::max<int64_t>(0, ck.epoch - epochOf(ck.step));  // the epoch count never runs backwards

@@ -85,15 +85,14 @@ inline void setAutocastDtype(c10::DeviceType d, c10::ScalarType t) {
 /// ATen's fused AdamW kernel (2.x; LibTorch 1.13 has none): one update of every tensor in a few
 /// launches, skipped on the device when `foundInf` is non-zero. Returns false where it does not exist.
 inline bool fusedAdamW(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads, const std::vector<at::Tensor>& expAvg,
-                       const std::vector<at::Tensor>& expAvgSq, const std::vector<at::Tensor>& steps, double lr, double beta1, double beta2,
-                       double weightDecay, double eps, const std::optional<at::Tensor>& foundInf) {
+                       const std::vector<at::Tensor>& expAvgSq, const std::vector<at::Tensor>& steps, double lr, double beta1, double beta2, double weightDecay,
+                       double eps, const std::optional<at::Tensor>& foundInf) {
 #if TORCH_VERSION_MAJOR >= 2
-    at::_fused_adamw_(params, grads, expAvg, expAvgSq, {}, steps, lr, beta1, beta2, weightDecay, eps, /*amsgrad=*/false, /*maximize=*/false,
-                      std::nullopt, foundInf);
+    at::_fused_adamw_(params, grads, expAvg, expAvgSq, {}, steps, lr, beta1, beta2, weightDecay, eps, /*amsgrad=*/false, /*maximize=*/false, std::nullopt,
+                      foundInf);
     return true;
 #else
-    (void)params, (void)grads, (void)expAvg, (void)expAvgSq, (void)steps, (void)lr, (void)beta1, (void)beta2, (void)weightDecay, (void)eps,
-        (void)foundInf;
+    (void)params, (void)grads, (void)expAvg, (void)expAvgSq, (void)steps, (void)lr, (void)beta1, (void)beta2, (void)weightDecay, (void)eps, (void)foundInf;
     return false;
 #endif
 }

@@ -83,8 +83,7 @@ protected:
         EXPECT_EQ(j["images"], 60);
         EXPECT_EQ(j["skipped"], 3);
         EXPECT_EQ(j["skipped_reasons"], nlohmann::json({{"empty file", 1}, {"not-an-image", 1}, {"truncated", 1}}));
-        EXPECT_EQ(j["skipped_files"],
-                  nlohmann::json({{"empty file", {emptyName}}, {"not-an-image", {notesName}}, {"truncated", {cutName}}}));
+        EXPECT_EQ(j["skipped_files"], nlohmann::json({{"empty file", {emptyName}}, {"not-an-image", {notesName}}, {"truncated", {cutName}}}));
         EXPECT_EQ(j["check"]["decoded"], 0);
         EXPECT_EQ(j["check"]["cached"], 62);
     }
@@ -115,7 +114,8 @@ TEST_F(DataStatsCli, FolderCountsOnlyImagesThatDecode) {
 TEST_F(DataStatsCli, ZipAndTarGzBatchesTellTheSameTruth) {
     makeFolder(tmp / "photos");
     for (const auto& [format, file] : {std::pair<std::string, std::string>{"zip", "batch.zip"}, {"gztar", "batch.tar.gz"}}) {
-        const std::string cmd = std::string(STREETGAN_PYTHON) + " -c \"import shutil,sys; shutil.make_archive(sys.argv[1], sys.argv[2], root_dir=sys.argv[3])\" " +
+        const std::string cmd = std::string(STREETGAN_PYTHON) +
+                                " -c \"import shutil,sys; shutil.make_archive(sys.argv[1], sys.argv[2], root_dir=sys.argv[3])\" " +
                                 CliRunner::quote(tmp / "batch") + " " + format + " " + CliRunner::quote(tmp / "photos");
         ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
         SCOPED_TRACE(file);

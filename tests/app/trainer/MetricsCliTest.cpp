@@ -54,8 +54,7 @@ protected:
                                               "fid,kid",
                                               "--metric-features",
                                               "/models/inception.pt"}));
-        const std::string cmd =
-            std::string(STREETGAN_PYTHON) + " " + STREETGAN_TEST_PYTHON_DIR + "/make_feature_net.py " + CliRunner::quote(*dir_ / "nets");
+        const std::string cmd = std::string(STREETGAN_PYTHON) + " " + STREETGAN_TEST_PYTHON_DIR + "/make_feature_net.py " + CliRunner::quote(*dir_ / "nets");
         pythonHasTorch_ = std::system((std::string(STREETGAN_PYTHON) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
         haveNets_ = pythonHasTorch_ && std::system(cmd.c_str()) == 0;
     }
@@ -80,7 +79,7 @@ bool MetricsCli::pythonHasTorch_ = false;
 
 // Skips only where python3-torch is missing; with torch there, a fixture script that fails is a
 // failure of ours, never a skip.
-#define REQUIRE_FEATURE_NETS()                                                                            \
+#define REQUIRE_FEATURE_NETS()                                                                 \
     if (!pythonHasTorch_) GTEST_SKIP() << STREETGAN_PYTHON << " has no torch (python3-torch)"; \
     ASSERT_TRUE(haveNets_) << "tests/python/make_feature_net.py failed although " << STREETGAN_PYTHON << " has torch"
 

@@ -32,9 +32,9 @@ protected:
     static nlohmann::json argvOf(const CliResult& r) { return nlohmann::json::parse(r.out)["argv"]; }
     /// The connection arguments remote() gives, for a trainer that is not installed there.
     std::vector<std::string> remoteWithoutTrainer(const std::vector<std::string>& args) {
-        std::vector<std::string> full{"remote",       "--host", "127.0.0.1",        "--port",      std::to_string(target->port()),
-                                      "--identity",   userKey(), "--ssh-config",     "none",        "--remote-trainer",
-                                      tmp / "no-such-dir/streetgan-trainer", "--known-hosts", knownHosts()};
+        std::vector<std::string> full{"remote",    "--host",       "127.0.0.1", "--port",           std::to_string(target->port()),        "--identity",
+                                      userKey(),   "--ssh-config", "none",      "--remote-trainer", tmp / "no-such-dir/streetgan-trainer", "--known-hosts",
+                                      knownHosts()};
         full.insert(full.end(), args.begin(), args.end());
         return full;
     }

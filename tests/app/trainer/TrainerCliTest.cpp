@@ -200,11 +200,11 @@ TEST_F(TrainerCli, ConfigFileKeysOverrideThePresetOption) {
     const auto config = nlohmann::json::parse(CliRunner::slurp(tmp / "r/run.json")).at("config");
     EXPECT_EQ(config.at("ngf"), 48);
     EXPECT_EQ(config.at("ndf"), 40);
-    EXPECT_EQ(config.at("nz"), 64);        // the rest is tiny-32's
+    EXPECT_EQ(config.at("nz"), 64);  // the rest is tiny-32's
     EXPECT_EQ(config.at("img_size"), 32);
     // Without the file, --preset alone is the whole architecture.
-    const CliResult plain = cli.run({"train", "--run-dir", tmp / "p", "--preset", "tiny-32", "--steps", "1", "--batch", "2", "--synthetic-images", "8",
-                                     "--sample-every", "0"});
+    const CliResult plain =
+        cli.run({"train", "--run-dir", tmp / "p", "--preset", "tiny-32", "--steps", "1", "--batch", "2", "--synthetic-images", "8", "--sample-every", "0"});
     ASSERT_EQ(plain.code, 0) << plain.err;
     EXPECT_EQ(nlohmann::json::parse(CliRunner::slurp(tmp / "p/run.json")).at("config").at("ngf"), 32);
 }

@@ -38,7 +38,9 @@ TEST(RunStatusCache, ReadsOnlyWhatTheLogsGainedAndAgreesWithRunStatus) {
     TempDir root;
     for (const char* name : {"a", "b"}) {
         fs::create_directories(root / name);
-        append(logOf(root, name), R"({"kind":"status","t":999,"state":"running"})" "\n" + metrics(1) + metrics(2));
+        append(logOf(root, name), R"({"kind":"status","t":999,"state":"running"})"
+                                  "\n" +
+                                      metrics(1) + metrics(2));
     }
     RunStatusCache cache;
     expectSame(cache.list(root.path().string()), RunStatus::list(root.path().string()));
@@ -48,7 +50,8 @@ TEST(RunStatusCache, ReadsOnlyWhatTheLogsGainedAndAgreesWithRunStatus) {
     // Nothing new: nothing read. One run grows: only its new bytes.
     cache.list(root.path().string());
     EXPECT_EQ(cache.lastBytesRead(), 0u);
-    const std::string more = metrics(3) + R"({"kind":"status","t":1004,"state":"finished"})" "\n";
+    const std::string more = metrics(3) + R"({"kind":"status","t":1004,"state":"finished"})"
+                                          "\n";
     append(logOf(root, "b"), more);
     const auto runs = cache.list(root.path().string());
     EXPECT_EQ(cache.lastBytesRead(), more.size());

@@ -376,15 +376,12 @@ TEST(SystemMonitor, RaplCounterWrapArithmetic) {
 }
 
 namespace {
-void writeText(const std::string& path, const std::string& text) {
-    std::ofstream(path) << text << "\n";
-}
+void writeText(const std::string& path, const std::string& text) { std::ofstream(path) << text << "\n"; }
 }  // namespace
 
 TEST(SystemMonitor, RaplEnergyFromPackagesWithWrapAndNoSubdomainTwice) {
     TempDir root;
-    for (const char* d : {"intel-rapl:0", "intel-rapl:1", "intel-rapl:0:0", "intel-rapl-mmio:0"})
-        std::filesystem::create_directories(root.path() / d);
+    for (const char* d : {"intel-rapl:0", "intel-rapl:1", "intel-rapl:0:0", "intel-rapl-mmio:0"}) std::filesystem::create_directories(root.path() / d);
     writeText(root / "intel-rapl:0/energy_uj", "999000000");
     writeText(root / "intel-rapl:0/max_energy_range_uj", "1000000000");
     writeText(root / "intel-rapl:1/energy_uj", "5000000");

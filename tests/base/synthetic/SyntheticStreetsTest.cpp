@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "base/util/Errors.h"
 #include "base/synthetic/SyntheticStreets.h"
+#include "base/util/Errors.h"
 
 using namespace streetgan;
 
@@ -309,4 +309,3 @@ TEST(SyntheticStreets, SameSceneAtEveryResolution) {
 }
 
 // ------------------------------------------------------------------------------ speed (reported, not asserted)
-

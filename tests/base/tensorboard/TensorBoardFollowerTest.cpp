@@ -39,8 +39,7 @@ std::vector<Item> readAll(const std::string& dir, uint64_t from = 0, TensorBoard
     LocalEventFiles files;
     TensorBoardFollower f(files, dir, from, kForever);
     std::vector<Item> items;
-    while (f.poll(items)) {
-    }
+    while (f.poll(items)) {}
     f.flush(items);
     if (counts) *counts = f.counts();
     return items;
@@ -197,8 +196,7 @@ TEST_F(TensorBoardFollowerTest, FollowsGrowingFilesInPiecesThatCutRecordsAndANew
         const std::string to = (live / fs::path(file).filename()).string();
         for (size_t at = 0; at < bytes.size(); at += 97) {  // 97: cuts headers, data and CRCs
             std::ofstream(to, std::ios::binary | std::ios::app).write(bytes.data() + at, std::streamsize(std::min<size_t>(97, bytes.size() - at)));
-            while (f.poll(got)) {
-            }
+            while (f.poll(got)) {}
         }
     }
     f.flush(got);
@@ -221,9 +219,9 @@ TEST_F(TensorBoardFollowerTest, ACorruptRecordIsReportedOncePerFileWithItsOffset
     const auto items = readAll(dir.string(), 0, &counts);
     const auto errors = eventsOf<ErrorEvent>(items);
     ASSERT_EQ(errors.size(), 2u);
-    EXPECT_NE(errors[0]->message.find(fs::path(names[0]).filename().string() + "' has a corrupt record (data CRC mismatch) at offset " +
-                                      std::to_string(startsA[10])),
-              std::string::npos)
+    EXPECT_NE(
+        errors[0]->message.find(fs::path(names[0]).filename().string() + "' has a corrupt record (data CRC mismatch) at offset " + std::to_string(startsA[10])),
+        std::string::npos)
         << errors[0]->message;
     EXPECT_NE(errors[1]->message.find("(length CRC mismatch) at offset " + std::to_string(startsB[5])), std::string::npos) << errors[1]->message;
     EXPECT_EQ(counts.corrupt, 3);

@@ -279,4 +279,3 @@ void compareWithFolder(const AugmentParams& p, double maxMeanDiff, double maxDif
 TEST(PackedCache, MatchesPhotoSourceExactlyInTheReferenceCase) { compareWithFolder(params(32), 0.0, 0.0); }
 
 TEST(PackedCache, MatchesPhotoSourceUpToResamplingOtherwise) { compareWithFolder(params(32, 3.0), 3.0, 8.0); }
-

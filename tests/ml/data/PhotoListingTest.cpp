@@ -49,8 +49,8 @@ void makeFolder(const fs::path& root) {
 }
 
 void makeArchive(const fs::path& folder, const std::string& base, const std::string& format) {
-    const std::string cmd = std::string(STREETGAN_PYTHON) + " -c \"import shutil,sys; shutil.make_archive(sys.argv[1], sys.argv[2], root_dir=sys.argv[3])\" '" + base +
-                            "' " + format + " '" + folder.string() + "'";
+    const std::string cmd = std::string(STREETGAN_PYTHON) + " -c \"import shutil,sys; shutil.make_archive(sys.argv[1], sys.argv[2], root_dir=sys.argv[3])\" '" +
+                            base + "' " + format + " '" + folder.string() + "'";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
@@ -78,8 +78,7 @@ size_t distinctFed(const std::shared_ptr<const ImageSource>& source, int epochs)
     for (int64_t s = 0; s < loader.stepsPerEpoch() * epochs; ++s) {
         const Batch b = loader.next();
         const float* p = b.real.data_ptr<float>();
-        for (int64_t i = 0; i < o.batch; ++i)
-            seen.insert(std::string(reinterpret_cast<const char*>(p + i * floats), floats * sizeof(float)));
+        for (int64_t i = 0; i < o.batch; ++i) seen.insert(std::string(reinterpret_cast<const char*>(p + i * floats), floats * sizeof(float)));
     }
     loader.stop();
     return seen.size();

@@ -23,8 +23,8 @@
 
 #include "GalleryFixture.h"
 #include "base/serve/GalleryRoutes.h"
-#include "ml/serve/GalleryServer.h"
 #include "base/serve/HttpRequestHead.h"
+#include "ml/serve/GalleryServer.h"
 
 using namespace streetgan;
 using streetgan::test::Gallery;

@@ -11,8 +11,8 @@
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
-#include <thread>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "base/model/Presets.h"
 #include "base/run/TrainObserver.h"

@@ -70,7 +70,8 @@ TEST(FusedAdamW, MatchesTorchOptimAdamWAndSkipsOnFoundInf) {
     if (!TorchCompat::kTorch2) GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " has no fused AdamW kernel; the cuda preset runs this";
     torch::manual_seed(3);
     auto make = [] {
-        std::vector<torch::Tensor> ps{torch::randn({4, 3, 2, 2}).contiguous(torch::MemoryFormat::ChannelsLast).requires_grad_(), torch::randn({7}).requires_grad_()};
+        std::vector<torch::Tensor> ps{torch::randn({4, 3, 2, 2}).contiguous(torch::MemoryFormat::ChannelsLast).requires_grad_(),
+                                      torch::randn({7}).requires_grad_()};
         return ps;
     };
     auto ref = make();

@@ -102,14 +102,13 @@ private slots:
         QVERIFY(s);
         QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD), 400, 20000);
         const QRect avail = w.screen()->availableGeometry();
-        QVERIFY2(avail.contains(w.frameGeometry()),
-                 qPrintable(QString("window %1x%2 on a %3x%4 screen (minimum %5x%6)")
-                                .arg(w.frameGeometry().width())
-                                .arg(w.frameGeometry().height())
-                                .arg(avail.width())
-                                .arg(avail.height())
-                                .arg(w.minimumSizeHint().width())
-                                .arg(w.minimumSizeHint().height())));
+        QVERIFY2(avail.contains(w.frameGeometry()), qPrintable(QString("window %1x%2 on a %3x%4 screen (minimum %5x%6)")
+                                                                   .arg(w.frameGeometry().width())
+                                                                   .arg(w.frameGeometry().height())
+                                                                   .arg(avail.width())
+                                                                   .arg(avail.height())
+                                                                   .arg(w.minimumSizeHint().width())
+                                                                   .arg(w.minimumSizeHint().height())));
         auto* tabs = w.findChild<QTabWidget*>("mainTabs");
         QVERIFY(tabs);
         for (int i = 0; i < tabs->count(); ++i) {
@@ -207,7 +206,7 @@ private slots:
             const QIcon light = IconSet::bundled(name, false), dark = IconSet::bundled(name, true);
             QVERIFY2(!light.isNull() && !dark.isNull(), qPrintable(name));
             QVERIFY2(strokeLightness(light) >= 0 && strokeLightness(light) < 80, qPrintable(name));  // dark strokes on light
-            QVERIFY2(strokeLightness(dark) > 180, qPrintable(name));                              // light strokes on dark
+            QVERIFY2(strokeLightness(dark) > 180, qPrintable(name));                                 // light strokes on dark
         }
         QVERIFY(IconSet::bundled("no-such-icon", false).isNull());
     }

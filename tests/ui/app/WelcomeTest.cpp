@@ -102,7 +102,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 90000);
         RunSession* s = w.activeSession();
         QVERIFY(s->runDir().startsWith(chosen + "/tiny-"));
-        QVERIFY(!page->isVisible());  // the dashboard replaced it
+        QVERIFY(!page->isVisible());                              // the dashboard replaced it
         QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > 0, 60000);  // the trainer answers commands from now on
         s->sendCommand("stop");
         QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), 60000);

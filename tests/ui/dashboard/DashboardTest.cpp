@@ -319,9 +319,8 @@ private slots:
             cost.setHost(host, settings.hostInstance(host), saved >= 0 ? saved : settings.pricePerHour());
             cost.update(&empty, RunContext{true, host});
         };
-        connect(&cost, &CostPanel::hostPriceChanged, &cost, [&](const QString& host, const QString& instance, double d) {
-            settings.setHostPrice(host, instance, d);
-        });
+        connect(&cost, &CostPanel::hostPriceChanged, &cost,
+                [&](const QString& host, const QString& instance, double d) { settings.setHostPrice(host, instance, d); });
         show("a@box-a:22");
         auto* picker = cost.findChild<QComboBox*>("Instance");
         QVERIFY(picker);
@@ -390,8 +389,8 @@ private slots:
         QProcess trainer;
         trainer.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         trainer.setStandardOutputFile(QProcess::nullDevice());
-        trainer.start(STREETGAN_TRAINER, {"train", "--run-dir", dir, "--preset", "tiny-32", "--steps", "6", "--batch", "8", "--log-every", "2",
-                                          "--checkpoint-every", "30"});
+        trainer.start(STREETGAN_TRAINER,
+                      {"train", "--run-dir", dir, "--preset", "tiny-32", "--steps", "6", "--batch", "8", "--log-every", "2", "--checkpoint-every", "30"});
         QVERIFY(trainer.waitForFinished(120000));
         QCOMPARE(trainer.exitCode(), 0);
         RunSession s(dir, STREETGAN_TRAINER);

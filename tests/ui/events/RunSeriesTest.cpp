@@ -169,7 +169,7 @@ private slots:
         QCOMPARE(s.x(XAxisMode::Step, last), double(n - 1));
         QCOMPARE(s.wallTime(last), 1000 + (n - 1) / 10.0);
         QCOMPARE(s.value(Metric::LossD, last), static_cast<float>(noise(n - 1)));
-        QCOMPARE(s.lastValue(Metric::LossD), noise(n - 1));  // the event's double, exact
+        QCOMPARE(s.lastValue(Metric::LossD), noise(n - 1));         // the event's double, exact
         QCOMPARE(s.lastValue(Metric::Lr), 1e-4 + (n - 10) * 1e-9);  // last event with an lr
         QVERIFY(std::isnan(s.lastValue(Metric::DX)));
         // one more event: the new last row
@@ -229,7 +229,7 @@ private slots:
             QCOMPARE(s.system()[k].step, static_cast<double>(total - static_cast<int64_t>(RunSeries::kSystemKept) + static_cast<int64_t>(k)));
         QVERIFY(s.memoryBytes() < 64 * 1024);
         panel.update(&s);
-        QCOMPARE(panel.valueText("CPU"), QString("99.9 %"));     // reading 19999
+        QCOMPARE(panel.valueText("CPU"), QString("99.9 %"));  // reading 19999
         QCOMPARE(panel.valueText("Memory"), QString("19999 MB"));
     }
 
@@ -266,7 +266,8 @@ private slots:
         live.resize(800, 400);
         live.setSmoothing(0.9);
         live.addRun(&s, "a", 0);
-        feed(s, 120000, [](int64_t i) { return i == 77777 ? 50.0 : noise(i); }, [&](size_t from) { live.append(&s, from); });
+        feed(
+            s, 120000, [](int64_t i) { return i == 77777 ? 50.0 : noise(i); }, [&](size_t from) { live.append(&s, from); });
         PlotPanel fresh("loss", {Metric::LossD});
         fresh.resize(800, 400);
         fresh.setSmoothing(0.9);

@@ -3,12 +3,12 @@
 // rate readout while the demo walk plays, the export dialog's summary of what it will write, and
 // the page's compact layout at 760 px (with screenshots at ~760 and ~1400 px). Against the real
 // explore worker on the embedded demo checkpoint, like ExplorerTest.
+#include <QCheckBox>
 #include <QLabel>
 #include <QPointer>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
-#include <QCheckBox>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -109,7 +109,7 @@ private slots:
         QCOMPARE(s->selectedSlider(), d1);
         QVERIFY(isMarked(d1));
         QVERIFY(!isMarked(d0));
-        QCOMPARE(d0->value(), 55);  // untouched by PageDown
+        QCOMPARE(d0->value(), 55);         // untouched by PageDown
         QTest::keyClick(s, Qt::Key_Left);  // the panel itself passes keys to the selected slider
         QCOMPARE(d1->value(), -LatentSliders::kSmallStep);
         QCOMPARE(directionAmount(*page_, 1), -0.05);
@@ -152,8 +152,12 @@ private slots:
                     QTest::keyClick(target, c.key(), c.keyboardModifiers());
                     const QString what = b.keys + " on " + target->objectName();
                     switch (e.effect) {
-                        case Effect::Add: QVERIFY2(target->value() == before + e.delta, qPrintable(what)); break;
-                        case Effect::Neutral: QVERIFY2(target->value() == s->neutralValue(target), qPrintable(what)); break;
+                        case Effect::Add:
+                            QVERIFY2(target->value() == before + e.delta, qPrintable(what));
+                            break;
+                        case Effect::Neutral:
+                            QVERIFY2(target->value() == s->neutralValue(target), qPrintable(what));
+                            break;
                         case Effect::Previous:
                         case Effect::Next: {
                             const int want = std::max(0, at + (e.effect == Effect::Next ? 1 : -1));
@@ -213,7 +217,8 @@ private slots:
         // walk.json: 4 keyframes x 12 frames, loop: 48 frames of 80 ms = 3.84 s, 128 px.
         QString t = label->text();
         QCOMPARE(t, d->summaryText());
-        for (const char* part : {"GIF", "128 × 128 px", "48 frames", "3.84 s", "12.5 fps", "loops forever"}) QVERIFY2(t.contains(QString::fromUtf8(part)), qPrintable(t));
+        for (const char* part : {"GIF", "128 × 128 px", "48 frames", "3.84 s", "12.5 fps", "loops forever"})
+            QVERIFY2(t.contains(QString::fromUtf8(part)), qPrintable(t));
         QCOMPARE(d->session().frameCount(), 48);  // the export's own rule
         d->grab().save(shotPath("h5_export.png"));
         // Live: every option changes the line at once.
@@ -275,7 +280,9 @@ private slots:
         QCOMPARE(tabs->count(), 2);
         // The preview keeps a usable square and the scrubber stays on screen.
         QTRY_VERIFY(page_->walkPreview()->width() >= 256);
-        QVERIFY(!streetgan::test::frameAfter(page_, [&] { page_->setCurrentFrame(6); }, 6).isNull());
+        QVERIFY(!streetgan::test::frameAfter(
+                     page_, [&] { page_->setCurrentFrame(6); }, 6)
+                     .isNull());
         QTest::qWait(300);  // thumbnails
         page_->grab().save(shotPath("h5_explorer_760.png"));
         tabs->setCurrentIndex(1);

@@ -28,12 +28,12 @@
 #include "common/RenderClient.h"
 #include "explorer/DemoCheckpoint.h"
 #include "explorer/ExplorerPage.h"
-#include "ui/explorer/ExplorerWaits.h"
 #include "explorer/ExportDialog.h"
 #include "explorer/KeyframeList.h"
 #include "explorer/LatentSliders.h"
 #include "explorer/SeedGridDialog.h"
 #include "support/UiTestSupport.h"
+#include "ui/explorer/ExplorerWaits.h"
 
 using namespace streetgan::ui;
 using nlohmann::json;

@@ -5,8 +5,8 @@
 // those of the same keyframes from 0 to 1); the path's and a segment's t range are edited through
 // their spin boxes, undo and redo restore the exact session and the widgets follow; a session file
 // with a bad t_range is refused with a line naming the key.
-#include <QDir>
 #include <QCheckBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
@@ -22,12 +22,12 @@
 #include "common/JsonFields.h"
 #include "common/JsonText.h"
 #include "explorer/ExplorerPage.h"
-#include "ui/explorer/ExplorerWaits.h"
 #include "explorer/KeyframeList.h"
 #include "explorer/KeyframeModel.h"
 #include "explorer/PathPanel.h"
 #include "explorer/SessionModel.h"
 #include "support/UiTestSupport.h"
+#include "ui/explorer/ExplorerWaits.h"
 
 using namespace streetgan::ui;
 using nlohmann::json;

@@ -77,8 +77,9 @@ class NewcomerPathTest : public QObject {
         prog.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther);
         QFile control(root + "/DEBIAN/control");
         if (!control.open(QIODevice::WriteOnly)) return {};
-        control.write("Package: streetgan-trainer\nVersion: 0.0.1\nArchitecture: all\nMaintainer: Tests <t@example.org>\nDepends: libc6\n"
-                      "Description: the trainer under test\n");
+        control.write(
+            "Package: streetgan-trainer\nVersion: 0.0.1\nArchitecture: all\nMaintainer: Tests <t@example.org>\nDepends: libc6\n"
+            "Description: the trainer under test\n");
         control.close();
         const QString deb = tmp_.filePath("streetgan-trainer_0.0.1_all.deb");
         QProcess p;
@@ -288,7 +289,8 @@ private slots:
             d->accept();
         });
         answer->start();
-        QMetaObject::invokeMethod(&w, [&] { w.setUpTrainerOnAHost(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            &w, [&] { w.setUpTrainerOnAHost(); }, Qt::QueuedConnection);
         QTRY_VERIFY_WITH_TIMEOUT(w.findChild<TrainerSetupDialog*>(), 30000);
         QVERIFY(asked);
         QCOMPARE(w.hosts()->rowCount(), 1);

@@ -14,11 +14,11 @@
 
 #include <QPushButton>
 #include <QTreeWidget>
+#include "checkpoints/RemoteCheckpointFetcher.h"
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
 #include "dashboard/SamplesPage.h"
 #include "dashboard/ScalarsPanel.h"
-#include "checkpoints/RemoteCheckpointFetcher.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
 #include "runs/NewRunDialog.h"
