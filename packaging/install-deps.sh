@@ -16,6 +16,8 @@ PACKAGES=(
   # toolchain (ccache: rebuilds of the same sources, e.g. CI after a session, from its cache; lld:
   # links the large LibTorch binaries several times faster than ld.bfd)
   build-essential cmake ninja-build pkg-config git ccache lld
+  # the formatting gate (tools/check-format.sh: Debian 12's clang-format 14) and clang-tidy
+  clang-format clang-tidy
   # the `cuda` preset: pip downloads torch 2.11's wheel (packaging/fetch-torch.sh), unzip unpacks it;
   # the TensorBoard fixtures get pip's tensorboard in a venv (tests/python/tb-env.sh)
   python3-pip python3-venv unzip

@@ -1,8 +1,9 @@
-// Reading nlohmann::json (the one JSON library of ui/ and core/base) from Qt code:
-//  - JsonFields: fields of an object read leniently, as the app read fields of Qt's JSON objects
-//    before: a missing key, a non-object or a value of another type gives the fallback, never an exception
-//    (nlohmann's value() throws on a type mismatch), so an explore-worker reply without a field
-//    reads as before;
+// The reading side of nlohmann::json (the one JSON library of ui/ and core/base) in Qt code;
+// JsonText is the writing side (text, byte-exact).
+//  - JsonFields: fields of an object read leniently: a missing key, a non-object or a value of
+//    another type gives the fallback, never an exception (nlohmann's value() throws on a type
+//    mismatch), so a reply or a file from another version with a field missing or retyped still
+//    reads;
 //  - QString converts to and from a JSON string (the adl_serializer below), so requests are built
 //    as json{{"checkpoint", path}} and strings read with get<QString>();
 //  - nlohmann::json is a Qt meta type (RenderClient's signals carry it; QSignalSpy and QVariant).

@@ -1,14 +1,13 @@
-// JSON text for the app's files and the explore worker's lines, over nlohmann::json (the one JSON
-// library of ui/ and core/base).
+// The writing side of nlohmann::json (the one JSON library of ui/ and core/base) in Qt code: JSON
+// text for the app's files and the explore worker's lines; JsonFields is the lenient reading side.
 //
-// write() prints exactly the bytes Qt's JSON writer printed (its document class's toJson), the
-// app's writer before ui/ moved to nlohmann::json, so a session saved by this build is
-// byte-identical to one saved by an earlier build (and save after open stays idempotent): keys
+// write() prints exactly the bytes Qt's JSON writer prints (QJsonDocument::toJson), so a session
+// file is byte-identical whichever of the two wrote it (and save after open stays idempotent): keys
 // sorted (nlohmann::json's std::map order: bytewise UTF-8, which is Qt's UTF-16 order for every key
 // without characters above U+FFFF), Indented = 4-space indentation with a newline after the
 // closing bracket, Compact = no spaces at all; strings escaped like Qt (", \, \b \f \n \r \t,
 // other controls as \u00xx, everything else raw UTF-8); numbers with an integral value in int64's
-// range in decimal (1.0 as "1", -0.0 as "0": Qt read them as integers), other numbers as
+// range in decimal (1.0 as "1", -0.0 as "0": Qt reads them as integers), other numbers as
 // QByteArray::number(v, 'g', QLocale::FloatingPointShortest): the shortest digits that read back
 // the same, in the shorter of the decimal and the exponent form (0.25, 0.001, "1e-04",
 // "1.5e+20"); NaN and infinities as null. (nlohmann's dump() writes 1.0 as "1.0" and indents by 2:

@@ -1,15 +1,16 @@
 // Worker: follows a local run in this process with the AttachFollower that
-// `streetgan-trainer attach RUN --from-offset E` uses (app/trainer/AttachCommand.cpp), instead of
-// running that command as a child process (which loaded LibTorch per open run): events.jsonl
-// from the offset reached, the run lock for liveness (a trainer gone with its last status
-// "running" or "paused" has crashed) and the control socket for commands. The attach protocol's
-// lines are parsed by the same EventLineParser as a remote run's over SSH, so the rest of the UI
-// sees the same batches, offsets, live and end lines, and replies as before. streetgan_base only.
+// `streetgan-trainer attach RUN --from-offset E` uses (app/trainer/AttachCommand.cpp), not through
+// that command as a child (a child would load LibTorch for each open run): events.jsonl from the
+// offset reached, the run lock for liveness (a trainer gone with its last status "running" or
+// "paused" has crashed) and the control socket for commands. The attach protocol's lines are
+// parsed by the same EventLineParser as a remote run's over SSH, so the rest of the UI sees the
+// same batches, offsets, live and end lines, and replies whichever way a run is followed.
+// streetgan_base only.
 // Thread contract: lives in the session's worker QThread (call start, sendCommand and stop there,
 // with QMetaObject::invokeMethod); start() runs the follow loop on a thread of its own (it blocks
 // on inotify), which stop() and the destructor join. Signals come from either thread (queued to
 // the session). A read failure (the folder vanished, a file unreadable) is retried from the last
-// offset, at growing intervals, as a restarted attach child was: no event lost or repeated.
+// offset, at growing intervals: no event lost or repeated.
 #pragma once
 
 #include <QByteArray>
