@@ -36,7 +36,7 @@
 
 #include <httplib.h>
 
-#include "../ml/dist/RankProcess.h"
+#include "support/RankProcess.h"
 #include "support/TempDir.h"
 
 using namespace streetgan::test;

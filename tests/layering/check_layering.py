@@ -4,7 +4,13 @@
   core/base  (streetgan_base): includes only base/ headers; no LibTorch (torch/, ATen/, c10/), no Qt
   core/ml    (streetgan_ml):   base/ and ml/ headers; no Qt, nothing of app/ or ui/
   app/trainer (streetgan_cli): base/, ml/ and trainer/ headers; no Qt
-  ui         (streetgan_ui):   base/ and ui's own "<screen>/X.h" headers, Qt; never ml/ or LibTorch
+  ui         (streetgan_ui):   base/ and ui's own "<screen>/X.h" headers, Qt; never ml/ or LibTorch;
+             a ui folder includes only the folders below it in docs/ARCHITECTURE.md's ui order
+             (app > dashboard, checkpoints, explorer and any new screen > runs > remote > events > common)
+  tests/     each suite keeps the rules of what it tests: tests/base those of core/base; tests/ml
+             those of core/ml (it may drive app/trainer's commands in process); tests/ui those of ui
+             but its order (a test may drive any folder); tests/app and tests/fault, which drive the
+             programs as processes: no ml/, trainer/ or ui headers, no LibTorch, no Qt
   folders:   no cycle between folders (base/run -> base/model is fine, base/model -> base/run then
              would be a cycle), within and across the libraries
   CMake:     no target links a library by file name ($<TARGET_FILE:...> in target_link_libraries)
@@ -20,7 +26,12 @@ import tempfile
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 TORCH = ('torch/', 'ATen/', 'c10/', 'caffe2/')
 SOURCE_EXT = ('.h', '.hpp', '.cpp', '.cc')
-UI_SCREENS = None  # filled from the tree: ui's top-level folders
+# docs/ARCHITECTURE.md's ui order, as ranks: a folder includes only folders of a lower rank. A ui
+# folder not named here is a screen (a new ui/<screen>/, rank 3).
+UI_RANK = {'app': 5, 'dashboard': 4, 'checkpoints': 4, 'explorer': 4, 'runs': 3, 'remote': 2, 'events': 1, 'common': 0}
+UI_SCREEN_RANK = 4
+# The layer whose rules a test suite keeps (tests/<suite>/...); 'driver': it drives the programs.
+TEST_LAYER = {'base': 'base', 'ml': 'ml', 'ui': 'ui', 'app': 'driver', 'fault': 'driver'}
 
 
 def is_qt(name):
@@ -36,6 +47,8 @@ def layer_of(rel):
         return 'app/' + parts[1], 'app/' + parts[1]
     if parts[0] == 'ui' and len(parts) >= 2:
         return 'ui', 'ui/' + parts[1] if len(parts) > 2 else 'ui'
+    if parts[0] == 'tests' and len(parts) >= 3 and parts[1] in TEST_LAYER:
+        return 'tests/' + parts[1], None  # no folder: tests take no part in the cycle check
     return None
 
 
@@ -59,7 +72,7 @@ def check(root):
     if os.path.isdir(os.path.join(root, 'ui')):
         screens = {d for d in os.listdir(os.path.join(root, 'ui')) if os.path.isdir(os.path.join(root, 'ui', d))}
     edges = {}  # folder -> {folder: first file that makes the edge}
-    for top in ('core', 'app', 'ui'):
+    for top in ('core', 'app', 'ui', 'tests'):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for f in sorted(files):
                 if not f.endswith(SOURCE_EXT):
@@ -70,6 +83,8 @@ def check(root):
                 if lf is None:
                     continue
                 layer, folder = lf
+                rules = TEST_LAYER[layer.split('/')[1]] if layer.startswith('tests/') else layer
+                who = 'tests/' + rel.split('/')[1] if layer.startswith('tests/') else None
                 with open(path, encoding='utf-8', errors='replace') as fh:
                     text = fh.read()
                 for m in INCLUDE.finditer(text):
@@ -79,24 +94,37 @@ def check(root):
                     torch = kind == '<' and name.startswith(TORCH)
                     qt = kind == '<' and is_qt(name)
                     first = name.split('/')[0]
-                    if layer == 'base':
-                        if torch: violations.append(where + ': streetgan_base must not use LibTorch (move the code to core/ml)')
-                        if qt: violations.append(where + ': streetgan_base must not use Qt (it is shared with the headless trainer)')
-                        if kind == '"' and first in ('ml', 'trainer'):
-                            violations.append(where + ': streetgan_base must not include %s/ headers (base is below them)' % first)
-                    elif layer == 'ml':
-                        if qt: violations.append(where + ': streetgan_ml must not use Qt')
-                        if kind == '"' and first == 'trainer':
-                            violations.append(where + ': streetgan_ml must not include app/trainer headers (the commands are above it)')
+                    base_name = who + ' (the tests of streetgan_base)' if who else 'streetgan_base'
+                    ml_name = who + ' (the tests of streetgan_ml)' if who else 'streetgan_ml'
+                    ui_name = who if who else 'ui/'
+                    if rules == 'base':
+                        if torch: violations.append(where + ': %s must not use LibTorch (move the code to core/ml)' % base_name)
+                        if qt: violations.append(where + ': %s must not use Qt (it is shared with the headless trainer)' % base_name)
+                        if kind == '"' and (first in ('ml', 'trainer') or (who and first in screens)):
+                            violations.append(where + ': %s must not include %s/ headers (base is below them)' % (base_name, first))
+                    elif rules == 'ml':
+                        if qt: violations.append(where + ': %s must not use Qt' % ml_name)
+                        if kind == '"' and first == 'trainer' and not who:  # tests/ml drives commands in process too
+                            violations.append(where + ': %s must not include app/trainer headers (the commands are above it)' % ml_name)
                         if kind == '"' and first in screens:
-                            violations.append(where + ': streetgan_ml must not include ui/ headers')
-                    elif layer == 'app/trainer':
+                            violations.append(where + ': %s must not include ui/ headers' % ml_name)
+                    elif rules == 'app/trainer':
                         if qt: violations.append(where + ': the trainer must not use Qt (it builds without it)')
-                    elif layer == 'ui':
-                        if torch: violations.append(where + ': ui/ must not use LibTorch (generators run in the explore worker)')
+                    elif rules == 'ui':
+                        if torch: violations.append(where + ': %s must not use LibTorch (generators run in the explore worker)' % ui_name)
                         if kind == '"' and first in ('ml', 'trainer'):
-                            violations.append(where + ': ui/ must not include %s/ headers (it links streetgan_base only)' % first)
-                    to = target_folder(layer, kind, name, screens)
+                            violations.append(where + ': %s must not include %s/ headers (it links streetgan_base only)' % (ui_name, first))
+                        own = rel.split('/')[1] if not who and len(rel.split('/')) > 2 else None
+                        if own and kind == '"' and first in screens and first != own:
+                            mine, theirs = UI_RANK.get(own, UI_SCREEN_RANK), UI_RANK.get(first, UI_SCREEN_RANK)
+                            if theirs >= mine:
+                                violations.append(where + ': ui/%s must not include ui/%s headers (the ui order of docs/ARCHITECTURE.md: '
+                                                  'a folder includes only folders below it)' % (own, first))
+                    elif rules == 'driver':
+                        if torch or qt: violations.append(where + ': %s drives the programs as processes: no %s' % (who, 'LibTorch' if torch else 'Qt'))
+                        if kind == '"' and (first in ('ml', 'trainer') or first in screens):
+                            violations.append(where + ': %s drives the programs as processes: no %s/ headers' % (who, first))
+                    to = target_folder(layer, kind, name, screens) if folder else None
                     if to and to != folder:
                         edges.setdefault(folder, {}).setdefault(to, where)
     violations += cycles(edges)
@@ -174,11 +202,25 @@ def self_test():
                               'core/base/util/C.h': '#include "base/run/A.h"\n'},
         'ui folder cycle': {'ui/runs/A.h': '#include "dashboard/B.h"\n', 'ui/dashboard/B.h': '#include "runs/A.h"\n'},
         'link by file name': {'ui/CMakeLists.txt': 'target_link_libraries(streetgan_ui PUBLIC $<TARGET_FILE:streetgan_ml>)\n'},
+        'ui order: runs includes a screen above it': {'ui/runs/B.cpp': '#include "explorer/E.h"\n'},
+        'ui order: events includes remote': {'ui/events/B.cpp': '#include "remote/H.h"\n'},
+        'ui order: a new screen includes app': {'ui/gallery/G.cpp': '#include "app/MainWindow.h"\n'},
+        'tests/base includes ml': {'tests/base/run/T.cpp': '#include "ml/train/Trainer.h"\n'},
+        'tests/base includes Qt': {'tests/base/run/T.cpp': '#include <QString>\n'},
+        'tests/ui includes torch': {'tests/ui/runs/T.cpp': '#include <torch/torch.h>\n'},
+        'tests/ml includes a screen': {'tests/ml/train/T.cpp': '#include "dashboard/P.h"\n'},
+        'tests/app includes ml': {'tests/app/trainer/T.cpp': '#include "ml/train/Trainer.h"\n'},
     }
     clean = {'core/base/run/A.h': '#include "base/util/Errors.h"\n#include <nlohmann/json.hpp>\n',
              'core/ml/train/T.cpp': '#include "base/run/A.h"\n#include <torch/torch.h>\n',
              'app/trainer/C.cpp': '#include "ml/train/T.h"\n#include "trainer/D.h"\n',
-             'ui/runs/R.cpp': '#include "base/run/A.h"\n#include "dashboard/P.h"\n#include <QWidget>\n',
+             'ui/dashboard/P.cpp': '#include "runs/R.h"\n#include "common/C.h"\n#include <QWidget>\n',
+             'ui/runs/R.cpp': '#include "base/run/A.h"\n#include "remote/H.h"\n#include "events/E.h"\n',
+             'ui/explorer/E.h': '', 'ui/remote/H.h': '', 'ui/events/E.h': '', 'ui/common/C.h': '',
+             'ui/app/W.cpp': '#include "dashboard/P.h"\n#include "explorer/E.h"\n',
+             'tests/ui/runs/T.cpp': '#include "app/MainWindow.h"\n#include "runs/R.h"\n#include <QTest>\n',
+             'tests/ml/train/T.cpp': '#include "ml/train/Trainer.h"\n#include <torch/torch.h>\n',
+             'tests/app/trainer/T.cpp': '#include "support/CliRunner.h"\n#include <opencv2/core.hpp>\n',
              'ui/CMakeLists.txt': 'target_link_libraries(streetgan_ui PUBLIC streetgan_base Qt6::Widgets)\n'}
     failed = 0
     for name, files in list(cases.items()) + [('clean tree', {})]:

@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "ml/dist/RankProcess.h"
 #include "support/CliRunner.h"
+#include "support/RankProcess.h"
 #include "support/TempDir.h"
 
 using namespace streetgan::test;

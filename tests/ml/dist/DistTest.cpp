@@ -14,8 +14,8 @@
 #include <set>
 #include <thread>
 
-#include "RankProcess.h"
 #include "support/CliRunner.h"
+#include "support/RankProcess.h"
 #include "support/TempDir.h"
 
 using namespace streetgan::test;

@@ -1,4 +1,4 @@
-// A child process for the distributed tests: argv, extra environment (RANK, WORLD_SIZE, ...),
+// A child process for the tests (distributed ranks, servers): argv, extra environment (RANK, WORLD_SIZE, ...),
 // stdout/stderr to files; waits with a deadline and is killed (SIGKILL) when the test leaves it.
 #pragma once
 
