@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "app/MainWindow.h"
+#include "hosts/TrainerSetupDialog.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
-#include "remote/TrainerSetupDialog.h"
 #include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"

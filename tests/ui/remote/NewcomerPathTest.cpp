@@ -28,11 +28,11 @@
 
 #include "app/AppSettings.h"
 #include "app/MainWindow.h"
-#include "remote/ConnectDialog.h"
+#include "hosts/ConnectDialog.h"
+#include "hosts/TrainerSetupDialog.h"
 #include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
-#include "remote/TrainerSetupDialog.h"
 #include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"

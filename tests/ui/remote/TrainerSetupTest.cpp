@@ -11,8 +11,8 @@
 #include <QTreeWidgetItem>
 
 #include "base/util/Version.h"
+#include "hosts/TrainerSetupDialog.h"
 #include "remote/RemoteHost.h"
-#include "remote/TrainerSetupDialog.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"
 #include "support/SshdFixture.h"

@@ -1,4 +1,4 @@
-#include "remote/TrainerSetupDialog.h"
+#include "hosts/TrainerSetupDialog.h"
 
 #include <QButtonGroup>
 #include <QComboBox>

@@ -1,4 +1,4 @@
-#include "remote/ConnectDialog.h"
+#include "hosts/ConnectDialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
