@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/daemon/AttachFollower.h"
 #include "base/daemon/ControlSocket.h"
+#include "base/follow/AttachFollower.h"
 #include "base/run/Events.h"
 #include "base/util/Errors.h"
 #include "trainer/FiniteNumber.h"

@@ -15,9 +15,9 @@
 
 #include "base/dataset/DatasetIndex.h"
 #include "base/model/Presets.h"
-#include "ml/data/BatchLoader.h"
-#include "ml/data/DataSources.h"
-#include "ml/data/SyntheticSource.h"
+#include "ml/dataset/BatchLoader.h"
+#include "ml/dataset/DataSources.h"
+#include "ml/dataset/SyntheticSource.h"
 #include "ml/train/TrainStep.h"
 #include "ml/util/DeviceChoice.h"
 

@@ -19,11 +19,11 @@
 #include "base/synthetic/SyntheticStreets.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
-#include "ml/data/DataSources.h"
-#include "ml/data/PackedCacheSource.h"
-#include "ml/data/PackedCacheWriter.h"
-#include "ml/data/PhotoListing.h"
-#include "ml/data/PhotoSource.h"
+#include "ml/dataset/DataSources.h"
+#include "ml/dataset/PackedCacheSource.h"
+#include "ml/dataset/PackedCacheWriter.h"
+#include "ml/dataset/PhotoListing.h"
+#include "ml/dataset/PhotoSource.h"
 
 namespace streetgan {
 

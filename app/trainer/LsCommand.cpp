@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/daemon/RunStatus.h"
+#include "base/follow/RunStatus.h"
 
 namespace streetgan {
 namespace {

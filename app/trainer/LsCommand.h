@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "base/daemon/RunStatus.h"
+#include "base/follow/RunStatus.h"
 
 #include "trainer/Command.h"
 

@@ -197,7 +197,7 @@ def self_test():
         'ui includes ATen': {'ui/runs/A.cpp': '#include <ATen/ATen.h>\n'},
         'ml includes Qt': {'core/ml/train/A.cpp': '#include <QtCore/QString>\n'},
         'ml includes the CLI': {'core/ml/train/A.cpp': '#include "trainer/TrainCommand.h"\n'},
-        'folder cycle': {'core/ml/train/A.h': '#include "ml/data/B.h"\n', 'core/ml/data/B.h': '#include "ml/train/A.h"\n'},
+        'folder cycle': {'core/ml/train/A.h': '#include "ml/dataset/B.h"\n', 'core/ml/dataset/B.h': '#include "ml/train/A.h"\n'},
         'long folder cycle': {'core/base/run/A.h': '#include "base/model/B.h"\n', 'core/base/model/B.h': '#include "base/util/C.h"\n',
                               'core/base/util/C.h': '#include "base/run/A.h"\n'},
         'ui folder cycle': {'ui/runs/A.h': '#include "dashboard/B.h"\n', 'ui/dashboard/B.h': '#include "runs/A.h"\n'},

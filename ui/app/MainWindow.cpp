@@ -36,7 +36,7 @@
 #include "app/ShortcutsDialog.h"
 #include "app/ThemeManager.h"
 #include "app/WelcomePage.h"
-#include "base/daemon/RunStatus.h"
+#include "base/follow/RunStatus.h"
 #include "base/run/Events.h"
 #include "base/tensorboard/LocalEventFiles.h"
 #include "base/tensorboard/TensorBoardRun.h"

@@ -1,6 +1,6 @@
 #include "common/RunEntry.h"
 
-#include "base/daemon/RunStatus.h"
+#include "base/follow/RunStatus.h"
 
 namespace streetgan::ui {
 

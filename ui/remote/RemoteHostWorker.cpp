@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/daemon/RunStatus.h"
+#include "base/follow/RunStatus.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/RemoteTrainerSetup.h"
 #include "base/remote/SftpClient.h"

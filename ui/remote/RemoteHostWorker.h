@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "base/daemon/RunStatus.h"
+#include "base/follow/RunStatus.h"
 #include "base/remote/SshOptions.h"
 #include "common/RunEntry.h"
 #include "remote/TrainerStatus.h"

@@ -6,10 +6,10 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "base/daemon/AttachFollower.h"
 #include "base/daemon/ControlSocket.h"
 #include "base/daemon/RunLock.h"
-#include "base/daemon/RunStatus.h"
+#include "base/follow/AttachFollower.h"
+#include "base/follow/RunStatus.h"
 #include "base/remote/RemoteAttach.h"
 #include "base/run/Events.h"
 #include "base/util/Errors.h"

@@ -5,7 +5,7 @@
 
 #include <QObject>
 
-#include "base/daemon/RunStatusCache.h"
+#include "base/follow/RunStatusCache.h"
 #include "common/RunEntry.h"
 
 namespace streetgan::ui {

@@ -2,7 +2,7 @@
 
 #include <QFileInfo>
 
-#include "base/daemon/RunStatus.h"
+#include "base/follow/RunStatus.h"
 #include "base/tensorboard/LocalEventFiles.h"
 #include "base/tensorboard/TensorBoardRun.h"
 #include "common/TrainerLocator.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "base/daemon/RunStatus.h"
+#include "base/follow/RunStatus.h"
 #include "base/run/Events.h"
 #include "base/tensorboard/TensorBoardRun.h"
 #include "common/TrainerLocator.h"

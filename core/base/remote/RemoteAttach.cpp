@@ -1,6 +1,6 @@
 #include "base/remote/RemoteAttach.h"
 
-#include "base/daemon/AttachFollower.h"
+#include "base/follow/AttachFollower.h"
 
 #include <chrono>
 #include <cmath>

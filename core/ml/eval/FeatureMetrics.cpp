@@ -11,7 +11,7 @@
 
 #include "base/run/TrainConfig.h"
 #include "base/util/Errors.h"
-#include "ml/data/DataSources.h"
+#include "ml/dataset/DataSources.h"
 #include "ml/eval/FeatureExtractor.h"
 #include "ml/eval/FrechetDistance.h"
 #include "ml/eval/KernelInceptionDistance.h"

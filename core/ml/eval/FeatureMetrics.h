@@ -32,7 +32,7 @@
 #include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
 
-#include "ml/data/ImageSource.h"
+#include "ml/dataset/ImageSource.h"
 #include "ml/eval/RealFeatureCache.h"
 #include "ml/model/Generator.h"
 

@@ -9,7 +9,7 @@
 
 #include <torch/types.h>
 
-#include "ml/data/Batch.h"
+#include "ml/dataset/Batch.h"
 
 namespace streetgan {
 

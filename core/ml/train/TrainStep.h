@@ -16,7 +16,7 @@
 
 #include "base/run/TrainConfig.h"
 #include "ml/checkpoint/Checkpoint.h"
-#include "ml/data/Batch.h"
+#include "ml/dataset/Batch.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
 #include "ml/train/FusedAdamW.h"

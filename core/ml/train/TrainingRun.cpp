@@ -8,15 +8,15 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "base/daemon/RunStatus.h"
 #include "base/daemon/TrainControl.h"
+#include "base/follow/RunStatus.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
 #include "base/util/SeedHash.h"
 #include "base/util/Version.h"
 #include "ml/checkpoint/Checkpoint.h"
-#include "ml/data/DataSources.h"
+#include "ml/dataset/DataSources.h"
 #include "ml/dist/DistributedContext.h"
 #include "ml/export/ImageGrid.h"
 #include "ml/util/DeviceChoice.h"

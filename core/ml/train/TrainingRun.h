@@ -31,7 +31,7 @@
 #include "base/tensorboard/TensorBoardWriter.h"
 #include "ml/checkpoint/CheckpointWriter.h"
 #include "ml/checkpoint/LossHistory.h"
-#include "ml/data/BatchLoader.h"
+#include "ml/dataset/BatchLoader.h"
 #include "ml/eval/TrainingMetrics.h"
 #include "ml/train/RunOutput.h"
 #include "ml/train/TrainStep.h"

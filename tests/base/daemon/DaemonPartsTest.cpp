@@ -8,10 +8,10 @@
 
 #include "base/daemon/ControlServer.h"
 #include "base/daemon/ControlSocket.h"
-#include "base/daemon/EventFollower.h"
 #include "base/daemon/RunLock.h"
-#include "base/daemon/RunStatus.h"
 #include "base/daemon/TrainControl.h"
+#include "base/follow/EventFollower.h"
+#include "base/follow/RunStatus.h"
 #include "base/run/EventLog.h"
 #include "base/util/Errors.h"
 #include "support/TempDir.h"

@@ -1,7 +1,7 @@
 // ImageVerdictCache: verdicts saved and read back, keyed by path, size and mtime; a file of
 // another version, key or a damaged one is ignored (rebuilt), never misread; the fallback place.
 // The decoding side (PhotoListing: a re-run decodes nothing, a changed file is re-checked):
-// tests/ml/data/PhotoListingTest.cpp.
+// tests/ml/dataset/PhotoListingTest.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "base/daemon/RunStatus.h"
+#include "base/follow/RunStatus.h"
 #include "base/remote/RemoteAttach.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/SftpClient.h"

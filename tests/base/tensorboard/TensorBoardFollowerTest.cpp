@@ -11,9 +11,9 @@
 #include <tuple>
 
 #include "TensorBoardTestSupport.h"
-#include "base/daemon/AttachFollower.h"
-#include "base/daemon/RunStatus.h"
-#include "base/daemon/RunStatusCache.h"
+#include "base/follow/AttachFollower.h"
+#include "base/follow/RunStatus.h"
+#include "base/follow/RunStatusCache.h"
 #include "base/run/Events.h"
 #include "base/tensorboard/LocalEventFiles.h"
 #include "base/tensorboard/TensorBoardFollower.h"

@@ -10,8 +10,8 @@
 
 #include "base/model/Presets.h"
 #include "base/run/TrainConfig.h"
-#include "ml/data/BatchLoader.h"
-#include "ml/data/SyntheticSource.h"
+#include "ml/dataset/BatchLoader.h"
+#include "ml/dataset/SyntheticSource.h"
 #include "ml/dist/DistributedContext.h"
 #include "ml/dist/GradientSync.h"
 #include "ml/train/TrainStep.h"

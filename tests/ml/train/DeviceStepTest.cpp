@@ -5,8 +5,8 @@
 
 #include <torch/torch.h>
 
-#include "ml/data/BatchLoader.h"
-#include "ml/data/SyntheticSource.h"
+#include "ml/dataset/BatchLoader.h"
+#include "ml/dataset/SyntheticSource.h"
 #include "ml/train/DeviceBatch.h"
 #include "ml/train/FusedAdamW.h"
 #include "ml/util/TorchCompat.h"
