@@ -160,7 +160,9 @@ TEST_F(TrainerKills, TwentyKillsAtRandomMomentsAndInCheckpointWritesThenResume) 
         // A kill before the first checkpoint (a busy machine can be that slow) leaves none: the
         // resume then starts afresh, yet must not log the dead process's steps again.
         const int checkpoints = expectCheckpointsLoad("after the kill");
-        if (lastCheckpoint > 0) EXPECT_GE(checkpoints, 1) << "the checkpoint of step " << lastCheckpoint << " was announced, then lost";
+        if (lastCheckpoint > 0) {
+            EXPECT_GE(checkpoints, 1) << "the checkpoint of step " << lastCheckpoint << " was announced, then lost";
+        }
         // Every fifth kill, the torn line that a kill inside the write(2) of an event would
         // leave (the kernel may stop a write between pages): the resumed trainer must cut it.
         if (kill % 5 == 4 && before.tail.empty()) {

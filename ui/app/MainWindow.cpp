@@ -49,6 +49,7 @@
 #include "explorer/ExplorerPage.h"
 #include "explorer/LatentSliders.h"
 #include "hosts/ConnectDialog.h"
+#include "hosts/SshDialogs.h"
 #include "hosts/TrainerSetupDialog.h"
 #include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
@@ -65,7 +66,7 @@ MainWindow::MainWindow(const QString& workspace, QWidget* parent)
     setWindowTitle(tr("StreetGAN Studio"));
     setObjectName("MainWindow");
     // The size comes from fitToScreen() once the docks are in place (never more than the screen).
-    prompter_->setParent(this);
+    SshDialogs::install(*prompter_, this);
     alerts_ = new RunAlerts(new DesktopNotifier(statusBar(), this), this);
     connect(alerts_, &RunAlerts::openRequested, this, [this](RunSession* s, const QString& localRunDir) {
         if (!runs_->contains(s)) s = localRunDir.isEmpty() ? nullptr : openLocalRun(localRunDir);  // closed since: open it again

@@ -1,18 +1,13 @@
 #include "remote/SshPrompter.h"
 
-#include <QInputDialog>
-#include <QLineEdit>
-#include <QMessageBox>
-#include <QPushButton>
 #include <QThread>
-#include <QWidget>
 #include <chrono>
 #include <future>
 #include <memory>
 
 namespace streetgan::ui {
 
-SshPrompter::SshPrompter(QWidget* dialogParent) : QObject(nullptr), parent_(dialogParent) {}
+SshPrompter::SshPrompter(QObject* parent) : QObject(parent) {}
 
 template <class Fn>
 auto SshPrompter::onGui(Fn&& fn) -> decltype(fn()) {
@@ -44,20 +39,8 @@ HostKeyDecision SshPrompter::askHostKey(const HostKeyInfo& info) {
         if (hostKeys_.contains(key)) return hostKeys_.value(key);
     }
     const HostKeyDecision d = onGui([&] {
-        if (hostKeyDialog) return hostKeyDialog(info);
-        QMessageBox box(QMessageBox::Question, tr("Unknown host key"),
-                        tr("The authenticity of host %1%2 cannot be established.\n\n%3 key fingerprint:\n%4\n\n"
-                           "Compare it with the server's (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on it) before you accept.")
-                            .arg(QString::fromStdString(info.host), info.viaJump ? tr(" (through the jump host)") : QString(),
-                                 QString::fromStdString(info.keyType), QString::fromStdString(info.fingerprintSha256)),
-                        QMessageBox::NoButton, parent_);
-        auto* remember = box.addButton(tr("Accept and remember"), QMessageBox::AcceptRole);
-        auto* once = box.addButton(tr("Accept once"), QMessageBox::YesRole);
-        box.addButton(tr("Refuse"), QMessageBox::RejectRole);
-        box.exec();
-        if (box.clickedButton() == remember) return HostKeyDecision::AcceptAndRemember;
-        if (box.clickedButton() == once) return HostKeyDecision::AcceptOnce;
-        return HostKeyDecision::Refuse;
+        // No dialog installed (ui/hosts/SshDialogs installs the window's): an unknown key is refused.
+        return hostKeyDialog ? hostKeyDialog(info) : HostKeyDecision::Refuse;
     });
     if (d != HostKeyDecision::Refuse) {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -71,13 +54,7 @@ std::optional<std::string> SshPrompter::askSecret(const QString& prompt, bool pa
         std::lock_guard<std::mutex> lock(mutex_);
         if (secrets_.contains(prompt)) return secrets_.value(prompt);
     }
-    std::optional<std::string> answer = onGui([&]() -> std::optional<std::string> {
-        if (secretDialog) return secretDialog(prompt, passphrase);
-        bool ok = false;
-        const QString text = QInputDialog::getText(parent_, passphrase ? tr("Key passphrase") : tr("SSH password"), prompt, QLineEdit::Password, {}, &ok);
-        if (!ok) return std::nullopt;
-        return text.toStdString();
-    });
+    std::optional<std::string> answer = onGui([&]() -> std::optional<std::string> { return secretDialog ? secretDialog(prompt, passphrase) : std::nullopt; });
     if (answer) {
         std::lock_guard<std::mutex> lock(mutex_);
         secrets_.insert(prompt, *answer);

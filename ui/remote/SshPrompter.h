@@ -1,5 +1,7 @@
 // Asks the user what the SSH client needs to know (unknown host key with its fingerprint,
-// password, key passphrase). Lives on the GUI thread; the callbacks it installs run on SSH worker
+// password, key passphrase) through the dialogs installed in it (hostKeyDialog, secretDialog: the
+// window's are ui/hosts/SshDialogs; without one, a key is refused and no password given). Lives on
+// the GUI thread; the callbacks it installs run on SSH worker
 // threads, queue the question to the GUI thread and block on a promise until the user answers
 // (or cancelAll() is called: the app is closing, so a worker never waits on a GUI thread that is
 // itself waiting for the worker to finish). Answers given
@@ -17,20 +19,18 @@
 
 #include "base/remote/SshOptions.h"
 
-class QWidget;
-
 namespace streetgan::ui {
 
 class SshPrompter : public QObject {
     Q_OBJECT
 public:
-    explicit SshPrompter(QWidget* dialogParent);
+    explicit SshPrompter(QObject* parent = nullptr);
     /// `options` with the three callbacks set.
     SshOptions withPrompts(SshOptions options);
     /// Pending and future questions are answered "no" (refuse, no password). GUI thread.
     void cancelAll() { cancelled_.store(true); }
 
-    /// Tests replace the dialogs (called on the GUI thread).
+    /// The questions, asked on the GUI thread (SshDialogs::install; tests set their own).
     std::function<HostKeyDecision(const HostKeyInfo&)> hostKeyDialog;
     std::function<std::optional<std::string>(const QString& prompt, bool passphrase)> secretDialog;
 
@@ -40,7 +40,6 @@ private:
     template <class Fn>
     auto onGui(Fn&& fn) -> decltype(fn());
 
-    QWidget* parent_;
     std::mutex mutex_;
     std::atomic<bool> cancelled_{false};
     QHash<QString, HostKeyDecision> hostKeys_;
