@@ -6,7 +6,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
-#include <QTreeWidget>
+#include <QStandardItemModel>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace streetgan::ui {
@@ -42,24 +43,31 @@ ShortcutsDialog::ShortcutsDialog(const QList<QMenu*>& menus, const QList<QPair<Q
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new QLabel(tr("Every menu command with a key, and the keys of the tabs:")));
-    tree_ = new QTreeWidget;
+    // A group a row (its name spanning both columns), its commands and keys below it.
+    model_ = new QStandardItemModel(0, 2, this);
+    model_->setHorizontalHeaderLabels({tr("Command"), tr("Keys")});
+    QStandardItem* groupItem = nullptr;
+    for (const Entry& e : entries_) {
+        if (!groupItem || groupItem->text() != e.group) {
+            groupItem = new QStandardItem(e.group);
+            QFont bold = groupItem->font();
+            bold.setBold(true);
+            groupItem->setFont(bold);
+            groupItem->setEditable(false);
+            model_->appendRow(groupItem);
+        }
+        auto* action = new QStandardItem(e.action);
+        auto* keys = new QStandardItem(e.keys);
+        action->setEditable(false);
+        keys->setEditable(false);
+        groupItem->appendRow({action, keys});
+    }
+    tree_ = new QTreeView;
     tree_->setObjectName("shortcutsTree");
-    tree_->setColumnCount(2);
-    tree_->setHeaderLabels({tr("Command"), tr("Keys")});
+    tree_->setModel(model_);
     tree_->setRootIsDecorated(false);
     tree_->setSelectionMode(QAbstractItemView::NoSelection);
-    QTreeWidgetItem* groupItem = nullptr;
-    for (const Entry& e : entries_) {
-        if (!groupItem || groupItem->text(0) != e.group) {
-            groupItem = new QTreeWidgetItem(tree_, {e.group});
-            QFont bold = groupItem->font(0);
-            bold.setBold(true);
-            groupItem->setFont(0, bold);
-            groupItem->setFirstColumnSpanned(true);
-            groupItem->setExpanded(true);
-        }
-        new QTreeWidgetItem(groupItem, {e.action, e.keys});
-    }
+    for (int r = 0; r < model_->rowCount(); ++r) tree_->setFirstColumnSpanned(r, {}, true);
     tree_->expandAll();
     tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     tree_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);

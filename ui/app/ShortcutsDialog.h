@@ -10,7 +10,8 @@
 #include <QPointer>
 
 class QMenu;
-class QTreeWidget;
+class QStandardItemModel;
+class QTreeView;
 
 namespace streetgan::ui {
 
@@ -30,6 +31,8 @@ public:
 
     /// What the dialog lists, in order.
     QList<Entry> entries() const { return entries_; }
+    /// The list as the view shows it: a row a group, its commands and keys as its children.
+    QStandardItemModel* model() const { return model_; }
     /// The plain action text (no '&' mnemonics) used in the list.
     static QString plainText(const QString& text);
 
@@ -38,7 +41,8 @@ private:
     void collectPage(const QString& group, QWidget* page);
 
     QList<Entry> entries_;
-    QTreeWidget* tree_;
+    QStandardItemModel* model_;  ///< groups, each with its commands and keys (Command, Keys)
+    QTreeView* tree_;
 };
 
 }  // namespace streetgan::ui

@@ -5,6 +5,7 @@
 // ScreenTest; without it, LayoutTest runs on the default offscreen screen and starts the children.
 // STREETGAN_LAYOUT_SHOTS=DIR keeps screenshots (DIR/h3_<screen>_<theme>.png).
 #include <qcustomplot.h>
+#include <QAbstractItemModelTester>
 #include <QAbstractScrollArea>
 #include <QAction>
 #include <QApplication>
@@ -15,12 +16,13 @@
 #include <QMenuBar>
 #include <QProcess>
 #include <QScreen>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolBar>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <memory>
 
 #include "app/AppSettings.h"
@@ -260,8 +262,13 @@ private slots:
         QVERIFY(std::any_of(entries.begin(), entries.end(), [](const auto& e) {
             return e.group == "Explorer tab" && e.keys == QKeySequence(QKeySequence::Undo).toString(QKeySequence::NativeText);
         }));
-        auto* tree = d->findChild<QTreeWidget*>("shortcutsTree");
-        QVERIFY(tree && tree->topLevelItemCount() >= 4);
+        auto* tree = d->findChild<QTreeView*>("shortcutsTree");
+        QVERIFY(tree && tree->model() == d->model() && d->model()->rowCount() >= 4);
+        QAbstractItemModelTester tester(d->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        int listed = 0;  // every entry under its group, with its keys
+        for (int g = 0; g < d->model()->rowCount(); ++g) listed += d->model()->rowCount(d->model()->index(g, 0));
+        QCOMPARE(listed, int(entries.size()));
+        QCOMPARE(d->model()->index(0, 1, d->model()->index(0, 0)).data().toString(), entries.front().keys);
         if (!shotDir().isEmpty()) QVERIFY(d->grab().save(shotDir() + "/h3_shortcuts.png"));
         d->close();
     }
