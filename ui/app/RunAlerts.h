@@ -3,7 +3,7 @@
 //   finished  the state became finished;
 //   crashed   the state became failed, or crashed (running or paused, and no trainer holds the
 //             run lock any more: a trainer killed with SIGKILL; the attach follower detects it,
-//             base/daemon/AttachFollower, and RunSeries reports "crashed");
+//             base/follow/AttachFollower, and RunSeries reports "crashed");
 //   stalled   running, and no new event for stallSeconds() (re-armed by the next event);
 //   starving  data wait above SystemPanel::kStarvingDataWait for >= kStarvingSeconds of run
 //             time without a break (re-armed when it drops).
