@@ -79,7 +79,7 @@ private slots:
         page_->addRawDimension(4);
         QSlider* z4 = s->rawSlider(4);
         QVERIFY(z4);
-        QTRY_VERIFY_WITH_TIMEOUT(s->valueText(z4) != QString("…"), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(s->valueText(z4) != QString("…"), streetgan::test::kWaitMs);
         z4->setValue(-225);
         QCOMPARE(s->valueText(z4), QString::fromUtf8("\u22122.25"));
     }
@@ -191,8 +191,8 @@ private slots:
         QCOMPARE(readout->text(), QString("—"));
         QCOMPARE(p->achievedFps(), 0.0);
         page_->setPlaying(true);
-        QTRY_VERIFY_WITH_TIMEOUT(p->achievedFps() > 0, 30000);
-        QTRY_VERIFY_WITH_TIMEOUT(readout->text().endsWith(" fps"), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(p->achievedFps() > 0, streetgan::test::kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(readout->text().endsWith(" fps"), streetgan::test::kWaitMs);
         bool ok = false;
         const double shown = readout->text().section(' ', 0, 0).toDouble(&ok);
         QVERIFY2(ok && shown > 0, qPrintable(readout->text()));

@@ -77,7 +77,7 @@ class ExplorerTest : public QObject {
     bool openSession(const QString& path) {
         QSignalSpy loaded(page_, &ExplorerPage::sessionLoaded);
         page_->openSession(path);
-        return loaded.wait(30000) || loaded.size() > 0;
+        return loaded.wait(streetgan::test::kWaitMs) || loaded.size() > 0;
     }
 
     void writeJson(const QString& path, const json& o) {
@@ -119,7 +119,7 @@ private slots:
         qInfo("scrub: %.1f ms per uncached 128 px frame (request to screen)", t.elapsed() / 10.0);
         // Keyframe thumbnails (the walk's keyframe frames) arrive after a short pause.
         KeyframeList* list = page_->keyframeList();
-        QTRY_VERIFY_WITH_TIMEOUT(!rowIcon(list, 3).isNull(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!rowIcon(list, 3).isNull(), streetgan::test::kWaitMs);
         QVERIFY(!rowIcon(list, 0).isNull());
     }
 
@@ -138,12 +138,12 @@ private slots:
 
         QPointer<SeedGridDialog> grid = page_->showSeedGrid();
         QVERIFY(grid);
-        QTRY_VERIFY_WITH_TIMEOUT(grid->isLoaded(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(grid->isLoaded(), streetgan::test::kWaitMs);
         QVERIFY(!grid->cell(0)->icon().isNull());
         grid->grab().save(qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR", "/tmp") + "/explorer-seedgrid.png");
         QTest::mouseClick(grid->findChild<QPushButton*>("anotherPageButton"), Qt::LeftButton);
         QVERIFY(!grid->isLoaded());
-        QTRY_VERIFY_WITH_TIMEOUT(grid->isLoaded(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(grid->isLoaded(), streetgan::test::kWaitMs);
         QCOMPARE(grid->page(), 1);
         QCOMPARE(grid->seedAt(3), qint64(67));
         QTest::mouseClick(grid->cell(3), Qt::LeftButton);
@@ -324,7 +324,7 @@ private slots:
         RenderClient check("cpu");
         QSignalSpy spy(&check, &RenderClient::finished);
         check.send({{"op", "seed-z"}, {"seeds", json::array({20})}, {"nz", page_->nz()}});
-        QTRY_VERIFY_WITH_TIMEOUT(!spy.isEmpty(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!spy.isEmpty(), streetgan::test::kWaitMs);
         const json expected = spy.first().at(1).value<json>().at("z").at(0);
         QCOMPARE(expected.size(), size_t(page_->nz()));
         QCOMPARE(page_->nz(), 100);  // the demo is naive-64
@@ -335,7 +335,7 @@ private slots:
         QVERIFY(s);
         // The slider shows the seed's value once its vector has arrived.
         const int shown = qRound(F::asDouble(expected[5]) * LatentSliders::kSteps);
-        QTRY_COMPARE_WITH_TIMEOUT(s->value(), shown, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(s->value(), shown, streetgan::test::kWaitMs);
         QVERIFY(keyframes(*page_)[1].contains("seed"));
         const int steps = page_->undoStack()->count();
         s->setValue(150);
@@ -373,7 +373,7 @@ private slots:
         page_->setSize(96);
         page_->selectKeyframe(0);
         page_->addRawDimension(7);
-        QTRY_VERIFY_WITH_TIMEOUT(page_->sliders()->rawSlider(7) && page_->sliders()->rawSlider(7)->value() != 0, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(page_->sliders()->rawSlider(7) && page_->sliders()->rawSlider(7)->value() != 0, streetgan::test::kWaitMs);
         page_->setRawZ(7, -2.25);
         QVERIFY(!page_->undoStack()->isClean());
         const json before = page_->session();
@@ -383,7 +383,7 @@ private slots:
         QVERIFY(page_->undoStack()->isClean());
         QCOMPARE(QDir(tmp_.filePath("saved")).entryList(QDir::Files | QDir::Hidden), QStringList{"walk.json"});
         page_->openDemo();  // something else in between
-        QTRY_COMPARE_WITH_TIMEOUT(seeds(*page_), (QList<qint64>{10, 20, 5, 32}), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(seeds(*page_), (QList<qint64>{10, 20, 5, 32}), streetgan::test::kWaitMs);
         QVERIFY(openSession(out));
         QCOMPARE(page_->sessionPath(), out);
         QCOMPARE(compact(page_->session()), compact(before));
@@ -411,7 +411,7 @@ private slots:
         });
         QSignalSpy status(page_, &ExplorerPage::statusMessage);
         page_->openSession(path);
-        QTRY_COMPARE_WITH_TIMEOUT(asked.size(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(asked.size(), 1, streetgan::test::kWaitMs);
         QVERIFY(asked[0].contains("another checkpoint"));
         QVERIFY(asked[0].contains("aaaaaaaaaaaa"));
         QTest::qWait(200);
@@ -536,7 +536,7 @@ private slots:
         QSignalSpy errors(page_, &ExplorerPage::errorOccurred);
         page_->setFramesPerSegment(1000);
         page_->setSize(2048);
-        QTRY_VERIFY_WITH_TIMEOUT(!errors.isEmpty(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!errors.isEmpty(), streetgan::test::kWaitMs);
         QVERIFY2(page_->errorLine().contains("size"), qPrintable(page_->errorLine()));
         QVERIFY(!page_->errorLine().contains('\n'));
         page_->undoStack()->undo();
@@ -548,7 +548,7 @@ private slots:
     void playbackMeasuresFrameRate() {
         QSignalSpy loaded(page_, &ExplorerPage::sessionLoaded);
         page_->openDemo(true);  // the app's first start: the demo walk plays
-        QVERIFY(loaded.wait(30000));
+        QVERIFY(loaded.wait(streetgan::test::kWaitMs));
         QVERIFY(page_->isPlaying());
         QCOMPARE(page_->measuredFps(), 0.0);
         page_->setTargetFps(25);

@@ -14,6 +14,10 @@
 
 namespace streetgan::test {
 
+/// The deadline of a wait for the worker: the first request starts a child that loads LibTorch and
+/// the checkpoint, which took over 30 s on 2 cores running four suites and a busy loop.
+constexpr int kWaitMs = 120000;
+
 /// An explorer page, shown at 1280x780, whose settings, data (DemoCheckpoint's copy) and cache
 /// (the worker's PCA cache) live in `tmp`, rendering with the build's trainer. The caller owns it.
 inline ui::ExplorerPage* openExplorerPage(const QTemporaryDir& tmp) {
@@ -28,13 +32,13 @@ inline ui::ExplorerPage* openExplorerPage(const QTemporaryDir& tmp) {
 }
 
 /// Runs `action` and returns the image of the first frame `index` the page shows after it (a null
-/// image after 30 s).
+/// image after kWaitMs).
 inline QImage frameAfter(ui::ExplorerPage* page, const std::function<void()>& action, int index) {
     QSignalSpy spy(page, &ui::ExplorerPage::frameShown);
     action();
     QElapsedTimer t;
     t.start();
-    while (t.elapsed() < 30000) {
+    while (t.elapsed() < kWaitMs) {
         for (const auto& args : std::as_const(spy))
             if (args.at(0).toInt() == index) return page->previewImage();
         spy.wait(50);
@@ -43,11 +47,11 @@ inline QImage frameAfter(ui::ExplorerPage* page, const std::function<void()>& ac
 }
 
 /// Opens the embedded demo walk afresh (keyframes seeds 2, 20, 28, 46; 12 frames per segment;
-/// loop); false if it did not load within 30 s.
+/// loop); false if it did not load within kWaitMs.
 inline bool openDemo(ui::ExplorerPage* page) {
     QSignalSpy loaded(page, &ui::ExplorerPage::sessionLoaded);
     page->openDemo();
-    return loaded.wait(30000) || loaded.size() > 0;
+    return loaded.wait(kWaitMs) || loaded.size() > 0;
 }
 
 }  // namespace streetgan::test

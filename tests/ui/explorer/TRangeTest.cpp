@@ -148,7 +148,8 @@ private slots:
         QVERIFY(unit[15] != shown[3]);
         QVERIFY(unit[7] != shown[2]);
         // The keyframe thumbnails are the keyframes themselves (t = 0 of their segment).
-        QTRY_VERIFY_WITH_TIMEOUT(!page_->sessionModel()->keyframes()->index(1).data(KeyframeModel::ThumbnailRole).value<QImage>().isNull(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!page_->sessionModel()->keyframes()->index(1).data(KeyframeModel::ThumbnailRole).value<QImage>().isNull(),
+                                 streetgan::test::kWaitMs);
     }
 
     void pathAndSegmentRangesAreUndoableEdits() {
@@ -208,7 +209,7 @@ private slots:
         f.close();
         QSignalSpy failed(page_, &ExplorerPage::errorOccurred);
         page_->openSession(path);
-        QVERIFY(failed.wait(30000));
+        QVERIFY(failed.wait(streetgan::test::kWaitMs));
         QVERIFY2(failed.first().at(0).toString().contains("'t_range'"), qPrintable(failed.first().at(0).toString()));
         QVERIFY(!page_->session().contains("t_range"));  // the open session stays
     }
