@@ -20,6 +20,11 @@
 
 namespace streetgan::test {
 
+/// The deadline of a GUI test's wait on a worker, a child process or a remote host: generous, since
+/// a wait ends as soon as its condition holds. On 2 cores running four suites beside a busy loop a
+/// first render (a child loading LibTorch and a checkpoint) took over 30 s.
+constexpr int kWaitMs = 120000;
+
 /// Points QSettings at `dir` and a per-process organisation, so no test touches ~/.config.
 /// This process's children (from /proc/PID/stat's parent field) whose command line contains
 /// `needle` (every child when empty).

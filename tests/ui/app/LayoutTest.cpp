@@ -339,7 +339,7 @@ private slots:
         env.insert("XDG_CONFIG_HOME", tmp_.filePath("app-config"));
         app.setProcessEnvironment(env);
         app.start(STREETGAN_APP, {"--theme", "purple"});
-        QVERIFY(app.waitForFinished(30000));
+        QVERIFY(app.waitForFinished(streetgan::test::kWaitMs));
         QCOMPARE(app.exitCode(), 2);
         QVERIFY(app.readAllStandardError().contains("--theme 'purple'"));
         const QString png = tmp_.filePath("dark.png");

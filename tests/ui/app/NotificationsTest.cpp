@@ -130,7 +130,7 @@ private slots:
             QTRY_VERIFY_WITH_TIMEOUT(s->trainerSeenAlive(), 60000);
             s->sendCommand("resume");
             QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("finished"), 120000);
-            QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("ended"), 30000);  // the trainer is gone: no more news
+            QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("ended"), streetgan::test::kWaitMs);  // the trainer is gone: no more news
             QVERIFY(flush(notifier, "after-finish"));
             const QList<NotificationServer::Call> finished = server_->callsWith("finish-run");
             QCOMPARE(finished.size(), 1);
@@ -142,7 +142,7 @@ private slots:
         MainWindow w(ws);
         w.show();
         RunSession* s = w.openLocalRun(dir);
-        QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("ended"), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("ended"), streetgan::test::kWaitMs);
         QCOMPARE(QString::fromStdString(s->series().state()), QString("finished"));
         QVERIFY(!s->trainerSeenAlive());
         QVERIFY(flush(notifierOf(w), "after-reopen"));

@@ -118,7 +118,7 @@ private slots:
         QVERIFY(demo && demo->isVisible());
         QTest::mouseClick(demo, Qt::LeftButton);
         QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(w.explorer()));
-        QTRY_VERIFY_WITH_TIMEOUT(w.explorer()->isReady() && !w.explorer()->previewImage().isNull(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.explorer()->isReady() && !w.explorer()->previewImage().isNull(), streetgan::test::kWaitMs);
         QVERIFY(w.explorer()->checkpoint().endsWith(DemoCheckpoint::kCheckpointFile));
         QCOMPARE(w.explorer()->frameCount(), 48);  // resources/demo/walk.json: 4 keyframes x 12, loop
 
@@ -128,8 +128,8 @@ private slots:
         QVERIFY(first.startsWith(run + "/checkpoints/"));
         w.checkpoints()->openRowInExplorer(0);
         QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(w.explorer()));
-        QTRY_COMPARE_WITH_TIMEOUT(w.explorer()->checkpoint(), first, 30000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.explorer()->isReady(), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.explorer()->checkpoint(), first, streetgan::test::kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(w.explorer()->isReady(), streetgan::test::kWaitMs);
 
         // A checkpoint outside any run: a reference row in the browser, and the explorer on it.
         const QString outside = tmp_.filePath("elsewhere/model.pt");
@@ -137,7 +137,7 @@ private slots:
         QVERIFY(QFile::copy(first, outside));
         w.openCheckpoint(outside);
         QVERIFY(w.checkpoints()->model()->rowOf(outside) >= 0);
-        QTRY_COMPARE_WITH_TIMEOUT(w.explorer()->checkpoint(), outside, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.explorer()->checkpoint(), outside, streetgan::test::kWaitMs);
         w.close();
     }
 

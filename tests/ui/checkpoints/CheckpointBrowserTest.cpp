@@ -163,7 +163,7 @@ private slots:
         page_->parzen()->setExtraArguments({"--data", tmp_.filePath("no-such-folder")});
         QSignalSpy failed(page_->parzen(), &ParzenRunner::failed);
         page_->computeParzen({1});
-        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, streetgan::test::kWaitMs);
         QCOMPARE(model()->row(1).parzen, PS::Failed);
         const QString error = model()->row(1).parzenError;
         QVERIFY(!error.isEmpty() && !error.contains('\n'));
@@ -212,7 +212,7 @@ private slots:
         evo->exportGif(dir + "/cancelled.gif");
         QTest::qWait(300);
         evo->cancelExport();
-        QVERIFY(exported.wait(30000));
+        QVERIFY(exported.wait(streetgan::test::kWaitMs));
         QCOMPARE(exported.at(0).at(0).toBool(), false);
         QCOMPARE(exported.at(0).at(1).toString(), QString("cancelled"));
         QCOMPARE(entries(dir), QStringList());  // nothing half-written
@@ -224,7 +224,7 @@ private slots:
         exported.clear();
         evo->setCheckpoints({many[0], many[1], many[2]});
         evo->exportGif(tmp_.filePath("blocker/sub/evolution.gif"));
-        QVERIFY(exported.wait(30000));
+        QVERIFY(exported.wait(streetgan::test::kWaitMs));
         QCOMPARE(exported.at(0).at(0).toBool(), false);
         const QString error = exported.at(0).at(1).toString();
         QVERIFY2(!error.isEmpty() && !error.contains('\n') && error.contains("blocker"), qPrintable(error));
@@ -238,11 +238,12 @@ private slots:
         sbs->setSeed(7);
         sbs->setLeft(0);
         sbs->setRight(0);
-        QTRY_VERIFY_WITH_TIMEOUT(sbs->leftCheckpoint() == sbs->rightCheckpoint() && !sbs->leftImage().isNull() && !sbs->rightImage().isNull(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(sbs->leftCheckpoint() == sbs->rightCheckpoint() && !sbs->leftImage().isNull() && !sbs->rightImage().isNull(),
+                                 streetgan::test::kWaitMs);
         QCOMPARE(sbs->leftImage(), sbs->rightImage());
         QVERIFY(colours(sbs->leftImage()) > 100);
         sbs->setRight(2);
-        QTRY_VERIFY_WITH_TIMEOUT(!sbs->rightImage().isNull(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!sbs->rightImage().isNull(), streetgan::test::kWaitMs);
         QCOMPARE(sbs->rightCheckpoint(), model()->row(2).localPath);
         QVERIFY(sbs->leftImage() != sbs->rightImage());
         QCOMPARE(sbs->leftImage().size(), sbs->rightImage().size());
@@ -260,14 +261,15 @@ private slots:
         const int r = model()->rowOf(dir + "/reference.pt");
         QVERIFY(r >= 3);
         QVERIFY(model()->row(r).info.reference);
-        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(r).thumbnail.isNull(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(r).thumbnail.isNull(), streetgan::test::kWaitMs);
         QCOMPARE(model()->row(r).thumbnail.size(), QSize(274, 274));
         QVERIFY(colours(model()->row(r).thumbnail) > 200);
         QTRY_COMPARE_WITH_TIMEOUT(model()->row(r).info.epoch, 2, 10000);  // the reference's "epoch" key, from the worker's open
         QVERIFY(model()->data(model()->index(r, CheckpointTableModel::Name)).toString().contains("reference"));
         // It is offered side by side with the run's checkpoints, and opens in the explorer.
         page_->sideBySide()->setRight(r);
-        QTRY_VERIFY_WITH_TIMEOUT(page_->sideBySide()->rightCheckpoint() == dir + "/reference.pt" && !page_->sideBySide()->rightImage().isNull(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(page_->sideBySide()->rightCheckpoint() == dir + "/reference.pt" && !page_->sideBySide()->rightImage().isNull(),
+                                 streetgan::test::kWaitMs);
         QSignalSpy open(page_.get(), &CheckpointBrowserPage::openInExplorer);
         page_->openRowInExplorer(r);
         QCOMPARE(open.count(), 1);
@@ -296,7 +298,7 @@ private slots:
         for (const QString& path : {corrupt, foreign}) {
             const int r = model()->rowOf(path);
             QVERIFY(r >= 0);
-            QTRY_VERIFY_WITH_TIMEOUT(!model()->row(r).error.isEmpty(), 30000);
+            QTRY_VERIFY_WITH_TIMEOUT(!model()->row(r).error.isEmpty(), streetgan::test::kWaitMs);
             const QString e = model()->row(r).error;
             QVERIFY2(!e.contains('\n') && e.contains(QFileInfo(path).fileName()), qPrintable(e));
             QVERIFY(model()->row(r).thumbnail.isNull());
@@ -314,7 +316,8 @@ private slots:
         QCOMPARE(open.count(), 0);
         page_->sideBySide()->setLeft(1);
         page_->sideBySide()->setRight(1);
-        QTRY_VERIFY_WITH_TIMEOUT(!page_->sideBySide()->rightImage().isNull() && page_->sideBySide()->rightImage() == page_->sideBySide()->leftImage(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!page_->sideBySide()->rightImage().isNull() && page_->sideBySide()->rightImage() == page_->sideBySide()->leftImage(),
+                                 streetgan::test::kWaitMs);
     }
 
     void refreshAfterResumeAddsTheNewCheckpoint() {
@@ -333,7 +336,7 @@ private slots:
         QVERIFY(model()->row(4).info.reference);
         QCOMPARE(model()->row(0).thumbnail, before);  // kept: the file did not change
         QCOMPARE(model()->row(0).parzen, PS::Done);
-        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(3).thumbnail.isNull(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(3).thumbnail.isNull(), streetgan::test::kWaitMs);
     }
 
     void screenshot() {
@@ -344,7 +347,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(page_->evolution()->frameCount() == 0, 5000);
         QTest::qWait(500);  // the refresh re-offers the run's checkpoints
         page_->evolution()->render();
-        QVERIFY(ready.wait(30000));
+        QVERIFY(ready.wait(streetgan::test::kWaitMs));
         page_->evolution()->showFrame(1);
         const QImage shot = page_->grab().toImage();
         QVERIFY(shot.save("/tmp/checkpoints.png"));

@@ -85,7 +85,7 @@ private slots:
         const QString local = m->row(2).localPath;
         QVERIFY(local.startsWith(tmp_.filePath("cache")));
         QCOMPARE(sha(local), sha(run + "/checkpoints/checkpoint_2.pt"));
-        QTRY_VERIFY2_WITH_TIMEOUT(!m->row(2).thumbnail.isNull(), qPrintable(m->row(2).error + " / " + page.statusText()), 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(!m->row(2).thumbnail.isNull(), qPrintable(m->row(2).error + " / " + page.statusText()), streetgan::test::kWaitMs);
         QCOMPARE(m->row(2).thumbnail.size(), QSize(274, 274));
         QVERIFY(m->row(0).thumbnail.isNull());
 
@@ -94,7 +94,7 @@ private slots:
         page.computeParzen({0});
         page.openRowInExplorer(1);
         QTRY_COMPARE_WITH_TIMEOUT(m->row(0).parzen, CheckpointTableModel::ParzenState::Done, 60000);
-        QTRY_COMPARE_WITH_TIMEOUT(open.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(open.count(), 1, streetgan::test::kWaitMs);
         QCOMPARE(open.at(0).at(0).toString(), m->row(1).localPath);
         QVERIFY(QFileInfo(m->row(1).localPath).isFile());
 
@@ -114,7 +114,7 @@ private slots:
         for (int r = 0; r < 3; ++r) QCOMPARE(sha(fresh.model()->row(r).localPath), sha(fresh.model()->row(r).info.path));
         QSignalSpy frames(fresh.evolution(), &EvolutionPanel::framesReady);
         fresh.evolution()->render();
-        QVERIFY(frames.wait(30000));
+        QVERIFY(frames.wait(streetgan::test::kWaitMs));
         QCOMPARE(frames.first().at(0).toInt(), 3);
         session.stop();
     }

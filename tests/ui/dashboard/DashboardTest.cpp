@@ -49,7 +49,7 @@ class DashboardTest : public QObject {
 
     static void waitLoaded(RunSession& s, int rows) {
         QSignalSpy loaded(&s, &RunSession::loaded);
-        QVERIFY(loaded.wait(30000));
+        QVERIFY(loaded.wait(streetgan::test::kWaitMs));
         QTRY_COMPARE_WITH_TIMEOUT(s.series().rows(), size_t(rows), 10000);
     }
 
@@ -395,7 +395,7 @@ private slots:
         QCOMPARE(trainer.exitCode(), 0);
         RunSession s(dir, STREETGAN_TRAINER);
         s.start();
-        QTRY_VERIFY_WITH_TIMEOUT(s.series().state() == "finished" && s.series().systemReadings() >= 1, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.series().state() == "finished" && s.series().systemReadings() >= 1, streetgan::test::kWaitMs);
         SystemPanel sys;
         sys.update(&s.series());
         QVERIFY(sys.rowShown("CPU") && sys.rowShown("Memory"));

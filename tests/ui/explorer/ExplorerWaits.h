@@ -14,10 +14,6 @@
 
 namespace streetgan::test {
 
-/// The deadline of a wait for the worker: the first request starts a child that loads LibTorch and
-/// the checkpoint, which took over 30 s on 2 cores running four suites and a busy loop.
-constexpr int kWaitMs = 120000;
-
 /// An explorer page, shown at 1280x780, whose settings, data (DemoCheckpoint's copy) and cache
 /// (the worker's PCA cache) live in `tmp`, rendering with the build's trainer. The caller owns it.
 inline ui::ExplorerPage* openExplorerPage(const QTemporaryDir& tmp) {

@@ -291,7 +291,7 @@ private slots:
         answer->start();
         QMetaObject::invokeMethod(
             &w, [&] { w.setUpTrainerOnAHost(); }, Qt::QueuedConnection);
-        QTRY_VERIFY_WITH_TIMEOUT(w.findChild<TrainerSetupDialog*>(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.findChild<TrainerSetupDialog*>(), streetgan::test::kWaitMs);
         QVERIFY(asked);
         QCOMPARE(w.hosts()->rowCount(), 1);
         QCOMPARE(w.hosts()->hostAt(0)->config().configFile, tmp_.filePath("ssh_config"));

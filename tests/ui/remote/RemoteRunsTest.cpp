@@ -131,7 +131,7 @@ private slots:
         page.addSession(&s);
         s.start();
         QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossD), 1500, 60000);
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("finished"), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("finished"), streetgan::test::kWaitMs);
         QCOMPARE(s.series().samples().size(), size_t{5});
         // the host key was remembered: no second question for the attach connection
         QCOMPARE(shownFingerprints.size(), 1);
@@ -188,8 +188,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossG), 60, 60000);
         QCOMPARE(s.series().eventLines(), int64_t(66));  // every step and image once
         QCOMPARE(QString::fromStdString(s.series().state()), QString("tensorboard"));
-        QTRY_VERIFY_WITH_TIMEOUT(page.scalars()->panel("lr/G"), 30000);
-        QTRY_COMPARE_WITH_TIMEOUT(page.scalars()->panel("lr/G")->pointCount(s.tagSeries().at("lr/G").get(), Metric::LossD), 60, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(page.scalars()->panel("lr/G"), streetgan::test::kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(page.scalars()->panel("lr/G")->pointCount(s.tagSeries().at("lr/G").get(), Metric::LossD), 60, streetgan::test::kWaitMs);
 
         SamplesPage samples;
         samples.setSession(&s);
@@ -232,7 +232,7 @@ private slots:
         QVERIFY(samples.showingCheckpointGrids());
         QSignalSpy shown(&samples, &SamplesPage::imageShown);
         samples.showIndex(0);
-        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toInt() == 0 && samples.hasImage(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toInt() == 0 && samples.hasImage(), streetgan::test::kWaitMs);
     }
 
     void startAndControlARemoteRun() {
@@ -253,7 +253,7 @@ private slots:
         s.start();
         QSignalSpy connection(&s, &RunSession::connectionChanged);
         QTRY_VERIFY_WITH_TIMEOUT(s.series().rows() > 3, 60000);
-        QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty() && connection.last().at(0).toString().contains("following live"), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty() && connection.last().at(0).toString().contains("following live"), streetgan::test::kWaitMs);
 
         // the connection drops (every sshd session killed; the detached trainer lives on): the app
         // says so, RemoteAttach reconnects from its offset, and no event is lost or repeated
@@ -263,7 +263,7 @@ private slots:
                 if (!c.at(1).toBool() && c.at(0).toString().contains("reconnecting")) return true;
             return false;
         };
-        QTRY_VERIFY_WITH_TIMEOUT(sawLost(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(sawLost(), streetgan::test::kWaitMs);
         const size_t before = s.series().rows();
         QTRY_VERIFY_WITH_TIMEOUT(connection.last().at(0).toString().contains("following live") && s.series().rows() > before + 5, 60000);
         for (size_t i = 1; i < s.series().rows(); ++i)

@@ -48,7 +48,7 @@ private slots:
         RunSession* s = w.activeSession();
         QVERIFY(s);
         // curves move within seconds
-        QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD) > 5, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD) > 5, streetgan::test::kWaitMs);
         QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("following live"), 10000);
         QCOMPARE(QString::fromStdString(s->series().state()), QString("running"));
 
@@ -56,7 +56,7 @@ private slots:
         // at an offset)
         QVERIFY(streetgan::test::childPids("attach").isEmpty());
         const size_t before = s->series().rows();
-        QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > before + 10, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > before + 10, streetgan::test::kWaitMs);
 
         QSignalSpy replies(s, &RunSession::replyReceived);
         s->sendCommand("pause");
@@ -94,7 +94,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 90000);
         RunSession* s = w.activeSession();
         QVERIFY(s->runDir().startsWith(ws + "/tiny-"));
-        QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD) > 3, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD) > 3, streetgan::test::kWaitMs);
         QVERIFY(!button->isVisible());  // the dashboard replaced the welcome page
         s->sendCommand("stop");
         QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), 60000);

@@ -61,7 +61,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty() && connection.last().at(0).toString().contains("following live"), 60000);
         QCOMPARE(QString::fromStdString(s->series().state()), QString("running"));
         const size_t before = s->series().rows();
-        QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > before + 10, 30000);  // live events arrive
+        QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > before + 10, streetgan::test::kWaitMs);  // live events arrive
         // no attach child: the trainer is our only child process
         QCOMPARE(streetgan::test::childPids(), QList<pid_t>{static_cast<pid_t>(trainer.processId())});
 
@@ -76,7 +76,7 @@ private slots:
         s->sendCommand("resume");
         QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("running"), 20000);
         const size_t resumed = s->series().rows();
-        QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > resumed + 10, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > resumed + 10, streetgan::test::kWaitMs);
 
         // a second follower resumes at the first session's offset: its first row is the step
         // after the session's last one, and none is lost or repeated after it
@@ -92,7 +92,7 @@ private slots:
         {
             LocalAttachWorker w(buffer, dir);
             w.start(offset);
-            QTRY_VERIFY_WITH_TIMEOUT(drain() > 10, 30000);
+            QTRY_VERIFY_WITH_TIMEOUT(drain() > 10, streetgan::test::kWaitMs);
             w.stop();
         }
         QCOMPARE(second.x(XAxisMode::Step, 0), lastStep + 2);

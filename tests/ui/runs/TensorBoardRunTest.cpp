@@ -104,12 +104,12 @@ private slots:
         QCOMPARE(QString::fromStdString(session.series().state()), QStringLiteral("tensorboard"));
 
         // The other tags: a plot each in the Scalars tab, in sections lr and timing.
-        QTRY_VERIFY_WITH_TIMEOUT(page.scalars()->panel("lr/G") && page.scalars()->panel("timing/data"), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(page.scalars()->panel("lr/G") && page.scalars()->panel("timing/data"), streetgan::test::kWaitMs);
         QCOMPARE(ScalarsPanel::groupOf("lr/G"), QStringLiteral("lr"));
         QCOMPARE(ScalarsPanel::groupOf("plain"), QStringLiteral("other"));
         const auto& tags = session.tagSeries();
         QVERIFY(tags.count("lr/G"));
-        QTRY_COMPARE_WITH_TIMEOUT(page.scalars()->panel("lr/G")->pointCount(tags.at("lr/G").get(), Metric::LossD), 60, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(page.scalars()->panel("lr/G")->pointCount(tags.at("lr/G").get(), Metric::LossD), 60, streetgan::test::kWaitMs);
         QCOMPARE(page.scalars()->panels().size(), 2);
         // The dashboard's controls drive them, and export writes them.
         page.setSmoothing(0.6);
@@ -123,7 +123,7 @@ private slots:
         QSignalSpy ready(&session, &RunSession::imageReady);
         QSignalSpy failed(&session, &RunSession::imageFailed);
         session.requestImage(QString::fromStdString(session.series().samples().back().path));
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() + failed.count() > 0, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(ready.count() + failed.count() > 0, streetgan::test::kWaitMs);
         QCOMPARE(failed.count(), 0);
         const QImage image = ready.front().at(3).value<QImage>();
         QCOMPARE(image.size(), QSize(32, 32));
@@ -171,7 +171,7 @@ private slots:
         const nlohmann::json want = expectedCheckpoints()["checkpoint_1.pt"]["img_list"];
         QCOMPARE(session.checkpointGrids().size(), want.size());
         // Logged images and grids both: the source box chooses; logged images first.
-        QTRY_COMPARE_WITH_TIMEOUT(session.series().samples().size(), size_t(6), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(session.series().samples().size(), size_t(6), streetgan::test::kWaitMs);
         QVERIFY(!samples.showingCheckpointGrids());
         QVERIFY(samples.offersSourceChoice());
         samples.showCheckpointGrids(true);
@@ -180,10 +180,10 @@ private slots:
         for (int k = 0; k < samples.count(); ++k) {
             QSignalSpy shown(&samples, &SamplesPage::imageShown);
             samples.showIndex(k);
-            QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toInt() == k, 30000);
+            QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().at(0).toInt() == k, streetgan::test::kWaitMs);
             QSignalSpy ready(&session, &RunSession::imageReady);
             session.requestImage(QString::fromStdString(session.checkpointGrids()[size_t(k)].path));
-            QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+            QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, streetgan::test::kWaitMs);
             compareGrid(ready.at(0).at(3).value<QImage>(), want[size_t(k)]);
         }
         // A newer checkpoint (the reference saved another epoch): its grids replace them.
@@ -193,7 +193,7 @@ private slots:
         session.loadCheckpointGrids();
         QTRY_COMPARE_WITH_TIMEOUT(session.gridsCheckpoint(), QStringLiteral("../checkpoints/checkpoint_2.pt"), 60000);
         QCOMPARE(session.checkpointGrids().size(), size_t(1));
-        QTRY_COMPARE_WITH_TIMEOUT(samples.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(samples.count(), 1, streetgan::test::kWaitMs);
     }
 
     // The checkpoint browser lists the run's checkpoints (beside events/), renders them, and
@@ -207,7 +207,7 @@ private slots:
         QSignalSpy loaded(&page, &CheckpointBrowserPage::catalogLoaded);
         page.setSession(&session);
         session.start();
-        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty() && page.model()->rowCount() == 2, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty() && page.model()->rowCount() == 2, streetgan::test::kWaitMs);
         QCOMPARE(page.model()->row(1).info.name(), QStringLiteral("checkpoint_1.pt"));
         QTRY_VERIFY_WITH_TIMEOUT(!page.model()->row(1).thumbnail.isNull() || !page.model()->row(1).error.isEmpty(), 60000);
         QVERIFY2(page.model()->row(1).error.isEmpty(), qPrintable(page.model()->row(1).error));
