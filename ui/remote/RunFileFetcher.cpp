@@ -78,7 +78,9 @@ void RunFileFetcher::fetchCheckpointGrids(quint64 jobId, const QString& trainer,
             found = TensorBoardRun::checkpoints(files, dir);
         }
         if (found.empty()) {
-            emit gridsFailed(jobId, tr("This run has no checkpoints (looked in %1).").arg(QStringList{"../checkpoints", "checkpoints", "."}.join(", ")));
+            QStringList folders;
+            for (const std::string& f : TensorBoardRun::checkpointFolders()) folders << QString::fromStdString(f);
+            emit gridsFailed(jobId, tr("This run has no checkpoints (looked in %1).").arg(folders.join(", ")));
             return;
         }
         const auto& newest = found.back();
@@ -104,7 +106,19 @@ void RunFileFetcher::fetchCheckpointGrids(quint64 jobId, const QString& trainer,
         // reference rewrites checkpoint_<epoch>.pt when it resumes) gets a folder of its own.
         const std::string key = path.toStdString() + "." + std::to_string(newest.size) + "-" + std::to_string(newest.mtime);
         const QString folder = QString::fromStdString(RemoteCache().pathFor("img_list/" + hostKey(), key));
-        emit gridsReady(jobId, rel, extractGrids(trainer, local, folder));
+        // A checkpoint the trainer refused (no grids, unreadable) is not handed to it again on the
+        // next look: a local run is looked at every 30 s, and each try loads LibTorch.
+        if (folder == failedFolder_) {
+            emit gridsFailed(jobId, failedMessage_);
+            return;
+        }
+        try {
+            emit gridsReady(jobId, rel, extractGrids(trainer, local, folder));
+        } catch (const CheckpointError& e) {  // not a cancel or a trainer that did not start: those may go next time
+            failedFolder_ = folder;
+            failedMessage_ = QString::fromStdString(e.what());
+            throw;
+        }
     } catch (const std::exception& e) {
         if (ssh_) {
             sftp_.reset();
@@ -140,7 +154,9 @@ QStringList RunFileFetcher::extractGrids(const QString& trainer, const QString& 
         }
     if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
         const QStringList lines = QString::fromUtf8(p.readAllStandardError()).split('\n', Qt::SkipEmptyParts);
-        throw Error(lines.isEmpty() ? "streetgan-trainer export failed (exit " + std::to_string(p.exitCode()) + ")" : lines.last().trimmed().toStdString());
+        // The trainer ran and refused this checkpoint (no grids, unreadable): its own one-line error.
+        throw CheckpointError(lines.isEmpty() ? "streetgan-trainer export failed (exit " + std::to_string(p.exitCode()) + ")"
+                                              : lines.last().trimmed().toStdString());
     }
     QStringList pngs = readIndex();
     if (pngs.isEmpty()) throw IoError("streetgan-trainer wrote no img_list.json in " + folder.toStdString());

@@ -56,9 +56,12 @@ signals:
 private:
     bool fetchTensorBoardImage(quint64 jobId, const QString& relativePath);
     /// Runs the trainer's img-list export of `checkpoint` into `folder` (unless a complete one is
-    /// there); the grids' paths. Throws Error with the trainer's message.
+    /// there); the grids' paths. Throws CheckpointError with the trainer's message when it refuses
+    /// the checkpoint, Error when it cannot run or is cancelled.
     QStringList extractGrids(const QString& trainer, const QString& checkpoint, const QString& folder);
     std::string hostKey() const;
+    /// The last checkpoint (its grids' folder) whose extraction failed, and why.
+    QString failedFolder_, failedMessage_;
     void connectSftp();
     QString runDir_;
     std::optional<SshOptions> ssh_;

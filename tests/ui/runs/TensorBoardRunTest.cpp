@@ -194,6 +194,16 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(session.gridsCheckpoint(), QStringLiteral("../checkpoints/checkpoint_2.pt"), 60000);
         QCOMPARE(session.checkpointGrids().size(), size_t(1));
         QTRY_COMPARE_WITH_TIMEOUT(samples.count(), 1, streetgan::test::kWaitMs);
+        // A newest checkpoint without grids (one of ours): the trainer's one-line refusal, said
+        // again on the next look (from memory: the checkpoint is not read again), grids kept.
+        QVERIFY(QFile::copy(STREETGAN_DEMO_DIR "/tiny-32-synthetic.pt", cks + "/checkpoint_3.pt"));
+        for (int look = 0; look < 2; ++look) {
+            QSignalSpy refused(&session, &RunSession::checkpointGridsFailed);
+            session.loadCheckpointGrids();
+            QTRY_VERIFY_WITH_TIMEOUT(!refused.isEmpty(), streetgan::test::kWaitMs);
+            QVERIFY2(refused.at(0).at(0).toString().contains("holds no img_list grids"), qPrintable(refused.at(0).at(0).toString()));
+        }
+        QCOMPARE(session.gridsCheckpoint(), QStringLiteral("../checkpoints/checkpoint_2.pt"));
     }
 
     // The checkpoint browser lists the run's checkpoints (beside events/), renders them, and
