@@ -1,0 +1,164 @@
+// Private to the event schema (Events.cpp) and its readers (EventReader.cpp): the members an
+// events.jsonl or attach line may name, and EventFieldBag, which holds one object's members
+// between reading and becoming a typed event. Every way in (a JSON object, nlohmann's SAX parser,
+// the strict scan) fills a bag; the schema's table (Events.cpp) then turns it into its struct, so
+// a member maps to a struct field in one place whichever way it came in.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/run/Events.h"
+
+namespace streetgan::events {
+
+// Every member the schema names, once: X(enumerator suffix, its EventField constant). The scalar
+// ones first (the bag keeps a typed slot for each); the nested ones (objects, arrays) after
+// kScalarFieldCount, which the readers keep as JSON in the bag's extra.
+#define STREETGAN_EVENT_SCALAR_FIELDS(X) \
+    X(Kind, kKind)                       \
+    X(T, kT)                             \
+    X(Step, kStep)                       \
+    X(Epoch, kEpoch)                     \
+    X(TotalSteps, kTotalSteps)           \
+    X(State, kState)                     \
+    X(Pid, kPid)                         \
+    X(Device, kDevice)                   \
+    X(Data, kData)                       \
+    X(ResumedFrom, kResumedFrom)         \
+    X(Source, kSource)                   \
+    X(Images, kImages)                   \
+    X(StepsPerEpoch, kStepsPerEpoch)     \
+    X(Path, kPath)                       \
+    X(LossD, kLossD)                     \
+    X(LossG, kLossG)                     \
+    X(DX, kDX)                           \
+    X(DGz1, kDGz1)                       \
+    X(DGz2, kDGz2)                       \
+    X(Lr, kLr)                           \
+    X(ImgPerS, kImgPerS)                 \
+    X(DataWait, kDataWait)               \
+    X(WorldSize, kWorldSize)             \
+    X(CpuPercent, kCpuPercent)           \
+    X(RssMb, kRssMb)                     \
+    X(ReadMbS, kReadMbS)                 \
+    X(GpuUtil, kGpuUtil)                 \
+    X(GpuMemMb, kGpuMemMb)               \
+    X(GpuMemTotalMb, kGpuMemTotalMb)     \
+    X(EnergyJ, kEnergyJ)                 \
+    X(PowerW, kPowerW)                   \
+    X(EnergySource, kEnergySource)       \
+    X(Fid, kFid)                         \
+    X(Kid, kKid)                         \
+    X(KidStd, kKidStd)                   \
+    X(KidSubsets, kKidSubsets)           \
+    X(KidSubsetSize, kKidSubsetSize)     \
+    X(Precision, kPrecision)             \
+    X(Recall, kRecall)                   \
+    X(PrK, kPrK)                         \
+    X(FidUnavailable, kFidUnavailable)   \
+    X(KidUnavailable, kKidUnavailable)   \
+    X(PrUnavailable, kPrUnavailable)     \
+    X(Features, kFeatures)               \
+    X(FeaturesSha256, kFeaturesSha256)   \
+    X(FeatureDim, kFeatureDim)           \
+    X(Samples, kSamples)                 \
+    X(RealSamples, kRealSamples)         \
+    X(RealCache, kRealCache)             \
+    X(Seconds, kSeconds)                 \
+    X(Cmd, kCmd)                         \
+    X(Value, kValue)                     \
+    X(Message, kMessage)                 \
+    X(Offset, kOffset)                   \
+    X(End, kEnd)                         \
+    X(Live, kLive)
+
+#define STREETGAN_EVENT_NESTED_FIELDS(X) \
+    X(Skipped, kSkipped)                 \
+    X(Scalars, kScalars)                 \
+    X(Unavailable, kUnavailable)         \
+    X(Timing, kTiming)                   \
+    X(Warnings, kWarnings)               \
+    X(Event, kEvent)                     \
+    X(Reply, kReply)
+
+enum Field : uint8_t {
+#define STREETGAN_FIELD_ENUM(name, constant) f##name,
+    STREETGAN_EVENT_SCALAR_FIELDS(STREETGAN_FIELD_ENUM) kScalarFieldCount,
+    fNestedBefore = kScalarFieldCount - 1,  // so that the first nested field is kScalarFieldCount
+    STREETGAN_EVENT_NESTED_FIELDS(STREETGAN_FIELD_ENUM) kFieldCount,
+#undef STREETGAN_FIELD_ENUM
+    kNoField = 255
+};
+static_assert(kScalarFieldCount <= 64, "EventFieldBag keeps presence in a 64-bit mask");
+
+/// The member's name, e.g. "loss_d".
+const char* fieldName(Field f);
+/// The scalar field named `key`; kNoField for a nested or unknown name (those go to the extra).
+Field scalarFieldNamed(std::string_view key);
+
+enum class SlotType : uint8_t { Null, Bool, Int, UInt, Float, String };
+
+struct Slot {
+    SlotType type = SlotType::Null;
+    bool b = false;
+    int64_t i = 0;
+    uint64_t u = 0;
+    double d = 0;
+    std::string_view s;  ///< into the line, the source JSON, or the reader's own copy
+};
+
+/// A copy of each scalar string member, for the SAX path (nlohmann's token buffer is reused).
+using OwnedStrings = std::array<std::string, kScalarFieldCount>;
+
+/// One object's members before they become a struct: a typed slot per scalar field the line had,
+/// the rest (nested values, unknown names) as JSON. The typed reads mark a slot used when its type
+/// fits; rest() gives every member not used, so nothing read is lost.
+class EventFieldBag {
+public:
+    void clear();
+    /// All members of a JSON object (nothing when `j` is not one); its strings must outlive the
+    /// bag's use.
+    void fill(const nlohmann::json& j);
+    Slot& put(Field f);
+    void addExtra(std::string_view key, nlohmann::json value);
+    void setHasEvent() { hasEvent_ = true; }
+    bool hasEvent() const { return hasEvent_; }
+    bool has(Field f) const { return (present_ & bit(f)) != 0; }
+    bool isNull(Field f) const { return has(f) && slot_[f].type == SlotType::Null; }
+    const Slot& slot(Field f) const { return slot_[f]; }
+    void use(Field f) { used_ |= bit(f); }
+
+    /// A number; absent, null or another type read as NaN (null is used, another type is not).
+    double number(Field f);
+    /// A number when there is one; null too when `nullIsNaN` (as NaN), else null is left unused.
+    std::optional<double> optNumber(Field f, bool nullIsNaN);
+    /// Any JSON number with an integral value.
+    std::optional<int64_t> integer(Field f);
+    /// A non-negative JSON integer (the attach protocol's offsets).
+    std::optional<uint64_t> offset(Field f);
+    std::optional<std::string> optString(Field f);
+    std::string string(Field f) { return optString(f).value_or(std::string()); }
+    std::optional<bool> boolean(Field f);
+    /// The nested or unnamed member `key` as read, or nullptr; drop() it once read into a field.
+    const nlohmann::json* nested(const char* key) const;
+    void drop(const char* key);
+    /// Every member not read into a struct field: the struct's `extra` (null when none).
+    nlohmann::json rest();
+
+private:
+    static constexpr uint64_t bit(Field f) { return uint64_t{1} << f; }
+
+    uint64_t present_ = 0, used_ = 0;
+    bool hasEvent_ = false;  // an attach line's "event" object went to the event bag
+    std::array<Slot, kScalarFieldCount> slot_{};
+    nlohmann::json extra_;
+};
+
+/// The typed event of a filled bag by its "kind" (the schema's table, Events.cpp).
+Event eventFromBag(EventFieldBag& bag);
+
+}  // namespace streetgan::events
