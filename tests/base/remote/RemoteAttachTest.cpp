@@ -135,13 +135,16 @@ TEST_F(RemoteAttachTest, ReconnectsAfterTheServerDropsTheConnectionWithNoGapOrDu
     RemoteAttach attach(options(), attachOptions());
     std::vector<AttachMessage> events;
     std::vector<AttachStatus> statuses;
-    std::atomic<int> received{0};
+    std::atomic<int> received{0}, onConnection{0};  // onConnection: the one that delivered the latest event
     std::thread killer([&] {
-        // Kill the sshd processes serving us twice, mid-stream.
-        for (int k : {30, 80}) {
-            waitFor([&] { return received.load() >= k; }, 60);
+        // Kill the sshd processes serving us twice, each time on a connection that has delivered an
+        // event (events buffered before a kill still arrive on the old one), then end the run only
+        // once the third connection is up: however the machine schedules us, three connections.
+        for (int n : {1, 2}) {
+            waitFor([&] { return onConnection.load() >= n && received.load() >= 30 * n; }, 120);
             target->killSessions();
         }
+        waitFor([&] { return attach.connections() >= 3; }, 120);
         writer.join();  // every event written, then the end
         finish();
     });
@@ -150,6 +153,7 @@ TEST_F(RemoteAttachTest, ReconnectsAfterTheServerDropsTheConnectionWithNoGapOrDu
             if (m.kind == AttachMessage::Kind::Event) {
                 events.push_back(m);
                 ++received;
+                onConnection = attach.connections();
             }
         },
         [&](const AttachStatus& s) { statuses.push_back(s); });
@@ -169,12 +173,13 @@ TEST_F(RemoteAttachTest, ReconnectsThroughTheJumpHostWhenTheJumpDrops) {
     writeEvents(100, 15, /*thenFinish=*/false);  // ends after both drops, as in the test above
     RemoteAttach attach(o, attachOptions());
     std::vector<AttachMessage> events;
-    std::atomic<int> received{0};
+    std::atomic<int> received{0}, onConnection{0};
     std::thread killer([&] {
-        waitFor([&] { return received.load() >= 30; }, 60);
+        waitFor([&] { return received.load() >= 30; }, 120);
         jump->killSessions();  // the jump host's side goes: the tunnel and the target session with it
-        waitFor([&] { return received.load() >= 60; }, 60);
+        waitFor([&] { return onConnection.load() >= 2; }, 120);
         attach.dropConnectionForTest();  // and a local network failure
+        waitFor([&] { return attach.connections() >= 3; }, 120);
         writer.join();
         finish();
     });
@@ -182,6 +187,7 @@ TEST_F(RemoteAttachTest, ReconnectsThroughTheJumpHostWhenTheJumpDrops) {
         if (m.kind == AttachMessage::Kind::Event) {
             events.push_back(m);
             ++received;
+            onConnection = attach.connections();
         }
     });
     killer.join();
