@@ -160,9 +160,8 @@ TEST(DatasetIndex, BadInputIsSkippedAndCountedNeverThrown) {
     ASSERT_EQ(mkfifo((r / "c" / "pipe.jpg").c_str(), 0644), 0);  // opening it would block
     writeFile(r / "c" / "seq_info.csv", "");                     // a CSV in a plain folder: ignored
 
-    const auto t0 = std::chrono::steady_clock::now();
+    // (opening the FIFO would block for ever, and following the loop would list "good" many times)
     const DatasetIndex idx = DatasetIndex::scanFolder(r.string(), {});
-    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
     EXPECT_EQ(keysOf(idx), (std::set<std::string>{"good", "good2", "alias"}));
     EXPECT_EQ(findKey(idx, "alias")->path, "c/alias.jpg");
     const auto& s = idx.skipped();

