@@ -12,7 +12,7 @@
 #include <QSettings>
 #include <QThread>
 #include <QTimer>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -22,28 +22,12 @@
 #include "runs/LocalRunLister.h"
 #include "runs/RunItemDelegate.h"
 #include "runs/RunPalette.h"
+#include "runs/RunsFilterProxy.h"
 
 namespace streetgan::ui {
 
 namespace {
-constexpr int kPathRole = Qt::UserRole;
-constexpr int kKindRole = Qt::UserRole + 1;   // 0 local run, 1 remote run, 2 host, 3 local root
-constexpr int kKeyRole = Qt::UserRole + 2;    // RunPalette::key of a run item
-constexpr int kEntryRole = Qt::UserRole + 3;  // the RunEntry last listed (showLive redraws from it)
 constexpr char kWidthKey[] = "runs/sidebarWidth";
-
-QIcon swatch(const QColor& c) {
-    QPixmap pm(14, 14);
-    pm.fill(Qt::transparent);
-    if (c.isValid()) {
-        QPainter p(&pm);
-        p.setRenderHint(QPainter::Antialiasing);
-        p.setBrush(c);
-        p.setPen(c.darker(130));
-        p.drawRoundedRect(QRectF(1.5, 1.5, 11, 11), 3, 3);
-    }
-    return QIcon(pm);
-}
 }  // namespace
 
 QIcon RunsSidebar::badge(const QString& state) {
@@ -68,7 +52,8 @@ QString RunsSidebar::shownState(const RunEntry& r, double now) {
     return r.state;
 }
 
-RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread(this)), lister_(new LocalRunLister) {
+RunsSidebar::RunsSidebar(QWidget* parent)
+    : QWidget(parent), model_(new RunsTreeModel(this)), proxy_(new RunsFilterProxy(this)), thread_(new QThread(this)), lister_(new LocalRunLister) {
     setMinimumWidth(kMinimumWidth);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -79,34 +64,40 @@ RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread
     filter_->setClearButtonEnabled(true);
     filter_->setToolTip(tr("Shows the runs whose name or host contains this text (case-insensitive)"));
     layout->addWidget(filter_);
-    tree_ = new QTreeWidget;
-    tree_->setColumnCount(2);
-    tree_->setHeaderLabels({tr("Run"), tr("State")});
-    tree_->setHeaderHidden(true);
-    tree_->setItemDelegate(new RunItemDelegate(tree_));
-    tree_->setTextElideMode(Qt::ElideRight);
-    tree_->setIndentation(14);
-    tree_->header()->setStretchLastSection(false);
-    tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    tree_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    tree_->setToolTip(tr("Check a run to plot it on the dashboard; double-click to open it"));
-    layout->addWidget(tree_);
-    localRoot_ = new QTreeWidgetItem(tree_, {tr("This computer")});
-    localRoot_->setData(0, kKindRole, 3);
-    localRoot_->setFirstColumnSpanned(true);
-    localRoot_->setExpanded(true);
-    connect(filter_, &QLineEdit::textChanged, this, [this] { applyFilter(); });
-    connect(tree_, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* item, int column) {
-        if (filling_ || column != 0) return;
-        const QString key = runKey(item);
-        if (key.isEmpty()) return;
-        const bool on = item->checkState(0) == Qt::Checked;
+    proxy_->setSourceModel(model_);
+    view_ = new QTreeView;
+    view_->setObjectName("runsView");
+    view_->setModel(proxy_);
+    view_->setHeaderHidden(true);
+    view_->setItemDelegate(new RunItemDelegate(view_));
+    view_->setTextElideMode(Qt::ElideRight);
+    view_->setIndentation(14);
+    view_->setUniformRowHeights(false);
+    view_->header()->setStretchLastSection(false);
+    view_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    view_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    view_->setToolTip(tr("Check a run to plot it on the dashboard; double-click to open it"));
+    layout->addWidget(view_);
+    // The groups (this computer, each host) open expanded, and again when the filter brings one back.
+    const auto expandGroups = [this](const QModelIndex& parent, int first, int last) {
+        if (parent.isValid()) return;
+        for (int row = first; row <= last; ++row) {
+            view_->expand(proxy_->index(row, 0));
+            view_->setFirstColumnSpanned(row, {}, proxy_->mapToSource(proxy_->index(row, 0)) == model_->localGroup());
+        }
+    };
+    connect(proxy_, &QAbstractItemModel::rowsInserted, this, expandGroups);
+    connect(proxy_, &QAbstractItemModel::modelReset, this, [this, expandGroups] { expandGroups({}, 0, proxy_->rowCount() - 1); });
+    connect(proxy_, &QAbstractItemModel::layoutChanged, this, [this, expandGroups] { expandGroups({}, 0, proxy_->rowCount() - 1); });
+    model_->setGroupText(model_->localGroup(), tr("This computer"), QString());
+    expandGroups({}, 0, proxy_->rowCount() - 1);
+    connect(filter_, &QLineEdit::textChanged, proxy_, &RunsFilterProxy::setText);
+    connect(model_, &RunsTreeModel::runChecked, this, [this](const QString& key, bool on) {
         if (plotted_.contains(key) == on) return;
         if (on)
             plotted_.insert(key);
         else
             plotted_.remove(key);
-        showPlotted(item);
         emit plotToggled(key, on);
         emit plottedRunsChanged(plottedRuns());
     });
@@ -116,28 +107,23 @@ RunsSidebar::RunsSidebar(QWidget* parent) : QWidget(parent), thread_(new QThread
     connect(lister_, &LocalRunLister::listed, this, [this](quint64 job, const RunEntryList& runs) {
         listingDone();
         if (job != job_) return;
-        fill(localRoot_, runs);
-        resolveRestored(localRoot_);
+        fill(model_->localGroup(), runs);
+        resolveRestored(model_->localGroup());
         emit localListed(static_cast<int>(runs.size()));
     });
     thread_->start();
-    tree_->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(tree_, &QTreeWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
-        QTreeWidgetItem* item = tree_->itemAt(pos);
-        for (auto it = hosts_.begin(); item && it != hosts_.end(); ++it) {
-            if (it.value() != item) continue;
-            QMenu* menu = hostMenu(it.key());
-            menu->setAttribute(Qt::WA_DeleteOnClose);
-            menu->popup(tree_->viewport()->mapToGlobal(pos));
-        }
+    view_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(view_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex i = proxy_->mapToSource(view_->indexAt(pos));
+        RemoteHost* host = model_->hostOf(i);
+        if (!host || model_->isRun(i)) return;
+        QMenu* menu = hostMenu(host);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(view_->viewport()->mapToGlobal(pos));
     });
-    connect(tree_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
-        const int kind = item->data(0, kKindRole).toInt();
-        const QString path = item->data(0, kPathRole).toString();
-        if (kind == 0) emit openLocal(path);
-        if (kind == 1) {
-            if (RemoteHost* host = hostOf(item)) emit openRemote(host, path);
-        }
+    connect(view_, &QTreeView::activated, this, [this](const QModelIndex& proxyIndex) {
+        const QModelIndex i = proxy_->mapToSource(proxyIndex);
+        if (model_->isRun(i)) openRun(model_->run(i).key);
     });
     timer_ = new QTimer(this);
     timer_->setInterval(3000);
@@ -188,50 +174,10 @@ int RunsSidebar::preferredWidth() const {
 void RunsSidebar::setFilter(const QString& text) { filter_->setText(text); }
 QString RunsSidebar::filter() const { return filter_->text(); }
 
-void RunsSidebar::applyFilter() {
-    const QString f = filter_->text().trimmed();
-    for (int g = 0; g < tree_->topLevelItemCount(); ++g) {
-        QTreeWidgetItem* group = tree_->topLevelItem(g);
-        int shown = 0;
-        for (int i = 0; i < group->childCount(); ++i) {
-            QTreeWidgetItem* run = group->child(i);
-            const bool match = f.isEmpty() || run->text(0).contains(f, Qt::CaseInsensitive) ||
-                               run->data(0, RunItemDelegate::kSecondLineRole).toString().contains(f, Qt::CaseInsensitive);
-            run->setHidden(!match);
-            shown += match ? 1 : 0;
-        }
-        // A host (or the local root) stays while one of its runs matches, or while it has none
-        // listed yet and its own label matches.
-        group->setHidden(!f.isEmpty() && shown == 0 && !(group->childCount() == 0 && group->text(0).contains(f, Qt::CaseInsensitive)));
-    }
-}
+QModelIndex RunsSidebar::runIndex(const QString& key) const { return model_->runIndex(key); }
+QModelIndex RunsSidebar::hostIndex(RemoteHost* host) const { return model_->hostGroup(host); }
 
-QString RunsSidebar::runKey(const QTreeWidgetItem* item) { return item ? item->data(0, kKeyRole).toString() : QString(); }
-
-QTreeWidgetItem* RunsSidebar::runItem(const QString& key) const {
-    for (int g = 0; g < tree_->topLevelItemCount(); ++g) {
-        QTreeWidgetItem* group = tree_->topLevelItem(g);
-        for (int i = 0; i < group->childCount(); ++i)
-            if (runKey(group->child(i)) == key) return group->child(i);
-    }
-    return nullptr;
-}
-
-RemoteHost* RunsSidebar::hostOf(const QTreeWidgetItem* item) const {
-    for (auto it = hosts_.begin(); item && it != hosts_.end(); ++it)
-        if (it.value() == item->parent()) return it.key();
-    return nullptr;
-}
-
-void RunsSidebar::showPlotted(QTreeWidgetItem* item) {
-    const QString key = runKey(item);
-    const bool on = plotted_.contains(key);
-    const bool was = filling_;
-    filling_ = true;
-    item->setCheckState(0, on ? Qt::Checked : Qt::Unchecked);
-    item->setIcon(0, swatch(on ? RunPalette::colour(key) : QColor()));
-    filling_ = was;
-}
+void RunsSidebar::showPlotted(const QString& key) { model_->setChecked(model_->runIndex(key), plotted_.contains(key)); }
 
 void RunsSidebar::setPlotted(const QString& key, bool on) {
     const bool wasRestored = restored_.remove(key);
@@ -240,7 +186,7 @@ void RunsSidebar::setPlotted(const QString& key, bool on) {
         plotted_.insert(key);
     else
         plotted_.remove(key);
-    if (QTreeWidgetItem* item = runItem(key)) showPlotted(item);
+    showPlotted(key);
     if (changed) emit plottedRunsChanged(plottedRuns());
 }
 
@@ -256,25 +202,22 @@ void RunsSidebar::restorePlotted(const QStringList& keys) {
     for (const QString& k : keys)
         if (!k.isEmpty() && !plotted_.contains(k)) restored_.insert(k);
     // Runs listed already are checked now; the others when their listing comes.
-    for (int g = 0; g < tree_->topLevelItemCount() && !restored_.isEmpty(); ++g) {
-        QTreeWidgetItem* group = tree_->topLevelItem(g);
-        if (group != localRoot_) resolveRestored(group);  // the local root resolves on its next listing
-    }
+    for (int g = 1; g < model_->rowCount() && !restored_.isEmpty(); ++g)
+        resolveRestored(model_->index(g, 0));  // this computer's runs resolve on its next listing
 }
 
-void RunsSidebar::resolveRestored(QTreeWidgetItem* parent) {
+void RunsSidebar::resolveRestored(const QModelIndex& group) {
     if (restored_.isEmpty()) return;
     QStringList opened;
-    for (int i = 0; i < parent->childCount(); ++i) {
-        QTreeWidgetItem* item = parent->child(i);
-        const QString key = runKey(item);
+    for (int i = 0; i < model_->rowCount(group); ++i) {
+        const QString key = model_->run(model_->index(i, 0, group)).key;
         if (!restored_.remove(key)) continue;
         plotted_.insert(key);
-        showPlotted(item);
+        showPlotted(key);
         opened << key;
     }
     bool forgot = false;
-    if (parent == localRoot_) {
+    if (group == model_->localGroup()) {
         // A local key is the run's absolute folder ("HOST:FOLDER" for a remote one): one that the
         // workspace does not list is gone or lives elsewhere, and would wait forever.
         for (auto it = restored_.begin(); it != restored_.end();) {
@@ -292,22 +235,21 @@ void RunsSidebar::resolveRestored(QTreeWidgetItem* parent) {
 }
 
 bool RunsSidebar::openRun(const QString& key) {
-    QTreeWidgetItem* item = runItem(key);
-    if (!item) return false;
-    const QString path = item->data(0, kPathRole).toString();
-    if (item->data(0, kKindRole).toInt() == 0) {
+    const QModelIndex i = model_->runIndex(key);
+    if (!i.isValid()) return false;
+    const QString path = model_->run(i).entry.path;
+    RemoteHost* host = model_->hostOf(i);
+    if (!host && i.parent() == model_->localGroup()) {
         emit openLocal(path);
         return true;
     }
-    RemoteHost* host = hostOf(item);
     if (host) emit openRemote(host, path);
     return host != nullptr;
 }
 
 void RunsSidebar::setWorkspace(const QString& dir) {
     workspace_ = dir;
-    localRoot_->setText(0, tr("This computer — %1").arg(dir));
-    localRoot_->setToolTip(0, dir);
+    model_->setGroupText(model_->localGroup(), tr("This computer — %1").arg(dir), dir);
     ++job_;  // a listing of the previous folder still in flight is stale now
     refresh();
 }
@@ -346,55 +288,50 @@ void RunsSidebar::setHostModel(HostListModel* model) {
 }
 
 void RunsSidebar::addHost(RemoteHost* host) {
-    if (!host || hosts_.contains(host)) return;  // one item per host
-    auto* item = new QTreeWidgetItem(tree_, {host->label(), HostListModel::stateText(host)});
-    item->setData(0, kKindRole, 2);
-    item->setToolTip(0, tr("%1 (%2), runs under %3").arg(host->label(), host->identity(), host->config().root));
-    item->setExpanded(true);
-    hosts_.insert(host, item);
+    if (!host || !model_->addHost(host)) return;  // one group per host
+    showHostState(host);
     connect(host, &RemoteHost::runsListed, this, [this, host](const RunEntryList& runs) {
-        if (auto* it = hosts_.value(host)) {
-            showHostState(host);
-            fill(it, runs);
-            resolveRestored(it);
-        }
+        const QModelIndex group = model_->hostGroup(host);
+        if (!group.isValid()) return;
+        showHostState(host);
+        fill(group, runs);
+        resolveRestored(model_->hostGroup(host));
     });
     connect(host, &RemoteHost::trainerProbed, this, [this, host] { showHostState(host); });
     connect(host, &RemoteHost::stateChanged, this, [this, host] { showHostState(host); });
     connect(host, &QObject::destroyed, this, [this, host] { removeHost(host); });
 }
 
-void RunsSidebar::removeHost(RemoteHost* host) { delete hosts_.take(host); }
+void RunsSidebar::removeHost(RemoteHost* host) { model_->removeHost(host); }
 
 // A host's state column (HostListModel::stateText): "not connected" with the failure in the
 // tooltip, its trainer's state when that needs the user ("not installed": set it up from the
 // context menu), "no runs yet", else "connected".
 void RunsSidebar::showHostState(RemoteHost* host) {
-    QTreeWidgetItem* it = hosts_.value(host);
-    if (!it) return;
+    const QModelIndex group = model_->hostGroup(host);
+    if (!group.isValid()) return;
     const TrainerStatus& t = host->trainerStatus();
-    it->setText(1, HostListModel::stateText(host));
+    QString stateTip;
     if (!host->lastError().isEmpty())
-        it->setToolTip(1, host->lastError());
+        stateTip = host->lastError();
     else if (t.needsSetup())
-        it->setToolTip(1, (t.mismatch.isEmpty() ? tr("streetgan-trainer is %1 on %2.").arg(t.summary, host->label()) : t.mismatch) +
-                              tr(" Right-click the host to set it up."));
+        stateTip = (t.mismatch.isEmpty() ? tr("streetgan-trainer is %1 on %2.").arg(t.summary, host->label()) : t.mismatch) +
+                   tr(" Right-click the host to set it up.");
     else if (host->listed() && host->runs().isEmpty())
-        it->setToolTip(1, tr("No runs under %1 on %2 yet: File → New run… starts one there.").arg(host->config().root, host->label()));
+        stateTip = tr("No runs under %1 on %2 yet: File → New run… starts one there.").arg(host->config().root, host->label());
     else
-        it->setToolTip(1, t.state == TrainerStatus::Ready ? t.summary : QString());
+        stateTip = t.state == TrainerStatus::Ready ? t.summary : QString();
+    model_->setGroupText(group, host->label(), tr("%1 (%2), runs under %3").arg(host->label(), host->identity(), host->config().root),
+                         HostListModel::stateText(host), stateTip);
 }
 
 void RunsSidebar::showLive(const QString& key, const QString& state, qint64 step, qint64 totalSteps) {
     if (key.isEmpty() || state.isEmpty()) return;
     live_.insert(key, Live{state, step, totalSteps});
-    QTreeWidgetItem* item = runItem(key);
-    if (!item) return;
-    RunEntry r = item->data(0, kEntryRole).value<RunEntry>();
-    RemoteHost* host = hostOf(item);
-    filling_ = true;
-    showRun(item, r, host ? host->label() : tr("this computer"), static_cast<double>(QDateTime::currentSecsSinceEpoch()));
-    filling_ = false;
+    const QModelIndex i = model_->runIndex(key);
+    if (!i.isValid()) return;
+    const RunsTreeModel::RunRow& row = model_->run(i);
+    model_->updateRun(i, rowFor(row.entry, key, row.hostText, static_cast<double>(QDateTime::currentSecsSinceEpoch())));
 }
 
 void RunsSidebar::forgetLive(const QString& key) { live_.remove(key); }
@@ -411,59 +348,40 @@ QMenu* RunsSidebar::hostMenu(RemoteHost* host) {
     return menu;
 }
 
-void RunsSidebar::fill(QTreeWidgetItem* parent, const RunEntryList& runs) {
-    const int kind = parent == localRoot_ ? 0 : 1;
-    RemoteHost* host = nullptr;
-    for (auto it = hosts_.begin(); kind == 1 && it != hosts_.end(); ++it)
-        if (it.value() == parent) host = it.key();
+void RunsSidebar::fill(const QModelIndex& group, const RunEntryList& runs) {
+    RemoteHost* host = model_->hostOf(group);
     const QString hostText = host ? host->label() : tr("this computer");
     const double now = static_cast<double>(QDateTime::currentSecsSinceEpoch());
-    filling_ = true;
-    // Update in place (keeps selection and scroll position).
-    QHash<QString, QTreeWidgetItem*> existing;
-    for (int i = 0; i < parent->childCount(); ++i) existing.insert(parent->child(i)->data(0, kPathRole).toString(), parent->child(i));
-    for (const RunEntry& r : runs) {
-        QTreeWidgetItem* item = existing.take(r.path);
-        if (!item) {
-            item = new QTreeWidgetItem(parent);
-            item->setData(0, kPathRole, r.path);
-            item->setData(0, kKindRole, kind);
-            item->setData(0, kKeyRole, RunPalette::key(host ? host->label() : QString(), r.path));
-            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-            showPlotted(item);
-        }
-        item->setText(0, r.name);
-        item->setData(0, RunItemDelegate::kSecondLineRole, hostText);
-        item->setData(0, kEntryRole, QVariant::fromValue(r));
-        showRun(item, r, hostText, now);
-    }
-    qDeleteAll(existing);
-    filling_ = false;
-    applyFilter();
+    QVector<RunsTreeModel::RunRow> rows;
+    rows.reserve(runs.size());
+    for (const RunEntry& r : runs) rows << rowFor(r, RunPalette::key(host ? host->label() : QString(), r.path), hostText, now);
+    model_->setRuns(group, rows, [this](const QString& key) { return plotted_.contains(key); });
 }
 
-void RunsSidebar::showRun(QTreeWidgetItem* item, const RunEntry& listed, const QString& hostText, double now) {
+RunsTreeModel::RunRow RunsSidebar::rowFor(const RunEntry& listed, const QString& key, const QString& hostText, double now) const {
+    RunsTreeModel::RunRow row;
+    row.entry = listed;
+    row.key = key;
+    row.hostText = hostText;
     RunEntry r = listed;
     // The open run's own events are newer than any listing: they give its state and steps.
-    if (auto it = live_.constFind(runKey(item)); it != live_.constEnd()) {
+    if (auto it = live_.constFind(key); it != live_.constEnd()) {
         r.state = it->state;
         r.step = it->step;
         if (it->totalSteps > 0) r.totalSteps = it->totalSteps;
         r.updated = 0;  // followed live: "stalled" is the listing's guess, not needed here
     }
-    const QString state = shownState(r, now);
-    const QString steps = r.totalSteps > 0 ? QString("%1/%2").arg(r.step).arg(r.totalSteps) : r.step > 0 ? tr("step %1").arg(r.step) : QString();
-    item->setText(1, steps.isEmpty() ? state : state + " " + steps);
-    item->setData(1, RunItemDelegate::kStateRole, state);
-    item->setData(1, RunItemDelegate::kDetailRole, steps);
+    row.state = shownState(r, now);
+    row.detail = r.totalSteps > 0 ? QString("%1/%2").arg(r.step).arg(r.totalSteps) : r.step > 0 ? tr("step %1").arg(r.step) : QString();
+    row.stateText = row.detail.isEmpty() ? row.state : row.state + " " + row.detail;
     QStringList tip{r.name, tr("on %1: %2").arg(hostText, r.path)};
-    tip << item->text(1);
-    if (state != r.state) tip << tr("(%1, but no event for %2 min: is the trainer hung?)").arg(r.state).arg(static_cast<int>((now - r.updated) / 60));
+    tip << row.stateText;
+    if (row.state != r.state) tip << tr("(%1, but no event for %2 min: is the trainer hung?)").arg(r.state).arg(static_cast<int>((now - r.updated) / 60));
     if (r.updated > 0) tip << tr("last event %1").arg(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.updated)).toString());
     if (!r.error.isEmpty()) tip << r.error;
     tip << tr("Check to plot it on the dashboard; double-click to open it.");
-    item->setToolTip(0, tip.join('\n'));
-    item->setToolTip(1, tip.join('\n'));
+    row.tooltip = tip.join('\n');
+    return row;
 }
 
 }  // namespace streetgan::ui

@@ -10,20 +10,22 @@
 // The checked runs can outlive a restart: plottedRuns() is what to remember (plottedRunsChanged
 // says when it changes) and restorePlotted() checks those runs again as they are listed, asking
 // the dashboard to open them (plotToggled); the caller stores the list (AppSettings::plottedRuns).
-// Listing runs on workers (LocalRunLister, RemoteHost); refreshed every few seconds. GUI thread.
+// The rows live in a RunsTreeModel shown through a RunsFilterProxy by a QTreeView. Listing runs
+// on workers (LocalRunLister, RemoteHost); refreshed every few seconds. GUI thread.
 #pragma once
 
 #include <QHash>
+#include <QModelIndex>
 #include <QPointer>
 #include <QSet>
 #include <QWidget>
 
 #include "common/RunEntry.h"
+#include "runs/RunsTreeModel.h"
 
 class QLineEdit;
 class QMenu;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QTreeView;
 class QThread;
 class QTimer;
 
@@ -32,6 +34,8 @@ namespace streetgan::ui {
 class HostListModel;
 class LocalRunLister;
 class RemoteHost;
+class RunsFilterProxy;
+class RunsTreeModel;
 
 class RunsSidebar : public QWidget {
     Q_OBJECT
@@ -59,7 +63,9 @@ public:
     /// a remote host's is not re-listed on a timer), until forgetLive(runKey).
     void showLive(const QString& runKey, const QString& state, qint64 step, qint64 totalSteps);
     void forgetLive(const QString& runKey);
-    QTreeWidget* tree() const { return tree_; }
+    QTreeView* view() const { return view_; }
+    RunsTreeModel* model() const { return model_; }
+    RunsFilterProxy* filterModel() const { return proxy_; }
     /// The state badge for a run state (coloured dot).
     static QIcon badge(const QString& state);
     /// The state shown for a listed run: its state, or "stalled" for a running one silent for
@@ -87,10 +93,8 @@ public:
     void restorePlotted(const QStringList& runKeys);
     /// Asks for the run `runKey` to be opened (openLocal / openRemote); false when not listed.
     bool openRun(const QString& runKey);
-    /// The listed run `runKey`'s item, or null (tests).
-    QTreeWidgetItem* runItem(const QString& runKey) const;
-    /// The key of a run item (empty for a host or the local root).
-    static QString runKey(const QTreeWidgetItem* item);
+    /// The listed run `runKey`'s row in model() (column 0), invalid when not listed.
+    QModelIndex runIndex(const QString& runKey) const;
 
 signals:
     void openLocal(const QString& runDir);
@@ -106,27 +110,25 @@ signals:
 public:
     /// The context menu of a host's item (Set up streetgan-trainer…, Refresh); the caller owns it.
     QMenu* hostMenu(RemoteHost* host);
-    /// The host's item (tests).
-    QTreeWidgetItem* hostItem(RemoteHost* host) const { return hosts_.value(host); }
+    /// The host's row in model() (column 0), invalid when it has none.
+    QModelIndex hostIndex(RemoteHost* host) const;
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
     void showEvent(QShowEvent* e) override;
 
 private:
-    void fill(QTreeWidgetItem* parent, const RunEntryList& runs);
-    /// Writes a run item's state column and tooltip (`r` with the live state applied).
-    void showRun(QTreeWidgetItem* item, const RunEntry& r, const QString& hostText, double now);
+    void fill(const QModelIndex& group, const RunEntryList& runs);
+    /// A run's row: `listed` with the live state applied, as the view shows it.
+    RunsTreeModel::RunRow rowFor(const RunEntry& listed, const QString& key, const QString& hostText, double now) const;
     void showHostState(RemoteHost* host);
-    void showPlotted(QTreeWidgetItem* item);
-    void applyFilter();
-    /// Checks the restored runs listed under `parent` (the local root: forgets the unlisted local ones).
-    void resolveRestored(QTreeWidgetItem* parent);
-    RemoteHost* hostOf(const QTreeWidgetItem* runItem) const;
-    QTreeWidget* tree_;
+    void showPlotted(const QString& runKey);
+    /// Checks the restored runs listed under `group` (the local one: forgets the unlisted local ones).
+    void resolveRestored(const QModelIndex& group);
+    RunsTreeModel* model_;
+    RunsFilterProxy* proxy_;
+    QTreeView* view_;
     QLineEdit* filter_;
-    QTreeWidgetItem* localRoot_;
-    QHash<RemoteHost*, QTreeWidgetItem*> hosts_;
     QSet<QString> plotted_;
     QSet<QString> restored_;  ///< restorePlotted() keys not listed yet
     struct Live {
@@ -141,7 +143,6 @@ private:
     quint64 job_ = 0;
     bool listing_ = false;  ///< a listing is in flight on the worker
     bool again_ = false;    ///< refresh() was asked for meanwhile
-    bool filling_ = false;  ///< check states set by code, not the user
     int shownWidth_ = 0;    ///< the width while visible (saved on destruction)
     bool sized_ = false;    ///< the dock got preferredWidth() (first show)
     void listingDone();

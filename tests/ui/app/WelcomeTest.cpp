@@ -15,7 +15,6 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTreeWidgetItem>
 
 #include "app/AppSettings.h"
 #include "app/MainWindow.h"
@@ -25,9 +24,11 @@
 #include "runs/RunPalette.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"
+#include "support/ModelRow.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;
+using streetgan::test::ModelRow;
 
 class WelcomeTest : public QObject {
     Q_OBJECT
@@ -221,21 +222,21 @@ private slots:
         {
             MainWindow w(ws);
             w.show();
-            QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runItem(a) && w.sidebar()->runItem(b), 20000);
-            w.sidebar()->runItem(a)->setCheckState(0, Qt::Checked);  // as a click does: opens it
-            w.sidebar()->runItem(b)->setCheckState(0, Qt::Checked);
+            QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(a).isValid() && w.sidebar()->runIndex(b).isValid(), 20000);
+            ModelRow{w.sidebar()->runIndex(a)}.setCheckState(Qt::Checked);  // as a click does: opens it
+            ModelRow{w.sidebar()->runIndex(b)}.setCheckState(Qt::Checked);
             QVERIFY(w.activeSession());
-            w.sidebar()->runItem(b)->setCheckState(0, Qt::Unchecked);  // open, not plotted
+            ModelRow{w.sidebar()->runIndex(b)}.setCheckState(Qt::Unchecked);  // open, not plotted
             QCOMPARE(AppSettings().plottedRuns(), QStringList{a});
         }
         // the restart: alpha checked and plotted again, beta left alone
         MainWindow w(ws);
         w.show();
         QSignalSpy opened(&w, &MainWindow::runOpened);
-        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runItem(a) && w.sidebar()->runItem(b), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(a).isValid() && w.sidebar()->runIndex(b).isValid(), 20000);
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
-        QCOMPARE(w.sidebar()->runItem(a)->checkState(0), Qt::Checked);
-        QCOMPARE(w.sidebar()->runItem(b)->checkState(0), Qt::Unchecked);
+        QCOMPARE(ModelRow{w.sidebar()->runIndex(a)}.checkState(), Qt::Checked);
+        QCOMPARE(ModelRow{w.sidebar()->runIndex(b)}.checkState(), Qt::Unchecked);
         RunSession* s = w.activeSession();
         QVERIFY(s);
         QCOMPARE(RunPalette::key({}, s->runDir()), a);

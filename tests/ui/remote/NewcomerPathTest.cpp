@@ -18,7 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-#include <QTreeWidget>
+#include <QTreeView>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -35,12 +35,16 @@
 #include "remote/SshPrompter.h"
 #include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
+#include "runs/RunsFilterProxy.h"
 #include "runs/RunsSidebar.h"
+#include "runs/RunsTreeModel.h"
+#include "support/ModelRow.h"
 #include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan;
 using namespace streetgan::ui;
+using streetgan::test::ModelRow;
 using streetgan::test::SshdFixture;
 
 class NewcomerPathTest : public QObject {
@@ -94,11 +98,7 @@ class NewcomerPathTest : public QObject {
             if (box->isVisible()) ++n;
         return n;
     }
-    static int hostItems(const RunsSidebar& s) {
-        int n = 0;
-        for (int i = 1; i < s.tree()->topLevelItemCount(); ++i) ++n;  // item 0: this computer
-        return n;
-    }
+    static int hostItems(const RunsSidebar& s) { return s.model()->rowCount() - 1; }  // row 0: this computer
 
 private slots:
     void initTestCase() {
@@ -138,7 +138,7 @@ private slots:
             QTRY_VERIFY_WITH_TIMEOUT(listed.count() + failed.count() > 0, 60000);
             QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
             QVERIFY(host.runs().isEmpty());
-            QCOMPARE(sidebar.hostItem(&host)->text(1), QString("no runs yet"));
+            QCOMPARE(ModelRow{sidebar.hostIndex(&host)}.text(1), QString("no runs yet"));
         }
         QFile file(tmp_.filePath("file-runs"));
         QVERIFY(file.open(QIODevice::WriteOnly));
@@ -154,8 +154,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!busy.isEmpty() && !busy.last().at(0).toBool(), 60000);
         QCOMPARE(failed.count(), 1);
         QVERIFY2(failed.at(0).at(0).toString().contains("not a folder"), qPrintable(failed.at(0).at(0).toString()));
-        QCOMPARE(sidebar.hostItem(&host)->text(1), QString("error"));  // it answered: not "not connected"
-        QVERIFY(sidebar.hostItem(&host)->toolTip(1).contains("not a folder"));
+        QCOMPARE(ModelRow{sidebar.hostIndex(&host)}.text(1), QString("error"));  // it answered: not "not connected"
+        QVERIFY(ModelRow{sidebar.hostIndex(&host)}.toolTip(1).contains("not a folder"));
     }
 
     void newcomerPath() {
@@ -180,7 +180,7 @@ private slots:
         QTRY_VERIFY2_WITH_TIMEOUT(host->trainerStatus().state != TrainerStatus::Unknown && host->listed(), qPrintable(host->lastError()), 120000);
         QCOMPARE(host->trainerStatus().state, int(TrainerStatus::Missing));
         QCOMPARE(errorBoxes(w), 0);  // neither "no trainer" nor "no runs folder" is an error box
-        QCOMPARE(w.sidebar()->hostItem(host)->text(1), QString("not installed"));
+        QCOMPARE(ModelRow{w.sidebar()->hostIndex(host)}.text(1), QString("not installed"));
         // The status bar's hint ends before its permanent text begins (elided, whole in the tooltip).
         const QString hint = w.statusBar()->currentMessage();
         auto* permanent = w.statusBar()->findChild<QLabel*>("connectionState");
@@ -230,14 +230,14 @@ private slots:
         RunSession* s = w.activeSession();  // the run opened is the active one
         QVERIFY(s && s->isRemote());
         const QString key = s->runKey();
-        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runItem(key), 60000);  // the listing's item is the session's run
+        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(key).isValid(), 60000);  // the listing's item is the session's run
         QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("finished"), 180000);
         // The badge comes from the same drain as the series: finished at once, not at the next listing.
-        QTreeWidgetItem* item = w.sidebar()->runItem(key);
-        QVERIFY2(item->text(1).startsWith("finished"), qPrintable(item->text(1)));
+        const ModelRow item{w.sidebar()->runIndex(key)};
+        QVERIFY2(item.text(1).startsWith("finished"), qPrintable(item.text(1)));
         const QString steps = QString("%1/%2").arg(s->series().lastStep()).arg(s->series().totalSteps());
-        QVERIFY2(s->series().totalSteps() == 40 && item->text(1) == "finished " + steps, qPrintable(item->text(1)));
-        QCOMPARE(item->checkState(0), Qt::Checked);  // plotted on the dashboard
+        QVERIFY2(s->series().totalSteps() == 40 && item.text(1) == "finished " + steps, qPrintable(item.text(1)));
+        QCOMPARE(item.checkState(), Qt::Checked);  // plotted on the dashboard
         QVERIFY(w.sidebar()->isPlotted(key));
         QCOMPARE(hostItems(*w.sidebar()), 1);
         QCOMPARE(hostKeyQuestions, 1);
@@ -325,8 +325,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!busy.isEmpty() && !busy.last().at(0).toBool(), 60000);
         QCOMPARE(w.hosts()->rowCount(), 1);
         QCOMPARE(hostItems(*w.sidebar()), 1);
-        QCOMPARE(w.sidebar()->hostItem(host)->text(1), QString("not connected"));
-        QCOMPARE(w.sidebar()->hostItem(host)->toolTip(1), host->lastError());
+        QCOMPARE(ModelRow{w.sidebar()->hostIndex(host)}.text(1), QString("not connected"));
+        QCOMPARE(ModelRow{w.sidebar()->hostIndex(host)}.toolTip(1), host->lastError());
         QCOMPARE(w.hosts()->data(w.hosts()->index(0), Qt::ToolTipRole).toString(), host->lastError());
         QCOMPARE(errorBoxes(w), 1);
         QVERIFY(!w.statusBar()->currentMessage().contains(host->lastError()));

@@ -14,7 +14,7 @@
 #include <cerrno>
 
 #include <QPushButton>
-#include <QTreeWidget>
+#include <QTreeView>
 #include "checkpoints/RemoteCheckpointFetcher.h"
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
@@ -24,12 +24,16 @@
 #include "remote/SshPrompter.h"
 #include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
+#include "runs/RunsFilterProxy.h"
 #include "runs/RunsSidebar.h"
+#include "runs/RunsTreeModel.h"
+#include "support/ModelRow.h"
 #include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
 #include "ui/remote/LoopbackHost.h"
 
 using namespace streetgan::ui;
+using streetgan::test::ModelRow;
 using streetgan::test::SshdFixture;
 
 class RemoteRunsTest : public QObject {
@@ -133,15 +137,15 @@ private slots:
         QCOMPARE(runs[0].state, QString("finished"));
         QCOMPARE(runs[1].state, QString("failed"));
         // the sidebar shows the host and its runs with their state
-        QTreeWidgetItem* hostItem = sidebar.tree()->topLevelItem(1);
-        QVERIFY(hostItem);
-        QCOMPARE(hostItem->text(0), host.label());
-        QCOMPARE(hostItem->childCount(), 2);
-        QCOMPARE(hostItem->child(0)->text(0), QString("alpha"));
-        QVERIFY(hostItem->child(0)->text(1).startsWith("finished"));
-        QVERIFY(hostItem->child(1)->text(1).startsWith("failed"));
+        const QModelIndex hostRow = sidebar.hostIndex(&host);
+        QCOMPARE(hostRow, sidebar.model()->index(1, 0));
+        QCOMPARE(hostRow.data().toString(), host.label());
+        QCOMPARE(sidebar.model()->rowCount(hostRow), 2);
+        QCOMPARE(ModelRow{sidebar.model()->index(0, 0, hostRow)}.text(0), QString("alpha"));
+        QVERIFY(ModelRow{sidebar.model()->index(0, 0, hostRow)}.text(1).startsWith("finished"));
+        QVERIFY(ModelRow{sidebar.model()->index(1, 0, hostRow)}.text(1).startsWith("failed"));
         QSignalSpy openRemote(&sidebar, &RunsSidebar::openRemote);
-        emit sidebar.tree()->itemActivated(hostItem->child(0), 0);
+        emit sidebar.view()->activated(sidebar.filterModel()->mapFromSource(sidebar.model()->index(0, 0, hostRow)));
         QCOMPARE(openRemote.count(), 1);
         QCOMPARE(openRemote.at(0).at(1).toString(), runs[0].path);
 

@@ -8,19 +8,20 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTreeWidgetItem>
 
 #include "base/util/Version.h"
 #include "hosts/TrainerSetupDialog.h"
 #include "remote/RemoteHost.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"
+#include "support/ModelRow.h"
 #include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
 #include "ui/remote/LoopbackHost.h"
 
 using namespace streetgan;
 using namespace streetgan::ui;
+using streetgan::test::ModelRow;
 using streetgan::test::SshdFixture;
 
 class TrainerSetupTest : public QObject {
@@ -99,7 +100,7 @@ private slots:
         QCOMPARE(before.summary, QString("not installed"));
         QVERIFY(before.needsSetup());
         // The hosts list says so and offers the set-up in the host's menu.
-        QCOMPARE(sidebar.hostItem(&host)->text(1), QString("not installed"));
+        QCOMPARE(ModelRow{sidebar.hostIndex(&host)}.text(1), QString("not installed"));
         QSignalSpy setUpAsked(&sidebar, &RunsSidebar::setUpTrainerRequested);
         std::unique_ptr<QMenu> menu(sidebar.hostMenu(&host));
         QCOMPARE(menu->actions().first()->text(), QString("Set up streetgan-trainer…"));
@@ -128,7 +129,7 @@ private slots:
         QVERIFY(probed.count() > 0 || probed.wait(60000));
         QCOMPARE(host.trainerStatus().state, int(TrainerStatus::Ready));
         QCOMPARE(host.trainerStatus().summary, QString("streetgan-trainer 7.7.7 (protocol %1)").arg(Version::kProtocol));
-        QCOMPARE(sidebar.hostItem(&host)->text(1), QString("connected"));
+        QCOMPARE(ModelRow{sidebar.hostIndex(&host)}.text(1), QString("connected"));
 
         // The choice is remembered per host: a new dialog starts with it.
         TrainerSetupDialog again(&host);

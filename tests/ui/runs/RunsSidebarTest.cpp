@@ -4,6 +4,7 @@
 // own colour, named in the legend). Saves a 1280x800 screenshot of sidebar and dashboard with two
 // runs when STREETGAN_SCREENSHOT_DIR is set.
 #include <qcustomplot.h>
+#include <QAbstractItemModelTester>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QHeaderView>
@@ -12,18 +13,23 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <memory>
 
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
+#include "remote/RemoteHost.h"
 #include "runs/RunItemDelegate.h"
 #include "runs/RunPalette.h"
 #include "runs/RunSession.h"
+#include "runs/RunsFilterProxy.h"
 #include "runs/RunsSidebar.h"
+#include "runs/RunsTreeModel.h"
+#include "support/ModelRow.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;
+using streetgan::test::ModelRow;
 
 class RunsSidebarTest : public QObject {
     Q_OBJECT
@@ -90,23 +96,72 @@ private slots:
     void anOpenRunsBadgeFollowsItsEvents() {
         RunsSidebar s;
         listed(s, ws_);
-        QTreeWidgetItem* beta = s.runItem(key("beta-lr-sweep"));
-        QVERIFY(beta);
-        QCOMPARE(beta->text(1), QString("finished 200/200"));
+        const ModelRow beta{s.runIndex(key("beta-lr-sweep"))};
+        QVERIFY(beta.isValid());
+        QCOMPARE(beta.text(1), QString("finished 200/200"));
         s.showLive(key("beta-lr-sweep"), "running", 15, 300);
-        QCOMPARE(beta->text(1), QString("running 15/300"));
-        QCOMPARE(beta->data(1, RunItemDelegate::kStateRole).toString(), QString("running"));
+        QCOMPARE(beta.text(1), QString("running 15/300"));
+        QCOMPARE(beta.data(1, RunItemDelegate::kStateRole).toString(), QString("running"));
         s.showLive(key("beta-lr-sweep"), "stopped", 120, 300);
-        QCOMPARE(beta->text(1), QString("stopped 120/300"));
+        QCOMPARE(beta.text(1), QString("stopped 120/300"));
         s.refresh();  // a listing (the files say finished 200/200) does not take it back
         QSignalSpy again(&s, &RunsSidebar::localListed);
         QVERIFY(again.wait(20000));
-        QCOMPARE(s.runItem(key("beta-lr-sweep"))->text(1), QString("stopped 120/300"));
-        QVERIFY(s.runItem(key("beta-lr-sweep"))->toolTip(1).contains("stopped 120/300"));
+        QCOMPARE(ModelRow{s.runIndex(key("beta-lr-sweep"))}.text(1), QString("stopped 120/300"));
+        QVERIFY(ModelRow{s.runIndex(key("beta-lr-sweep"))}.toolTip(1).contains("stopped 120/300"));
         s.forgetLive(key("beta-lr-sweep"));  // closed: the listing speaks again
         s.refresh();
         QVERIFY(again.wait(20000));
-        QCOMPARE(s.runItem(key("beta-lr-sweep"))->text(1), QString("finished 200/200"));
+        QCOMPARE(ModelRow{s.runIndex(key("beta-lr-sweep"))}.text(1), QString("finished 200/200"));
+    }
+
+    // The sidebar's model and its filter proxy, checked by QAbstractItemModelTester through a
+    // listing, live states, the filter, checks, and hosts added and removed; a run's persistent
+    // row follows it when a host's group before its own goes.
+    void modelAndFilterPassTheModelTester() {
+        RunsSidebar s;
+        QAbstractItemModelTester modelTester(s.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(s.filterModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        listed(s, ws_);
+        QCOMPARE(s.model()->rowCount(s.model()->localGroup()), 3);
+        s.showLive(key("alpha-baseline"), "running", 5, 300);
+        ModelRow{s.runIndex(key("beta-lr-sweep"))}.setCheckState(Qt::Checked);
+        s.setFilter("beta");
+        QCOMPARE(s.filterModel()->rowCount(s.filterModel()->index(0, 0)), 1);
+        s.setFilter("");
+
+        HostConfig c;
+        c.host = "gpu-a.example";
+        c.configFile = "none";
+        auto first = std::make_unique<RemoteHost>(c, nullptr);
+        c.host = "gpu-b.example";
+        RemoteHost second(c, nullptr);
+        s.addHost(first.get());
+        s.addHost(&second);
+        s.addHost(&second);  // one group per host
+        QCOMPARE(s.model()->rowCount(), 3);
+        QCOMPARE(s.hostIndex(&second).row(), 2);
+        RunEntry r;
+        r.name = "remote-run";
+        r.path = "/srv/runs/remote-run";
+        r.state = "running";
+        RunsTreeModel::RunRow row;
+        row.entry = r;
+        row.key = RunPalette::key(second.label(), r.path);
+        s.model()->setRuns(s.hostIndex(&second), {row}, [](const QString&) { return false; });
+        const ModelRow remote{s.runIndex(row.key)};
+        QVERIFY(remote.isValid());
+        QCOMPARE(s.model()->hostOf(remote.index), &second);
+        first.reset();  // its group goes (QObject::destroyed)
+        QCOMPARE(s.model()->rowCount(), 2);
+        QVERIFY(remote.isValid());
+        QCOMPARE(remote.text(0), QString("remote-run"));
+        QCOMPARE(s.model()->hostOf(remote.index), &second);
+        QCOMPARE(remote.parent().index, QPersistentModelIndex(s.hostIndex(&second)));
+        s.setFilter("remote");
+        QVERIFY(!remote.isHiddenBy(s.filterModel()));
+        QVERIFY(ModelRow{s.runIndex(key("alpha-baseline"))}.isHiddenBy(s.filterModel()));
+        s.setFilter("");
     }
 
     void listsFiltersAndBadges() {
@@ -114,44 +169,44 @@ private slots:
         s.resize(RunsSidebar::kMinimumWidth, 500);
         s.show();
         listed(s, ws_);
-        QTreeWidgetItem* alpha = s.runItem(key("alpha-baseline"));
-        QTreeWidgetItem* beta = s.runItem(key("beta-lr-sweep"));
-        QTreeWidgetItem* longRun = s.runItem(key("a-run-with-a-very-long-name-that-cannot-fit-in-the-sidebar"));
-        QVERIFY(alpha && beta && longRun);
-        QCOMPARE(alpha->text(0), QString("alpha-baseline"));
-        QCOMPARE(alpha->data(1, RunItemDelegate::kStateRole).toString(), QString("finished"));
-        QCOMPARE(alpha->text(1), QString("finished 300/300"));
-        QCOMPARE(alpha->data(1, RunItemDelegate::kDetailRole).toString(), QString("300/300"));
-        QCOMPARE(alpha->data(0, RunItemDelegate::kSecondLineRole).toString(), QString("this computer"));
-        QVERIFY(alpha->flags() & Qt::ItemIsUserCheckable);
-        QCOMPARE(alpha->checkState(0), Qt::Unchecked);
+        const ModelRow alpha{s.runIndex(key("alpha-baseline"))};
+        const ModelRow beta{s.runIndex(key("beta-lr-sweep"))};
+        const ModelRow longRun{s.runIndex(key("a-run-with-a-very-long-name-that-cannot-fit-in-the-sidebar"))};
+        QVERIFY(alpha.isValid() && beta.isValid() && longRun.isValid());
+        QCOMPARE(alpha.text(0), QString("alpha-baseline"));
+        QCOMPARE(alpha.data(1, RunItemDelegate::kStateRole).toString(), QString("finished"));
+        QCOMPARE(alpha.text(1), QString("finished 300/300"));
+        QCOMPARE(alpha.data(1, RunItemDelegate::kDetailRole).toString(), QString("300/300"));
+        QCOMPARE(alpha.data(0, RunItemDelegate::kSecondLineRole).toString(), QString("this computer"));
+        QVERIFY(alpha.flags() & Qt::ItemIsUserCheckable);
+        QCOMPARE(alpha.checkState(), Qt::Unchecked);
         // elided in the view, whole in the tooltip (name, host and path, state)
-        const QString tip = longRun->toolTip(0);
+        const QString tip = longRun.toolTip(0);
         QVERIFY2(tip.contains("a-run-with-a-very-long-name-that-cannot-fit-in-the-sidebar") && tip.contains("this computer") && tip.contains("finished 10/10"),
                  qPrintable(tip));
-        QVERIFY(s.tree()->header()->sectionSize(0) < s.fontMetrics().horizontalAdvance(longRun->text(0)));
-        QCOMPARE(longRun->toolTip(1), tip);
+        QVERIFY(s.view()->header()->sectionSize(0) < s.fontMetrics().horizontalAdvance(longRun.text(0)));
+        QCOMPARE(longRun.toolTip(1), tip);
 
         // the filter: name or host, case-insensitive
         s.setFilter("ALPHA");
-        QVERIFY(!alpha->isHidden());
-        QVERIFY(beta->isHidden());
-        QVERIFY(longRun->isHidden());
+        QVERIFY(!alpha.isHiddenBy(s.filterModel()));
+        QVERIFY(beta.isHiddenBy(s.filterModel()));
+        QVERIFY(longRun.isHiddenBy(s.filterModel()));
         s.filterEdit()->setText("lr-SW");  // as typed
-        QVERIFY(alpha->isHidden());
-        QVERIFY(!beta->isHidden());
+        QVERIFY(alpha.isHiddenBy(s.filterModel()));
+        QVERIFY(!beta.isHiddenBy(s.filterModel()));
         s.setFilter("This Computer");
-        QVERIFY(!alpha->isHidden() && !beta->isHidden() && !longRun->isHidden());
+        QVERIFY(!alpha.isHiddenBy(s.filterModel()) && !beta.isHiddenBy(s.filterModel()) && !longRun.isHiddenBy(s.filterModel()));
         s.setFilter("no such run");
-        QVERIFY(alpha->isHidden() && beta->isHidden());
-        QVERIFY(alpha->parent()->isHidden());
+        QVERIFY(alpha.isHiddenBy(s.filterModel()) && beta.isHiddenBy(s.filterModel()));
+        QVERIFY(alpha.parent().isHiddenBy(s.filterModel()));
         // a refresh keeps the filter
         QSignalSpy again(&s, &RunsSidebar::localListed);
         s.refresh();
         QVERIFY(again.wait(20000));
-        QVERIFY(alpha->isHidden());
+        QVERIFY(alpha.isHiddenBy(s.filterModel()));
         s.setFilter("");
-        QVERIFY(!alpha->isHidden() && !beta->isHidden() && !alpha->parent()->isHidden());
+        QVERIFY(!alpha.isHiddenBy(s.filterModel()) && !beta.isHiddenBy(s.filterModel()) && !alpha.parent().isHiddenBy(s.filterModel()));
 
         // stalled: running, but silent for longer than kStalledAfterS
         const double now = static_cast<double>(QDateTime::currentSecsSinceEpoch());
@@ -185,11 +240,11 @@ private slots:
         PlotPanel* loss = page.panels()[0];
         QVERIFY2(loss->emptyText().contains("no run selected", Qt::CaseInsensitive), qPrintable(loss->emptyText()));
 
-        QTreeWidgetItem* alpha = sidebar.runItem(key("alpha-baseline"));
-        QTreeWidgetItem* beta = sidebar.runItem(key("beta-lr-sweep"));
-        alpha->setCheckState(0, Qt::Checked);  // as a click does: not open yet, so it opens
+        const ModelRow alpha{sidebar.runIndex(key("alpha-baseline"))};
+        const ModelRow beta{sidebar.runIndex(key("beta-lr-sweep"))};
+        alpha.setCheckState(Qt::Checked);  // as a click does: not open yet, so it opens
         QCOMPARE(sessions.size(), size_t{1});
-        beta->setCheckState(0, Qt::Checked);
+        beta.setCheckState(Qt::Checked);
         QCOMPARE(sessions.size(), size_t{2});
         RunSession* a = sessions[0].get();
         RunSession* b = sessions[1].get();
@@ -202,7 +257,7 @@ private slots:
         const QColor ca = RunPalette::colour(key("alpha-baseline")), cb = RunPalette::colour(key("beta-lr-sweep"));
         QVERIFY(ca != cb);
         QCOMPARE(RunPalette::colour(key("alpha-baseline")), ca);  // stable
-        QCOMPARE(alpha->icon(0).pixmap(14, 14).toImage().pixelColor(7, 7).rgb(), ca.rgb());
+        QCOMPARE(alpha.icon().pixmap(14, 14).toImage().pixelColor(7, 7).rgb(), ca.rgb());
         QCOMPARE(loss->rawGraph(&a->series(), Metric::LossD)->pen().color().rgb(), ca.rgb());
         QCOMPARE(page.panels()[2]->rawGraph(&b->series(), Metric::ImgPerS)->pen().color().rgb(), cb.rgb());
         // the legend names the run
@@ -216,13 +271,13 @@ private slots:
         QVERIFY(legendNames().contains("loss G · beta-lr-sweep"));
 
         // unchecking removes the run's graphs (the run stays open), checking brings them back
-        alpha->setCheckState(0, Qt::Unchecked);
+        alpha.setCheckState(Qt::Unchecked);
         QVERIFY(!page.isPlotted(a));
         QCOMPARE(loss->plot()->graphCount(), 4);
         QVERIFY(!loss->rawGraph(&a->series(), Metric::LossD));
         QVERIFY(!legendNames().join(" ").contains("alpha"));
         QCOMPARE(page.panels()[4]->pointCount(&a->series(), Metric::Lr), -1);
-        alpha->setCheckState(0, Qt::Checked);
+        alpha.setCheckState(Qt::Checked);
         QCOMPARE(sessions.size(), size_t{2});  // open already: not opened again
         QVERIFY(page.isPlotted(a));
         QCOMPARE(loss->plot()->graphCount(), 8);
@@ -232,11 +287,11 @@ private slots:
 
         // the dashboard's side shows in the boxes: hidden there, unchecked here; closed, unchecked
         page.setPlotted(b, false);
-        QCOMPARE(beta->checkState(0), Qt::Unchecked);
+        QCOMPARE(beta.checkState(), Qt::Unchecked);
         page.setPlotted(b, true);
-        QCOMPARE(beta->checkState(0), Qt::Checked);
+        QCOMPARE(beta.checkState(), Qt::Checked);
         page.removeSession(a);
-        QCOMPARE(alpha->checkState(0), Qt::Unchecked);
+        QCOMPARE(alpha.checkState(), Qt::Unchecked);
         QVERIFY(!sidebar.isPlotted(key("alpha-baseline")));
         page.removeSession(b);
         QVERIFY(loss->emptyText().contains("no run selected", Qt::CaseInsensitive));
@@ -251,9 +306,9 @@ private slots:
             RunsSidebar s;
             QSignalSpy changed(&s, &RunsSidebar::plottedRunsChanged);
             listed(s, ws_);
-            s.runItem(key("alpha-baseline"))->setCheckState(0, Qt::Checked);
-            s.runItem(key("beta-lr-sweep"))->setCheckState(0, Qt::Checked);
-            s.runItem(key("beta-lr-sweep"))->setCheckState(0, Qt::Unchecked);
+            ModelRow{s.runIndex(key("alpha-baseline"))}.setCheckState(Qt::Checked);
+            ModelRow{s.runIndex(key("beta-lr-sweep"))}.setCheckState(Qt::Checked);
+            ModelRow{s.runIndex(key("beta-lr-sweep"))}.setCheckState(Qt::Unchecked);
             QCOMPARE(changed.count(), 3);
             saved = changed.last().at(0).toStringList();
             QCOMPARE(saved, QStringList{key("alpha-baseline")});
@@ -274,9 +329,9 @@ private slots:
         QCOMPARE(toggled.count(), 1);
         QCOMPARE(toggled.at(0).at(0).toString(), key("alpha-baseline"));
         QVERIFY(toggled.at(0).at(1).toBool());
-        QCOMPARE(s.runItem(key("alpha-baseline"))->checkState(0), Qt::Checked);
+        QCOMPARE(ModelRow{s.runIndex(key("alpha-baseline"))}.checkState(), Qt::Checked);
         QVERIFY(s.isPlotted(key("alpha-baseline")));
-        QCOMPARE(s.runItem(key("beta-lr-sweep"))->checkState(0), Qt::Unchecked);
+        QCOMPARE(ModelRow{s.runIndex(key("beta-lr-sweep"))}.checkState(), Qt::Unchecked);
         // the local run missing from the listing is forgotten; the remote one waits for its host
         QCOMPARE(s.plottedRuns(), (QStringList{key("alpha-baseline"), remote}));
         QCOMPARE(changed.last().at(0).toStringList(), s.plottedRuns());
@@ -303,8 +358,8 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         listed(*sidebar, ws_);
         page->setSmoothing(0.6);
-        sidebar->runItem(key("alpha-baseline"))->setCheckState(0, Qt::Checked);
-        sidebar->runItem(key("beta-lr-sweep"))->setCheckState(0, Qt::Checked);
+        ModelRow{sidebar->runIndex(key("alpha-baseline"))}.setCheckState(Qt::Checked);
+        ModelRow{sidebar->runIndex(key("beta-lr-sweep"))}.setCheckState(Qt::Checked);
         QTRY_COMPARE_WITH_TIMEOUT(page->panels()[0]->pointCount(&sessions[1]->series(), Metric::LossD), 200, 20000);
         PlotPanel* loss = page->panels()[0];
         loss->plot()->replot(QCustomPlot::rpImmediateRefresh);
