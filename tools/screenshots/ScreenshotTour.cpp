@@ -13,7 +13,7 @@
 #include <QScreen>
 #include <QTabWidget>
 #include <QTimer>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <functional>
 #include <vector>
 

@@ -86,7 +86,7 @@ void ThemeManager::apply() {
 
 QPalette ThemeManager::lightPalette() {
     QStyle* fusion = QStyleFactory::create("Fusion");
-    const QPalette p = fusion->standardPalette();
+    QPalette p = fusion->standardPalette();
     delete fusion;
     return p;
 }

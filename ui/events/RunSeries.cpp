@@ -176,11 +176,10 @@ size_t RunSeries::append(EventBatch&& b) {
     // trainer is alive (live) or gone (end: a run last seen running or paused has crashed).
     if (state_.empty() && !b.liveState.empty() && b.liveState != RunState::kNew) state_ = b.liveState;
     if (b.ended) {
-        if (b.endState != RunState::kNew && !b.endState.empty())
-            state_ = b.endState;
-        else if (state_ == RunState::kRunning || state_ == RunState::kPaused)
+        const bool endKnown = b.endState != RunState::kNew && !b.endState.empty();
+        if (!endKnown && (state_ == RunState::kRunning || state_ == RunState::kPaused))
             state_ = RunState::kCrashed;
-        else if (state_.empty())
+        else if (endKnown || state_.empty())
             state_ = b.endState;
     }
     if (!b.device.empty()) device_ = b.device;

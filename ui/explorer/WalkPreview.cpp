@@ -322,7 +322,7 @@ double WalkPreview::achievedFps() const {
     if (!isPlaying() || shownAt_.size() < 2) return 0;
     // Frames shown within the window up to now: a stalled renderer brings the rate down to 0.
     const qint64 now = clock_.elapsed();
-    const qint64 window = std::max<qint64>(1000, 3 * playTimer_->interval());
+    const qint64 window = std::max<qint64>(1000, qint64{3} * playTimer_->interval());
     qsizetype first = shownAt_.size();
     while (first > 0 && now - shownAt_[first - 1] <= window) --first;
     const qsizetype n = shownAt_.size() - first;

@@ -8,7 +8,7 @@
 
 namespace streetgan::ui {
 
-RemoteAttachWorker::RemoteAttachWorker(std::shared_ptr<EventBuffer> buffer, SshOptions ssh, AttachOptions options)
+RemoteAttachWorker::RemoteAttachWorker(std::shared_ptr<EventBuffer> buffer, SshOptions ssh, const AttachOptions& options)
     : buffer_(std::move(buffer)), attach_(std::make_unique<RemoteAttach>(ssh, options)), ssh_(std::move(ssh)), trainer_(options.remoteTrainer) {}
 
 RemoteAttachWorker::~RemoteAttachWorker() = default;

@@ -20,7 +20,7 @@ class EventBuffer;
 class RemoteAttachWorker : public QObject {
     Q_OBJECT
 public:
-    RemoteAttachWorker(std::shared_ptr<EventBuffer> buffer, SshOptions ssh, AttachOptions options);
+    RemoteAttachWorker(std::shared_ptr<EventBuffer> buffer, SshOptions ssh, const AttachOptions& options);
     ~RemoteAttachWorker() override;
     void run();
     void stop() { attach_->stop(); }

@@ -184,7 +184,7 @@ SftpFileReader::Outcome SftpFileReader::read(const ReadOptions& o, const std::fu
     const uint32_t chunk = std::clamp<uint32_t>(o.chunkBytes, 4096, 255 * 1024);
     const size_t maxRequests = static_cast<size_t>(std::max(1, std::max(o.maxRequests, o.startRequests)));
     // The window the requests in flight may fill, and room to read it in one go.
-    target_ = maxRequests * (uint64_t{chunk} + 64) + 256 * 1024;
+    target_ = maxRequests * (uint64_t{chunk} + 64) + uint64_t{256} * 1024;
     if (in_.size() < target_ + chunk + 65536) in_.resize(target_ + chunk + 65536);
     struct Request {
         uint64_t offset;

@@ -82,7 +82,7 @@ uint64_t SystemMonitor::raplDelta(uint64_t prev, uint64_t cur, uint64_t range) {
     return range > prev ? (range - prev) + cur : cur;  // wrapped past `range` back to 0
 }
 
-SystemMonitor::SystemMonitor(int gpuIndex, std::string device, std::string powercapRoot, std::string nvmlLibrary)
+SystemMonitor::SystemMonitor(int gpuIndex, const std::string& device, const std::string& powercapRoot, const std::string& nvmlLibrary)
     : last_(Clock::now()), lastCpuSeconds_(cpuSeconds()), lastReadBytes_(readBytes()) {
     if (lastReadBytes_ < 0) unavailable_[F::kUnavailableRead] = "/proc/self/io cannot be read (a kernel without task I/O accounting)";
     openRapl(powercapRoot);

@@ -28,7 +28,8 @@ public:
     /// `gpuIndex` < 0: no GPU readings (a run on `device`, e.g. "cpu", named in the reason).
     /// `powercapRoot` and `nvmlLibrary` are parameters for the tests (a folder of fake counters,
     /// a library that is not there).
-    explicit SystemMonitor(int gpuIndex, std::string device = "cpu", std::string powercapRoot = kPowercapRoot, std::string nvmlLibrary = kNvmlLibrary);
+    explicit SystemMonitor(int gpuIndex, const std::string& device = "cpu", const std::string& powercapRoot = kPowercapRoot,
+                           const std::string& nvmlLibrary = kNvmlLibrary);
     ~SystemMonitor();
     SystemMonitor(const SystemMonitor&) = delete;
     SystemMonitor& operator=(const SystemMonitor&) = delete;

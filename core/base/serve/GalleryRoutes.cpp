@@ -159,7 +159,7 @@ public:
     using httplib::Server::process_request;
 };
 
-GalleryRoutes::GalleryRoutes(GalleryRouteConfig config, GalleryRouteHooks hooks) : router_(std::make_unique<Router>()), config_(std::move(config)) {
+GalleryRoutes::GalleryRoutes(GalleryRouteConfig config, const GalleryRouteHooks& hooks) : router_(std::make_unique<Router>()), config_(std::move(config)) {
     httplib::Server& http = *router_;
     httplib::Headers defaults = {{"Cache-Control", "no-store"}};
     if (!config_.corsOrigin.empty()) {

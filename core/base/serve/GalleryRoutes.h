@@ -60,7 +60,7 @@ public:
         bool needsRender = false;  ///< Classify: a valid render request; `bytes` are to be dropped
     };
 
-    GalleryRoutes(GalleryRouteConfig config, GalleryRouteHooks hooks);
+    GalleryRoutes(GalleryRouteConfig config, const GalleryRouteHooks& hooks);
     ~GalleryRoutes();
     GalleryRoutes(const GalleryRoutes&) = delete;
     GalleryRoutes& operator=(const GalleryRoutes&) = delete;

@@ -42,7 +42,7 @@ std::string Paths::homeDir() {
 
 std::string Paths::selfExecutable() {
     std::error_code ec;
-    const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     if (ec) throw IoError("cannot find this program's own path in /proc/self/exe (" + ec.message() + "): is /proc mounted?");
     return exe;
 }

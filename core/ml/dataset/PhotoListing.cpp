@@ -40,7 +40,7 @@ DatasetIndex::Listing PhotoListing::archiveListing(const ArchiveReader& reader, 
         }
     }
     const ArchiveReader* r = &reader;
-    l.readText = [r, keepAlive, byPath](const std::string& name) -> std::optional<std::string> {
+    l.readText = [r, keepAlive = std::move(keepAlive), byPath](const std::string& name) -> std::optional<std::string> {
         const auto it = byPath->find(DatasetIndex::normalizePath(name));
         if (it == byPath->end()) return std::nullopt;
         try {

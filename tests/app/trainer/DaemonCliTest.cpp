@@ -335,7 +335,7 @@ TEST_F(Daemon, RepeatedKillsAndResumesLogEachStepOnceAndLeaveNoTemporaries) {
         // What a kill in the middle of AtomicFile::write leaves: a full-size temporary.
         std::ofstream(dir + "/checkpoints/checkpoint_0.pt.tmp.99999." + std::to_string(round)) << std::string(4096, 'x');
         std::vector<std::string> resume = opts;
-        resume.push_back("--resume");
+        resume.emplace_back("--resume");
         const CliResult again = start("r", resume);
         ASSERT_EQ(again.code, 0) << again.err;
     }

@@ -102,7 +102,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         RunSession* s = w.openLocalRun(ws + "/r1");
         QVERIFY(s);
-        QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD), 400, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD), 400, streetgan::test::kWaitMs);
         const QRect avail = w.screen()->availableGeometry();
         QVERIFY2(avail.contains(w.frameGeometry()), qPrintable(QString("window %1x%2 on a %3x%4 screen (minimum %5x%6)")
                                                                    .arg(w.frameGeometry().width())

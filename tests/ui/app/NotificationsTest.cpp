@@ -80,7 +80,7 @@ private slots:
         QVERIFY2(err.isEmpty(), qPrintable(err));
         RunSession* s = w.openLocalRun(dir);
         QVERIFY(s);
-        QTRY_VERIFY_WITH_TIMEOUT(s->trainerSeenAlive() && s->series().metricsEvents() > 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(s->trainerSeenAlive() && s->series().metricsEvents() > 3, streetgan::test::kWaitMs);
 
         // An old, finished run opened meanwhile (history: nothing) becomes the active one.
         const QString old = ws + "/old-run";
@@ -91,8 +91,8 @@ private slots:
         const pid_t pid = streetgan::test::trainerPidOf(dir.toStdString());
         QVERIFY(streetgan::test::processAlive(pid));
         QCOMPARE(::kill(pid, SIGKILL), 0);
-        QTRY_VERIFY_WITH_TIMEOUT(!server_->callsWith("crash-run crashed").isEmpty(), 60000);
-        QTRY_COMPARE_WITH_TIMEOUT(notifier->lastChannel(), DesktopNotifier::Channel::Bus, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!server_->callsWith("crash-run crashed").isEmpty(), streetgan::test::kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(notifier->lastChannel(), DesktopNotifier::Channel::Bus, streetgan::test::kWaitMs);
         const NotificationServer::Call c = server_->callsWith("crash-run crashed").first();
         QCOMPARE(c.app, QString("StreetGAN Studio"));
         QCOMPARE(c.icon, QString("streetgan"));
@@ -104,7 +104,7 @@ private slots:
         // The user clicks it: the crashed run is the active one, on the dashboard.
         QVERIFY(flush(notifier, "after-crash"));
         emit server_->ActionInvoked(c.id, "default");
-        QTRY_COMPARE_WITH_TIMEOUT(w.activeSession(), s, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.activeSession(), s, streetgan::test::kWaitMs);
         QVERIFY(w.dashboard()->isVisible());
         QVERIFY(w.windowTitle().contains("crash-run"));
 
@@ -127,9 +127,9 @@ private slots:
             QCOMPARE(QProcess::execute(STREETGAN_TRAINER, {"control", dir, "pause"}), 0);
             RunSession* s = w.openLocalRun(dir);
             QVERIFY(s);
-            QTRY_VERIFY_WITH_TIMEOUT(s->trainerSeenAlive(), 60000);
+            QTRY_VERIFY_WITH_TIMEOUT(s->trainerSeenAlive(), streetgan::test::kWaitMs);
             s->sendCommand("resume");
-            QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("finished"), 120000);
+            QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("finished"), streetgan::test::kWaitMs);
             QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("ended"), streetgan::test::kWaitMs);  // the trainer is gone: no more news
             QVERIFY(flush(notifier, "after-finish"));
             const QList<NotificationServer::Call> finished = server_->callsWith("finish-run");
@@ -184,7 +184,7 @@ private slots:
         DesktopNotifier* notifier = notifierOf(w);
         QSignalSpy delivered(notifier, &DesktopNotifier::delivered);
         notifier->notify("k", "fallback-run crashed", "fallback-run on here crashed at step 7 — the trainer stopped without a final state.", true);
-        QTRY_COMPARE_WITH_TIMEOUT(delivered.count(), 1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(delivered.count(), 1, streetgan::test::kWaitMs);
         const auto channel = QSystemTrayIcon::isSystemTrayAvailable() ? DesktopNotifier::Channel::Tray : DesktopNotifier::Channel::StatusBar;
         QCOMPARE(delivered.at(0).at(0).value<DesktopNotifier::Channel>(), channel);
         QCOMPARE(notifier->lastChannel(), channel);

@@ -120,7 +120,7 @@ private slots:
         Fixture f;
         f.event(1);
         EventBatch b = status(RunState::kFailed);
-        b.errors.push_back("out of memory");
+        b.errors.emplace_back("out of memory");
         f.append(std::move(b));
         QCOMPARE(f.count(RunAlerts::Kind::Crashed), 1);
         QCOMPARE(f.spy.last().at(2).toString(), QString("tiny-1 failed"));

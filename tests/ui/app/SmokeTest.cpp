@@ -89,8 +89,8 @@ private slots:
             QVERIFY(s);
             QCOMPARE(opened.count(), 1);
             QCOMPARE(w.activeSession(), s);
-            QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD), 500, 20000);
-            QTRY_VERIFY2_WITH_TIMEOUT(w.connectionText().contains("ended"), qPrintable(w.connectionText()), 20000);
+            QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD), 500, streetgan::test::kWaitMs);
+            QTRY_VERIFY2_WITH_TIMEOUT(w.connectionText().contains("ended"), qPrintable(w.connectionText()), streetgan::test::kWaitMs);
             QCOMPARE(w.openLocalRun(run), s);  // already open: activated, not opened twice
             w.close();
         }
@@ -123,7 +123,7 @@ private slots:
         QCOMPARE(w.explorer()->frameCount(), 48);  // resources/demo/walk.json: 4 keyframes x 12, loop
 
         w.openLocalRun(run);
-        QTRY_COMPARE_WITH_TIMEOUT(w.checkpoints()->model()->rowCount(), 2, 20000);  // checkpoints at steps 2 and 4
+        QTRY_COMPARE_WITH_TIMEOUT(w.checkpoints()->model()->rowCount(), 2, streetgan::test::kWaitMs);  // checkpoints at steps 2 and 4
         const QString first = w.checkpoints()->model()->row(0).info.path;
         QVERIFY(first.startsWith(run + "/checkpoints/"));
         w.checkpoints()->openRowInExplorer(0);
@@ -169,7 +169,7 @@ private slots:
             again = o.password("root@gpu-box's password");
             done = 1;
         });
-        QTRY_COMPARE_WITH_TIMEOUT(done.load(), 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(done.load(), 1, streetgan::test::kWaitMs);
         worker.join();
         QVERIFY(onGuiThread);
         QCOMPARE(decision, streetgan::HostKeyDecision::AcceptOnce);

@@ -9,6 +9,8 @@
 #include <QCheckBox>
 #include <QCommandLinkButton>
 #include <QDialogButtonBox>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
@@ -100,13 +102,27 @@ private slots:
         AppSettings settings;
         QCOMPARE(settings.workspace(), chosen);
         QVERIFY(settings.welcomeDone());
-        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 90000);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, streetgan::test::kWaitMs);
         RunSession* s = w.activeSession();
         QVERIFY(s->runDir().startsWith(chosen + "/tiny-"));
-        QVERIFY(!page->isVisible());                              // the dashboard replaced it
-        QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > 0, 60000);  // the trainer answers commands from now on
-        s->sendCommand("stop");
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), 60000);
+        QVERIFY(!page->isVisible());                                                 // the dashboard replaced it
+        QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > 0, streetgan::test::kWaitMs);  // the trainer answers commands from now on
+        // The stop is answered; a refusal (the trainer not listening yet) is said again once the
+        // run has moved on, as a user would click again.
+        QSignalSpy replies(s, &RunSession::replyReceived);
+        QString reply;
+        for (int attempt = 0; attempt < 10; ++attempt) {
+            const size_t rows = s->series().rows();
+            replies.clear();
+            s->sendCommand("stop");
+            QTRY_VERIFY_WITH_TIMEOUT(!replies.isEmpty(), streetgan::test::kWaitMs);
+            reply = replies.first().at(0).toString();
+            if (QJsonDocument::fromJson(reply.toUtf8()).object().value("ok").toBool()) break;
+            qWarning("stop refused: %s", qPrintable(reply));
+            QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > rows || s->series().state() != "running", streetgan::test::kWaitMs);
+        }
+        QVERIFY2(QJsonDocument::fromJson(reply.toUtf8()).object().value("ok").toBool(), qPrintable("the trainer answered stop with " + reply));
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), streetgan::test::kWaitMs);
     }
 
     void laterStartListsRecentRuns() {
@@ -180,7 +196,7 @@ private slots:
         QCOMPARE(theme.at(0).at(0).toString(), QString("dark"));
         QCOMPARE(w.sidebar()->workspace(), other);
         QVERIFY(QFileInfo(other).isDir());
-        QVERIFY(listed.wait(20000));  // the sidebar lists the new folder
+        QVERIFY(listed.wait(streetgan::test::kWaitMs));  // the sidebar lists the new folder
         AppSettings settings;
         QCOMPARE(settings.workspace(), other);
         QCOMPARE(settings.theme(), QString("dark"));
@@ -222,7 +238,7 @@ private slots:
         {
             MainWindow w(ws);
             w.show();
-            QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(a).isValid() && w.sidebar()->runIndex(b).isValid(), 20000);
+            QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(a).isValid() && w.sidebar()->runIndex(b).isValid(), streetgan::test::kWaitMs);
             ModelRow{w.sidebar()->runIndex(a)}.setCheckState(Qt::Checked);  // as a click does: opens it
             ModelRow{w.sidebar()->runIndex(b)}.setCheckState(Qt::Checked);
             QVERIFY(w.activeSession());
@@ -233,8 +249,8 @@ private slots:
         MainWindow w(ws);
         w.show();
         QSignalSpy opened(&w, &MainWindow::runOpened);
-        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(a).isValid() && w.sidebar()->runIndex(b).isValid(), 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(a).isValid() && w.sidebar()->runIndex(b).isValid(), streetgan::test::kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, streetgan::test::kWaitMs);
         QCOMPARE(ModelRow{w.sidebar()->runIndex(a)}.checkState(), Qt::Checked);
         QCOMPARE(ModelRow{w.sidebar()->runIndex(b)}.checkState(), Qt::Unchecked);
         RunSession* s = w.activeSession();

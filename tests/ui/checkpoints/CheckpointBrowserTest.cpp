@@ -87,7 +87,7 @@ private slots:
         QSignalSpy loaded(page_.get(), &CheckpointBrowserPage::catalogLoaded);
         page_->setSession(session_.get());
         session_->start();
-        QVERIFY(loaded.wait(20000));
+        QVERIFY(loaded.wait(streetgan::test::kWaitMs));
     }
 
     void cleanupTestCase() {
@@ -122,7 +122,8 @@ private slots:
     }
 
     void thumbnailsArrive() {
-        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(0).thumbnail.isNull() && !model()->row(1).thumbnail.isNull() && !model()->row(2).thumbnail.isNull(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(0).thumbnail.isNull() && !model()->row(1).thumbnail.isNull() && !model()->row(2).thumbnail.isNull(),
+                                 streetgan::test::kWaitMs);
         for (int r = 0; r < 3; ++r) {
             const QImage t = model()->row(r).thumbnail;
             QCOMPARE(t.size(), QSize(8 * 32 + 9 * 2, 8 * 32 + 9 * 2));  // 64 fixed-noise images, make_grid(nrow 8, padding 2)
@@ -137,7 +138,7 @@ private slots:
         QSignalSpy done(page_->parzen(), &ParzenRunner::finished);
         page_->computeParzen({0, 2});
         QCOMPARE(model()->row(2).parzen, PS::Queued);  // one at a time: the second waits
-        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, streetgan::test::kWaitMs);
         for (int r : {0, 2}) {
             QCOMPARE(model()->row(r).parzen, PS::Done);
             QVERIFY(std::isfinite(model()->row(r).parzenValue));
@@ -154,7 +155,7 @@ private slots:
         // Cancel: a queued and a running eval end with no value and no child left.
         page_->parzen()->setExtraArguments({"--samples", "100000"});
         page_->computeParzen({1});
-        QTRY_COMPARE_WITH_TIMEOUT(model()->row(1).parzen, PS::Running, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(model()->row(1).parzen, PS::Running, streetgan::test::kWaitMs);
         page_->cancelParzen();
         QCOMPARE(model()->row(1).parzen, PS::None);
         QVERIFY(!page_->parzen()->busy());
@@ -177,7 +178,7 @@ private slots:
         evo->setSource(true, 0, 16);
         QSignalSpy ready(evo, &EvolutionPanel::framesReady);
         evo->render();
-        QVERIFY(ready.wait(60000));
+        QVERIFY(ready.wait(streetgan::test::kWaitMs));
         QCOMPARE(evo->frameCount(), 3);
         QCOMPARE(evo->frame(0).size(), QSize(4 * 32 + 5 * 2, 4 * 32 + 5 * 2));
         QVERIFY(evo->frame(0) != evo->frame(2));
@@ -191,7 +192,7 @@ private slots:
         QSignalSpy exported(evo, &EvolutionPanel::exportFinished);
         evo->exportGif(gif);
         QVERIFY(evo->exporting());
-        QVERIFY(exported.wait(60000));
+        QVERIFY(exported.wait(streetgan::test::kWaitMs));
         QVERIFY2(exported.at(0).at(0).toBool(), qPrintable(exported.at(0).at(1).toString()));
         QImageReader reader(gif);
         QVERIFY(reader.canRead());
@@ -264,7 +265,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!model()->row(r).thumbnail.isNull(), streetgan::test::kWaitMs);
         QCOMPARE(model()->row(r).thumbnail.size(), QSize(274, 274));
         QVERIFY(colours(model()->row(r).thumbnail) > 200);
-        QTRY_COMPARE_WITH_TIMEOUT(model()->row(r).info.epoch, 2, 10000);  // the reference's "epoch" key, from the worker's open
+        QTRY_COMPARE_WITH_TIMEOUT(model()->row(r).info.epoch, 2, streetgan::test::kWaitMs);  // the reference's "epoch" key, from the worker's open
         QVERIFY(model()->data(model()->index(r, CheckpointTableModel::Name)).toString().contains("reference"));
         // It is offered side by side with the run's checkpoints, and opens in the explorer.
         page_->sideBySide()->setRight(r);
@@ -328,7 +329,7 @@ private slots:
         QCOMPARE(train.exitCode(), 0);
         QSignalSpy loaded(page_.get(), &CheckpointBrowserPage::catalogLoaded);
         page_->refresh();
-        QVERIFY(loaded.wait(10000));
+        QVERIFY(loaded.wait(streetgan::test::kWaitMs));
         QCOMPARE(model()->rowCount(), 7);  // 4 of the run, then the 3 added files
         QCOMPARE(model()->row(3).info.step, 16);
         QCOMPARE(model()->row(3).info.epoch, 3);

@@ -66,7 +66,7 @@ private slots:
         session.start();
         CheckpointTableModel* m = page.model();
         // Listed over SFTP; steps and losses arrive with the attach stream (the page lists again).
-        QTRY_VERIFY_WITH_TIMEOUT(m->rowCount() == 3 && m->row(2).info.step == 12, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(m->rowCount() == 3 && m->row(2).info.step == 12, streetgan::test::kWaitMs);
         for (int r = 0; r < 3; ++r) {
             const CheckpointInfo& info = m->row(r).info;
             QVERIFY(info.remote);
@@ -81,7 +81,7 @@ private slots:
 
         QSignalSpy thumbs(&page, &CheckpointBrowserPage::thumbnailReady);
         page.download(2);
-        QTRY_VERIFY_WITH_TIMEOUT(!m->row(2).localPath.isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!m->row(2).localPath.isEmpty(), streetgan::test::kWaitMs);
         const QString local = m->row(2).localPath;
         QVERIFY(local.startsWith(tmp_.filePath("cache")));
         QCOMPARE(sha(local), sha(run + "/checkpoints/checkpoint_2.pt"));
@@ -93,7 +93,7 @@ private slots:
         QSignalSpy open(&page, &CheckpointBrowserPage::openInExplorer);
         page.computeParzen({0});
         page.openRowInExplorer(1);
-        QTRY_COMPARE_WITH_TIMEOUT(m->row(0).parzen, CheckpointTableModel::ParzenState::Done, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(m->row(0).parzen, CheckpointTableModel::ParzenState::Done, streetgan::test::kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(open.count(), 1, streetgan::test::kWaitMs);
         QCOMPARE(open.at(0).at(0).toString(), m->row(1).localPath);
         QVERIFY(QFileInfo(m->row(1).localPath).isFile());
@@ -104,7 +104,7 @@ private slots:
         CheckpointBrowserPage fresh(nullptr, STREETGAN_TRAINER, tmp_.filePath("parzen.json"));
         fresh.show();
         fresh.setSession(&session, ssh);
-        QTRY_VERIFY_WITH_TIMEOUT(fresh.model()->rowCount() == 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(fresh.model()->rowCount() == 3, streetgan::test::kWaitMs);
         for (int r = 0; r < 3; ++r) QVERIFY(fresh.model()->row(r).localPath.isEmpty());
         auto* all = fresh.findChild<QPushButton*>("downloadAllButton");
         QVERIFY(all && all->isVisible());

@@ -115,7 +115,7 @@ private slots:
         const QString out = tmp_.filePath("cancelled/long.gif");
         QDir().mkpath(tmp_.filePath("cancelled"));
         const qint64 id = client.exportSession(kCk, s, out);
-        QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty(), streetgan::test::kWaitMs);
         client.cancel(id);
         const auto [header, payload] = waitFor(done, id);
         QVERIFY(!F::flag(header, "ok"));
@@ -136,11 +136,11 @@ private slots:
         const qint64 b = client.send({{"op", "session"}, {"session", s}});
         const qint64 c = client.latest("scrub", {{"op", "open"}, {"checkpoint", kCk}});
         const qint64 d = client.latest("scrub", {{"op", "open"}, {"checkpoint", kCk}});
-        QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty(), streetgan::test::kWaitMs);
         auto* worker = client.findChild<QProcess*>();
         QVERIFY(worker && worker->processId() > 0);
         QCOMPARE(::kill(static_cast<pid_t>(worker->processId()), SIGKILL), 0);
-        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, streetgan::test::kWaitMs);
         for (qint64 id : {a, b, c, d}) {
             const auto r = waitFor(done, id, 5000);
             QVERIFY2(!r.first.empty(), qPrintable(QString("request %1 never finished").arg(id)));
@@ -165,7 +165,7 @@ private slots:
         QSignalSpy failed(&client, &RenderClient::workerFailed);
         const qint64 id = client.open(kCk);
         QCOMPARE(done.size(), 0);  // never inside send(): the caller gets its id first
-        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, streetgan::test::kWaitMs);
         QCOMPARE(F::flag(waitFor(done, id, 1000).first, "ok", true), false);
         qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
     }

@@ -41,7 +41,7 @@ class DashboardTest : public QObject {
         w.resize(380, w.sizeHint().height());
         w.show();
         QCoreApplication::processEvents();
-        const QImage img = w.grab().toImage();
+        QImage img = w.grab().toImage();
         sys->setParent(nullptr);
         cost->setParent(nullptr);
         return img;
@@ -50,7 +50,7 @@ class DashboardTest : public QObject {
     static void waitLoaded(RunSession& s, int rows) {
         QSignalSpy loaded(&s, &RunSession::loaded);
         QVERIFY(loaded.wait(streetgan::test::kWaitMs));
-        QTRY_COMPARE_WITH_TIMEOUT(s.series().rows(), size_t(rows), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.series().rows(), size_t(rows), streetgan::test::kWaitMs);
     }
 
 private slots:
@@ -81,7 +81,7 @@ private slots:
         QCOMPARE(s.series().system().size(), size_t(rec.system));
         QCOMPARE(s.series().stepsPerEpoch(), int64_t{100});
         // attach reports the end of the finished run
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("finished"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("finished"), streetgan::test::kWaitMs);
 
         // x by epoch and by wall time keep every point, sorted
         page.setXMode(XAxisMode::Epoch);
@@ -142,7 +142,7 @@ private slots:
         QVERIFY(svg.readAll().contains("<svg"));
         QSignalSpy csv(&page, &DashboardPage::csvExported);
         page.exportCsv(&s, out + "/metrics.csv");
-        QVERIFY(csv.wait(10000));
+        QVERIFY(csv.wait(streetgan::test::kWaitMs));
         QVERIFY(csv.at(0).at(0).toBool());
         QFile f(out + "/metrics.csv");
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -161,8 +161,8 @@ private slots:
         page.addSession(&sb);
         sa.start();
         sb.start();
-        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&sa.series(), Metric::LossD), 400, 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&sb.series(), Metric::LossD), 250, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&sa.series(), Metric::LossD), 400, streetgan::test::kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&sb.series(), Metric::LossD), 250, streetgan::test::kWaitMs);
         QCOMPARE(page.panels()[0]->plot()->graphCount(), 8);  // 2 runs x 2 metrics x (raw, smoothed)
         page.removeSession(&sb);
         QCOMPARE(page.panels()[0]->plot()->graphCount(), 4);
@@ -181,7 +181,7 @@ private slots:
         // added, nothing read yet: what is awaited, and from where
         QVERIFY2(loss->emptyText().contains("waiting for the first event from this computer", Qt::CaseInsensitive), qPrintable(loss->emptyText()));
         s.start();
-        QTRY_COMPARE_WITH_TIMEOUT(loss->pointCount(&s.series(), Metric::LossD), 300, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(loss->pointCount(&s.series(), Metric::LossD), 300, streetgan::test::kWaitMs);
         QVERIFY(loss->emptyText().isEmpty());
         // a remote run's host is named
         RunSeries empty;
@@ -246,12 +246,12 @@ private slots:
         samples.setSession(&s);
         QSignalSpy shown(&samples, &SamplesPage::imageShown);
         s.start();
-        QTRY_COMPARE_WITH_TIMEOUT(s.series().rows(), size_t(rec.metrics), 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.series().rows(), size_t(rec.metrics), streetgan::test::kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), streetgan::test::kWaitMs);
         QCOMPARE(samples.count(), rec.samples);
         QCOMPARE(samples.currentIndex(), rec.samples - 1);
         samples.showIndex(0);
-        QTRY_COMPARE_WITH_TIMEOUT(shown.last().at(0).toInt(), 0, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(shown.last().at(0).toInt(), 0, streetgan::test::kWaitMs);
         if (const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR"); !keep.isEmpty()) samples.grab().save(keep + "/samples-page.png");
 
         SystemPanel sys;

@@ -257,7 +257,7 @@ private slots:
         d->loopBox()->setChecked(false);
         QVERIFY2(label->text().contains("7 frames"), qPrintable(label->text()));
         QVERIFY(d->startExport());
-        QVERIFY(done.wait(60000) || !done.isEmpty());
+        QVERIFY(done.wait(streetgan::test::kWaitMs) || !done.isEmpty());
         QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
         QVERIFY2(d->errorLine().contains("7 frames"), qPrintable(d->errorLine()));  // the worker wrote what the summary said
         QCOMPARE(F::integer32(page_->session(), "frames_per_segment"), 2);

@@ -446,7 +446,7 @@ private slots:
         d->speedBox()->setValue(3);
         QVERIFY(d->startExport());
         QVERIFY(d->isRunning());
-        QVERIFY(done.wait(60000));
+        QVERIFY(done.wait(streetgan::test::kWaitMs));
         QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
         QVERIFY(maxProgress > 0);
         QVERIFY2(d->errorLine().contains(" KiB"), qPrintable(d->errorLine()));
@@ -469,7 +469,7 @@ private slots:
         d->nrowBox()->setValue(12);
         d->paddingBox()->setValue(3);
         QVERIFY(d->startExport());
-        QVERIFY(done.wait(60000));
+        QVERIFY(done.wait(streetgan::test::kWaitMs));
         QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
         const QImage grid(png);
         QCOMPARE(grid.size(), QSize(12 * (64 + 3) + 3, 4 * (64 + 3) + 3));  // 48 frames, 12 per row
@@ -489,12 +489,12 @@ private slots:
         d->setOutputPath(dir + "/long.gif");
         QSignalSpy done(d.data(), &ExportDialog::exportFinished);
         QVERIFY(d->startExport());
-        QTRY_VERIFY_WITH_TIMEOUT(d->progressBar()->value() > 0, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(d->progressBar()->value() > 0, streetgan::test::kWaitMs);
         // The view stays live during the export (its own worker).
         QVERIFY(!frameAfter([&] { page_->setCurrentFrame(100); }, 100).isNull());
         QVERIFY(d->isRunning());
         QTest::mouseClick(d->findChild<QPushButton*>("exportCancel"), Qt::LeftButton);
-        QVERIFY(done.wait(60000) || !done.isEmpty());
+        QVERIFY(done.wait(streetgan::test::kWaitMs) || !done.isEmpty());
         QCOMPARE(done.first().at(0).toBool(), false);
         QCOMPARE(done.first().at(1).toString(), QString("cancelled"));
         QVERIFY(d->errorLine().contains("nothing was written"));
@@ -513,7 +513,7 @@ private slots:
         const QString bad = tmp_.filePath("a-file/walk.gif");  // its "folder" is a file
         d->setOutputPath(bad);
         QVERIFY(d->startExport());
-        QVERIFY(done.wait(60000));
+        QVERIFY(done.wait(streetgan::test::kWaitMs));
         QCOMPARE(done.first().at(0).toBool(), false);
         const QString line = d->errorLine();
         QVERIFY(!line.isEmpty());
@@ -553,10 +553,12 @@ private slots:
         QCOMPARE(page_->measuredFps(), 0.0);
         page_->setTargetFps(25);
         QCOMPARE(F::integer32(page_->session(), "frame_delay_ms"), 40);
-        const int start = page_->currentFrame();
-        // Frames advance and a rate is measured, however long a busy machine takes to show them;
-        // paced by the 40 ms delay it never exceeds the target by much.
-        QTRY_VERIFY_WITH_TIMEOUT(page_->currentFrame() != start && page_->measuredFps() > 0, streetgan::test::kWaitMs);
+        // Frames advance and a rate is measured, however long a busy machine takes to show them.
+        // Paced by the 40 ms delay, the rate over its one-second window stays near the target
+        // once the window holds many frames (two frames alone can arrive back to back after a
+        // late timer: 70 fps from one interval).
+        QSignalSpy shown(page_, &ExplorerPage::frameShown);
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 40 && page_->measuredFps() > 0, streetgan::test::kWaitMs);
         page_->setPlaying(false);
         QVERIFY2(page_->measuredFps() < 40, qPrintable(QString::number(page_->measuredFps())));
         qInfo("playback at a 25 fps target: measured %.1f fps", page_->measuredFps());

@@ -76,8 +76,9 @@ private slots:
                      text.contains("ssh-keygen -lf"),
                  qPrintable(text));
         HostKeyInfo other = gpubox();
-        for (const auto& [button, want] : answers) {
-            other.host += "x";  // a host not answered yet: asked again
+        for (const auto& [buttonText, want] : answers) {
+            other.host += "x";                  // a host not answered yet: asked again
+            const QString button = buttonText;  // (C++17 lambdas cannot capture a structured binding)
             whenOpen<QMessageBox>([&](QMessageBox* box) {
                 for (QAbstractButton* b : box->buttons())
                     if (b->text() == button) b->click();

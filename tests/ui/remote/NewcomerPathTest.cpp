@@ -135,7 +135,7 @@ private slots:
             QSignalSpy listed(&host, &RemoteHost::runsListed);
             QSignalSpy failed(&host, &RemoteHost::failed);
             host.refresh();
-            QTRY_VERIFY_WITH_TIMEOUT(listed.count() + failed.count() > 0, 60000);
+            QTRY_VERIFY_WITH_TIMEOUT(listed.count() + failed.count() > 0, streetgan::test::kWaitMs);
             QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
             QVERIFY(host.runs().isEmpty());
             QCOMPARE(ModelRow{sidebar.hostIndex(&host)}.text(1), QString("no runs yet"));
@@ -151,7 +151,7 @@ private slots:
         QSignalSpy busy(&host, &RemoteHost::busyChanged);
         host.refresh();
         host.refresh();  // the same failure twice: said once
-        QTRY_VERIFY_WITH_TIMEOUT(!busy.isEmpty() && !busy.last().at(0).toBool(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!busy.isEmpty() && !busy.last().at(0).toBool(), streetgan::test::kWaitMs);
         QCOMPARE(failed.count(), 1);
         QVERIFY2(failed.at(0).at(0).toString().contains("not a folder"), qPrintable(failed.at(0).at(0).toString()));
         QCOMPARE(ModelRow{sidebar.hostIndex(&host)}.text(1), QString("error"));  // it answered: not "not connected"
@@ -177,7 +177,8 @@ private slots:
         RemoteHost* host = w.connectHost(alias(root));
         QVERIFY(host);
         QCOMPARE(host->identity(), QString("%1@127.0.0.1:%2").arg(me()).arg(sshd_->port()));
-        QTRY_VERIFY2_WITH_TIMEOUT(host->trainerStatus().state != TrainerStatus::Unknown && host->listed(), qPrintable(host->lastError()), 120000);
+        QTRY_VERIFY2_WITH_TIMEOUT(host->trainerStatus().state != TrainerStatus::Unknown && host->listed(), qPrintable(host->lastError()),
+                                  streetgan::test::kWaitMs);
         QCOMPARE(host->trainerStatus().state, int(TrainerStatus::Missing));
         QCOMPARE(errorBoxes(w), 0);  // neither "no trainer" nor "no runs folder" is an error box
         QCOMPARE(ModelRow{w.sidebar()->hostIndex(host)}.text(1), QString("not installed"));
@@ -211,10 +212,10 @@ private slots:
         setup->setPrefix(tmp_.filePath("prefix"));
         QSignalSpy setupDone(setup, &TrainerSetupDialog::setupFinished);
         QVERIFY2(setup->start(), qPrintable(setup->resultText()));
-        QTRY_VERIFY_WITH_TIMEOUT(!setupDone.isEmpty(), 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(!setupDone.isEmpty(), streetgan::test::kWaitMs);
         QVERIFY2(setupDone.at(0).at(0).toBool(), qPrintable(setup->logText()));
         QCOMPARE(host->config().trainer, tmp_.filePath("prefix") + "/bin/streetgan-trainer");
-        QTRY_VERIFY_WITH_TIMEOUT(host->trainerStatus().state == TrainerStatus::Ready, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(host->trainerStatus().state == TrainerStatus::Ready, streetgan::test::kWaitMs);
         QCOMPARE(w.hosts()->rowCount(), 1);
         QCOMPARE(hostItems(*w.sidebar()), 1);
         QCOMPARE(w.hosts()->labels(), QStringList{host->label()});  // New run's "Train on" after "This computer"
@@ -226,12 +227,12 @@ private slots:
         args[args.indexOf("--batch") + 1] = "8";
         args[args.indexOf("--sample-every") + 1] = "20";
         host->startRun(args);
-        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), streetgan::test::kWaitMs);
         RunSession* s = w.activeSession();  // the run opened is the active one
         QVERIFY(s && s->isRemote());
         const QString key = s->runKey();
-        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(key).isValid(), 60000);  // the listing's item is the session's run
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("finished"), 180000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(key).isValid(), streetgan::test::kWaitMs);  // the listing's item is the session's run
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("finished"), streetgan::test::kWaitMs);
         // The badge comes from the same drain as the series: finished at once, not at the next listing.
         const ModelRow item{w.sidebar()->runIndex(key)};
         QVERIFY2(item.text(1).startsWith("finished"), qPrintable(item.text(1)));
@@ -295,7 +296,7 @@ private slots:
         QVERIFY(asked);
         QCOMPARE(w.hosts()->rowCount(), 1);
         QCOMPARE(w.hosts()->hostAt(0)->config().configFile, tmp_.filePath("ssh_config"));
-        QTRY_VERIFY_WITH_TIMEOUT(w.hosts()->hostAt(0)->listed(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.hosts()->hostAt(0)->listed(), streetgan::test::kWaitMs);
         QCOMPARE(errorBoxes(w), 0);
     }
 
@@ -320,9 +321,9 @@ private slots:
         c.knownHosts = tmp_.filePath("known_hosts");
         RemoteHost* host = w.connectHost(c);
         QSignalSpy busy(host, &RemoteHost::busyChanged);
-        QTRY_VERIFY_WITH_TIMEOUT(!host->lastError().isEmpty() && !busy.isEmpty() && !busy.last().at(0).toBool(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!host->lastError().isEmpty() && !busy.isEmpty() && !busy.last().at(0).toBool(), streetgan::test::kWaitMs);
         w.connectHost(c);  // again: still one row
-        QTRY_VERIFY_WITH_TIMEOUT(!busy.isEmpty() && !busy.last().at(0).toBool(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!busy.isEmpty() && !busy.last().at(0).toBool(), streetgan::test::kWaitMs);
         QCOMPARE(w.hosts()->rowCount(), 1);
         QCOMPARE(hostItems(*w.sidebar()), 1);
         QCOMPARE(ModelRow{w.sidebar()->hostIndex(host)}.text(1), QString("not connected"));

@@ -128,7 +128,7 @@ private slots:
         QSignalSpy listed(&host, &RemoteHost::runsListed);
         QSignalSpy failed(&host, &RemoteHost::failed);
         host.refresh();
-        QTRY_VERIFY_WITH_TIMEOUT(listed.count() == 1 || failed.count() == 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(listed.count() == 1 || failed.count() == 1, streetgan::test::kWaitMs);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
         QCOMPARE(shownFingerprints, QStringList{QString::fromStdString(sshd_->fingerprint())});
         const RunEntryList runs = host.runs();
@@ -156,7 +156,7 @@ private slots:
         QSignalSpy connection(&s, &RunSession::connectionChanged);
         page.addSession(&s);
         s.start();
-        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossD), 1500, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossD), 1500, streetgan::test::kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("finished"), streetgan::test::kWaitMs);
         QCOMPARE(s.series().samples().size(), size_t{5});
         // the host key was remembered: no second question for the attach connection
@@ -165,7 +165,7 @@ private slots:
         // a sample grid comes back through SFTP into the cache
         SamplesPage samples;
         samples.setSession(&s);
-        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), streetgan::test::kWaitMs);
         QVERIFY(QFileInfo::exists(tmp_.filePath("cache/streetgan/remote")));
     }
 
@@ -188,7 +188,7 @@ private slots:
         QSignalSpy listed(&host, &RemoteHost::runsListed);
         QSignalSpy failed(&host, &RemoteHost::failed);
         host.refresh();
-        QTRY_VERIFY_WITH_TIMEOUT(listed.count() == 1 || failed.count() == 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(listed.count() == 1 || failed.count() == 1, streetgan::test::kWaitMs);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
         const RunEntryList runs = host.runs();
         QCOMPARE(runs.size(), 1);
@@ -200,7 +200,7 @@ private slots:
         RunSession s(runs[0].path, host.sshOptions(), host.config().trainer, host.label());
         page.addSession(&s);
         s.start();
-        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossG), 40, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossG), 40, streetgan::test::kWaitMs);
         QFile in(source + "/" + files[1]);
         QVERIFY(in.open(QIODevice::ReadOnly));
         const QByteArray bytes = in.readAll();
@@ -211,15 +211,15 @@ private slots:
             out.flush();
         }
         out.close();
-        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossG), 60, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossG), 60, streetgan::test::kWaitMs);
         QCOMPARE(s.series().eventLines(), int64_t(66));  // every step and image once
-        QCOMPARE(QString::fromStdString(s.series().state()), QString("tensorboard"));
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("tensorboard"), streetgan::test::kWaitMs);
         QTRY_VERIFY_WITH_TIMEOUT(page.scalars()->panel("lr/G"), streetgan::test::kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(page.scalars()->panel("lr/G")->pointCount(s.tagSeries().at("lr/G").get(), Metric::LossD), 60, streetgan::test::kWaitMs);
 
         SamplesPage samples;
         samples.setSession(&s);
-        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), streetgan::test::kWaitMs);
 
         // Its checkpoints beside the events folder (the reference's, img_list and all) are listed
         // over SFTP, relative to the run.
@@ -240,17 +240,17 @@ private slots:
         // fetched, they are a timeline of their own.
         QSignalSpy offered(&s, &RunSession::checkpointGridsOffered);
         s.loadCheckpointGrids();
-        QTRY_COMPARE_WITH_TIMEOUT(offered.count(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(offered.count(), 1, streetgan::test::kWaitMs);
         QCOMPARE(offered.at(0).at(0).toString(), QString("../checkpoints/checkpoint_1.pt"));
         QCOMPARE(offered.at(0).at(1).toLongLong(), QFileInfo(checkpoint).size());
         QPushButton* fetch = nullptr;
         for (auto* b : samples.findChildren<QPushButton*>())
             if (b->text() == "Fetch and show") fetch = b;
         QVERIFY(fetch);
-        QTRY_VERIFY_WITH_TIMEOUT(fetch->isVisibleTo(&samples), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(fetch->isVisibleTo(&samples), streetgan::test::kWaitMs);
         QSignalSpy gridsFailed(&s, &RunSession::checkpointGridsFailed);
         fetch->click();
-        QTRY_VERIFY_WITH_TIMEOUT(s.checkpointGrids().size() == 2 || !gridsFailed.isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.checkpointGrids().size() == 2 || !gridsFailed.isEmpty(), streetgan::test::kWaitMs);
         QVERIFY2(gridsFailed.isEmpty(), gridsFailed.isEmpty() ? "" : qPrintable(gridsFailed.at(0).at(0).toString()));
         QVERIFY(!fetch->isVisibleTo(&samples));
         QVERIFY(samples.offersSourceChoice());
@@ -271,14 +271,14 @@ private slots:
         args[args.indexOf("--steps") + 1] = "100000";
         args[args.indexOf("--batch") + 1] = "8";
         host.startRun(args);
-        QTRY_VERIFY_WITH_TIMEOUT(started.count() == 1 || failed.count() == 1, 90000);
+        QTRY_VERIFY_WITH_TIMEOUT(started.count() == 1 || failed.count() == 1, streetgan::test::kWaitMs);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
         const QString path = started.at(0).at(0).toString();
         QCOMPARE(path, host.config().root + "/started");
         RunSession s(path, host.sshOptions(), host.config().trainer, host.label());
         s.start();
         QSignalSpy connection(&s, &RunSession::connectionChanged);
-        QTRY_VERIFY_WITH_TIMEOUT(s.series().rows() > 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.series().rows() > 3, streetgan::test::kWaitMs);
         QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty() && connection.last().at(0).toString().contains("following live"), streetgan::test::kWaitMs);
 
         // the connection drops (every sshd session killed; the detached trainer lives on): the app
@@ -291,13 +291,13 @@ private slots:
         };
         QTRY_VERIFY_WITH_TIMEOUT(sawLost(), streetgan::test::kWaitMs);
         const size_t before = s.series().rows();
-        QTRY_VERIFY_WITH_TIMEOUT(connection.last().at(0).toString().contains("following live") && s.series().rows() > before + 5, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(connection.last().at(0).toString().contains("following live") && s.series().rows() > before + 5, streetgan::test::kWaitMs);
         for (size_t i = 1; i < s.series().rows(); ++i)
             QCOMPARE(s.series().x(XAxisMode::Step, i) - s.series().x(XAxisMode::Step, i - 1), 2.0);  // log every 2 steps
 
         QSignalSpy replies(&s, &RunSession::replyReceived);
         s.sendCommand("stop");
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("stopped"), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("stopped"), streetgan::test::kWaitMs);
         QVERIFY(!replies.isEmpty());
     }
 
@@ -309,7 +309,7 @@ private slots:
         RemoteHost host(config(), &prompter);
         QSignalSpy failed(&host, &RemoteHost::failed);
         host.refresh();
-        QVERIFY(failed.wait(60000));
+        QVERIFY(failed.wait(streetgan::test::kWaitMs));
         QVERIFY2(failed.at(0).at(0).toString().contains("host key", Qt::CaseInsensitive), qPrintable(failed.at(0).at(0).toString()));
     }
 };

@@ -64,7 +64,7 @@ class TrainerSetupTest : public QObject {
         QSignalSpy spy(&host, &RemoteHost::trainerProbed);
         QSignalSpy failed(&host, &RemoteHost::failed);
         host.probeTrainer();
-        if (!spy.wait(60000)) qWarning() << "no probe answer" << failed;
+        if (!spy.wait(streetgan::test::kWaitMs)) qWarning() << "no probe answer" << failed;
         return host.trainerStatus();
     }
 
@@ -72,7 +72,7 @@ class TrainerSetupTest : public QObject {
     QString runSetup(TrainerSetupDialog& d) {
         QSignalSpy done(&d, &TrainerSetupDialog::setupFinished);
         if (!d.start()) return "not started: " + d.resultText();
-        done.wait(120000);
+        done.wait(streetgan::test::kWaitMs);
         return d.resultText();
     }
 
@@ -126,7 +126,7 @@ private slots:
         // The host now runs the installed wrapper and remembers it (the settings keep it).
         QCOMPARE(configChanged.count(), 1);
         QCOMPARE(host.config().trainer, prefix + "/bin/streetgan-trainer");
-        QVERIFY(probed.count() > 0 || probed.wait(60000));
+        QVERIFY(probed.count() > 0 || probed.wait(streetgan::test::kWaitMs));
         QCOMPARE(host.trainerStatus().state, int(TrainerStatus::Ready));
         QCOMPARE(host.trainerStatus().summary, QString("streetgan-trainer 7.7.7 (protocol %1)").arg(Version::kProtocol));
         QCOMPARE(ModelRow{sidebar.hostIndex(&host)}.text(1), QString("connected"));
@@ -160,7 +160,7 @@ private slots:
         RunSession session(tmp_.filePath("remote-runs/none"), host.sshOptions(), host.config().trainer, host.label());
         QSignalSpy error(&session, &RunSession::errorOccurred);
         session.start();
-        QVERIFY(error.wait(60000));
+        QVERIFY(error.wait(streetgan::test::kWaitMs));
         const QString what = error.first().at(0).toString();
         QVERIFY2(what.contains("(protocol 0); this app speaks protocol"), qPrintable(what));
     }

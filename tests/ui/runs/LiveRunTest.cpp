@@ -43,13 +43,13 @@ private slots:
         args[args.indexOf("--batch") + 1] = "8";
         args[args.indexOf("--sample-every") + 1] = "0";
         w.startLocalRun(args);
-        QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1 || failed.count() == 1, 90000);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1 || failed.count() == 1, streetgan::test::kWaitMs);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
         RunSession* s = w.activeSession();
         QVERIFY(s);
         // curves move within seconds
         QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD) > 5, streetgan::test::kWaitMs);
-        QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("following live"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("following live"), streetgan::test::kWaitMs);
         QCOMPARE(QString::fromStdString(s->series().state()), QString("running"));
 
         // followed in-process: no attach child (tests/ui/runs/LocalAttachTest.cpp covers resuming
@@ -60,16 +60,16 @@ private slots:
 
         QSignalSpy replies(s, &RunSession::replyReceived);
         s->sendCommand("pause");
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("paused"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("paused"), streetgan::test::kWaitMs);
         QVERIFY(!replies.isEmpty());
         const size_t samples = s->series().samples().size();
         s->sendCommand("sample-now");
-        QTRY_COMPARE_WITH_TIMEOUT(s->series().samples().size(), samples + 1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(s->series().samples().size(), samples + 1, streetgan::test::kWaitMs);
         s->sendCommand("resume");
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("running"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("running"), streetgan::test::kWaitMs);
         s->sendCommand("stop");
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), 60000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("ended"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), streetgan::test::kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(w.connectionText().contains("ended"), streetgan::test::kWaitMs);
 
         // every logged step once, in order (log every 2 steps)
         const RunSeries& r = s->series();
@@ -91,13 +91,13 @@ private slots:
         QVERIFY(button);
         QVERIFY(button->isVisible());
         QTest::mouseClick(button, Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 90000);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, streetgan::test::kWaitMs);
         RunSession* s = w.activeSession();
         QVERIFY(s->runDir().startsWith(ws + "/tiny-"));
         QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossD) > 3, streetgan::test::kWaitMs);
         QVERIFY(!button->isVisible());  // the dashboard replaced the welcome page
         s->sendCommand("stop");
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), streetgan::test::kWaitMs);
     }
 };
 

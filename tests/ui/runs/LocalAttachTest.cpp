@@ -53,12 +53,12 @@ private slots:
         trainer.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         trainer.start(STREETGAN_TRAINER, QStringList{"train"} + args);
         QVERIFY(trainer.waitForStarted(10000));
-        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(dir + "/events.jsonl").size() > 2000, 60000);  // some steps logged
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(dir + "/events.jsonl").size() > 2000, streetgan::test::kWaitMs);  // some steps logged
 
         auto s = std::make_unique<RunSession>(dir, STREETGAN_TRAINER);
         QSignalSpy connection(s.get(), &RunSession::connectionChanged);
         s->start();
-        QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty() && connection.last().at(0).toString().contains("following live"), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty() && connection.last().at(0).toString().contains("following live"), streetgan::test::kWaitMs);
         QCOMPARE(QString::fromStdString(s->series().state()), QString("running"));
         const size_t before = s->series().rows();
         QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > before + 10, streetgan::test::kWaitMs);  // live events arrive
@@ -67,14 +67,14 @@ private slots:
 
         QSignalSpy replies(s.get(), &RunSession::replyReceived);
         s->sendCommand("pause");
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("paused"), 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(!replies.isEmpty(), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("paused"), streetgan::test::kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!replies.isEmpty(), streetgan::test::kWaitMs);
         QVERIFY2(replies.first().at(0).toString().contains("\"ok\":true"), qPrintable(replies.first().at(0).toString()));
         const size_t samples = s->series().samples().size();
         s->sendCommand("sample-now");
-        QTRY_COMPARE_WITH_TIMEOUT(s->series().samples().size(), samples + 1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(s->series().samples().size(), samples + 1, streetgan::test::kWaitMs);
         s->sendCommand("resume");
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("running"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("running"), streetgan::test::kWaitMs);
         const size_t resumed = s->series().rows();
         QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > resumed + 10, streetgan::test::kWaitMs);
 
@@ -102,8 +102,8 @@ private slots:
         // the trainer killed: crashed, and the follow ends
         trainer.kill();
         QVERIFY(trainer.waitForFinished(20000));
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("crashed"), 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(connection.last().at(0).toString().contains("ended"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("crashed"), streetgan::test::kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(connection.last().at(0).toString().contains("ended"), streetgan::test::kWaitMs);
         const QString gap = gapOrDuplicate(s->series(), 2);
         QVERIFY2(gap.isEmpty(), qPrintable(gap));
     }

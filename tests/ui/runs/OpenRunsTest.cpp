@@ -48,7 +48,7 @@ private slots:
         QCOMPARE(opened.count(), 1);
         QCOMPARE(runs.active(), ref);
         QVERIFY(!runs.hostOf(ref));
-        QTRY_COMPARE_WITH_TIMEOUT(ref->series().rows(), size_t(60), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(ref->series().rows(), size_t(60), streetgan::test::kWaitMs);
 
         RunSession* a = runs.openLocal(runA);
         QVERIFY(a && a != ref);

@@ -39,7 +39,7 @@ class RunsSidebarTest : public QObject {
     static void listed(RunsSidebar& s, const QString& ws) {
         QSignalSpy spy(&s, &RunsSidebar::localListed);
         s.setWorkspace(ws);
-        QVERIFY(spy.wait(20000));
+        QVERIFY(spy.wait(streetgan::test::kWaitMs));
     }
     QString key(const QString& name) const { return RunPalette::key({}, ws_ + "/" + name); }
 
@@ -106,12 +106,12 @@ private slots:
         QCOMPARE(beta.text(1), QString("stopped 120/300"));
         s.refresh();  // a listing (the files say finished 200/200) does not take it back
         QSignalSpy again(&s, &RunsSidebar::localListed);
-        QVERIFY(again.wait(20000));
+        QVERIFY(again.wait(streetgan::test::kWaitMs));
         QCOMPARE(ModelRow{s.runIndex(key("beta-lr-sweep"))}.text(1), QString("stopped 120/300"));
         QVERIFY(ModelRow{s.runIndex(key("beta-lr-sweep"))}.toolTip(1).contains("stopped 120/300"));
         s.forgetLive(key("beta-lr-sweep"));  // closed: the listing speaks again
         s.refresh();
-        QVERIFY(again.wait(20000));
+        QVERIFY(again.wait(streetgan::test::kWaitMs));
         QCOMPARE(ModelRow{s.runIndex(key("beta-lr-sweep"))}.text(1), QString("finished 200/200"));
     }
 
@@ -203,7 +203,7 @@ private slots:
         // a refresh keeps the filter
         QSignalSpy again(&s, &RunsSidebar::localListed);
         s.refresh();
-        QVERIFY(again.wait(20000));
+        QVERIFY(again.wait(streetgan::test::kWaitMs));
         QVERIFY(alpha.isHiddenBy(s.filterModel()));
         s.setFilter("");
         QVERIFY(!alpha.isHiddenBy(s.filterModel()) && !beta.isHiddenBy(s.filterModel()) && !alpha.parent().isHiddenBy(s.filterModel()));
@@ -248,8 +248,8 @@ private slots:
         QCOMPARE(sessions.size(), size_t{2});
         RunSession* a = sessions[0].get();
         RunSession* b = sessions[1].get();
-        QTRY_COMPARE_WITH_TIMEOUT(loss->pointCount(&a->series(), Metric::LossD), 300, 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(loss->pointCount(&b->series(), Metric::LossD), 200, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(loss->pointCount(&a->series(), Metric::LossD), 300, streetgan::test::kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(loss->pointCount(&b->series(), Metric::LossD), 200, streetgan::test::kWaitMs);
         QCOMPARE(loss->plot()->graphCount(), 8);
         QVERIFY(loss->emptyText().isEmpty());
 
@@ -360,7 +360,7 @@ private slots:
         page->setSmoothing(0.6);
         ModelRow{sidebar->runIndex(key("alpha-baseline"))}.setCheckState(Qt::Checked);
         ModelRow{sidebar->runIndex(key("beta-lr-sweep"))}.setCheckState(Qt::Checked);
-        QTRY_COMPARE_WITH_TIMEOUT(page->panels()[0]->pointCount(&sessions[1]->series(), Metric::LossD), 200, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(page->panels()[0]->pointCount(&sessions[1]->series(), Metric::LossD), 200, streetgan::test::kWaitMs);
         PlotPanel* loss = page->panels()[0];
         loss->plot()->replot(QCustomPlot::rpImmediateRefresh);
         loss->showCrosshair(150);

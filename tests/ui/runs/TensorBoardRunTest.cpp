@@ -93,7 +93,7 @@ private slots:
         RunSession session(kRun, STREETGAN_TRAINER);
         page.addSession(&session);
         session.start();
-        QTRY_COMPARE_WITH_TIMEOUT(session.series().rows(), size_t(60), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(session.series().rows(), size_t(60), streetgan::test::kWaitMs);
         PlotPanel* loss = page.panel(tr("Loss"));
         QVERIFY(loss);
         QCOMPARE(loss->pointCount(&session.series(), Metric::LossG), 60);
@@ -101,7 +101,8 @@ private slots:
         QCOMPARE(page.panels()[1]->pointCount(&session.series(), Metric::DGz2), 60);
         // img_per_s derived from steps and wall times (no tag carries it).
         QVERIFY(page.panels()[2]->pointCount(&session.series(), Metric::ImgPerS) >= 59);
-        QCOMPARE(QString::fromStdString(session.series().state()), QStringLiteral("tensorboard"));
+        // (the state comes with the follower's "live" line, after the backlog's events)
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(session.series().state()), QStringLiteral("tensorboard"), streetgan::test::kWaitMs);
 
         // The other tags: a plot each in the Scalars tab, in sections lr and timing.
         QTRY_VERIFY_WITH_TIMEOUT(page.scalars()->panel("lr/G") && page.scalars()->panel("timing/data"), streetgan::test::kWaitMs);
@@ -138,7 +139,7 @@ private slots:
         QVERIFY(QFile::copy(source[0], dir + "/" + QFileInfo(source[0]).fileName()));
         RunSession session(dir, STREETGAN_TRAINER);
         session.start();
-        QTRY_COMPARE_WITH_TIMEOUT(session.series().rows(), size_t(40), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(session.series().rows(), size_t(40), streetgan::test::kWaitMs);
         // The restart: a second file, written in pieces while the run is followed.
         QFile in(source[1]);
         QVERIFY(in.open(QIODevice::ReadOnly));
@@ -150,7 +151,7 @@ private slots:
             out.flush();
         }
         out.close();
-        QTRY_COMPARE_WITH_TIMEOUT(session.series().rows(), size_t(60), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(session.series().rows(), size_t(60), streetgan::test::kWaitMs);
         QCOMPARE(session.series().x(XAxisMode::Step, 59), 59.0 * 128);
         QCOMPARE(session.series().eventLines(), int64_t(66));  // 60 steps and 6 samples, each once
     }
@@ -165,7 +166,7 @@ private slots:
         samples.setSession(&session);
         QSignalSpy failed(&session, &RunSession::checkpointGridsFailed);
         session.start();
-        QTRY_VERIFY_WITH_TIMEOUT(!session.checkpointGrids().empty() || !failed.isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!session.checkpointGrids().empty() || !failed.isEmpty(), streetgan::test::kWaitMs);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
         QCOMPARE(session.gridsCheckpoint(), QStringLiteral("../checkpoints/checkpoint_1.pt"));
         const nlohmann::json want = expectedCheckpoints()["checkpoint_1.pt"]["img_list"];
@@ -191,7 +192,7 @@ private slots:
         QVERIFY(QFile::copy(cks + "/checkpoint_0.pt", cks + "/checkpoint_2.pt"));
         QSignalSpy changed(&session, &RunSession::checkpointGridsChanged);
         session.loadCheckpointGrids();
-        QTRY_COMPARE_WITH_TIMEOUT(session.gridsCheckpoint(), QStringLiteral("../checkpoints/checkpoint_2.pt"), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(session.gridsCheckpoint(), QStringLiteral("../checkpoints/checkpoint_2.pt"), streetgan::test::kWaitMs);
         QCOMPARE(session.checkpointGrids().size(), size_t(1));
         QTRY_COMPARE_WITH_TIMEOUT(samples.count(), 1, streetgan::test::kWaitMs);
         // A newest checkpoint without grids (one of ours): the trainer's one-line refusal, said
@@ -219,7 +220,7 @@ private slots:
         session.start();
         QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty() && page.model()->rowCount() == 2, streetgan::test::kWaitMs);
         QCOMPARE(page.model()->row(1).info.name(), QStringLiteral("checkpoint_1.pt"));
-        QTRY_VERIFY_WITH_TIMEOUT(!page.model()->row(1).thumbnail.isNull() || !page.model()->row(1).error.isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.model()->row(1).thumbnail.isNull() || !page.model()->row(1).error.isEmpty(), streetgan::test::kWaitMs);
         QVERIFY2(page.model()->row(1).error.isEmpty(), qPrintable(page.model()->row(1).error));
         QSignalSpy open(&page, &CheckpointBrowserPage::openInExplorer);
         page.openRowInExplorer(1);
@@ -234,9 +235,9 @@ private slots:
         QSignalSpy errors(&explorer, &ExplorerPage::errorOccurred);
         QSignalSpy frames(&explorer, &ExplorerPage::frameShown);
         explorer.openCheckpoint(checkpoint);
-        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty() || !errors.isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty() || !errors.isEmpty(), streetgan::test::kWaitMs);
         QVERIFY2(errors.isEmpty(), errors.isEmpty() ? "" : qPrintable(errors.at(0).at(0).toString()));
-        QTRY_VERIFY_WITH_TIMEOUT(!frames.isEmpty() && !explorer.previewImage().isNull(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!frames.isEmpty() && !explorer.previewImage().isNull(), streetgan::test::kWaitMs);
         QVERIFY(explorer.previewImage().width() >= 32);
     }
 };
