@@ -152,6 +152,8 @@ void RunSession::startAttach(qint64 offset) {
         emit errorOccurred(tr("Following the run failed: %1").arg(m), tr("The plots show what was read; reopen the run to follow it again."));
     });
     QMetaObject::invokeMethod(localAttach_, [w = localAttach_, offset] { w->start(offset); });
+    for (const QByteArray& line : std::exchange(pendingCommands_, {}))
+        QMetaObject::invokeMethod(localAttach_, [w = localAttach_, line] { w->sendCommand(line); });
 }
 
 void RunSession::onConnection(int state, const QString& message) {
@@ -238,6 +240,10 @@ void RunSession::sendCommand(const QString& cmd, std::optional<double> value) {
     } else if (localAttach_) {
         const QByteArray line = QByteArray::fromStdString(j.dump());
         QMetaObject::invokeMethod(localAttach_, [w = localAttach_, line] { w->sendCommand(line); });
+    } else if (loading_) {
+        // The backlog is still being read (a long run, a busy disk): the follower that carries
+        // commands starts after it, so the command waits for it instead of being lost.
+        pendingCommands_ << QByteArray::fromStdString(j.dump());
     }
 }
 

@@ -54,7 +54,8 @@ public:
     QString hostLabel() const { return hostLabel_; }
     /// The run's key across the app (RunPalette::key): the sidebar's check boxes, the plots, alerts.
     QString runKey() const;
-    /// pause | resume | stop | checkpoint-now | sample-now | set-lr (with value).
+    /// pause | resume | stop | checkpoint-now | sample-now | set-lr (with value). Sent while a
+    /// local run's backlog still loads, it goes once the follower starts.
     void sendCommand(const QString& cmd, std::optional<double> value = {});
     /// Loads a run file as an image on a worker; answers with imageReady(jobId, ...).
     quint64 requestImage(const QString& relativePath);
@@ -116,6 +117,8 @@ private:
     QThread* fileThread_ = nullptr;  // images
     RunFileLoader* loader_ = nullptr;
     LocalAttachWorker* localAttach_ = nullptr;
+    /// Commands sent while a local run's backlog still loads (no attach yet): sent once it starts.
+    QList<QByteArray> pendingCommands_;
     RemoteAttachWorker* remoteAttach_ = nullptr;
     RunFileFetcher* fetcher_ = nullptr;
     quint64 loadJob_ = 0, imageJob_ = 0;

@@ -227,7 +227,7 @@ private slots:
         QCOMPARE(s.system().size(), RunSeries::kSystemKept);
         for (size_t k = 0; k < s.system().size(); ++k)  // the newest, in order, none skipped
             QCOMPARE(s.system()[k].step, static_cast<double>(total - static_cast<int64_t>(RunSeries::kSystemKept) + static_cast<int64_t>(k)));
-        QVERIFY(s.memoryBytes() < 64 * 1024);
+        QVERIFY(s.memoryBytes() < size_t{64} * 1024);
         panel.update(&s);
         QCOMPARE(panel.valueText("CPU"), QString("99.9 %"));  // reading 19999
         QCOMPARE(panel.valueText("Memory"), QString("19999 MB"));

@@ -78,6 +78,22 @@ private slots:
         const size_t resumed = s->series().rows();
         QTRY_VERIFY_WITH_TIMEOUT(s->series().rows() > resumed + 10, streetgan::test::kWaitMs);
 
+        // A command sent while a newly opened session still reads the backlog (start() sets
+        // loading at once; the follower that carries commands starts after it) is sent once the
+        // follower starts, not lost.
+        {
+            RunSession early(dir, STREETGAN_TRAINER);
+            QSignalSpy earlyReplies(&early, &RunSession::replyReceived);
+            early.start();
+            QVERIFY(early.loading());
+            early.sendCommand("pause");
+            QTRY_VERIFY_WITH_TIMEOUT(!earlyReplies.isEmpty(), streetgan::test::kWaitMs);
+            QVERIFY2(earlyReplies.first().at(0).toString().contains("\"ok\":true"), qPrintable(earlyReplies.first().at(0).toString()));
+            QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(early.series().state()), QString("paused"), streetgan::test::kWaitMs);
+            early.sendCommand("resume");
+            QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(early.series().state()), QString("running"), streetgan::test::kWaitMs);
+        }
+
         // a second follower resumes at the first session's offset: its first row is the step
         // after the session's last one, and none is lost or repeated after it
         const qint64 offset = s->series().offset();
