@@ -41,8 +41,6 @@ private:
     std::array<uint8_t, kMask + 1> table_;
 };
 
-bool isIntegral(double d) { return std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.2e18; }
-
 json slotJson(const Slot& s) {
     switch (s.type) {
         case SlotType::Null:
@@ -62,6 +60,8 @@ json slotJson(const Slot& s) {
 }
 
 }  // namespace
+
+bool isIntegral(double d) { return std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.2e18; }
 
 const char* fieldName(Field f) { return kFieldNames[f]; }
 

@@ -95,6 +95,8 @@ enum Field : uint8_t {
 };
 static_assert(kScalarFieldCount <= 64, "EventFieldBag keeps presence in a 64-bit mask");
 
+/// A finite double with an integral value that fits int64 (an integer field may be written 5.0).
+bool isIntegral(double d);
 /// The member's name, e.g. "loss_d".
 const char* fieldName(Field f);
 /// The scalar field named `key`; kNoField for a nested or unknown name (those go to the extra).

@@ -338,8 +338,6 @@ struct Overloaded : Fs... {
 template <class... Fs>
 Overloaded(Fs...) -> Overloaded<Fs...>;
 
-bool isIntegral(double d) { return std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.2e18; }
-
 std::optional<int64_t> integerIn(const json& j, const char* key) {
     if (!j.is_object()) return std::nullopt;
     const auto it = j.find(key);
