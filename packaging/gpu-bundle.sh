@@ -43,6 +43,8 @@ cp "$trainer" "$out/streetgan-trainer"
 cp "$torch_trainer" "$out/streetgan-trainer-torch"
 missing=()
 while read -r name _ path _; do
+  # ldd names the dynamic loader by its path ("/lib64/ld-linux-x86-64.so.2 (0x...)").
+  [[ $name == /* ]] && path=$name
   [[ $path == /* ]] || { [[ $name == linux-vdso* ]] || missing+=("$name"); continue; }
   provided "$path" && continue
   cp -L "$path" "$out/lib/$name"

@@ -4,10 +4,8 @@
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
-
 #include "ml/export/GifWriter.h"
+#include "ml/export/PixelResize.h"
 
 namespace streetgan {
 
@@ -23,18 +21,7 @@ int64_t FrameRenderer::nz() const { return g_->config().nz; }
 at::Tensor FrameRenderer::resize(const at::Tensor& framesHwc, int size, Upscale mode) {
     if (!framesHwc.defined() || framesHwc.dim() != 4 || framesHwc.size(3) != 3 || framesHwc.scalar_type() != at::kByte)
         throw DataError("frame renderer: expected uint8 frames (N, H, W, 3)");
-    const int64_t n = framesHwc.size(0), h = framesHwc.size(1), w = framesHwc.size(2);
-    at::Tensor src = framesHwc.to(at::kCPU).contiguous();
-    if (h == size && w == size) return src.clone();
-    at::Tensor out = at::empty({n, size, size, 3}, at::kByte);
-    const bool up = size >= h && size >= w;
-    const int interp = mode == Upscale::Nearest ? cv::INTER_NEAREST : (up ? cv::INTER_CUBIC : cv::INTER_AREA);
-    for (int64_t i = 0; i < n; ++i) {
-        cv::Mat in(static_cast<int>(h), static_cast<int>(w), CV_8UC3, src[i].data_ptr<uint8_t>());
-        cv::Mat dst(size, size, CV_8UC3, out[i].data_ptr<uint8_t>());
-        cv::resize(in, dst, cv::Size(size, size), 0, 0, interp);
-    }
-    return out;
+    return PixelResize::resize(framesHwc, size, size, mode == Upscale::Nearest ? PixelResize::Filter::Nearest : PixelResize::Filter::Smooth);
 }
 
 at::Tensor FrameRenderer::render(const at::Tensor& z, const FrameProgress& progress, const std::atomic<bool>* cancel) const {

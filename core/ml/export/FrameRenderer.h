@@ -3,8 +3,8 @@
 // c10::InferenceMode, in batches of `batch` on the generator's device (CPU or CUDA) -> [-1, 1]
 // mapped to uint8 like save_image ((x + 1) / 2 * 255 + 0.5, clamped, truncated: GifWriter::
 // fromImages) -> RGB channels last (N, size, size, 3) on the CPU, upscaled (or downscaled) from the
-// model's resolution with OpenCV: Nearest = INTER_NEAREST (hard pixel edges), Smooth = INTER_CUBIC
-// when enlarging, INTER_AREA when shrinking. size == the model's resolution copies the pixels.
+// model's resolution by PixelResize: Nearest (hard pixel edges), Smooth = cubic when enlarging,
+// area when shrinking (OpenCV's INTER_NEAREST, INTER_CUBIC, INTER_AREA). size == the model's resolution copies the pixels.
 //
 // Thread contract: a FrameRenderer shares the Generator module it was given (ownership is shared
 // through the module holder) and runs it; use one instance from one thread at a time (LibTorch

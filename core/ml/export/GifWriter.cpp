@@ -9,10 +9,8 @@
 #include <ATen/ATen.h>
 #include <gif_lib.h>
 #include <libimagequant.h>
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
-
 #include "base/util/AtomicFile.h"
+#include "ml/export/PixelResize.h"
 #include "ml/util/ShapeText.h"
 
 namespace streetgan {
@@ -195,20 +193,22 @@ std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& pr
     const bool scaleIndices = options_.resample == GifOptions::Resample::Nearest && (w != inW || h != inH);
     const int qw = scaleIndices ? static_cast<int>(inW) : w, qh = scaleIndices ? static_cast<int>(inH) : h;
     const at::Tensor src = framesHwc.contiguous();
+    const bool scaleFrames = !scaleIndices && (w != inW || h != inH);
+    const auto filter = options_.resample == GifOptions::Resample::Nearest ? PixelResize::Filter::Nearest : PixelResize::Filter::Smooth;
     std::vector<RgbaFrame> rgba(static_cast<size_t>(frames));
     for (int i = 0; i < frames; ++i) {
         throwIfCancelled();
-        cv::Mat rgb(static_cast<int>(inH), static_cast<int>(inW), CV_8UC3, src[i].data_ptr<uint8_t>());
-        cv::Mat scaled = rgb;
-        if (!scaleIndices && (w != inW || h != inH)) {
-            const bool up = w >= inW && h >= inH;
-            const int interp = options_.resample == GifOptions::Resample::Nearest ? cv::INTER_NEAREST : (up ? cv::INTER_CUBIC : cv::INTER_AREA);
-            cv::resize(rgb, scaled, cv::Size(w, h), 0, 0, interp);
-        }
+        // One frame at a time: PixelResize works in float, four times the frame's bytes.
+        const at::Tensor frame = scaleFrames ? PixelResize::resize(src.narrow(0, i, 1), h, w, filter)[0] : src[i];
+        const uint8_t* rgb = frame.data_ptr<uint8_t>();
         auto& px = rgba[static_cast<size_t>(i)].pixels;
         px.resize(static_cast<size_t>(qw) * static_cast<size_t>(qh) * 4);
-        cv::Mat out(qh, qw, CV_8UC4, px.data());
-        cv::cvtColor(scaled, out, cv::COLOR_RGB2RGBA);
+        for (size_t p = 0, n = static_cast<size_t>(qw) * static_cast<size_t>(qh); p < n; ++p) {
+            px[4 * p] = rgb[3 * p];
+            px[4 * p + 1] = rgb[3 * p + 1];
+            px[4 * p + 2] = rgb[3 * p + 2];
+            px[4 * p + 3] = 255;
+        }
     }
 
     LiqAttr attr(liq_attr_create());
@@ -267,9 +267,9 @@ std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& pr
             palettes.push_back(toGifPalette(liq_get_palette(res)));
         }
         if (scaleIndices) {
-            std::vector<unsigned char> big(static_cast<size_t>(w) * static_cast<size_t>(h));
-            cv::resize(cv::Mat(qh, qw, CV_8UC1, idx.data()), cv::Mat(h, w, CV_8UC1, big.data()), cv::Size(w, h), 0, 0, cv::INTER_NEAREST);
-            idx.swap(big);
+            const at::Tensor map = at::from_blob(idx.data(), {1, qh, qw, 1}, at::kByte);
+            const at::Tensor big = PixelResize::resize(map, h, w, PixelResize::Filter::Nearest);
+            idx.assign(big.data_ptr<uint8_t>(), big.data_ptr<uint8_t>() + big.numel());
         }
         if (progress) progress(i + 1, frames);
     }

@@ -5,12 +5,9 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
-
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
+#include "base/util/PngEncoder.h"
 #include "ml/util/ShapeText.h"
 
 namespace streetgan {
@@ -72,25 +69,7 @@ std::string ImageGrid::encodePng(const at::Tensor& chw01) {
 
     // save_image: grid.mul(255).add_(0.5).clamp_(0, 255).permute(1, 2, 0).to("cpu", torch.uint8)
     at::Tensor hwc = img.detach().mul(255).add_(0.5).clamp_(0, 255).permute({1, 2, 0}).to(at::kCPU, at::kByte).contiguous();
-    const int type = c == 1 ? CV_8UC1 : (c == 3 ? CV_8UC3 : CV_8UC4);
-    cv::Mat rgb(static_cast<int>(h), static_cast<int>(w), type, hwc.data_ptr<uint8_t>());
-    cv::Mat bgr;
-    if (c == 3)
-        cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    else if (c == 4)
-        cv::cvtColor(rgb, bgr, cv::COLOR_RGBA2BGRA);
-    else
-        bgr = rgb;
-
-    std::vector<uchar> buf;
-    bool ok = false;
-    try {
-        ok = cv::imencode(".png", bgr, buf, {cv::IMWRITE_PNG_COMPRESSION, 6});
-    } catch (const cv::Exception& e) {
-        throw IoError(std::string("PNG encoder: OpenCV could not encode the image: ") + e.what());
-    }
-    if (!ok) throw IoError("PNG encoder: OpenCV could not encode the image " + shapeText(chw01));
-    return std::string(buf.begin(), buf.end());
+    return PngEncoder::encode(hwc.data_ptr<uint8_t>(), static_cast<int>(w), static_cast<int>(h), static_cast<int>(c));
 }
 
 void ImageGrid::writePng(const at::Tensor& chw01, const std::string& path) { AtomicFile::write(path, encodePng(chw01)); }

@@ -12,12 +12,10 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
+#include "base/util/PngEncoder.h"
 
 namespace streetgan {
 namespace fs = std::filesystem;
@@ -78,12 +76,7 @@ void PngSequenceWriter::write(const at::Tensor& framesHwc, const std::string& di
         const int h = static_cast<int>(src.size(1)), w = static_cast<int>(src.size(2));
         for (int64_t i = 0; i < n; ++i) {
             if (cancel && cancel->load(std::memory_order_relaxed)) throw RenderCancelled("PNG sequence export was cancelled");
-            cv::Mat rgb(h, w, CV_8UC3, src[i].data_ptr<uint8_t>()), bgr;
-            cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-            std::vector<uchar> buf;
-            if (!cv::imencode(".png", bgr, buf, {cv::IMWRITE_PNG_COMPRESSION, 6}))
-                throw IoError("PNG sequence: OpenCV could not encode frame " + std::to_string(i));
-            AtomicFile::write((tmp / fileName(i, n)).string(), buf.data(), buf.size());
+            AtomicFile::write((tmp / fileName(i, n)).string(), PngEncoder::encode(src[i].data_ptr<uint8_t>(), w, h, 3));
             if (progress) progress(i + 1, n);
         }
         if (cancel && cancel->load(std::memory_order_relaxed)) throw RenderCancelled("PNG sequence export was cancelled");

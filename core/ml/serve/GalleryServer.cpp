@@ -11,13 +11,11 @@
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 #include <nlohmann/json.hpp>
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "base/model/Presets.h"
 #include "base/serve/ConnectionLoop.h"
 #include "base/util/Errors.h"
+#include "base/util/PngEncoder.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/GifWriter.h"
@@ -35,12 +33,7 @@ constexpr int kGridPadding = 4;  // the reference's make_grid(padding=4, nrow=4)
 // the same image, encoded about 4x faster than level 6 (generated pictures barely compress anyway).
 std::string encodePngFast(const at::Tensor& chw01) {
     const at::Tensor hwc = chw01.mul(255).add_(0.5).clamp_(0, 255).permute({1, 2, 0}).to(at::kCPU, at::kByte).contiguous();
-    cv::Mat rgb(static_cast<int>(hwc.size(0)), static_cast<int>(hwc.size(1)), CV_8UC3, hwc.data_ptr<uint8_t>());
-    cv::Mat bgr;
-    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    std::vector<uchar> buf;
-    if (!cv::imencode(".png", bgr, buf, {cv::IMWRITE_PNG_COMPRESSION, 1})) throw IoError("gallery server: OpenCV could not encode a PNG");
-    return std::string(buf.begin(), buf.end());
+    return PngEncoder::encode(hwc.data_ptr<uint8_t>(), static_cast<int>(hwc.size(1)), static_cast<int>(hwc.size(0)), 3, 1);
 }
 
 std::string presetOf(const ModelConfig& m) {
