@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# The GPU check (issue 25): one command for a machine with an NVIDIA GPU and PyTorch 2.11 (CUDA),
+# run from a checkout that carries the GPU bundle (packaging/gpu-bundle.sh build/gpu-bundle, made
+# on the build machine). Everything lands in one results folder; nothing here asserts a speed.
+#
+#   bench/gpu/check.sh OUT [--bundle DIR] [--quick]
+#
+#   --bundle DIR  the bundle (default build/gpu-bundle); its `run` finds torch through
+#                 STREETGAN_PYTHON (default python3), the Python the reference side uses too
+#   --quick       fewer steps and sizes (a dry run of the script's plumbing, e.g. with
+#                 STREETGAN_CHECK_DEVICE=cpu on a machine without a GPU)
+#
+# OUT/results.jsonl  one JSON object per check: {"check", "ok" (true|false|null: not run), ...}
+# OUT/summary.md     the tables (correctness, sanitizer, speed) made from results.jsonl
+# OUT/log.txt        everything printed; OUT/runs/ the run directories; OUT/gpu.txt nvidia-smi
+#
+# The checks (about 6 to 8 minutes on an H100):
+#  1. correctness: 50 naive-64 steps of the same seed on the CPU and on CUDA in fp32, bf16 and
+#     fp16: per-step losses compared (tolerances stated in summary.md); a CUDA checkpoint sampled
+#     on the CPU and a CPU checkpoint resumed on CUDA; `sample` and the explore worker on CUDA;
+#     the NCCL process group with one rank, and with two ranks on one GPU (NCCL may refuse that:
+#     the answer is recorded, not hidden).
+#  2. compute-sanitizer memcheck of a 20-step run: its error count.
+#  3. speed, side by side: our `bench train` against the PyTorch twin (bench/train_step_reference.py)
+#     eager and torch.compile, same model, optimiser and precision; naive-64 and msls-128, batch
+#     128 and 512, bf16 and fp32; data wait of a run fed from synthetic scenes; the explore
+#     worker's frame time at batch 1.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=
+bundle=$root/build/gpu-bundle
+quick=0
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --bundle) bundle=$2; shift 2 ;;
+    --quick) quick=1; shift ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "check.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) out=$1; shift ;;
+  esac
+done
+[[ -n $out ]] || { echo "check.sh: usage: bench/gpu/check.sh OUT [--bundle DIR] [--quick]" >&2; exit 2; }
+py=${STREETGAN_PYTHON:-python3}
+dev=${STREETGAN_CHECK_DEVICE:-cuda}
+T=${STREETGAN_TRAINER:-$bundle/run}
+[[ -x $T ]] || { echo "check.sh: no trainer at $T: make the bundle on the build machine (packaging/gpu-bundle.sh $bundle) and carry it" >&2; exit 2; }
+mkdir -p "$out/runs"
+out=$(cd "$out" && pwd)
+exec > >(tee -a "$out/log.txt") 2>&1
+results=$out/results.jsonl
+: >"$results"
+started=$(date +%s)
+
+# record CHECK OK [JSON object of details]
+record() {
+  local details=${3:-"{}"}
+  "$py" - "$1" "$2" "$details" >>"$results" <<'EOF'
+import json, sys
+check, ok, details = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    d = json.loads(details)
+except ValueError:
+    d = {"output": details[-2000:]}
+d = {"check": check, "ok": {"true": True, "false": False}.get(ok), **(d if isinstance(d, dict) else {"value": d})}
+print(json.dumps(d))
+EOF
+  echo "== $1: ${2}"
+}
+elapsed() { echo $(($(date +%s) - started)); }
+
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv || true; } >"$out/gpu.txt" 2>&1
+"$T" version --json >"$out/version.json" 2>&1 || true
+"$py" -c 'import torch, json; print(json.dumps({"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(), "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}))' >"$out/torch.json" 2>&1 || true
+cat "$out/gpu.txt" "$out/version.json" "$out/torch.json"
+
+steps=50
+[[ $quick == 1 ]] && steps=6
+train() {  # train NAME DEVICE AMP [more options]
+  local name=$1 device=$2 amp=$3; shift 3
+  rm -rf "$out/runs/$name"
+  timeout 300 "$T" train --run-dir "$out/runs/$name" --preset naive-64 --data synthetic --steps "$steps" --batch 64 --seed 7 \
+    --device "$device" --amp "$amp" --log-every 1 --sample-every 0 --checkpoint-every "$steps" "$@" >"$out/runs/$name.log" 2>&1
+}
+
+# --- 1. correctness -----------------------------------------------------------------------------
+train cpu-off cpu off --threads "$(nproc)"
+cpu_rc=$?
+for amp in off bf16 fp16; do
+  train "$dev-$amp" "$dev" "$amp"
+  rc=$?
+  # Per-step losses against the CPU run of the same seed. fp32: cuDNN's algorithms differ from
+  # the CPU's in the last bits, which 50 steps of a GAN amplify a little; bf16/fp16: the autocast
+  # rounding itself. Tolerances are on the mean absolute difference of loss_D and loss_G.
+  tol=0.05
+  [[ $amp != off ]] && tol=0.25
+  details=$("$py" - "$out/runs/cpu-off/events.jsonl" "$out/runs/$dev-$amp/events.jsonl" "$tol" "$rc" "$cpu_rc" <<'EOF'
+import json, sys
+def losses(path):
+    rows = []
+    try:
+        for line in open(path):
+            e = json.loads(line)
+            if e.get("kind") == "metrics":
+                rows.append((e["step"], e.get("loss_d"), e.get("loss_g")))
+    except OSError:
+        pass
+    return {s: (d, g) for s, d, g in rows}
+a, b = losses(sys.argv[1]), losses(sys.argv[2])
+tol, rc, cpu_rc = float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+common = sorted(set(a) & set(b))
+if rc or cpu_rc or not common:
+    print(json.dumps({"ok": False, "exit": rc, "cpu_exit": cpu_rc, "steps_compared": len(common)}))
+    sys.exit()
+dd = [abs(a[s][0] - b[s][0]) for s in common]
+dg = [abs(a[s][1] - b[s][1]) for s in common]
+mean_d, mean_g = sum(dd) / len(dd), sum(dg) / len(dg)
+print(json.dumps({"ok": mean_d < tol and mean_g < tol, "steps_compared": len(common), "tolerance_mean_abs": tol,
+                  "mean_abs_loss_d": mean_d, "mean_abs_loss_g": mean_g, "max_abs_loss_d": max(dd), "max_abs_loss_g": max(dg),
+                  "final_cpu": a[common[-1]], "final_dev": b[common[-1]]}))
+EOF
+)
+  ok=$("$py" -c 'import json,sys; print(str(json.loads(sys.argv[1]).get("ok")).lower())' "$details")
+  record "losses_track_cpu_$amp" "$ok" "$details"
+done
+
+ck_dev=$(ls "$out/runs/$dev-off/checkpoints/"*.pt 2>/dev/null | tail -1)
+ck_cpu=$(ls "$out/runs/cpu-off/checkpoints/"*.pt 2>/dev/null | tail -1)
+if [[ -n $ck_dev ]] && "$T" sample --checkpoint "$ck_dev" --seed 3 --device cpu --out "$out/sample-dev-ck-on-cpu.png" >"$out/runs/sample1.log" 2>&1; then
+  record checkpoint_from_device_samples_on_cpu true "{\"png\": \"sample-dev-ck-on-cpu.png\"}"
+else record checkpoint_from_device_samples_on_cpu false "$(tail -c 1500 "$out/runs/sample1.log" 2>/dev/null | "$py" -c 'import json,sys; print(json.dumps({"output": sys.stdin.read()}))')"; fi
+if [[ -n $ck_cpu ]] && "$T" sample --checkpoint "$ck_cpu" --seed 3 --device "$dev" --out "$out/sample-on-dev.png" >"$out/runs/sample2.log" 2>&1; then
+  record sample_on_device true "{\"png\": \"sample-on-dev.png\"}"
+else record sample_on_device false "$(tail -c 1500 "$out/runs/sample2.log" 2>/dev/null | "$py" -c 'import json,sys; print(json.dumps({"output": sys.stdin.read()}))')"; fi
+# A CPU run resumed on the device for a few more steps.
+if [[ -n $ck_cpu ]]; then
+  cp -r "$out/runs/cpu-off" "$out/runs/cpu-resumed-on-dev"
+  if timeout 300 "$T" train --run-dir "$out/runs/cpu-resumed-on-dev" --resume --steps $((steps + 5)) --device "$dev" >"$out/runs/resume.log" 2>&1; then
+    record checkpoint_from_cpu_resumes_on_device true
+  else record checkpoint_from_cpu_resumes_on_device false "$(tail -c 1500 "$out/runs/resume.log" | "$py" -c 'import json,sys; print(json.dumps({"output": sys.stdin.read()}))')"; fi
+fi
+
+# The explore worker on the device: open, then 8 frames of batch 1 (frame time = the reply's ms).
+if [[ -n $ck_dev ]]; then
+  "$py" - "$T" "$ck_dev" "$dev" >"$out/explore.json" 2>"$out/runs/explore.log" <<'EOF'
+import json, subprocess, sys
+trainer, ck, dev = sys.argv[1:4]
+p = subprocess.Popen([trainer, "explore-worker", "--device", dev], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def ask(req):
+    p.stdin.write((json.dumps(req) + "\n").encode()); p.stdin.flush()
+    while True:
+        h = json.loads(p.stdout.readline())
+        if h.get("bytes"):
+            p.stdout.read(h["bytes"])
+        if "progress" not in h:
+            return h
+try:
+    opened = ask({"id": 1, "op": "open", "checkpoint": ck})
+    replies = [ask({"id": 10 + i, "op": "latents", "checkpoint": ck, "seeds": [i], "size": 128, "upscale": "smooth"}) for i in range(9)]
+    ask({"id": 99, "op": "quit"})
+except (ValueError, OSError) as e:  # the worker died: its stderr is in runs/explore.log
+    print(json.dumps({"ok": False, "error": "the explore worker stopped answering: %s" % e}))
+    sys.exit()
+ms = [r.get("ms") for r in replies]
+print(json.dumps({"ok": bool(opened.get("ok")) and all(r.get("ok") for r in replies), "device": opened.get("device"),
+                  "frame_ms_batch1": ms[1:], "first_frame_ms": ms[0], "errors": [r.get("error") for r in replies if not r.get("ok")]}))
+EOF
+  details=$(cat "$out/explore.json" 2>/dev/null || echo '{}')
+  ok=$("$py" -c 'import json,sys; print(str(json.loads(sys.argv[1] or "{}").get("ok")).lower())' "$details" 2>/dev/null || echo false)
+  record explore_worker_on_device "$ok" "$details"
+fi
+
+# NCCL: one rank, then two ranks on the one GPU.
+for n in 1 2; do
+  rm -rf "$out/runs/nccl-$n"
+  if timeout 180 "$T" launch --nproc "$n" -- train --run-dir "$out/runs/nccl-$n" --preset naive-64 --data synthetic --steps 5 --batch 64 \
+      --seed 7 --device "$dev" --log-every 1 --sample-every 0 --checkpoint-every 0 >"$out/runs/nccl-$n.log" 2>&1; then
+    record "nccl_world_$n" true
+  else
+    record "nccl_world_$n" false "$(tail -c 1500 "$out/runs/nccl-$n.log" | "$py" -c 'import json,sys; print(json.dumps({"output": sys.stdin.read()}))')"
+  fi
+done
+echo "correctness done at $(elapsed) s"
+
+# --- 2. compute-sanitizer ----------------------------------------------------------------------
+if command -v compute-sanitizer >/dev/null && [[ $dev == cuda* ]]; then
+  rm -rf "$out/runs/memcheck"
+  timeout 420 compute-sanitizer --tool memcheck --print-limit 20 --target-processes all "$T" train --run-dir "$out/runs/memcheck" \
+    --preset naive-64 --data synthetic --steps 20 --batch 16 --seed 7 --device "$dev" --log-every 5 --sample-every 0 --checkpoint-every 0 \
+    >"$out/memcheck.txt" 2>&1
+  errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$out/memcheck.txt" | grep -o '[0-9]*' | tail -1)
+  if [[ -n $errors ]]; then
+    [[ $errors == 0 ]] && ok=true || ok=false
+    record compute_sanitizer_memcheck "$ok" "{\"errors\": $errors, \"log\": \"memcheck.txt\"}"
+  else record compute_sanitizer_memcheck false "{\"log\": \"memcheck.txt\", \"note\": \"no ERROR SUMMARY line (timed out or failed to start)\"}"; fi
+else
+  record compute_sanitizer_memcheck null '{"note": "compute-sanitizer not found or no CUDA device"}'
+fi
+echo "sanitizer done at $(elapsed) s"
+
+# --- 3. speed ----------------------------------------------------------------------------------
+presets="naive-64 msls-128"; batches="128 512"; amps="bf16 off"; timed=100; warm=20
+[[ $quick == 1 ]] && { presets="naive-64"; batches="16"; amps="off"; timed=3; warm=1; }
+for preset in $presets; do
+  for batch in $batches; do
+    for amp in $amps; do
+      key="${preset}_b${batch}_${amp}"
+      timeout 240 "$T" bench train --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --steps "$timed" --warmup "$warm" --json \
+        >"$out/runs/ours-$key.json" 2>"$out/runs/ours-$key.log"
+      timeout 240 "$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --channels-last \
+        --steps "$timed" --warmup "$warm" --json >"$out/runs/eager-$key.json" 2>"$out/runs/eager-$key.log"
+      # torch.compile costs a minute of compiling per shape: the largest batch only.
+      if [[ $batch == "${batches##* }" ]]; then
+        timeout 300 "$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --channels-last \
+          --compile --steps "$timed" --warmup "$warm" --json >"$out/runs/compile-$key.json" 2>"$out/runs/compile-$key.log"
+      fi
+      details=$("$py" - "$out/runs" "$key" <<'EOF'
+import json, os, sys
+runs, key = sys.argv[1:3]
+def ips(side):
+    try:
+        return json.load(open(os.path.join(runs, "%s-%s.json" % (side, key))))["images_per_s"]
+    except (OSError, ValueError, KeyError):
+        return None
+d = {side: ips(side) for side in ("ours", "eager", "compile")}
+for side in ("eager", "compile"):
+    if d["ours"] and d[side]:
+        d["ours_over_" + side] = d["ours"] / d[side]
+print(json.dumps(d))
+EOF
+)
+      record "speed_$key" null "$details"
+    done
+  done
+done
+record cuda_graph_step null '{"note": "--cuda-graph is not implemented yet (issue 25 item 1)"}'
+
+# Data wait: a run fed by the loader (synthetic scenes rendered on the CPU), its data_wait share.
+rm -rf "$out/runs/datawait"
+dw_steps=300
+[[ $quick == 1 ]] && dw_steps=10
+timeout 300 "$T" train --run-dir "$out/runs/datawait" --preset naive-64 --data synthetic --steps "$dw_steps" --batch 512 --seed 7 --device "$dev" \
+  --amp bf16 --log-every 10 --sample-every 0 --checkpoint-every 0 >"$out/runs/datawait.log" 2>&1
+details=$("$py" - "$out/runs/datawait/events.jsonl" <<'EOF'
+import json, sys
+w = []
+try:
+    for line in open(sys.argv[1]):
+        e = json.loads(line)
+        if e.get("kind") == "metrics" and e.get("data_wait") is not None:
+            w.append(e["data_wait"])
+except OSError:
+    pass
+w = w[len(w) // 3:]  # past the loader's start
+print(json.dumps({"data_wait_mean": sum(w) / len(w) if w else None, "intervals": len(w), "source": "synthetic"}))
+EOF
+)
+record data_wait null "$details"
+
+# --- summary ------------------------------------------------------------------------------------
+"$py" - "$results" "$out/summary.md" "$(elapsed)" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+out = ["# GPU check", "", "Total time: %s s" % sys.argv[3], "", "| check | ok | details |", "|---|---|---|"]
+for r in rows:
+    if r["check"].startswith("speed_"):
+        continue
+    d = {k: v for k, v in r.items() if k not in ("check", "ok", "output")}
+    out.append("| %s | %s | %s |" % (r["check"], {True: "yes", False: "**no**", None: "-"}[r["ok"]], json.dumps(d)[:300]))
+out += ["", "| preset, batch, amp | ours img/s | eager img/s | compile img/s | ours/eager | ours/compile |", "|---|---|---|---|---|---|"]
+f = lambda v, p=0: "-" if v is None else ("%.*f" % (p, v))
+for r in rows:
+    if r["check"].startswith("speed_"):
+        out.append("| %s | %s | %s | %s | %s | %s |" % (r["check"][6:], f(r.get("ours")), f(r.get("eager")), f(r.get("compile")),
+                                                      f(r.get("ours_over_eager"), 2), f(r.get("ours_over_compile"), 2)))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+print("\n".join(out))
+EOF
+echo "check.sh: done in $(elapsed) s; results in $out"
