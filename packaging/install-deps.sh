@@ -43,8 +43,8 @@ PACKAGES=(
   openssh-server openssh-client python3-scipy python3-pil chromium fonts-dejavu-core
   # tests: the reference project's gallery API and image utilities, run side by side with `serve`
   python3-flask python3-torchvision
-  # packages (packaging/build-debs.sh) and their checks
-  dpkg-dev lintian desktop-file-utils appstream
+  # packages (packaging/build-debs.sh) and their checks; patchelf: the GPU bundle (packaging/gpu-bundle.sh)
+  dpkg-dev lintian desktop-file-utils appstream patchelf
 )
 
 update=1

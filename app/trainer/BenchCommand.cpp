@@ -10,11 +10,14 @@
 
 #include <atomic>
 #include <fstream>
+#if STREETGAN_WITH_PHOTOS
 #include <opencv2/imgcodecs.hpp>
+#endif
 #include <thread>
 
 #include "base/dataset/DatasetIndex.h"
 #include "base/model/Presets.h"
+#include "base/util/BuildFeatures.h"
 #include "ml/dataset/BatchLoader.h"
 #include "ml/dataset/DataSources.h"
 #include "ml/dataset/SyntheticSource.h"
@@ -89,6 +92,9 @@ int BenchCommand::loader() {
 }
 
 int BenchCommand::decodeCeiling() {
+#if !STREETGAN_WITH_PHOTOS
+    BuildFeatures::missing("`bench loader --decode-only`", BuildFeatures::Feature::Photos);
+#else
     const DatasetIndex index = DatasetIndex::scanFolder(data_, IndexOptions{});
     index.requireNonEmpty(data_);
     std::atomic<int64_t> decoded{0};
@@ -113,6 +119,7 @@ int BenchCommand::decodeCeiling() {
     report(json_, {{"images_per_s", ips}, {"threads", loaderThreads_}, {"size", size_}, {"source", data_}, {"decode_only", true}, {"seconds", s}},
            std::to_string(ips) + " IMREAD_REDUCED_COLOR_4 decodes/s (" + std::to_string(loaderThreads_) + " threads)");
     return 0;
+#endif
 }
 
 int BenchCommand::train() {

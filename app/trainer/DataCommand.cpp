@@ -5,8 +5,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#if STREETGAN_WITH_PHOTOS
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#endif
 
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include "base/dataset/DatasetIndex.h"
 #include "base/synthetic/SyntheticStreets.h"
 #include "base/util/AtomicFile.h"
+#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
 #include "ml/dataset/DataSources.h"
 #include "ml/dataset/PackedCacheSource.h"
@@ -72,6 +75,9 @@ void onSignal(int) { gCancel.store(true); }
 }  // namespace
 
 int DataCommand::pack() {
+#if !STREETGAN_WITH_PHOTOS
+    BuildFeatures::missing("`data pack`", BuildFeatures::Feature::Photos);
+#else
     cfg_.model.imgSize = size_;
     const DatasetIndex index = DatasetIndex::scanFolder(spec_, DataSources::indexOptions(cfg_));
     index.requireNonEmpty(spec_);
@@ -103,6 +109,7 @@ int DataCommand::pack() {
     std::cout << out_ << ": " << summary.images << " images in " << summary.shards << " shards, " << skipped << " skipped"
               << (summary.alreadyComplete ? " (already complete)" : "") << "\n";
     return 0;
+#endif
 }
 
 int DataCommand::verify() {
@@ -113,6 +120,9 @@ int DataCommand::verify() {
 }
 
 int DataCommand::synth() {
+#if !STREETGAN_WITH_PHOTOS
+    BuildFeatures::missing("`data synth` (it writes JPEG photos)", BuildFeatures::Feature::Photos);
+#else
     const std::string dir = out_ + "/synthetic";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -129,6 +139,7 @@ int DataCommand::synth() {
     }
     std::cout << dir << "\n";
     return 0;
+#endif
 }
 
 int DataCommand::stats() {
@@ -161,6 +172,9 @@ int DataCommand::stats() {
                      {"sequences", sequences.size()},
                      {"packed_size", cache.params().size}};
         } else {
+#if !STREETGAN_WITH_PHOTOS
+            BuildFeatures::missing("data source '" + spec_ + "'", BuildFeatures::Feature::Photos);
+#else
             // The same listing and verdicts PhotoSource trains from, so the counts agree.
             PhotoListing listing = std::filesystem::is_directory(spec_, ec) ? PhotoListing::folder(spec_) : PhotoListing::archive(spec_);
             const bool tty = ::isatty(STDERR_FILENO) != 0;
@@ -184,6 +198,7 @@ int DataCommand::stats() {
             }
             stats = listing.index(o).stats();
             stats["check"] = {{"decode", check.decode}, {"decoded", check.decoded}, {"cached", check.cached}, {"unchecked", check.unchecked}};
+#endif
         }
     }
     if (json_)

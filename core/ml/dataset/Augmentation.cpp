@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#if STREETGAN_WITH_PHOTOS
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#endif
 #include <string>
 #include <vector>
 
+#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
 
@@ -95,6 +98,7 @@ void Augmentation::applyU8(const DecodedImage& img, const AugmentParams& p, uint
     const int x0 = xc - static_cast<int>(std::lround(static_cast<double>(d.shiftSource) / r));  // shift: crop moves left
 
     const int S = p.size;
+#if STREETGAN_WITH_PHOTOS
     cv::Mat src(img.height, img.width, CV_8UC3, const_cast<uint8_t*>(img.rgb.data()));
     cv::Mat dst(S, S, CV_8UC3, hwcOut);
     const int vx0 = std::max(x0, 0), vx1 = std::min(x0 + cd, img.width);
@@ -110,6 +114,10 @@ void Augmentation::applyU8(const DecodedImage& img, const AugmentParams& p, uint
     else
         cv::resize(crop, dst, cv::Size(S, S), 0, 0, cd > S ? cv::INTER_AREA : cv::INTER_LINEAR);
     if (dst.data != hwcOut) throw DataError("augmentation: OpenCV reallocated the output; this is a bug, please report it");
+#else
+    (void)x0, (void)y0;  // photos are decoded only in a build with them (ImageDecoder)
+    BuildFeatures::missing("cropping a photo", BuildFeatures::Feature::Photos);
+#endif
 
     if (d.flipped) {
         for (int y = 0; y < S; ++y) {

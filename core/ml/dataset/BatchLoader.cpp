@@ -3,8 +3,11 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#if STREETGAN_WITH_PHOTOS
 #include <opencv2/core/utility.hpp>
+#endif
 
+#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
 #include "ml/dataset/Augmentation.h"
@@ -96,8 +99,10 @@ Batch BatchLoader::make(int64_t step) const {
 
 void BatchLoader::start(int64_t first) {
     stop();
+#if STREETGAN_WITH_PHOTOS
     // Our workers are the parallelism: OpenCV's own pool inside resize would oversubscribe the cores.
     cv::setNumThreads(1);
+#endif
     stopping_ = false;
     nextToClaim_ = nextToDeliver_ = first;
     done_.clear();

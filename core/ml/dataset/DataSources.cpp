@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "base/run/TrainConfig.h"
+#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
 #include "ml/dataset/PackedCacheSource.h"
 #include "ml/dataset/PhotoSource.h"
@@ -20,9 +21,18 @@ std::shared_ptr<const ImageSource> DataSources::open(const std::string& spec, co
                             std::to_string(cfg.model.imgSize) + " px: pack it again with --size " + std::to_string(cfg.model.imgSize));
         return cache;
     }
-    if (std::filesystem::is_directory(spec, ec)) return PhotoSource::folder(spec, indexOptions(cfg), augmentParams(cfg));
     if (!std::filesystem::exists(spec, ec)) throw DataError("data source '" + spec + "' does not exist: give a folder of images or 'synthetic'");
-    return PhotoSource::archive(spec, indexOptions(cfg), augmentParams(cfg));  // not an archive: DataError naming it
+    return photos(spec, indexOptions(cfg), augmentParams(cfg));
+}
+
+std::shared_ptr<const ImageSource> DataSources::photos(const std::string& spec, const IndexOptions& index, const AugmentParams& augment) {
+#if STREETGAN_WITH_PHOTOS
+    std::error_code ec;
+    if (std::filesystem::is_directory(spec, ec)) return PhotoSource::folder(spec, index, augment);
+    return PhotoSource::archive(spec, index, augment);  // not an archive: DataError naming it
+#else
+    BuildFeatures::missing("data source '" + spec + "'", BuildFeatures::Feature::Photos);
+#endif
 }
 
 std::shared_ptr<const ImageSource> DataSources::openHeldOut(const std::string& spec, const TrainConfig& cfg) {
@@ -33,10 +43,8 @@ std::shared_ptr<const ImageSource> DataSources::openHeldOut(const std::string& s
     a.maxShift = 0;
     a.noiseStd = 0;
     a.flip = false;
-    std::error_code ec;
     if (spec == "synthetic") throw DataError("held-out synthetic scenes are indexed directly, not opened as a source");
-    if (std::filesystem::is_directory(spec, ec)) return PhotoSource::folder(spec, o, a);
-    return PhotoSource::archive(spec, o, a);
+    return photos(spec, o, a);
 }
 
 IndexOptions DataSources::indexOptions(const TrainConfig& cfg) {

@@ -24,6 +24,9 @@ public:
     static std::shared_ptr<const ImageSource> openHeldOut(const std::string& spec, const TrainConfig& cfg);
     /// The selection (cities, sequence cap, train split) a run's config asks for.
     static IndexOptions indexOptions(const TrainConfig& cfg);
+    /// A folder of photos or a zip/tar batch (PhotoSource); ConfigError in a build without photos
+    /// (BuildFeatures).
+    static std::shared_ptr<const ImageSource> photos(const std::string& spec, const IndexOptions& index, const AugmentParams& augment);
     /// The reference augmentation with the run's parameters, at the model's resolution.
     static AugmentParams augmentParams(const TrainConfig& cfg);
 };

@@ -256,12 +256,6 @@ private:
 
 }  // namespace
 
-std::string PackedCacheWriter::shardName(int64_t shard) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "shard_%05lld.bin", static_cast<long long>(shard));
-    return buf;
-}
-
 PackedCacheWriter::ByteReader PackedCacheWriter::folderReader(const std::string& root) {
     return [root](const ImageEntry& e) {
         const std::string path = root + "/" + e.path;

@@ -41,6 +41,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <string>
@@ -80,8 +81,13 @@ public:
     /// A ByteReader for a folder index: reads root + "/" + entry.path.
     static ByteReader folderReader(const std::string& root);
 
-    /// "shard_00042.bin".
-    static std::string shardName(int64_t shard);
+    /// "shard_00042.bin". Inline: PackedCacheSource reads caches in builds without photos, where
+    /// this writer's .cpp is not compiled.
+    static std::string shardName(int64_t shard) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "shard_%05lld.bin", static_cast<long long>(shard));
+        return buf;
+    }
 };
 
 }  // namespace streetgan

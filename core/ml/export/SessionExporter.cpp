@@ -11,6 +11,7 @@
 
 #include <ATen/ATen.h>
 
+#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
 #include "ml/export/GifWriter.h"
 #include "ml/export/ImageGrid.h"
@@ -51,6 +52,7 @@ SessionExporter::Kind SessionExporter::kindOf(const std::string& out) {
 
 void SessionExporter::checkOutput(const LatentSession& session, const std::string& out) {
     const Kind kind = kindOf(out);
+    if (kind == Kind::Mp4 && !BuildFeatures::kMp4) BuildFeatures::missing("MP4 export to '" + out + "'", BuildFeatures::Feature::Mp4);
     if (kind == Kind::Dir)
         PngSequenceWriter::checkWritable(out);
     else
@@ -119,11 +121,15 @@ SessionExporter::Result SessionExporter::write(const at::Tensor& framesHwc, cons
             break;
         }
         case Kind::Mp4: {
+#if STREETGAN_WITH_MP4
             Mp4Options mo;
             mo.frameDelayMs = session.frameDelayMs;
             const Mp4Writer writer(mo);
             writer.write(framesHwc, out, progress, cancel);
             r.what = "MP4 (" + writer.encoderName() + ")";
+#else
+            BuildFeatures::missing("MP4 export to '" + out + "'", BuildFeatures::Feature::Mp4);
+#endif
             break;
         }
         case Kind::Dir:

@@ -1,0 +1,34 @@
+// The optional features a build may leave out (CMake's STREETGAN_WITH_PHOTOS and STREETGAN_WITH_MP4;
+// the `cuda` preset and the GPU bundle leave both out) and the one error a user gets for them.
+// STREETGAN_WITH_* are defined 0 or 1 for every target that links streetgan_base.
+//
+// Thread contract: constants and a pure function; any thread.
+#pragma once
+
+#include <string>
+
+#ifndef STREETGAN_WITH_PHOTOS
+#error "STREETGAN_WITH_PHOTOS is set by core/base/CMakeLists.txt for every target linking streetgan_base"
+#endif
+#ifndef STREETGAN_WITH_MP4
+#error "STREETGAN_WITH_MP4 is set by core/base/CMakeLists.txt for every target linking streetgan_base"
+#endif
+
+namespace streetgan {
+
+class BuildFeatures {
+public:
+    enum class Feature { Photos, Mp4 };
+    /// Photo folders and zip/tar batches: decoding (OpenCV), archives (libarchive), `data pack`.
+    static constexpr bool kPhotos = STREETGAN_WITH_PHOTOS != 0;
+    /// MP4 export through FFmpeg.
+    static constexpr bool kMp4 = STREETGAN_WITH_MP4 != 0;
+
+    /// Throws ConfigError: "<what> needs <feature>, which this streetgan-trainer was built without
+    /// (<option>=OFF, as in the GPU bundle): <what to do instead>".
+    [[noreturn]] static void missing(const std::string& what, Feature feature);
+    /// "photos, mp4" with "no-" before each left out (`version` prints it).
+    static std::string summary();
+};
+
+}  // namespace streetgan
