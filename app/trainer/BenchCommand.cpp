@@ -128,6 +128,7 @@ int BenchCommand::train() {
     cfg.batch = batch_;
     cfg.amp = amp_;
     cfg.channelsLast = channelsLast_;
+    cfg.ema = 0;  // the reference's step, measured against the reference's (which has no G_ema)
     cfg.validate();
     if (threads_ > 0) {
         torch::set_num_threads(threads_);

@@ -21,6 +21,7 @@
 #include "ml/eval/FeatureMetrics.h"
 #include "ml/eval/ParzenWindow.h"
 #include "ml/util/DeviceChoice.h"
+#include "trainer/GeneratorOption.h"
 
 namespace streetgan {
 namespace {
@@ -58,6 +59,7 @@ CLI::App* EvalCommand::setup(CLI::App& parent) {
     a->add_option("--batch", batch_, "parzen: rows per batch (memory only)")->check(CLI::Range(1, 100000));
     a->add_option("--feature-batch", featureBatch_, "fid/kid/pr: images per generator and feature-model call")->check(CLI::Range(1, 100000));
     a->add_option("--device", device_, "cpu | cuda | auto");
+    addGeneratorOption(a, generator_);
     a->add_flag("--json", json_, "One JSON document on stdout");
     return a;
 }
@@ -87,7 +89,7 @@ int EvalCommand::execute() {
 
     const CheckpointData ck = Checkpoint::load(checkpoint_);
     const torch::Device device = DeviceChoice::select(device_);
-    Generator g = ModelLoader::generator(ck, checkpoint_, "", device);
+    Generator g = ModelLoader::generator(ck, checkpoint_, "", device, ModelLoader::parseChoice(generator_));
     const int size = static_cast<int>(ck.model.imgSize);
     TrainConfig run;
     if (!ck.configJson.empty()) run.merge(nlohmann::json::parse(ck.configJson));

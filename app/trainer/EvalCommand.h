@@ -30,6 +30,7 @@ public:
 
 private:
     std::string checkpoint_, data_ = "synthetic", device_ = "cpu";
+    std::string generator_;              // --generator: "" (G_ema where there is one), ema or raw
     CLI::Option* dataOption_ = nullptr;  // not given: the data the checkpoint was trained on
     std::string metric_ = "parzen", features_, cacheDir_;
     int64_t samples_ = 10000, validation_ = 1000, test_ = 1000, realSamples_ = 0;

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ml/explore/ExploreWorker.h"
+#include "trainer/GeneratorOption.h"
 
 namespace streetgan {
 
@@ -13,6 +14,7 @@ CLI::App* ExploreWorkerCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("explore-worker", "Serve the app's rendering requests on stdin/stdout (docs/explore-worker.md)");
     a->add_option("--device", device_, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     a->add_option("--threads", threads_, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
+    addGeneratorOption(a, generator_);
     return a;
 }
 
@@ -22,6 +24,7 @@ int ExploreWorkerCommand::execute() {
     ExploreWorker::Options o;
     o.device = device_;
     o.threads = threads_;
+    o.generator = generator_;
     ExploreWorker worker(STDIN_FILENO, STDOUT_FILENO, o);
     return worker.run();
 }

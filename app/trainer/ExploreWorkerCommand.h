@@ -16,6 +16,7 @@ public:
 
 private:
     std::string device_ = "auto";
+    std::string generator_;  // --generator: "" (G_ema where there is one), ema or raw
     int threads_ = 0;
 };
 

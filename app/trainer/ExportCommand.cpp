@@ -11,7 +11,9 @@
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
+#include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/ImageGrid.h"
+#include "trainer/GeneratorOption.h"
 
 namespace streetgan {
 namespace {
@@ -55,6 +57,10 @@ CLI::App* ExportCommand::setup(CLI::App& parent) {
                   "(img_list_000.png, ..., and img_list.json)")
         ->check(CLI::IsMember({"state-dict", "slim", "img-list"}));
     a->add_option("--out", out_, "Output file (.pt), or folder for img-list")->required();
+    addGeneratorOption(a, generator_)
+        ->description(
+            "slim: which generator becomes its G_state_dict: ema (G_ema, the default where the checkpoint has one) or raw (the trained G); "
+            "the file's G_source says which");
     return a;
 }
 
@@ -66,13 +72,14 @@ int ExportCommand::execute() {
         return 0;
     }
     if (format_ == "slim") {
-        Checkpoint::saveSlim(ck, out_);
+        Checkpoint::saveSlim(ModelLoader::select(ck, ModelLoader::parseChoice(generator_), checkpoint_), out_);
         std::cout << out_ << "\n";
         return 0;
     }
     c10::impl::GenericDict root(c10::StringType::get(), c10::AnyType::get());
     root.insert("G_state_dict", toDict(ck.generator));
     root.insert("D_state_dict", toDict(ck.discriminator));
+    if (!ck.generatorEma.empty()) root.insert("G_ema_state_dict", toDict(ck.generatorEma));
     if (ck.fixedNoise.defined()) root.insert("noise", ck.fixedNoise.contiguous());
     root.insert("epoch", ck.epoch);
     const std::vector<char> bytes = torch::pickle_save(c10::IValue(root));

@@ -19,6 +19,7 @@ public:
 
 private:
     std::string checkpoint_, format_ = "state-dict", out_;
+    std::string generator_;  // --generator: "" (G_ema where there is one), ema or raw
 };
 
 }  // namespace streetgan

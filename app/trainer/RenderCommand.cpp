@@ -12,6 +12,7 @@
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/SessionExporter.h"
 #include "ml/util/DeviceChoice.h"
+#include "trainer/GeneratorOption.h"
 
 namespace streetgan {
 
@@ -22,6 +23,7 @@ CLI::App* RenderCommand::setup(CLI::App& parent) {
     a->add_option("--out", out_, "FILE.gif | FILE.png (grid of all frames) | FILE.mp4 | DIR (PNG sequence)")->required();
     a->add_option("--device", device_, "cpu | cuda | auto");
     a->add_option("--threads", threads_, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
+    addGeneratorOption(a, generator_);
     return a;
 }
 
@@ -35,7 +37,7 @@ int RenderCommand::execute() {
     const CheckpointData ck = Checkpoint::load(ckPath);
     const std::string sha = ContentHash::sha256File(ckPath);
     if (const std::string w = session.hashWarning(ckPath, sha); !w.empty()) std::cerr << "streetgan-trainer: warning: " << w << "\n";
-    const Generator g = ModelLoader::generator(ck, ckPath, "", DeviceChoice::select(device_));
+    const Generator g = ModelLoader::generator(ck, ckPath, "", DeviceChoice::select(device_), ModelLoader::parseChoice(generator_));
 
     const SessionExporter::Result r = SessionExporter::exportSession(session, g, sha, out_);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -20,6 +20,7 @@ public:
 
 private:
     std::string session_, checkpoint_, out_, device_ = "cpu";
+    std::string generator_;  // --generator: "" (G_ema where there is one), ema or raw
     int threads_ = 0;
 };
 

@@ -9,6 +9,7 @@
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/ImageGrid.h"
 #include "ml/util/DeviceChoice.h"
+#include "trainer/GeneratorOption.h"
 
 namespace streetgan {
 
@@ -24,13 +25,14 @@ CLI::App* SampleCommand::setup(CLI::App& parent) {
     a->add_option("--out", out_, "Output PNG");
     a->add_option("--preset", preset_, "Refuse checkpoints that are not of this preset's architecture");
     a->add_option("--device", device_, "cpu | cuda | auto");
+    addGeneratorOption(a, generator_);
     return a;
 }
 
 int SampleCommand::execute() {
     const CheckpointData ck = Checkpoint::load(checkpoint_);
     const torch::Device device = DeviceChoice::select(device_);
-    Generator g = ModelLoader::generator(ck, checkpoint_, preset_, device);
+    Generator g = ModelLoader::generator(ck, checkpoint_, preset_, device, ModelLoader::parseChoice(generator_));
     torch::Tensor z;
     if (fixedNoise_) {
         if (!ck.fixedNoise.defined()) throw CheckpointError("checkpoint '" + checkpoint_ + "' holds no fixed noise: use --seed N --count K");

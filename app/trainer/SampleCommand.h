@@ -16,6 +16,7 @@ public:
 
 private:
     std::string checkpoint_, out_ = "samples.png", preset_, device_ = "cpu";
+    std::string generator_;  // --generator: "" (G_ema where there is one), ema or raw
     bool fixedNoise_ = false;
     uint64_t seed_ = 0;
     int64_t count_ = 64;

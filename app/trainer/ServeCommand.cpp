@@ -20,6 +20,7 @@
 
 #include "base/util/Errors.h"
 #include "ml/serve/GalleryServer.h"
+#include "trainer/GeneratorOption.h"
 
 namespace streetgan {
 
@@ -28,6 +29,7 @@ CLI::App* ServeCommand::setup(CLI::App& parent) {
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference Python checkpoint")->required();
     a->add_option("--bind", bind_, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
     a->add_option("--preset", preset_, "Refuse checkpoints that are not of this preset's architecture");
+    addGeneratorOption(a, generator_);
     a->add_option("--max-renders", maxRenders_, "Renders at once; more wait in a short queue (0: one per CPU core)")->check(CLI::Range(0, 1024));
     a->add_option("--max-queued-renders", maxQueuedRenders_,
                   "Renders that may wait for a slot (up to 10 s) before a 503 (-1: max(16, 4 x max renders); 0: 503 at once)")
@@ -84,6 +86,7 @@ int ServeCommand::execute() {
     const bool bf16 = precision_ == "bf16" || (precision_ == "auto" && cpuHasNativeBf16());
     o.precision = bf16 ? FrozenGenerator::Precision::BFloat16 : FrozenGenerator::Precision::Float32;
     o.corsOrigin = cors_ == "off" ? std::string() : cors_;
+    o.generator = generator_;
     // An origin has no path, but a pasted page address has one (or a trailing "/"): say what to give.
     if (const auto scheme = o.corsOrigin.find("://"); scheme != std::string::npos && o.corsOrigin.find('/', scheme + 3) != std::string::npos)
         throw ConfigError("--cors '" + cors_ + "': give an origin without a path, e.g. https://blog.example.org ('*' for any, 'off' for none)");

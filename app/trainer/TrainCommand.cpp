@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -75,6 +76,12 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--instance-noise", flags_.instanceNoise, "Std of instance noise on D's inputs")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_option("--instance-noise-steps", flags_.instanceNoiseSteps, "Decay instance noise to 0 over N steps");
     a->add_option("--amp", flags_.amp, "Mixed precision: off | bf16 | fp16 (CUDA)")->check(CLI::IsMember({"off", "bf16", "fp16"}));
+    a->add_option("--ema", flags_.ema, "Per-step decay of the averaged generator G_ema (0: off; default 0.999, ramped up as StyleGAN2)")
+        ->check(FiniteNumber())
+        ->check(CLI::Range(0.0, 0.999999));
+    a->add_option("--diffaugment", flags_.diffAugment, "DiffAugment policy for D's inputs: a subset of color,translation,cutout (\"\": off)");
+    a->add_option("--r1", flags_.r1Gamma, "R1 gradient penalty gamma on real images (0: off)")->check(FiniteNumber())->check(CLI::Range(0.0, 1e6));
+    a->add_option("--r1-every", flags_.r1Every, "Apply R1 every N D steps, scaled by N (lazy regularisation)")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
     a->add_option("--threads", flags_.threads, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
     a->add_flag("--channels-last,!--no-channels-last", flags_.channelsLast, "NHWC memory format (default on)");
     a->add_option("--loader-threads", flags_.loaderThreads, "Data loader threads")->check(CLI::Range(1, 256));
@@ -146,6 +153,10 @@ int TrainCommand::execute() {
     if (given("--instance-noise")) cfg.instanceNoise = flags_.instanceNoise;
     if (given("--instance-noise-steps")) cfg.instanceNoiseSteps = flags_.instanceNoiseSteps;
     if (given("--amp")) cfg.amp = flags_.amp;
+    if (given("--ema")) cfg.ema = flags_.ema;
+    if (given("--diffaugment")) cfg.diffAugment = flags_.diffAugment;
+    if (given("--r1")) cfg.r1Gamma = flags_.r1Gamma;
+    if (given("--r1-every")) cfg.r1Every = flags_.r1Every;
     if (given("--threads")) cfg.threads = flags_.threads;
     if (given("--channels-last") || given("--no-channels-last")) cfg.channelsLast = flags_.channelsLast;
     if (given("--loader-threads")) cfg.loaderThreads = flags_.loaderThreads;
@@ -213,6 +224,11 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
     if (readiness) {
         readiness->setInner(&reporter);
         observer = readiness;
+    }
+    if (root) {  // the settings first, in the log or on the terminal, where the progress lines go
+        const std::string settings = "settings: " + cfg.summary() + "\n";
+        std::fputs(settings.c_str(), readiness || ::isatty(STDERR_FILENO) == 0 ? stdout : stderr);
+        std::fflush(stdout);
     }
     Trainer trainer(cfg, runDir_, resume_, observer);
     if (root) trainer.setControl(&control);

@@ -8,6 +8,12 @@
                            with strict load_state_dict, and compares their eval-mode outputs on
                            the export's noise with the tensors in OUTPUTS (written by C++);
                            prints JSON {"g_max_abs_diff", "d_max_abs_diff"}; exit 1 on mismatch
+  state A KEY_A B KEY_B    torch.load of both files: the largest difference between the state
+                           dicts A[KEY_A] and B[KEY_B] (null when their keys differ), and A's keys
+                           and its "G_source"; prints JSON {"max_abs_diff", "keys", "g_source"}
+  reference-load CK        the reference's inference loader (restore_G_for_inference: "module."
+                           stripped, strict load_state_dict) on CK's G_state_dict; prints JSON
+                           {"loaded": true, "equals_g_state_dict": ..., "differs_from_g_ema": max |G - G_ema|}
 """
 import collections
 import json
@@ -63,10 +69,36 @@ def check(export_path, outputs_path):
     return 0 if res["g_max_abs_diff"] < 1e-5 and res["d_max_abs_diff"] < 1e-4 else 1
 
 
+def state(a, key_a, b, key_b):
+    x, y = torch.load(a), torch.load(b)
+    sa, sb = x[key_a], y[key_b]
+    diff = None
+    if sorted(sa.keys()) == sorted(sb.keys()):
+        diff = max((sa[k].double() - sb[k].double()).abs().max().item() for k in sa)
+    print(json.dumps({"max_abs_diff": diff, "keys": list(x.keys()), "g_source": x.get("G_source")}))
+    return 0
+
+
+def reference_load(path):
+    ck = torch.load(path)
+    g, _, _ = ref.build("tiny-32")
+    g.load_state_dict(collections.OrderedDict((k.replace("module.", ""), v) for k, v in ck["G_state_dict"].items()), strict=True)
+    loaded = g.state_dict()
+    same = all(torch.equal(loaded[k], ck["G_state_dict"][k]) for k in loaded)
+    ema = ck.get("G_ema_state_dict")
+    differs = None if ema is None else max((loaded[k].double() - ema[k].double()).abs().max().item() for k in loaded)
+    print(json.dumps({"loaded": True, "equals_g_state_dict": same, "differs_from_g_ema": differs}))
+    return 0 if same else 1
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2], "--prefix" in sys.argv)
     elif sys.argv[1] == "check":
         sys.exit(check(sys.argv[2], sys.argv[3]))
+    elif sys.argv[1] == "state":
+        sys.exit(state(*sys.argv[2:6]))
+    elif sys.argv[1] == "reference-load":
+        sys.exit(reference_load(sys.argv[2]))
     else:
-        sys.exit("usage: reference_interop.py make OUTDIR [--prefix] | check EXPORT OUTPUTS")
+        sys.exit("usage: reference_interop.py make OUTDIR [--prefix] | check EXPORT OUTPUTS | state A KEY_A B KEY_B | reference-load CK")

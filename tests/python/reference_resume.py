@@ -18,7 +18,7 @@ reference_dcgan.py); they print one JSON document and exit 1 when a check fails.
   api-load SLIM --seed N --count K --nrow R --padding P --png PNG
       api/img_svc.get_generator: get_checkpoint + restore_G_for_inference (strip "module.",
       strict load_state_dict) into a fresh generator; checks SLIM is the reference's slim layout
-      (its full key set, every value None but epoch and G_state_dict); runs the API's /gan_imgs
+      (its full key set, every value None but epoch and G_state_dict, then our G_source); runs the API's /gan_imgs
       draw once (G as the API leaves it, in train mode); then draws torch.manual_seed(N);
       torch.randn(K, nz, 1, 1) in eval mode (as `streetgan-trainer sample` does), makes
       save_image's uint8 grid and compares it with PNG (max difference 1 level: rounding).
@@ -160,10 +160,14 @@ def restore_G_for_inference(checkpoint, G):
 def api_load(args):
     checkpoint = get_checkpoint(args.slim)
     problems = []
-    if list(checkpoint.keys()) != REFERENCE_KEYS:
-        problems.append("keys %s, expected %s" % (list(checkpoint.keys()), REFERENCE_KEYS))
+    # The reference's keys in its order, then StreetGAN's "G_source" (which generator G_state_dict
+    # is: "ema" or "raw"), which the reference's loader never reads.
+    if list(checkpoint.keys()) != REFERENCE_KEYS + ["G_source"]:
+        problems.append("keys %s, expected %s" % (list(checkpoint.keys()), REFERENCE_KEYS + ["G_source"]))
+    if checkpoint.get("G_source") not in ("ema", "raw"):
+        problems.append("G_source is %r, expected ema or raw" % checkpoint.get("G_source"))
     for k, v in checkpoint.items():
-        if k not in ("epoch", "G_state_dict") and v is not None:
+        if k not in ("epoch", "G_state_dict", "G_source") and v is not None:
             problems.append("%s is %s, expected None" % (k, type(v).__name__))
     if not isinstance(checkpoint.get("epoch"), int):
         problems.append("epoch is not an int")

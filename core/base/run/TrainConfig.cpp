@@ -41,6 +41,23 @@ T whole(const nlohmann::json& v, const std::string& key) {
 }
 }  // namespace
 
+std::vector<std::string> TrainConfig::diffAugmentOps(const std::string& policy) {
+    std::vector<std::string> ops;
+    std::string part;
+    std::istringstream in(policy);
+    while (std::getline(in, part, ','))
+        if (!part.empty()) ops.push_back(part);
+    return ops;
+}
+
+std::string TrainConfig::summary() const {
+    std::string s = model.preset + ", batch " + std::to_string(batch) + ", lr " + format(lr) + ", amp " + amp + ", instance noise " + format(instanceNoise);
+    s += ema > 0 ? ", G_ema " + format(ema) : std::string(", G_ema off");
+    s += diffAugment.empty() ? std::string(", DiffAugment off") : ", DiffAugment " + diffAugment;
+    s += r1Gamma > 0 ? ", R1 " + format(r1Gamma) + " every " + std::to_string(r1Every) : std::string(", R1 off");
+    return s;
+}
+
 void TrainConfig::validate() const {
     model.validate();
     auto range = [](const char* name, double v, double lo, double hi) {
@@ -72,6 +89,13 @@ void TrainConfig::validate() const {
     range("max_per_sequence", static_cast<double>(maxPerSequence), 0, 1e12);
     range("validation_percent", validationPercent, 0, 99);
     range("synthetic_images", static_cast<double>(syntheticImages), 1, 1e10);
+    range("ema", ema, 0, 0.999999);  // 1 would freeze G_ema at G's initial weights
+    for (const auto& op : diffAugmentOps(diffAugment))
+        if (op != "color" && op != "translation" && op != "cutout")
+            throw ConfigError("diffaugment policy '" + diffAugment + "' has the unknown part '" + op +
+                              "': use a comma-separated subset of color, translation, cutout");
+    range("r1_gamma", r1Gamma, 0, 1e6);
+    range("r1_every", static_cast<double>(r1Every), 1, 1e6);
     if (amp != "off" && amp != "bf16" && amp != "fp16") throw ConfigError("amp '" + amp + "' is unknown: use off, bf16 or fp16");
     if (device != "auto" && device != "cpu" && device.rfind("cuda", 0) != 0)
         throw ConfigError("device '" + device + "' is unknown: use auto, cpu, cuda or cuda:N");
@@ -114,6 +138,10 @@ nlohmann::json TrainConfig::toJson() const {
                           {"instance_noise", instanceNoise},
                           {"instance_noise_steps", instanceNoiseSteps},
                           {"amp", amp},
+                          {"ema", ema},
+                          {"diffaugment", diffAugment},
+                          {"r1_gamma", r1Gamma},
+                          {"r1_every", r1Every},
                           {"log_every", logEvery},
                           {"sample_every", sampleEvery},
                           {"checkpoint_every", checkpointEvery},
@@ -202,6 +230,14 @@ void TrainConfig::merge(const nlohmann::json& j) {
                 instanceNoiseSteps = whole<int64_t>(v, key);
             else if (key == "amp")
                 amp = v.get<std::string>();
+            else if (key == "ema")
+                ema = v.get<double>();
+            else if (key == "diffaugment")
+                diffAugment = v.get<std::string>();
+            else if (key == "r1_gamma")
+                r1Gamma = v.get<double>();
+            else if (key == "r1_every")
+                r1Every = whole<int64_t>(v, key);
             else if (key == "log_every")
                 logEvery = whole<int64_t>(v, key);
             else if (key == "sample_every")

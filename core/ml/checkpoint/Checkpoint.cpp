@@ -217,6 +217,7 @@ void Checkpoint::save(const CheckpointData& data, const std::string& path) {
     if (data.rngState.defined()) root.insert("rng", data.rngState.detach().to(torch::kCPU).contiguous());
     root.insert("amp_scale", data.ampScale);
     root.insert("amp_growth", data.ampGrowth);
+    if (!data.generatorEma.empty()) root.insert("G_ema_state_dict", stateToIValue(data.generatorEma));
     writeAtomically(root, path);
 }
 
@@ -227,6 +228,7 @@ void Checkpoint::saveSlim(const CheckpointData& data, const std::string& path) {
     root.insert("D_state_dict", IValue());
     root.insert("G_state_dict", stateToIValue(data.generator));
     for (const char* key : {"D_optim", "G_optim", "losses", "img_list", "noise"}) root.insert(key, IValue());
+    root.insert("G_source", data.generatorSource);
     writeAtomically(root, path);
 }
 
@@ -244,6 +246,8 @@ CheckpointData Checkpoint::load(const std::string& path) {
         out.generator = readState(*g, "G_state_dict", path);
         // A slim checkpoint's D_state_dict is None: a G-only checkpoint.
         if (const auto* d = root.find("D_state_dict"); d && !d->isNone()) out.discriminator = readState(*d, "D_state_dict", path);
+        if (const auto* e = root.find("G_ema_state_dict"); e && !e->isNone()) out.generatorEma = readState(*e, "G_ema_state_dict", path);
+        if (const auto* v = root.find("G_source"); v && v->isString()) out.generatorSource = v->asString();
         out.model = inferArchitecture(out.generator, out.discriminator, path);
         if (const auto* v = root.find("epoch"); v && !v->isNone()) out.epoch = asInteger(*v);
         if (const auto* v = root.find("step"); v && !v->isNone()) out.step = asInteger(*v);

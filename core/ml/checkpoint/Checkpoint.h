@@ -9,7 +9,10 @@
 //    of every logged step, i.e. of every metrics event, oldest first; each is the mean over the
 //    steps since the previous log, where the reference logs the single step's loss), "img_list"
 //    (CheckpointData::imgList, see below), "noise" (K, nz, 1, 1) fixed progress noise, "config"
-//    (TrainConfig JSON text), "rng" (CPU generator state), "amp_scale", "amp_growth"}.
+//    (TrainConfig JSON text), "rng" (CPU generator state), "amp_scale", "amp_growth",
+//    "G_ema_state_dict" (only with --ema > 0: the averaged generator, GeneratorAverage)}.
+// G_state_dict is always the raw G, so the reference's loaders, which know nothing of G_ema, load
+// and resume exactly what was trained; the extra key is ignored by them.
 // img_list is empty in a run of ours on purpose: the reference appends one float grid per saved
 // epoch (3 x 1042 x 1042 float32, 13 MB, for 64 images at 128 px) and carries all of them in every
 // checkpoint, so a long run's checkpoints would grow without bound. Our progress grids are the
@@ -24,7 +27,8 @@
 // a layout other than these is ignored (the history is informational and never blocks loading).
 // Checkpoints written before losses existed load with an empty history.
 // Slim checkpoints (saveSlim; the reference's create_slim_checkpoint intent): every reference key
-// present, all None but "epoch" and "G_state_dict". They load as G-only CheckpointData
+// present, all None but "epoch" and "G_state_dict", then "G_source": "ema" or "raw", which of the
+// generators G_state_dict holds (the reference's loader reads only G_state_dict). They load as G-only CheckpointData
 // (discriminator empty; ndf, which G does not determine, taken from the preset with that
 // generator, else 64): enough to sample, serve and render; TrainStep::restore refuses them.
 // Writes are atomic (temp, fsync, rename): a failure leaves the previous file intact. Measured
@@ -56,6 +60,10 @@ struct CheckpointData {
     int64_t step = 0;     ///< optimiser steps done (reference checkpoints: G_optim's step count, 0 when absent)
     StateDict generator;  ///< parameters and buffers, keys without "module."
     StateDict discriminator;
+    StateDict generatorEma;  ///< G_ema (same keys as generator), empty when the run had none
+    /// A slim checkpoint's "G_source": which generator `generator` is ("raw" or "ema"); "raw" for
+    /// full checkpoints, whose generator is always the trained G.
+    std::string generatorSource = "raw";
     std::optional<OptimizerState> generatorOptim;
     std::optional<OptimizerState> discriminatorOptim;
     torch::Tensor fixedNoise;  ///< (K, nz, 1, 1) float32 on CPU, or undefined
@@ -78,7 +86,9 @@ public:
     /// Reads a native or reference checkpoint; throws CheckpointError naming the path.
     static CheckpointData load(const std::string& path);
     /// The reference's slim checkpoint: {"epoch", "G_state_dict"} and every other key of the
-    /// reference's checkpoint dict set to None. Writes atomically; throws IoError naming the path.
+    /// reference's checkpoint dict set to None, then "G_source" (data.generatorSource): G_state_dict
+    /// is data.generator (ModelLoader::select puts the chosen generator there). Writes atomically;
+    /// throws IoError naming the path.
     static void saveSlim(const CheckpointData& data, const std::string& path);
     /// Parameters and buffers of `module` (copied to CPU), in registration order.
     static StateDict stateOf(const torch::nn::Module& module);

@@ -150,8 +150,8 @@ double msSince(std::chrono::steady_clock::time_point t0) { return std::chrono::d
 
 }  // namespace
 
-ExploreOps::ExploreOps(c10::Device device, std::string pcaCacheDir, size_t cacheCapacity)
-    : cache_(device, cacheCapacity), pcaCacheDir_(std::move(pcaCacheDir)) {}
+ExploreOps::ExploreOps(c10::Device device, std::string pcaCacheDir, size_t cacheCapacity, GeneratorChoice generator)
+    : cache_(device, cacheCapacity, generator), pcaCacheDir_(std::move(pcaCacheDir)) {}
 
 bool ExploreOps::knows(const std::string& op) {
     static const std::set<std::string> ops{"open", "frames", "latents", "pca", "export", "evolution", "session", "seed-z"};

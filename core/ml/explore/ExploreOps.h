@@ -32,7 +32,7 @@ public:
     using Progress = std::function<void(int64_t done, int64_t total)>;
 
     /// `pcaCacheDir`: PcaDirections' cache folder ("" = its default).
-    ExploreOps(c10::Device device, std::string pcaCacheDir = "", size_t cacheCapacity = 4);
+    ExploreOps(c10::Device device, std::string pcaCacheDir = "", size_t cacheCapacity = 4, GeneratorChoice generator = GeneratorChoice::Default);
 
     /// True for the ops run() knows (cancel and quit are the worker's).
     static bool knows(const std::string& op);

@@ -11,6 +11,7 @@
 #include <c10/util/Exception.h>
 
 #include "base/util/Errors.h"
+#include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/FrameRenderer.h"
 #include "ml/util/DeviceChoice.h"
 
@@ -42,7 +43,8 @@ std::string firstLine(std::string s) {
 
 ExploreWorker::ExploreWorker(int inFd, int outFd, Options options) : inFd_(inFd), outFd_(outFd), options_(std::move(options)) {
     if (options_.threads > 0) at::set_num_threads(options_.threads);
-    ops_ = std::make_unique<ExploreOps>(DeviceChoice::select(options_.device), options_.pcaCacheDir, options_.generators);
+    ops_ = std::make_unique<ExploreOps>(DeviceChoice::select(options_.device), options_.pcaCacheDir, options_.generators,
+                                        ModelLoader::parseChoice(options_.generator));
 }
 
 ExploreWorker::~ExploreWorker() = default;

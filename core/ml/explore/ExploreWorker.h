@@ -39,6 +39,7 @@ public:
         int threads = 0;              ///< torch intra-op threads, 0 = LibTorch's default
         std::string pcaCacheDir;      ///< "" = PcaDirections' default cache folder
         size_t generators = 4;        ///< generators kept loaded (LRU)
+        std::string generator;        ///< "ema" | "raw" | "" (G_ema where the checkpoint has one): ModelLoader
     };
 
     /// Throws ConfigError for an unusable device.

@@ -27,7 +27,8 @@ std::string presetOf(const ModelConfig& m) {
 
 }  // namespace
 
-GeneratorCache::GeneratorCache(c10::Device device, size_t capacity) : device_(device), capacity_(capacity < 1 ? 1 : capacity) {}
+GeneratorCache::GeneratorCache(c10::Device device, size_t capacity, GeneratorChoice choice)
+    : device_(device), capacity_(capacity < 1 ? 1 : capacity), choice_(choice) {}
 
 std::shared_ptr<const LoadedGenerator> GeneratorCache::get(const std::string& path) {
     std::error_code ec;
@@ -47,7 +48,7 @@ std::shared_ptr<const LoadedGenerator> GeneratorCache::get(const std::string& pa
     const CheckpointData ck = Checkpoint::load(path);
     auto lg = std::make_shared<LoadedGenerator>();
     lg->path = path;
-    lg->g = ModelLoader::generator(ck, path, "", device_);
+    lg->g = ModelLoader::generator(ck, path, "", device_, choice_);
     lg->preset = presetOf(ck.model);
     lg->nz = ck.model.nz;
     lg->imgSize = ck.model.imgSize;

@@ -9,12 +9,14 @@
 
 #include <cstdint>
 #include <list>
+
 #include <memory>
 #include <string>
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
+#include "ml/checkpoint/ModelLoader.h"
 #include "ml/model/Generator.h"
 
 namespace streetgan {
@@ -34,7 +36,8 @@ struct LoadedGenerator {
 
 class GeneratorCache {
 public:
-    explicit GeneratorCache(c10::Device device, size_t capacity = 4);
+    /// `choice`: which of a checkpoint's generators to load (ModelLoader: G_ema by default).
+    explicit GeneratorCache(c10::Device device, size_t capacity = 4, GeneratorChoice choice = GeneratorChoice::Default);
 
     /// The generator of the checkpoint at `path`, loaded on first use (or when its mtime changed).
     /// Throws IoError when the file is missing, CheckpointError naming the path when it cannot be
@@ -52,6 +55,7 @@ private:
     };
     c10::Device device_;
     size_t capacity_;
+    GeneratorChoice choice_;
     std::list<Entry> entries_;  ///< most recently used first
 };
 

@@ -95,7 +95,7 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     options_.validate();
     if (options_.maxRenders == 0) options_.maxRenders = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const CheckpointData ck = Checkpoint::load(checkpointPath);
-    Generator g = ModelLoader::generator(ck, checkpointPath, preset, torch::kCPU);
+    Generator g = ModelLoader::generator(ck, checkpointPath, preset, torch::kCPU, ModelLoader::parseChoice(options_.generator));
     model_ = g->config();
     if (options_.maxGifSize < model_.imgSize)
         throw ConfigError("gallery server: max GIF size " + std::to_string(options_.maxGifSize) + " is below the model's " + std::to_string(model_.imgSize) +

@@ -97,6 +97,8 @@ struct GalleryOptions {
     /// Access-Control-Allow-Origin of every response: "*" (any page may fetch by script, like the
     /// reference), one origin "scheme://host[:port]" (only that page), or "" (no CORS headers).
     std::string corsOrigin = "*";
+    /// Which of the checkpoint's generators to serve: "ema" | "raw" | "" (G_ema where it has one).
+    std::string generator;
     /// Test hook: runs on the render's thread while it holds its render slot, before rendering.
     std::function<void()> beforeRender;
 

@@ -8,10 +8,12 @@
 #include "ml/model/WeightInit.h"
 #include "ml/train/AutocastGuard.h"
 #include "ml/train/DeviceBatch.h"
+#include "ml/train/R1Penalty.h"
 
 namespace streetgan {
 
-TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device) : cfg_(cfg), device_(device), g_(cfg.model), d_(cfg.model) {
+TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device)
+    : cfg_(cfg), device_(device), g_(cfg.model), d_(cfg.model), augment_(cfg.diffAugment, cfg.seed) {
     WeightInit::dcgan(*g_);
     WeightInit::dcgan(*d_);
     g_->to(device_);
@@ -38,6 +40,7 @@ TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device) : cfg_(cfg), 
         autocast_ = true;
         autocastDtype_ = c10::kBFloat16;
     }
+    if (cfg.ema > 0) ema_.emplace(g_, cfg.ema);
     acc_ = torch::zeros({5}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
 }
 
@@ -54,6 +57,7 @@ void TrainStep::broadcastState() {
     if (!dist_) return;
     dist_->broadcastModule(*g_, "broadcast of G from rank 0");
     dist_->broadcastModule(*d_, "broadcast of D from rank 0");
+    if (ema_) dist_->broadcastModule(*ema_->generator(), "broadcast of G_ema from rank 0");
 }
 
 void TrainStep::step(const Batch& batch, double instanceStd) {
@@ -71,6 +75,11 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
         genTarget_ = torch::ones({B}, o);  // G is trained against label 1, smoothing or not
     }
     if (noiseReal.defined()) real = real + noiseReal;
+    const bool augment = augment_.enabled();
+    if (augment) augment_.beginStep(steps_, dist_ ? dist_->rank() : 0, device_);
+    // DiffAugment on D's every input; in fp32 outside autocast (its ops are cheap and elementwise).
+    auto forD = [&](const torch::Tensor& x) { return augment ? augment_.apply(x) : x; };
+    const bool r1Due = cfg_.r1Gamma > 0 && steps_ % cfg_.r1Every == 0;
     auto backward = [&](const torch::Tensor& loss) {
         if (scaler_)
             scaler_->scale(loss).backward();
@@ -91,16 +100,17 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
     torch::Tensor outReal, errReal, fake, outFake, errFake;
     {
         AutocastGuard ac(device_.type(), autocastDtype_, autocast_);
-        outReal = d_->forward(real);
+        outReal = d_->forward(forD(real));
         errReal = F::binary_cross_entropy_with_logits(outReal.to(torch::kFloat32), realTarget_);
     }
     backward(errReal);
-    if (syncD_) syncD_->arm();  // D's last backward pass of this update: .grad holds real + fake
+    if (r1Due) backward(R1Penalty::compute(d_, forD(real), cfg_.r1Gamma, cfg_.r1Every));  // fp32: no autocast here
+    if (syncD_) syncD_->arm();                                                            // D's last backward pass of this update: .grad holds real + fake
     {
         AutocastGuard ac(device_.type(), autocastDtype_, autocast_);
         fake = g_->forward(noise);
         auto fakeIn = noiseFake.defined() ? fake.detach() + noiseFake : fake.detach();
-        outFake = d_->forward(fakeIn);
+        outFake = d_->forward(forD(fakeIn));
         errFake = F::binary_cross_entropy_with_logits(outFake.to(torch::kFloat32), fakeTarget_);
     }
     backward(errFake);
@@ -113,7 +123,7 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
     {
         AutocastGuard ac(device_.type(), autocastDtype_, autocast_);
         auto fakeIn = noiseFake.defined() ? fake + noiseFake : fake;
-        out = d_->forward(fakeIn);
+        out = d_->forward(forD(fakeIn));
         errG = F::binary_cross_entropy_with_logits(out.to(torch::kFloat32), genTarget_);
     }
     if (syncG_) syncG_->arm();  // D's hooks stay disarmed: its gradients from this pass are discarded
@@ -121,6 +131,8 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
     if (syncG_) syncG_->finish();
     stepOpt(*optG_, fusedG_.get());
     if (scaler_) scaler_->update();
+    if (ema_) ema_->update(g_, steps_);
+    ++steps_;
 
     torch::NoGradGuard noGrad;
     acc_.add_(torch::stack({errReal.detach() + errFake.detach(), errG.detach(), torch::sigmoid(outReal.detach().to(torch::kFloat32)).mean(),
@@ -147,10 +159,11 @@ StepMetrics TrainStep::drain() {
 
 torch::Tensor TrainStep::sample(const torch::Tensor& z) {
     torch::NoGradGuard noGrad;
-    const bool wasTraining = g_->is_training();
-    g_->eval();
-    auto out = g_->forward(z.to(device_)).to(torch::kCPU, torch::kFloat32);
-    if (wasTraining) g_->train();
+    Generator& g = drawingGenerator();
+    const bool wasTraining = g->is_training();
+    g->eval();
+    auto out = g->forward(z.to(device_)).to(torch::kCPU, torch::kFloat32);
+    if (wasTraining) g->train();
     return out;
 }
 
@@ -165,6 +178,7 @@ void TrainStep::capture(CheckpointData& out) {
     out.model = cfg_.model;
     out.generator = Checkpoint::stateOf(*g_);
     out.discriminator = Checkpoint::stateOf(*d_);
+    if (ema_) out.generatorEma = Checkpoint::stateOf(*ema_->generator());
     if (fusedG_) fusedG_->syncSteps(*optG_);
     if (fusedD_) fusedD_->syncSteps(*optD_);
     out.generatorOptim = OptimizerState::capture(*optG_);
@@ -182,6 +196,14 @@ void TrainStep::restore(const CheckpointData& in, const std::string& path) {
                               "resume from a full checkpoint (checkpoints/checkpoint_N.pt)");
     Checkpoint::apply(*g_, in.generator, "G", path);
     Checkpoint::apply(*d_, in.discriminator, "D", path);
+    if (ema_) {
+        // A checkpoint without G_ema (the reference's, or a run trained with --ema 0) starts it at G.
+        if (in.generatorEma.empty())
+            ema_->copyFrom(g_);
+        else
+            Checkpoint::apply(*ema_->generator(), in.generatorEma, "G_ema", path);
+    }
+    steps_ = in.step;
     if (in.generatorOptim) in.generatorOptim->restore(*optG_, "checkpoint '" + path + "': G");
     if (in.discriminatorOptim) in.discriminatorOptim->restore(*optD_, "checkpoint '" + path + "': D");
     if (scaler_ && in.ampScale > 0) scaler_->load(in.ampScale, in.ampGrowth);

@@ -5,12 +5,16 @@
 // G against target 1 through D, G steps. D(x), D(G(z)) before (d_g_z1) and after (d_g_z2) the D
 // step are accumulated ON THE DEVICE: the step never synchronises with the host; drain() reads
 // the sums once per log interval. Not thread-safe: one thread drives a TrainStep.
+// Options (TrainConfig): DiffAugment on every image D sees (real and fake, both steps); the R1
+// penalty on reals every r1_every-th step, a backward of its own before D steps; G_ema updated
+// after every G step (GeneratorAverage). None of them synchronises with the host.
 // Distributed (setDistributed): G's and D's gradients are averaged over the ranks during the
 // last backward pass of each update (dist/GradientSync), so every rank steps identically.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include <torch/optim/adamw.h>
 
@@ -19,7 +23,9 @@
 #include "ml/dataset/Batch.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
+#include "ml/train/DiffAugment.h"
 #include "ml/train/FusedAdamW.h"
+#include "ml/train/GeneratorAverage.h"
 #include "ml/train/GradScaler.h"
 
 namespace streetgan {
@@ -49,19 +55,27 @@ public:
     void step(const Batch& batch, double instanceStd = 0.0);
     /// Averages since the last drain (one host synchronisation), then resets the accumulators.
     StepMetrics drain();
-    /// Generator output for `z` in eval mode (BatchNorm running statistics), on the CPU.
+    /// Output for `z` of G_ema when there is one, else of G, in eval mode (BatchNorm running
+    /// statistics), on the CPU: what the run's sample grids show.
     torch::Tensor sample(const torch::Tensor& z);
 
     void setLearningRate(double lr);
     double learningRate() const;
     /// Fills the model/optimizer/scaler fields of `out`.
     void capture(CheckpointData& out);
-    /// Loads G, D, and optimizer/scaler state when present; throws CheckpointError (also for a
-    /// slim, G-only checkpoint: there is no D to train on).
+    /// Loads G, D, G_ema (a copy of G when the checkpoint has none) and optimizer/scaler state when
+    /// present, and the step count; throws CheckpointError (also for a slim, G-only checkpoint:
+    /// there is no D to train on).
     void restore(const CheckpointData& in, const std::string& path);
 
     Generator& generator() { return g_; }
     Discriminator& discriminator() { return d_; }
+    /// G_ema, or nullptr with --ema 0.
+    Generator* averageGenerator() { return ema_ ? &ema_->generator() : nullptr; }
+    /// The generator images are drawn from: G_ema when there is one, else G.
+    Generator& drawingGenerator() { return ema_ ? ema_->generator() : g_; }
+    /// Updates done (restored from a checkpoint's step): drives the EMA ramp and DiffAugment's seeds.
+    int64_t steps() const { return steps_; }
     torch::Device device() const { return device_; }
 
 private:
@@ -74,6 +88,9 @@ private:
     std::unique_ptr<FusedAdamW> fusedG_, fusedD_;  // set where ATen's fused AdamW exists (2.x, CUDA)
     DistributedContext* dist_ = nullptr;
     std::unique_ptr<GradientSync> syncG_, syncD_;  // declared after g_/d_: destroyed before them
+    std::optional<GeneratorAverage> ema_;          // --ema > 0
+    DiffAugment augment_;
+    int64_t steps_ = 0;
     torch::Tensor realTarget_, fakeTarget_, genTarget_;
     torch::Tensor acc_;  // (5) running sums on the device: loss_d, loss_g, d_x, d_g_z1, d_g_z2
     int64_t accSteps_ = 0;

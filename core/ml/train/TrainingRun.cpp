@@ -350,8 +350,8 @@ void TrainingRun::checkpoint(int64_t stepsDone) {
         Checkpoint::save(ck, path);
         out_.emit(e, true);
     }
-    // FID/KID/PR on a copy of G in the background (TrainingMetrics): logged when done (pollMetrics).
-    if (metrics_->due(++checkpointsWritten_)) metrics_->submit(step_->generator(), stepsDone);
+    // FID/KID/PR on a copy of G_ema (G with --ema 0) in the background (TrainingMetrics): logged when done (pollMetrics).
+    if (metrics_->due(++checkpointsWritten_)) metrics_->submit(step_->drawingGenerator(), stepsDone);
 }
 
 void TrainingRun::emitWrittenCheckpoints(bool wait) {

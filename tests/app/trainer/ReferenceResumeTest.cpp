@@ -76,6 +76,10 @@ TEST(ReferenceResume, ReferenceTrainingResumesFromOursAndOursFromIts) {
     EXPECT_EQ(ours.out["img_list"], 0);
     EXPECT_EQ(ours.out["epoch"], 1);
     EXPECT_EQ(ours.out["noise_shape"], (nlohmann::json{64, 64, 1, 1}));
+    // G_ema (on by default) rides along under a key of its own, which the reference never reads;
+    // the G_state_dict it loads strictly below is the trained G.
+    const auto keys = ours.out["keys"].get<std::vector<std::string>>();
+    EXPECT_NE(std::find(keys.begin(), keys.end(), "G_ema_state_dict"), keys.end());
 
     // The reference's own resume (its st_epoch 1, n_epochs 3) over 32 images of batch 8: epochs
     // 1 and 2, 4 steps each, logging batches 0 and 2 of each epoch; saves checkpoint_1 and _2.
@@ -114,6 +118,9 @@ TEST(ReferenceResume, ReferenceTrainingResumesFromOursAndOursFromIts) {
     ASSERT_EQ(last.code, 0) << last.err;
     EXPECT_EQ(last.out["format"], "streetgan/1");
     EXPECT_EQ(last.out["step"], 30);
+    // Resumed from the reference's file, which has no G_ema: ours started it at G and saves it again.
+    const auto lastKeys = last.out["keys"].get<std::vector<std::string>>();
+    EXPECT_NE(std::find(lastKeys.begin(), lastKeys.end(), "G_ema_state_dict"), lastKeys.end());
     const std::vector<double> lastG = numbers(last.out["losses"]["_G"]), lastD = numbers(last.out["losses"]["_D"]);
     ASSERT_EQ(lastG.size(), 15u);  // its 10, then ours at steps 22, 24, ..., 30
     EXPECT_TRUE(std::equal(refG.begin(), refG.end(), lastG.begin()));

@@ -50,6 +50,9 @@ TEST_F(TrainerCli, TrainPrintsPlainLinesWhenNotATerminal) {
     ASSERT_EQ(trainResult_->code, 0) << trainResult_->err;
     EXPECT_NE(trainResult_->out.find("step 12/12"), std::string::npos) << trainResult_->out;
     EXPECT_NE(trainResult_->out.find("status finished"), std::string::npos);
+    EXPECT_NE(trainResult_->out.find("settings: tiny-32, batch 8, lr 0.0002, amp off, instance noise 0, G_ema 0.999, DiffAugment off, R1 off\n"),
+              std::string::npos)
+        << trainResult_->out;
     EXPECT_EQ(trainResult_->out.find('\r'), std::string::npos);  // no progress-bar redraws in a log
     EXPECT_TRUE(fs::exists(checkpoint()));
     EXPECT_TRUE(fs::exists(run() + "/samples/step_6.png"));
@@ -178,6 +181,81 @@ TEST_F(TrainerCli, ExportOfNativeCheckpointLoadsStrictlyInPython) {
                           << "assert ck['noise'].shape == (64, 64, 1, 1)\n"
                           << "g.eval(); x = g(ck['noise']); assert torch.isfinite(x).all() and x.abs().max() <= 1\n";
     EXPECT_EQ(std::system((std::string(STREETGAN_PYTHON) + " " + script).c_str()), 0);
+}
+
+// The fixture's run has G_ema (on by default). sample draws it unless --generator raw; the slim
+// export carries the generator asked for, says which in G_source, and draws what sample draws
+// from that generator of the full checkpoint; G_state_dict stays the raw G, which the reference's
+// own loader takes.
+TEST_F(TrainerCli, GeneratorChoiceEmaByDefaultRawWhenAsked) {
+    auto draw = [&](const std::string& ck, const std::string& out, const std::vector<std::string>& extra) {
+        std::vector<std::string> args = {"sample", "--checkpoint", ck, "--seed", "4", "--count", "16", "--out", out};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return cli.run(args);
+    };
+    auto bytes = [](const std::string& p) { return CliRunner::slurp(p); };
+    ASSERT_EQ(draw(checkpoint(), tmp / "default.png", {}).code, 0);
+    ASSERT_EQ(draw(checkpoint(), tmp / "ema.png", {"--generator", "ema"}).code, 0);
+    ASSERT_EQ(draw(checkpoint(), tmp / "raw.png", {"--generator", "raw"}).code, 0);
+    EXPECT_EQ(bytes(tmp / "default.png"), bytes(tmp / "ema.png"));
+    EXPECT_NE(bytes(tmp / "raw.png"), bytes(tmp / "ema.png"));
+
+    ASSERT_EQ(cli.run({"export", "--checkpoint", checkpoint(), "--format", "slim", "--out", tmp / "slim_ema.pt"}).code, 0);
+    ASSERT_EQ(cli.run({"export", "--checkpoint", checkpoint(), "--format", "slim", "--generator", "raw", "--out", tmp / "slim_raw.pt"}).code, 0);
+    ASSERT_EQ(draw(tmp / "slim_ema.pt", tmp / "slim_ema.png", {}).code, 0);
+    ASSERT_EQ(draw(tmp / "slim_raw.pt", tmp / "slim_raw.png", {}).code, 0);
+    EXPECT_EQ(bytes(tmp / "slim_ema.png"), bytes(tmp / "ema.png"));
+    EXPECT_EQ(bytes(tmp / "slim_raw.png"), bytes(tmp / "raw.png"));
+    // Their G_state_dicts are, tensor for tensor, the checkpoint's G_ema and G.
+    auto state = [&](const std::string& a, const std::string& keyA, const std::string& keyB) {
+        const std::string out = tmp / "state.json";
+        const int rc = std::system(python("reference_interop.py state " + a + " " + keyA + " " + checkpoint() + " " + keyB + " > " + out).c_str());
+        EXPECT_EQ(rc, 0);
+        return nlohmann::json::parse(CliRunner::slurp(out));
+    };
+    const auto e = state(tmp / "slim_ema.pt", "G_state_dict", "G_ema_state_dict");
+    EXPECT_EQ(e["max_abs_diff"], 0.0);
+    EXPECT_EQ(e["g_source"], "ema");
+    const auto r = state(tmp / "slim_raw.pt", "G_state_dict", "G_state_dict");
+    EXPECT_EQ(r["max_abs_diff"], 0.0);
+    EXPECT_EQ(r["g_source"], "raw");
+    // The reference's loader on our checkpoint: strict load of G_state_dict, the raw G, not G_ema.
+    const std::string loaded = tmp / "loaded.json";
+    ASSERT_EQ(std::system(python("reference_interop.py reference-load " + checkpoint() + " > " + loaded).c_str()), 0) << CliRunner::slurp(loaded);
+    const auto l = nlohmann::json::parse(CliRunner::slurp(loaded));
+    EXPECT_EQ(l["equals_g_state_dict"], true);
+    EXPECT_GT(l["differs_from_g_ema"].get<double>(), 0.0);
+
+    // A choice the file cannot satisfy is one clear line.
+    const CliResult noRaw = draw(tmp / "slim_ema.pt", tmp / "x.png", {"--generator", "raw"});
+    EXPECT_EQ(noRaw.code, 4);
+    EXPECT_NE(noRaw.err.find("holds only G_ema"), std::string::npos) << noRaw.err;
+    const CliResult noEma = draw(tmp / "slim_raw.pt", tmp / "x.png", {"--generator", "ema"});
+    EXPECT_EQ(noEma.code, 4);
+    EXPECT_NE(noEma.err.find("has no G_ema"), std::string::npos) << noEma.err;
+    EXPECT_NE(cli.run({"sample", "--checkpoint", checkpoint(), "--generator", "best", "--out", tmp / "x.png"}).code, 0);
+}
+
+// --ema, --diffaugment, --r1 and --r1-every reach run.json (and --config reads them back).
+TEST_F(TrainerCli, TrainingOptionsReachRunJson) {
+    const CliResult r = cli.run({"train", "--run-dir", tmp / "o", "--preset", "tiny-32", "--steps", "2", "--batch", "4", "--synthetic-images", "16", "--ema",
+                                 "0.99", "--diffaugment", "color,translation", "--r1", "0.5", "--r1-every", "2"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto config = nlohmann::json::parse(CliRunner::slurp(tmp / "o/run.json")).at("config");
+    EXPECT_EQ(config.at("ema"), 0.99);
+    EXPECT_EQ(config.at("diffaugment"), "color,translation");
+    EXPECT_EQ(config.at("r1_gamma"), 0.5);
+    EXPECT_EQ(config.at("r1_every"), 2);
+    std::ofstream(tmp / "c.json") << config.dump();
+    ASSERT_EQ(cli.run({"train", "--run-dir", tmp / "c", "--config", tmp / "c.json", "--ema", "0"}).code, 0);
+    const auto again = nlohmann::json::parse(CliRunner::slurp(tmp / "c/run.json")).at("config");
+    EXPECT_EQ(again.at("ema"), 0.0);  // the flag over the file
+    EXPECT_EQ(again.at("r1_every"), 2);
+    EXPECT_EQ(again.at("diffaugment"), "color,translation");
+    const CliResult bad = cli.run({"train", "--run-dir", tmp / "b", "--preset", "tiny-32", "--steps", "2", "--diffaugment", "color,blur"});
+    EXPECT_NE(bad.code, 0);
+    EXPECT_NE(bad.err.find("unknown part 'blur'"), std::string::npos) << bad.err;
+    EXPECT_EQ(lineCount(bad.err), 1) << bad.err;
 }
 
 // ---- bad input: one clear line on stderr, a non-zero exit, nothing half-written ----

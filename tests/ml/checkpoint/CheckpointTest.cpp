@@ -352,7 +352,10 @@ TEST(Checkpoint, SlimCheckpointIsGeneratorOnly) {
     full.fixedNoise = torch::randn({16, cfg.model.nz, 1, 1});
     full.losses.append(1, 2);
     Checkpoint::save(full, dir / "full.pt");
-    Checkpoint::saveSlim(Checkpoint::load(dir / "full.pt"), dir / "slim.pt");
+    // As export --format slim: G_ema by default (the run kept one), the raw G when asked.
+    ASSERT_FALSE(full.generatorEma.empty());
+    Checkpoint::saveSlim(ModelLoader::select(Checkpoint::load(dir / "full.pt"), GeneratorChoice::Default, dir / "full.pt"), dir / "slim.pt");
+    Checkpoint::saveSlim(ModelLoader::select(Checkpoint::load(dir / "full.pt"), GeneratorChoice::Raw, dir / "full.pt"), dir / "slim_raw.pt");
 
     const PickleValue root = TorchPickleReader::load(dir / "slim.pt");
     std::vector<std::string> keys;
@@ -362,11 +365,13 @@ TEST(Checkpoint, SlimCheckpointIsGeneratorOnly) {
             EXPECT_EQ(v.asInt(), 6);
         } else if (k.asString() == "G_state_dict") {
             EXPECT_TRUE(v.isDict());
+        } else if (k.asString() == "G_source") {
+            EXPECT_EQ(v.asString(), "ema");
         } else {
             EXPECT_TRUE(v.isNone()) << k.asString();
         }
     }
-    EXPECT_EQ(keys, (std::vector<std::string>{"epoch", "D_state_dict", "G_state_dict", "D_optim", "G_optim", "losses", "img_list", "noise"}));
+    EXPECT_EQ(keys, (std::vector<std::string>{"epoch", "D_state_dict", "G_state_dict", "D_optim", "G_optim", "losses", "img_list", "noise", "G_source"}));
     EXPECT_LT(std::filesystem::file_size(dir / "slim.pt"), std::filesystem::file_size(dir / "full.pt") / 2);
 
     const std::string slim = dir / "slim.pt";
@@ -381,7 +386,13 @@ TEST(Checkpoint, SlimCheckpointIsGeneratorOnly) {
     EXPECT_EQ(in.model.ngf, cfg.model.ngf);
     EXPECT_EQ(in.model.imgSize, cfg.model.imgSize);
     EXPECT_TRUE(in.model.sameArchitecture(Presets::get("tiny-32")));  // ndf from the preset with this G
-    expectStateEqual(in.generator, full.generator);
+    expectStateEqual(in.generator, full.generatorEma);
+    EXPECT_EQ(in.generatorSource, "ema");
+    const CheckpointData raw = Checkpoint::load(dir / "slim_raw.pt");
+    expectStateEqual(raw.generator, full.generator);
+    EXPECT_EQ(raw.generatorSource, "raw");
+    EXPECT_THROW(ModelLoader::generator(in, slim, "", torch::kCPU, GeneratorChoice::Raw), CheckpointError);  // it holds only G_ema
+    EXPECT_THROW(ModelLoader::generator(raw, dir / "slim_raw.pt", "", torch::kCPU, GeneratorChoice::Ema), CheckpointError);
 
     // What sample/serve/render build from it draws what the full checkpoint draws.
     Generator a = ModelLoader::generator(in, slim, "", torch::kCPU);

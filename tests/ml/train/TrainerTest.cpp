@@ -44,6 +44,12 @@ std::vector<nlohmann::json> readEvents(const std::string& path) {
     return out;
 }
 
+// Every tensor of two state dicts is equal (bit-exact), named on failure.
+void expectSameState(const StateDict& a, const StateDict& b, const char* what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i].second, b[i].second)) << what << " " << a[i].first;
+}
+
 }  // namespace
 
 TEST(Trainer, TinyRunWritesACompleteRunDirectory) {
@@ -120,10 +126,10 @@ TEST(Trainer, ResumeContinuesExactly) {
     const auto cb = Checkpoint::load(b / "checkpoints/checkpoint_0.pt");
     EXPECT_EQ(ca.step, 20);
     EXPECT_EQ(cb.step, 20);
-    ASSERT_EQ(ca.generator.size(), cb.generator.size());
-    for (size_t i = 0; i < ca.generator.size(); ++i) EXPECT_TRUE(torch::equal(ca.generator[i].second, cb.generator[i].second)) << ca.generator[i].first;
-    for (size_t i = 0; i < ca.discriminator.size(); ++i)
-        EXPECT_TRUE(torch::equal(ca.discriminator[i].second, cb.discriminator[i].second)) << ca.discriminator[i].first;
+    expectSameState(ca.generator, cb.generator, "G");
+    expectSameState(ca.discriminator, cb.discriminator, "D");
+    ASSERT_FALSE(ca.generatorEma.empty());  // G_ema is on by default
+    expectSameState(ca.generatorEma, cb.generatorEma, "G_ema");
     for (size_t i = 0; i < ca.generatorOptim->expAvg.size(); ++i)
         EXPECT_TRUE(torch::equal(ca.generatorOptim->expAvgSq[i], cb.generatorOptim->expAvgSq[i])) << i;
 
@@ -146,6 +152,35 @@ TEST(Trainer, ResumeContinuesExactly) {
     auto run = nlohmann::json::parse(std::ifstream(b / "run.json"));
     ASSERT_EQ(run["resumes"].size(), 1u);
     EXPECT_EQ(run["resumes"][0]["step"], 10);
+}
+
+// With every option on (G_ema, DiffAugment's draws, R1 every 3rd step so that both halves hold
+// R1 steps at another phase), 10 + 10 steps are the 20 steps of one run, bit for bit.
+TEST(Trainer, ResumeWithEmaDiffAugmentAndR1ContinuesExactly) {
+    auto cfg = [](int64_t steps) {
+        TrainConfig c = tinyRun(steps);
+        c.ema = 0.99;
+        c.diffAugment = "color,translation,cutout";
+        c.r1Gamma = 1.0;
+        c.r1Every = 3;
+        return c;
+    };
+    TempDir a, b, plain;
+    std::atomic<bool> stop{false};
+    Trainer(cfg(20), a.path(), false).run(stop);
+    Trainer(cfg(10), b.path(), false).run(stop);
+    EXPECT_EQ(Trainer(cfg(20), b.path(), /*resume=*/true).run(stop), 20);
+    Trainer(tinyRun(20), plain.path(), false).run(stop);
+    const auto ca = Checkpoint::load(a / "checkpoints/checkpoint_0.pt");
+    const auto cb = Checkpoint::load(b / "checkpoints/checkpoint_0.pt");
+    const auto cp = Checkpoint::load(plain / "checkpoints/checkpoint_0.pt");
+    expectSameState(ca.generator, cb.generator, "G");
+    expectSameState(ca.discriminator, cb.discriminator, "D");
+    expectSameState(ca.generatorEma, cb.generatorEma, "G_ema");
+    // The options changed the training (else this test would prove nothing), and G_ema is not G.
+    EXPECT_FALSE(torch::equal(ca.discriminator[0].second, cp.discriminator[0].second));
+    EXPECT_FALSE(torch::equal(ca.generator[0].second, ca.generatorEma[0].second));
+    EXPECT_EQ(nlohmann::json::parse(std::ifstream(b / "run.json"))["config"]["diffaugment"], "color,translation,cutout");
 }
 
 TEST(Trainer, ResumeWithAnotherArchitectureIsRefused) {
