@@ -37,12 +37,13 @@ torch::Tensor realImages(const ImageSource& src, int64_t first, int64_t n, int s
 }  // namespace
 
 CLI::App* EvalCommand::setup(CLI::App& parent) {
-    auto* a = parent.add_subcommand("eval", "Evaluate a checkpoint: Parzen-window log-likelihood (default), FID, KID, precision/recall");
+    auto* a =
+        parent.add_subcommand("eval", "Evaluate a checkpoint: Parzen-window log-likelihood (default), FID, KID, precision/recall, sliced Wasserstein distance");
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference checkpoint")->required();
     dataOption_ = a->add_option("--data", data_,
                                 "Real images: synthetic, a folder or an archive (parzen: its held-out split; fid/kid/pr: the training selection); "
                                 "default: the data the checkpoint was trained on, else synthetic");
-    a->add_option("--metric", metric_, "parzen, fid, kid, pr, or several: fid,kid,pr");
+    a->add_option("--metric", metric_, "parzen, fid, kid, pr, swd, or several: fid,kid,pr,swd");
     a->add_option("--features", features_, "TorchScript feature model for fid/kid/pr (clean-fid's inception-2015-12-05.pt)");
     a->add_option("--samples", samples_, "Generated samples")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
     a->add_option("--real-samples", realSamples_, "fid/kid/pr: real images (default: --samples, capped at the data set)")
@@ -53,8 +54,9 @@ CLI::App* EvalCommand::setup(CLI::App& parent) {
     a->add_option("--kid-subset-size", kidSubsetSize_, "KID: images per subset (clamped to the sample counts)")
         ->check(CLI::Range(int64_t{2}, int64_t{1000000}));
     a->add_option("--pr-k", prK_, "precision/recall: k of the k-NN manifolds")->check(CLI::Range(int64_t{1}, int64_t{1000}));
-    a->add_option("--cache-dir", cacheDir_, "Real-feature cache folder (default $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)");
-    a->add_flag("--no-cache", noCache_, "Neither read nor write the real-feature cache");
+    a->add_option("--swd-samples", swdSamples_, "swd: generated (and real) images (capped at the data set)")->check(CLI::Range(int64_t{2}, int64_t{1000000}));
+    a->add_option("--cache-dir", cacheDir_, "Real-feature and SWD descriptor cache folder (default $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)");
+    a->add_flag("--no-cache", noCache_, "Neither read nor write the real-feature and SWD descriptor caches");
     a->add_option("--seed", seed_, "Seed of the generated samples");
     a->add_option("--batch", batch_, "parzen: rows per batch (memory only)")->check(CLI::Range(1, 100000));
     a->add_option("--feature-batch", featureBatch_, "fid/kid/pr: images per generator and feature-model call")->check(CLI::Range(1, 100000));
@@ -74,15 +76,15 @@ int EvalCommand::execute() {
             m.erase(0, m.find_first_not_of(" \t"));
             m.erase(m.find_last_not_of(" \t") + 1);
             if (m.empty() || std::find(asked.begin(), asked.end(), m) != asked.end()) continue;
-            if (m != "parzen" && m != "fid" && m != "kid" && m != "pr")
-                throw ConfigError("--metric '" + m + "' is unknown: use parzen, fid, kid, pr or several, e.g. fid,kid,pr");
+            if (m != "parzen" && m != "fid" && m != "kid" && m != "pr" && m != "swd")
+                throw ConfigError("--metric '" + m + "' is unknown: use parzen, fid, kid, pr, swd or several, e.g. fid,kid,pr,swd");
             asked.push_back(m);
             if (m == "parzen")
                 parzen = true;
             else
                 featureMetrics.push_back(m);
         }
-        if (asked.empty()) throw ConfigError("--metric is empty: use parzen, fid, kid, pr or several, e.g. fid,kid,pr");
+        if (asked.empty()) throw ConfigError("--metric is empty: use parzen, fid, kid, pr, swd or several, e.g. fid,kid,pr,swd");
     }
     std::string metricList;
     for (const auto& m : asked) metricList += (metricList.empty() ? "" : ",") + m;
@@ -111,7 +113,10 @@ int EvalCommand::execute() {
         o.prK = prK_;
         o.cacheDir = cacheDir_;
         o.cache = !noCache_;
-        if (samples_ < 2) throw ConfigError("--samples " + std::to_string(samples_) + " is too small for fid/kid/pr: use at least 2 (2000+ for stable FID)");
+        o.swdSamples = swdSamples_;
+        const bool swd = std::find(featureMetrics.begin(), featureMetrics.end(), "swd") != featureMetrics.end();
+        if (samples_ < 2 && featureMetrics.size() > (swd ? 1u : 0u))
+            throw ConfigError("--samples " + std::to_string(samples_) + " is too small for fid/kid/pr: use at least 2 (2000+ for stable FID)");
         FeatureMetrics metrics(o, device);
         // A model given but unusable is an error here (the user asked for it); no model at all is
         // reported as unavailable.
@@ -124,7 +129,7 @@ int EvalCommand::execute() {
             if (tty) std::fprintf(stderr, "\r\033[K%s %3.0f%%", phase.c_str(), f * 100.0);
         };
         std::optional<nlohmann::json> r;
-        if (features_.empty())
+        if (features_.empty() && !swd)
             r = FeatureMetrics::unavailable(featureMetrics, FeatureMetrics::noFeatureModelReason());
         else
             r = metrics.evaluate(g, FeatureMetrics::realSource(data_, run), cb);
@@ -200,6 +205,19 @@ int EvalCommand::execute() {
             else
                 std::printf("precision %.4f, recall %.4f (k = %lld)\n", j["precision"].get<double>(), j["recall"].get<double>(),
                             static_cast<long long>(j.value("pr_k", int64_t{3})));
+        } else if (m == "swd") {
+            if (j["swd"].is_null()) {
+                std::printf("SWD unavailable: %s\n", reason("swd").c_str());
+            } else {
+                std::printf("SWD x 1e3 %.4f (%lld images each side); per level:", j["swd"].get<double>(),
+                            static_cast<long long>(j.value("swd_samples", int64_t{0})));
+                // Finest level first, as the paper's tables list them.
+                std::vector<std::pair<int64_t, double>> levels;
+                for (const auto& [res, v] : j["swd_levels"].items()) levels.emplace_back(std::stoll(res), v.get<double>());
+                std::sort(levels.begin(), levels.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+                for (const auto& [res, v] : levels) std::printf(" %lld px %.4f", static_cast<long long>(res), v);
+                std::printf("\n");
+            }
         }
     }
     if (j.contains("features") && !j["features"].get<std::string>().empty())

@@ -99,12 +99,16 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
         ->check(FiniteNumber())
         ->check(CLI::Range(0.0, 99.0));
     a->add_option("--synthetic-images", flags_.syntheticImages, "Images per epoch of the synthetic set")->check(CLI::Range(int64_t{1}, int64_t{1} << 33));
-    a->add_option("--metric-every-checkpoints", flags_.metricEveryCheckpoints, "FID/KID/PR every N checkpoints (0: off)")
+    a->add_option("--metric-every-checkpoints", flags_.metricEveryCheckpoints, "Metrics (SWD, FID/KID/PR) every N checkpoints (0: off)")
         ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
     a->add_option("--metric-features", flags_.metricFeatures, "TorchScript feature model for metrics (clean-fid's inception-2015-12-05.pt)");
     a->add_option("--metric-samples", flags_.metricSamples, "Generated (and real) images per metric evaluation")
         ->check(CLI::Range(int64_t{2}, int64_t{10000000}));
-    a->add_option("--metrics", flags_.metrics, "Metrics at checkpoints: fid,kid,pr (any subset)")->delimiter(',')->check(CLI::IsMember({"fid", "kid", "pr"}));
+    a->add_option("--metrics", flags_.metrics, "Metrics at checkpoints: fid,kid,pr,swd (any subset)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"fid", "kid", "pr", "swd"}));
+    a->add_option("--metric-swd-samples", flags_.metricSwdSamples, "swd: generated (and real) images per evaluation")
+        ->check(CLI::Range(int64_t{2}, int64_t{1000000}));
     a->add_option("--metric-cache-dir", flags_.metricCacheDir, "Real-feature cache folder (default $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)");
     return app_;
 }
@@ -174,6 +178,7 @@ int TrainCommand::execute() {
     if (given("--metric-samples")) cfg.metricSamples = flags_.metricSamples;
     if (given("--metrics")) cfg.metrics = flags_.metrics;
     if (given("--metric-cache-dir")) cfg.metricCacheDir = flags_.metricCacheDir;
+    if (given("--metric-swd-samples")) cfg.metricSwdSamples = flags_.metricSwdSamples;
     cfg.validate();
 
     if (mode_ == Mode::Start && DistributedContext::Env::fromEnvironment())

@@ -49,6 +49,8 @@ void CheckpointCatalog::addEventLine(std::string_view line) {
         last_.lossG = m->lossG;
         last_.dX = m->dX;
         last_.dGz = m->dGz1;
+    } else if (const auto* q = std::get_if<MetricEvent>(&parsed.event)) {
+        if (q->step && q->swd && std::isfinite(*q->swd)) swdByStep_.insert(*q->step, *q->swd);
     } else if (const auto* ck = std::get_if<CheckpointEvent>(&parsed.event)) {
         if (ck->path.empty()) return;  // no path (or not a string): nothing to match a file with
         CheckpointInfo c;
@@ -160,6 +162,7 @@ QList<CheckpointInfo> CheckpointCatalog::rows() const {
         c.modified = it->modified;
         c.remote = remote_;
         if (c.epoch < 0) c.epoch = epochFromName(QFileInfo(it.key()).fileName());
+        if (c.step >= 0) c.swd = swdByStep_.value(c.step, CheckpointInfo::kNaN);
         out << c;
     }
     std::sort(out.begin(), out.end(), [](const CheckpointInfo& a, const CheckpointInfo& b) {

@@ -1,6 +1,7 @@
 // The checkpoints of one run as table rows: reads the run's events.jsonl (`checkpoint` events give
 // step, epoch, path and time; the losses at save time are those of the last `metrics` event at or
-// before the checkpoint's step) and the file system (checkpoints/checkpoint_<epoch>.pt: size,
+// before the checkpoint's step; the SWD that of the `metric` event of the checkpoint's step, which
+// the trainer logs when its background evaluation is done) and the file system (checkpoints/checkpoint_<epoch>.pt: size,
 // mtime). Rows are the checkpoint files: an event whose file is gone is dropped, a file without
 // an event still appears (epoch from its name). A remote run is described by its RunSeries (the
 // attach stream) and the SFTP listing instead. Plain value type, no threads, no signals: the page
@@ -35,6 +36,7 @@ struct CheckpointInfo {
     qint64 size = -1;
     QDateTime modified;
     double lossD = kNaN, lossG = kNaN, dX = kNaN, dGz = kNaN;
+    double swd = kNaN;       ///< sliced Wasserstein distance x 1e3 of the metric event at its step (local runs)
     bool reference = false;  ///< added by the user, not a file of the run
     bool remote = false;     ///< `path` is on the remote host; download before rendering
 
@@ -87,6 +89,7 @@ private:
     QHash<QString, CheckpointInfo> byPath_;  ///< relative path -> the latest event for it
     QHash<QString, FileEntry> files_;        ///< relative path -> file
     Losses last_;
+    QHash<qint64, double> swdByStep_;  ///< metric events' SWD by step (they come after the checkpoint)
     bool remote_ = false;
     qint64 events_ = 0;
 };

@@ -1,5 +1,7 @@
 #include "checkpoints/CheckpointTableModel.h"
 
+#include <cmath>
+
 #include <QLocale>
 #include <QPixmap>
 
@@ -98,6 +100,8 @@ QVariant CheckpointTableModel::data(const QModelIndex& index, int role) const {
             return lossText(c.lossD);
         case LossG:
             return lossText(c.lossG);
+        case Swd:
+            return std::isfinite(c.swd) ? QVariant(QString::number(c.swd, 'f', 2)) : QVariant(QStringLiteral("—"));
         case Parzen:
             switch (r.parzen) {
                 case ParzenState::None:
@@ -134,6 +138,8 @@ QVariant CheckpointTableModel::headerData(int section, Qt::Orientation orientati
             return tr("loss D");
         case LossG:
             return tr("loss G");
+        case Swd:
+            return tr("SWD ×10³");
         case Parzen:
             return tr("Parzen log-lik.");
     }

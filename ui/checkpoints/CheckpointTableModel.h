@@ -1,8 +1,7 @@
-// The checkpoint browser's table: one row per checkpoint (CheckpointInfo) with what the page
-// learns about it later: its fixed-noise thumbnail, the Parzen log-likelihood (queued, running,
-// value or error), a download state for a remote run and a one-line error (a checkpoint the
-// worker cannot open). setRows() merges by path, so thumbnails and Parzen values survive a
-// refresh of a live run unless the file changed (size or mtime). GUI thread only.
+// The checkpoint browser's table: one row per checkpoint (CheckpointInfo: its losses and the sliced
+// Wasserstein distance the trainer measured at its step) with what the page learns about it later: its fixed-noise thumbnail, the Parzen log-likelihood
+// (queued, running, value or error), a download state for a remote run and a one-line error (a checkpoint the worker cannot open). setRows() merges by path, so
+// thumbnails and Parzen values survive a refresh of a live run unless the file changed (size or mtime). GUI thread only.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -16,7 +15,7 @@ namespace streetgan::ui {
 class CheckpointTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Thumbnail, Name, Epoch, Step, Time, Size, LossD, LossG, Parzen, ColumnCount };
+    enum Column { Thumbnail, Name, Epoch, Step, Time, Size, LossD, LossG, Swd, Parzen, ColumnCount };
     enum class ParzenState { None, Queued, Running, Done, Failed };
     /// Edge of the thumbnails shown in the table, in pixels.
     static constexpr int kThumbnailEdge = 72;

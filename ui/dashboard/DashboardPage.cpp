@@ -69,7 +69,8 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     controls->addStretch();
     top->addLayout(controls);
 
-    // The run's own plots, and the Scalars tab with a TensorBoard run's other tags.
+    // The run's own plots, and the Scalars tab with the checkpoint metrics (SWD, FID, ...) and a
+    // TensorBoard run's other tags.
     views_ = new QTabWidget;
     views_->setDocumentMode(true);
     auto* training = new QWidget;

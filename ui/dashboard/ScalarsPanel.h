@@ -1,5 +1,6 @@
 // The dashboard's Scalars tab: the tags of the open runs that have no plot of their own (a
-// TensorBoard run's tags other than the losses and D outputs: RunSession::tagSeries), one
+// TensorBoard run's tags other than the losses and D outputs, and every run's checkpoint metrics:
+// metrics/swd, metrics/swd_<px>, metrics/fid, ...: RunSession::tagSeries), one
 // PlotPanel per tag in a section per group (the part of the tag before its first '/', as
 // TensorBoard groups them; tags without one are under "other"), each run in its RunPalette colour,
 // so runs overlay as in the other plots. The dashboard's controls (x axis, smoothing, log y,

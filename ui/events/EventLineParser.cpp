@@ -53,6 +53,18 @@ void EventLineParser::add(const Event& event, EventBatch& out) {
         // A TensorBoard run's step of other tags only: no row of the dashboard's metrics.
         if (m->scalars.empty() || hasMetric(*m)) appendRow(out.metrics, *m);
         for (const auto& [tag, v] : m->scalars) out.scalars.push_back(ScalarPoint{tag, orNaN(m->step), m->t, v});
+    } else if (const auto* q = std::get_if<MetricEvent>(&event)) {
+        // Checkpoint metrics go to the Scalars tab under the tags TensorBoard gets (metrics/swd,
+        // metrics/swd_<px>, metrics/fid, ...): computed values only, an unavailable one is no point.
+        const auto point = [&](const std::string& tag, const std::optional<double>& v) {
+            if (v && std::isfinite(*v)) out.scalars.push_back(ScalarPoint{"metrics/" + tag, orNaN(q->step), q->t, *v});
+        };
+        point(EventField::kSwd, q->swd);
+        for (const auto& [res, v] : q->swdLevels) point(std::string(EventField::kSwd) + "_" + res, v);
+        point(EventField::kFid, q->fid);
+        point(EventField::kKid, q->kid);
+        point(EventField::kPrecision, q->precision);
+        point(EventField::kRecall, q->recall);
     } else if (const auto* s = std::get_if<SystemEvent>(&event)) {
         SystemSample sys;
         sys.t = s->t;

@@ -74,7 +74,11 @@ namespace streetgan::events {
     X(Message, kMessage)                 \
     X(Offset, kOffset)                   \
     X(End, kEnd)                         \
-    X(Live, kLive)
+    X(Live, kLive)                       \
+    X(Swd, kSwd)                         \
+    X(SwdUnavailable, kSwdUnavailable)   \
+    X(SwdSamples, kSwdSamples)           \
+    X(SwdRealCache, kSwdRealCache)
 
 #define STREETGAN_EVENT_NESTED_FIELDS(X) \
     X(Skipped, kSkipped)                 \
@@ -82,6 +86,7 @@ namespace streetgan::events {
     X(Unavailable, kUnavailable)         \
     X(Timing, kTiming)                   \
     X(Warnings, kWarnings)               \
+    X(SwdLevels, kSwdLevels)             \
     X(Event, kEvent)                     \
     X(Reply, kReply)
 

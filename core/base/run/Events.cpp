@@ -122,7 +122,11 @@ struct Schema<MetricEvent> {
         member(fRealCache, &MetricEvent::realCache, Codec::IfSet), member(fFeatureDim, &MetricEvent::featureDim, Codec::IfSet),
         member(fSamples, &MetricEvent::samples, Codec::IfSet), member(fRealSamples, &MetricEvent::realSamples, Codec::IfSet),
         member(fTiming, &MetricEvent::timing, Codec::IfSet), member(fSeconds, &MetricEvent::seconds, Codec::NullIsNaN),
-        member(fWarnings, &MetricEvent::warnings, Codec::IfNotEmpty));
+        member(fWarnings, &MetricEvent::warnings, Codec::IfNotEmpty),
+        // the sliced Wasserstein distance
+        member(fSwd, &MetricEvent::swd, Codec::NullIsNaN), member(fSwdLevels, &MetricEvent::swdLevels, Codec::IfNotEmpty),
+        member(fSwdUnavailable, &MetricEvent::swdUnavailable, Codec::IfSet), member(fSwdSamples, &MetricEvent::swdSamples, Codec::IfSet),
+        member(fSwdRealCache, &MetricEvent::swdRealCache, Codec::IfSet));
 };
 
 template <>

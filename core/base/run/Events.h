@@ -40,7 +40,7 @@ inline constexpr char kMetrics[] = "metrics";  ///< losses every --log-every ste
 inline constexpr char kSystem[] = "system";
 inline constexpr char kCheckpoint[] = "checkpoint";
 inline constexpr char kSample[] = "sample";
-inline constexpr char kMetric[] = "metric";  ///< FID/KID/PR at a checkpoint
+inline constexpr char kMetric[] = "metric";  ///< FID/KID/PR/SWD at a checkpoint
 inline constexpr char kControl[] = "control";
 inline constexpr char kError[] = "error";
 }  // namespace EventKind
@@ -128,6 +128,12 @@ inline constexpr char kTimingGeneratedFeatures[] = "generated_features";
 inline constexpr char kTimingMetrics[] = "metrics";
 inline constexpr char kSeconds[] = "seconds";
 inline constexpr char kWarnings[] = "warnings";
+// metric: the sliced Wasserstein distance (SwdEvaluator), x 1e3 as in the paper
+inline constexpr char kSwd[] = "swd";               ///< mean of the levels
+inline constexpr char kSwdLevels[] = "swd_levels";  ///< {"<resolution px>": distance}
+inline constexpr char kSwdUnavailable[] = "swd_unavailable";
+inline constexpr char kSwdSamples[] = "swd_samples";
+inline constexpr char kSwdRealCache[] = "swd_real_cache";
 // control, error
 inline constexpr char kCmd[] = "cmd";
 inline constexpr char kValue[] = "value";
@@ -231,6 +237,12 @@ struct MetricEvent {
     std::optional<MetricTiming> timing;
     std::optional<double> seconds;
     std::vector<std::string> warnings;  ///< written only when not empty
+    // Sliced Wasserstein distance x 1e3: the mean of the levels and each level by its resolution
+    // in px ("64", "32", "16"); swdLevels written only when not empty.
+    std::optional<double> swd;
+    std::map<std::string, double> swdLevels;
+    std::optional<std::string> swdUnavailable, swdRealCache;
+    std::optional<int64_t> swdSamples;
     nlohmann::json extra;
 };
 

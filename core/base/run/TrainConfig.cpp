@@ -102,9 +102,10 @@ void TrainConfig::validate() const {
     if (data.empty()) throw ConfigError("data source is empty: use --data synthetic or a folder/archive path");
     range("metric_every_checkpoints", static_cast<double>(metricEveryCheckpoints), 0, 1e9);
     range("metric_samples", static_cast<double>(metricSamples), 2, 1e7);
-    if (metrics.empty()) throw ConfigError("metrics is empty: use a subset of fid, kid, pr");
+    range("metric_swd_samples", static_cast<double>(metricSwdSamples), 2, 1e6);
+    if (metrics.empty()) throw ConfigError("metrics is empty: use a subset of fid, kid, pr, swd");
     for (const auto& m : metrics)
-        if (m != "fid" && m != "kid" && m != "pr") throw ConfigError("metric '" + m + "' is unknown: use fid, kid or pr");
+        if (m != "fid" && m != "kid" && m != "pr" && m != "swd") throw ConfigError("metric '" + m + "' is unknown: use fid, kid, pr or swd");
 }
 
 nlohmann::json TrainConfig::toJson() const {
@@ -154,7 +155,8 @@ nlohmann::json TrainConfig::toJson() const {
                           {"metric_features", metricFeatures},
                           {"metric_samples", metricSamples},
                           {"metrics", metrics},
-                          {"metric_cache_dir", metricCacheDir}};
+                          {"metric_cache_dir", metricCacheDir},
+                          {"metric_swd_samples", metricSwdSamples}};
 }
 
 void TrainConfig::merge(const nlohmann::json& j) {
@@ -264,6 +266,8 @@ void TrainConfig::merge(const nlohmann::json& j) {
                 metrics = v.get<std::vector<std::string>>();
             else if (key == "metric_cache_dir")
                 metricCacheDir = v.get<std::string>();
+            else if (key == "metric_swd_samples")
+                metricSwdSamples = whole<int64_t>(v, key);
             else
                 throw ConfigError("unknown config key '" + key + "': see run.json of any run for the valid keys");
         } catch (const nlohmann::json::exception& e) {

@@ -16,11 +16,13 @@
 #include "ml/eval/FrechetDistance.h"
 #include "ml/eval/KernelInceptionDistance.h"
 #include "ml/eval/PrecisionRecall.h"
+#include "ml/eval/SwdEvaluator.h"
 
 namespace streetgan {
 namespace {
 
-constexpr const char* kKnown[] = {"fid", "kid", "pr"};
+constexpr const char* kKnown[] = {"fid", "kid", "pr", "swd"};
+constexpr const char* kFeatureMetrics[] = {"fid", "kid", "pr"};  // the ones that need the feature model
 
 bool cancelled(const MetricCallbacks& cb) { return cb.cancel && cb.cancel->load(std::memory_order_relaxed); }
 
@@ -55,6 +57,7 @@ FeatureMetrics::FeatureMetrics(MetricOptions options, c10::Device device) : opt_
     if (opt_.kidSubsets < 1) throw ConfigError("KID subsets must be at least 1");
     if (opt_.kidSubsetSize < 2) throw ConfigError("KID subset size must be at least 2");
     if (opt_.prK < 1) throw ConfigError("precision/recall k must be at least 1");
+    if (wants("swd")) swd_ = std::make_unique<SwdEvaluator>(opt_, device_);
 }
 
 FeatureMetrics::~FeatureMetrics() = default;
@@ -67,15 +70,15 @@ std::vector<std::string> FeatureMetrics::parseList(const std::string& commaSepar
         item.erase(item.find_last_not_of(" \t") + 1);
         if (!item.empty() && std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
     }
-    if (out.empty()) throw ConfigError("metric list is empty: use fid, kid, pr or several, e.g. fid,kid,pr");
+    if (out.empty()) throw ConfigError("metric list is empty: use fid, kid, pr, swd or several, e.g. fid,kid,pr,swd");
     checkNames(out);
     return out;
 }
 
 void FeatureMetrics::checkNames(const std::vector<std::string>& metrics) {
-    if (metrics.empty()) throw ConfigError("metric list is empty: use fid, kid, pr or several, e.g. fid,kid,pr");
+    if (metrics.empty()) throw ConfigError("metric list is empty: use fid, kid, pr, swd or several, e.g. fid,kid,pr,swd");
     for (const auto& m : metrics)
-        if (std::find(std::begin(kKnown), std::end(kKnown), m) == std::end(kKnown)) throw ConfigError("metric '" + m + "' is unknown: use fid, kid or pr");
+        if (std::find(std::begin(kKnown), std::end(kKnown), m) == std::end(kKnown)) throw ConfigError("metric '" + m + "' is unknown: use fid, kid, pr or swd");
 }
 
 std::string FeatureMetrics::noFeatureModelReason() { return "no feature model: pass --features inception-2015-12-05.pt (clean-fid's TorchScript Inception)"; }
@@ -89,6 +92,8 @@ nlohmann::json FeatureMetrics::unavailable(const std::vector<std::string>& metri
             j["kid"] = j["kid_std"] = nullptr;
         else if (m == "pr")
             j["precision"] = j["recall"] = nullptr;
+        else if (m == "swd")
+            j["swd"] = nullptr;
         j[m + "_unavailable"] = reason;
     }
     return j;
@@ -110,7 +115,43 @@ RealImageSource FeatureMetrics::realSource(const std::string& spec, const TrainC
     return r;
 }
 
+at::Tensor RealImageSource::loadEvenlySpaced(int64_t from, int64_t n, int64_t count) const {
+    const int64_t available = source->size();
+    const int64_t bytesPerImage = int64_t{imageSize} * imageSize * 3;
+    at::Tensor bytes = at::empty({n, imageSize, imageSize, 3}, at::TensorOptions().dtype(at::kByte));
+    uint8_t* base = bytes.data_ptr<uint8_t>();
+    // ImageSource::load is thread-safe: decode the batch on torch's intra-op threads.
+    at::parallel_for(0, n, 1, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+            const int64_t index = (from + i) * available / count;  // evenly spaced over the source
+            source->load(index, imageSize, 0, base + i * bytesPerImage);
+        }
+    });
+    return bytes;
+}
+
+bool FeatureMetrics::generate(Generator& g, int64_t count, int64_t limit, uint64_t seed, int batch, const MetricCallbacks& cb,
+                              const std::function<void(const at::Tensor& images, int64_t first)>& consume) {
+    torch::NoGradGuard noGrad;
+    EvalModeGuard evalMode(g);
+    const ModelConfig& mc = g->config();
+    const auto params = g->parameters();
+    const c10::Device gDevice = params.empty() ? c10::Device(c10::kCPU) : params.front().device();
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    const at::Tensor z = at::randn({count, mc.nz, 1, 1}, gen, at::TensorOptions().dtype(at::kFloat));
+    for (int64_t s = 0; s < std::min(limit, count); s += batch) {
+        if (cancelled(cb)) return false;
+        const int64_t b = std::min<int64_t>(batch, std::min(limit, count) - s);
+        consume(g->forward(z.narrow(0, s, b).to(gDevice)).to(at::kFloat), s);
+    }
+    return true;
+}
+
 bool FeatureMetrics::wants(const char* metric) const { return std::find(opt_.metrics.begin(), opt_.metrics.end(), metric) != opt_.metrics.end(); }
+
+bool FeatureMetrics::wantsFeatures() const {
+    return std::any_of(std::begin(kFeatureMetrics), std::end(kFeatureMetrics), [&](const char* m) { return wants(m); });
+}
 
 std::string FeatureMetrics::featureModelProblem() {
     if (extractor_) return {};
@@ -145,21 +186,11 @@ std::optional<RealFeatures> FeatureMetrics::realFeatures(const RealImageSource& 
     }
     cacheState = opt_.cache ? "miss" : "off";
 
-    const int size = real.imageSize;
-    const int64_t bytesPerImage = int64_t{size} * size * 3;
     at::Tensor feats;
     for (int64_t s = 0; s < count; s += opt_.batch) {
         if (cancelled(cb)) return std::nullopt;
         const int64_t b = std::min<int64_t>(opt_.batch, count - s);
-        at::Tensor bytes = at::empty({b, size, size, 3}, at::TensorOptions().dtype(at::kByte));
-        uint8_t* base = bytes.data_ptr<uint8_t>();
-        // ImageSource::load is thread-safe: decode the batch on torch's intra-op threads.
-        at::parallel_for(0, b, 1, [&](int64_t lo, int64_t hi) {
-            for (int64_t i = lo; i < hi; ++i) {
-                const int64_t index = (s + i) * available / count;  // evenly spaced over the source
-                real.source->load(index, size, 0, base + i * bytesPerImage);
-            }
-        });
+        const at::Tensor bytes = real.loadEvenlySpaced(s, b, count);
         at::Tensor f = extractor_->features(FeatureExtractor::fromBytes(bytes), opt_.batch);
         if (!feats.defined()) feats = at::empty({count, f.size(1)}, f.options());
         feats.narrow(0, s, b).copy_(f);
@@ -182,8 +213,28 @@ std::optional<RealFeatures> FeatureMetrics::realFeatures(const RealImageSource& 
 
 std::optional<nlohmann::json> FeatureMetrics::evaluate(Generator& g, const RealImageSource& real, const MetricCallbacks& cb) {
     const auto t0 = std::chrono::steady_clock::now();
+    nlohmann::json j = nlohmann::json::object();
+    if (wantsFeatures()) {
+        auto f = featureMetrics(g, real, cb);
+        if (!f) return std::nullopt;
+        j.update(*f);
+    }
+    if (swd_) {
+        auto s = swd_->evaluate(g, real, cb);
+        if (!s) return std::nullopt;
+        j.update(*s);
+    }
+    j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return j;
+}
+
+std::optional<nlohmann::json> FeatureMetrics::featureMetrics(Generator& g, const RealImageSource& real, const MetricCallbacks& cb) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::string> featureList;
+    for (const auto& m : opt_.metrics)
+        if (m != "swd") featureList.push_back(m);
     if (const std::string problem = featureModelProblem(); !problem.empty()) {
-        nlohmann::json j = unavailable(opt_.metrics, problem);
+        nlohmann::json j = unavailable(featureList, problem);
         j["samples"] = opt_.samples;
         return j;
     }
@@ -201,23 +252,14 @@ std::optional<nlohmann::json> FeatureMetrics::evaluate(Generator& g, const RealI
 
     // Generated features, batch by batch; z drawn at once so the set does not depend on the batch.
     at::Tensor fake;
-    {
-        torch::NoGradGuard noGrad;
-        EvalModeGuard evalMode(g);
-        const auto params = g->parameters();
-        const c10::Device gDevice = params.empty() ? c10::Device(c10::kCPU) : params.front().device();
-        auto gen = at::make_generator<at::CPUGeneratorImpl>(opt_.seed);
-        const at::Tensor z = at::randn({opt_.samples, mc.nz, 1, 1}, gen, at::TensorOptions().dtype(at::kFloat));
-        for (int64_t s = 0; s < opt_.samples; s += opt_.batch) {
-            if (cancelled(cb)) return std::nullopt;
-            const int64_t b = std::min<int64_t>(opt_.batch, opt_.samples - s);
-            at::Tensor images = g->forward(z.narrow(0, s, b).to(gDevice)).to(at::kFloat);
-            at::Tensor f = extractor_->features(FeatureExtractor::toNetworkInput(images), opt_.batch);
-            if (!fake.defined()) fake = at::empty({opt_.samples, f.size(1)}, f.options());
-            fake.narrow(0, s, b).copy_(f);
-            if (cb.progress) cb.progress("generated features", static_cast<double>(s + b) / static_cast<double>(opt_.samples));
-        }
-    }
+    const bool done = FeatureMetrics::generate(g, opt_.samples, opt_.samples, opt_.seed, opt_.batch, cb, [&](const at::Tensor& images, int64_t s) {
+        const int64_t b = images.size(0);
+        at::Tensor f = extractor_->features(FeatureExtractor::toNetworkInput(images), opt_.batch);
+        if (!fake.defined()) fake = at::empty({opt_.samples, f.size(1)}, f.options());
+        fake.narrow(0, s, b).copy_(f);
+        if (cb.progress) cb.progress("generated features", static_cast<double>(s + b) / static_cast<double>(opt_.samples));
+    });
+    if (!done) return std::nullopt;
     if (fake.size(1) != realF->features.size(1))
         throw DataError("cached real features have " + std::to_string(realF->features.size(1)) + " dimensions but the feature model gives " +
                         std::to_string(fake.size(1)) + ": delete the cache folder '" + RealFeatureCache(opt_.cacheDir).dir() + "'");

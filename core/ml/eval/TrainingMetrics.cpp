@@ -24,6 +24,7 @@ MetricOptions optionsFrom(const TrainConfig& cfg) {
     o.samples = cfg.metricSamples;
     o.seed = SeedHash::of(cfg.seed, 0x6d6574726963ULL);  // "metric": the same z at every checkpoint
     o.cacheDir = cfg.metricCacheDir;
+    o.swdSamples = cfg.metricSwdSamples;
     return o;
 }
 
@@ -140,8 +141,7 @@ void TrainingMetrics::submit(const Generator& g, int64_t step) {
             const std::string reason = "skipped: " + running + " was still running when a newer checkpoint (step " + std::to_string(step) + ") came due";
             MetricEvent skipped = FeatureMetrics::unavailable(cfg_.metrics, reason).get<MetricEvent>();
             skipped.step = next_->step;
-            skipped.samples = cfg_.metricSamples;
-            skipped.features = cfg_.metricFeatures;
+            fillDefaults(skipped);
             done_.push_back(std::move(skipped));
         }
         next_ = std::move(job);
@@ -187,9 +187,10 @@ MetricEvent TrainingMetrics::evaluateEvent(Generator& g, int64_t step, const std
     cb.cancel = cancel;
     nlohmann::json body;
     try {
-        const std::string problem = metrics_.featureModelProblem();
+        const bool onlyFeatureMetrics = std::find(cfg_.metrics.begin(), cfg_.metrics.end(), "swd") == cfg_.metrics.end();
+        const std::string problem = onlyFeatureMetrics ? metrics_.featureModelProblem() : std::string();
         if (!problem.empty()) {
-            body = FeatureMetrics::unavailable(cfg_.metrics, problem);
+            body = FeatureMetrics::unavailable(cfg_.metrics, problem);  // nothing to compute: the data set stays closed
         } else {
             if (!real_) real_ = FeatureMetrics::realSource(cfg_.data, cfg_);
             if (auto r = metrics_.evaluate(g, *real_, cb))
@@ -202,11 +203,19 @@ MetricEvent TrainingMetrics::evaluateEvent(Generator& g, int64_t step, const std
     }
     MetricEvent event = body.get<MetricEvent>();  // FeatureMetrics' members; any it adds later stay in `extra`
     event.step = step;
-    if (!event.samples) event.samples = cfg_.metricSamples;
-    if (!event.features) event.features = cfg_.metricFeatures;
+    fillDefaults(event);
     event.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     event.warnings = std::move(warnings);
     return event;
+}
+
+void TrainingMetrics::fillDefaults(MetricEvent& e) const {
+    const auto asked = [&](const char* m) { return std::find(cfg_.metrics.begin(), cfg_.metrics.end(), m) != cfg_.metrics.end(); };
+    if (asked("fid") || asked("kid") || asked("pr")) {
+        if (!e.samples) e.samples = cfg_.metricSamples;
+        if (!e.features) e.features = cfg_.metricFeatures;
+    }
+    if (asked("swd") && !e.swdSamples) e.swdSamples = cfg_.metricSwdSamples;
 }
 
 nlohmann::json TrainingMetrics::evaluate(Generator& g, int64_t step, const std::atomic<bool>* cancel) { return toJson(evaluateEvent(g, step, cancel)); }

@@ -1,11 +1,13 @@
-// FID / KID / precision-recall during training: the Trainer asks at each checkpoint whether
+// FID / KID / precision-recall / SWD during training: the Trainer asks at each checkpoint whether
 // metrics are due (every `metric_every_checkpoints` checkpoints written by this process) and, if
 // so, appends the returned event to events.jsonl, where the dashboard plots it and the checkpoint
 // browser lists it next to the checkpoint of the same step.
 //
-// Config (TrainConfig): metric_every_checkpoints (0: off), metric_features (TorchScript feature
-// model, e.g. clean-fid's inception-2015-12-05.pt), metric_samples (generated and real images,
-// default 2000), metrics (subset of fid, kid, pr), metric_cache_dir (empty: the default cache).
+// Config (TrainConfig): metric_every_checkpoints (default 1; 0: off), metric_features (TorchScript
+// feature model, e.g. clean-fid's inception-2015-12-05.pt), metric_samples (fid/kid/pr: generated
+// and real images, default 2000), metric_swd_samples (swd, default 512), metrics (subset of fid,
+// kid, pr, swd; default all four: swd needs no feature model), metric_cache_dir (empty: the
+// default cache).
 // Real images are the run's training data (cfg.data with its selection; shift, flip and noise off),
 // their features cached on disk and in memory after the first evaluation. Generated images use the
 // same z at every checkpoint (seeded from cfg.seed), drawn from a private generator: evaluating
@@ -99,6 +101,8 @@ private:
     };
     void work();
     void startWorker();
+    /// The sample counts and feature model of the metrics asked for, where the result lacks them.
+    void fillDefaults(MetricEvent& e) const;
 
     TrainConfig cfg_;
     int64_t every_ = 0;

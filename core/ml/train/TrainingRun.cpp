@@ -379,6 +379,11 @@ void TrainingRun::logMetricEvent(MetricEvent m) {
                                                                      {F::kRecall, m.prUnavailable ? std::nullopt : m.recall}};
     for (const auto& [name, value] : scalars)
         if (value) tb_->addScalar(std::string("metrics/") + name, static_cast<float>(*value), stepsDone, EventLog::now());
+    if (m.swd && !m.swdUnavailable) {  // metrics/swd and metrics/swd_<resolution>
+        tb_->addScalar(std::string("metrics/") + F::kSwd, static_cast<float>(*m.swd), stepsDone, EventLog::now());
+        for (const auto& [res, value] : m.swdLevels)
+            tb_->addScalar(std::string("metrics/") + F::kSwd + "_" + res, static_cast<float>(value), stepsDone, EventLog::now());
+    }
     tb_->flush();
     out_.emit(std::move(m));
 }

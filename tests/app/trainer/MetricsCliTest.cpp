@@ -1,4 +1,4 @@
-// eval --metric fid|kid|pr through the real streetgan-trainer binary, with the small TorchScript
+// eval --metric fid|kid|pr|swd through the real streetgan-trainer binary, with the small TorchScript
 // feature network tests/python/make_feature_net.py writes (Debian's python3-torch), and the
 // train flags that configure metrics at checkpoints.
 #include <gtest/gtest.h>
@@ -161,6 +161,57 @@ TEST_F(MetricsCli, WithoutAFeatureModelTheMetricIsUnavailable) {
     ASSERT_EQ(text.code, 0) << text.err;
     EXPECT_NE(text.out.find("FID unavailable: no feature model"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("precision/recall unavailable: no feature model"), std::string::npos) << text.out;
+}
+
+TEST_F(MetricsCli, SwdNeedsNoFeatureModelAndIsCached) {
+    ASSERT_EQ(trainResult_->code, 0) << trainResult_->err;
+    const std::vector<std::string> args = {"eval",          "--checkpoint", checkpoint(),  "--metric",    "swd,fid",
+                                           "--swd-samples", "20",           "--cache-dir", tmp / "cache", "--json"};
+    const CliResult first = cli.run(args);
+    ASSERT_EQ(first.code, 0) << first.err;
+    const auto a = nlohmann::json::parse(first.out);
+    EXPECT_EQ(a["metric"], "swd,fid");
+    EXPECT_TRUE(a["fid"].is_null());  // no feature model
+    ASSERT_TRUE(a["swd"].is_number()) << a.dump();
+    EXPECT_GT(a["swd"].get<double>(), 0.0);
+    ASSERT_EQ(a["swd_levels"].size(), 2u) << a.dump();  // tiny-32: 32 and 16 px
+    const double mean = (a["swd_levels"]["32"].get<double>() + a["swd_levels"]["16"].get<double>()) / 2;
+    EXPECT_NEAR(a["swd"].get<double>(), mean, 1e-9 * mean);
+    EXPECT_EQ(a["swd_samples"], 20);
+    EXPECT_EQ(a["swd_real_cache"], "miss");
+    const CliResult second = cli.run(args);
+    ASSERT_EQ(second.code, 0) << second.err;
+    const auto b = nlohmann::json::parse(second.out);
+    EXPECT_EQ(b["swd_real_cache"], "hit");
+    EXPECT_EQ(b["swd_levels"], a["swd_levels"]);  // the cached real side gives the same figures
+    const CliResult text = cli.run({"eval", "--checkpoint", checkpoint(), "--metric", "swd", "--swd-samples", "20", "--no-cache"});
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("SWD x 1e3 "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find(" 32 px "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find(" 16 px "), std::string::npos) << text.out;
+}
+
+TEST_F(MetricsCli, AFreshRunGetsSwdAtItsCheckpoints) {
+    // No metric flag at all: SWD at every checkpoint, FID/KID/PR null with the reason.
+    const CliResult r = cli.run({"train", "--run-dir", tmp / "run", "--preset", "tiny-32", "--steps", "4", "--batch", "8", "--sample-every", "0",
+                                 "--checkpoint-every", "2", "--synthetic-images", "40", "--metric-cache-dir", tmp / "cache"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto events = metricEvents(tmp / "run");
+    ASSERT_EQ(events.size(), 2u);
+    for (size_t i = 0; i < events.size(); ++i) {
+        const auto& e = events[i];
+        EXPECT_EQ(e["step"], 2 * static_cast<int>(i + 1));
+        ASSERT_TRUE(e["swd"].is_number()) << e.dump();
+        EXPECT_EQ(e["swd_levels"].size(), 2u) << e.dump();
+        EXPECT_EQ(e["swd_samples"], 40);  // the default 512, capped at the data set
+        EXPECT_TRUE(e["fid"].is_null()) << e.dump();
+        EXPECT_NE(e["fid_unavailable"].get<std::string>().find("no feature model"), std::string::npos);
+    }
+    EXPECT_EQ(events[0]["swd_real_cache"], "miss");
+    EXPECT_EQ(events[1]["swd_real_cache"], "hit");
+    const auto run = nlohmann::json::parse(CliRunner::slurp(tmp / "run/run.json"));
+    EXPECT_EQ(run["config"]["metric_swd_samples"], 512);
+    EXPECT_EQ(run["config"]["metric_every_checkpoints"], 1);
 }
 
 TEST_F(MetricsCli, BadMetricOrModelIsOneLineAndAnExitCode) {

@@ -206,8 +206,10 @@ TEST(TrainingMetrics, EventAtCheckpointsLeavesTrainingUntouched) {
     if (featureNetDir().empty()) GTEST_SKIP() << STREETGAN_PYTHON << " has no torch";
     TempDir dir;
     TrainConfig cfg = tinyRun();
+    cfg.metricEveryCheckpoints = 0;
     EXPECT_FALSE(TrainingMetrics(cfg, torch::kCPU).enabled());
     cfg.metricEveryCheckpoints = 2;
+    cfg.metrics = {"fid", "kid", "pr"};
     cfg.metricFeatures = featureNetDir() + "/feat_kw.pt";
     cfg.metricSamples = 24;
     cfg.metricCacheDir = dir.path().string();
@@ -271,9 +273,9 @@ TEST(TrainingMetrics, ProblemsBecomeUnavailableReasons) {
 
 TEST(TrainConfig, MetricKeysRoundTripAndValidate) {
     TrainConfig cfg;
-    EXPECT_EQ(cfg.metricEveryCheckpoints, 0);
+    EXPECT_EQ(cfg.metricEveryCheckpoints, 1);
     EXPECT_EQ(cfg.metricSamples, 2000);
-    EXPECT_EQ(cfg.metrics, (std::vector<std::string>{"fid", "kid", "pr"}));
+    EXPECT_EQ(cfg.metrics, (std::vector<std::string>{"fid", "kid", "pr", "swd"}));
     cfg.metricEveryCheckpoints = 3;
     cfg.metricFeatures = "/models/inception-2015-12-05.pt";
     cfg.metricSamples = 5000;

@@ -39,6 +39,7 @@ TrainConfig metricRun(const std::string& cacheDir) {
     cfg.seed = 5;
     cfg.metricEveryCheckpoints = 2;  // checkpoints at 10, 20, ...: metrics at 20, 40, 60
     cfg.metricFeatures = featureNetDir() + "/feat_kw.pt";
+    cfg.metrics = {"fid", "kid", "pr"};  // the machinery under test, not SWD
     cfg.metricSamples = 24;
     cfg.metricCacheDir = cacheDir;
     return cfg;

@@ -2,7 +2,9 @@
 // checkpoint files; steps, epochs and times come from the latest checkpoint event of each file;
 // losses from the last metrics event at or before its step; a torn last line waits for the next
 // read; files without events and temp files of a save in progress; a remote run's checkpoints take
-// their exact losses from a RunSeries downsampled past kMaxRows.
+// their exact losses from a RunSeries downsampled past kMaxRows; the SWD of the metric event of a
+// checkpoint's step, in its column of the table.
+#include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -14,6 +16,7 @@
 
 #include "base/remote/SftpClient.h"
 #include "checkpoints/CheckpointCatalog.h"
+#include "checkpoints/CheckpointTableModel.h"
 #include "events/RunSeries.h"
 #include "support/UiTestSupport.h"
 
@@ -223,6 +226,35 @@ private slots:
         QCOMPARE(remoteRows[1].epoch, qint64(1));
         QVERIFY(remoteRows[1].remote);
     }
+    void swdOfTheCheckpointStepInItsColumn() {
+        QTemporaryDir tmp;
+        const QString dir = tmp.path();
+        QDir().mkpath(dir + "/checkpoints");
+        for (int e = 0; e < 3; ++e) write(dir + QStringLiteral("/checkpoints/checkpoint_%1.pt").arg(e), QByteArray(10, 'x'));
+        // The background evaluation logs the metric event after later steps; an unavailable one
+        // (null) and one of another step leave the column empty.
+        const QByteArray ev = metrics(2, 0, 1.0, 1.0) + checkpoint(2, 0) + metrics(4, 1, 1.0, 1.0) + checkpoint(4, 1) +
+                              "{\"kind\":\"metric\",\"step\":2,\"swd\":41.25,\"swd_levels\":{\"32\":40.5,\"16\":42.0},\"fid\":null}\n" + checkpoint(6, 2) +
+                              "{\"kind\":\"metric\",\"step\":4,\"swd\":null,\"swd_unavailable\":\"cancelled\"}\n" +
+                              "{\"kind\":\"metric\",\"step\":5,\"swd\":7.0}\n";
+        write(dir + "/events.jsonl", ev);
+        CheckpointCatalog c;
+        c.readEvents(dir + "/events.jsonl");
+        c.scanLocal(dir);
+        const auto rows = c.rows();
+        QCOMPARE(rows.size(), 3);
+        QCOMPARE(rows[0].swd, 41.25);
+        QVERIFY(std::isnan(rows[1].swd));
+        QVERIFY(std::isnan(rows[2].swd));
+
+        CheckpointTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRows(rows);
+        QCOMPARE(model.headerData(CheckpointTableModel::Swd, Qt::Horizontal).toString(), QStringLiteral("SWD ×10³"));
+        QCOMPARE(model.data(model.index(0, CheckpointTableModel::Swd)).toString(), QStringLiteral("41.25"));
+        QCOMPARE(model.data(model.index(1, CheckpointTableModel::Swd)).toString(), QStringLiteral("—"));
+    }
+
     void malformedLinesAreIgnored() {
         CheckpointCatalog c;
         for (const char* line : {"", "not json", "[1,2]", "{\"kind\":5}", "{\"kind\":\"checkpoint\"}", "{\"kind\":\"checkpoint\",\"path\":3}", "{broken"})

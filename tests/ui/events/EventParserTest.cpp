@@ -1,7 +1,9 @@
-// The event parsers and the hand-over buffer: fields, kinds, torn and non-JSON lines, protocol
-// lines and offsets.
+// The event parsers and the hand-over buffer: fields, kinds (checkpoint metrics as scalar tags),
+// torn and non-JSON lines, protocol lines and offsets.
 #include <QTest>
 #include <cmath>
+#include <map>
+#include <string>
 #include <thread>
 
 #include <random>
@@ -42,6 +44,24 @@ private slots:
         QCOMPARE(b.metrics[Metric::ImgPerS][0], 812.5);
         QCOMPARE(b.totalSteps, int64_t{100});
         QCOMPARE(b.lastStep, int64_t{42});
+    }
+    void checkpointMetricsBecomeScalarTags() {
+        // The dashboard's Scalars tab plots them under TensorBoard's tags; null values are no points.
+        EventLineParser p;
+        EventBatch b;
+        QVERIFY(p.parseEvent(q("{'kind':'metric','step':40,'t':9.5,'swd':30.5,'swd_levels':{'64':20.0,'32':31.5,'16':40.0},'fid':null,"
+                               "'fid_unavailable':'no feature model','kid':0.25}"),
+                             b));
+        QCOMPARE(b.metrics.size(), size_t{0});
+        std::map<std::string, double> got;
+        for (const auto& s : b.scalars) {
+            QCOMPARE(s.step, 40.0);
+            QCOMPARE(s.t, 9.5);
+            got[s.tag] = s.value;
+        }
+        const std::map<std::string, double> want = {
+            {"metrics/swd", 30.5}, {"metrics/swd_64", 20.0}, {"metrics/swd_32", 31.5}, {"metrics/swd_16", 40.0}, {"metrics/kid", 0.25}};
+        QCOMPARE(got, want);
     }
     void missingFieldIsNaN() {
         EventLineParser p;
