@@ -43,11 +43,6 @@ torch::Tensor images(int64_t n, int64_t size, uint64_t seed) {
     return (fine + at::randn(fine.sizes(), gen, fine.options()) * 8.0).round().clamp(0, 255);
 }
 
-double swdOf(const SlicedWasserstein& swd, const torch::Tensor& a, const torch::Tensor& b, size_t level) {
-    const auto da = swd.descriptors(a, 0), db = swd.descriptors(b, 0);
-    return swd.distance(SlicedWasserstein::finalize(da[level]), SlicedWasserstein::finalize(db[level]), static_cast<int>(level));
-}
-
 double meanSwd(const SlicedWasserstein& swd, const torch::Tensor& a, const torch::Tensor& b) {
     const auto da = swd.descriptors(a, 0), db = swd.descriptors(b, 0);
     double sum = 0;
