@@ -14,6 +14,9 @@
   folders:   no cycle between folders (base/run -> base/model is fine, base/model -> base/run then
              would be a cycle), within and across the libraries
   CMake:     no target links a library by file name ($<TARGET_FILE:...> in target_link_libraries)
+  features:  a file that tests STREETGAN_WITH_* in #if includes base/util/BuildFeatures.h, whose
+             #error stops a file that CMake's streetgan_build_features() does not define them for
+             (an undefined macro in #if reads as 0: the feature would vanish without a word)
 
 Usage: check_layering.py ROOT      prints each violation on one line, exits 1 if there is any
        check_layering.py --self-test   proves that each rule bites on a small tree of its own
@@ -24,6 +27,7 @@ import sys
 import tempfile
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+FEATURE_IF = re.compile(r'^\s*#\s*(?:el)?if\b.*\bSTREETGAN_WITH_', re.M)
 TORCH = ('torch/', 'ATen/', 'c10/', 'caffe2/')
 SOURCE_EXT = ('.h', '.hpp', '.cpp', '.cc')
 # docs/ARCHITECTURE.md's ui order, as ranks: a folder includes only folders of a lower rank. A ui
@@ -127,6 +131,10 @@ def check(root):
                     to = target_folder(layer, kind, name, screens) if folder else None
                     if to and to != folder:
                         edges.setdefault(folder, {}).setdefault(to, where)
+                m = FEATURE_IF.search(text)
+                if m and not re.search(r'^\s*#\s*include\s*"base/util/BuildFeatures\.h"', text, re.M):
+                    violations.append('%s:%d: tests STREETGAN_WITH_* without including "base/util/BuildFeatures.h" (name the file '
+                                      'in streetgan_build_features() too): an undefined feature reads as 0' % (rel, text.count('\n', 0, m.start()) + 1))
     violations += cycles(edges)
     violations += cmake_links(root)
     return violations
@@ -210,6 +218,7 @@ def self_test():
         'tests/ui includes torch': {'tests/ui/runs/T.cpp': '#include <torch/torch.h>\n'},
         'tests/ml includes a screen': {'tests/ml/train/T.cpp': '#include "dashboard/P.h"\n'},
         'tests/app includes ml': {'tests/app/trainer/T.cpp': '#include "ml/train/Trainer.h"\n'},
+        'feature tested without BuildFeatures.h': {'core/ml/train/F.cpp': '#include "base/run/A.h"\n#if STREETGAN_WITH_MP4\n#endif\n'},
     }
     clean = {'core/base/run/A.h': '#include "base/util/Errors.h"\n#include <nlohmann/json.hpp>\n',
              'core/ml/train/T.cpp': '#include "base/run/A.h"\n#include <torch/torch.h>\n',
@@ -220,6 +229,7 @@ def self_test():
              'ui/app/W.cpp': '#include "dashboard/P.h"\n#include "explorer/E.h"\n',
              'tests/ui/runs/T.cpp': '#include "app/MainWindow.h"\n#include "runs/R.h"\n#include <QTest>\n',
              'tests/ml/train/T.cpp': '#include "ml/train/Trainer.h"\n#include <torch/torch.h>\n',
+             'core/ml/train/G.cpp': '#include "base/util/BuildFeatures.h"\n#if !STREETGAN_WITH_PHOTOS\n#endif\n',
              'tests/app/trainer/T.cpp': '#include "support/CliRunner.h"\n#include <opencv2/core.hpp>\n',
              'ui/CMakeLists.txt': 'target_link_libraries(streetgan_ui PUBLIC streetgan_base Qt6::Widgets)\n'}
     failed = 0

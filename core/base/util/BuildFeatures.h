@@ -1,6 +1,8 @@
 // The optional features a build may leave out (CMake's STREETGAN_WITH_PHOTOS and STREETGAN_WITH_MP4;
 // the `cuda` preset and the GPU bundle leave both out) and the one error a user gets for them.
-// STREETGAN_WITH_* are defined 0 or 1 for every target that links streetgan_base.
+// STREETGAN_WITH_* are defined 0 or 1 only for the files named to streetgan_build_features() in
+// CMake: a file that includes this header must be named there (the #error says so), and a file that
+// tests STREETGAN_WITH_* must include this header (tests/layering checks it).
 //
 // Thread contract: constants and a pure function; any thread.
 #pragma once
@@ -8,10 +10,10 @@
 #include <string>
 
 #ifndef STREETGAN_WITH_PHOTOS
-#error "STREETGAN_WITH_PHOTOS is set by core/base/CMakeLists.txt for every target linking streetgan_base"
+#error "STREETGAN_WITH_PHOTOS is not defined: name this file in its CMakeLists.txt's streetgan_build_features()"
 #endif
 #ifndef STREETGAN_WITH_MP4
-#error "STREETGAN_WITH_MP4 is set by core/base/CMakeLists.txt for every target linking streetgan_base"
+#error "STREETGAN_WITH_MP4 is not defined: name this file in its CMakeLists.txt's streetgan_build_features()"
 #endif
 
 namespace streetgan {
