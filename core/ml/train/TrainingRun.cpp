@@ -455,7 +455,7 @@ int64_t TrainingRun::finish() {
     // The evaluations still running or waiting: awaited, or cancelled on a stop signal (their
     // events then say "cancelled: the run is stopping"), before the final status.
     if (root_) {
-        if (metrics_->busy() && !stop_.load()) std::fprintf(stderr, "waiting for the FID/KID evaluation still running (Ctrl-C or SIGTERM cancels it)\n");
+        if (metrics_->busy() && !stop_.load()) std::fprintf(stderr, "waiting for the last checkpoint's quality metrics (Ctrl-C or SIGTERM cancels them)\n");
         for (MetricEvent& m : metrics_->finish(&stop_)) logMetricEvent(std::move(m));
     }
     const bool stopped = done_ < total_;
