@@ -59,25 +59,23 @@ struct TrainConfig {
     bool channelsLast = true;        ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
     int64_t fixedNoiseCount = 64;    ///< fixed progress-noise vectors (stored in every checkpoint)
     // Metrics at checkpoints (eval/TrainingMetrics): FID, KID, precision/recall, sliced Wasserstein.
-    // `--metric-every-checkpoints 1` gives every checkpoint an SWD figure, which needs no feature
-    // model. Still off by default: the run waits for its last checkpoint's evaluation, which made
-    // a 4-step tiny-32 run take 61 s instead of 2.3 s (busy 2-core machine), and every short run
-    // (the test suite's hundreds) would pay that. Turning it on by default waits for a cheaper
-    // evaluation of short runs. fid, kid and pr stay in the default list although a fresh install
-    // has no feature model: they are then logged as null with the reason ("pass --metric-features
-    // ..."), which tells a user how to get them, and start working as soon as metric_features is
-    // set, without also having to name them.
+    // On by default at every checkpoint, in the background: SWD needs no feature model, so every
+    // run gets a quality curve out of the box (its cost: metricSwdSamples). fid, kid and pr stay in the default list although a
+    // fresh install has no feature model: they are then logged as null with the reason ("pass
+    // --metric-features ..."), which tells a user how to get them, and start working as soon as
+    // metric_features is set, without also having to name them.
     static constexpr int64_t kDefaultSwdSamples = 512;  ///< see metricSwdSamples
-    int64_t metricEveryCheckpoints = 0;                 ///< evaluate every N-th checkpoint written (0: off)
+    int64_t metricEveryCheckpoints = 1;                 ///< evaluate every N-th checkpoint written (0: off)
     std::string metricFeatures;                         ///< TorchScript feature model, e.g. inception-2015-12-05.pt (empty: fid/kid/pr unavailable)
     int64_t metricSamples = 2000;                       ///< fid/kid/pr: generated images per evaluation (and real images, capped at the data set)
     std::vector<std::string> metrics = {"fid", "kid", "pr", "swd"};  ///< subset of fid, kid, pr, swd
     std::string metricCacheDir;  ///< real-feature and SWD descriptor cache folder (empty: $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)
     /// swd: generated and real images per evaluation (capped at the data set). 512 images give
     /// 65,536 descriptors per level (the paper: 16,384 images); each set then holds 113 MB at
-    /// 64 px. Measured for naive-64 on one thread (eval --metric swd, OMP_NUM_THREADS=1, busy
-    /// 2-core machine): 62 s of CPU time (110-140 s wall), 0.86 GB peak RSS: well within the
-    /// time of the 1000 CPU steps between default checkpoints.
+    /// 64 px. Measured on one thread (OMP_NUM_THREADS=1, 2-core machine): `eval --metric swd` of
+    /// resources/demo/naive-64-synthetic.pt 12 s (13 s with the real side not yet cached), 0.7 GB
+    /// peak RSS, well within the 1000 CPU steps between default checkpoints; a 4-step tiny-32
+    /// run, which waits for its last checkpoint's figure, takes 8 s instead of 2.8 s.
     int64_t metricSwdSamples = kDefaultSwdSamples;
 
     /// One line of the settings a reader of a log wants first, e.g. "tiny-32, batch 8, lr 0.0002,

@@ -3,7 +3,7 @@
 // so, appends the returned event to events.jsonl, where the dashboard plots it and the checkpoint
 // browser lists it next to the checkpoint of the same step.
 //
-// Config (TrainConfig): metric_every_checkpoints (default 0: off), metric_features (TorchScript
+// Config (TrainConfig): metric_every_checkpoints (default 1; 0: off), metric_features (TorchScript
 // feature model, e.g. clean-fid's inception-2015-12-05.pt), metric_samples (fid/kid/pr: generated
 // and real images, default 2000), metric_swd_samples (swd, default 512), metrics (subset of fid,
 // kid, pr, swd; default all four: swd needs no feature model), metric_cache_dir (empty: the

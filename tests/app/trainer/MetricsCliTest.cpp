@@ -191,11 +191,10 @@ TEST_F(MetricsCli, SwdNeedsNoFeatureModelAndIsCached) {
     EXPECT_NE(text.out.find(" 16 px "), std::string::npos) << text.out;
 }
 
-TEST_F(MetricsCli, SwdAtEveryCheckpointNeedsNoFeatureModel) {
-    // Metrics on, no other metric flag: SWD at every checkpoint, FID/KID/PR null with the reason.
+TEST_F(MetricsCli, AFreshRunGetsSwdAtItsCheckpoints) {
+    // No metric flag at all: SWD at every checkpoint, FID/KID/PR null with the reason.
     const CliResult r = cli.run({"train", "--run-dir", tmp / "run", "--preset", "tiny-32", "--steps", "4", "--batch", "8", "--sample-every", "0",
-                                 "--checkpoint-every", "2", "--synthetic-images", "40", "--metric-cache-dir", tmp / "cache",
-                                 "--metric-every-checkpoints", "1"});
+                                 "--checkpoint-every", "2", "--synthetic-images", "40", "--metric-cache-dir", tmp / "cache"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto events = metricEvents(tmp / "run");
     ASSERT_EQ(events.size(), 2u);
