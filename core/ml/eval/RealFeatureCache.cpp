@@ -7,9 +7,8 @@
 
 #include <ATen/ATen.h>
 
-#include "base/util/AtomicFile.h"
+#include "base/util/CacheFile.h"
 #include "base/util/ContentHash.h"
-#include "base/util/Crc32c.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
 
@@ -17,19 +16,8 @@ namespace streetgan {
 namespace {
 
 constexpr char kMagic[] = "SGFEAT01";
-constexpr size_t kMagicLen = 8;
 // Bumped whenever the image selection or preprocessing below the key changes.
 constexpr int kVersion = 1;
-
-void putU64(std::string& out, uint64_t v) {
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint64_t getU64(const std::string& in, size_t at) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<uint8_t>(in[at + static_cast<size_t>(i)])} << (8 * i);
-    return v;
-}
 
 std::string envOr(const char* name) {
     const char* v = std::getenv(name);
@@ -64,28 +52,14 @@ std::optional<RealFeatures> RealFeatureCache::load(const nlohmann::json& key, co
         if (warn) warn("feature cache file '" + path + "' is unusable (" + why + "): recomputing it");
         return std::nullopt;
     };
-    std::string bytes;
     try {
-        bytes = AtomicFile::read(path);
-    } catch (const Error& e) {
-        return bad(e.what());
-    }
-    if (bytes.size() < kMagicLen + 8 || bytes.compare(0, kMagicLen, kMagic) != 0) return bad("not a StreetGAN feature cache");
-    const uint64_t headerLen = getU64(bytes, kMagicLen);
-    if (headerLen > bytes.size() - kMagicLen - 8) return bad("truncated header");
-    nlohmann::json header;
-    try {
-        header = nlohmann::json::parse(bytes.substr(kMagicLen + 8, headerLen));
+        const CacheFile::Contents file = CacheFile::read(path, kMagic, "StreetGAN feature cache");
+        const nlohmann::json& header = file.header;
         if (header.at("key") != key) return bad("it belongs to another data set or feature model");
         const int64_t n = header.at("n").get<int64_t>(), d = header.at("d").get<int64_t>();
-        const uint32_t crc = header.at("crc32c").get<uint32_t>();
         if (n < 2 || d < 1 || n > (int64_t{1} << 32) || d > (int64_t{1} << 20)) return bad("implausible shape");
-        const size_t offset = kMagicLen + 8 + headerLen;
-        const size_t want = static_cast<size_t>(n * d) * 4 + static_cast<size_t>(d) * 8 + static_cast<size_t>(d * d) * 8;
-        if (bytes.size() - offset != want) return bad("payload is " + std::to_string(bytes.size() - offset) + " bytes, expected " + std::to_string(want));
-        if (Crc32c::compute(bytes.data() + offset, want) != crc) return bad("checksum mismatch");
+        const char* p = file.payload(static_cast<size_t>(n * d) * 4 + static_cast<size_t>(d) * 8 + static_cast<size_t>(d * d) * 8);
         RealFeatures out;
-        const char* p = bytes.data() + offset;
         out.features = at::empty({n, d}, at::TensorOptions().dtype(at::kFloat));
         std::memcpy(out.features.data_ptr<float>(), p, static_cast<size_t>(n * d) * 4);
         p += static_cast<size_t>(n * d) * 4;
@@ -96,6 +70,8 @@ std::optional<RealFeatures> RealFeatureCache::load(const nlohmann::json& key, co
         std::memcpy(out.stats.sigma.data_ptr<double>(), p, static_cast<size_t>(d * d) * 8);
         out.stats.count = n;
         return out;
+    } catch (const Error& e) {
+        return bad(e.what());
     } catch (const nlohmann::json::exception& e) {
         return bad(std::string("bad header: ") + e.what());
     }
@@ -106,27 +82,11 @@ void RealFeatureCache::store(const nlohmann::json& key, const RealFeatures& entr
     const at::Tensor mu = entry.stats.mu.to(at::kCPU, at::kDouble).contiguous();
     const at::Tensor sigma = entry.stats.sigma.to(at::kCPU, at::kDouble).contiguous();
     const int64_t n = f.size(0), d = f.size(1);
-    const std::pair<const char*, size_t> parts[] = {{reinterpret_cast<const char*>(f.data_ptr<float>()), static_cast<size_t>(n * d) * 4},
-                                                    {reinterpret_cast<const char*>(mu.data_ptr<double>()), static_cast<size_t>(d) * 8},
-                                                    {reinterpret_cast<const char*>(sigma.data_ptr<double>()), static_cast<size_t>(d * d) * 8}};
-    uint32_t crc = 0;
-    size_t payload = 0;
-    for (const auto& [data, size] : parts) {
-        crc = Crc32c::extend(crc, data, size);
-        payload += size;
-    }
-    const nlohmann::json header = {{"key", key}, {"n", n}, {"d", d}, {"crc32c", crc}};
-    const std::string h = header.dump();
-    std::string out(kMagic, kMagicLen);
-    out.reserve(kMagicLen + 8 + h.size() + payload);
-    putU64(out, h.size());
-    out += h;
-    for (const auto& [data, size] : parts) out.append(data, size);
-    const std::string path = pathFor(key);
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    if (ec) throw IoError("cannot create the feature cache folder '" + dir_ + "': " + ec.message() + " (set STREETGAN_FID_CACHE or --cache-dir)");
-    AtomicFile::write(path, out);
+    CacheFile::write(pathFor(key), kMagic, {{"key", key}, {"n", n}, {"d", d}},
+                     {{reinterpret_cast<const char*>(f.data_ptr<float>()), static_cast<size_t>(n * d) * 4},
+                      {reinterpret_cast<const char*>(mu.data_ptr<double>()), static_cast<size_t>(d) * 8},
+                      {reinterpret_cast<const char*>(sigma.data_ptr<double>()), static_cast<size_t>(d * d) * 8}},
+                     "set STREETGAN_FID_CACHE or --cache-dir");
 }
 
 }  // namespace streetgan
