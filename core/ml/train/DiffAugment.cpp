@@ -1,5 +1,7 @@
 #include "ml/train/DiffAugment.h"
 
+#include <cmath>
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
@@ -12,7 +14,7 @@ namespace {
 constexpr uint64_t kStream = 0x6469666661756700ULL;  // "diffaug": this generator's stream of the run seed
 
 // round(n x ratio) as the paper's int(n * ratio + 0.5)
-int64_t part(int64_t n, double ratio) { return static_cast<int64_t>(static_cast<double>(n) * ratio + 0.5); }
+int64_t part(int64_t n, double ratio) { return std::lround(static_cast<double>(n) * ratio); }  // the same for n, ratio >= 0
 
 }  // namespace
 
