@@ -55,8 +55,6 @@ echo "$me: a naive-64 checkpoint (one training step)" >&2
 ck=$work/run/checkpoints/checkpoint_0.pt
 
 # timed SIDE OUT CMD...: runs CMD with stdout to OUT, records wall seconds and others' CPU share.
-clk_tck=$(getconf CLK_TCK)
-cpu_ticks() { local _c u n s i w q sq st _r; read -r _c u n s i w q sq st _r </proc/stat; echo "$((u + n + s + q + sq + st)) $((u + n + s + i + w + q + sq + st))"; }
 timed() {
     local side=$1 out=$2
     shift 2

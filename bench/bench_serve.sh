@@ -66,7 +66,6 @@ trap cleanup EXIT
 stamp=$(date +%Y%m%d-%H%M%S)
 started=$(date --iso-8601=seconds)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-clk_tck=$(getconf CLK_TCK)
 
 checkpoint=${BENCH_CHECKPOINT:-}
 if [[ -z $checkpoint ]]; then
@@ -121,17 +120,8 @@ for side in cpp python; do
     done
 done
 
-cpu_ticks() {
-    local _cpu u n s i w q sq st _rest
-    read -r _cpu u n s i w q sq st _rest </proc/stat
-    echo "$((u + n + s + q + sq + st)) $((u + n + s + i + w + q + sq + st))"
-}
+
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-child_ticks() {
-    awk -v hz="$clk_tck" 'NR == 2 { n = 0
-        for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] }
-        printf "%d\n", n * hz }' "$work/times"
-}
 
 # Requests the previous run's client gave up on are still rendered; let them finish first (ours
 # reports renders in flight; the reference's threads get the same pause).
@@ -155,12 +145,12 @@ measure() {
     read -r busy0 total0 < <(cpu_ticks)
     srv0=$(proc_ticks "$pid")
     times >"$work/times"
-    mine0=$(child_ticks)
+    mine0=$(child_ticks "$work/times")
     wrk -t1 -c"$connections" -d"${seconds}s" --timeout 30s "$url" >"$out.wrk" 2>&1 || die "wrk failed against $url: $(cat "$out.wrk")"
     read -r busy1 total1 < <(cpu_ticks)
     srv1=$(proc_ticks "$pid")
     times >"$work/times"
-    mine1=$(child_ticks)
+    mine1=$(child_ticks "$work/times")
     kill -0 "$pid" 2>/dev/null || die "the $side server died during the run"
     awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) -v m=$((mine1 - mine0 + srv1 - srv0)) -v secs="$seconds" \
         -v srv=$((srv1 - srv0)) -v hz="$clk_tck" '

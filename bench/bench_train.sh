@@ -27,22 +27,8 @@ set -euo pipefail
 export LC_ALL=C
 
 me=bench_train.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
-
-if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-    exit 0
-fi
-if [[ $# -gt 0 ]]; then
-    echo "$me: takes no arguments (configure with environment variables, see --help)" >&2
-    exit 2
-fi
-
-die() { echo "$me: $*" >&2; exit 1; }
-
-trainer=${STREETGAN_TRAINER:-$root/build/release/app/streetgan-trainer}
-py=${STREETGAN_PYTHON:-/usr/bin/python3}
+# here, root, --help, the no-arguments rule, die, trainer, py, cpu_ticks, child_ticks
+source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 reference=$here/train_step_reference.py
 results_dir=${BENCH_RESULTS_DIR:-$here/results}
 presets=${BENCH_PRESETS:-naive-64 tiny-32}
@@ -83,21 +69,6 @@ blas_of() {
     if [[ -n $lib ]]; then readlink -f "$lib"; fi
 }
 
-# Other processes' CPU during a run skews it. cpu_ticks: "busy total" jiffies of the whole machine
-# from /proc/stat; child_ticks: CPU jiffies of this shell's finished children (bash's times).
-clk_tck=$(getconf CLK_TCK)
-cpu_ticks() {
-    local _cpu u n s i w q sq st _rest
-    read -r _cpu u n s i w q sq st _rest </proc/stat
-    echo "$((u + n + s + q + sq + st)) $((u + n + s + i + w + q + sq + st))"
-}
-# Call as `times >"$work/times"; x=$(child_ticks)`: `times` must run in this shell, as a
-# subshell's children counters start at zero.
-child_ticks() {
-    awk -v hz="$clk_tck" 'NR == 2 { n = 0
-        for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] }
-        printf "%d\n", n * hz }' "$work/times"
-}
 
 stamp=$(date +%Y%m%d-%H%M%S)
 started=$(date --iso-8601=seconds)
@@ -123,7 +94,7 @@ run_side() {
     local busy0 total0 busy1 total1 mine0 mine1
     read -r busy0 total0 < <(cpu_ticks)
     times >"$work/times"
-    mine0=$(child_ticks)
+    mine0=$(child_ticks "$work/times")
     if [[ $side == cpp ]]; then
         "$trainer" bench train "${args[@]}" >"$out" || die "C++ run failed: $trainer bench train ${args[*]}"
     elif [[ $side == compiled ]]; then
@@ -133,7 +104,7 @@ run_side() {
     fi
     read -r busy1 total1 < <(cpu_ticks)
     times >"$work/times"
-    mine1=$(child_ticks)
+    mine1=$(child_ticks "$work/times")
     # share of the machine's CPU time that other processes used during the run (0..1)
     awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) -v m=$((mine1 - mine0)) \
         'BEGIN { o = t > 0 ? (b - m) / t : 0; printf "%.3f\n", o < 0 ? 0 : o }' >"$out.others"

@@ -88,19 +88,6 @@ cache=${STREETGAN_FID_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streetgan/fid}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Other processes' CPU during a run (as bench_train.sh): machine busy/total jiffies from /proc/stat
-# and this shell's finished children's CPU (bash's `times`, which must run in this shell).
-clk_tck=$(getconf CLK_TCK)
-cpu_ticks() {
-    local _cpu u n s i w q sq st _rest
-    read -r _cpu u n s i w q sq st _rest </proc/stat
-    echo "$((u + n + s + q + sq + st)) $((u + n + s + i + w + q + sq + st))"
-}
-child_ticks() {
-    awk -v hz="$clk_tck" 'NR == 2 { n = 0
-        for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] }
-        printf "%d\n", n * hz }' "$work/times"
-}
 
 if [[ " $datasets " == *" photo "* && -z $photo_dir ]]; then
     fixture=${XDG_CACHE_HOME:-$HOME/.cache}/streetgan/photo-fixture-$photo_size-$photo_count-s1
@@ -139,14 +126,14 @@ for ds in $datasets; do
         esac
         dir=$runs/$ds-${s//+/-}
         read -r busy0 total0 < <(cpu_ticks)
-        times >"$work/times"; mine0=$(child_ticks)
+        times >"$work/times"; mine0=$(child_ticks "$work/times")
         t0=$(date +%s.%N)
         "$trainer" train --run-dir "$dir" "${common[@]}" --steps "$steps" --checkpoint-every "$ckpt" "${data[@]}" "${flags[@]}" \
             >"$dir.log" 2>&1 ||
             die "$ds / $s run failed (log $dir.log): $(tail -3 "$dir.log")"
         t1=$(date +%s.%N)
         read -r busy1 total1 < <(cpu_ticks)
-        times >"$work/times"; mine1=$(child_ticks)
+        times >"$work/times"; mine1=$(child_ticks "$work/times")
         read -r wall cpu others < <(awk -v t0="$t0" -v t1="$t1" -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) \
             -v m=$((mine1 - mine0)) -v hz="$clk_tck" \
             'BEGIN { o = t > 0 ? (b - m) / t : 0; printf "%.1f %.1f %.3f\n", t1 - t0, m / hz, o < 0 ? 0 : o }')
