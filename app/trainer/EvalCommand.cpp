@@ -99,7 +99,10 @@ int EvalCommand::execute() {
     if (dataOption_->count() == 0 && !ck.configJson.empty()) data_ = run.data;  // judge a model on its own data
     const bool tty = ::isatty(STDERR_FILENO) != 0;
 
-    nlohmann::json j = {{"metric", metricList}, {"checkpoint", checkpoint_}, {"data", data_}, {"samples", samples_}};
+    nlohmann::json j = {{"metric", metricList}, {"checkpoint", checkpoint_}, {"data", data_}};
+    // --samples is the generated count of parzen and fid/kid/pr; swd alone reports its own swd_samples.
+    const bool samplesUsed = parzen || std::any_of(featureMetrics.begin(), featureMetrics.end(), [](const std::string& m) { return m != "swd"; });
+    if (samplesUsed) j["samples"] = samples_;
     if (!featureMetrics.empty()) {
         MetricOptions o;
         o.metrics = featureMetrics;

@@ -56,7 +56,7 @@ at::Tensor ImageGrid::makeGrid(const at::Tensor& images, int nrow, int padding, 
     return grid;
 }
 
-std::string ImageGrid::encodePng(const at::Tensor& chw01) {
+std::string ImageGrid::encodePng(const at::Tensor& chw01, int zlibLevel) {
     if (!chw01.defined() || chw01.dim() < 2 || chw01.dim() > 3)
         throw DataError("PNG encoder: expected an image shaped (C, H, W), got " + (chw01.defined() ? shapeText(chw01) : std::string("an undefined tensor")));
     at::Tensor img = chw01.dim() == 2 ? chw01.unsqueeze(0) : chw01;
@@ -69,7 +69,7 @@ std::string ImageGrid::encodePng(const at::Tensor& chw01) {
 
     // save_image: grid.mul(255).add_(0.5).clamp_(0, 255).permute(1, 2, 0).to("cpu", torch.uint8)
     at::Tensor hwc = img.detach().mul(255).add_(0.5).clamp_(0, 255).permute({1, 2, 0}).to(at::kCPU, at::kByte).contiguous();
-    return PngEncoder::encode(hwc.data_ptr<uint8_t>(), static_cast<int>(w), static_cast<int>(h), static_cast<int>(c));
+    return PngEncoder::encode(hwc.data_ptr<uint8_t>(), static_cast<int>(w), static_cast<int>(h), static_cast<int>(c), zlibLevel);
 }
 
 void ImageGrid::writePng(const at::Tensor& chw01, const std::string& path) { AtomicFile::write(path, encodePng(chw01)); }

@@ -189,6 +189,13 @@ TEST_F(MetricsCli, SwdNeedsNoFeatureModelAndIsCached) {
     EXPECT_NE(text.out.find("SWD x 1e3 "), std::string::npos) << text.out;
     EXPECT_NE(text.out.find(" 32 px "), std::string::npos) << text.out;
     EXPECT_NE(text.out.find(" 16 px "), std::string::npos) << text.out;
+    // swd alone: its count is swd_samples; --samples (fid/kid/pr, parzen) is not reported.
+    const CliResult only = cli.run({"eval", "--checkpoint", checkpoint(), "--metric", "swd", "--swd-samples", "20", "--cache-dir", tmp / "cache", "--json"});
+    ASSERT_EQ(only.code, 0) << only.err;
+    const auto c = nlohmann::json::parse(only.out);
+    EXPECT_EQ(c["swd_samples"], 20);
+    EXPECT_FALSE(c.contains("samples")) << c.dump();
+    EXPECT_EQ(c["swd_levels"], a["swd_levels"]);
 }
 
 TEST_F(MetricsCli, AFreshRunGetsSwdAtItsCheckpoints) {
