@@ -38,6 +38,7 @@ CLI::App* BenchCommand::setup(CLI::App& parent) {
     train_->add_option("--device", device_, "cpu | cuda | auto");
     train_->add_option("--amp", amp_, "off | bf16 | fp16")->check(CLI::IsMember({"off", "bf16", "fp16"}));
     train_->add_flag("--channels-last,!--no-channels-last", channelsLast_, "NHWC memory format (default on, as in training)");
+    train_->add_flag("--cuda-graph", cudaGraph_, "Capture the step as a CUDA graph and replay it (as train --cuda-graph)");
     train_->add_flag("--json", json_, "One JSON document on stdout");
     loader_ = bench->add_subcommand("loader", "Augmented images/s through the training loader (reference augmentation)");
     loader_->add_option("--data", data_, "synthetic or a folder of photos");
@@ -128,6 +129,7 @@ int BenchCommand::train() {
     cfg.batch = batch_;
     cfg.amp = amp_;
     cfg.channelsLast = channelsLast_;
+    cfg.cudaGraph = cudaGraph_;
     cfg.ema = 0;  // the reference's step, measured against the reference's (which has no G_ema)
     cfg.validate();
     if (threads_ > 0) {
@@ -161,7 +163,7 @@ int BenchCommand::train() {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double ips = static_cast<double>(steps_ * batch_) / s;
     nlohmann::json j = {{"preset", preset_},      {"batch", batch_}, {"threads", torch::get_num_threads()}, {"steps", steps_}, {"warmup", warmup_},
-                        {"device", device.str()}, {"amp", amp_},     {"channels_last", channelsLast_},      {"seconds", s},    {"images_per_s", ips}};
+                        {"device", device.str()}, {"amp", amp_},     {"channels_last", channelsLast_},      {"cuda_graph", cudaGraph_}, {"seconds", s},    {"images_per_s", ips}};
     if (json_)
         std::cout << j.dump() << "\n";
     else

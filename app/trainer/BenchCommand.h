@@ -34,6 +34,7 @@ private:
     int threads_ = 0;
     bool json_ = false;
     bool channelsLast_ = true;
+    bool cudaGraph_ = false;
 };
 
 }  // namespace streetgan

@@ -3,12 +3,15 @@
 # run from a checkout that carries the GPU bundle (packaging/gpu-bundle.sh build/gpu-bundle, made
 # on the build machine). Everything lands in one results folder; nothing here asserts a speed.
 #
-#   bench/gpu/check.sh OUT [--bundle DIR] [--quick]
+#   bench/gpu/check.sh OUT [--bundle DIR] [--quick] [--parts LIST] [--presets LIST]
 #
 #   --bundle DIR  the bundle (default build/gpu-bundle); its `run` finds torch through
 #                 STREETGAN_PYTHON (default python3), the Python the reference side uses too
 #   --quick       fewer steps and sizes (a dry run of the script's plumbing, e.g. with
 #                 STREETGAN_CHECK_DEVICE=cpu on a machine without a GPU)
+#   --parts LIST  a comma-separated subset of correctness,sanitizer,speed,datawait (default: all), so
+#                 that a short GPU lease can split the check over two calls
+#   --presets L   the speed section's presets (default "naive-64 msls-128")
 #
 # OUT/results.jsonl  one JSON object per check: {"check", "ok" (true|false|null: not run), ...}
 # OUT/summary.md     the tables (correctness, sanitizer, speed) made from results.jsonl
@@ -30,16 +33,24 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=
 bundle=$root/build/gpu-bundle
 quick=0
+parts=correctness,sanitizer,speed,datawait
+presets="naive-64 msls-128"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --bundle) bundle=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --parts) parts=$2; shift 2 ;;
+    --presets) presets=$2; shift 2 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "check.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
 done
-[[ -n $out ]] || { echo "check.sh: usage: bench/gpu/check.sh OUT [--bundle DIR] [--quick]" >&2; exit 2; }
+[[ -n $out ]] || { echo "check.sh: usage: bench/gpu/check.sh OUT [--bundle DIR] [--quick] [--parts LIST] [--presets LIST]" >&2; exit 2; }
+for p in ${parts//,/ }; do
+  case $p in correctness|sanitizer|speed|datawait) ;; *) echo "check.sh: unknown part '$p': use correctness, sanitizer, speed, datawait" >&2; exit 2 ;; esac
+done
+part() { [[ ",$parts," == *",$1,"* ]]; }
 py=${STREETGAN_PYTHON:-python3}
 dev=${STREETGAN_CHECK_DEVICE:-cuda}
 T=${STREETGAN_TRAINER:-$bundle/run}
@@ -48,7 +59,7 @@ mkdir -p "$out/runs"
 out=$(cd "$out" && pwd)
 exec > >(tee -a "$out/log.txt") 2>&1
 results=$out/results.jsonl
-: >"$results"
+: >>"$results"  # appended to: a second call with other --parts adds its rows
 started=$(date +%s)
 
 # record CHECK OK [JSON object of details]
@@ -83,17 +94,12 @@ train() {  # train NAME DEVICE AMP [more options]
 }
 
 # --- 1. correctness -----------------------------------------------------------------------------
-train cpu-off cpu off --threads "$(nproc)"
-cpu_rc=$?
-for amp in off bf16 fp16; do
-  train "$dev-$amp" "$dev" "$amp"
-  rc=$?
-  # Per-step losses against the CPU run of the same seed. fp32: cuDNN's algorithms differ from
-  # the CPU's in the last bits, which 50 steps of a GAN amplify a little; bf16/fp16: the autocast
-  # rounding itself. Tolerances are on the mean absolute difference of loss_D and loss_G.
-  tol=0.05
-  [[ $amp != off ]] && tol=0.25
-  details=$("$py" - "$out/runs/cpu-off/events.jsonl" "$out/runs/$dev-$amp/events.jsonl" "$tol" "$rc" "$cpu_rc" <<'EOF'
+# compare CHECK RUN-A RUN-B TOLERANCE EXIT-A EXIT-B: per-step losses of two runs of the same seed
+# (the tolerance is on the mean absolute difference of loss_D and of loss_G; final_a/final_b: the
+# last step's (loss_D, loss_G) of each).
+compare() {
+  local check=$1 a=$2 b=$3 tol=$4 rc_a=$5 rc_b=$6 details ok
+  details=$("$py" - "$out/runs/$a/events.jsonl" "$out/runs/$b/events.jsonl" "$tol" "$rc_b" "$rc_a" <<'EOF'
 import json, sys
 def losses(path):
     rows = []
@@ -106,21 +112,40 @@ def losses(path):
         pass
     return {s: (d, g) for s, d, g in rows}
 a, b = losses(sys.argv[1]), losses(sys.argv[2])
-tol, rc, cpu_rc = float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+tol, rc_b, rc_a = float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 common = sorted(set(a) & set(b))
-if rc or cpu_rc or not common:
-    print(json.dumps({"ok": False, "exit": rc, "cpu_exit": cpu_rc, "steps_compared": len(common)}))
+if rc_a or rc_b or not common:
+    print(json.dumps({"ok": False, "exit_a": rc_a, "exit_b": rc_b, "steps_compared": len(common)}))
     sys.exit()
 dd = [abs(a[s][0] - b[s][0]) for s in common]
 dg = [abs(a[s][1] - b[s][1]) for s in common]
 mean_d, mean_g = sum(dd) / len(dd), sum(dg) / len(dg)
 print(json.dumps({"ok": mean_d < tol and mean_g < tol, "steps_compared": len(common), "tolerance_mean_abs": tol,
                   "mean_abs_loss_d": mean_d, "mean_abs_loss_g": mean_g, "max_abs_loss_d": max(dd), "max_abs_loss_g": max(dg),
-                  "final_cpu": a[common[-1]], "final_dev": b[common[-1]]}))
+                  "final_a": a[common[-1]], "final_b": b[common[-1]]}))
 EOF
 )
   ok=$("$py" -c 'import json,sys; print(str(json.loads(sys.argv[1]).get("ok")).lower())' "$details")
-  record "losses_track_cpu_$amp" "$ok" "$details"
+  record "$check" "$ok" "$details"
+}
+if part correctness; then
+train cpu-off cpu off --threads "$(nproc)"
+cpu_rc=$?
+for amp in off bf16 fp16; do
+  train "$dev-$amp" "$dev" "$amp"
+  rc=$?
+  # Per-step losses against the CPU run of the same seed. fp32: cuDNN's algorithms differ from
+  # the CPU's in the last bits, which 50 steps of a GAN amplify a little; bf16/fp16: the autocast
+  # rounding itself. Tolerances are on the mean absolute difference of loss_D and loss_G.
+  tol=0.05
+  [[ $amp != off ]] && tol=0.25
+  compare "losses_track_cpu_$amp" cpu-off "$dev-$amp" "$tol" "$cpu_rc" "$rc"
+  # The same run as a CUDA graph (--cuda-graph): the same kernels on the same values, so it tracks
+  # the eager run as closely as two eager runs do (cuDNN's benchmark may pick other algorithms).
+  if [[ $amp != off && $dev == cuda* ]]; then
+    train "$dev-$amp-graph" "$dev" "$amp" --cuda-graph
+    compare "cuda_graph_tracks_eager_$amp" "$dev-$amp" "$dev-$amp-graph" 0.1 "$rc" $?
+  fi
 done
 
 ck_dev=$(ls "$out/runs/$dev-off/checkpoints/"*.pt 2>/dev/null | tail -1)
@@ -156,8 +181,9 @@ def ask(req):
 try:
     opened = ask({"id": 1, "op": "open", "checkpoint": ck})
     replies = [ask({"id": 10 + i, "op": "latents", "checkpoint": ck, "seeds": [i], "size": 128, "upscale": "smooth"}) for i in range(9)]
-    ask({"id": 99, "op": "quit"})
-except (ValueError, OSError) as e:  # the worker died: its stderr is in runs/explore.log
+    p.stdin.close()  # EOF ends the worker once its queue is done (quit would end it with no reply to read)
+    p.wait(timeout=60)
+except (ValueError, OSError, subprocess.TimeoutExpired) as e:  # the worker died: its stderr is in runs/explore.log
     print(json.dumps({"ok": False, "error": "the explore worker stopped answering: %s" % e}))
     sys.exit()
 ms = [r.get("ms") for r in replies]
@@ -172,7 +198,7 @@ fi
 # NCCL: one rank, then two ranks on the one GPU.
 for n in 1 2; do
   rm -rf "$out/runs/nccl-$n"
-  if timeout 180 "$T" launch --nproc "$n" -- train --run-dir "$out/runs/nccl-$n" --preset naive-64 --data synthetic --steps 5 --batch 64 \
+  if timeout 90 "$T" launch --nproc "$n" -- train --run-dir "$out/runs/nccl-$n" --preset naive-64 --data synthetic --steps 5 --batch 64 \
       --seed 7 --device "$dev" --log-every 1 --sample-every 0 --checkpoint-every 0 >"$out/runs/nccl-$n.log" 2>&1; then
     record "nccl_world_$n" true
   else
@@ -180,11 +206,13 @@ for n in 1 2; do
   fi
 done
 echo "correctness done at $(elapsed) s"
+fi
 
 # --- 2. compute-sanitizer ----------------------------------------------------------------------
-if command -v compute-sanitizer >/dev/null && [[ $dev == cuda* ]]; then
+if ! part sanitizer; then :
+elif command -v compute-sanitizer >/dev/null && [[ $dev == cuda* ]]; then
   rm -rf "$out/runs/memcheck"
-  timeout 420 compute-sanitizer --tool memcheck --print-limit 20 --target-processes all "$T" train --run-dir "$out/runs/memcheck" \
+  timeout 150 compute-sanitizer --tool memcheck --print-limit 20 --target-processes all "$T" train --run-dir "$out/runs/memcheck" \
     --preset naive-64 --data synthetic --steps 20 --batch 16 --seed 7 --device "$dev" --log-every 5 --sample-every 0 --checkpoint-every 0 \
     >"$out/memcheck.txt" 2>&1
   errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$out/memcheck.txt" | grep -o '[0-9]*' | tail -1)
@@ -198,19 +226,22 @@ fi
 echo "sanitizer done at $(elapsed) s"
 
 # --- 3. speed ----------------------------------------------------------------------------------
-presets="naive-64 msls-128"; batches="128 512"; amps="bf16 off"; timed=100; warm=20
+batches="128 512"; amps="bf16 off"; timed=50; warm=10  # a GPU step takes milliseconds: 50 timed steps are 0.1-2 s of steady work
 [[ $quick == 1 ]] && { presets="naive-64"; batches="16"; amps="off"; timed=3; warm=1; }
+part speed || presets=
 for preset in $presets; do
   for batch in $batches; do
     for amp in $amps; do
       key="${preset}_b${batch}_${amp}"
       timeout 240 "$T" bench train --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --steps "$timed" --warmup "$warm" --json \
         >"$out/runs/ours-$key.json" 2>"$out/runs/ours-$key.log"
+      [[ $dev == cuda* ]] && timeout 240 "$T" bench train --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --steps "$timed" --warmup "$warm" \
+        --cuda-graph --json >"$out/runs/graph-$key.json" 2>"$out/runs/graph-$key.log"
       timeout 240 "$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --channels-last \
         --steps "$timed" --warmup "$warm" --json >"$out/runs/eager-$key.json" 2>"$out/runs/eager-$key.log"
-      # torch.compile costs a minute of compiling per shape: the largest batch only.
-      if [[ $batch == "${batches##* }" ]]; then
-        timeout 300 "$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --channels-last \
+      # torch.compile costs a minute of compiling per shape: the largest batch in bf16 only.
+      if [[ $batch == "${batches##* }" && $amp == "${amps%% *}" ]]; then
+        timeout 200 "$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --channels-last \
           --compile --steps "$timed" --warmup "$warm" --json >"$out/runs/compile-$key.json" 2>"$out/runs/compile-$key.log"
       fi
       details=$("$py" - "$out/runs" "$key" <<'EOF'
@@ -221,10 +252,11 @@ def ips(side):
         return json.load(open(os.path.join(runs, "%s-%s.json" % (side, key))))["images_per_s"]
     except (OSError, ValueError, KeyError):
         return None
-d = {side: ips(side) for side in ("ours", "eager", "compile")}
+d = {side: ips(side) for side in ("ours", "graph", "eager", "compile")}
 for side in ("eager", "compile"):
-    if d["ours"] and d[side]:
-        d["ours_over_" + side] = d["ours"] / d[side]
+    best = max(d["ours"] or 0, d["graph"] or 0)
+    if best and d[side]:
+        d["ours_over_" + side] = best / d[side]
 print(json.dumps(d))
 EOF
 )
@@ -232,9 +264,9 @@ EOF
     done
   done
 done
-record cuda_graph_step null '{"note": "--cuda-graph is not implemented yet (issue 25 item 1)"}'
 
 # Data wait: a run fed by the loader (synthetic scenes rendered on the CPU), its data_wait share.
+if part datawait; then
 rm -rf "$out/runs/datawait"
 dw_steps=300
 [[ $quick == 1 ]] && dw_steps=10
@@ -255,6 +287,7 @@ print(json.dumps({"data_wait_mean": sum(w) / len(w) if w else None, "intervals":
 EOF
 )
 record data_wait null "$details"
+fi
 
 # --- summary ------------------------------------------------------------------------------------
 "$py" - "$results" "$out/summary.md" "$(elapsed)" <<'EOF'
@@ -266,11 +299,12 @@ for r in rows:
         continue
     d = {k: v for k, v in r.items() if k not in ("check", "ok", "output")}
     out.append("| %s | %s | %s |" % (r["check"], {True: "yes", False: "**no**", None: "-"}[r["ok"]], json.dumps(d)[:300]))
-out += ["", "| preset, batch, amp | ours img/s | eager img/s | compile img/s | ours/eager | ours/compile |", "|---|---|---|---|---|---|"]
+out += ["", "ours: eager steps; graph: --cuda-graph; ours/eager and ours/compile take the faster of ours and graph.", "",
+        "| preset, batch, amp | ours img/s | graph img/s | eager img/s | compile img/s | ours/eager | ours/compile |", "|---|---|---|---|---|---|---|"]
 f = lambda v, p=0: "-" if v is None else ("%.*f" % (p, v))
 for r in rows:
     if r["check"].startswith("speed_"):
-        out.append("| %s | %s | %s | %s | %s | %s |" % (r["check"][6:], f(r.get("ours")), f(r.get("eager")), f(r.get("compile")),
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (r["check"][6:], f(r.get("ours")), f(r.get("graph")), f(r.get("eager")), f(r.get("compile")),
                                                       f(r.get("ours_over_eager"), 2), f(r.get("ours_over_compile"), 2)))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))

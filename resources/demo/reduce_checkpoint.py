@@ -4,7 +4,7 @@
 # the explorer use by default), else the trained G (G_source "raw").
 import sys, torch
 src, dst = sys.argv[1], sys.argv[2]
-ck = torch.load(src, map_location='cpu')
+ck = torch.load(src, map_location='cpu', weights_only=False)  # our own file; torch 2.6+ defaults to weights_only
 ema = ck.get('G_ema_state_dict')
 state = ema if ema is not None else ck['G_state_dict']
 g = {k: (v.half() if v.is_floating_point() else v) for k, v in state.items()}

@@ -97,6 +97,10 @@ void TrainConfig::validate() const {
     range("r1_gamma", r1Gamma, 0, 1e6);
     range("r1_every", static_cast<double>(r1Every), 1, 1e6);
     if (amp != "off" && amp != "bf16" && amp != "fp16") throw ConfigError("amp '" + amp + "' is unknown: use off, bf16 or fp16");
+    // A captured step replays the same kernels on the same tensors: DiffAugment draws new
+    // parameters and R1 runs on some steps only.
+    if (cudaGraph && (!diffAugment.empty() || r1Gamma > 0))
+        throw ConfigError("cuda_graph (--cuda-graph) does not combine with DiffAugment or R1 (their steps differ from step to step): leave out --cuda-graph, or --diffaugment and --r1");
     if (device != "auto" && device != "cpu" && device.rfind("cuda", 0) != 0)
         throw ConfigError("device '" + device + "' is unknown: use auto, cpu, cuda or cuda:N");
     if (data.empty()) throw ConfigError("data source is empty: use --data synthetic or a folder/archive path");
@@ -150,6 +154,7 @@ nlohmann::json TrainConfig::toJson() const {
                           {"prefetch", prefetch},
                           {"threads", threads},
                           {"channels_last", channelsLast},
+                          {"cuda_graph", cudaGraph},
                           {"fixed_noise", fixedNoiseCount},
                           {"metric_every_checkpoints", metricEveryCheckpoints},
                           {"metric_features", metricFeatures},
@@ -256,6 +261,8 @@ void TrainConfig::merge(const nlohmann::json& j) {
                 fixedNoiseCount = whole<int64_t>(v, key);
             else if (key == "channels_last")
                 channelsLast = v.get<bool>();
+            else if (key == "cuda_graph")
+                cudaGraph = v.get<bool>();
             else if (key == "metric_every_checkpoints")
                 metricEveryCheckpoints = whole<int64_t>(v, key);
             else if (key == "metric_features")

@@ -41,12 +41,18 @@ TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device)
         autocastDtype_ = c10::kBFloat16;
     }
     if (cfg.ema > 0) ema_.emplace(g_, cfg.ema);
+    if (cfg.cudaGraph) {
+        graph_ = std::make_unique<StepGraph>(device_);  // throws where there is no CUDA
+        // The host-side optimiser and the scaler's host check cannot be captured; the fused path has neither.
+        if (!fusedG_) throw ConfigError("--cuda-graph needs ATen's fused AdamW (LibTorch 2.x on CUDA): leave out --cuda-graph");
+    }
     acc_ = torch::zeros({5}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
 }
 
 TrainStep::~TrainStep() = default;
 
 void TrainStep::setDistributed(DistributedContext& dist) {
+    if (graph_) throw ConfigError("--cuda-graph does not combine with a distributed run (launch, torchrun) yet: leave out --cuda-graph");
     dist_ = &dist;
     broadcastState();
     syncG_ = std::make_unique<GradientSync>(g_->parameters(), dist);
@@ -61,8 +67,54 @@ void TrainStep::broadcastState() {
 }
 
 void TrainStep::step(const Batch& batch, double instanceStd) {
+    const DeviceBatch in = DeviceBatch::from(batch, device_, cfg_.model.nz, cfg_.channelsLast, instanceStd);
+    if (graph_)
+        updateGraphed(in);
+    else
+        update(in);
+    if (ema_) ema_->update(g_, steps_);
+    ++steps_;
+    ++accSteps_;
+}
+
+void TrainStep::updateGraphed(const DeviceBatch& in) {
+    if (graphWarmup_ < kGraphWarmupSteps) {
+        ++graphWarmup_;
+        graph_->runEager([&] { update(in); });
+        return;
+    }
+    // The captured kernels hold the learning rate and the inputs' shapes: a change captures again.
+    auto sameShape = [](const torch::Tensor& a, const torch::Tensor& b) {
+        return a.defined() == b.defined() && (!a.defined() || (a.sizes() == b.sizes() && a.strides() == b.strides()));
+    };
+    const bool noiseChanged = in.noiseReal.defined() && !graphIn_.noiseReal.defined();  // undefined later: zeros below
+    if (!graph_->captured() || learningRate() != graphLr_ || !graphIn_.real.defined() || !sameShape(in.real, graphIn_.real) ||
+        !sameShape(in.noise, graphIn_.noise) || noiseChanged) {
+        // Fixed inputs allocated outside the capture's memory pool, in the batch's layout.
+        graphIn_.real = in.real.clone();
+        graphIn_.noise = in.noise.clone();
+        graphIn_.noiseReal = in.noiseReal.defined() ? in.noiseReal.clone() : torch::Tensor();
+        graphIn_.noiseFake = in.noiseFake.defined() ? in.noiseFake.clone() : torch::Tensor();
+        graph_->capture([&] { update(graphIn_); });
+        graphLr_ = learningRate();
+    } else {
+        graphIn_.real.copy_(in.real);
+        graphIn_.noise.copy_(in.noise);
+        if (graphIn_.noiseReal.defined()) {  // instance noise that has decayed to 0 is left undefined
+            if (in.noiseReal.defined()) {
+                graphIn_.noiseReal.copy_(in.noiseReal);
+                graphIn_.noiseFake.copy_(in.noiseFake);
+            } else {
+                graphIn_.noiseReal.zero_();
+                graphIn_.noiseFake.zero_();
+            }
+        }
+    }
+    graph_->replay();
+}
+
+void TrainStep::update(const DeviceBatch& in) {
     namespace F = torch::nn::functional;
-    DeviceBatch in = DeviceBatch::from(batch, device_, cfg_.model.nz, cfg_.channelsLast, instanceStd);
     auto real = in.real;
     const auto& noise = in.noise;
     const auto& noiseReal = in.noiseReal;
@@ -131,13 +183,10 @@ void TrainStep::step(const Batch& batch, double instanceStd) {
     if (syncG_) syncG_->finish();
     stepOpt(*optG_, fusedG_.get());
     if (scaler_) scaler_->update();
-    if (ema_) ema_->update(g_, steps_);
-    ++steps_;
 
     torch::NoGradGuard noGrad;
     acc_.add_(torch::stack({errReal.detach() + errFake.detach(), errG.detach(), torch::sigmoid(outReal.detach().to(torch::kFloat32)).mean(),
                             torch::sigmoid(outFake.detach().to(torch::kFloat32)).mean(), torch::sigmoid(out.detach().to(torch::kFloat32)).mean()}));
-    ++accSteps_;
 }
 
 StepMetrics TrainStep::drain() {
@@ -209,6 +258,10 @@ void TrainStep::restore(const CheckpointData& in, const std::string& path) {
     if (scaler_ && in.ampScale > 0) scaler_->load(in.ampScale, in.ampGrowth);
     if (fusedG_) fusedG_->reset();
     if (fusedD_) fusedD_->reset();
+    if (graph_) {  // new optimiser step tensors (made lazily, so in eager steps): warm up and capture again
+        graph_->reset();
+        graphWarmup_ = 0;
+    }
 }
 
 }  // namespace streetgan

@@ -8,6 +8,9 @@
 // Options (TrainConfig): DiffAugment on every image D sees (real and fake, both steps); the R1
 // penalty on reals every r1_every-th step, a backward of its own before D steps; G_ema updated
 // after every G step (GeneratorAverage). None of them synchronises with the host.
+// --cuda-graph: after kGraphWarmupSteps eager steps the update is captured as a CUDA graph
+// (StepGraph) and replayed; each batch is copied into the graph's fixed input tensors first. G_ema
+// stays outside the graph (its decay changes every step during the ramp).
 // Distributed (setDistributed): G's and D's gradients are averaged over the ranks during the
 // last backward pass of each update (dist/GradientSync), so every rank steps identically.
 #pragma once
@@ -23,10 +26,12 @@
 #include "ml/dataset/Batch.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
+#include "ml/train/DeviceBatch.h"
 #include "ml/train/DiffAugment.h"
 #include "ml/train/FusedAdamW.h"
 #include "ml/train/GeneratorAverage.h"
 #include "ml/train/GradScaler.h"
+#include "ml/train/StepGraph.h"
 
 namespace streetgan {
 
@@ -78,7 +83,15 @@ public:
     int64_t steps() const { return steps_; }
     torch::Device device() const { return device_; }
 
+    /// Eager steps before the capture (cuDNN's benchmark and the lazily made state run in these).
+    static constexpr int64_t kGraphWarmupSteps = 3;
+
 private:
+    /// The update on one batch without G_ema and the step counters: what a CUDA graph captures.
+    void update(const DeviceBatch& in);
+    /// update() through the graph: warm-up, (re)capture where needed, copy of `in`, replay.
+    void updateGraphed(const DeviceBatch& in);
+
     TrainConfig cfg_;
     torch::Device device_;
     Generator g_;
@@ -96,6 +109,10 @@ private:
     int64_t accSteps_ = 0;
     bool autocast_ = false;
     c10::ScalarType autocastDtype_ = c10::kBFloat16;
+    std::unique_ptr<StepGraph> graph_;  // --cuda-graph
+    DeviceBatch graphIn_;               // the captured kernels' inputs: each batch is copied here
+    int64_t graphWarmup_ = 0;           // eager steps done since the graph was (re)made
+    double graphLr_ = -1;               // the learning rate the capture holds
 };
 
 }  // namespace streetgan

@@ -274,3 +274,36 @@ TEST(TrainOptions, TrainStepWithGEmaDrawsTheSameRandomNumbersAndStartsItAtG) {
     ASSERT_EQ(ck.generatorEma.size(), ck.generator.size());
     for (size_t i = 0; i < ck.generator.size(); ++i) EXPECT_TRUE(torch::equal(ck.generator[i].second, ck.generatorEma[i].second));  // a copy at start
 }
+
+TEST(TrainOptions, CudaGraphRoundTripsAndIsRefusedWhereItCannotRun) {
+    TrainConfig c;
+    EXPECT_FALSE(c.cudaGraph);  // off by default
+    c.cudaGraph = true;
+    const auto j = c.toJson();
+    EXPECT_EQ(j.at("cuda_graph"), true);
+    TrainConfig back;
+    back.merge(nlohmann::json::parse(j.dump()));
+    EXPECT_TRUE(back.cudaGraph);
+    back.validate();
+    // Steps that differ from step to step cannot be replayed.
+    for (const auto& patch : {nlohmann::json{{"cuda_graph", true}, {"diffaugment", "color"}}, nlohmann::json{{"cuda_graph", true}, {"r1_gamma", 0.2}}}) {
+        TrainConfig t;
+        t.merge(patch);
+        try {
+            t.validate();
+            ADD_FAILURE() << patch.dump() << " was accepted";
+        } catch (const ConfigError& e) {
+            EXPECT_NE(std::string(e.what()).find("does not combine with DiffAugment or R1"), std::string::npos) << e.what();
+        }
+    }
+    // On the CPU (and in a build without CUDA) the step refuses it by name instead of training without it.
+    TrainConfig cfg;
+    cfg.model = Presets::get("tiny-32");
+    cfg.cudaGraph = true;
+    try {
+        TrainStep step(cfg, torch::kCPU);
+        ADD_FAILURE() << "--cuda-graph was accepted on the CPU";
+    } catch (const ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("--cuda-graph needs a CUDA"), std::string::npos) << e.what();
+    }
+}
