@@ -148,11 +148,9 @@ int BenchCommand::train() {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
     uint64_t seed = 1;
     auto run = [&](int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {  // fresh noise per step, as in training
-            if (batch.realU8.defined())
-                batch.deviceSeed = ++seed;
-            else
-                batch.noise = torch::randn({batch_, cfg.model.nz, 1, 1}, gen);
+        for (int64_t i = 0; i < n; ++i) {  // fresh noise per step, as in training (z from the host, pinned as the loader's)
+            batch.deviceSeed = ++seed;
+            batch.noise = torch::randn({batch_, cfg.model.nz, 1, 1}, gen, torch::TensorOptions().pinned_memory(lo.pinMemory));
             step.step(batch);
         }
         step.drain();  // one host synchronisation at the end

@@ -10,8 +10,10 @@
 #   --quick       fewer steps and sizes (a dry run of the script's plumbing, e.g. with
 #                 STREETGAN_CHECK_DEVICE=cpu on a machine without a GPU)
 #   --parts LIST  a comma-separated subset of correctness,sanitizer,speed,datawait (default: all), so
-#                 that a short GPU lease can split the check over two calls
-#   --presets L   the speed section's presets (default "naive-64 msls-128")
+#                 that a short GPU lease can split the check over two calls; correctness is
+#                 losses (loss tracking), interop (checkpoints, sample, explore worker) and nccl
+#   --presets L   the speed section's presets (default "naive-64 msls-128"); --batches L (default
+#                 "128 512") and --amps L (default "bf16 off") likewise
 #
 # OUT/results.jsonl  one JSON object per check: {"check", "ok" (true|false|null: not run), ...}
 # OUT/summary.md     the tables (correctness, sanitizer, speed) made from results.jsonl
@@ -35,12 +37,16 @@ bundle=$root/build/gpu-bundle
 quick=0
 parts=correctness,sanitizer,speed,datawait
 presets="naive-64 msls-128"
+batches="128 512"
+amps="bf16 off"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --bundle) bundle=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --parts) parts=$2; shift 2 ;;
     --presets) presets=$2; shift 2 ;;
+    --batches) batches=$2; shift 2 ;;
+    --amps) amps=$2; shift 2 ;;
     -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "check.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
@@ -48,7 +54,8 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -n $out ]] || { echo "check.sh: usage: bench/gpu/check.sh OUT [--bundle DIR] [--quick] [--parts LIST] [--presets LIST]" >&2; exit 2; }
 for p in ${parts//,/ }; do
-  case $p in correctness|sanitizer|speed|datawait) ;; *) echo "check.sh: unknown part '$p': use correctness, sanitizer, speed, datawait" >&2; exit 2 ;; esac
+  case $p in correctness|losses|interop|nccl|sanitizer|speed|datawait) ;;
+    *) echo "check.sh: unknown part '$p': use correctness (= losses, interop, nccl), sanitizer, speed, datawait" >&2; exit 2 ;; esac
 done
 part() { [[ ",$parts," == *",$1,"* ]]; }
 py=${STREETGAN_PYTHON:-python3}
@@ -94,60 +101,76 @@ train() {  # train NAME DEVICE AMP [more options]
 }
 
 # --- 1. correctness -----------------------------------------------------------------------------
-# compare CHECK RUN-A RUN-B TOLERANCE EXIT-A EXIT-B: per-step losses of two runs of the same seed
-# (the tolerance is on the mean absolute difference of loss_D and of loss_G; final_a/final_b: the
-# last step's (loss_D, loss_G) of each).
+# Runs of one seed see the same images and the same z on every device (the loader draws z;
+# --aug-noise 0 leaves out the one per-pixel draw made on the device). A DCGAN step at lr 2e-4 is
+# chaotic: last-bit differences (TF32 and cuDNN's algorithms against the CPU's, or two runs of
+# cuDNN's benchmark) grow until the curves part after 10-20 steps, however correct both are. So
+# the check is on the first 10 steps: the largest difference of loss_D and of loss_G, relative to
+# max(1, |loss|), under the stated tolerance; the mean absolute difference over all 50 steps is
+# reported beside it.
+# compare CHECK RUN-A RUN-B TOLERANCE EXIT-A EXIT-B [informational]
 compare() {
-  local check=$1 a=$2 b=$3 tol=$4 rc_a=$5 rc_b=$6 details ok
-  details=$("$py" - "$out/runs/$a/events.jsonl" "$out/runs/$b/events.jsonl" "$tol" "$rc_b" "$rc_a" <<'EOF'
+  local check=$1 a=$2 b=$3 tol=$4 rc_a=$5 rc_b=$6 info=${7:-} details ok
+  details=$("$py" - "$out/runs/$a/events.jsonl" "$out/runs/$b/events.jsonl" "$tol" "$rc_a" "$rc_b" <<'EOF'
 import json, sys
 def losses(path):
-    rows = []
+    rows = {}
     try:
         for line in open(path):
             e = json.loads(line)
             if e.get("kind") == "metrics":
-                rows.append((e["step"], e.get("loss_d"), e.get("loss_g")))
+                rows[e["step"]] = (e.get("loss_d"), e.get("loss_g"))
     except OSError:
         pass
-    return {s: (d, g) for s, d, g in rows}
+    return rows
 a, b = losses(sys.argv[1]), losses(sys.argv[2])
-tol, rc_b, rc_a = float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+tol, rc_a, rc_b = float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 common = sorted(set(a) & set(b))
-if rc_a or rc_b or not common:
+first = [s for s in common if s <= 10]  # fewer only in a --quick dry run
+if rc_a or rc_b or not first or len(first) < min(10, len(common)):
     print(json.dumps({"ok": False, "exit_a": rc_a, "exit_b": rc_b, "steps_compared": len(common)}))
     sys.exit()
-dd = [abs(a[s][0] - b[s][0]) for s in common]
-dg = [abs(a[s][1] - b[s][1]) for s in common]
-mean_d, mean_g = sum(dd) / len(dd), sum(dg) / len(dg)
-print(json.dumps({"ok": mean_d < tol and mean_g < tol, "steps_compared": len(common), "tolerance_mean_abs": tol,
-                  "mean_abs_loss_d": mean_d, "mean_abs_loss_g": mean_g, "max_abs_loss_d": max(dd), "max_abs_loss_g": max(dg),
-                  "final_a": a[common[-1]], "final_b": b[common[-1]]}))
+rel = lambda x, y: abs(x - y) / max(1.0, abs(x))
+first_d = max(rel(a[s][0], b[s][0]) for s in first)
+first_g = max(rel(a[s][1], b[s][1]) for s in first)
+print(json.dumps({"ok": first_d < tol and first_g < tol, "tolerance_rel_first_10": tol,
+                  "max_rel_loss_d_first_10": first_d, "max_rel_loss_g_first_10": first_g,
+                  "mean_abs_loss_d_50": sum(abs(a[s][0] - b[s][0]) for s in common) / len(common),
+                  "mean_abs_loss_g_50": sum(abs(a[s][1] - b[s][1]) for s in common) / len(common),
+                  "step_1_a": a[first[0]], "step_1_b": b[first[0]], "step_10_a": a[first[-1]], "step_10_b": b[first[-1]]}))
 EOF
 )
   ok=$("$py" -c 'import json,sys; print(str(json.loads(sys.argv[1]).get("ok")).lower())' "$details")
+  if [[ -n $info ]]; then
+    details=$("$py" -c 'import json,sys; d=json.loads(sys.argv[1]); d["note"]=sys.argv[2]; d["within"]=d.pop("ok", None); print(json.dumps(d))' "$details" "$info")
+    ok=null
+  fi
   record "$check" "$ok" "$details"
 }
-if part correctness; then
-train cpu-off cpu off --threads "$(nproc)"
+if part correctness || part losses; then
+train cpu-off cpu off --threads "$(nproc)" --aug-noise 0
 cpu_rc=$?
 for amp in off bf16 fp16; do
-  train "$dev-$amp" "$dev" "$amp"
+  train "$dev-$amp" "$dev" "$amp" --aug-noise 0
   rc=$?
-  # Per-step losses against the CPU run of the same seed. fp32: cuDNN's algorithms differ from
-  # the CPU's in the last bits, which 50 steps of a GAN amplify a little; bf16/fp16: the autocast
-  # rounding itself. Tolerances are on the mean absolute difference of loss_D and loss_G.
-  tol=0.05
-  [[ $amp != off ]] && tol=0.25
-  compare "losses_track_cpu_$amp" cpu-off "$dev-$amp" "$tol" "$cpu_rc" "$rc"
-  # The same run as a CUDA graph (--cuda-graph): the same kernels on the same values, so it tracks
-  # the eager run as closely as two eager runs do (cuDNN's benchmark may pick other algorithms).
+  # fp32 (TF32 convolutions on the GPU) within 2%; bf16 within 10% (its 8-bit mantissa); fp16's
+  # loss scaler skips its first updates (a scale of 65536 overflows, as torch's GradScaler does),
+  # so fp16 parts from the CPU run at step 1 by design: reported, not judged; its graph run is.
+  case $amp in
+    off) compare losses_track_cpu_off cpu-off "$dev-off" 0.02 "$cpu_rc" "$rc" ;;
+    bf16) compare losses_track_cpu_bf16 cpu-off "$dev-bf16" 0.1 "$cpu_rc" "$rc" ;;
+    fp16) compare losses_track_cpu_fp16 cpu-off "$dev-fp16" 0.1 "$cpu_rc" "$rc" "fp16's loss scaler skips its first updates: not expected to track" ;;
+  esac
+  # The same run as a CUDA graph (--cuda-graph; captured at step 4): the same kernels on the same
+  # values, so within what two eager runs differ by.
   if [[ $amp != off && $dev == cuda* ]]; then
-    train "$dev-$amp-graph" "$dev" "$amp" --cuda-graph
-    compare "cuda_graph_tracks_eager_$amp" "$dev-$amp" "$dev-$amp-graph" 0.1 "$rc" $?
+    train "$dev-$amp-graph" "$dev" "$amp" --aug-noise 0 --cuda-graph
+    compare "cuda_graph_tracks_eager_$amp" "$dev-$amp" "$dev-$amp-graph" 0.03 "$rc" $?
   fi
 done
+fi
 
+if part correctness || part interop; then
 ck_dev=$(ls "$out/runs/$dev-off/checkpoints/"*.pt 2>/dev/null | tail -1)
 ck_cpu=$(ls "$out/runs/cpu-off/checkpoints/"*.pt 2>/dev/null | tail -1)
 if [[ -n $ck_dev ]] && "$T" sample --checkpoint "$ck_dev" --seed 3 --device cpu --out "$out/sample-dev-ck-on-cpu.png" >"$out/runs/sample1.log" 2>&1; then
@@ -195,11 +218,16 @@ EOF
   record explore_worker_on_device "$ok" "$details"
 fi
 
-# NCCL: one rank, then two ranks on the one GPU.
+fi
+
+# NCCL: one rank, then two ranks on the one GPU (cuda:0 named: launch otherwise gives rank N cuda:N).
+if part correctness || part nccl; then
+nccl_dev=$dev
+[[ $dev == cuda ]] && nccl_dev=cuda:0
 for n in 1 2; do
   rm -rf "$out/runs/nccl-$n"
   if timeout 90 "$T" launch --nproc "$n" -- train --run-dir "$out/runs/nccl-$n" --preset naive-64 --data synthetic --steps 5 --batch 64 \
-      --seed 7 --device "$dev" --log-every 1 --sample-every 0 --checkpoint-every 0 >"$out/runs/nccl-$n.log" 2>&1; then
+      --seed 7 --device "$nccl_dev" --log-every 1 --sample-every 0 --checkpoint-every 0 >"$out/runs/nccl-$n.log" 2>&1; then
     record "nccl_world_$n" true
   else
     record "nccl_world_$n" false "$(tail -c 1500 "$out/runs/nccl-$n.log" | "$py" -c 'import json,sys; print(json.dumps({"output": sys.stdin.read()}))')"
@@ -226,8 +254,8 @@ fi
 echo "sanitizer done at $(elapsed) s"
 
 # --- 3. speed ----------------------------------------------------------------------------------
-batches="128 512"; amps="bf16 off"; timed=50; warm=10  # a GPU step takes milliseconds: 50 timed steps are 0.1-2 s of steady work
-[[ $quick == 1 ]] && { presets="naive-64"; batches="16"; amps="off"; timed=3; warm=1; }
+timed=50; warm=10  # a GPU step takes milliseconds: 50 timed steps are 0.1-2 s of steady work
+[[ $quick == 1 ]] && { presets="naive-64"; batches="16"; amps="off"; timed=3; warm=1; }  # dry run
 part speed || presets=
 for preset in $presets; do
   for batch in $batches; do
@@ -241,7 +269,9 @@ for preset in $presets; do
         --steps "$timed" --warmup "$warm" --json >"$out/runs/eager-$key.json" 2>"$out/runs/eager-$key.log"
       # torch.compile costs a minute of compiling per shape: the largest batch in bf16 only.
       if [[ $batch == "${batches##* }" && $amp == "${amps%% *}" ]]; then
-        timeout 200 "$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --channels-last \
+        # Without --channels-last: inductor picks the layouts itself, and torch 2.11's channels-last
+        # convolution_backward fails its stride check under compile (first GPU check, 2026-11-28).
+        timeout 200 "$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" \
           --compile --steps "$timed" --warmup "$warm" --json >"$out/runs/compile-$key.json" 2>"$out/runs/compile-$key.log"
       fi
       details=$("$py" - "$out/runs" "$key" <<'EOF'

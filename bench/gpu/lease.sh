@@ -23,7 +23,7 @@ while [[ $# -gt 0 ]]; do
     --demo) demo=$2; shift 2 ;;
     --bundle) bundle=$2; shift 2 ;;
     -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --parts|--presets) check_args+=("$1" "$2"); shift 2 ;;
+    --parts|--presets|--batches|--amps) check_args+=("$1" "$2"); shift 2 ;;
     --quick) check_args+=("$1"); shift ;;
     -*) echo "lease.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;

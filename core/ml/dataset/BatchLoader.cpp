@@ -59,6 +59,10 @@ Batch BatchLoader::make(int64_t step) const {
     // Each rank draws its own z (rank 0 keeps the single-process stream): the same z on every
     // rank would train G on copies of one fake batch.
     if (opt_.rank > 0) noiseSeed = SeedHash::of(noiseSeed, 0x72616e6bULL, static_cast<uint64_t>(opt_.rank));
+    // z in both forms, here on the loader's thread: a few hundred kB, and the same values for a seed
+    // on every device (a CPU and a GPU run of one seed see the same images and the same z).
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(noiseSeed);
+    b.noise = torch::randn({B, opt_.nz, 1, 1}, gen, floatOpts);
     if (opt_.deviceSide) {
         // The images' pixels as the source gives them, straight into the pinned batch.
         b.realU8 = torch::empty({B, S, S, 3}, torch::TensorOptions().dtype(torch::kUInt8).pinned_memory(opt_.pinMemory));
@@ -88,8 +92,6 @@ Batch BatchLoader::make(int64_t step) const {
         }
         if (noiseStd > 0) Augmentation::addNoise(dst, 3 * plane, noiseStd, augmentSeed);
     }
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(noiseSeed);
-    b.noise = torch::randn({B, opt_.nz, 1, 1}, gen, floatOpts);
     if (opt_.instanceNoise) {
         b.instanceReal = torch::randn({B, 3, S, S}, gen, floatOpts);
         b.instanceFake = torch::randn({B, 3, S, S}, gen, floatOpts);

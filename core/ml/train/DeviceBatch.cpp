@@ -30,7 +30,7 @@ DeviceBatch DeviceBatch::from(const Batch& batch, torch::Device device, int64_t 
     // around the draws: every draw locks its generator itself.
     at::Generator gen = device.is_cpu() ? at::make_generator<at::CPUGeneratorImpl>(batch.deviceSeed) : at::globalContext().defaultGenerator(device).clone();
     if (!device.is_cpu()) gen.set_current_seed(batch.deviceSeed);
-    d.noise = at::randn({B, nz, 1, 1}, gen, opts);
+    d.noise = batch.noise.defined() ? batch.noise.to(device, async) : at::randn({B, nz, 1, 1}, gen, opts);
     // As Augmentation::addNoise: std in [0, 1] pixel units, doubled by the move to [-1, 1].
     if (batch.augNoiseStd > 0) d.real.add_(at::randn(d.real.sizes(), gen, opts).mul_(2.0 * batch.augNoiseStd));
     if (instanceStd > 0) {

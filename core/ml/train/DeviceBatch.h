@@ -1,8 +1,9 @@
 // One step's inputs on the training device, from either form of Batch (Batch.h): the host-ready
 // float tensors are copied as they are; the device-side form's uint8 pixels are copied (a quarter
-// of the bytes) and normalised there, and z, the augmentation noise and the instance noise are
-// drawn there from the batch's seed, so no random number is drawn on the host and a resumed run
-// draws the same values at the same step.
+// of the bytes) and normalised there, and the per-pixel draws (augmentation and instance noise)
+// are made there from the batch's seed, so a resumed run draws the same values at the same step.
+// z comes with the batch in both forms (the loader draws it: a CPU and a GPU run of one seed
+// train on the same z); a batch without it has it drawn here from the batch's seed.
 #pragma once
 
 #include <cstdint>

@@ -42,6 +42,7 @@ TEST(DeviceBatch, DeviceSideFormNormalisesToTheHostFormsPixels) {
         EXPECT_TRUE(torch::allclose(a.real, b.real, 0, 1e-6)) << "channels-last " << channelsLast;
         EXPECT_EQ(b.real.is_contiguous(torch::MemoryFormat::ChannelsLast), channelsLast);
         EXPECT_EQ(b.noise.sizes(), (std::vector<int64_t>{6, 16, 1, 1}));
+        EXPECT_TRUE(torch::equal(a.noise, b.noise)) << "z must not depend on the batch form (a CPU and a GPU run of one seed share it)";
         EXPECT_FALSE(b.noiseReal.defined());
     }
 }
