@@ -160,8 +160,9 @@ int BenchCommand::train() {
     run(steps_);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double ips = static_cast<double>(steps_ * batch_) / s;
-    nlohmann::json j = {{"preset", preset_},      {"batch", batch_}, {"threads", torch::get_num_threads()}, {"steps", steps_}, {"warmup", warmup_},
-                        {"device", device.str()}, {"amp", amp_},     {"channels_last", channelsLast_},      {"cuda_graph", cudaGraph_}, {"seconds", s},    {"images_per_s", ips}};
+    nlohmann::json j = {{"preset", preset_},      {"batch", batch_}, {"threads", torch::get_num_threads()}, {"steps", steps_},          {"warmup", warmup_},
+                        {"device", device.str()}, {"amp", amp_},     {"channels_last", channelsLast_},      {"cuda_graph", cudaGraph_}, {"seconds", s},
+                        {"images_per_s", ips}};
     if (json_)
         std::cout << j.dump() << "\n";
     else

@@ -84,7 +84,8 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--r1-every", flags_.r1Every, "Apply R1 every N D steps, scaled by N (lazy regularisation)")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
     a->add_option("--threads", flags_.threads, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
     a->add_flag("--channels-last,!--no-channels-last", flags_.channelsLast, "NHWC memory format (default on)");
-    a->add_flag("--cuda-graph,!--no-cuda-graph", flags_.cudaGraph, "CUDA: capture the step once as a CUDA graph and replay it (not with DiffAugment, R1 or launch)");
+    a->add_flag("--cuda-graph,!--no-cuda-graph", flags_.cudaGraph,
+                "CUDA: capture the step once as a CUDA graph and replay it (not with DiffAugment, R1 or launch)");
     a->add_option("--loader-threads", flags_.loaderThreads, "Data loader threads")->check(CLI::Range(1, 256));
     a->add_option("--crop-factor", flags_.cropFactor, "Centre crop side in source pixels = factor x image size")
         ->check(FiniteNumber())

@@ -100,7 +100,9 @@ void TrainConfig::validate() const {
     // A captured step replays the same kernels on the same tensors: DiffAugment draws new
     // parameters and R1 runs on some steps only.
     if (cudaGraph && (!diffAugment.empty() || r1Gamma > 0))
-        throw ConfigError("cuda_graph (--cuda-graph) does not combine with DiffAugment or R1 (their steps differ from step to step): leave out --cuda-graph, or --diffaugment and --r1");
+        throw ConfigError(
+            "cuda_graph (--cuda-graph) does not combine with DiffAugment or R1 (their steps differ from step to step): leave out --cuda-graph, or "
+            "--diffaugment and --r1");
     if (device != "auto" && device != "cpu" && device.rfind("cuda", 0) != 0)
         throw ConfigError("device '" + device + "' is unknown: use auto, cpu, cuda or cuda:N");
     if (data.empty()) throw ConfigError("data source is empty: use --data synthetic or a folder/archive path");

@@ -57,9 +57,7 @@ struct TrainConfig {
     int prefetch = 4;                ///< ready batches queued ahead of the trainer
     int threads = 0;                 ///< torch intra-op threads (0: LibTorch's default)
     bool channelsLast = true;        ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
-    /// CUDA only: after 3 eager steps, the step is captured once as a CUDA graph and replayed (one
-    /// launch instead of hundreds). Refused with DiffAugment, R1 and distributed runs, whose steps vary.
-    bool cudaGraph = false;
+    bool cudaGraph = false;          ///< CUDA: the step captured once as a CUDA graph and replayed (TrainStep, StepGraph)
     int64_t fixedNoiseCount = 64;    ///< fixed progress-noise vectors (stored in every checkpoint)
     // Metrics at checkpoints (eval/TrainingMetrics): FID, KID, precision/recall, sliced Wasserstein.
     // On by default at every checkpoint, in the background: SWD needs no feature model, so every
