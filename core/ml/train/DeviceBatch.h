@@ -3,7 +3,7 @@
 // of the bytes) and normalised there, and the per-pixel draws (augmentation and instance noise)
 // are made there from the batch's seed, so a resumed run draws the same values at the same step.
 // z comes with the batch in both forms (the loader draws it: a CPU and a GPU run of one seed
-// train on the same z); a batch without it has it drawn here from the batch's seed.
+// train on the same z).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,7 @@ struct DeviceBatch {
     torch::Tensor noiseFake;
 
     /// `instanceStd` > 0 scales the batch's instance noise (drawn here in the device-side form).
-    static DeviceBatch from(const Batch& batch, torch::Device device, int64_t nz, bool channelsLast, double instanceStd);
+    static DeviceBatch from(const Batch& batch, torch::Device device, bool channelsLast, double instanceStd);
 };
 
 }  // namespace streetgan

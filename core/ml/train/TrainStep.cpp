@@ -67,7 +67,7 @@ void TrainStep::broadcastState() {
 }
 
 void TrainStep::step(const Batch& batch, double instanceStd) {
-    const DeviceBatch in = DeviceBatch::from(batch, device_, cfg_.model.nz, cfg_.channelsLast, instanceStd);
+    const DeviceBatch in = DeviceBatch::from(batch, device_, cfg_.channelsLast, instanceStd);
     if (graph_)
         updateGraphed(in);
     else

@@ -37,8 +37,8 @@ TEST(DeviceBatch, DeviceSideFormNormalisesToTheHostFormsPixels) {
     EXPECT_EQ(dev.realU8.sizes(), (std::vector<int64_t>{6, 32, 32, 3}));
     EXPECT_EQ(dev.size(), host.size());
     for (bool channelsLast : {true, false}) {
-        const DeviceBatch a = DeviceBatch::from(host, torch::kCPU, 16, channelsLast, 0.0);
-        const DeviceBatch b = DeviceBatch::from(dev, torch::kCPU, 16, channelsLast, 0.0);
+        const DeviceBatch a = DeviceBatch::from(host, torch::kCPU, channelsLast, 0.0);
+        const DeviceBatch b = DeviceBatch::from(dev, torch::kCPU, channelsLast, 0.0);
         EXPECT_TRUE(torch::allclose(a.real, b.real, 0, 1e-6)) << "channels-last " << channelsLast;
         EXPECT_EQ(b.real.is_contiguous(torch::MemoryFormat::ChannelsLast), channelsLast);
         EXPECT_EQ(b.noise.sizes(), (std::vector<int64_t>{6, 16, 1, 1}));
@@ -50,9 +50,9 @@ TEST(DeviceBatch, DeviceSideFormNormalisesToTheHostFormsPixels) {
 TEST(DeviceBatch, DrawsFromTheBatchSeedOnly) {
     auto source = std::make_shared<SyntheticSource>(3, 64);
     Batch dev = BatchLoader(source, options(true)).make(2);
-    const DeviceBatch a = DeviceBatch::from(dev, torch::kCPU, 16, true, 0.5);
+    const DeviceBatch a = DeviceBatch::from(dev, torch::kCPU, true, 0.5);
     torch::randn({100});  // torch's global stream moves; the batch's draws must not
-    const DeviceBatch b = DeviceBatch::from(dev, torch::kCPU, 16, true, 0.5);
+    const DeviceBatch b = DeviceBatch::from(dev, torch::kCPU, true, 0.5);
     EXPECT_TRUE(torch::equal(a.noise, b.noise));
     EXPECT_TRUE(torch::equal(a.noiseReal, b.noiseReal));
     EXPECT_FALSE(torch::equal(a.noiseReal, a.noiseFake));
@@ -62,7 +62,7 @@ TEST(DeviceBatch, DrawsFromTheBatchSeedOnly) {
     EXPECT_LT(zStd, 1.3);
     Batch other = BatchLoader(source, options(true)).make(3);
     EXPECT_NE(other.deviceSeed, dev.deviceSeed);
-    EXPECT_FALSE(torch::equal(DeviceBatch::from(other, torch::kCPU, 16, true, 0.0).noise, a.noise));
+    EXPECT_FALSE(torch::equal(DeviceBatch::from(other, torch::kCPU, true, 0.0).noise, a.noise));
 }
 
 // ATen's fused kernel exists in LibTorch 2.x only (1.13 has none), on the CPU too since 2.4: this
