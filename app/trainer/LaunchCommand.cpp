@@ -20,7 +20,8 @@ void onSignal(int sig) { gSignal.store(sig); }
 }  // namespace
 
 CLI::App* LaunchCommand::setup(CLI::App& parent) {
-    auto* a = parent.add_subcommand("launch", "Start the ranks of a distributed (c10d) training run on this node: launch --nproc N -- train ...");
+    auto* a =
+        parent.add_subcommand("launch", "Start the ranks of a distributed (c10d) training run on this node: launch --nproc N -- train ... (or -- dist-check)");
     a->add_option("--nproc", nproc_, "Ranks (processes) on this node")->required()->check(CLI::Range(1, 1024));
     a->add_option("--nnodes", nnodes_, "Nodes of the run")->check(CLI::Range(1, 65536));
     a->add_option("--node-rank", nodeRank_, "This node's index, 0..nnodes-1")->check(CLI::Range(0, 65535));
@@ -52,8 +53,8 @@ int LaunchCommand::execute() {
         o.masterAddr = master_.substr(0, colon);
         o.masterPort = port;
     }
-    if (command_.empty() || command_.front() != "train")
-        throw ConfigError("launch runs `train` on every rank: give it after --, e.g. launch --nproc 2 -- train --run-dir DIR");
+    if (command_.empty() || (command_.front() != "train" && command_.front() != "dist-check"))
+        throw ConfigError("launch runs `train` (or `dist-check`) on every rank: give it after --, e.g. launch --nproc 2 -- train --run-dir DIR");
     o.args = command_;
     o.exe = Paths::selfExecutable();
 

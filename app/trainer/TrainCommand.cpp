@@ -67,6 +67,9 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--dist-timeout", distTimeout_, "Distributed runs: seconds a rank waits for the others before it fails (rendezvous, every collective)")
         ->check(FiniteNumber())
         ->check(CLI::Range(1.0, 86400.0));
+    a->add_option("--dist-backend", distBackend_,
+                  "Distributed runs: auto (NCCL on CUDA, Gloo on the CPU) | nccl | gloo (also on CUDA, through host copies: several ranks on one GPU)")
+        ->check(CLI::IsMember({"auto", "nccl", "gloo"}));
     a->add_option("--lr", flags_.lr, "Learning rate of both AdamW optimisers")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_option("--weight-decay", flags_.weightDecay, "AdamW weight decay")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_option("--real-label", flags_.realLabel, "Target for real images (0.9: one-sided label smoothing)")
@@ -224,7 +227,7 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
     }
     std::unique_ptr<DistributedContext> dist;
     if (env)
-        dist = std::make_unique<DistributedContext>(*env, DeviceChoice::select(cfg.device).is_cuda(),
+        dist = std::make_unique<DistributedContext>(*env, distBackend_, DistributedContext::rankDevice(cfg.device, *env),
                                                     std::chrono::milliseconds(static_cast<int64_t>(distTimeout_ * 1000)));
     // The daemon's log is a file: plain lines, never the terminal bar.
     ConsoleReporter reporter(!readiness && ::isatty(STDERR_FILENO) != 0);

@@ -34,8 +34,9 @@ private:
     double startWait_ = 300;  // start: seconds to wait for the daemon to be training
     std::string runDir_, preset_, configFile_;
     bool resume_ = false;
-    double distTimeout_ = 300;  // distributed runs: seconds to wait for the other ranks
-    TrainConfig flags_;         // holds the flag values; only options actually given are applied
+    double distTimeout_ = 300;          // distributed runs: seconds to wait for the other ranks
+    std::string distBackend_ = "auto";  // distributed runs: DistributedContext::backendFor's choice
+    TrainConfig flags_;                 // holds the flag values; only options actually given are applied
 };
 
 }  // namespace streetgan

@@ -13,6 +13,7 @@
 #include "trainer/BenchCommand.h"
 #include "trainer/CommandRunner.h"
 #include "trainer/DataCommand.h"
+#include "trainer/DistCheckCommand.h"
 #include "trainer/EvalCommand.h"
 #include "trainer/ExploreWorkerCommand.h"
 #include "trainer/ExportCommand.h"
@@ -46,6 +47,7 @@ int TrainerCli::run(int argc, char** argv) {
     runner.add(std::make_unique<ServeCommand>());
     runner.add(std::make_unique<RenderCommand>());
     runner.add(std::make_unique<LaunchCommand>());
+    runner.add(std::make_unique<DistCheckCommand>());
     runner.add(std::make_unique<ExploreWorkerCommand>());
     runner.add(std::make_unique<VersionCommand>());
     return runner.run(argc, argv, [](const std::exception& e) -> std::optional<std::string> {

@@ -23,8 +23,9 @@
 #  1. correctness: 50 naive-64 steps of the same seed on the CPU and on CUDA in fp32, bf16 and
 #     fp16: per-step losses compared (tolerances stated in summary.md); a CUDA checkpoint sampled
 #     on the CPU and a CPU checkpoint resumed on CUDA; `sample` and the explore worker on CUDA;
-#     the NCCL process group with one rank, and with two ranks on one GPU (NCCL may refuse that:
-#     the answer is recorded, not hidden).
+#     `dist-check` (a step's gradients averaged over ranks against the whole batch's) alone with
+#     NCCL, and with two ranks: NCCL on two GPUs, Gloo over CUDA tensors on one (NCCL refuses two
+#     ranks on one GPU); a 2-rank training run.
 #  2. compute-sanitizer memcheck of a 20-step run: its error count.
 #  3. speed, side by side: our `bench train` against the PyTorch twin (bench/train_step_reference.py)
 #     eager and torch.compile, same model, optimiser and precision; naive-64 and msls-128, batch
@@ -220,19 +221,40 @@ fi
 
 fi
 
-# NCCL: one rank, then two ranks on the one GPU (cuda:0 named: launch otherwise gives rank N cuda:N).
+# Distributed. `dist-check` computes one step's D and G gradients averaged over the ranks and
+# those of the whole batch in one process, and compares them (naive-64, BatchNorm in eval mode so
+# that the split is exact: core/ml/dist/DistCheck.h); exit 0 within its tolerance.
+#  - alone: a group of one rank with the device's own backend (NCCL on CUDA): the communicator
+#    forms and its collectives run. (`launch --nproc 1` would form no group at all.)
+#  - two ranks: NCCL where there are two GPUs, one each. On one GPU, Gloo over CUDA tensors:
+#    NCCL refuses two ranks on one GPU ("Duplicate GPU detected", NCCL 2.5 and later).
+#  - a 5-step training run of two ranks with the same backend (launch).
 if part correctness || part nccl; then
-nccl_dev=$dev
-[[ $dev == cuda ]] && nccl_dev=cuda:0
-for n in 1 2; do
-  rm -rf "$out/runs/nccl-$n"
-  if timeout 90 "$T" launch --nproc "$n" -- train --run-dir "$out/runs/nccl-$n" --preset naive-64 --data synthetic --steps 5 --batch 64 \
-      --seed 7 --device "$nccl_dev" --log-every 1 --sample-every 0 --checkpoint-every 0 >"$out/runs/nccl-$n.log" 2>&1; then
-    record "nccl_world_$n" true
-  else
-    record "nccl_world_$n" false "$(tail -c 1500 "$out/runs/nccl-$n.log" | "$py" -c 'import json,sys; print(json.dumps({"output": sys.stdin.read()}))')"
-  fi
-done
+gpus=0
+[[ $dev == cuda* ]] && gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+one_dev=$dev two_dev=$dev two_backend=auto
+if [[ $dev == cuda* ]]; then
+  one_dev=cuda:0
+  if [[ $gpus -ge 2 ]]; then two_dev=cuda; two_backend=nccl; else two_dev=cuda:0; two_backend=gloo; fi
+fi
+as_details() {  # the JSON lines a command printed (one per rank), or its last output on failure
+  "$py" -c 'import json,sys
+lines=[l for l in open(sys.argv[1]).read().splitlines()]
+ranks=[json.loads(l) for l in lines if l.startswith("{")]
+print(json.dumps({"ranks": ranks, "gpus": int(sys.argv[2]), "output": "\n".join(lines[-12:]) if not ranks else ""}))' "$1" "$gpus"
+}
+if timeout 120 "$T" dist-check --preset naive-64 --batch 16 --device "$one_dev" >"$out/runs/dist-check-1.log" 2>&1; then ok=true; else ok=false; fi
+record dist_check_world_1 "$ok" "$(as_details "$out/runs/dist-check-1.log")"
+if timeout 180 "$T" launch --nproc 2 -- dist-check --preset naive-64 --batch 16 --device "$two_dev" --dist-backend "$two_backend" \
+    >"$out/runs/dist-check-2.log" 2>&1; then ok=true; else ok=false; fi
+record dist_check_world_2 "$ok" "$(as_details "$out/runs/dist-check-2.log")"
+rm -rf "$out/runs/dist-train-2"
+if timeout 180 "$T" launch --nproc 2 -- train --run-dir "$out/runs/dist-train-2" --preset naive-64 --data synthetic --steps 5 --batch 64 \
+    --seed 7 --device "$two_dev" --dist-backend "$two_backend" --log-every 1 --sample-every 0 --checkpoint-every 0 --metric-every-checkpoints 0 >"$out/runs/dist-train-2.log" 2>&1; then
+  record train_world_2 true "{\"backend\": \"$two_backend\", \"device\": \"$two_dev\"}"
+else
+  record train_world_2 false "$(tail -c 1500 "$out/runs/dist-train-2.log" | "$py" -c 'import json,sys; print(json.dumps({"output": sys.stdin.read()}))')"
+fi
 echo "correctness done at $(elapsed) s"
 fi
 

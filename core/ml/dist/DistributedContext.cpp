@@ -16,6 +16,7 @@
 #include <torch/torch.h>
 
 #include "base/util/Errors.h"
+#include "ml/util/DeviceChoice.h"
 
 namespace streetgan {
 namespace {
@@ -62,14 +63,31 @@ std::optional<DistributedContext::Env> DistributedContext::Env::fromEnvironment(
     return e;
 }
 
-DistributedContext::DistributedContext(const Env& env, bool cuda, std::chrono::milliseconds timeout) : env_(env), timeout_(timeout) {
-    const std::string who = "rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.worldSize);
+torch::Device DistributedContext::rankDevice(const std::string& spec, const Env& env) {
+    const torch::Device d = DeviceChoice::select(spec);
+    if (d.is_cuda() && spec.find(':') == std::string::npos) return DeviceChoice::select("cuda:" + std::to_string(env.localRank));
+    return d;
+}
+
+std::string DistributedContext::backendFor(const std::string& choice, const torch::Device& device) {
+    const std::string b = choice == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : choice;
+    if (b != "nccl" && b != "gloo") throw ConfigError("--dist-backend '" + choice + "' is not one of auto, nccl, gloo");
+    if (b == "nccl" && !device.is_cuda()) throw ConfigError("--dist-backend nccl needs a CUDA device: use --device cuda or --dist-backend gloo");
 #ifndef STREETGAN_HAVE_NCCL
-    if (cuda) throw ConfigError("distributed training on CUDA needs NCCL, which this build lacks: build against a CUDA LibTorch or use --device cpu");
+    if (b == "nccl")
+        throw ConfigError(
+            "distributed training with NCCL needs a build against a CUDA LibTorch, which this one is not: use --dist-backend gloo or --device cpu");
 #endif
 #ifndef STREETGAN_HAVE_GLOO
-    if (!cuda) throw ConfigError("distributed training on the CPU needs Gloo, which this build lacks: install libgloo-dev and rebuild");
+    if (b == "gloo") throw ConfigError("distributed training with Gloo needs a LibTorch built with Gloo (Debian: libgloo-dev), which this one is not");
 #endif
+    return b;
+}
+
+DistributedContext::DistributedContext(const Env& env, const std::string& backend, torch::Device device, std::chrono::milliseconds timeout)
+    : env_(env), timeout_(timeout) {
+    const std::string who = "rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.worldSize);
+    const bool nccl = backendFor(backend, device) == "nccl";
     c10d::TCPStoreOptions o;
     o.port = static_cast<std::uint16_t>(env_.masterPort);
     o.isServer = env_.rank == 0;
@@ -84,10 +102,10 @@ DistributedContext::DistributedContext(const Env& env, bool cuda, std::chrono::m
                     "): check that every rank was started with the same MASTER_ADDR/MASTER_PORT and that rank 0 is up");
     }
     try {
-        if (cuda) {
+        if (nccl) {
 #ifdef STREETGAN_HAVE_NCCL
             backend_ = "nccl";
-            collectiveDevice_ = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env_.localRank));
+            collectiveDevice_ = device;
             auto opts = c10d::ProcessGroupNCCL::Options::create();
             opts->timeout = timeout_;
             group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(store_, env_.rank, env_.worldSize, opts);
@@ -108,7 +126,7 @@ DistributedContext::DistributedContext(const Env& env, bool cuda, std::chrono::m
 #endif
         }
     } catch (const std::exception& e) {
-        throw Error("distributed " + std::string(cuda ? "NCCL" : "Gloo") + " process group could not be formed for " + who + " (" + firstLine(e) +
+        throw Error("distributed " + std::string(nccl ? "NCCL" : "Gloo") + " process group could not be formed for " + who + " (" + firstLine(e) +
                     "): check that every rank is alive and reachable");
     }
 }

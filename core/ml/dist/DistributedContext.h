@@ -1,7 +1,9 @@
 // One rank of a multi-process training run on PyTorch c10d: reads torchrun's environment
 // (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), meets the other ranks
-// through a TCPStore (rank 0 hosts it) and builds the process group: Gloo on CPU, NCCL on CUDA
-// (NCCL only in builds against a CUDA LibTorch, STREETGAN_HAVE_NCCL). Every collective waits at
+// through a TCPStore (rank 0 hosts it) and builds the process group: by default Gloo on CPU and
+// NCCL on CUDA (NCCL only in builds against a CUDA LibTorch, STREETGAN_HAVE_NCCL); Gloo also
+// serves CUDA ranks, through host copies, where NCCL cannot (two ranks on one GPU, which NCCL
+// refuses since 2.5: "Duplicate GPU detected"). Every collective waits at
 // most `timeout`; a dead or hung peer surfaces as an Error naming the operation and this rank,
 // never as a silent hang. The collectives are blocking helpers over the process group.
 //
@@ -39,9 +41,18 @@ public:
         static std::optional<Env> fromEnvironment();
     };
 
-    /// Rendezvous and process group creation; `cuda` picks NCCL (else Gloo). Throws ConfigError
-    /// when this build has no backend for it, Error when the peers do not meet within `timeout`.
-    DistributedContext(const Env& env, bool cuda, std::chrono::milliseconds timeout);
+    /// The device a rank computes on for a --device value: cuda without an index is one GPU per
+    /// local rank (cuda:LOCAL_RANK); any other value as DeviceChoice::select gives it.
+    static torch::Device rankDevice(const std::string& spec, const Env& env);
+    /// The backend for a --dist-backend value on `device`: "auto" is NCCL on CUDA and Gloo on the
+    /// CPU; "nccl" and "gloo" are taken as given. Throws ConfigError for NCCL on the CPU, for other
+    /// values, and for a backend this build lacks.
+    static std::string backendFor(const std::string& choice, const torch::Device& device);
+
+    /// Rendezvous and process group creation with `backend` (backendFor's answer); `device` is the
+    /// rank's compute device (NCCL's collectives run there). Throws Error when the peers do not
+    /// meet within `timeout`.
+    DistributedContext(const Env& env, const std::string& backend, torch::Device device, std::chrono::milliseconds timeout);
     ~DistributedContext();
     DistributedContext(const DistributedContext&) = delete;
     DistributedContext& operator=(const DistributedContext&) = delete;

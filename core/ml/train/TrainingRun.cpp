@@ -75,10 +75,7 @@ StatusEvent TrainingRun::status(const char* state) const {
 }
 
 void TrainingRun::prepare() {
-    device_ = DeviceChoice::select(cfg_.device);
-    // One GPU per local rank unless the device names its index.
-    if (dist_ && device_.is_cuda() && cfg_.device.find(':') == std::string::npos)
-        device_ = DeviceChoice::select("cuda:" + std::to_string(dist_->env().localRank));
+    device_ = dist_ ? DistributedContext::rankDevice(cfg_.device, dist_->env()) : DeviceChoice::select(cfg_.device);
     if (cfg_.threads > 0) torch::set_num_threads(cfg_.threads);
     if (device_.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "support/CliRunner.h"
@@ -71,7 +72,7 @@ std::vector<std::unique_ptr<RankProcess>> startRanks(const TempDir& tmp, const s
 
 }  // namespace
 
-TEST(DistGradient, AveragedGradientEqualsTheConcatenatedBatchGradient) {
+TEST(DistGradient, AveragedGradientsOfDAndGEqualTheWholeBatchGradients) {
     TempDir tmp;
     const int port = RankProcess::freePort();
     std::vector<std::unique_ptr<RankProcess>> ranks;
@@ -81,10 +82,53 @@ TEST(DistGradient, AveragedGradientEqualsTheConcatenatedBatchGradient) {
     for (int r = 0; r < 2; ++r) {
         ASSERT_EQ(ranks[r]->wait(60), 0) << ranks[r]->err();
         const json j = json::parse(RankProcess::slurp(tmp / ("grad" + std::to_string(r) + ".json")));
-        EXPECT_GT(j["buckets"].get<int>(), 1) << "several buckets, launched in order";
-        EXPECT_GT(j["max_ref"].get<double>(), 1e-4);
-        EXPECT_LT(j["max_diff"].get<double>(), 1e-6) << j.dump();
+        for (const char* m : {"d", "g"}) {
+            const std::string k = m;
+            EXPECT_GT(j[k + "_buckets"].get<int>(), 1) << k << ": several buckets, launched in order";
+            EXPECT_GT(j[k + "_max_grad"].get<double>(), 1e-4) << k;
+            EXPECT_LT(j[k + "_relative"].get<double>(), 1e-5) << k << ": " << j.dump();
+        }
     }
+}
+
+TEST(DistCheckCommand, TwoRanksUnderLaunchAgreeWithTheWholeBatchAndPrintOneLineEach) {
+    TempDir tmp;
+    RankProcess launch(launchArgs({}, {"dist-check", "--preset", "tiny-32", "--batch", "4", "--device", "cpu"}), {}, tmp / "launch");
+    ASSERT_EQ(launch.wait(180), 0) << launch.err();
+    const std::string out = launch.out();
+    std::set<int> ranks;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        const json j = json::parse(line);
+        ranks.insert(j.at("rank").get<int>());
+        EXPECT_EQ(j.at("world_size"), 2);
+        EXPECT_EQ(j.at("backend"), "gloo");
+        EXPECT_TRUE(j.at("ok").get<bool>()) << line;
+        EXPECT_LT(j.at("d_relative").get<double>(), j.at("tolerance").get<double>());
+        EXPECT_GT(j.at("g_max_grad").get<double>(), 0.0) << "the check compared real gradients";
+    }
+    EXPECT_EQ(ranks, (std::set<int>{0, 1})) << out;
+}
+
+TEST(DistCheckCommand, AloneItFormsAGroupOfOneRank) {
+    TempDir tmp;
+    const auto r = CliRunner(tmp.path().string()).run({"dist-check", "--preset", "tiny-32", "--batch", "2", "--dist-backend", "gloo"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j.at("world_size"), 1);
+    EXPECT_EQ(j.at("backend"), "gloo");
+    EXPECT_LE(j.at("d_relative").get<double>(), 1e-6) << "one rank: the average is its own gradient";
+    EXPECT_GT(j.at("d_max_grad").get<double>(), 0.0);
+}
+
+TEST(DistBackend, NcclOnTheCpuIsRefusedByName) {
+    TempDir tmp;
+    RankProcess launch(launchArgs({}, {"train", "--run-dir", tmp / "run", "--preset", "tiny-32", "--steps", "2", "--device", "cpu", "--dist-backend", "nccl"}),
+                       {}, tmp / "launch");
+    const auto code = launch.wait(120);
+    ASSERT_TRUE(code.has_value()) << "launch did not exit";
+    EXPECT_NE(*code, 0);
+    EXPECT_NE(launch.err().find("--dist-backend nccl needs a CUDA device"), std::string::npos) << launch.err();
 }
 
 TEST(DistSteps, EveryRankHoldsIdenticalParametersAfterSeveralSteps) {
