@@ -70,7 +70,7 @@ torch::Device DistributedContext::rankDevice(const std::string& spec, const Env&
 }
 
 std::string DistributedContext::backendFor(const std::string& choice, const torch::Device& device) {
-    const std::string b = choice == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : choice;
+    std::string b = choice == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : choice;
     if (b != "nccl" && b != "gloo") throw ConfigError("--dist-backend '" + choice + "' is not one of auto, nccl, gloo");
     if (b == "nccl" && !device.is_cuda()) throw ConfigError("--dist-backend nccl needs a CUDA device: use --device cuda or --dist-backend gloo");
 #ifndef STREETGAN_HAVE_NCCL
