@@ -97,7 +97,7 @@ private slots:
         QVERIFY2(!first.isNull(), qPrintable(page_->errorLine()));
         QCOMPARE(first.size(), QSize(128, 128));
         QVERIFY2(colours(first) > 50, qPrintable(QString("%1 colours").arg(colours(first))));
-        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 32, 5, 40}));
         QCOMPARE(page_->frameCount(), 48);
         QCOMPARE(page_->scrubber()->maximum(), 47);
         // The demo was installed from the resources, verified against walk.json's hash.
@@ -105,7 +105,7 @@ private slots:
         QVERIFY(ck.startsWith(tmp_.filePath("data")));
         QCOMPARE(page_->checkpoint(), ck);
         QCOMPARE(DemoCheckpoint::sha256(ck), page_->checkpointSha256());
-        QCOMPARE(page_->checkpointSha256(), QString("a27cd623c8ef6636264bec5fc7c265b2cd87ef647e8d76ed2e34570383dd949c"));
+        QCOMPARE(page_->checkpointSha256(), QString("268460638fe55521b2ef272dc32fda418ff6d414af7ea3ff0462a7b4605f351c"));
         // Scrubbing moves the walk.
         const QImage later = frameAfter([&] { page_->scrubber()->setValue(18); }, 18);
         QVERIFY(!later.isNull());
@@ -129,7 +129,7 @@ private slots:
         list->select(3);
         list->setSeedToAdd(777);
         QTest::mouseClick(list->findChild<QPushButton*>("addSeedButton"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32, 777}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 32, 5, 40, 777}));
         QCOMPARE(page_->selectedKeyframe(), 4);
         QCOMPARE(page_->frameCount(), 60);
         QTest::mouseClick(list->findChild<QPushButton*>("addRandomButton"), Qt::LeftButton);
@@ -158,26 +158,26 @@ private slots:
         KeyframeList* list = page_->keyframeList();
         list->select(0);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeDown"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{20, 10, 5, 32}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{32, 20, 5, 40}));
         QCOMPARE(page_->selectedKeyframe(), 1);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeUp"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 32, 5, 40}));
         // Drag and drop: the list view moves the row through its model (as its InternalMove drop
         // does), the page turns that into one undoable edit.
         const int undoBefore = page_->undoStack()->count();
         QVERIFY(list->list()->model()->moveRow(QModelIndex(), 0, QModelIndex(), 3));
-        QTRY_COMPARE(seeds(*page_), (QList<qint64>{20, 5, 10, 32}));
+        QTRY_COMPARE(seeds(*page_), (QList<qint64>{32, 5, 20, 40}));
         QCOMPARE(page_->selectedKeyframe(), 2);
         QCOMPARE(page_->undoStack()->count(), undoBefore + 1);
         page_->undoStack()->undo();
-        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32}));
-        QCOMPARE(rowText(list, 0), QString("1. seed 10"));
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 32, 5, 40}));
+        QCOMPARE(rowText(list, 0), QString("1. seed 20"));
         list->select(3);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeDuplicate"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32, 32}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 32, 5, 40, 40}));
         list->select(0);
         QTest::mouseClick(list->findChild<QPushButton*>("keyframeDelete"), Qt::LeftButton);
-        QCOMPARE(seeds(*page_), (QList<qint64>{20, 5, 32, 32}));
+        QCOMPARE(seeds(*page_), (QList<qint64>{32, 5, 40, 40}));
         // The last keyframe cannot go: a walk needs one.
         for (int i = 0; i < 3; ++i) page_->removeKeyframe(0);
         QCOMPARE(seeds(*page_), (QList<qint64>{32}));
@@ -383,7 +383,7 @@ private slots:
         QVERIFY(page_->undoStack()->isClean());
         QCOMPARE(QDir(tmp_.filePath("saved")).entryList(QDir::Files | QDir::Hidden), QStringList{"walk.json"});
         page_->openDemo();  // something else in between
-        QTRY_COMPARE_WITH_TIMEOUT(seeds(*page_), (QList<qint64>{10, 20, 5, 32}), streetgan::test::kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(seeds(*page_), (QList<qint64>{20, 32, 5, 40}), streetgan::test::kWaitMs);
         QVERIFY(openSession(out));
         QCOMPARE(page_->sessionPath(), out);
         QCOMPARE(compact(page_->session()), compact(before));
@@ -415,7 +415,7 @@ private slots:
         QVERIFY(asked[0].contains("another checkpoint"));
         QVERIFY(asked[0].contains("aaaaaaaaaaaa"));
         QTest::qWait(200);
-        QCOMPARE(seeds(*page_), (QList<qint64>{10, 20, 5, 32}));  // declined: the open session stays
+        QCOMPARE(seeds(*page_), (QList<qint64>{20, 32, 5, 40}));  // declined: the open session stays
         page_->setConfirmHook([&](const QString& w) {
             asked << w;
             return true;
