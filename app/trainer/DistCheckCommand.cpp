@@ -18,8 +18,9 @@
 namespace streetgan {
 
 CLI::App* DistCheckCommand::setup(CLI::App& parent) {
-    auto* a = parent.add_subcommand("dist-check",
-                                    "Check that distributed gradient averaging equals one process on the whole batch: launch --nproc N -- dist-check (alone: a group of one rank)");
+    auto* a = parent.add_subcommand(
+        "dist-check",
+        "Check that distributed gradient averaging equals one process on the whole batch: launch --nproc N -- dist-check (alone: a group of one rank)");
     a->add_option("--preset", preset_, "Model preset (naive-64 by default)");
     a->add_option("--batch", batch_, "Images per rank; the whole batch is N times this")->check(CLI::Range(int64_t{1}, int64_t{4096}));
     a->add_option("--seed", seed_, "Seed of the weights and the batch");
@@ -53,15 +54,16 @@ int DistCheckCommand::execute() {
     const DistCheck::Result r = DistCheck::run(dist, o, device);
     const double tolerance = tolerance_ > 0 ? tolerance_ : DistCheck::Result::tolerance(device);
     const bool ok = r.dRelative() <= tolerance && r.gRelative() <= tolerance;
-    nlohmann::json line = {{"rank", dist.rank()},         {"world_size", dist.worldSize()}, {"backend", dist.backend()}, {"device", device.str()},
-                           {"preset", o.model.preset},    {"batch_per_rank", batch_},       {"tolerance", tolerance},   {"ok", ok}};
+    nlohmann::json line = {{"rank", dist.rank()},      {"world_size", dist.worldSize()}, {"backend", dist.backend()}, {"device", device.str()},
+                           {"preset", o.model.preset}, {"batch_per_rank", batch_},       {"tolerance", tolerance},    {"ok", ok}};
     line.update(r.toJson());
     std::cout << line.dump() << std::endl;
     if (!ok) {
         std::ostringstream why;
         why << "dist-check on rank " << dist.rank() << " of " << dist.worldSize() << " (" << dist.backend() << ", " << device.str()
             << "): the averaged gradients differ from the whole batch's by " << r.dRelative() << " (D) and " << r.gRelative()
-            << " (G), relative, above the tolerance " << tolerance << ": this process group does not average gradients correctly; report it with the JSON line above";
+            << " (G), relative, above the tolerance " << tolerance
+            << ": this process group does not average gradients correctly; report it with the JSON line above";
         throw Error(why.str());
     }
     return 0;

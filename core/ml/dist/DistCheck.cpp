@@ -1,8 +1,8 @@
 #include "ml/dist/DistCheck.h"
 
+#include <torch/torch.h>
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 #include "ml/dist/DistributedContext.h"
 #include "ml/dist/GradientSync.h"

@@ -15,8 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <nlohmann/json_fwd.hpp>
 #include <torch/types.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include "base/model/ModelConfig.h"
 
