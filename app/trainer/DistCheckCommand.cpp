@@ -1,7 +1,6 @@
 #include "trainer/DistCheckCommand.h"
 
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
