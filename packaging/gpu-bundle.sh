@@ -3,29 +3,38 @@
 # as pip installs it) and nothing of Debian's: the `cuda` preset's streetgan-trainer (the
 # LibTorch-free front) and streetgan-trainer-torch beside it, and every shared library they load that is neither torch's (torch/lib, nvidia/*), nor CUDA's, nor the C library's.
 # The trainer's RPATH becomes $ORIGIN/lib; `OUT/run` finds the machine's torch through its Python
-# (STREETGAN_PYTHON, default python3) and execs the trainer with torch/lib and the nvidia libraries
-# on LD_LIBRARY_PATH.
-# Usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N]   (default: build/cuda's, 40 MB;
-# PATH is the front, with streetgan-trainer-torch beside it)
+# (STREETGAN_PYTHON, default python3; or STREETGAN_TORCH_SITE, the site-packages folder holding
+# torch/, which the remote set-up writes into its wrapper) and execs the trainer with torch/lib and
+# the nvidia libraries on LD_LIBRARY_PATH.
+# Usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N] [--tar DIR]
+#   (default: build/cuda's, 40 MB; PATH is the front, with streetgan-trainer-torch beside it)
+#   --tar DIR  also packs OUT as DIR/streetgan-trainer-bundle-torch<MINOR>-glibc<FLOOR>-x86_64.tar.gz
+#              (MINOR: the LibTorch it was built against; FLOOR: packaging/check-floor.sh's GLIBC),
+#              the file the remote set-up chooses by (core/base/remote/TrainerPlan), and prints its path
 # Fails, listing the largest libraries, when the folder is over --max-mb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=
 trainer=build/cuda/app/streetgan-trainer
 max_mb=40
+tar_dir=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --trainer) trainer=$2; shift 2 ;;
     --max-mb) max_mb=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --tar) tar_dir=$2; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-bundle.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
 done
-[[ -n $out ]] || { echo "gpu-bundle.sh: usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N]" >&2; exit 2; }
+[[ -n $out ]] || { echo "gpu-bundle.sh: usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N] [--tar DIR]" >&2; exit 2; }
 torch_trainer=$(dirname "$trainer")/streetgan-trainer-torch
 [[ -x $trainer && -x $torch_trainer ]] || { echo "gpu-bundle.sh: no trainer at $trainer: build the cuda preset first (packaging/fetch-torch.sh && cmake --preset cuda && cmake --build --preset cuda)" >&2; exit 2; }
 command -v patchelf >/dev/null || { echo "gpu-bundle.sh: patchelf is missing: apt install patchelf" >&2; exit 2; }
+# The LibTorch it was built against, asked while the build tree's RPATH still finds it.
+libtorch=$("$trainer" version --json | sed -n 's/.*"libtorch":"\([0-9]*\.[0-9]*\).*/\1/p')
+[[ -n $libtorch ]] || { echo "gpu-bundle.sh: $trainer version --json names no LibTorch version: is it a streetgan-trainer?" >&2; exit 2; }
 
 # What the machine's torch and CUDA provide, and what every Linux has: left out of the bundle.
 provided() {
@@ -64,8 +73,10 @@ cat >"$out/run" <<'EOF'
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 py=${STREETGAN_PYTHON:-python3}
-site=$("$py" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))') ||
-  { echo "run: $py cannot import torch: set STREETGAN_PYTHON to the Python of your PyTorch environment" >&2; exit 2; }
+# find_spec, not import: no CUDA start-up for each command (ls, attach, control run often).
+site=${STREETGAN_TORCH_SITE:-$("$py" -c 'import importlib.util, os; s = importlib.util.find_spec("torch"); print(os.path.dirname(os.path.dirname(s.origin)) if s else "")' 2>/dev/null || true)}
+[[ -n $site && -d $site/torch ]] ||
+  { echo "run: $py has no torch: set STREETGAN_PYTHON to the Python of your PyTorch environment" >&2; exit 2; }
 libs=$site/torch/lib
 for d in "$site"/nvidia/*/lib; do [[ -d $d ]] && libs=$libs:$d; done
 export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -80,4 +91,15 @@ if awk -v b="$bytes" -v m="$max_mb" 'BEGIN { exit !(b > m * 1e6) }'; then
   echo "gpu-bundle.sh: over $max_mb MB; the largest parts:" >&2
   du -b "$out/streetgan-trainer" "$out/streetgan-trainer-torch" "$out"/lib/* | sort -rn | head -12 | awk '{ printf "  %7.1f MB  %s\n", $1 / 1e6, $2 }' >&2
   exit 4
+fi
+
+if [[ -n $tar_dir ]]; then
+  floor=$(packaging/check-floor.sh "$out" | sed -n 's/^GLIBC \([0-9.]*\).*/\1/p')
+  [[ -n $floor ]] || { echo "gpu-bundle.sh: packaging/check-floor.sh found no GLIBC need in $out" >&2; exit 3; }
+  mkdir -p "$tar_dir"
+  tarball=$(cd "$tar_dir" && pwd)/streetgan-trainer-bundle-torch$libtorch-glibc$floor-x86_64.tar.gz
+  # One top folder, so that an unpacked bundle is one folder wherever it lands.
+  tar -czf "$tarball.tmp" --owner=0 --group=0 --transform 's,^\.,streetgan-trainer-bundle,' -C "$out" .
+  mv -f "$tarball.tmp" "$tarball"
+  echo "$tarball"
 fi

@@ -476,6 +476,7 @@ void MainWindow::setUpTrainer(RemoteHost* host) {
     auto* d = new TrainerSetupDialog(host, this);
     d->setAttribute(Qt::WA_DeleteOnClose);
     d->show();
+    d->survey();  // what the host is, and which set-up fits it (preselected unless one was remembered)
 }
 
 void MainWindow::rebuildRecentMenu() {

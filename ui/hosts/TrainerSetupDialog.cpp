@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <memory>
 
@@ -33,6 +34,18 @@ const char* const kDebEnv = "STREETGAN_TRAINER_DEB";
 const char* const kDebName = "streetgan-trainer.deb";
 const char* const kSourceEnv = "STREETGAN_SOURCE_TARBALL";
 const char* const kSourceName = "streetgan-source.tar.gz";
+// Prebuilt bundles (packaging/gpu-bundle.sh --tar): every one in the app's share/streetgan/remote/
+// and in the folder this variable names.
+const char* const kBundlesEnv = "STREETGAN_TRAINER_BUNDLES";
+
+std::vector<TrainerBundle> bundledBundles() {
+    std::vector<TrainerBundle> all = TrainerBundle::findIn(QCoreApplication::applicationDirPath().toStdString() + "/../share/streetgan/remote");
+    if (const char* dir = std::getenv(kBundlesEnv); dir && *dir) {
+        auto more = TrainerBundle::findIn(dir);
+        all.insert(all.begin(), more.begin(), more.end());
+    }
+    return all;
+}
 
 QString bundled(const char* env, const char* name) {
     try {
@@ -65,24 +78,35 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     status_->setObjectName("setupStatus");
     status_->setWordWrap(true);
     layout->addWidget(status_);
+    // What the survey found and chose (survey()); hidden until it has something to say.
+    plan_ = new QLabel(this);
+    plan_->setObjectName("setupPlan");
+    plan_->setWordWrap(true);
+    plan_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    plan_->setVisible(false);
+    layout->addWidget(plan_);
 
     methods_ = new QButtonGroup(this);
     auto* noRoot = new QRadioButton(tr("Install the package without root (unpacked under the prefix, a wrapper in PREFIX/bin)"), this);
     auto* sudo = new QRadioButton(tr("Install the package with sudo apt (asks for the sudo password; never stored)"), this);
+    auto* bundle = new QRadioButton(tr("Install the prebuilt trainer for the host's torch (no root, nothing compiled; runs against that Python's torch)"), this);
     auto* source = new QRadioButton(tr("Build from source on the host against its own PyTorch (packaging/build-trainer.sh)"), this);
     methods_->addButton(noRoot, TrainerSetupRequest::NoRoot);
     methods_->addButton(sudo, TrainerSetupRequest::SudoApt);
+    methods_->addButton(bundle, TrainerSetupRequest::Bundle);
     methods_->addButton(source, TrainerSetupRequest::Source);
-    for (auto* b : {noRoot, sudo, source}) layout->addWidget(b);
+    for (auto* b : {noRoot, sudo, bundle, source}) layout->addWidget(b);
 
     auto* form = new QFormLayout;
     prefix_ = new QLineEdit("~/.local", this);
     form->addRow(tr("Install prefix on the host:"), prefix_);
     debFile_ = fileRow(this, form, tr("Trainer package (.deb):"), tr("Debian packages (*.deb)"));
+    bundleFile_ = fileRow(this, form, tr("Trainer bundle:"), tr("Trainer bundles (streetgan-trainer-bundle-*.tar.gz)"));
     tarball_ = fileRow(this, form, tr("Source tarball:"), tr("Tarballs (*.tar.gz *.tgz)"));
     // Pre-filled with the files the app's package carries (share/streetgan/remote/) when present.
     debFile_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-trainer_<version>_<arch>.deb"));
     tarball_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-source.tar.gz"));
+    bundleFile_->setPlaceholderText(tr("chosen for the host's torch by Check the host, or Browse… for streetgan-trainer-bundle-torch<version>-*.tar.gz"));
     envKind_ = new QComboBox(this);
     envKind_->addItem(tr("Python interpreter (empty: python3)"), int(BuildEnvironment::Kind::Python));
     envKind_->addItem(tr("conda environment (name)"), int(BuildEnvironment::Kind::Conda));
@@ -92,7 +116,7 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     auto* envRow = new QHBoxLayout;
     envRow->addWidget(envKind_);
     envRow->addWidget(envValue_, 1);
-    form->addRow(tr("PyTorch to build against:"), envRow);
+    form->addRow(tr("PyTorch to use:"), envRow);
     layout->addLayout(form);
 
     log_ = new QPlainTextEdit(this);
@@ -121,7 +145,10 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     connect(start_, &QPushButton::clicked, this, [this] { start(); });
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
     connect(close, &QPushButton::clicked, this, [this] { reject(); });
-    connect(methods_, &QButtonGroup::idClicked, this, [this](int) { updateChoices(); });
+    connect(methods_, &QButtonGroup::idClicked, this, [this](int) {
+        chosen_ = true;
+        updateChoices();
+    });
 
     const TrainerStatus& s = host->trainerStatus();
     // Unknown OS (not probed yet): offer every set-up; the host's own checks refuse what cannot work.
@@ -136,6 +163,7 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     tarball_->setText(bundled(kSourceEnv, kSourceName));
     setMethod(debian12_ ? TrainerSetupRequest::NoRoot : TrainerSetupRequest::Source);
     if (!debian12_ && s.hasConda) envKind_->setCurrentIndex(envKind_->findData(int(BuildEnvironment::Kind::Conda)));
+    chosen_ = false;  // the default above is no choice; a remembered one (below) is
     loadSettings();
     resize(720, 560);
 }
@@ -143,6 +171,7 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
 TrainerSetupDialog::~TrainerSetupDialog() {
     if (worker_) worker_->cancel();
     if (thread_) WorkerThreads::quitWithoutBlocking(thread_);
+    if (surveyThread_) WorkerThreads::quitWithoutBlocking(surveyThread_);
 }
 
 QString TrainerSetupDialog::settingsKey(const QString& name) const {
@@ -157,13 +186,15 @@ void TrainerSetupDialog::loadSettings() {
     QSettings s;
     if (!s.contains(settingsKey("method"))) return;
     const auto m = static_cast<TrainerSetupRequest::Method>(s.value(settingsKey("method")).toInt());
-    if (methods_->button(m) && methods_->button(m)->isEnabled()) setMethod(m);
+    if (methods_->button(m) && methods_->button(m)->isEnabled()) setMethod(m);  // remembered: a choice the plan keeps
     prefix_->setText(s.value(settingsKey("prefix"), prefix_->text()).toString());
     if (const auto k = BuildEnvironment::kindFromName(s.value(settingsKey("envKind")).toString().toStdString()))
         setEnvironment(*k, s.value(settingsKey("envValue")).toString());
     const QString deb = s.value(settingsKey("deb")).toString(), tarball = s.value(settingsKey("tarball")).toString();
+    const QString bundle = s.value(settingsKey("bundle")).toString();
     if (!deb.isEmpty() && QFileInfo::exists(deb)) debFile_->setText(deb);
     if (!tarball.isEmpty() && QFileInfo::exists(tarball)) tarball_->setText(tarball);
+    if (!bundle.isEmpty() && QFileInfo::exists(bundle)) bundleFile_->setText(bundle);
 }
 
 void TrainerSetupDialog::saveSettings() const {
@@ -175,16 +206,21 @@ void TrainerSetupDialog::saveSettings() const {
     s.setValue(settingsKey("envValue"), QString::fromStdString(r.environment.value));
     s.setValue(settingsKey("deb"), debFile_->text());
     s.setValue(settingsKey("tarball"), tarball_->text());
+    s.setValue(settingsKey("bundle"), bundleFile_->text());
 }
 
 void TrainerSetupDialog::setMethod(TrainerSetupRequest::Method method) {
     if (auto* b = methods_->button(method)) b->setChecked(true);
+    chosen_ = true;
     updateChoices();
 }
 
 TrainerSetupRequest::Method TrainerSetupDialog::method() const { return static_cast<TrainerSetupRequest::Method>(methods_->checkedId()); }
 
-void TrainerSetupDialog::setFile(const QString& path) { (method() == TrainerSetupRequest::Source ? tarball_ : debFile_)->setText(path); }
+void TrainerSetupDialog::setFile(const QString& path) {
+    const auto m = method();
+    (m == TrainerSetupRequest::Source ? tarball_ : m == TrainerSetupRequest::Bundle ? bundleFile_ : debFile_)->setText(path);
+}
 void TrainerSetupDialog::setPrefix(const QString& prefix) { prefix_->setText(prefix); }
 
 void TrainerSetupDialog::setEnvironment(BuildEnvironment::Kind kind, const QString& value) {
@@ -193,21 +229,31 @@ void TrainerSetupDialog::setEnvironment(BuildEnvironment::Kind kind, const QStri
 }
 
 void TrainerSetupDialog::updateChoices() {
-    const bool source = method() == TrainerSetupRequest::Source;
-    debFile_->setEnabled(!source);
+    const bool source = method() == TrainerSetupRequest::Source, bundle = method() == TrainerSetupRequest::Bundle;
+    debFile_->setEnabled(!source && !bundle);
     tarball_->setEnabled(source);
-    envKind_->setEnabled(source);
-    envValue_->setEnabled(source);
+    bundleFile_->setEnabled(bundle);
+    envKind_->setEnabled(source || bundle);
+    envValue_->setEnabled(source || bundle);
     prefix_->setEnabled(method() != TrainerSetupRequest::SudoApt);
 }
 
 TrainerSetupRequest TrainerSetupDialog::request() const {
     TrainerSetupRequest r;
     r.method = method();
-    r.file = (r.method == TrainerSetupRequest::Source ? tarball_ : debFile_)->text().trimmed();
+    r.file = (r.method == TrainerSetupRequest::Source   ? tarball_
+              : r.method == TrainerSetupRequest::Bundle ? bundleFile_
+                                                        : debFile_)
+                 ->text()
+                 .trimmed();
     r.prefix = prefix_->text().trimmed().isEmpty() ? QString("~/.local") : prefix_->text().trimmed();
     r.environment.kind = static_cast<BuildEnvironment::Kind>(envKind_->currentData().toInt());
     r.environment.value = envValue_->text().trimmed().toStdString();
+    // A bundle runs against a Python's torch: the interpreter itself, or a venv's.
+    if (r.environment.kind == BuildEnvironment::Kind::Venv)
+        r.python = QString::fromStdString(r.environment.value) + "/bin/python";
+    else if (r.environment.kind == BuildEnvironment::Kind::Python)
+        r.python = r.environment.value.empty() ? QString("python3") : QString::fromStdString(r.environment.value);
     return r;
 }
 
@@ -218,7 +264,18 @@ bool TrainerSetupDialog::start() {
     if (thread_ || !host_) return false;
     const TrainerSetupRequest r = request();
     const bool source = r.method == TrainerSetupRequest::Source;
-    if (r.file.isEmpty()) {
+    if (r.method == TrainerSetupRequest::Bundle) {
+        if (r.file.isEmpty()) {
+            result_->setText(tr("No trainer bundle chosen: none for the host's torch in %1/../share/streetgan/remote/ or in %2; Browse… for one, "
+                                "or build from source")
+                                 .arg(QCoreApplication::applicationDirPath(), kBundlesEnv));
+            return false;
+        }
+        if (r.python.isEmpty()) {
+            result_->setText(tr("A bundle runs against a Python's torch: name the Python interpreter or the venv (for a conda env, its bin/python)."));
+            return false;
+        }
+    } else if (r.file.isEmpty()) {
         const char* env = source ? kSourceEnv : kDebEnv;
         const char* name = source ? kSourceName : kDebName;
         try {
@@ -230,7 +287,10 @@ bool TrainerSetupDialog::start() {
         return false;
     }
     if (!QFileInfo(r.file).isFile()) {
-        result_->setText(tr("%1 is not a file: choose the %2 to upload.").arg(r.file, source ? tr("source tarball") : tr("streetgan-trainer .deb")));
+        result_->setText(tr("%1 is not a file: choose the %2 to upload.")
+                             .arg(r.file, source                                        ? tr("source tarball")
+                                          : r.method == TrainerSetupRequest::Bundle ? tr("trainer bundle")
+                                                                                    : tr("streetgan-trainer .deb")));
         return false;
     }
     if (source && r.environment.kind != BuildEnvironment::Kind::Python && r.environment.value.empty()) {
@@ -299,6 +359,71 @@ void TrainerSetupDialog::finish(bool ok, bool cancelled, const QString& message,
     thread_ = nullptr;
     worker_ = nullptr;
     emit setupFinished(ok, result_->text());
+}
+
+void TrainerSetupDialog::survey() {
+    if (surveyThread_ || !host_) return;
+    plan_->setVisible(true);
+    plan_->setText(tr("Checking %1: system, C library, Python and torch, GPU…").arg(hostLabel_));
+    surveyThread_ = new QThread(this);
+    surveyWorker_ = new TrainerSetupWorker(host_->sshOptions());
+    surveyWorker_->moveToThread(surveyThread_);
+    connect(surveyThread_, &QThread::finished, surveyWorker_, &QObject::deleteLater);
+    connect(surveyWorker_, &TrainerSetupWorker::surveyed, this, &TrainerSetupDialog::applyPlan);
+    connect(surveyWorker_, &TrainerSetupWorker::surveyFailed, this, [this](const QString& m) {
+        plan_->setText(tr("Could not check %1: %2").arg(hostLabel_, m));
+        endSurvey();
+    });
+    surveyThread_->start();
+    const bool haveDeb = !bundled(kDebEnv, kDebName).isEmpty();
+    QMetaObject::invokeMethod(surveyWorker_, [w = surveyWorker_, b = bundledBundles(), haveDeb] { w->survey(b, haveDeb); });
+}
+
+QString TrainerSetupDialog::planText() const { return plan_->text(); }
+
+void TrainerSetupDialog::applyPlan(int kind, const QString& platform, const QString& reason, const QString& gpuAdvice, const QString& python,
+                                   const QString& bundle) {
+    const auto k = static_cast<TrainerPlan::Kind>(kind);
+    QString verb;
+    std::optional<TrainerSetupRequest::Method> m;
+    switch (k) {
+        case TrainerPlan::Kind::Bundle:
+            verb = tr("Chosen: the prebuilt trainer");
+            m = TrainerSetupRequest::Bundle;
+            break;
+        case TrainerPlan::Kind::HostBuild:
+            verb = tr("Chosen: build from source");
+            m = TrainerSetupRequest::Source;
+            break;
+        case TrainerPlan::Kind::Deb:
+            verb = tr("Chosen: the Debian 12 package without root");
+            m = TrainerSetupRequest::NoRoot;
+            break;
+        case TrainerPlan::Kind::Unsupported:
+            verb = tr("Cannot set up here");
+            break;
+    }
+    QString text = tr("%1: %2\n%3 — %4").arg(hostLabel_, platform, verb, reason);
+    if (!gpuAdvice.isEmpty()) text += "\n" + tr("GPU: %1").arg(gpuAdvice);
+    // A choice made already (by hand, or remembered for this host) stands; the line still says
+    // what the survey would choose.
+    if (m && !chosen_ && !thread_) {
+        if (auto* b = methods_->button(*m)) b->setChecked(true);
+        if (!bundle.isEmpty()) bundleFile_->setText(bundle);
+        if (!python.isEmpty()) setEnvironment(BuildEnvironment::Kind::Python, python);
+        updateChoices();
+    } else if (m && method() != *m) {
+        text += "\n" + tr("(Your choice above is kept.)");
+    }
+    plan_->setText(text);
+    endSurvey();
+}
+
+void TrainerSetupDialog::endSurvey() {
+    WorkerThreads::quitWithoutBlocking(surveyThread_);
+    surveyThread_ = nullptr;
+    surveyWorker_ = nullptr;
+    emit surveyFinished();
 }
 
 void TrainerSetupDialog::cancel() {

@@ -1,6 +1,8 @@
 // "Set up streetgan-trainer on HOST": offers the set-ups that apply to the host (docs/remote-
-// setup.md): no root under a prefix (~/.local) and sudo apt on Debian 12, build from source
-// against the host's PyTorch (conda env, venv, Python or LibTorch folder) anywhere; remembers the
+// setup.md): no root under a prefix (~/.local) and sudo apt on Debian 12, a prebuilt bundle run
+// against the host's Python torch, build from source against the host's PyTorch (conda env, venv,
+// Python or LibTorch folder) anywhere. survey() asks the host what it is and preselects the
+// set-up TrainerPlan chooses, saying what it chose and why (unless a choice was made); remembers the
 // choice per host (QSettings "remoteSetup/<user@host:port>/...", RemoteHost::identity()), runs a TrainerSetupWorker on its own
 // thread, shows its output live and the result, then tells the RemoteHost which trainer to use.
 // GUI thread. Closing it while it works cancels the work (the remote build is killed).
@@ -39,6 +41,11 @@ public:
     TrainerSetupRequest::Method method() const;
     void setFile(const QString& path);
     void setPrefix(const QString& prefix);
+    /// Surveys the host on a worker thread (HostPlatform, TrainerPlan); the plan's line appears in
+    /// planText() and its set-up is preselected unless the user (or setMethod) chose one already.
+    void survey();
+    QString planText() const;
+    bool isSurveying() const { return surveyThread_ != nullptr; }
     void setEnvironment(BuildEnvironment::Kind kind, const QString& value);
     TrainerSetupRequest request() const;
     /// Starts the set-up (the Start button). Returns false, with the reason in resultText(), when
@@ -55,6 +62,8 @@ public:
 signals:
     /// The work ended (ok: the host now runs `trainer`).
     void setupFinished(bool ok, const QString& message);
+    /// survey() ended; planText() says what was found.
+    void surveyFinished();
 
 protected:
     void reject() override;
@@ -65,12 +74,14 @@ private:
     void saveSettings() const;
     QString settingsKey(const QString& name) const;
     void finish(bool ok, bool cancelled, const QString& message, const QString& trainer);
+    void applyPlan(int kind, const QString& platform, const QString& reason, const QString& gpuAdvice, const QString& python, const QString& bundle);
+    void endSurvey();
 
     QPointer<RemoteHost> host_;
     QString hostLabel_, hostIdentity_;
-    QLabel* status_;
+    QLabel *status_, *plan_;
     QButtonGroup* methods_;
-    QLineEdit *prefix_, *debFile_, *tarball_, *envValue_;
+    QLineEdit *prefix_, *debFile_, *tarball_, *bundleFile_, *envValue_;
     QComboBox* envKind_;
     QPlainTextEdit* log_;
     QProgressBar* progress_;
@@ -78,7 +89,10 @@ private:
     QPushButton *start_, *cancel_;
     QThread* thread_ = nullptr;
     TrainerSetupWorker* worker_ = nullptr;
+    QThread* surveyThread_ = nullptr;
+    TrainerSetupWorker* surveyWorker_ = nullptr;
     bool debian12_ = true;
+    bool chosen_ = false;  // a set-up was chosen (by hand, by setMethod, or remembered): the plan does not override it
 };
 
 }  // namespace streetgan::ui

@@ -31,11 +31,27 @@ void TrainerSetupWorker::run(const TrainerSetupRequest& request) {
             case TrainerSetupRequest::Source:
                 r = setup.buildFromSource(file, request.environment);
                 break;
+            case TrainerSetupRequest::Bundle:
+                r = setup.installBundle(file, request.python.toStdString());
+                break;
         }
         emit finished(r.ok, r.cancelled, QString::fromStdString(r.message), QString::fromStdString(r.trainer));
         if (r.ok) emit probed(TrainerStatus::fromProbe(setup.probe(r.trainer), QString::fromStdString(session->label())));
     } catch (const std::exception& e) {
         emit finished(false, cancel_.load(), QString::fromStdString(e.what()), {});
+    }
+}
+
+void TrainerSetupWorker::survey(const std::vector<TrainerBundle>& bundles, bool haveDeb) {
+    try {
+        auto session = SshSession::connect(ssh_);
+        RemoteTrainerSetup setup(*session);
+        const HostPlatform platform = setup.probePlatform();
+        const TrainerPlan plan = TrainerPlan::choose(platform, bundles, haveDeb, session->label());
+        emit surveyed(static_cast<int>(plan.kind), QString::fromStdString(platform.summary()), QString::fromStdString(plan.reason),
+                      QString::fromStdString(plan.gpuAdvice), QString::fromStdString(plan.python), QString::fromStdString(plan.bundle.path));
+    } catch (const std::exception& e) {
+        emit surveyFailed(QString::fromStdString(e.what()));
     }
 }
 

@@ -1,7 +1,9 @@
 // Worker of the set-up dialog: connects to the host and runs one RemoteTrainerSetup method
-// (no-root .deb install, sudo apt, or build from source), streaming output lines and upload
-// progress, then probes the trainer it set up. Lives in a worker QThread; run() there. cancel()
-// is thread-safe. `sudoPassword` runs on the worker thread (the dialog asks on the GUI thread).
+// (no-root .deb install, sudo apt, build from source, or a prebuilt bundle), streaming output
+// lines and upload progress, then probes the trainer it set up; or surveys the host (what system,
+// which torch, which GPU) and chooses the set-up (TrainerPlan). Lives in a worker QThread; run()
+// and survey() there. cancel() is thread-safe. `sudoPassword` runs on the worker thread (the dialog
+// asks on the GUI thread).
 #pragma once
 
 #include <QObject>
@@ -12,15 +14,19 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
 #include "base/remote/SshOptions.h"
+#include "base/remote/TrainerPlan.h"
 #include "remote/TrainerStatus.h"
 
 namespace streetgan::ui {
 
 struct TrainerSetupRequest {
-    enum Method { NoRoot = 0, SudoApt = 1, Source = 2 };
+    enum Method { NoRoot = 0, SudoApt = 1, Source = 2, Bundle = 3 };
     Method method = NoRoot;
-    QString file;                  ///< the .deb (NoRoot, SudoApt) or the source tarball (Source)
+    QString file;                  ///< the .deb (NoRoot, SudoApt), the source tarball (Source) or the bundle (Bundle)
+    QString python;                ///< Bundle: the Python whose torch the trainer runs against
     QString prefix = "~/.local";   ///< install prefix on the host
     QString workDir;               ///< Source: build folder; empty: PREFIX/src/streetgan
     BuildEnvironment environment;  ///< Source: the PyTorch to build against
@@ -31,6 +37,9 @@ class TrainerSetupWorker : public QObject {
 public:
     explicit TrainerSetupWorker(SshOptions ssh) : ssh_(std::move(ssh)) {}
     void run(const streetgan::ui::TrainerSetupRequest& request);
+    /// Probes the host's platform (HostPlatform) and chooses with TrainerPlan among `bundles` (and
+    /// the .deb when `haveDeb`); emits surveyed(), or surveyFailed() with the error's one line.
+    void survey(const std::vector<streetgan::TrainerBundle>& bundles, bool haveDeb);
     void cancel() { cancel_.store(true); }
     std::function<std::optional<std::string>(const std::string& prompt, const std::atomic<bool>& cancel)> sudoPassword;
 
@@ -40,6 +49,10 @@ signals:
     /// ok: `trainer` is the path to remember for the host.
     void finished(bool ok, bool cancelled, const QString& message, const QString& trainer);
     void probed(const streetgan::ui::TrainerStatus& status);
+    /// `kind`: TrainerPlan::Kind; `platform`: HostPlatform::summary(); `python`, `bundle`: what the
+    /// plan uses (empty when none).
+    void surveyed(int kind, const QString& platform, const QString& reason, const QString& gpuAdvice, const QString& python, const QString& bundle);
+    void surveyFailed(const QString& message);
 
 private:
     SshOptions ssh_;

@@ -260,6 +260,81 @@ TrainerProbe RemoteTrainerSetup::probe(const std::string& remembered) {
     return p;
 }
 
+HostPlatform RemoteTrainerSetup::probePlatform(const std::vector<std::string>& extraPythons) {
+    std::vector<std::string> pythons;
+    for (const auto& p : extraPythons) pythons.push_back(absolute(p));
+    home();
+    // Through sh: the login shell may be csh or fish.
+    return HostPlatform::parse(run("sh -c " + ShellQuote::quote(HostPlatform::script(pythons)), "find out what system it is"));
+}
+
+SetupResult RemoteTrainerSetup::installBundle(const std::string& localTarball, const std::string& python) {
+    SetupResult res;
+    home();
+    const std::string lib = absolute(options_.prefix) + "/lib/streetgan-trainer";
+    run("mkdir -p " + ShellQuote::quote(lib), "make " + lib);
+    // The new folder is made beside the installed ones (same file system: the final mv is a
+    // rename), named so that no version can clash with it; removed whatever happens below.
+    const RemoteTempDir fresh(session_, trim(run("mktemp -d " + ShellQuote::quote(lib + "/.new-XXXXXX"), "make a folder in " + lib)));
+    const std::string tarball = fresh.dir + "/bundle.tar.gz";
+    if (!upload(localTarball, tarball, res)) return res;
+    line("unpacking into " + fresh.dir);
+    run("cd " + ShellQuote::quote(fresh.dir) +
+            " && mkdir t && tar -xzf bundle.tar.gz -C t && rm bundle.tar.gz && top=t; [ -x t/run ] || top=$(dirname \"$(ls -d t/*/run 2>/dev/null | head -n 1)\"); "
+            "[ -x \"$top/run\" ] || { echo 'the bundle has no run script at its top or in one folder' >&2; exit 1; }; mv \"$top\" b",
+        "unpack " + localTarball);
+    const std::string dir = fresh.dir + "/b";
+    // Where the torch is, asked once (find_spec: no import, no GPU start-up); the wrapper carries
+    // it, so that each `ls` or `attach` the app runs does not start Python.
+    const ExecResult site = session_.exec(ShellQuote::quote(absolute(python)) +
+                                          " -c 'import importlib.util, os; s = importlib.util.find_spec(\"torch\"); "
+                                          "print(os.path.dirname(os.path.dirname(s.origin)) if s else \"\")'");
+    const std::string sitePackages = trim(site.out);
+    if (!site.ok() || sitePackages.empty()) {
+        res.message = python + " on " + session_.label() + " has no torch" + (site.ok() ? std::string() : " (" + lastLineOf(site.err) + ")") +
+                      ": name the Python of the environment that has PyTorch";
+        return res;
+    }
+    const std::vector<std::pair<std::string, std::string>> env{{"STREETGAN_PYTHON", absolute(python)}, {"STREETGAN_TORCH_SITE", sitePackages}};
+    std::string envWords;
+    for (const auto& [name, value] : env) envWords += name + "=" + ShellQuote::quote(value) + " ";
+    const ExecResult check = session_.exec("env " + envWords + ShellQuote::quote(dir + "/run") + " version --json 2>&1");
+    std::string json;
+    {
+        std::istringstream in(check.out);
+        for (std::string l; std::getline(in, l);)
+            if (l.rfind('{', 0) == 0) json = l;
+    }
+    std::string libtorch;
+    try {
+        const auto j = nlohmann::json::parse(json);
+        res.version = j.value("version", "");
+        libtorch = j.value("libtorch", "");
+        line(json);
+    } catch (const nlohmann::json::exception&) {
+        res.version.clear();
+    }
+    if (!check.ok() || res.version.empty()) {
+        const std::string why = lastLineOf(check.out);
+        res.message = "the bundle does not run on " + session_.label() + " against " + python + "'s torch: " + (why.empty() ? "no output" : why) +
+                      "; the previous trainer is left as it was";
+        return res;
+    }
+    const std::string dest = lib + "/" + res.version + "-torch" + libtorch;
+    line("moving it into place: " + dest);
+    run("rm -rf " + ShellQuote::quote(dest + ".old") + " && { [ ! -e " + ShellQuote::quote(dest) + " ] || mv " + ShellQuote::quote(dest) + " " +
+            ShellQuote::quote(dest + ".old") + "; } && mv " + ShellQuote::quote(dir) + " " + ShellQuote::quote(dest),
+        "move the bundle into " + dest);
+    writeWrapper(dest + "/run", "streetgan-trainer " + res.version + " (bundle for LibTorch " + libtorch + ") against the torch of " + python, env);
+    run("rm -rf " + ShellQuote::quote(dest + ".old"), "remove the replaced " + dest);
+    res.trainer = absolute(options_.prefix) + "/bin/streetgan-trainer";
+    const std::string installed = lastLineOf(run(ShellQuote::quote(res.trainer) + " --version", "run the installed " + res.trainer));
+    line(installed);
+    res.ok = true;
+    res.message = "installed " + installed + " as " + res.trainer + ", running against torch in " + sitePackages;
+    return res;
+}
+
 std::vector<std::string> RemoteTrainerSetup::missingPackages(const std::string& depends) {
     // Each clause "a (>= 1) | b:any": satisfied when one alternative is installed. Versions are
     // not compared: a package built on Debian 12 names Debian 12's versions, which a Debian 12
@@ -306,10 +381,12 @@ std::vector<std::string> RemoteTrainerSetup::missingPackages(const std::string& 
     return missing;
 }
 
-void RemoteTrainerSetup::writeWrapper(const std::string& target, const std::string& note) {
+void RemoteTrainerSetup::writeWrapper(const std::string& target, const std::string& note, const std::vector<std::pair<std::string, std::string>>& env) {
     const std::string bin = absolute(options_.prefix) + "/bin";
-    const std::string wrapper =
-        "#!/bin/sh\n# " + note + "\n# Written by StreetGAN Studio's remote set-up (docs/remote-setup.md).\nexec " + ShellQuote::quote(target) + " \"$@\"\n";
+    std::string exports;
+    for (const auto& [name, value] : env) exports += name + "=" + ShellQuote::quote(value) + "; export " + name + "\n";
+    const std::string wrapper = "#!/bin/sh\n# " + note + "\n# Written by StreetGAN Studio's remote set-up (docs/remote-setup.md).\n" + exports + "exec " +
+                                ShellQuote::quote(target) + " \"$@\"\n";
     const std::string file = bin + "/streetgan-trainer";
     run("mkdir -p " + ShellQuote::quote(bin) + " && cat > " + ShellQuote::quote(file + ".tmp") + " && chmod 755 " + ShellQuote::quote(file + ".tmp") +
             " && mv -f " + ShellQuote::quote(file + ".tmp") + " " + ShellQuote::quote(file),
@@ -470,8 +547,20 @@ SetupResult RemoteTrainerSetup::buildFromSource(const std::string& localTarball,
         res.message = "building streetgan-trainer on " + session_.label() + " failed: " + (last.empty() ? "exit status " + std::to_string(status) : last);
         return res;
     }
-    const std::string built = build + "/app/streetgan-trainer";
-    writeWrapper(built, "streetgan-trainer built from source in " + work);
+    // The wrapper points at a copy of the built programs, not at the build folder: the next
+    // build rewrites that folder in place, and a failed one must leave this trainer working.
+    // The copy goes into a new folder, is checked, and only then takes the place of the last one.
+    const std::string lib = absolute(options_.prefix) + "/lib/streetgan-trainer";
+    const std::string dest = lib + "/host-build";
+    line("copying the built trainer into " + dest);
+    run("mkdir -p " + ShellQuote::quote(lib) + " && rm -rf " + ShellQuote::quote(dest + ".new") + " && mkdir " + ShellQuote::quote(dest + ".new") +
+            " && for f in streetgan-trainer streetgan-trainer-torch; do [ ! -e " + ShellQuote::quote(build + "/app/") + "$f ] || cp -p " +
+            ShellQuote::quote(build + "/app/") + "$f " + ShellQuote::quote(dest + ".new/") + " || exit 1; done && " + ShellQuote::quote(dest + ".new/streetgan-trainer") +
+            " --version >/dev/null && rm -rf " + ShellQuote::quote(dest + ".old") + " && { [ ! -e " + ShellQuote::quote(dest) + " ] || mv " +
+            ShellQuote::quote(dest) + " " + ShellQuote::quote(dest + ".old") + "; } && mv " + ShellQuote::quote(dest + ".new") + " " + ShellQuote::quote(dest) +
+            " && rm -rf " + ShellQuote::quote(dest + ".old"),
+        "install the built trainer into " + dest);
+    writeWrapper(dest + "/streetgan-trainer", "streetgan-trainer built from source in " + work);
     res.trainer = absolute(options_.prefix) + "/bin/streetgan-trainer";
     res.version = last;
     res.ok = true;

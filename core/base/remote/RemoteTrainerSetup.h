@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "base/remote/HostPlatform.h"
+
 namespace streetgan {
 
 class SshSession;
@@ -80,6 +82,15 @@ public:
     /// Looks for the trainer: `remembered` first (a path or command; empty: skipped), then PATH,
     /// then PREFIX/bin/streetgan-trainer. Throws RemoteError / ConnectionLostError.
     TrainerProbe probe(const std::string& remembered = {});
+    /// What the host is (HostPlatform::script, one exec; `extraPythons` are asked first). Throws
+    /// RemoteError / ConnectionLostError.
+    HostPlatform probePlatform(const std::vector<std::string>& extraPythons = {});
+    /// No root: uploads a trainer bundle (packaging/gpu-bundle.sh --tar), unpacks it into a new
+    /// folder under PREFIX/lib/streetgan-trainer/, runs its `version --json` against `python`'s torch
+    /// and only then moves it into place and points PREFIX/bin/streetgan-trainer at it. A bundle
+    /// that does not run is a SetupResult with ok false (its error quoted), and the previous
+    /// trainer is left as it was.
+    SetupResult installBundle(const std::string& localTarball, const std::string& python);
     /// No root (see the header comment). Throws RemoteError on failures of the connection or of
     /// a remote command (the error quoted); a refused install (missing packages, not a trainer
     /// package) is a SetupResult with ok false.
@@ -114,7 +125,9 @@ private:
     /// Reads the uploaded package `deb`'s fields into res.version and `depends`; false (and
     /// res.message says why) unless it is streetgan-trainer.
     bool checkPackage(const std::string& localDeb, const std::string& deb, SetupResult& res, std::string& depends);
-    void writeWrapper(const std::string& target, const std::string& note);
+    /// PREFIX/bin/streetgan-trainer, replaced atomically: `env` lines (NAME=VALUE, values quoted
+    /// here) are exported, then `target` is exec'd.
+    void writeWrapper(const std::string& target, const std::string& note, const std::vector<std::pair<std::string, std::string>>& env = {});
     bool cancelled() const { return options_.cancel && options_.cancel->load(); }
     void line(const std::string& s) const {
         if (options_.onLine) options_.onLine(s);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "base/remote/RemoteTrainerSetup.h"
+#include "base/remote/TrainerPlan.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
 #include "base/util/Errors.h"
@@ -277,6 +278,76 @@ TEST_F(RemoteTrainerSetupTest, ASuccessfulBuildInstallsTheWrapperAndStreamsItsOu
     EXPECT_EQ(r.version, "streetgan-trainer 9.9-src (LibTorch 2.1.2, CPU)");
     const ExecResult run = session->exec(ShellQuote::quote(r.trainer) + " --version");
     EXPECT_EQ(run.out, "streetgan-trainer 9.9-src (LibTorch 2.1.2, CPU)\n");
+}
+
+TEST_F(RemoteTrainerSetupTest, AFailedRebuildLeavesThePreviousTrainerWorking) {
+    // The first build installs; the second breaks its own build folder (as a failed compile or link
+    // leaves it) and fails: the wrapper must still run the first trainer.
+    const std::string good = sourceTarball(
+        "#!/usr/bin/env bash\nset -e\nwhile [[ $# -gt 0 ]]; do case $1 in --build-dir) b=$2; shift 2;; *) shift;; esac; done\n"
+        "mkdir -p \"$b/app\"\nprintf '#!/bin/sh\\necho \"streetgan-trainer 1.0-first (LibTorch 2.11.0, CPU)\"\\n' > \"$b/app/streetgan-trainer\"\n"
+        "chmod +x \"$b/app/streetgan-trainer\"\n\"$b/app/streetgan-trainer\" --version\n");
+    const SetupResult first = setup().buildFromSource(good, {BuildEnvironment::Kind::Python, ""});
+    ASSERT_TRUE(first.ok) << first.message;
+    EXPECT_TRUE(exists(prefix + "/lib/streetgan-trainer/host-build/streetgan-trainer"));
+    const std::string bad = sourceTarball(
+        "#!/usr/bin/env bash\nwhile [[ $# -gt 0 ]]; do case $1 in --build-dir) b=$2; shift 2;; *) shift;; esac; done\n"
+        "rm -f \"$b/app/streetgan-trainer\"; echo 'ld: cannot find -ltorch_cpu'; exit 1\n");
+    const SetupResult second = setup().buildFromSource(bad, {BuildEnvironment::Kind::Python, ""});
+    EXPECT_FALSE(second.ok);
+    EXPECT_NE(second.message.find("ld: cannot find -ltorch_cpu"), std::string::npos) << second.message;
+    const ExecResult run = session->exec(ShellQuote::quote(first.trainer) + " --version");
+    EXPECT_EQ(run.out, "streetgan-trainer 1.0-first (LibTorch 2.11.0, CPU)\n") << run.err;
+}
+
+TEST_F(RemoteTrainerSetupTest, ThePlatformProbeOverSshSaysWhatThisMachineIs) {
+    const HostPlatform h = setup().probePlatform();
+    EXPECT_EQ(h.kernel, "Linux");
+    EXPECT_EQ("glibc " + h.glibc + "\n", shellOutput("getconf GNU_LIBC_VERSION"));
+    EXPECT_EQ(h.osId, osRelease("ID"));
+    ASSERT_FALSE(h.pythons.empty());
+    EXPECT_EQ(h.pythons[0].torch, shellOutput("python3 -c 'import torch; print(torch.__version__, end=\"\")'"));
+}
+
+// A bundle made by packaging/gpu-bundle.sh from this build's trainer (against Debian's LibTorch and
+// the Python torch of python3-torch, where the GPU bundle has pip's): uploaded, run against the
+// named Python's torch, switched in; then a broken bundle is refused and leaves it in place.
+TEST_F(RemoteTrainerSetupTest, ABundleIsCheckedAgainstTheHostsTorchBeforeItIsSwitchedIn) {
+    const std::string trainer = STREETGAN_TRAINER;
+    const std::string made = shellOutput("cd " + ShellQuote::quote(STREETGAN_SOURCE_DIR) + " && packaging/gpu-bundle.sh " + ShellQuote::quote(tmp / "bundle") +
+                                         " --trainer " + ShellQuote::quote(trainer) + " --max-mb 100000 --tar " + ShellQuote::quote(tmp / "out") + " | tail -n 1");
+    const std::string tarball = made.substr(0, made.find('\n'));
+    const auto info = TrainerBundle::fromFileName(tarball);
+    ASSERT_TRUE(info) << "gpu-bundle.sh printed " << made;
+    EXPECT_EQ(info->torchMinor, shellOutput(ShellQuote::quote(trainer) + " version --json | sed -n 's/.*\"libtorch\":\"\\([0-9]*\\.[0-9]*\\).*/\\1/p' | tr -d '\\n'"));
+    const SetupResult r = setup().installBundle(tarball, "/usr/bin/python3");
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.trainer, prefix + "/bin/streetgan-trainer");
+    const ExecResult v = session->exec(ShellQuote::quote(r.trainer) + " version --json");
+    ASSERT_TRUE(v.ok()) << v.err;
+    EXPECT_NE(v.out.find("\"protocol\":" + std::to_string(Version::kProtocol)), std::string::npos) << v.out;
+    // The wrapper carries the Python and its site-packages.
+    const std::string wrapper = slurp(r.trainer);
+    EXPECT_NE(wrapper.find("STREETGAN_PYTHON=/usr/bin/python3"), std::string::npos) << wrapper;
+    EXPECT_NE(wrapper.find("STREETGAN_TORCH_SITE="), std::string::npos) << wrapper;
+    EXPECT_EQ(setup().probe().state, TrainerProbe::State::Ready);
+
+    // A bundle whose trainer cannot start: refused with its error, the installed one untouched.
+    shellOutput("rm -rf " + ShellQuote::quote(tmp / "broken") + " && cp -r " + ShellQuote::quote(tmp / "bundle") + " " + ShellQuote::quote(tmp / "broken") +
+                " && printf '#!/bin/sh\\necho \"error while loading shared libraries: libtorch_cpu.so: cannot open shared object file\" >&2; exit 127\\n' > " +
+                ShellQuote::quote(tmp / "broken/streetgan-trainer") + " && tar -czf " + ShellQuote::quote(tmp / "broken.tar.gz") + " -C " +
+                ShellQuote::quote(tmp / "broken") + " .");
+    const SetupResult bad = setup().installBundle(tmp / "broken.tar.gz", "/usr/bin/python3");
+    EXPECT_FALSE(bad.ok);
+    EXPECT_NE(bad.message.find("libtorch_cpu.so: cannot open shared object file"), std::string::npos) << bad.message;
+    EXPECT_NE(bad.message.find("the previous trainer is left as it was"), std::string::npos) << bad.message;
+    EXPECT_EQ(session->exec(ShellQuote::quote(r.trainer) + " version --json").out, v.out);
+    // A Python without torch is named before anything runs.
+    const SetupResult noTorch = setup().installBundle(tarball, "/no/such/python3");
+    EXPECT_FALSE(noTorch.ok);
+    EXPECT_NE(noTorch.message.find("/no/such/python3 on"), std::string::npos) << noTorch.message;
+    // Nothing is left of the refused attempts beside the installed trainer.
+    EXPECT_EQ(shellOutput("ls -A " + ShellQuote::quote(prefix + "/lib/streetgan-trainer") + " | grep -c '^\\.new-' || true"), "0\n");
 }
 
 TEST_F(RemoteTrainerSetupTest, CancellingABuildKillsTheRemoteProcesses) {

@@ -5,6 +5,7 @@
 // missing upload file is named.
 #include <QMenu>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -163,6 +164,52 @@ private slots:
         QVERIFY(error.wait(streetgan::test::kWaitMs));
         const QString what = error.first().at(0).toString();
         QVERIFY2(what.contains("(protocol 0); this app speaks protocol"), qPrintable(what));
+    }
+
+    // Check the host: the survey over the real sshd says what this machine is (Debian 12, glibc,
+    // Debian's torch 1.13) and what it chose, preselecting it only when nothing was chosen.
+    void theSurveySaysWhatTheHostIsAndPreselectsItsChoice() {
+        RemoteHost host(config(tmp_.filePath("nowhere/streetgan-trainer")), nullptr);
+        const QString deb = makeTrainerDeb("8.8.8", Version::kProtocol);
+        QVERIFY(!deb.isEmpty());
+        qputenv("STREETGAN_TRAINER_DEB", deb.toUtf8());
+        const QString glibc = QString::fromStdString(streetgan::test::shellOutput("getconf GNU_LIBC_VERSION")).trimmed().mid(6);
+        const bool debian12 = QString::fromStdString(streetgan::test::shellOutput(". /etc/os-release; echo \"$ID $VERSION_ID\"")).trimmed() == "debian 12";
+        {
+            TrainerSetupDialog d(&host);
+            d.setMethod(TrainerSetupRequest::Source);  // a choice made: the survey keeps it
+            QSignalSpy surveyed(&d, &TrainerSetupDialog::surveyFinished);
+            d.survey();
+            QVERIFY(d.isSurveying());
+            QVERIFY(surveyed.wait(streetgan::test::kWaitMs));
+            QVERIFY2(d.planText().contains(", x86_64, glibc " + glibc), qPrintable(d.planText()));
+            QCOMPARE(int(d.method()), int(TrainerSetupRequest::Source));
+            if (debian12) {
+                QVERIFY2(d.planText().contains("Chosen: the Debian 12 package without root"), qPrintable(d.planText()));
+                QVERIFY2(d.planText().contains("(Your choice above is kept.)"), qPrintable(d.planText()));
+            }
+        }
+        if (debian12) {
+            // No choice made (nothing remembered for this host): the survey's is preselected.
+            QSettings().remove("remoteSetup");
+            TrainerSetupDialog d(&host);
+            d.setEnvironment(BuildEnvironment::Kind::Python, "");
+            QSignalSpy surveyed(&d, &TrainerSetupDialog::surveyFinished);
+            d.survey();
+            QVERIFY(surveyed.wait(streetgan::test::kWaitMs));
+            QCOMPARE(int(d.method()), int(TrainerSetupRequest::NoRoot));
+            QCOMPARE(d.request().file, deb);
+            QVERIFY2(!d.planText().contains("kept"), qPrintable(d.planText()));
+        }
+        // Without the package on offer, Debian's torch 1.13 is too old for the other set-ups: one line says so.
+        qunsetenv("STREETGAN_TRAINER_DEB");
+        TrainerSetupDialog d(&host);
+        QSignalSpy surveyed(&d, &TrainerSetupDialog::surveyFinished);
+        d.survey();
+        QVERIFY(surveyed.wait(streetgan::test::kWaitMs));
+        const QString torch = QString::fromStdString(streetgan::test::shellOutput("python3 -c 'import torch; print(torch.__version__)' 2>/dev/null")).trimmed();
+        if (!torch.isEmpty() && compareVersions(torch.toStdString(), TrainerPlan::kMinTorch) < 0)
+            QVERIFY2(d.planText().contains("Cannot set up here — torch " + torch), qPrintable(d.planText()));
     }
 
     void aMissingUploadFileIsNamed() {
