@@ -89,7 +89,7 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     methods_ = new QButtonGroup(this);
     auto* noRoot = new QRadioButton(tr("Install the package without root (unpacked under the prefix, a wrapper in PREFIX/bin)"), this);
     auto* sudo = new QRadioButton(tr("Install the package with sudo apt (asks for the sudo password; never stored)"), this);
-    auto* bundle = new QRadioButton(tr("Install the prebuilt trainer for the host's torch (no root, nothing compiled; runs against that Python's torch)"), this);
+    auto* bundle = new QRadioButton(tr("Install the prebuilt trainer bundle for the host's torch (no root, nothing compiled; runs against that Python's torch)"), this);
     auto* source = new QRadioButton(tr("Build from source on the host against its own PyTorch (packaging/build-trainer.sh)"), this);
     methods_->addButton(noRoot, TrainerSetupRequest::NoRoot);
     methods_->addButton(sudo, TrainerSetupRequest::SudoApt);
@@ -106,7 +106,7 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     // Pre-filled with the files the app's package carries (share/streetgan/remote/) when present.
     debFile_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-trainer_<version>_<arch>.deb"));
     tarball_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-source.tar.gz"));
-    bundleFile_->setPlaceholderText(tr("chosen for the host's torch by Check the host, or Browse… for streetgan-trainer-bundle-torch<version>-*.tar.gz"));
+    bundleFile_->setPlaceholderText(tr("chosen for the host's torch when the host is checked, or Browse… for streetgan-trainer-bundle-torch<version>-*.tar.gz"));
     envKind_ = new QComboBox(this);
     envKind_->addItem(tr("Python interpreter (empty: python3)"), int(BuildEnvironment::Kind::Python));
     envKind_->addItem(tr("conda environment (name)"), int(BuildEnvironment::Kind::Conda));
@@ -153,10 +153,7 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     const TrainerStatus& s = host->trainerStatus();
     // Unknown OS (not probed yet): offer every set-up; the host's own checks refuse what cannot work.
     debian12_ = s.state == TrainerStatus::Unknown || s.debian12;
-    QString text = tr("%1: %2").arg(hostLabel_, s.state == TrainerStatus::Unknown ? tr("not checked yet") : s.summary);
-    if (!s.osName.isEmpty()) text += tr(" — %1").arg(s.osName);
-    if (!s.mismatch.isEmpty()) text += "\n" + s.mismatch;
-    status_->setText(text);
+    showStatus(s);
     noRoot->setEnabled(debian12_);
     sudo->setEnabled(debian12_);
     debFile_->setText(bundled(kDebEnv, kDebName));
@@ -338,7 +335,7 @@ bool TrainerSetupDialog::start() {
     });
     connect(worker_, &TrainerSetupWorker::finished, this,
             [this](bool ok, bool cancelled, const QString& m, const QString& trainer) { finish(ok, cancelled, m, trainer); });
-    connect(worker_, &TrainerSetupWorker::probed, this, [this](const TrainerStatus& s) { status_->setText(tr("%1: %2").arg(hostLabel_, s.summary)); });
+    connect(worker_, &TrainerSetupWorker::probed, this, [this](const TrainerStatus& s) { showStatus(s); });
     thread_->start();
     QMetaObject::invokeMethod(worker_, [w = worker_, r] { w->run(r); });
     return true;
@@ -361,6 +358,13 @@ void TrainerSetupDialog::finish(bool ok, bool cancelled, const QString& message,
     emit setupFinished(ok, result_->text());
 }
 
+void TrainerSetupDialog::showStatus(const TrainerStatus& s) {
+    QString text = tr("%1: %2").arg(hostLabel_, s.state == TrainerStatus::Unknown ? tr("not checked yet") : s.summary);
+    if (!s.osName.isEmpty()) text += tr(" — %1").arg(s.osName);
+    if (!s.mismatch.isEmpty()) text += "\n" + s.mismatch;
+    status_->setText(text);
+}
+
 void TrainerSetupDialog::survey() {
     if (surveyThread_ || !host_) return;
     plan_->setVisible(true);
@@ -376,7 +380,9 @@ void TrainerSetupDialog::survey() {
     });
     surveyThread_->start();
     const bool haveDeb = !bundled(kDebEnv, kDebName).isEmpty();
-    QMetaObject::invokeMethod(surveyWorker_, [w = surveyWorker_, b = bundledBundles(), haveDeb] { w->survey(b, haveDeb); });
+    connect(surveyWorker_, &TrainerSetupWorker::probed, this, [this](const TrainerStatus& st) { showStatus(st); });
+    const std::string remembered = host_->config().trainer.toStdString();
+    QMetaObject::invokeMethod(surveyWorker_, [w = surveyWorker_, b = bundledBundles(), haveDeb, remembered] { w->survey(b, haveDeb, remembered); });
 }
 
 QString TrainerSetupDialog::planText() const { return plan_->text(); }
@@ -388,7 +394,7 @@ void TrainerSetupDialog::applyPlan(int kind, const QString& platform, const QStr
     std::optional<TrainerSetupRequest::Method> m;
     switch (k) {
         case TrainerPlan::Kind::Bundle:
-            verb = tr("Chosen: the prebuilt trainer");
+            verb = tr("Chosen: the prebuilt trainer bundle");
             m = TrainerSetupRequest::Bundle;
             break;
         case TrainerPlan::Kind::HostBuild:
@@ -403,7 +409,7 @@ void TrainerSetupDialog::applyPlan(int kind, const QString& platform, const QStr
             verb = tr("Cannot set up here");
             break;
     }
-    QString text = tr("%1: %2\n%3 — %4").arg(hostLabel_, platform, verb, reason);
+    QString text = tr("Found: %1\n%2 — %3").arg(platform, verb, reason);
     if (!gpuAdvice.isEmpty()) text += "\n" + tr("GPU: %1").arg(gpuAdvice);
     // A choice made already (by hand, or remembered for this host) stands; the line still says
     // what the survey would choose.

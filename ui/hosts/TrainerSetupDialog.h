@@ -76,6 +76,7 @@ private:
     void finish(bool ok, bool cancelled, const QString& message, const QString& trainer);
     void applyPlan(int kind, const QString& platform, const QString& reason, const QString& gpuAdvice, const QString& python, const QString& bundle);
     void endSurvey();
+    void showStatus(const TrainerStatus& status);  // the header: host, trainer found, OS, a protocol mismatch
 
     QPointer<RemoteHost> host_;
     QString hostLabel_, hostIdentity_;

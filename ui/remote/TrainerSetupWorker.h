@@ -37,9 +37,10 @@ class TrainerSetupWorker : public QObject {
 public:
     explicit TrainerSetupWorker(SshOptions ssh) : ssh_(std::move(ssh)) {}
     void run(const streetgan::ui::TrainerSetupRequest& request);
-    /// Probes the host's platform (HostPlatform) and chooses with TrainerPlan among `bundles` (and
-    /// the .deb when `haveDeb`); emits surveyed(), or surveyFailed() with the error's one line.
-    void survey(const std::vector<streetgan::TrainerBundle>& bundles, bool haveDeb);
+    /// Probes the host's trainer (`remembered` first; emits probed()) and platform (HostPlatform),
+    /// and chooses with TrainerPlan among `bundles` (and the .deb when `haveDeb`); emits
+    /// surveyed(), or surveyFailed() with the error's one line.
+    void survey(const std::vector<streetgan::TrainerBundle>& bundles, bool haveDeb, const std::string& remembered);
     void cancel() { cancel_.store(true); }
     std::function<std::optional<std::string>(const std::string& prompt, const std::atomic<bool>& cancel)> sudoPassword;
 

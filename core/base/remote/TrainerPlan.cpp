@@ -153,8 +153,8 @@ TrainerPlan TrainerPlan::choose(const HostPlatform& platform, const std::vector<
     if (!torchOk && haveDeb && platform.isDebian12()) {
         plan.kind = Kind::Deb;
         plan.reason = host + " is Debian 12 with " + (py ? "torch " + py->torch + " only" : std::string("no PyTorch")) +
-                      ": the Debian 12 package (CPU, Debian's LibTorch 1.13); for a GPU trainer install torch " + kMinTorch +
-                      "+ (pip, in a venv) and set up again";
+                      ": its package runs on the CPU with Debian's LibTorch 1.13; for a GPU trainer install torch " + kMinTorch +
+                      "+ (pip, in a venv) and check again";
         return plan;
     }
     if (!py) {

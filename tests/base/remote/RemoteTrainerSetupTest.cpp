@@ -305,8 +305,12 @@ TEST_F(RemoteTrainerSetupTest, ThePlatformProbeOverSshSaysWhatThisMachineIs) {
     EXPECT_EQ(h.kernel, "Linux");
     EXPECT_EQ("glibc " + h.glibc + "\n", shellOutput("getconf GNU_LIBC_VERSION"));
     EXPECT_EQ(h.osId, osRelease("ID"));
+    // The first Python is the SSH session's python3 (its PATH, not this test's), torch or not.
     ASSERT_FALSE(h.pythons.empty());
-    EXPECT_EQ(h.pythons[0].torch, shellOutput("python3 -c 'import torch; print(torch.__version__, end=\"\")'"));
+    const ExecResult python3 = session->exec("command -v python3");
+    EXPECT_EQ(h.pythons[0].path + "\n", python3.out);
+    const ExecResult torch = session->exec("python3 -c 'import torch; print(torch.__version__, end=\"\")'");
+    EXPECT_EQ(h.pythons[0].torch, torch.ok() ? torch.out : "");
 }
 
 // A bundle made by packaging/gpu-bundle.sh from this build's trainer (against Debian's LibTorch and
