@@ -45,6 +45,8 @@ PACKAGES=(
   python3-flask python3-torchvision
   # packages (packaging/build-debs.sh) and their checks; patchelf: the GPU bundle (packaging/gpu-bundle.sh)
   dpkg-dev lintian desktop-file-utils appstream patchelf
+  # chroots of Debian 11 and 13 for the checks of other systems (packaging/chroot.sh)
+  mmdebstrap
 )
 
 update=1

@@ -23,12 +23,14 @@ int main(int argc, char** argv) {
     const QCommandLineOption openCheckpoint("open-checkpoint", "Start on this checkpoint in the latent explorer (and open the run that holds it).", "CK");
     const QCommandLineOption openSession("open-session", "Start on this latent-walk session (JSON, docs/cli.md) in the explorer.", "FILE");
     const QCommandLineOption explore("explore", "Start in the latent explorer on the embedded demo model.");
+    const QCommandLineOption tinyRun("tiny-run", "Start the welcome page's one-click run: a tiny CPU run on synthetic streets, in the workspace.");
     const QCommandLineOption workspace("workspace", "Folder of local runs (remembered).", "DIR");
     const QCommandLineOption screenshot("screenshot", "Grab the window to FILE.png after --delay ms, then quit.", "FILE");
     const QCommandLineOption delay("delay", "Milliseconds before --screenshot (default 3000).", "MS", "3000");
     const QCommandLineOption theme("theme", "Look for this run only, not saved: system (follow the desktop), light or dark.", "MODE");
     cli.addOptions({openRun, openCheckpoint, openSession, explore, workspace, screenshot, delay});
     cli.addOption(theme);
+    cli.addOption(tinyRun);
     cli.process(app);
     if (cli.isSet(theme) && !QStringList{"system", "light", "dark"}.contains(cli.value(theme))) {
         std::fprintf(stderr, "streetgan: --theme '%s' is unknown; use system, light or dark.\n", qPrintable(cli.value(theme)));
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
     } else if (cli.isSet(explore)) {
         window.showExplorer();
     }
+    if (cli.isSet(tinyRun)) window.startTinyRun();  // the same path as the welcome page's button
     if (cli.isSet(screenshot)) {
         QTimer::singleShot(cli.value(delay).toInt(), &window, [&] {
             const bool ok = window.grab().save(cli.value(screenshot));
