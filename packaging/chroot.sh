@@ -4,8 +4,9 @@
 # bookworm / trixie suite of this machine's own Debian mirror (its apt sources), as root.
 #   packaging/chroot.sh make SUITE DIR [PACKAGE,...]   a fresh DIR (the packages installed); the
 #                                                      tarball is cached, so a second make is seconds
-#   packaging/chroot.sh run DIR COMMAND...             runs COMMAND (through bash -c) in DIR with
-#                                                      /proc and /dev mounted, unmounted afterwards
+#   packaging/chroot.sh run DIR [--bind HOST:GUEST]... COMMAND...
+#                                                      runs COMMAND (through bash -c) in DIR with
+#                                                      /proc, /dev and the folders bound, unmounted afterwards
 #   packaging/chroot.sh remove DIR                     unmounts what is left and removes DIR
 # Cache: ${STREETGAN_CACHE_DIR:-~/.cache/streetgan}/chroots/SUITE-<packages hash>.tar
 set -euo pipefail
@@ -58,13 +59,20 @@ case $cmd in
     tar -xf "$tarball" -C "$dir"
     ;;
   run)
-    dir=${2:?usage: packaging/chroot.sh run DIR COMMAND...}
+    dir=${2:?usage: packaging/chroot.sh run DIR [--bind HOST:GUEST]... COMMAND...}
     shift 2
     [[ -x $dir/bin/sh ]] || { echo "chroot.sh: $dir is not a chroot (no bin/sh): make it first" >&2; exit 2; }
+    trap 'unmount_all "$dir"' EXIT
     mkdir -p "$dir/proc" "$dir/dev"
     mountpoint -q "$dir/proc" || mount -t proc proc "$dir/proc"
     mountpoint -q "$dir/dev" || mount --bind /dev "$dir/dev"
-    trap 'unmount_all "$dir"' EXIT
+    while [[ ${1:-} == --bind ]]; do
+      host=${2%%:*} guest=${2#*:}
+      [[ -d $host ]] || { echo "chroot.sh: --bind $2: $host is not a folder" >&2; exit 2; }
+      mkdir -p "$dir$guest"
+      mountpoint -q "$dir$guest" || mount --bind "$host" "$dir$guest"
+      shift 2
+    done
     status=0
     chroot "$dir" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 /bin/bash -c "$*" || status=$?
     exit $status
