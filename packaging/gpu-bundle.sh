@@ -8,8 +8,9 @@
 # the nvidia libraries on LD_LIBRARY_PATH.
 # Usage: packaging/gpu-bundle.sh OUT [--trainer PATH] [--max-mb N] [--tar DIR]
 #   (default: build/cuda's, 40 MB; PATH is the front, with streetgan-trainer-torch beside it)
-#   --tar DIR  also packs OUT as DIR/streetgan-trainer-bundle-torch<MINOR>-glibc<FLOOR>-x86_64.tar.gz
-#              (MINOR: the LibTorch it was built against; FLOOR: packaging/check-floor.sh's GLIBC),
+#   --tar DIR  also packs OUT as DIR/streetgan-trainer-bundle-torch<MINOR>-glibc<FLOOR>[-glibcxx<V>]-x86_64.tar.gz
+#              (MINOR: the LibTorch it was built against; FLOOR, V: packaging/check-floor.sh's GLIBC and,
+#              since the host's libstdc++ serves it, GLIBCXX),
 #              the file the remote set-up chooses by (core/base/remote/TrainerPlan), and prints its path
 # Fails, listing the largest libraries, when the folder is over --max-mb.
 set -euo pipefail
@@ -94,10 +95,14 @@ if awk -v b="$bytes" -v m="$max_mb" 'BEGIN { exit !(b > m * 1e6) }'; then
 fi
 
 if [[ -n $tar_dir ]]; then
-  floor=$(packaging/check-floor.sh "$out" | sed -n 's/^GLIBC \([0-9.]*\).*/\1/p')
+  floors=$(packaging/check-floor.sh "$out")
+  floor=$(sed -n 's/^GLIBC \([0-9.]*\).*/\1/p' <<<"$floors")
   [[ -n $floor ]] || { echo "gpu-bundle.sh: packaging/check-floor.sh found no GLIBC need in $out" >&2; exit 3; }
+  # The host's libstdc++ serves the bundle (none is carried): its GLIBCXX floor goes into the name too.
+  cxx=$(sed -n 's/^GLIBCXX \([0-9.]*\).*/\1/p' <<<"$floors")
+  [[ -e $out/lib/libstdc++.so.6 || -z $cxx ]] || cxx_part=-glibcxx$cxx
   mkdir -p "$tar_dir"
-  tarball=$(cd "$tar_dir" && pwd)/streetgan-trainer-bundle-torch$libtorch-glibc$floor-x86_64.tar.gz
+  tarball=$(cd "$tar_dir" && pwd)/streetgan-trainer-bundle-torch$libtorch-glibc$floor${cxx_part:-}-x86_64.tar.gz
   # One top folder, so that an unpacked bundle is one folder wherever it lands.
   tar -czf "$tarball.tmp" --owner=0 --group=0 --transform 's,^\.,streetgan-trainer-bundle,' -C "$out" .
   mv -f "$tarball.tmp" "$tarball"

@@ -45,11 +45,21 @@ int lowestCapabilityOf(const std::string& cuda) {
 }  // namespace
 
 std::optional<TrainerBundle> TrainerBundle::fromFileName(const std::string& path) {
-    static const std::regex re(R"(streetgan-trainer-bundle-torch(\d+\.\d+)-glibc(\d+\.\d+)-x86_64\.tar\.gz)");
+    static const std::regex re(R"(streetgan-trainer-bundle-torch(\d+\.\d+)-glibc(\d+\.\d+)(-glibcxx(\d+\.\d+\.\d+))?-x86_64\.tar\.gz)");
     std::smatch m;
     const std::string name = std::filesystem::path(path).filename().string();
     if (!std::regex_match(name, m, re)) return std::nullopt;
-    return TrainerBundle{path, m[1], m[2]};
+    return TrainerBundle{path, m[1], m[2], m[4]};
+}
+
+std::string TrainerBundle::misfit(const HostPlatform& platform, const std::string& host) const {
+    if (compareVersions(glibc, platform.glibc) > 0)
+        return "the bundle for torch " + torchMinor + " needs glibc " + glibc + " and " + host + " has " + platform.glibc;
+    // An unknown libstdc++ level (not found by the probe) is left to the install's own check.
+    if (!glibcxx.empty() && !platform.glibcxx.empty() && compareVersions(glibcxx, platform.glibcxx) > 0)
+        return "the bundle for torch " + torchMinor + " needs libstdc++ with GLIBCXX_" + glibcxx + " and " + host + "'s stops at GLIBCXX_" +
+               platform.glibcxx;
+    return {};
 }
 
 std::vector<TrainerBundle> TrainerBundle::findIn(const std::string& dir) {
@@ -65,8 +75,8 @@ std::vector<TrainerBundle> TrainerBundle::findIn(const std::string& dir) {
     return out;
 }
 
-std::string TrainerBundle::fileName(const std::string& torchMinor, const std::string& glibc) {
-    return "streetgan-trainer-bundle-torch" + torchMinor + "-glibc" + glibc + "-x86_64.tar.gz";
+std::string TrainerBundle::fileName(const std::string& torchMinor, const std::string& glibc, const std::string& glibcxx) {
+    return "streetgan-trainer-bundle-torch" + torchMinor + "-glibc" + glibc + (glibcxx.empty() ? "" : "-glibcxx" + glibcxx) + "-x86_64.tar.gz";
 }
 
 const char* TrainerPlan::kindName(Kind k) {
@@ -175,18 +185,19 @@ TrainerPlan TrainerPlan::choose(const HostPlatform& platform, const std::vector<
                       ", the oldest streetgan-trainer supports: pip install --upgrade torch (into that environment or a new venv)");
 
     const std::string where = "torch " + py->torch + (py->torchCuda.empty() ? " (CPU)" : " (CUDA " + py->torchCuda + ")") + " in " + py->path;
-    for (const auto& b : bundles)
-        if (b.torchMinor == py->torchMinor() && compareVersions(b.glibc, platform.glibc) <= 0) {
-            plan.kind = Kind::Bundle;
-            plan.bundle = b;
-            plan.reason = where + ", glibc " + platform.glibc + ": the prebuilt bundle for torch " + b.torchMinor + " fits (it needs glibc " + b.glibc +
-                          "); nothing is compiled on " + host;
-            return plan;
-        }
     std::string noBundle = "no prebuilt bundle for torch " + py->torchMinor() + " (the app has: " + joinNames(bundles) + ")";
-    for (const auto& b : bundles)
-        if (b.torchMinor == py->torchMinor())
-            noBundle = "the bundle for torch " + b.torchMinor + " needs glibc " + b.glibc + " and " + host + " has " + platform.glibc;
+    for (const auto& b : bundles) {
+        if (b.torchMinor != py->torchMinor()) continue;
+        if (const std::string why = b.misfit(platform, host); !why.empty()) {
+            noBundle = why;
+            continue;
+        }
+        plan.kind = Kind::Bundle;
+        plan.bundle = b;
+        plan.reason = where + ", glibc " + platform.glibc + ": the prebuilt bundle for torch " + b.torchMinor + " fits (it needs glibc " + b.glibc +
+                      (b.glibcxx.empty() ? "" : ", GLIBCXX_" + b.glibcxx) + "); nothing is compiled on " + host;
+        return plan;
+    }
     if (platform.cxx.empty())
         return refuse(where + " on " + host + ": " + noBundle +
                       ", and no C++ compiler there to build one: install g++ (dnf install gcc-c++, or apt install g++), or a torch the app has a "

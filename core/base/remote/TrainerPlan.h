@@ -15,17 +15,21 @@
 namespace streetgan {
 
 /// A prebuilt trainer folder for one torch minor version (packaging/gpu-bundle.sh --tar), found by
-/// its file name: streetgan-trainer-bundle-torch<MAJOR.MINOR>-glibc<FLOOR>-x86_64.tar.gz.
+/// its file name: streetgan-trainer-bundle-torch<MAJOR.MINOR>-glibc<FLOOR>[-glibcxx<FLOOR>]-x86_64.tar.gz.
 struct TrainerBundle {
     std::string path;        ///< the local file
     std::string torchMinor;  ///< "2.11"
     std::string glibc;       ///< the highest GLIBC_ any of its files needs (packaging/check-floor.sh)
+    std::string glibcxx;     ///< the highest GLIBCXX_ the host's libstdc++ must have; empty: it carries its own
 
     static std::optional<TrainerBundle> fromFileName(const std::string& path);
     /// Every bundle in `dir` (not recursive), the newest torch first; none when `dir` is missing.
     static std::vector<TrainerBundle> findIn(const std::string& dir);
-    /// "streetgan-trainer-bundle-torch2.11-glibc2.28-x86_64.tar.gz"
-    static std::string fileName(const std::string& torchMinor, const std::string& glibc);
+    /// "streetgan-trainer-bundle-torch2.11-glibc2.28-x86_64.tar.gz" (with "-glibcxx3.4.30" before
+    /// "-x86_64" when `glibcxx` is given)
+    static std::string fileName(const std::string& torchMinor, const std::string& glibc, const std::string& glibcxx = {});
+    /// Empty when it runs on `platform`; else why not ("needs glibc 2.34 and HOST has 2.31").
+    std::string misfit(const HostPlatform& platform, const std::string& host) const;
 };
 
 struct TrainerPlan {

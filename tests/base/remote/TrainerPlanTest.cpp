@@ -134,6 +134,22 @@ TEST(TrainerPlan, ABundleAboveTheHostsGlibcIsNotChosen) {
     EXPECT_NE(p.reason.find("the bundle for torch 2.11 needs glibc 2.34 and old has 2.31"), std::string::npos) << p.reason;
 }
 
+TEST(TrainerPlan, ABundleNeedingANewerLibstdcxxThanTheHostsIsNotChosen) {
+    // Amazon Linux 2023: glibc 2.34 meets the bundle's, GCC 11's libstdc++ (3.4.29) does not.
+    HostPlatform h = HostPlatform::parse(kAmazonLinux2023);
+    const auto bundle = TrainerBundle::fromFileName("/b/" + TrainerBundle::fileName("2.10", "2.34", "3.4.30"));
+    ASSERT_TRUE(bundle);
+    EXPECT_EQ(bundle->glibcxx, "3.4.30");
+    EXPECT_EQ(TrainerBundle::fileName("2.10", "2.34", "3.4.30"), "streetgan-trainer-bundle-torch2.10-glibc2.34-glibcxx3.4.30-x86_64.tar.gz");
+    const TrainerPlan p = TrainerPlan::choose(h, {*bundle}, false, "al2023");
+    EXPECT_EQ(p.kind, TrainerPlan::Kind::HostBuild) << p.reason;
+    EXPECT_NE(p.reason.find("the bundle for torch 2.10 needs libstdc++ with GLIBCXX_3.4.30 and al2023's stops at GLIBCXX_3.4.29"), std::string::npos)
+        << p.reason;
+    // Where the probe found no libstdc++ to read, the install's own run decides.
+    h.glibcxx.clear();
+    EXPECT_EQ(TrainerPlan::choose(h, {*bundle}, false, "al2023").kind, TrainerPlan::Kind::Bundle);
+}
+
 TEST(TrainerPlan, TheNewestTorchOfSeveralPythonsIsUsed) {
     const HostPlatform h = HostPlatform::parse(
         "kernel=Linux\nmachine=x86_64\nglibc=2.39\ncxx=c++ 13.3.0\n"
