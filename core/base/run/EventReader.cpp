@@ -7,6 +7,7 @@
 
 #include "base/run/EventFieldBag.h"
 #include "base/run/Events.h"
+#include "base/util/FloatChars.h"
 
 namespace streetgan {
 namespace events {
@@ -251,7 +252,7 @@ private:
         std::from_chars_result r{};
         if (isFloat) {
             s.type = SlotType::Float;
-            r = std::from_chars(start, p_, s.d);
+            r = parseDouble(start, p_, s.d);
         } else if (*start == '-') {
             s.type = SlotType::Int;
             r = std::from_chars(start, p_, s.i);
