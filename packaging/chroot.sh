@@ -50,9 +50,9 @@ case $cmd in
     tarball=$cache/$suite-$(printf '%s' "$pkgs" | sha256sum | cut -c1-12).tar
     if [[ ! -s $tarball ]]; then
       echo "chroot.sh: making a $suite chroot${pkgs:+ with $pkgs} (cached as $tarball)" >&2
-      mmdebstrap --quiet --variant=apt --format=tar ${pkgs:+--include="$pkgs"} "$suite" "$tarball.tmp" "deb $(mirror) $suite main" ||
-        { rm -f "$tarball.tmp"; echo "chroot.sh: mmdebstrap $suite failed (above)" >&2; exit 3; }
-      mv -f "$tarball.tmp" "$tarball"
+      mmdebstrap --quiet --variant=apt --format=tar ${pkgs:+--include="$pkgs"} "$suite" "$tarball.tmp.$$" "deb $(mirror) $suite main" ||
+        { rm -f "$tarball.tmp.$$"; echo "chroot.sh: mmdebstrap $suite failed (above)" >&2; exit 3; }
+      mv -f "$tarball.tmp.$$" "$tarball"
     fi
     [[ ! -e $dir ]] || remove_dir "$dir"
     mkdir -p "$dir"

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The GPU bundle built for older systems: the `cuda` preset's trainer (pip's torch 2.11, CUDA 13;
 # no photos, no MP4) compiled inside a Debian 11 chroot (glibc 2.31, GCC 10) and bundled there with
-# Debian 11's libraries, so that no file needs a newer GLIBC_ or GLIBCXX_ than Debian 11 has (what
-# the build actually needs is printed, by packaging/check-floor.sh). As root.
+# Debian 11's libraries, so that no file needs a newer GLIBC_ or GLIBCXX_ than Debian 11 has.
+# Measured: GLIBC 2.30 and GLIBCXX 3.4.26, both from our own two programs (libstdc++'s
+# condition_variable waits use pthread_cond_clockwait, the math library's log is GLIBC_2.29, and
+# std::filesystem lives in GCC 9's libstdc++); every bundled Debian 11 library is at 2.28 or below.
+# So: Debian 11, Ubuntu 20.04, Amazon Linux 2023, RHEL/Rocky 9; not RHEL/Rocky 8 (glibc 2.28, GCC 8's
+# libstdc++). As root.
 # What Debian 11 lacks or has too old comes from this machine, header-only: CLI11 2.3, nlohmann-json
 # 3.11 and Gloo's headers (Debian 12's packages), and cpp-httplib's single header (Debian 12's
 # source package: its binary package is a compiled library). The CUDA toolkit is this machine's.
@@ -81,6 +85,6 @@ packaging/chroot.sh run "$root" --bind "$src:/src" --bind "$build/obj:/build" --
   cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DCMAKE_PREFIX_PATH='/deps/torch;/vendor' -DTORCH_CUDA_ARCH_LIST='8.0;9.0' -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
     -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_PHOTOS=OFF -DSTREETGAN_WITH_MP4=OFF >/build/configure.log
-  cmake --build /build --target streetgan-trainer streetgan-trainer-torch -- -k 0 -j $jobs
+  cmake --build /build --target streetgan-trainer streetgan-trainer-torch -- -j $jobs
   cd /src && packaging/gpu-bundle.sh /out/bundle --trainer /build/app/streetgan-trainer --tar /out
 "
