@@ -27,12 +27,9 @@ int VersionCommand::execute() {
     if (json_) {
         // "torch": what the dynamic loader picked (a bundle runs against the host's torch);
         // version and cuda stay empty outside a Python torch (Debian's LibTorch, a LibTorch zip).
-        const nlohmann::json j{{"version", Version::text()},
-                               {"protocol", Version::kProtocol},
-                               {"libtorch", TORCH_VERSION},
-                               {"torch", {{"version", runtime.version}, {"cuda", runtime.cuda}, {"library", runtime.library}}},
-                               {"device", device},
-                               {"features", BuildFeatures::summary()}};
+        const nlohmann::json j{{"version", Version::text()}, {"protocol", Version::kProtocol},
+                               {"libtorch", TORCH_VERSION},  {"torch", {{"version", runtime.version}, {"cuda", runtime.cuda}, {"library", runtime.library}}},
+                               {"device", device},           {"features", BuildFeatures::summary()}};
         std::cout << j.dump() << std::endl;
         return 0;
     }

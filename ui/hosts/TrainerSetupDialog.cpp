@@ -89,7 +89,8 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     methods_ = new QButtonGroup(this);
     auto* noRoot = new QRadioButton(tr("Install the package without root (unpacked under the prefix, a wrapper in PREFIX/bin)"), this);
     auto* sudo = new QRadioButton(tr("Install the package with sudo apt (asks for the sudo password; never stored)"), this);
-    auto* bundle = new QRadioButton(tr("Install the prebuilt trainer bundle for the host's torch (no root, nothing compiled; runs against that Python's torch)"), this);
+    auto* bundle =
+        new QRadioButton(tr("Install the prebuilt trainer bundle for the host's torch (no root, nothing compiled; runs against that Python's torch)"), this);
     auto* source = new QRadioButton(tr("Build from source on the host against its own PyTorch (packaging/build-trainer.sh)"), this);
     methods_->addButton(noRoot, TrainerSetupRequest::NoRoot);
     methods_->addButton(sudo, TrainerSetupRequest::SudoApt);
@@ -106,7 +107,8 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     // Pre-filled with the files the app's package carries (share/streetgan/remote/) when present.
     debFile_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-trainer_<version>_<arch>.deb"));
     tarball_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-source.tar.gz"));
-    bundleFile_->setPlaceholderText(tr("chosen for the host's torch when the host is checked, or Browse… for streetgan-trainer-bundle-torch<version>-*.tar.gz"));
+    bundleFile_->setPlaceholderText(
+        tr("chosen for the host's torch when the host is checked, or Browse… for streetgan-trainer-bundle-torch<version>-*.tar.gz"));
     envKind_ = new QComboBox(this);
     envKind_->addItem(tr("Python interpreter (empty: python3)"), int(BuildEnvironment::Kind::Python));
     envKind_->addItem(tr("conda environment (name)"), int(BuildEnvironment::Kind::Conda));
@@ -238,11 +240,7 @@ void TrainerSetupDialog::updateChoices() {
 TrainerSetupRequest TrainerSetupDialog::request() const {
     TrainerSetupRequest r;
     r.method = method();
-    r.file = (r.method == TrainerSetupRequest::Source   ? tarball_
-              : r.method == TrainerSetupRequest::Bundle ? bundleFile_
-                                                        : debFile_)
-                 ->text()
-                 .trimmed();
+    r.file = (r.method == TrainerSetupRequest::Source ? tarball_ : r.method == TrainerSetupRequest::Bundle ? bundleFile_ : debFile_)->text().trimmed();
     r.prefix = prefix_->text().trimmed().isEmpty() ? QString("~/.local") : prefix_->text().trimmed();
     r.environment.kind = static_cast<BuildEnvironment::Kind>(envKind_->currentData().toInt());
     r.environment.value = envValue_->text().trimmed().toStdString();
@@ -285,7 +283,7 @@ bool TrainerSetupDialog::start() {
     }
     if (!QFileInfo(r.file).isFile()) {
         result_->setText(tr("%1 is not a file: choose the %2 to upload.")
-                             .arg(r.file, source                                        ? tr("source tarball")
+                             .arg(r.file, source                                    ? tr("source tarball")
                                           : r.method == TrainerSetupRequest::Bundle ? tr("trainer bundle")
                                                                                     : tr("streetgan-trainer .deb")));
         return false;

@@ -90,29 +90,31 @@ std::string HostPlatform::script(const std::vector<std::string>& extraPythons) {
     // The usual places of a PyTorch: PATH's python3 and the system's, AWS's Deep Learning AMIs (/opt/pytorch venv,
     // /opt/conda envs), conda and venvs under $HOME. At most 8 interpreters are asked (each
     // imports torch, a few seconds).
-    return std::string("uname_s=$(uname -s 2>/dev/null); printf 'kernel=%s\\nmachine=%s\\n' \"$uname_s\" \"$(uname -m 2>/dev/null)\"; "
-                       "( . /etc/os-release 2>/dev/null; printf 'os_id=%s\\nos_version=%s\\nos_name=%s\\n' \"$ID\" \"$VERSION_ID\" \"$PRETTY_NAME\" ); "
-                       "g=$(getconf GNU_LIBC_VERSION 2>/dev/null | sed -n 's/^glibc //p'); "
-                       "[ -n \"$g\" ] || g=$(ldd --version 2>&1 | head -n 1 | grep -i -e glibc -e 'gnu libc' | sed 's/.* //'); "
-                       "printf 'glibc=%s\\n' \"$g\"; "
-                       "for f in $( { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | sed -n 's/.*libstdc++\\.so\\.6 .*=> //p') "
-                       "/usr/lib64/libstdc++.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /lib64/libstdc++.so.6; do "
-                       "if [ -r \"$f\" ]; then printf 'glibcxx=%s\\n' \"$(grep -ao 'GLIBCXX_3\\.4\\.[0-9]*' \"$f\" | sed 's/GLIBCXX_//' | "
-                       "sort -u -t. -k3,3n | tail -n 1)\"; break; fi; done; "
-                       "for c in c++ g++ clang++; do if command -v $c >/dev/null 2>&1; then "
-                       "printf 'cxx=%s %s\\n' \"$c\" \"$($c -dumpfullversion 2>/dev/null || $c -dumpversion 2>/dev/null)\"; break; fi; done; "
-                       "command -v cmake >/dev/null 2>&1 && printf 'cmake=%s\\n' \"$(cmake --version 2>/dev/null | head -n 1 | sed 's/.* //')\"; "
-                       "if command -v conda >/dev/null 2>&1 || [ -x \"$HOME/miniconda3/bin/conda\" ] || [ -x \"$HOME/anaconda3/bin/conda\" ] || "
-                       "[ -x /opt/conda/bin/conda ] || [ -x \"$HOME/miniforge3/bin/conda\" ]; then echo conda=1; fi; "
-                       "if command -v nvidia-smi >/dev/null 2>&1; then "
-                       "{ nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader 2>/dev/null || "
-                       "nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null; } | grep -v '^ *$' | sed 's/^/gpu=/'; fi; "
-                       "code=") +
+    return std::string(
+               "uname_s=$(uname -s 2>/dev/null); printf 'kernel=%s\\nmachine=%s\\n' \"$uname_s\" \"$(uname -m 2>/dev/null)\"; "
+               "( . /etc/os-release 2>/dev/null; printf 'os_id=%s\\nos_version=%s\\nos_name=%s\\n' \"$ID\" \"$VERSION_ID\" \"$PRETTY_NAME\" ); "
+               "g=$(getconf GNU_LIBC_VERSION 2>/dev/null | sed -n 's/^glibc //p'); "
+               "[ -n \"$g\" ] || g=$(ldd --version 2>&1 | head -n 1 | grep -i -e glibc -e 'gnu libc' | sed 's/.* //'); "
+               "printf 'glibc=%s\\n' \"$g\"; "
+               "for f in $( { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | sed -n 's/.*libstdc++\\.so\\.6 .*=> //p') "
+               "/usr/lib64/libstdc++.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /lib64/libstdc++.so.6; do "
+               "if [ -r \"$f\" ]; then printf 'glibcxx=%s\\n' \"$(grep -ao 'GLIBCXX_3\\.4\\.[0-9]*' \"$f\" | sed 's/GLIBCXX_//' | "
+               "sort -u -t. -k3,3n | tail -n 1)\"; break; fi; done; "
+               "for c in c++ g++ clang++; do if command -v $c >/dev/null 2>&1; then "
+               "printf 'cxx=%s %s\\n' \"$c\" \"$($c -dumpfullversion 2>/dev/null || $c -dumpversion 2>/dev/null)\"; break; fi; done; "
+               "command -v cmake >/dev/null 2>&1 && printf 'cmake=%s\\n' \"$(cmake --version 2>/dev/null | head -n 1 | sed 's/.* //')\"; "
+               "if command -v conda >/dev/null 2>&1 || [ -x \"$HOME/miniconda3/bin/conda\" ] || [ -x \"$HOME/anaconda3/bin/conda\" ] || "
+               "[ -x /opt/conda/bin/conda ] || [ -x \"$HOME/miniforge3/bin/conda\" ]; then echo conda=1; fi; "
+               "if command -v nvidia-smi >/dev/null 2>&1; then "
+               "{ nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader 2>/dev/null || "
+               "nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null; } | grep -v '^ *$' | sed 's/^/gpu=/'; fi; "
+               "code=") +
            ShellQuote::quote(kPythonProbe) +
            "; to=; command -v timeout >/dev/null 2>&1 && to='timeout 120'; seen=' '; n=0; "
            "for p in " +
            extra +
-           "\"$(command -v python3 2>/dev/null)\" /usr/bin/python3 /usr/local/bin/python3 /opt/pytorch/bin/python3 /opt/conda/envs/pytorch/bin/python /opt/conda/bin/python "
+           "\"$(command -v python3 2>/dev/null)\" /usr/bin/python3 /usr/local/bin/python3 /opt/pytorch/bin/python3 /opt/conda/envs/pytorch/bin/python "
+           "/opt/conda/bin/python "
            "\"$HOME/miniconda3/bin/python\" \"$HOME/anaconda3/bin/python\" \"$HOME/miniforge3/bin/python\" \"$HOME/.venv/bin/python\" "
            "\"$HOME/venv/bin/python\" \"$HOME\"/miniconda3/envs/*/bin/python /opt/conda/envs/*/bin/python; do "
            "case $p in '~/'*) p=\"$HOME/${p#\\~/}\" ;; esac; "

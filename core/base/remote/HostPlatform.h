@@ -16,12 +16,12 @@ namespace streetgan {
 int compareVersions(const std::string& a, const std::string& b);
 
 struct HostPython {
-    std::string path;           ///< the interpreter as found (a path, or "python3" on PATH)
-    std::string version;        ///< Python's, e.g. "3.12.3"
-    std::string torch;          ///< torch.__version__, e.g. "2.11.0+cu130"; empty: no torch
-    std::string torchCuda;      ///< torch.version.cuda, e.g. "13.0"; empty: a CPU build
+    std::string path;                ///< the interpreter as found (a path, or "python3" on PATH)
+    std::string version;             ///< Python's, e.g. "3.12.3"
+    std::string torch;               ///< torch.__version__, e.g. "2.11.0+cu130"; empty: no torch
+    std::string torchCuda;           ///< torch.version.cuda, e.g. "13.0"; empty: a CPU build
     std::vector<std::string> archs;  ///< the GPU code compiled in ("sm_75", "compute_120"); empty when unknown
-    std::string torchProblem;   ///< why `import torch` failed (its last line), when it did
+    std::string torchProblem;        ///< why `import torch` failed (its last line), when it did
 
     bool hasTorch() const { return !torch.empty(); }
     /// "2.11" of "2.11.0+cu130"; empty without torch.
@@ -34,13 +34,13 @@ struct HostGpu {
 };
 
 struct HostPlatform {
-    std::string kernel;   ///< uname -s: "Linux", "Darwin", ...
-    std::string machine;  ///< uname -m: "x86_64", "aarch64", "i686", ...
+    std::string kernel;                     ///< uname -s: "Linux", "Darwin", ...
+    std::string machine;                    ///< uname -m: "x86_64", "aarch64", "i686", ...
     std::string osId, osVersionId, osName;  ///< /etc/os-release: ID, VERSION_ID, PRETTY_NAME
-    std::string glibc;    ///< "2.36"; empty: no glibc (musl, macOS) or not found
-    std::string glibcxx;  ///< the highest GLIBCXX_ version of the host's libstdc++, e.g. "3.4.30"
-    std::string cxx;      ///< the C++ compiler: "g++ 12.2.0"; empty: none
-    std::string cmake;    ///< cmake's version; empty: none on PATH
+    std::string glibc;                      ///< "2.36"; empty: no glibc (musl, macOS) or not found
+    std::string glibcxx;                    ///< the highest GLIBCXX_ version of the host's libstdc++, e.g. "3.4.30"
+    std::string cxx;                        ///< the C++ compiler: "g++ 12.2.0"; empty: none
+    std::string cmake;                      ///< cmake's version; empty: none on PATH
     bool hasConda = false;
     std::vector<HostPython> pythons;  ///< each interpreter found, in the order looked at
     std::vector<HostGpu> gpus;        ///< NVIDIA GPUs (nvidia-smi); empty: none, or no driver

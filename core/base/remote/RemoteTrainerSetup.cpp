@@ -280,7 +280,8 @@ SetupResult RemoteTrainerSetup::installBundle(const std::string& localTarball, c
     if (!upload(localTarball, tarball, res)) return res;
     line("unpacking into " + fresh.dir);
     run("cd " + ShellQuote::quote(fresh.dir) +
-            " && mkdir t && tar -xzf bundle.tar.gz -C t && rm bundle.tar.gz && top=t; [ -x t/run ] || top=$(dirname \"$(ls -d t/*/run 2>/dev/null | head -n 1)\"); "
+            " && mkdir t && tar -xzf bundle.tar.gz -C t && rm bundle.tar.gz && top=t; [ -x t/run ] || top=$(dirname \"$(ls -d t/*/run 2>/dev/null | head -n "
+            "1)\"); "
             "[ -x \"$top/run\" ] || { echo 'the bundle has no run script at its top or in one folder' >&2; exit 1; }; mv \"$top\" b",
         "unpack " + localTarball);
     const std::string dir = fresh.dir + "/b";
@@ -555,10 +556,10 @@ SetupResult RemoteTrainerSetup::buildFromSource(const std::string& localTarball,
     line("copying the built trainer into " + dest);
     run("mkdir -p " + ShellQuote::quote(lib) + " && rm -rf " + ShellQuote::quote(dest + ".new") + " && mkdir " + ShellQuote::quote(dest + ".new") +
             " && for f in streetgan-trainer streetgan-trainer-torch; do [ ! -e " + ShellQuote::quote(build + "/app/") + "$f ] || cp -p " +
-            ShellQuote::quote(build + "/app/") + "$f " + ShellQuote::quote(dest + ".new/") + " || exit 1; done && " + ShellQuote::quote(dest + ".new/streetgan-trainer") +
-            " --version >/dev/null && rm -rf " + ShellQuote::quote(dest + ".old") + " && { [ ! -e " + ShellQuote::quote(dest) + " ] || mv " +
-            ShellQuote::quote(dest) + " " + ShellQuote::quote(dest + ".old") + "; } && mv " + ShellQuote::quote(dest + ".new") + " " + ShellQuote::quote(dest) +
-            " && rm -rf " + ShellQuote::quote(dest + ".old"),
+            ShellQuote::quote(build + "/app/") + "$f " + ShellQuote::quote(dest + ".new/") + " || exit 1; done && " +
+            ShellQuote::quote(dest + ".new/streetgan-trainer") + " --version >/dev/null && rm -rf " + ShellQuote::quote(dest + ".old") + " && { [ ! -e " +
+            ShellQuote::quote(dest) + " ] || mv " + ShellQuote::quote(dest) + " " + ShellQuote::quote(dest + ".old") + "; } && mv " +
+            ShellQuote::quote(dest + ".new") + " " + ShellQuote::quote(dest) + " && rm -rf " + ShellQuote::quote(dest + ".old"),
         "install the built trainer into " + dest);
     writeWrapper(dest + "/streetgan-trainer", "streetgan-trainer built from source in " + work);
     res.trainer = absolute(options_.prefix) + "/bin/streetgan-trainer";

@@ -57,8 +57,7 @@ std::string TrainerBundle::misfit(const HostPlatform& platform, const std::strin
         return "the bundle for torch " + torchMinor + " needs glibc " + glibc + " and " + host + " has " + platform.glibc;
     // An unknown libstdc++ level (not found by the probe) is left to the install's own check.
     if (!glibcxx.empty() && !platform.glibcxx.empty() && compareVersions(glibcxx, platform.glibcxx) > 0)
-        return "the bundle for torch " + torchMinor + " needs libstdc++ with GLIBCXX_" + glibcxx + " and " + host + "'s stops at GLIBCXX_" +
-               platform.glibcxx;
+        return "the bundle for torch " + torchMinor + " needs libstdc++ with GLIBCXX_" + glibcxx + " and " + host + "'s stops at GLIBCXX_" + platform.glibcxx;
     return {};
 }
 
@@ -125,12 +124,10 @@ std::string TrainerPlan::gpuAdviceFor(const HostPlatform& platform, const HostPy
     if (fits) return {};
     const std::string sm = "sm_" + std::to_string(cap);
     const std::string needs = "sm_" + std::to_string(lowest);
-    if (cap < 50)
-        return gpu.name + " (" + sm + ") is older than any torch " + kMinTorch + "+ supports (sm_50 and newer): train on the CPU, or on a newer GPU";
+    if (cap < 50) return gpu.name + " (" + sm + ") is older than any torch " + kMinTorch + "+ supports (sm_50 and newer): train on the CPU, or on a newer GPU";
     // cu126 is the last CUDA build of torch with code for Maxwell to Volta (sm_50 to sm_70).
     return gpu.name + " (" + sm + ") is older than torch " + python.torch + " (CUDA " + python.torchCuda + ") supports (" + needs +
-           " and newer): install its CUDA 12.6 build: pip install --force-reinstall torch==" + minor +
-           ".* --index-url https://download.pytorch.org/whl/cu126";
+           " and newer): install its CUDA 12.6 build: pip install --force-reinstall torch==" + minor + ".* --index-url https://download.pytorch.org/whl/cu126";
 }
 
 TrainerPlan TrainerPlan::choose(const HostPlatform& platform, const std::vector<TrainerBundle>& bundles, bool haveDeb, const std::string& host) {
@@ -147,7 +144,10 @@ TrainerPlan TrainerPlan::choose(const HostPlatform& platform, const std::vector<
     if (platform.machine != "x86_64") {
         const bool arm = platform.machine.rfind("aarch64", 0) == 0 || platform.machine.rfind("arm", 0) == 0;
         const bool bits32 = platform.machine == "i386" || platform.machine == "i686" || platform.machine.rfind("armv7", 0) == 0;
-        return refuse(host + " is " + platform.machine + (bits32 ? " (32-bit)" : arm ? " (ARM)" : "") +
+        return refuse(host + " is " + platform.machine +
+                      (bits32 ? " (32-bit)"
+                       : arm  ? " (ARM)"
+                              : "") +
                       ": streetgan-trainer is built for x86_64 Linux only; use an x86_64 host");
     }
     if (platform.glibc.empty())

@@ -35,11 +35,11 @@ struct TrainerBundle {
 struct TrainerPlan {
     enum class Kind { Bundle, HostBuild, Deb, Unsupported };
     Kind kind = Kind::Unsupported;
-    std::string python;      ///< Bundle, HostBuild: the interpreter whose torch the trainer uses
-    std::string torch;       ///< its torch version
-    TrainerBundle bundle;    ///< Bundle: which one
-    std::string reason;      ///< one line: what was chosen and why, or what is missing and what to do
-    std::string gpuAdvice;   ///< one line when the host's GPU and its torch do not fit; else empty
+    std::string python;     ///< Bundle, HostBuild: the interpreter whose torch the trainer uses
+    std::string torch;      ///< its torch version
+    TrainerBundle bundle;   ///< Bundle: which one
+    std::string reason;     ///< one line: what was chosen and why, or what is missing and what to do
+    std::string gpuAdvice;  ///< one line when the host's GPU and its torch do not fit; else empty
 
     /// The oldest torch the trainer builds and runs against, and the oldest glibc (pip's torch
     /// wheels are manylinux_2_28).

@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "base/remote/RemoteTrainerSetup.h"
-#include "base/remote/TrainerPlan.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
+#include "base/remote/TrainerPlan.h"
 #include "base/util/Errors.h"
 #include "base/util/Version.h"
 #include "support/RemoteTestBase.h"
@@ -318,12 +318,14 @@ TEST_F(RemoteTrainerSetupTest, ThePlatformProbeOverSshSaysWhatThisMachineIs) {
 // named Python's torch, switched in; then a broken bundle is refused and leaves it in place.
 TEST_F(RemoteTrainerSetupTest, ABundleIsCheckedAgainstTheHostsTorchBeforeItIsSwitchedIn) {
     const std::string trainer = STREETGAN_TRAINER;
-    const std::string made = shellOutput("cd " + ShellQuote::quote(STREETGAN_SOURCE_DIR) + " && packaging/gpu-bundle.sh " + ShellQuote::quote(tmp / "bundle") +
-                                         " --trainer " + ShellQuote::quote(trainer) + " --max-mb 100000 --tar " + ShellQuote::quote(tmp / "out") + " | tail -n 1");
+    const std::string made =
+        shellOutput("cd " + ShellQuote::quote(STREETGAN_SOURCE_DIR) + " && packaging/gpu-bundle.sh " + ShellQuote::quote(tmp / "bundle") + " --trainer " +
+                    ShellQuote::quote(trainer) + " --max-mb 100000 --tar " + ShellQuote::quote(tmp / "out") + " | tail -n 1");
     const std::string tarball = made.substr(0, made.find('\n'));
     const auto info = TrainerBundle::fromFileName(tarball);
     ASSERT_TRUE(info) << "gpu-bundle.sh printed " << made;
-    EXPECT_EQ(info->torchMinor, shellOutput(ShellQuote::quote(trainer) + " version --json | sed -n 's/.*\"libtorch\":\"\\([0-9]*\\.[0-9]*\\).*/\\1/p' | tr -d '\\n'"));
+    EXPECT_EQ(info->torchMinor,
+              shellOutput(ShellQuote::quote(trainer) + " version --json | sed -n 's/.*\"libtorch\":\"\\([0-9]*\\.[0-9]*\\).*/\\1/p' | tr -d '\\n'"));
     const SetupResult r = setup().installBundle(tarball, "/usr/bin/python3");
     ASSERT_TRUE(r.ok) << r.message;
     EXPECT_EQ(r.trainer, prefix + "/bin/streetgan-trainer");

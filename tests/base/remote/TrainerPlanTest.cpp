@@ -63,8 +63,9 @@ TEST(TrainerPlan, AnAwsUbuntuImageGetsTheBundleForItsTorch) {
     EXPECT_EQ(p.kind, TrainerPlan::Kind::Bundle) << p.reason;
     EXPECT_EQ(p.bundle.torchMinor, "2.11");
     EXPECT_EQ(p.python, "/opt/pytorch/bin/python3");
-    EXPECT_EQ(p.reason, "torch 2.11.0+cu130 (CUDA 13.0) in /opt/pytorch/bin/python3, glibc 2.35: the prebuilt bundle for torch 2.11 fits "
-                        "(it needs glibc 2.28); nothing is compiled on gpubox");
+    EXPECT_EQ(p.reason,
+              "torch 2.11.0+cu130 (CUDA 13.0) in /opt/pytorch/bin/python3, glibc 2.35: the prebuilt bundle for torch 2.11 fits "
+              "(it needs glibc 2.28); nothing is compiled on gpubox");
     EXPECT_EQ(p.gpuAdvice, "");  // sm_86 is in its list
 }
 
@@ -72,8 +73,9 @@ TEST(TrainerPlan, AV100WithACuda13TorchIsToldToInstallTheCuda126Build) {
     const HostPlatform h = HostPlatform::parse(kAmazonLinux2023);
     const TrainerPlan p = TrainerPlan::choose(h, bundles({"2.10"}), false, "p3");
     EXPECT_EQ(p.kind, TrainerPlan::Kind::Bundle) << p.reason;
-    EXPECT_EQ(p.gpuAdvice, "Tesla V100-SXM2-16GB (sm_70) is older than torch 2.10.0+cu130 (CUDA 13.0) supports (sm_75 and newer): install its "
-                           "CUDA 12.6 build: pip install --force-reinstall torch==2.10.* --index-url https://download.pytorch.org/whl/cu126");
+    EXPECT_EQ(p.gpuAdvice,
+              "Tesla V100-SXM2-16GB (sm_70) is older than torch 2.10.0+cu130 (CUDA 13.0) supports (sm_75 and newer): install its "
+              "CUDA 12.6 build: pip install --force-reinstall torch==2.10.* --index-url https://download.pytorch.org/whl/cu126");
     // Once it is the cu126 build, whose list reaches down to sm_50, nothing is said.
     HostPlatform fixed = h;
     fixed.pythons[1].torch = "2.10.0+cu126";
@@ -118,8 +120,9 @@ TEST(TrainerPlan, ATorchWithoutABundleIsBuiltOnTheHostWhenItHasACompiler) {
     const TrainerPlan p = TrainerPlan::choose(h, bundles({"2.12", "2.9"}), true, "login1");
     EXPECT_EQ(p.kind, TrainerPlan::Kind::HostBuild) << p.reason;
     EXPECT_EQ(p.python, "/home/me/torch/bin/python");
-    EXPECT_EQ(p.reason, "torch 2.15.0+cu130 (CUDA 13.0) in /home/me/torch/bin/python: no prebuilt bundle for torch 2.15 (the app has: 2.9, 2.12); "
-                        "builds the trainer on login1 against it with g++ 8.5.0");
+    EXPECT_EQ(p.reason,
+              "torch 2.15.0+cu130 (CUDA 13.0) in /home/me/torch/bin/python: no prebuilt bundle for torch 2.15 (the app has: 2.9, 2.12); "
+              "builds the trainer on login1 against it with g++ 8.5.0");
     h.cxx.clear();
     const TrainerPlan none = TrainerPlan::choose(h, bundles({"2.12"}), true, "login1");
     EXPECT_EQ(none.kind, TrainerPlan::Kind::Unsupported);
