@@ -8,6 +8,11 @@
 #                                                      runs COMMAND (through bash -c) in DIR with
 #                                                      /proc, /dev and the folders bound, unmounted afterwards
 #   packaging/chroot.sh remove DIR                     unmounts what is left and removes DIR
+#   packaging/chroot.sh mirror                         prints the Debian mirror of this machine's apt sources
+#   packaging/chroot.sh download SUITE DEST [--source] PACKAGE...
+#                                                      apt-get download (or source --download-only) of
+#                                                      PACKAGE from SUITE into DEST, with no effect on
+#                                                      this machine's apt state
 # Cache: ${STREETGAN_CACHE_DIR:-~/.cache/streetgan}/chroots/SUITE-<packages hash>.tar
 set -euo pipefail
 
@@ -76,6 +81,30 @@ case $cmd in
     status=0
     chroot "$dir" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 /bin/bash -c "$*" || status=$?
     exit $status
+    ;;
+  mirror)
+    mirror
+    ;;
+  download)
+    suite=${2:?usage: packaging/chroot.sh download SUITE DEST [--source] PACKAGE...} dest=${3:?usage: packaging/chroot.sh download SUITE DEST [--source] PACKAGE...}
+    shift 3
+    kind=deb what=download
+    if [[ ${1:-} == --source ]]; then kind=deb-src what=source; shift; fi
+    [[ $# -gt 0 ]] || { echo "chroot.sh: download: name the packages" >&2; exit 2; }
+    apt=$(mktemp -d)
+    trap 'rm -rf "$apt"' EXIT
+    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$dest"
+    echo "$kind $(mirror) $suite main" >"$apt/sources.list"
+    : >"$apt/status"  # no installed packages: apt's candidate is SUITE's, not this machine's version
+    opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$apt/lists"
+          -o "Dir::State::status=$apt/status" -o "Dir::Cache=$apt/cache" -o Debug::NoLocking=1 -o APT::Architecture=amd64
+          -o APT::Sandbox::User=root)
+    apt-get "${opts[@]}" -q update >/dev/null || { echo "chroot.sh: apt-get update of $suite from $(mirror) failed: check the network" >&2; exit 3; }
+    if [[ $what == source ]]; then
+      (cd "$dest" && apt-get "${opts[@]}" -q source --download-only "$@" >/dev/null)
+    else
+      (cd "$dest" && apt-get "${opts[@]}" -q download "$@" >/dev/null)
+    fi || { echo "chroot.sh: cannot download $* ($suite)" >&2; exit 3; }
     ;;
   remove)
     dir=${2:?usage: packaging/chroot.sh remove DIR}

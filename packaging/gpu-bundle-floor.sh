@@ -48,16 +48,8 @@ cp -r /usr/share/cmake/CLI11 /usr/share/cmake/nlohmann_json "$build/vendor/share
 if [[ ! -f $build/vendor/include/httplib.h ]]; then
   # The single header from Debian's source package (this machine's mirror), no TLS, no zlib: `serve`
   # is plain HTTP on loopback.
-  mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)\/*$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
-  [[ -n $mirror ]] || mirror=$(sed -n 's/^deb \(http[^ ]*\/debian\)\/* .*/\1/p' /etc/apt/sources.list 2>/dev/null | head -n 1)
   apt=$build/apt
-  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/src"
-  echo "deb-src $mirror bookworm main" >"$apt/sources.list"
-  : >"$apt/status"
-  opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$apt/lists"
-        -o "Dir::State::status=$apt/status" -o "Dir::Cache=$apt/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-  apt-get "${opts[@]}" -q update >/dev/null
-  (cd "$apt/src" && apt-get "${opts[@]}" -q source --download-only cpp-httplib >/dev/null)
+  packaging/chroot.sh download bookworm "$apt/src" --source cpp-httplib
   tar -xf "$(ls "$apt"/src/cpp-httplib_*.orig.tar.* | head -n 1)" -C "$apt/src" --wildcards '*/httplib.h'
   cp "$(find "$apt/src" -name httplib.h | head -n 1)" "$build/vendor/include/httplib.h"
   version=$(sed -n 's/^#define CPPHTTPLIB_VERSION "\(.*\)"/\1/p' "$build/vendor/include/httplib.h")

@@ -75,23 +75,10 @@ done < <(find "$root/libexec" "$root/lib/qt6/plugins" -type f -print0 | xargs -0
 [[ ${#missing[@]} -eq 0 ]] || { echo "portable.sh: libraries not found on this machine: ${missing[*]}" >&2; exit 3; }
 
 # Debian 11's libarchive and libexpat (see the header), from the bullseye suite of this machine's mirror.
-mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)\/*$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
-[[ -n $mirror ]] || mirror=$(sed -n 's/^deb \(http[^ ]*\/debian\)\/* .*/\1/p' /etc/apt/sources.list 2>/dev/null | head -n 1)
-[[ -n $mirror ]] || { echo "portable.sh: no Debian mirror in /etc/apt/sources.list(.d): cannot fetch Debian 11's libarchive13 and libexpat1" >&2; exit 3; }
 cache=${STREETGAN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/streetgan}/bullseye-debs
-mkdir -p "$cache"
 older=(libarchive13 libexpat1)
 if ! compgen -G "$cache/libarchive13_*.deb" >/dev/null || ! compgen -G "$cache/libexpat1_*.deb" >/dev/null; then
-  apt=$stage/apt
-  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-  echo "deb $mirror bullseye main" >"$apt/sources.list"
-  : >"$apt/status"  # no installed packages: apt's candidate is bullseye's, not this machine's version
-  opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$apt/lists" -o "Dir::State::status=$apt/status"
-        -o "Dir::Cache=$apt/cache" -o Debug::NoLocking=1 -o APT::Architecture=amd64 -o APT::Sandbox::User=root)
-  apt-get "${opts[@]}" -q update >/dev/null ||
-    { echo "portable.sh: apt-get update of bullseye from $mirror failed: check the network" >&2; exit 3; }
-  (cd "$cache" && apt-get "${opts[@]}" -q download "${older[@]}" >/dev/null) ||
-    { echo "portable.sh: cannot download ${older[*]} (bullseye)" >&2; exit 3; }
+  packaging/chroot.sh download bullseye "$cache" "${older[@]}"
 fi
 for p in "${older[@]}"; do
   deb=$(compgen -G "$cache/${p}_*.deb" | sort -V | tail -n 1)

@@ -84,6 +84,12 @@ std::string trim(std::string s) {
 
 }  // namespace
 
+std::string HostPlatform::distributionScript() {
+    return "( . /etc/os-release 2>/dev/null; printf 'os_id=%s\\nos_version=%s\\nos_name=%s\\n' \"$ID\" \"$VERSION_ID\" \"$PRETTY_NAME\" ); "
+           "if command -v conda >/dev/null 2>&1 || [ -x \"$HOME/miniconda3/bin/conda\" ] || [ -x \"$HOME/anaconda3/bin/conda\" ] || "
+           "[ -x /opt/conda/bin/conda ] || [ -x \"$HOME/miniforge3/bin/conda\" ]; then echo conda=1; fi; ";
+}
+
 std::string HostPlatform::script(const std::vector<std::string>& extraPythons) {
     std::string extra;
     for (const auto& p : extraPythons) extra += ShellQuote::quote(p) + " ";
@@ -92,7 +98,7 @@ std::string HostPlatform::script(const std::vector<std::string>& extraPythons) {
     // imports torch, a few seconds).
     return std::string(
                "uname_s=$(uname -s 2>/dev/null); printf 'kernel=%s\\nmachine=%s\\n' \"$uname_s\" \"$(uname -m 2>/dev/null)\"; "
-               "( . /etc/os-release 2>/dev/null; printf 'os_id=%s\\nos_version=%s\\nos_name=%s\\n' \"$ID\" \"$VERSION_ID\" \"$PRETTY_NAME\" ); "
+               ") + distributionScript() + std::string(
                "g=$(getconf GNU_LIBC_VERSION 2>/dev/null | sed -n 's/^glibc //p'); "
                "[ -n \"$g\" ] || g=$(ldd --version 2>&1 | head -n 1 | grep -i -e glibc -e 'gnu libc' | sed 's/.* //'); "
                "printf 'glibc=%s\\n' \"$g\"; "
@@ -103,8 +109,7 @@ std::string HostPlatform::script(const std::vector<std::string>& extraPythons) {
                "for c in c++ g++ clang++; do if command -v $c >/dev/null 2>&1; then "
                "printf 'cxx=%s %s\\n' \"$c\" \"$($c -dumpfullversion 2>/dev/null || $c -dumpversion 2>/dev/null)\"; break; fi; done; "
                "command -v cmake >/dev/null 2>&1 && printf 'cmake=%s\\n' \"$(cmake --version 2>/dev/null | head -n 1 | sed 's/.* //')\"; "
-               "if command -v conda >/dev/null 2>&1 || [ -x \"$HOME/miniconda3/bin/conda\" ] || [ -x \"$HOME/anaconda3/bin/conda\" ] || "
-               "[ -x /opt/conda/bin/conda ] || [ -x \"$HOME/miniforge3/bin/conda\" ]; then echo conda=1; fi; "
+               ") + std::string(
                "if command -v nvidia-smi >/dev/null 2>&1; then "
                "{ nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader 2>/dev/null || "
                "nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null; } | grep -v '^ *$' | sed 's/^/gpu=/'; fi; "

@@ -49,6 +49,9 @@ struct HostPlatform {
     /// look at first (a venv's or a conda env's python the user named). Runs in a few seconds
     /// (importing torch); each Python is given 120 s.
     static std::string script(const std::vector<std::string>& extraPythons = {});
+    /// The part of script() that prints os_id, os_version, os_name and conda (RemoteTrainerSetup's
+    /// trainer probe runs it too, and reads it with parse()).
+    static std::string distributionScript();
     /// Reads script()'s output; unknown keys are ignored (a newer script, an older reader).
     static HostPlatform parse(const std::string& output);
 

@@ -190,10 +190,7 @@ TrainerProbe RemoteTrainerSetup::probe(const std::string& remembered) {
     candidates += "\"$(command -v streetgan-trainer)\" " + ShellQuote::quote(prefixBin);
     // One round trip: os-release, architecture, conda, then the first candidate that runs.
     const std::string script =
-        "( . /etc/os-release 2>/dev/null; printf 'os_id=%s\\nos_version=%s\\nos_name=%s\\n' \"$ID\" \"$VERSION_ID\" \"$PRETTY_NAME\" ); "
-        "printf 'arch=%s\\n' \"$(dpkg --print-architecture 2>/dev/null || uname -m)\"; "
-        "if command -v conda >/dev/null 2>&1 || [ -x \"$HOME/miniconda3/bin/conda\" ] || [ -x \"$HOME/anaconda3/bin/conda\" ] || "
-        "[ -x /opt/conda/bin/conda ]; then echo conda=1; fi; "
+        HostPlatform::distributionScript() + "printf 'arch=%s\\n' \"$(dpkg --print-architecture 2>/dev/null || uname -m)\"; " +
         "for t in " +
         candidates +
         "; do "
@@ -203,22 +200,20 @@ TrainerProbe RemoteTrainerSetup::probe(const std::string& remembered) {
         "printf 'vline=%s\\n' \"$(\"$t\" --version 2>&1 | grep -v '^ *$' | head -n 1)\"; "
         "break; fi; done; true";
     const std::string out = run(script, "probe for streetgan-trainer");
+    // The os_* and conda lines are HostPlatform's (the same keys as its script prints).
+    const HostPlatform platform = HostPlatform::parse(out);
+    p.osId = platform.osId;
+    p.osVersionId = platform.osVersionId;
+    p.osName = platform.osName;
+    p.hasConda = platform.hasConda;
     std::istringstream in(out);
     std::string l, json, vline;
     while (std::getline(in, l)) {
         const auto eq = l.find('=');
         if (eq == std::string::npos) continue;
         const std::string key = l.substr(0, eq), value = l.substr(eq + 1);
-        if (key == "os_id")
-            p.osId = value;
-        else if (key == "os_version")
-            p.osVersionId = value;
-        else if (key == "os_name")
-            p.osName = value;
-        else if (key == "arch")
+        if (key == "arch")
             p.arch = value;
-        else if (key == "conda")
-            p.hasConda = true;
         else if (key == "trainer")
             p.trainer = value;
         else if (key == "json")
