@@ -96,9 +96,9 @@ std::string HostPlatform::script(const std::vector<std::string>& extraPythons) {
     // The usual places of a PyTorch: PATH's python3 and the system's, AWS's Deep Learning AMIs (/opt/pytorch venv,
     // /opt/conda envs), conda and venvs under $HOME. At most 8 interpreters are asked (each
     // imports torch, a few seconds).
-    return std::string(
-               "uname_s=$(uname -s 2>/dev/null); printf 'kernel=%s\\nmachine=%s\\n' \"$uname_s\" \"$(uname -m 2>/dev/null)\"; "
-               ") + distributionScript() + std::string(
+    return std::string("uname_s=$(uname -s 2>/dev/null); printf 'kernel=%s\\nmachine=%s\\n' \"$uname_s\" \"$(uname -m 2>/dev/null)\"; ") +
+           distributionScript() +
+           std::string(
                "g=$(getconf GNU_LIBC_VERSION 2>/dev/null | sed -n 's/^glibc //p'); "
                "[ -n \"$g\" ] || g=$(ldd --version 2>&1 | head -n 1 | grep -i -e glibc -e 'gnu libc' | sed 's/.* //'); "
                "printf 'glibc=%s\\n' \"$g\"; "
@@ -109,7 +109,6 @@ std::string HostPlatform::script(const std::vector<std::string>& extraPythons) {
                "for c in c++ g++ clang++; do if command -v $c >/dev/null 2>&1; then "
                "printf 'cxx=%s %s\\n' \"$c\" \"$($c -dumpfullversion 2>/dev/null || $c -dumpversion 2>/dev/null)\"; break; fi; done; "
                "command -v cmake >/dev/null 2>&1 && printf 'cmake=%s\\n' \"$(cmake --version 2>/dev/null | head -n 1 | sed 's/.* //')\"; "
-               ") + std::string(
                "if command -v nvidia-smi >/dev/null 2>&1; then "
                "{ nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader 2>/dev/null || "
                "nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null; } | grep -v '^ *$' | sed 's/^/gpu=/'; fi; "

@@ -189,16 +189,14 @@ TrainerProbe RemoteTrainerSetup::probe(const std::string& remembered) {
     if (!remembered.empty()) candidates += ShellQuote::quote(absolute(remembered)) + " ";
     candidates += "\"$(command -v streetgan-trainer)\" " + ShellQuote::quote(prefixBin);
     // One round trip: os-release, architecture, conda, then the first candidate that runs.
-    const std::string script =
-        HostPlatform::distributionScript() + "printf 'arch=%s\\n' \"$(dpkg --print-architecture 2>/dev/null || uname -m)\"; " +
-        "for t in " +
-        candidates +
-        "; do "
-        "if [ -n \"$t\" ] && command -v -- \"$t\" >/dev/null 2>&1; then "
-        "printf 'trainer=%s\\n' \"$t\"; "
-        "printf 'json=%s\\n' \"$(\"$t\" version --json 2>/dev/null | grep '^{' | tail -n 1)\"; "
-        "printf 'vline=%s\\n' \"$(\"$t\" --version 2>&1 | grep -v '^ *$' | head -n 1)\"; "
-        "break; fi; done; true";
+    const std::string script = HostPlatform::distributionScript() + "printf 'arch=%s\\n' \"$(dpkg --print-architecture 2>/dev/null || uname -m)\"; " +
+                               "for t in " + candidates +
+                               "; do "
+                               "if [ -n \"$t\" ] && command -v -- \"$t\" >/dev/null 2>&1; then "
+                               "printf 'trainer=%s\\n' \"$t\"; "
+                               "printf 'json=%s\\n' \"$(\"$t\" version --json 2>/dev/null | grep '^{' | tail -n 1)\"; "
+                               "printf 'vline=%s\\n' \"$(\"$t\" --version 2>&1 | grep -v '^ *$' | head -n 1)\"; "
+                               "break; fi; done; true";
     const std::string out = run(script, "probe for streetgan-trainer");
     // The os_* and conda lines are HostPlatform's (the same keys as its script prints).
     const HostPlatform platform = HostPlatform::parse(out);

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -113,6 +114,23 @@ std::vector<JumpSpec> JumpSpec::parseList(const std::string& text) {
 std::string SshConfig::homeDir() {
     const std::string home = Paths::homeDir();
     return home.empty() ? "/" : home;
+}
+
+void SshConfig::checkGivenName(const std::string& kind, const std::string& name) {
+    // As ssh.c's valid_hostname() and valid_ruser(): such a name would reach a shell through a
+    // ProxyCommand's %h or %r (or a Match exec), so ssh refuses it before any substitution.
+    auto refuse = [&](const std::string& why) {
+        throw ConfigError("the " + kind + " name '" + name + "' " + why + ": OpenSSH refuses such a name too; check the " + kind +
+                          " you typed (an ~/.ssh/config alias, or user@host)");
+    };
+    if (!name.empty() && name.front() == '-') refuse("starts with '-'");
+    for (size_t i = 0; i < name.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(name[i]);
+        if (std::strchr("'`\"$\\;&<>|(){}", c) && c != 0) refuse(std::string("has the shell character '") + char(c) + "'");
+        if (kind == "host" && (std::isspace(c) || std::iscntrl(c))) refuse("has a space or a control character");
+        if (kind != "host" && std::isspace(c) && i + 1 < name.size() && name[i + 1] == '-') refuse("has a '-' after a space");
+        if (kind != "host" && std::iscntrl(c)) refuse("has a control character");
+    }
 }
 
 std::string SshConfig::localUser() {

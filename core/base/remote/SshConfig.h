@@ -69,6 +69,11 @@ public:
     static std::string homeDir();
     /// The current local user name.
     static std::string localUser();
+    /// OpenSSH's own check (9.6 and later, CVE-2023-51385) of a host or user name given by the user
+    /// rather than by the config file: no shell metacharacter ('`"$\;&<>|(){}), no leading '-', for
+    /// a host no space or control character, for a user no '-' after a space and no trailing '\'.
+    /// Throws ConfigError naming the name and the character. `kind`: "host" or "user".
+    static void checkGivenName(const std::string& kind, const std::string& name);
 
 private:
     struct Entry {

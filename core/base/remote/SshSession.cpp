@@ -16,6 +16,7 @@
 
 #include "base/remote/JumpTunnel.h"
 #include "base/remote/RemoteError.h"
+#include "base/remote/ShellQuote.h"
 #include "base/remote/SshConfig.h"
 
 namespace streetgan {
@@ -307,18 +308,20 @@ std::vector<SshHop> SshSession::resolve(const SshOptions& options) {
                 out += in[i];
                 continue;
             }
+            // Quoted for the shell that runs the command (a name with only ordinary characters
+            // is left as it is, so a command that quotes %h itself still works).
             switch (in[++i]) {
                 case 'h':
-                    out += hop.hostName;
+                    out += ShellQuote::quote(hop.hostName);
                     break;
                 case 'p':
                     out += std::to_string(hop.port);
                     break;
                 case 'r':
-                    out += hop.user;
+                    out += ShellQuote::quote(hop.user);
                     break;
                 case 'n':
-                    out += hop.alias;
+                    out += ShellQuote::quote(hop.alias);
                     break;
                 case '%':
                     out += '%';
@@ -334,6 +337,16 @@ std::vector<SshHop> SshSession::resolve(const SshOptions& options) {
         userFromHost = alias.substr(0, at);
         alias = alias.substr(at + 1);
     }
+    // What the user typed, checked as ssh checks its command line, before anything is substituted
+    // or run (ssh -G included); the config file's own names are the user's configuration.
+    SshConfig::checkGivenName("host", alias);
+    if (!userFromHost.empty()) SshConfig::checkGivenName("user", userFromHost);
+    if (options.user) SshConfig::checkGivenName("user", *options.user);
+    if (options.jump)
+        for (const JumpSpec& j : JumpSpec::parseList(*options.jump)) {
+            SshConfig::checkGivenName("host", j.host);
+            if (!j.user.empty()) SshConfig::checkGivenName("user", j.user);
+        }
     const SshHostSettings ts = settingsOf(alias);
     SshHop target;
     target.alias = alias;

@@ -170,3 +170,47 @@ TEST(SshConfig, ExplicitOptionsWinOverTheConfig) {
     o.user = "dave";
     EXPECT_EQ(SshSession::resolve(o)[0].user, "dave");
 }
+
+// CVE-2023-51385: a host or user name with shell characters, given by the user (not by the config
+// file), would run a command through a ProxyCommand's %h / %r. Refused, as ssh 9.6+ refuses it,
+// before ssh -G or any substitution runs; and every substitution is quoted for the shell.
+TEST(SshConfig, GivenNamesWithShellCharactersAreRefusedBeforeAnythingRuns) {
+    TempDir tmp;
+    const std::string pwned = tmp / "pwned";
+    std::ofstream(tmp / "ssh_config") << "Host *\n  ProxyCommand sh -c 'echo %h %r > /dev/null'\n";
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"x$(touch " + pwned + ")", "has the shell character '$'"}, {"a;touch " + pwned + "@gpubox", "has the shell character ';'"},
+        {"`touch " + pwned + "`", "has the shell character '`'"},   {"-oProxyCommand=touch", "starts with '-'"},
+        {"gpu box", "has a space or a control character"},
+    };
+    for (const auto& [host, why] : bad) {
+        streetgan::SshOptions o;
+        o.host = host;
+        o.configFile = tmp / "ssh_config";
+        try {
+            streetgan::SshSession::resolve(o);
+            ADD_FAILURE() << host << " was accepted";
+        } catch (const streetgan::ConfigError& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("OpenSSH refuses such a name too"), std::string::npos) << e.what();
+        }
+    }
+    streetgan::SshOptions o;
+    o.host = "gpubox";
+    o.configFile = tmp / "ssh_config";
+    o.user = "me|touch";
+    EXPECT_THROW(streetgan::SshSession::resolve(o), streetgan::ConfigError);
+    o.user.reset();
+    o.jump = "bastion$(id)";
+    EXPECT_THROW(streetgan::SshSession::resolve(o), streetgan::ConfigError);
+    EXPECT_FALSE(std::filesystem::exists(pwned));
+
+    // Ordinary names pass and appear as they are; a name with a character the shell would expand
+    // (a glob's '~') reaches the command quoted.
+    o.jump.reset();
+    o.host = "me.name+tag@gpu-box.example.org";
+    EXPECT_EQ(streetgan::SshSession::resolve(o).back().proxyCommand, "sh -c 'echo gpu-box.example.org me.name+tag > /dev/null'");
+    std::ofstream(tmp / "ssh_config", std::ios::trunc) << "Host box~1\n  HostName 127.0.0.1\n  ProxyCommand printf %%s %n\n";
+    o.host = "box~1";
+    EXPECT_EQ(streetgan::SshSession::resolve(o).back().proxyCommand, "printf %s 'box~1'");
+}
