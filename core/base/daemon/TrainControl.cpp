@@ -21,18 +21,20 @@ const std::vector<std::string>& TrainControl::commands() {
     return names;
 }
 
+nlohmann::json TrainControl::reject(ControlRequest r, const std::string& why) {
+    r.rejected = why;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.push_back(r);
+    }
+    cv_.notify_all();
+    return nlohmann::json{{"ok", false}, {"error", why}};
+}
+
 nlohmann::json TrainControl::submit(const nlohmann::json& request) {
     ControlRequest r;
     r.raw = request;
-    auto refuse = [&](const std::string& why) {
-        r.rejected = why;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            queue_.push_back(r);
-        }
-        cv_.notify_all();
-        return nlohmann::json{{"ok", false}, {"error", why}};
-    };
+    auto refuse = [&](const std::string& why) { return reject(r, why); };
     std::string expected;
     for (const auto& c : commands()) expected += (expected.empty() ? "" : ", ") + c;
     if (!request.is_object() || !request.contains("cmd") || !request.at("cmd").is_string())
@@ -60,10 +62,31 @@ nlohmann::json TrainControl::submit(const nlohmann::json& request) {
 
 nlohmann::json TrainControl::submitLine(const std::string& line) {
     nlohmann::json j;
+    // The keys seen in each object being parsed, innermost last; the first key met twice.
+    std::vector<std::vector<std::string>> keys;
+    std::string duplicate;
+    const auto noteKeys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using E = nlohmann::json::parse_event_t;
+        if (event == E::object_start) {
+            keys.emplace_back();
+        } else if (event == E::object_end && !keys.empty()) {
+            keys.pop_back();
+        } else if (event == E::key && !keys.empty() && parsed.is_string()) {
+            const auto& k = parsed.get_ref<const std::string&>();
+            if (duplicate.empty() && std::find(keys.back().begin(), keys.back().end(), k) != keys.back().end()) duplicate = k;
+            keys.back().push_back(k);
+        }
+        return true;
+    };
     try {
-        j = nlohmann::json::parse(line);
+        j = nlohmann::json::parse(line, noteKeys);
     } catch (const nlohmann::json::exception&) {
         return submit(nlohmann::json(line.substr(0, 200)));  // refused as malformed, with the text
+    }
+    if (!duplicate.empty()) {
+        ControlRequest r;
+        r.raw = nlohmann::json(line.substr(0, 200));
+        return reject(r, "the key '" + utf8Prefix(duplicate, 64) + "' appears twice in one control command: send each key once, e.g. {\"cmd\": \"pause\"}");
     }
     return submit(j);
 }

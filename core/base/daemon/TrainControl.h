@@ -29,7 +29,9 @@ public:
     /// `{"ok":true,"cmd":..}` when queued, `{"ok":false,"error":..}` when refused (which is also
     /// queued, so that the trainer records the rejection as an error event).
     nlohmann::json submit(const nlohmann::json& request);
-    /// Parses one request line (JSON) and submits it; malformed JSON is refused the same way.
+    /// Parses one request line (JSON) and submits it; malformed JSON is refused the same way, and
+    /// so is a line with a key twice in one object ({"cmd":"pause","cmd":"stop"}: which one was
+    /// meant?), where a JSON parser would keep the last.
     nlohmann::json submitLine(const std::string& line);
     /// Everything queued since the last call, in order.
     std::vector<ControlRequest> take();
@@ -38,6 +40,9 @@ public:
     static const std::vector<std::string>& commands();
 
 private:
+    /// Queues `r` refused for `why` (the trainer logs it) and returns the reply.
+    nlohmann::json reject(ControlRequest r, const std::string& why);
+
     std::mutex mutex_;
     std::condition_variable cv_;
     std::deque<ControlRequest> queue_;

@@ -41,6 +41,26 @@ TEST(TrainControl, ValidatesEveryCommand) {
     EXPECT_TRUE(c.take().empty());
 }
 
+// {"cmd":"pause","cmd":"stop"}: a JSON parser keeps the last key, so the sender's "pause" would
+// stop the run. Refused (and queued, for the trainer's error event), at any depth; one key each passes.
+TEST(TrainControl, AKeyTwiceInOneCommandIsRefused) {
+    TrainControl c;
+    const json twice = c.submitLine(R"({"cmd":"pause","cmd":"stop"})");
+    EXPECT_EQ(twice["ok"], false);
+    EXPECT_NE(twice["error"].get<std::string>().find("the key 'cmd' appears twice in one control command"), std::string::npos) << twice;
+    EXPECT_EQ(c.submitLine(R"({"cmd":"set-lr","value":1e-4,"value":5})")["ok"], false);
+    EXPECT_EQ(c.submitLine(R"({"cmd":"pause","extra":{"a":1,"a":2}})")["ok"], false);
+    // The same key in two sibling objects is no duplicate.
+    EXPECT_EQ(c.submitLine(R"({"cmd":"pause","x":{"a":1},"y":{"a":2}})")["ok"], true);
+    EXPECT_EQ(c.submitLine(R"({"cmd":"sample-now"})")["ok"], true);
+    const auto queued = c.take();
+    ASSERT_EQ(queued.size(), 5u);
+    EXPECT_FALSE(queued[0].rejected.empty());
+    EXPECT_NE(queued[0].cmd, "stop");  // nothing of the refused line is obeyed
+    EXPECT_TRUE(queued[3].rejected.empty());
+    EXPECT_EQ(queued[3].cmd, "pause");
+}
+
 TEST(ControlServer, AnswersEachRequestLineOnALongPath) {
     TempDir tmp;
     std::string dir = tmp.path().string() + "/" + std::string(120, 'd');  // beyond sun_path's 108 bytes
