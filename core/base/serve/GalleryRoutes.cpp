@@ -156,7 +156,23 @@ const char* reasonPhrase(int status) {
 // httplib's process_request is protected: a subclass reaches it. Its own listen/bind are unused.
 class GalleryRoutes::Router : public httplib::Server {
 public:
-    using httplib::Server::process_request;
+    using Setup = std::function<void(httplib::Request&)>;
+    /// process_request in the form this httplib has: cpp-httplib 0.11 (Debian 12) takes the stream
+    /// and the connection flags, 0.18 (Debian 13) the peer's and the local address before them
+    /// (which it would otherwise read from the stream, as 0.11 does). The int overload is preferred.
+    template <typename Stream>
+    auto process(Stream& strm, bool close, bool& closed, const Setup& setup, int)
+        -> decltype(this->process_request(strm, std::string(), 0, std::string(), 0, close, closed, setup)) {
+        std::string remoteIp, localIp;
+        int remotePort = 0, localPort = 0;
+        strm.get_remote_ip_and_port(remoteIp, remotePort);
+        strm.get_local_ip_and_port(localIp, localPort);
+        return process_request(strm, remoteIp, remotePort, localIp, localPort, close, closed, setup);
+    }
+    template <typename Stream>
+    auto process(Stream& strm, bool close, bool& closed, const Setup& setup, long) -> decltype(this->process_request(strm, close, closed, setup)) {
+        return process_request(strm, close, closed, setup);
+    }
 };
 
 GalleryRoutes::GalleryRoutes(GalleryRouteConfig config, const GalleryRouteHooks& hooks) : router_(std::make_unique<Router>()), config_(std::move(config)) {
@@ -296,11 +312,14 @@ GalleryRoutes::Answer GalleryRoutes::answer(std::string_view request, Pass pass,
     // ignore it; we never send Accept-Ranges): every answer is made afresh for its request (a new
     // seed, no-store), so a byte range of one says nothing about another, and httplib would apply
     // it to any answer, turning a 503 or a 400 into a 416 or a slice of its text (found by fuzzing).
-    router_->process_request(stream, closeAfter, closed, [](httplib::Request& req) {
-        req.headers.erase("Expect");
-        req.headers.erase("Range");
-        req.ranges.clear();
-    });
+    router_->process(
+        stream, closeAfter, closed,
+        [](httplib::Request& req) {
+            req.headers.erase("Expect");
+            req.headers.erase("Range");
+            req.ranges.clear();
+        },
+        0);
     Answer a;
     a.bytes = std::move(stream.out);
     a.needsRender = ctx.needsRender;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The checks of other systems, together, before a release (as root; each in chroots made with
+# mmdebstrap from this machine's Debian mirror). CI runs the first two with the suite; the third
+# downloads and compiles too much for CI's 90 minutes (about 30 minutes with a cold compiler cache).
+#   portable      the portable archive in Debian 13 (install, one-click tiny run, explorer, uninstall)
+#                 and refused on Debian 11                      tests/packaging/test_portable_chroot.sh
+#   bundle-floor  the GPU bundle built in Debian 11 trains in a bare Debian 11 against pip's torch
+#                                                               tests/packaging/test_bundle_floor_chroot.sh
+#   debs-trixie   the .debs built in Debian 13 against its Qt 6.8 and LibTorch 2.6, installed there
+#                 with apt-get, a tiny run and the explorer     tests/packaging/test_debs_chroot.sh
+# Usage: packaging/release-check.sh [BUILD_DIR] [--only NAME]   (BUILD_DIR: the release build, default build/release)
+# Prints each check's time and result; exits 1 when one failed. Work folders: BUILD_DIR/release-check/NAME.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD build=build/release only=
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) build=$1; shift ;;
+  esac
+done
+build=$(cd "$build" && pwd) || { echo "release-check.sh: no build folder $build: build the release preset first" >&2; exit 2; }
+failed=0
+check() { # check NAME COMMAND...
+  local name=$1; shift
+  [[ -z $only || $only == "$name" ]] || return 0
+  local t0=$(date +%s) log=$build/release-check/$name.log
+  mkdir -p "$build/release-check"
+  if "$@" >"$log" 2>&1; then
+    echo "release-check: $name ok in $(($(date +%s) - t0)) s: $(tail -n 1 "$log")"
+  else
+    failed=1
+    echo "release-check: $name FAILED after $(($(date +%s) - t0)) s (log: $log):"
+    tail -n 15 "$log" | sed 's/^/  /'
+  fi
+}
+check portable tests/packaging/test_portable_chroot.sh "$src" "$build" "$build/release-check/portable"
+check bundle-floor tests/packaging/test_bundle_floor_chroot.sh "$src" "$build/release-check/bundle-floor"
+check debs-trixie tests/packaging/test_debs_chroot.sh "$src" "$build/release-check/debs-trixie"
+exit $failed
