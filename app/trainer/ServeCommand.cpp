@@ -46,6 +46,9 @@ CLI::App* ServeCommand::setup(CLI::App& parent) {
                   "Generator arithmetic: auto (bf16 where the CPU has AVX512-BF16/AMX, else fp32), fp32, or bf16 (pixels a few levels off fp32)")
         ->check(CLI::IsMember({"auto", "fp32", "bf16"}))
         ->capture_default_str();
+    a->add_option("--allow-host", allowHosts_,
+                  "On a loopback bind, another name a request's Host may carry (a reverse proxy's); repeatable. Without it only 127.0.0.1, "
+                  "localhost and ::1 are answered (421 otherwise), so that no web page can reach the gallery through DNS rebinding");
     a->add_option("--cors", cors_,
                   "Access-Control-Allow-Origin of every response: '*' (any web page may fetch images by script, as the reference API allows), "
                   "one origin such as https://blog.example.org (only that page), or 'off' (no CORS headers)")
@@ -86,6 +89,7 @@ int ServeCommand::execute() {
     const bool bf16 = precision_ == "bf16" || (precision_ == "auto" && cpuHasNativeBf16());
     o.precision = bf16 ? FrozenGenerator::Precision::BFloat16 : FrozenGenerator::Precision::Float32;
     o.corsOrigin = cors_ == "off" ? std::string() : cors_;
+    o.allowedHosts = allowHosts_;
     o.generator = generator_;
     // An origin has no path, but a pasted page address has one (or a trailing "/"): say what to give.
     if (const auto scheme = o.corsOrigin.find("://"); scheme != std::string::npos && o.corsOrigin.find('/', scheme + 3) != std::string::npos)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "trainer/Command.h"
 
@@ -29,6 +30,7 @@ public:
 
 private:
     std::string checkpoint_, bind_ = "127.0.0.1:8080", preset_, precision_ = "auto", cors_ = "*";
+    std::vector<std::string> allowHosts_;
     std::string generator_;  // --generator: "" (G_ema where there is one), ema or raw
     int maxRenders_ = 0, renderThreads_ = 1, httpThreads_ = 0, maxQueuedRenders_ = -1, maxConnections_ = 1024;
 };

@@ -1,6 +1,7 @@
 #include "base/serve/GalleryRoutes.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <random>
@@ -151,6 +152,27 @@ const char* reasonPhrase(int status) {
     }
 }
 
+// The name of a Host header, lowercase, without its port: "Example.org:8080" -> "example.org",
+// "[::1]:8080" -> "::1".
+std::string hostName(const std::string& header) {
+    std::string h = header;
+    if (!h.empty() && h.front() == '[') {
+        const auto close = h.find(']');
+        h = close == std::string::npos ? h.substr(1) : h.substr(1, close - 1);
+    } else if (const auto colon = h.rfind(':'); colon != std::string::npos && h.find(':') == colon) {
+        h = h.substr(0, colon);
+    }
+    std::transform(h.begin(), h.end(), h.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return h;
+}
+
+// At most 100 bytes of `s`, printable ASCII only (the 421's text quotes a header a client chose).
+std::string utf8Safe(const std::string& s) {
+    std::string out;
+    for (unsigned char ch : s.substr(0, 100)) out += (ch >= 0x20 && ch < 0x7f) ? static_cast<char>(ch) : '?';
+    return out;
+}
+
 }  // namespace
 
 // httplib's process_request is protected: a subclass reaches it. Its own listen/bind are unused.
@@ -189,6 +211,16 @@ GalleryRoutes::GalleryRoutes(GalleryRouteConfig config, const GalleryRouteHooks&
 
     const std::set<std::string> knownPaths = {"/", "/health", "/gallery", "/gan_imgs", "/gan_gifs"};
     const GalleryRouteConfig c = config_;
+    if (!c.allowedHosts.empty())
+        http.set_pre_routing_handler([c](const httplib::Request& req, httplib::Response& res) {
+            if (!req.has_header("Host")) return httplib::Server::HandlerResponse::Unhandled;
+            const std::string host = hostName(req.get_header_value("Host"));
+            if (std::find(c.allowedHosts.begin(), c.allowedHosts.end(), host) != c.allowedHosts.end()) return httplib::Server::HandlerResponse::Unhandled;
+            std::string names;
+            for (const auto& h : c.allowedHosts) names += (names.empty() ? "" : ", ") + h;
+            text(res, 421, "Host '" + utf8Safe(host) + "' is not a name of this server (" + names + "): open it by one of those");
+            return httplib::Server::HandlerResponse::Handled;
+        });
     auto busyLine = hooks.busyLine;
 
     // Classify: note that a render is wanted; Busy: 503; Render: run `body`.

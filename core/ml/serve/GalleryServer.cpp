@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <cctype>
 
 #include <algorithm>
 #include <filesystem>
@@ -109,6 +110,17 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     rc.maxFrames = options_.maxFrames;
     rc.maxGifSize = options_.maxGifSize;
     rc.corsOrigin = options_.corsOrigin;
+    if (isLoopback(options_.host)) {
+        rc.allowedHosts = {"127.0.0.1", "localhost", "::1"};
+        std::string bound = options_.host;
+        if (bound.size() >= 2 && bound.front() == '[') bound = bound.substr(1, bound.size() - 2);
+        rc.allowedHosts.push_back(bound);
+        for (const auto& h : options_.allowedHosts) {
+            std::string lower = h;
+            std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+            rc.allowedHosts.push_back(lower);
+        }
+    }
     rc.retryAfterSeconds = options_.retryAfterSeconds;
     rc.keepAliveSeconds = options_.idleTimeoutSeconds;
     ConnectionLimits limits;
@@ -123,7 +135,9 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
         nlohmann::json j = {{"Health", "OK"},
                             {"status", "ok"},
                             {"model", std::filesystem::path(checkpointPath_).filename().string()},
-                            {"checkpoint", checkpointPath_},
+                            // The file's name only: any page the user visits may read /health
+                            // (CORS), and the absolute path says where the user keeps files.
+                            {"checkpoint", std::filesystem::path(checkpointPath_).filename().string()},
                             {"preset", preset_},
                             {"nz", model_.nz},
                             {"img_size", model_.imgSize},

@@ -97,6 +97,11 @@ struct GalleryOptions {
     /// Access-Control-Allow-Origin of every response: "*" (any page may fetch by script, like the
     /// reference), one origin "scheme://host[:port]" (only that page), or "" (no CORS headers).
     std::string corsOrigin = "*";
+    /// More names a request's Host may carry (a reverse proxy's, a machine's name). A loopback bind
+    /// answers only Host 127.0.0.1, localhost, ::1 (and the bind address) otherwise, with 421: a
+    /// web page that resolves its own name to 127.0.0.1 (DNS rebinding) cannot read the gallery.
+    /// Another bind checks no Host (its names are not known here).
+    std::vector<std::string> allowedHosts;
     /// Which of the checkpoint's generators to serve: "ema" | "raw" | "" (G_ema where it has one).
     std::string generator;
     /// Test hook: runs on the render's thread while it holds its render slot, before rendering.

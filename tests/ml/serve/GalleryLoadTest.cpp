@@ -141,7 +141,7 @@ TEST_F(Gallery, AHalfSentRequestGets408AndDoesNotHoldUpOthers) {
     const int slowFd = connectTo(port_), silentFd = connectTo(port_);
     ASSERT_GE(slowFd, 0);
     ASSERT_GE(silentFd, 0);
-    sendText(slowFd, "GET /health HTTP/1.1\r\nHost: x\r\nX-Half: ");
+    sendText(slowFd, "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Half: ");
     auto r = get("/health");  // answered while the slow one waits
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200);
@@ -180,7 +180,7 @@ TEST_F(Gallery, PipelinedAndContinueRequestsAreAnswered) {
     const int fd = connectTo(port_);
     ASSERT_GE(fd, 0);
     // Two requests in one segment, the second asking to close: two answers, then the close.
-    sendText(fd, "GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    sendText(fd, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /nope HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
     std::string got;
     EXPECT_TRUE(readUntilClosed(fd, got));
     EXPECT_EQ(countOf(got, "HTTP/1.1 200 OK"), 1) << got;
@@ -189,7 +189,7 @@ TEST_F(Gallery, PipelinedAndContinueRequestsAreAnswered) {
     // Expect: 100-continue gets the go-ahead, then the answer to the whole request.
     const int fd2 = connectTo(port_);
     ASSERT_GE(fd2, 0);
-    sendText(fd2, "POST /gan_imgs HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n");
+    sendText(fd2, "POST /gan_imgs HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n");
     char buf[256];
     const ssize_t n = ::recv(fd2, buf, sizeof buf, 0);
     ASSERT_GT(n, 0);
@@ -205,7 +205,7 @@ TEST_F(Gallery, PipelinedAndContinueRequestsAreAnswered) {
 TEST(HttpRequestHead, DelimitsRequestsAndRefusesEarly) {
     const HttpLimits limits;
     auto scan = [&](const std::string& s) { return HttpRequestHead::scan(s, limits); };
-    const std::string get = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+    const std::string get = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n";
     auto h = scan(get + "GET /next");
     EXPECT_EQ(h.state, HttpRequestHead::State::Complete);
     EXPECT_EQ(h.requestBytes(), get.size());
@@ -256,7 +256,7 @@ TEST(GalleryRoutes, ClassifiesWithoutAGeneratorAndRendersOnlyInTheRenderPass) {
     GalleryRouteConfig config;
     config.imgSize = 32;
     const GalleryRoutes routes(config, hooks);
-    const std::string req = "GET /gan_imgs?n=2&seed=5 HTTP/1.1\r\nHost: x\r\n\r\n";
+    const std::string req = "GET /gan_imgs?n=2&seed=5 HTTP/1.1\r\nHost: localhost\r\n\r\n";
     const auto classify = routes.answer(req, GalleryRoutes::Pass::Classify, false);
     EXPECT_TRUE(classify.needsRender);
     EXPECT_EQ(renders, 0);

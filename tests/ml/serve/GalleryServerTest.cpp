@@ -33,6 +33,29 @@ using streetgan::test::Gallery;
 using streetgan::test::RenderGate;
 using streetgan::test::TempDir;
 
+// DNS rebinding: a page on attacker.example that resolves its name to 127.0.0.1 sends Host:
+// attacker.example. A loopback bind answers only its own names (any port, any case); the others get
+// 421 with one line naming the names, and nothing is rendered for them.
+TEST_F(Gallery, ALoopbackBindAnswersOnlyItsOwnHostNames) {
+    GalleryOptions o;
+    o.allowedHosts = {"Gallery.Example.org"};  // a reverse proxy's name, given with --allow-host
+    startServer(o);
+    for (const char* ok : {"127.0.0.1", "localhost:8080", "LOCALHOST", "[::1]:9", "gallery.example.org:443"}) {
+        auto r = client().Get("/health", httplib::Headers{{"Host", ok}});
+        ASSERT_TRUE(r) << ok;
+        EXPECT_EQ(r->status, 200) << ok;
+    }
+    for (const char* bad : {"attacker.example", "attacker.example:8080", "127.0.0.1.nip.io", "[::2]"}) {
+        for (const char* path : {"/health", "/gan_imgs?n=1", "/gallery"}) {
+            auto r = client().Get(path, httplib::Headers{{"Host", bad}});
+            ASSERT_TRUE(r) << bad;
+            EXPECT_EQ(r->status, 421) << bad << " " << path;
+            EXPECT_NE(r->body.find("is not a name of this server (127.0.0.1, localhost, ::1"), std::string::npos) << r->body;
+            EXPECT_EQ(r->body.find("tiny.pt"), std::string::npos) << r->body;
+        }
+    }
+}
+
 TEST_F(Gallery, HealthDescribesTheModel) {
     GalleryOptions o;
     o.maxRenders = 3;
@@ -53,7 +76,7 @@ TEST_F(Gallery, HealthDescribesTheModel) {
     EXPECT_EQ(j["max_renders"], 3);
     EXPECT_EQ(j["render_threads"], 1);
     EXPECT_GE(j["uptime_s"].get<double>(), 0.0);
-    EXPECT_EQ(j["checkpoint"], checkpoint());
+    EXPECT_EQ(j["checkpoint"], "tiny.pt");  // its name, never where the user keeps it
     EXPECT_EQ(j["model"], "tiny.pt");
     EXPECT_EQ(j["precision"], "fp32");
 }
