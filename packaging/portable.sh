@@ -108,17 +108,21 @@ if [ "\$(uname -s)-\$(uname -m)" != Linux-x86_64 ]; then
   echo "$p: this build is for x86_64 Linux; this system is \$(uname -s) \$(uname -m)" >&2; exit 1
 fi
 g=\$(getconf GNU_LIBC_VERSION 2>/dev/null | sed -n 's/^glibc //p')
-case \$g in
-  '') echo "$p: needs the GNU C library 2.35 or newer (this system has none: musl?); use Ubuntu 22.04, Debian 12, Fedora 36 or newer" >&2; exit 1 ;;
-  2.[0-9]|2.[0-2][0-9]|2.3[0-4]) echo "$p: needs glibc $floor or newer, this system has \$g: use Ubuntu 22.04, Debian 12, Fedora 36 or newer (to train on an older machine, set the trainer up there from the app: docs/remote-setup.md)" >&2; exit 1 ;;
-esac
-for l in \$( { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | sed -n 's/.*libstdc++\.so\.6 (libc6,x86-64) => //p' | head -n 1) /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /usr/lib64/libstdc++.so.6; do
+if [ -z "\$g" ]; then
+  echo "$p: needs the GNU C library $floor or newer (this system has none: musl?); use Ubuntu 22.04, Debian 12, Fedora 36 or newer" >&2; exit 1
+fi
+if [ "\$(printf '%s\\n%s\\n' "\$g" $floor | sort -V | head -n 1)" != $floor ]; then
+  echo "$p: needs glibc $floor or newer, this system has \$g: use Ubuntu 22.04, Debian 12, Fedora 36 or newer (to train on an older machine, set the trainer up there from the app: docs/remote-setup.md)" >&2; exit 1
+fi
+# The loader's cache, read once for both checks below.
+cache=\$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null)
+for l in \$(printf '%s\\n' "\$cache" | sed -n 's/.*libstdc++\.so\.6 (libc6,x86-64) => //p' | head -n 1) /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /usr/lib64/libstdc++.so.6; do
   [ -r "\$l" ] || continue
   grep -aq GLIBCXX_3.4.30 "\$l" || { echo "$p: needs libstdc++ from GCC 12 or newer (GLIBCXX_3.4.30; \$l is older): update the system's libstdc++6 / libstdc++ package" >&2; exit 1; }
   break
 done
 # OpenGL's dispatch libraries (libglvnd) are the desktop's, with its GPU driver; Qt and OpenCV load them.
-gl=\$( { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -c -e 'libOpenGL\.so\.0 ' -e 'libGL\.so\.1 ' -e 'libEGL\.so\.1 ')
+gl=\$(printf '%s\\n' "\$cache" | grep -c -e 'libOpenGL\.so\.0 ' -e 'libGL\.so\.1 ' -e 'libEGL\.so\.1 ')
 if [ "\$gl" -lt 3 ]; then
   echo "$p: needs the system's OpenGL libraries (libOpenGL.so.0, libGL.so.1, libEGL.so.1): sudo apt install libopengl0 libgl1 libegl1 (Debian, Ubuntu) or sudo dnf install libglvnd-opengl libglvnd-glx libglvnd-egl (Fedora)" >&2; exit 1
 fi

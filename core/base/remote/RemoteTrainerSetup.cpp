@@ -290,9 +290,10 @@ SetupResult RemoteTrainerSetup::installBundle(const std::string& localTarball, c
         return res;
     }
     const std::vector<std::pair<std::string, std::string>> env{{"STREETGAN_PYTHON", absolute(python)}, {"STREETGAN_TORCH_SITE", sitePackages}};
-    std::string envWords;
-    for (const auto& [name, value] : env) envWords += name + "=" + ShellQuote::quote(value) + " ";
-    const ExecResult check = session_.exec("env " + envWords + ShellQuote::quote(dir + "/run") + " version --json 2>&1");
+    std::vector<std::string> words{"env"};
+    for (const auto& [name, value] : env) words.push_back(name + "=" + value);
+    words.insert(words.end(), {dir + "/run", "version", "--json"});
+    const ExecResult check = session_.exec(ShellQuote::join(words) + " 2>&1");
     std::string json;
     {
         std::istringstream in(check.out);
@@ -305,8 +306,7 @@ SetupResult RemoteTrainerSetup::installBundle(const std::string& localTarball, c
         res.version = j.value("version", "");
         libtorch = j.value("libtorch", "");
         line(json);
-    } catch (const nlohmann::json::exception&) {
-        res.version.clear();
+    } catch (const nlohmann::json::exception&) {  // no JSON line: the output's last line says why
     }
     if (!check.ok() || res.version.empty()) {
         const std::string why = lastLineOf(check.out);
@@ -316,11 +316,8 @@ SetupResult RemoteTrainerSetup::installBundle(const std::string& localTarball, c
     }
     const std::string dest = lib + "/" + res.version + "-torch" + libtorch;
     line("moving it into place: " + dest);
-    run("rm -rf " + ShellQuote::quote(dest + ".old") + " && { [ ! -e " + ShellQuote::quote(dest) + " ] || mv " + ShellQuote::quote(dest) + " " +
-            ShellQuote::quote(dest + ".old") + "; } && mv " + ShellQuote::quote(dir) + " " + ShellQuote::quote(dest),
-        "move the bundle into " + dest);
+    switchIn(dir, dest, "move the bundle into " + dest);
     writeWrapper(dest + "/run", "streetgan-trainer " + res.version + " (bundle for LibTorch " + libtorch + ") against the torch of " + python, env);
-    run("rm -rf " + ShellQuote::quote(dest + ".old"), "remove the replaced " + dest);
     res.trainer = absolute(options_.prefix) + "/bin/streetgan-trainer";
     const std::string installed = lastLineOf(run(ShellQuote::quote(res.trainer) + " --version", "run the installed " + res.trainer));
     line(installed);
@@ -373,6 +370,11 @@ std::vector<std::string> RemoteTrainerSetup::missingPackages(const std::string& 
         if (!ok) missing.push_back(alts.front());
     }
     return missing;
+}
+
+void RemoteTrainerSetup::switchIn(const std::string& fresh, const std::string& dest, const std::string& what) {
+    const std::string d = ShellQuote::quote(dest), old = ShellQuote::quote(dest + ".old");
+    run("rm -rf " + old + " && { [ ! -e " + d + " ] || mv " + d + " " + old + "; } && mv " + ShellQuote::quote(fresh) + " " + d + " && rm -rf " + old, what);
 }
 
 void RemoteTrainerSetup::writeWrapper(const std::string& target, const std::string& note, const std::vector<std::pair<std::string, std::string>>& env) {
@@ -428,9 +430,9 @@ SetupResult RemoteTrainerSetup::installDeb(const std::string& localDeb) {
     const std::string dest = absolute(options_.prefix) + "/lib/streetgan-trainer/" + res.version;
     line("unpacking into " + dest);
     run("rm -rf " + ShellQuote::quote(dest + ".new") + " && mkdir -p " + ShellQuote::quote(dest + ".new") + " && dpkg-deb -x " + ShellQuote::quote(deb) + " " +
-            ShellQuote::quote(dest + ".new") + " && rm -rf " + ShellQuote::quote(dest) + " && mv " + ShellQuote::quote(dest + ".new") + " " +
-            ShellQuote::quote(dest),
-        "unpack " + localDeb + " into " + dest);
+            ShellQuote::quote(dest + ".new"),
+        "unpack " + localDeb + " into " + dest + ".new");
+    switchIn(dest + ".new", dest, "move " + dest + ".new into place");
     writeWrapper(dest + "/usr/bin/streetgan-trainer", "streetgan-trainer " + res.version + " unpacked from its .deb without root");
     res.trainer = absolute(options_.prefix) + "/bin/streetgan-trainer";
     const std::string check = lastLineOf(run(ShellQuote::quote(res.trainer) + " --version", "run the installed " + res.trainer));
@@ -547,13 +549,12 @@ SetupResult RemoteTrainerSetup::buildFromSource(const std::string& localTarball,
     const std::string lib = absolute(options_.prefix) + "/lib/streetgan-trainer";
     const std::string dest = lib + "/host-build";
     line("copying the built trainer into " + dest);
-    run("mkdir -p " + ShellQuote::quote(lib) + " && rm -rf " + ShellQuote::quote(dest + ".new") + " && mkdir " + ShellQuote::quote(dest + ".new") +
-            " && for f in streetgan-trainer streetgan-trainer-torch; do [ ! -e " + ShellQuote::quote(build + "/app/") + "$f ] || cp -p " +
-            ShellQuote::quote(build + "/app/") + "$f " + ShellQuote::quote(dest + ".new/") + " || exit 1; done && " +
-            ShellQuote::quote(dest + ".new/streetgan-trainer") + " --version >/dev/null && rm -rf " + ShellQuote::quote(dest + ".old") + " && { [ ! -e " +
-            ShellQuote::quote(dest) + " ] || mv " + ShellQuote::quote(dest) + " " + ShellQuote::quote(dest + ".old") + "; } && mv " +
-            ShellQuote::quote(dest + ".new") + " " + ShellQuote::quote(dest) + " && rm -rf " + ShellQuote::quote(dest + ".old"),
-        "install the built trainer into " + dest);
+    const std::string app = ShellQuote::quote(build + "/app/"), fresh = ShellQuote::quote(dest + ".new/");
+    run("mkdir -p " + ShellQuote::quote(lib) + " && rm -rf " + fresh + " && mkdir " + fresh +
+            " && for f in streetgan-trainer streetgan-trainer-torch; do [ ! -e " + app + "$f ] || cp -p " + app + "$f " + fresh + " || exit 1; done && " +
+            fresh + "streetgan-trainer --version >/dev/null",
+        "copy the built trainer into " + dest + ".new");
+    switchIn(dest + ".new", dest, "move " + dest + ".new into place");
     writeWrapper(dest + "/streetgan-trainer", "streetgan-trainer built from source in " + work);
     res.trainer = absolute(options_.prefix) + "/bin/streetgan-trainer";
     res.version = last;

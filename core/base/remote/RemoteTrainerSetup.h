@@ -125,6 +125,10 @@ private:
     /// Reads the uploaded package `deb`'s fields into res.version and `depends`; false (and
     /// res.message says why) unless it is streetgan-trainer.
     bool checkPackage(const std::string& localDeb, const std::string& deb, SetupResult& res, std::string& depends);
+    /// Moves the folder `fresh` to `dest` (same file system): a `dest` already there is moved
+    /// aside first and removed only once `fresh` is in its place, so a failure on the way leaves
+    /// one of the two complete. Throws RemoteError naming `what`.
+    void switchIn(const std::string& fresh, const std::string& dest, const std::string& what);
     /// PREFIX/bin/streetgan-trainer, replaced atomically: `env` lines (NAME=VALUE, values quoted
     /// here) are exported, then `target` is exec'd.
     void writeWrapper(const std::string& target, const std::string& note, const std::vector<std::pair<std::string, std::string>>& env = {});

@@ -78,20 +78,6 @@ std::string TrainerBundle::fileName(const std::string& torchMinor, const std::st
     return "streetgan-trainer-bundle-torch" + torchMinor + "-glibc" + glibc + (glibcxx.empty() ? "" : "-glibcxx" + glibcxx) + "-x86_64.tar.gz";
 }
 
-const char* TrainerPlan::kindName(Kind k) {
-    switch (k) {
-        case Kind::Bundle:
-            return "bundle";
-        case Kind::HostBuild:
-            return "host-build";
-        case Kind::Deb:
-            return "deb";
-        case Kind::Unsupported:
-            break;
-    }
-    return "unsupported";
-}
-
 std::string TrainerPlan::gpuAdviceFor(const HostPlatform& platform, const HostPython& python) {
     if (platform.gpus.empty() || !python.hasTorch()) return {};
     const HostGpu& gpu = platform.gpus.front();

@@ -1,7 +1,6 @@
 // How to get streetgan-trainer onto a host, chosen from what the host is (HostPlatform) and what
 // the app carries (prebuilt bundles, the Debian 12 package): the rule of docs/remote-setup.md,
-// "Which set-up", in one place. The set-up dialog preselects it and shows its reason; the
-// command line's `remote ... setup --plan` prints it.
+// "Which set-up", in one place. The set-up dialog preselects it and shows its reason.
 //
 // Value types; any thread.
 #pragma once
@@ -52,7 +51,6 @@ struct TrainerPlan {
     /// The one line for a GPU that `python`'s torch cannot drive (too old for its CUDA build, or a
     /// CPU build of torch on a GPU host); empty when it fits or there is no GPU.
     static std::string gpuAdviceFor(const HostPlatform& platform, const HostPython& python);
-    static const char* kindName(Kind k);  ///< "bundle", "host-build", "deb", "unsupported"
 };
 
 }  // namespace streetgan

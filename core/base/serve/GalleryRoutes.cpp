@@ -167,7 +167,7 @@ std::string hostName(const std::string& header) {
 }
 
 // At most 100 bytes of `s`, printable ASCII only (the 421's text quotes a header a client chose).
-std::string utf8Safe(const std::string& s) {
+std::string printableAscii(const std::string& s) {
     std::string out;
     for (unsigned char ch : s.substr(0, 100)) out += (ch >= 0x20 && ch < 0x7f) ? static_cast<char>(ch) : '?';
     return out;
@@ -210,7 +210,12 @@ GalleryRoutes::GalleryRoutes(GalleryRouteConfig config, const GalleryRouteHooks&
     http.set_keep_alive_max_count(static_cast<size_t>(config_.keepAliveMax));
 
     const std::set<std::string> knownPaths = {"/", "/health", "/gallery", "/gan_imgs", "/gan_gifs"};
-    const GalleryRouteConfig c = config_;
+    GalleryRouteConfig c = config_;
+    // The names as a Host header's are compared: lowercase, IPv6 without brackets.
+    std::vector<std::string> names;
+    for (const auto& h : c.allowedHosts)
+        if (std::find(names.begin(), names.end(), hostName(h)) == names.end()) names.push_back(hostName(h));
+    c.allowedHosts = names;
     if (!c.allowedHosts.empty())
         http.set_pre_routing_handler([c](const httplib::Request& req, httplib::Response& res) {
             if (!req.has_header("Host")) return httplib::Server::HandlerResponse::Unhandled;
@@ -218,7 +223,7 @@ GalleryRoutes::GalleryRoutes(GalleryRouteConfig config, const GalleryRouteHooks&
             if (std::find(c.allowedHosts.begin(), c.allowedHosts.end(), host) != c.allowedHosts.end()) return httplib::Server::HandlerResponse::Unhandled;
             std::string names;
             for (const auto& h : c.allowedHosts) names += (names.empty() ? "" : ", ") + h;
-            text(res, 421, "Host '" + utf8Safe(host) + "' is not a name of this server (" + names + "): open it by one of those");
+            text(res, 421, "Host '" + printableAscii(host) + "' is not a name of this server (" + names + "): open it by one of those");
             return httplib::Server::HandlerResponse::Handled;
         });
     auto busyLine = hooks.busyLine;

@@ -42,7 +42,8 @@ struct GalleryRouteConfig {
     int keepAliveSeconds = 5;     ///< announced in Keep-Alive (ConnectionLoop enforces it)
     int keepAliveMax = 1000;      ///< requests per connection, announced likewise
     size_t maxBodyBytes = 65536;  ///< httplib's payload limit (HttpRequestHead refuses larger first)
-    /// The names a request's Host may carry (lowercase, without a port); empty: any. A page on
+    /// The names a request's Host may carry (any case; an IPv6 address with or without brackets);
+    /// empty: any. A page on
     /// another site that resolves its own name to 127.0.0.1 (DNS rebinding) sends its own name as
     /// Host, and is answered 421. A request without Host (HTTP/1.0) passes.
     std::vector<std::string> allowedHosts;

@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
-#include <cctype>
 
 #include <algorithm>
 #include <filesystem>
@@ -111,15 +110,8 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     rc.maxGifSize = options_.maxGifSize;
     rc.corsOrigin = options_.corsOrigin;
     if (isLoopback(options_.host)) {
-        rc.allowedHosts = {"127.0.0.1", "localhost", "::1"};
-        std::string bound = options_.host;
-        if (bound.size() >= 2 && bound.front() == '[') bound = bound.substr(1, bound.size() - 2);
-        rc.allowedHosts.push_back(bound);
-        for (const auto& h : options_.allowedHosts) {
-            std::string lower = h;
-            std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-            rc.allowedHosts.push_back(lower);
-        }
+        rc.allowedHosts = {"127.0.0.1", "localhost", "::1", options_.host};
+        rc.allowedHosts.insert(rc.allowedHosts.end(), options_.allowedHosts.begin(), options_.allowedHosts.end());
     }
     rc.retryAfterSeconds = options_.retryAfterSeconds;
     rc.keepAliveSeconds = options_.idleTimeoutSeconds;
