@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
              QObject::connect(setup, &TrainerSetupDialog::setupFinished, &window, [&](bool, const QString&) { setupDone = true; });
              if (!setup->start()) fprintf(stderr, "remote_screenshot_tour: the set-up did not start: %s\n", qPrintable(setup->resultText()));
          }},
-        {[&] { return setupDone && host->trainerStatus().state == TrainerStatus::Ready; }, 120000, [&] { settle.start(); }},
+        {[&] { return setupDone && !setup->isSurveying() && host->trainerStatus().state == TrainerStatus::Ready; }, 120000, [&] { settle.start(); }},
         {[&] { return settle.elapsed() > 1000; }, 5000, [&] { shot("09-remote-setup"); }},
         {[] { return true; }, 0,
          [&] {

@@ -23,6 +23,7 @@
 #include <future>
 #include <memory>
 
+#include "base/remote/TrainerPlan.h"
 #include "common/WorkerThreads.h"
 #include "remote/RemoteHost.h"
 
@@ -377,17 +378,20 @@ void TrainerSetupDialog::survey() {
         endSurvey();
     });
     surveyThread_->start();
-    const bool haveDeb = !bundled(kDebEnv, kDebName).isEmpty();
     connect(surveyWorker_, &TrainerSetupWorker::probed, this, [this](const TrainerStatus& st) { showStatus(st); });
     const std::string remembered = host_->config().trainer.toStdString();
-    QMetaObject::invokeMethod(surveyWorker_, [w = surveyWorker_, b = bundledBundles(), haveDeb, remembered] { w->survey(b, haveDeb, remembered); });
+    QMetaObject::invokeMethod(surveyWorker_, [w = surveyWorker_, remembered] { w->survey(remembered); });
 }
 
 QString TrainerSetupDialog::planText() const { return plan_->text(); }
 
-void TrainerSetupDialog::applyPlan(int kind, const QString& platform, const QString& reason, const QString& gpuAdvice, const QString& python,
-                                   const QString& bundle) {
-    const auto k = static_cast<TrainerPlan::Kind>(kind);
+void TrainerSetupDialog::applyPlan(const HostPlatform& platform, const QString& host) {
+    // A .deb is on offer when the field names one (chosen, remembered, or the app's own).
+    const bool haveDeb = !debFile_->text().trimmed().isEmpty() && QFileInfo(debFile_->text().trimmed()).isFile();
+    const TrainerPlan planned = TrainerPlan::choose(platform, bundledBundles(), haveDeb, host.toStdString());
+    const auto k = planned.kind;
+    const QString reason = QString::fromStdString(planned.reason), gpuAdvice = QString::fromStdString(planned.gpuAdvice);
+    const QString python = QString::fromStdString(planned.python), bundle = QString::fromStdString(planned.bundle.path);
     QString verb;
     std::optional<TrainerSetupRequest::Method> m;
     switch (k) {
@@ -407,7 +411,7 @@ void TrainerSetupDialog::applyPlan(int kind, const QString& platform, const QStr
             verb = tr("Cannot set up here");
             break;
     }
-    QString text = tr("Found: %1\n%2 — %3").arg(platform, verb, reason);
+    QString text = tr("Found: %1\n%2 — %3").arg(QString::fromStdString(platform.summary()), verb, reason);
     if (!gpuAdvice.isEmpty()) text += "\n" + tr("GPU: %1").arg(gpuAdvice);
     // A choice made already (by hand, or remembered for this host) stands; the line still says
     // what the survey would choose.

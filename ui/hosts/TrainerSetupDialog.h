@@ -74,7 +74,9 @@ private:
     void saveSettings() const;
     QString settingsKey(const QString& name) const;
     void finish(bool ok, bool cancelled, const QString& message, const QString& trainer);
-    void applyPlan(int kind, const QString& platform, const QString& reason, const QString& gpuAdvice, const QString& python, const QString& bundle);
+    /// Chooses with TrainerPlan from what the host is and what the dialog offers now (the .deb
+    /// field, the bundles found), shows it, and preselects it unless a choice was made.
+    void applyPlan(const HostPlatform& platform, const QString& host);
     void endSurvey();
     void showStatus(const TrainerStatus& status);  // the header: host, trainer found, OS, a protocol mismatch
 

@@ -42,15 +42,12 @@ void TrainerSetupWorker::run(const TrainerSetupRequest& request) {
     }
 }
 
-void TrainerSetupWorker::survey(const std::vector<TrainerBundle>& bundles, bool haveDeb, const std::string& remembered) {
+void TrainerSetupWorker::survey(const std::string& remembered) {
     try {
         auto session = SshSession::connect(ssh_);
         RemoteTrainerSetup setup(*session);
         emit probed(TrainerStatus::fromProbe(setup.probe(remembered), QString::fromStdString(session->label())));
-        const HostPlatform platform = setup.probePlatform();
-        const TrainerPlan plan = TrainerPlan::choose(platform, bundles, haveDeb, session->label());
-        emit surveyed(static_cast<int>(plan.kind), QString::fromStdString(platform.summary()), QString::fromStdString(plan.reason),
-                      QString::fromStdString(plan.gpuAdvice), QString::fromStdString(plan.python), QString::fromStdString(plan.bundle.path));
+        emit surveyed(setup.probePlatform(), QString::fromStdString(session->label()));
     } catch (const std::exception& e) {
         emit surveyFailed(QString::fromStdString(e.what()));
     }

@@ -14,10 +14,8 @@
 #include <optional>
 #include <string>
 
-#include <vector>
-
+#include "base/remote/HostPlatform.h"
 #include "base/remote/SshOptions.h"
-#include "base/remote/TrainerPlan.h"
 #include "remote/TrainerStatus.h"
 
 namespace streetgan::ui {
@@ -37,10 +35,10 @@ class TrainerSetupWorker : public QObject {
 public:
     explicit TrainerSetupWorker(SshOptions ssh) : ssh_(std::move(ssh)) {}
     void run(const streetgan::ui::TrainerSetupRequest& request);
-    /// Probes the host's trainer (`remembered` first; emits probed()) and platform (HostPlatform),
-    /// and chooses with TrainerPlan among `bundles` (and the .deb when `haveDeb`); emits
-    /// surveyed(), or surveyFailed() with the error's one line.
-    void survey(const std::vector<streetgan::TrainerBundle>& bundles, bool haveDeb, const std::string& remembered);
+    /// Probes the host's trainer (`remembered` first; emits probed()) and platform: surveyed(), or
+    /// surveyFailed() with the error's one line. The choice (TrainerPlan) is the dialog's, with
+    /// what it offers when the answer arrives.
+    void survey(const std::string& remembered);
     void cancel() { cancel_.store(true); }
     std::function<std::optional<std::string>(const std::string& prompt, const std::atomic<bool>& cancel)> sudoPassword;
 
@@ -50,9 +48,8 @@ signals:
     /// ok: `trainer` is the path to remember for the host.
     void finished(bool ok, bool cancelled, const QString& message, const QString& trainer);
     void probed(const streetgan::ui::TrainerStatus& status);
-    /// `kind`: TrainerPlan::Kind; `platform`: HostPlatform::summary(); `python`, `bundle`: what the
-    /// plan uses (empty when none).
-    void surveyed(int kind, const QString& platform, const QString& reason, const QString& gpuAdvice, const QString& python, const QString& bundle);
+    /// `host`: the session's label, for the plan's texts.
+    void surveyed(const streetgan::HostPlatform& platform, const QString& host);
     void surveyFailed(const QString& message);
 
 private:
@@ -61,3 +58,5 @@ private:
 };
 
 }  // namespace streetgan::ui
+
+Q_DECLARE_METATYPE(streetgan::HostPlatform)
