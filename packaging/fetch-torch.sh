@@ -7,7 +7,13 @@
 # are downloaded with `pip download --no-deps` and only their library folders are unpacked.
 # Idempotent: a stamp file records what was unpacked; the wheels are cached in
 # ${STREETGAN_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/streetgan}/wheels between runs and clones.
-# Usage: packaging/fetch-torch.sh [DEST]      (default: build/cuda/_deps)
+# Usage: packaging/fetch-torch.sh [DEST] [--torch VERSION]   (default: build/cuda/_deps, 2.11.0)
+#   --torch VERSION  another torch from pip's index (2.9.1, 2.12.1, 2.15.0, ...), for the GPU bundles
+#                    of other torch versions (packaging/gpu-bundle.sh --torch): its wheel and every
+#                    CUDA library wheel its metadata pins (CUDA 12.8 for 2.9 and 2.10, 13 for 2.11
+#                    on), as pip would install them, since this machine's toolkit is CUDA 13 only;
+#                    NCCL's header from the NCCL wheel it pins (the c10d headers compiled against
+#                    it must see the NCCL torch was built with)
 # Prints DEST/torch (the CMAKE_PREFIX_PATH: DEST/torch/share/cmake) when done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,10 +24,21 @@ TORCH_VERSION=2.11.0
 RUNTIME_WHEELS=(nvidia-cusparselt-cu13==0.8.0 nvidia-nvshmem-cu13==3.4.5 nvidia-cufile==1.15.1.6)
 PYTHON_TAG=3.12   # only the C++ parts are used; any CPython tag carries the same LibTorch
 
-dest=${1:-build/cuda/_deps}
+dest=
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --torch) [[ ${2:-} =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "fetch-torch: --torch needs a full version as pip names it (e.g. 2.9.1)" >&2; exit 2; }
+             [[ $2 == "$TORCH_VERSION" ]] || { TORCH_VERSION=$2 RUNTIME_WHEELS=(); }; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "fetch-torch: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) dest=$1; shift ;;
+  esac
+done
+dest=${dest:-build/cuda/_deps}
 cache=${STREETGAN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/streetgan}/wheels
 stamp="$dest/torch/.streetgan-fetched"
-want="torch==$TORCH_VERSION ${RUNTIME_WHEELS[*]}"
+# Another version than the cuda preset's: everything from pip (marked "with its CUDA wheels").
+if [[ ${#RUNTIME_WHEELS[@]} -eq 0 ]]; then want="torch==$TORCH_VERSION with its CUDA wheels"; else want="torch==$TORCH_VERSION ${RUNTIME_WHEELS[*]}"; fi
 
 if [[ -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
   echo "fetch-torch: $dest/torch already holds $want"
@@ -46,11 +63,23 @@ download() {
     -d "$cache" "$spec" ||
     { echo "fetch-torch: could not download $spec from pip's index: check the network, or put the wheel into $cache" >&2; exit 3; }
 }
-download "torch==$TORCH_VERSION"
-for w in "${RUNTIME_WHEELS[@]}"; do download "$w"; done
+platforms=(--platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
+if [[ ${#RUNTIME_WHEELS[@]} -eq 0 ]]; then
+  # pip resolves torch's own pins (cuda-toolkit extras, nvidia-*-cu12/13) and names each wheel it
+  # saved or found in the cache; the NVIDIA ones are unpacked below.
+  echo "fetch-torch: downloading torch==$TORCH_VERSION and the CUDA wheels it pins (a few GB, cached in $cache)"
+  log=$("${pip[@]}" download --no-color --progress-bar off --only-binary=:all: --python-version "$PYTHON_TAG" "${platforms[@]}" \
+    -d "$cache" "torch==$TORCH_VERSION" 2>&1) ||
+    { echo "$log" | tail -n 5 >&2; echo "fetch-torch: could not download torch==$TORCH_VERSION and its CUDA wheels from pip's index: check the version (pip index versions torch) and the network" >&2; exit 3; }
+  mapfile -t nvidia_wheels < <(sed -n 's,^\(Saved\|File was already downloaded\) \(.*/nvidia_[^/]*\.whl\)$,\2,p' <<<"$log" | sort -u)
+  [[ ${#nvidia_wheels[@]} -gt 0 ]] || echo "fetch-torch: torch==$TORCH_VERSION pins no NVIDIA wheel: a CPU build?"
+else
+  download "torch==$TORCH_VERSION"
+  for w in "${RUNTIME_WHEELS[@]}"; do download "$w"; done
+fi
 
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
-[[ -f $cuda_home/lib64/libcudart.so.13 ]] ||
+[[ ${#RUNTIME_WHEELS[@]} -eq 0 || -f $cuda_home/lib64/libcudart.so.13 ]] ||
   { echo "fetch-torch: $cuda_home/lib64/libcudart.so.13 is missing: install the CUDA 13 toolkit (with cuDNN 9 and NCCL 2) or set CUDA_HOME" >&2; exit 2; }
 
 tmp="$dest/.unpack.$$"
@@ -64,18 +93,27 @@ unzip -q -o "$torch_whl" 'torch/include/*' 'torch/share/*' 'torch/lib/*' 'torch/
 # The folder is laid out like pip's site-packages, so torch's libraries find their CUDA libraries
 # through their own RPATH ($ORIGIN/../../nvidia/<part>/lib), as on a GPU box, with no
 # LD_LIBRARY_PATH: the wheels' libraries as they are, the toolkit's as links into nvidia/cu13/lib.
-for w in "${RUNTIME_WHEELS[@]}"; do
-  name=${w%%==*} version=${w##*==}
-  whl=$(compgen -G "$cache/${name//-/_}-${version}-*.whl" | head -n1)
-  unzip -q -o "$whl" 'nvidia/*/lib/*.so*' -d "$tmp"
-done
-mkdir -p "$tmp/nvidia/cu13/lib"
-for lib in "$cuda_home"/lib64/lib*.so.* "$cuda_home"/lib/lib*.so.*; do
-  [[ -e $lib && ! -e $tmp/nvidia/cu13/lib/$(basename "$lib") ]] && ln -s "$(readlink -f "$lib")" "$tmp/nvidia/cu13/lib/$(basename "$lib")"
-done
+if [[ ${#RUNTIME_WHEELS[@]} -eq 0 ]]; then
+  mkdir -p "$tmp/nvidia"
+  for whl in "${nvidia_wheels[@]}"; do
+    # Libraries of every wheel; of headers, only NCCL's (the c10d headers include <nccl.h>).
+    unzip -q -o "$whl" 'nvidia/*/lib/*.so*' -d "$tmp" 2>/dev/null || true
+    unzip -q -o "$whl" 'nvidia/nccl/include/*' -d "$tmp" 2>/dev/null || true
+  done
+else
+  for w in "${RUNTIME_WHEELS[@]}"; do
+    name=${w%%==*} version=${w##*==}
+    whl=$(compgen -G "$cache/${name//-/_}-${version}-*.whl" | head -n1)
+    unzip -q -o "$whl" 'nvidia/*/lib/*.so*' -d "$tmp"
+  done
+  mkdir -p "$tmp/nvidia/cu13/lib"
+  for lib in "$cuda_home"/lib64/lib*.so.* "$cuda_home"/lib/lib*.so.*; do
+    [[ -e $lib && ! -e $tmp/nvidia/cu13/lib/$(basename "$lib") ]] && ln -s "$(readlink -f "$lib")" "$tmp/nvidia/cu13/lib/$(basename "$lib")"
+  done
+fi
 rm -rf "$dest/torch" "$dest/nvidia"
 mkdir -p "$dest"
 mv "$tmp/torch" "$tmp/nvidia" "$dest/"
 echo "$want" >"$stamp"
-echo "fetch-torch: $dest/torch holds $want ($(du -sh "$dest/torch" | cut -f1)); CUDA libraries from $cuda_home"
+echo "fetch-torch: $dest/torch holds $want ($(du -sh "$dest/torch" | cut -f1)); CUDA libraries from $([[ ${#RUNTIME_WHEELS[@]} -eq 0 ]] && echo "pip's wheels ($(du -sh "$dest/nvidia" | cut -f1))" || echo "$cuda_home")"
 echo "$dest/torch"

@@ -1,32 +1,36 @@
 #!/usr/bin/env bash
-# The GPU bundle built for older systems: the `cuda` preset's trainer (pip's torch 2.11, CUDA 13;
-# no photos, no MP4) compiled inside a Debian 11 chroot (glibc 2.31, GCC 10) and bundled there with
-# Debian 11's libraries, so that no file needs a newer GLIBC_ or GLIBCXX_ than Debian 11 has.
-# Measured: GLIBC 2.30 and GLIBCXX 3.4.26, both from our own two programs (libstdc++'s
-# condition_variable waits use pthread_cond_clockwait, the math library's log is GLIBC_2.29, and
-# std::filesystem lives in GCC 9's libstdc++); every bundled Debian 11 library is at 2.28 or below.
-# So: Debian 11, Ubuntu 20.04, Amazon Linux 2023, RHEL/Rocky 9; not RHEL/Rocky 8 (glibc 2.28, GCC 8's
-# libstdc++). As root.
+# The GPU bundle built for older systems: the `cuda` preset's trainer (pip's torch, 2.11 unless
+# --torch says otherwise; no photos, no MP4) compiled inside a Debian 11 chroot (glibc 2.31, GCC 10)
+# with STREETGAN_GLIBC_FLOOR=2.28 (cmake/GlibcFloor.cmake) and bundled there with Debian 11's
+# libraries and libstdc++ (lib/cxx, used where the host's is older), so that no file needs a GLIBC_
+# above 2.28 and no host libstdc++ newer than GCC 8's. Measured: GLIBC 2.28 (2.30 and 2.29 without
+# the floor: libstdc++'s clock waits, the re-versioned log); our programs need GLIBCXX 3.4.26
+# (std::filesystem, GCC 9) and carry their libstdc++ for RHEL/Rocky 8's 3.4.25.
+# So: glibc 2.28 on, RHEL/Rocky 8 and 9, Debian 10 and 11, Ubuntu 20.04, Amazon Linux 2023. As root.
 # What Debian 11 lacks or has too old comes from this machine, header-only: CLI11 2.3, nlohmann-json
 # 3.11 and Gloo's headers (Debian 12's packages), and cpp-httplib's single header (Debian 12's
-# source package: its binary package is a compiled library). The CUDA toolkit is this machine's.
-# Usage: packaging/gpu-bundle-floor.sh OUT [--suite bullseye] [--jobs N]
-#   OUT/streetgan-trainer-bundle-torch2.11-glibc<FLOOR>-glibcxx<V>-x86_64.tar.gz and OUT/bundle/
-#   (the unpacked folder); build files in build/floor-<suite> (kept: a second run is incremental)
+# source package: its binary package is a compiled library). The CUDA toolkit is this machine's
+# (headers only: the trainer calls CUDA through torch's libraries, which load the CUDA the host's
+# torch came with); NCCL's header comes with the torch (packaging/fetch-torch.sh --torch).
+# Usage: packaging/gpu-bundle-floor.sh OUT [--torch VERSION] [--suite bullseye] [--jobs N]
+#   OUT/streetgan-trainer-bundle-torch<MINOR>-glibc<FLOOR>-x86_64.tar.gz and OUT/bundle/ (the
+#   unpacked folder); torch in build/torch-<VERSION>/_deps (build/cuda/_deps for 2.11.0), build
+#   files in build/floor-<suite>[-torch<VERSION>] (kept: a second run is incremental)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-out= suite=bullseye jobs=$(nproc)
+out= suite=bullseye jobs=$(nproc) torch=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --suite) suite=$2; shift 2 ;;
+    --torch) torch=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-bundle-floor.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
 done
-[[ -n $out ]] || { echo "gpu-bundle-floor.sh: usage: packaging/gpu-bundle-floor.sh OUT [--suite bullseye] [--jobs N]" >&2; exit 2; }
+[[ -n $out ]] || { echo "gpu-bundle-floor.sh: usage: packaging/gpu-bundle-floor.sh OUT [--torch VERSION] [--suite bullseye] [--jobs N]" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "gpu-bundle-floor.sh: the chroot needs root" >&2; exit 2; }
 cuda=$(readlink -f "${CUDA_HOME:-/usr/local/cuda}")
 [[ -x $cuda/bin/nvcc ]] || { echo "gpu-bundle-floor.sh: no CUDA toolkit at $cuda (set CUDA_HOME)" >&2; exit 2; }
@@ -35,11 +39,16 @@ for f in /usr/include/CLI/CLI.hpp /usr/include/nlohmann/json.hpp /usr/include/gl
 done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-deps=$src/build/cuda/_deps
-packaging/fetch-torch.sh "$deps" >/dev/null
+if [[ -z $torch || $torch == $(sed -n 's/^TORCH_VERSION=//p' packaging/fetch-torch.sh) ]]; then
+  deps=$src/build/cuda/_deps build=$src/build/floor-$suite
+  packaging/fetch-torch.sh "$deps" >/dev/null
+else
+  deps=$src/build/torch-$torch/_deps build=$src/build/floor-$suite-torch$torch
+  packaging/fetch-torch.sh "$deps" --torch "$torch" >/dev/null
+fi
 
-build=$src/build/floor-$suite
-root=$build/root
+# One Debian 11 root for every torch version's build.
+root=$src/build/floor-$suite/root
 mkdir -p "$build/vendor/include" "$build/vendor/share/cmake" "$build/vendor/lib/pkgconfig" "$build/obj"
 # Header-only parts from this machine, in a prefix of their own (their CMake files find their
 # headers relative to themselves).
@@ -76,7 +85,7 @@ packaging/chroot.sh run "$root" --bind "$src:/src" --bind "$build/obj:/build" --
   export PATH=/opt/tools/bin:/usr/local/cuda/bin:\$PATH CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
   cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DCMAKE_PREFIX_PATH='/deps/torch;/vendor' -DTORCH_CUDA_ARCH_LIST='8.0;9.0' -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
-    -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_PHOTOS=OFF -DSTREETGAN_WITH_MP4=OFF >/build/configure.log
+    -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_PHOTOS=OFF -DSTREETGAN_WITH_MP4=OFF -DSTREETGAN_GLIBC_FLOOR=2.28 >/build/configure.log
   cmake --build /build --target streetgan-trainer streetgan-trainer-torch -- -j $jobs
-  cd /src && packaging/gpu-bundle.sh /out/bundle --trainer /build/app/streetgan-trainer --tar /out
+  cd /src && packaging/gpu-bundle.sh /out/bundle --trainer /build/app/streetgan-trainer --tar /out --cxx-runtime
 "
