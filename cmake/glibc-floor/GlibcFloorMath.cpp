@@ -4,11 +4,11 @@
 // so that no program needs GLIBC_2.29 (RHEL/Rocky 8 and Debian 10 have glibc 2.28).
 #include <cmath>
 
-#define STREETGAN_OLD_MATH(name)                                                                   \
-    extern "C" double streetgan_old_##name(double);                                                \
+#define STREETGAN_OLD_MATH(name)                    \
+    extern "C" double streetgan_old_##name(double); \
     __asm__(".symver streetgan_old_" #name "," #name "@GLIBC_2.2.5");
-#define STREETGAN_OLD_MATH2(name)                                                                  \
-    extern "C" double streetgan_old_##name(double, double);                                        \
+#define STREETGAN_OLD_MATH2(name)                           \
+    extern "C" double streetgan_old_##name(double, double); \
     __asm__(".symver streetgan_old_" #name "," #name "@GLIBC_2.2.5");
 
 STREETGAN_OLD_MATH(exp)

@@ -52,7 +52,7 @@ DaemonLauncher::Result DaemonLauncher::launch(const TrainConfig& cfg, const std:
     int pipeFds[2];
     if (::pipe2(pipeFds, O_CLOEXEC) != 0) throw IoError(std::string("cannot create a pipe: ") + std::strerror(errno));
     const std::string logPath = abs + "/trainer.log";
-    const int logFd = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    const int logFd = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     const int nullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (logFd < 0 || nullFd < 0) {
         const int err = errno;

@@ -27,7 +27,7 @@ struct flock wholeFile(short type) {
 }  // namespace
 
 RunLock::RunLock(const std::string& runDir) : runDir_(runDir) {
-    fd_ = ::open(lockPath(runDir).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    fd_ = ::open(lockPath(runDir).c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd_ < 0) throw IoError("cannot open '" + lockPath(runDir) + "': " + std::strerror(errno));
     struct flock fl = wholeFile(F_WRLCK);
     if (::fcntl(fd_, F_OFD_SETLK, &fl) != 0) {

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 struct archive;
@@ -80,6 +81,9 @@ public:
     bool fromCache() const { return fromCache_; }
     /// The cache file read or written; empty when none.
     const std::string& indexPath() const { return indexPath_; }
+    /// The entries that are neither folders nor regular files, as (name, reason): symbolic and hard
+    /// links (dataset_names::kArchiveLink) and devices, FIFOs, sockets (kNotRegular). Not readable.
+    const std::vector<std::pair<std::string, std::string>>& skippedEntries() const { return skipped_; }
     /// Number of tar.gz access points (0 for the other formats).
     size_t accessPoints() const { return checkpoints_.size(); }
 
@@ -129,6 +133,7 @@ private:
     uint64_t mtimeNs_ = 0;
     uint64_t streamEnd_ = 0;  ///< tar.gz: uncompressed bytes available
     std::vector<Entry> entries_;
+    std::vector<std::pair<std::string, std::string>> skipped_;
     std::vector<Location> locations_;
     std::vector<Checkpoint> checkpoints_;
     std::unordered_map<std::string, size_t> byName_;

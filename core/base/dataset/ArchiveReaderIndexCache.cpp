@@ -19,11 +19,12 @@ namespace streetgan {
 using archive_detail::kWindow;
 
 // ---------------------------------------------------------------------------------------------
-// Index cache: little-endian-native binary, "SGARCIX1", the key, then the listing.
+// Index cache: little-endian-native binary, "SGARCIX2", the key, then the listing (version 2 added
+// the skipped entries at the end; a version 1 file is ignored and rewritten).
 
 namespace {
 
-constexpr char kIndexMagic[8] = {'S', 'G', 'A', 'R', 'C', 'I', 'X', '1'};
+constexpr char kIndexMagic[8] = {'S', 'G', 'A', 'R', 'C', 'I', 'X', '2'};
 
 std::string absolutePath(const std::string& path) {
     std::error_code ec;
@@ -87,8 +88,17 @@ bool ArchiveReader::loadIndex(const std::string& file) {
         if (c.in > size_ || c.bits < 0 || c.bits > 7 || (c.bits && c.in == 0) || (!c.memberStart && c.window.size() != kWindow)) r.fail();
         checkpoints.push_back(std::move(c));
     }
+    const uint64_t k = r.u64();
+    if (!r.ok() || k > blob.size()) return false;
+    std::vector<std::pair<std::string, std::string>> skipped;
+    for (uint64_t i = 0; i < k && r.ok(); ++i) {
+        std::string name = r.str();
+        std::string reason = r.str();
+        skipped.emplace_back(std::move(name), std::move(reason));
+    }
     if (!r.ok() || !r.atEnd()) return false;
     format_ = static_cast<Format>(format);
+    skipped_ = std::move(skipped);
     truncated_ = truncated;
     streamEnd_ = streamEnd;
     entries_ = std::move(entries);
@@ -119,6 +129,11 @@ void ArchiveReader::saveIndex() {
         w.u64(static_cast<uint64_t>(c.bits));
         w.u64(c.memberStart ? 1 : 0);
         w.str(std::string(c.window.begin(), c.window.end()));
+    }
+    w.u64(skipped_.size());
+    for (const auto& [name, reason] : skipped_) {
+        w.str(name);
+        w.str(reason);
     }
     for (const std::string& file : cacheCandidates()) {
         try {

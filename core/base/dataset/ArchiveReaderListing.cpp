@@ -12,6 +12,7 @@
 
 #include "base/dataset/ArchiveReader.h"
 #include "base/dataset/ArchiveReaderDetail.h"
+#include "base/dataset/DatasetNames.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -139,7 +140,17 @@ void ArchiveReader::listEntries(archive* a, bool detectFormat) {
                 throw DataError(path_ + ": unsupported archive format '" + archive_format_name(a) + "'; use a .zip, .tar or .tar.gz batch");
         }
         const uint64_t headerOrdinal = ordinal++;
-        if (!isRegular(e)) continue;
+        if (!isRegular(e)) {
+            // Folders are structure; anything else is counted with its reason, never followed.
+            const auto type = archive_entry_filetype(e);
+            if (type != AE_IFDIR) {
+                const char* name = archive_entry_pathname(e);
+                if (!name) name = archive_entry_pathname_utf8(e);
+                const bool link = type == AE_IFLNK || archive_entry_hardlink(e) != nullptr;
+                skipped_.emplace_back(name ? name : "", link ? dataset_names::kArchiveLink : dataset_names::kNotRegular);
+            }
+            continue;
+        }
 
         Location loc;
         loc.begin = static_cast<uint64_t>(archive_read_header_position(a));

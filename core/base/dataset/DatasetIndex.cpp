@@ -136,13 +136,19 @@ DatasetIndex DatasetIndex::fromListing(const std::string& rootPath, std::vector<
     for (ListedFile& f : files) {
         std::vector<std::string> comps = splitPath(f.path);
         if (comps.empty()) continue;
-        bool drop = false;
-        for (size_t i = 0; i < comps.size(); ++i) {
-            if (comps[i] == ".." || (i + 1 < comps.size() && isHiddenFolderName(comps[i]))) drop = true;
-        }
-        if (drop) continue;
+        // An archive's entries come as paths (a folder lister never gives these): one climbing out
+        // of the root is counted whatever its name; an image inside a hidden folder (__MACOSX,
+        // .thumbnails) as a lister counts that folder.
         const std::string& name = comps.back();
         const std::string norm = joinPath(comps, 0, comps.size());
+        if (std::find(comps.begin(), comps.end(), "..") != comps.end()) {
+            skip(kOutsideRoot, norm);
+            continue;
+        }
+        if (std::any_of(comps.begin(), comps.end() - 1, [](const std::string& c) { return isHiddenFolderName(c); })) {
+            if (isImageExtension(extensionOf(name))) skip(kHiddenFolder, norm);
+            continue;
+        }
         if (isSequenceCsvName(name)) {
             const std::string dir = joinPath(comps, 0, comps.size() - 1);
             csvByLowerPath.emplace(dir.empty() ? toLower(name) : dir + "/" + toLower(name), norm);

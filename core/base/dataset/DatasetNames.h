@@ -22,6 +22,10 @@ inline constexpr const char* kNotRegular = "not a regular file";
 inline constexpr const char* kUnreadableFolder = "unreadable folder";
 inline constexpr const char* kHiddenFolder = "hidden folder";
 inline constexpr const char* kDirSymlink = "directory symlink";
+/// A symbolic or hard link entry of a zip or tar (never followed, never extracted).
+inline constexpr const char* kArchiveLink = "link in archive";
+/// An entry whose path climbs out of the root with "..".
+inline constexpr const char* kOutsideRoot = "path leaving the root (..)";
 
 // warnings(): CSV problems
 inline constexpr const char* kMalformedCsv = "malformed csv line";

@@ -35,7 +35,7 @@ off_t endOfLastLine(int fd, off_t size) {
 
 EventLog::EventLog(const std::string& path) : path_(path) {
     AtomicFile::ignoreFileSizeSignal();  // a file-size limit must be an error we report, not a kill
-    fd_ = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    fd_ = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd_ < 0) throw IoError("cannot open event log '" + path + "': " + AtomicFile::describeError(errno));
     // A writer that died mid-line left a torn last line: cut it (ending it with a newline would
     // leave a broken line in the middle of the log for every reader to skip).

@@ -35,6 +35,8 @@ std::string AtomicFile::describeError(int err) {
     if (err == EFBIG)
         return std::string(kDiskFull) + " for this file (it reached the file-size limit, ulimit -f): free some space or raise the limit and retry";
     if (err == EACCES || err == EPERM || err == EROFS) return std::string(std::strerror(err)) + ": check the folder's permissions";
+    // O_NOFOLLOW met a link where a file of the run was to be (a link planted to redirect it).
+    if (err == ELOOP) return "it is a symbolic link, and files of a run are not written through links: remove the link";
     return std::strerror(err);
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/util/Errors.h"
+#include "ml/checkpoint/PickleGlobals.h"
 
 namespace streetgan {
 
@@ -75,6 +76,11 @@ PickleNode* Unpickler::global(const std::string& module, const std::string& name
         n->name = "copyreg." + name;
     else
         n->name = module + "." + name;
+    if (!PickleGlobals::allowed(n->name))
+        throw CheckpointError(
+            "checkpoint " + quoted(file_) + " names the Python global " + n->name +
+            ", which a file of weights does not need and PyTorch's weights-only loader refuses too: it may have been made to run code when loaded "
+            "in Python; use checkpoints only from sources you trust, re-saved as weights (state dicts of tensors)");
     return n;
 }
 

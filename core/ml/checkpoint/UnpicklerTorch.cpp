@@ -119,7 +119,7 @@ PickleNode* Unpickler::call(const PickleNode* callable, const std::vector<Pickle
         if (args.empty() || !isLeaf(args[0], PickleValue::Kind::Tensor)) fail("Parameter without a tensor");
         return args[0];
     }
-    if (f == "torch._utils._rebuild_from_type_v2" && depth == 0) {  // (func, type, args, state)
+    if ((f == "torch._tensor._rebuild_from_type_v2" || f == "torch._utils._rebuild_from_type_v2") && depth == 0) {  // (func, type, args, state)
         if (args.size() < 3 || args[2]->type != PickleNode::Type::Tuple) fail("malformed _rebuild_from_type_v2");
         return call(args[0], args[2]->items, depth + 1);
     }

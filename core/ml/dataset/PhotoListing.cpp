@@ -39,6 +39,10 @@ DatasetIndex::Listing PhotoListing::archiveListing(const ArchiveReader& reader, 
             l.skippedFiles[kTruncatedEntry].push_back(DatasetIndex::normalizePath(e.name));
         }
     }
+    for (const auto& [name, reason] : reader.skippedEntries()) {
+        ++l.skipped[reason];
+        l.skippedFiles[reason].push_back(DatasetIndex::normalizePath(name));
+    }
     const ArchiveReader* r = &reader;
     l.readText = [r, keepAlive = std::move(keepAlive), byPath](const std::string& name) -> std::optional<std::string> {
         const auto it = byPath->find(DatasetIndex::normalizePath(name));

@@ -135,3 +135,56 @@ TEST_F(DataStatsCli, TableNamesTheFirstFewFilesJsonNamesAll) {
     EXPECT_EQ(j["images"], 3);
     EXPECT_EQ(j["skipped_files"]["not-an-image"].size(), 7u);
 }
+
+// Issue 41 item 16: every entry of a batch that is not used is counted with its reason and named:
+// symbolic and hard links, a FIFO, paths that climb out with "..", images under __MACOSX. Made
+// with Python's tarfile and zipfile, which write such entries as they are given.
+TEST_F(DataStatsCli, EveryEntryABatchSkipsIsCountedWithItsReason) {
+    write(tmp / "good.jpg", jpeg(1));
+    const std::string script = R"(
+import io, sys, tarfile, zipfile
+good = open(sys.argv[1], 'rb').read()
+def add(t, name, kind=tarfile.REGTYPE, data=b'', link=''):
+    i = tarfile.TarInfo(name); i.type = kind; i.linkname = link; i.size = len(data)
+    t.addfile(i, io.BytesIO(data) if data else None)
+with tarfile.open(sys.argv[2], 'w') as t:
+    add(t, 'city/a.jpg', data=good)
+    add(t, 'city/b.jpg', data=good)
+    add(t, 'city/link.jpg', tarfile.SYMTYPE, link='/etc/passwd')
+    add(t, 'city/hard.jpg', tarfile.LNKTYPE, link='city/a.jpg')
+    add(t, 'city/pipe.jpg', tarfile.FIFOTYPE)
+    add(t, '../escape.jpg', data=good)
+    add(t, 'city/../../up.jpg', data=good)
+    add(t, '__MACOSX/city/._a.jpg', data=good)
+with zipfile.ZipFile(sys.argv[3], 'w') as z:
+    z.writestr('city/a.jpg', good)
+    z.writestr('../../evil.jpg', good)
+    z.writestr('__MACOSX/city/._a.jpg', good)
+)";
+    std::ofstream(tmp / "make.py") << script;
+    const std::string cmd = std::string(STREETGAN_PYTHON) + " " + CliRunner::quote(tmp / "make.py") + " " + CliRunner::quote(tmp / "good.jpg") + " " +
+                            CliRunner::quote(tmp / "hostile.tar") + " " + CliRunner::quote(tmp / "hostile.zip");
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+
+    const CliResult tar = stats({tmp / "hostile.tar", "--json"});
+    ASSERT_EQ(tar.code, 0) << tar.err;
+    auto j = nlohmann::json::parse(tar.out);
+    EXPECT_EQ(j["images"], 2);
+    EXPECT_EQ(j["skipped"], 6);
+    EXPECT_EQ(j["skipped_reasons"],
+              nlohmann::json({{"link in archive", 2}, {"not a regular file", 1}, {"path leaving the root (..)", 2}, {"hidden folder", 1}}));
+    EXPECT_EQ(j["skipped_files"]["link in archive"], nlohmann::json({"city/hard.jpg", "city/link.jpg"}));
+    EXPECT_EQ(j["skipped_files"]["not a regular file"], nlohmann::json({"city/pipe.jpg"}));
+    EXPECT_EQ(j["skipped_files"]["hidden folder"], nlohmann::json({"__MACOSX/city/._a.jpg"}));
+    EXPECT_EQ(j["skipped_files"]["path leaving the root (..)"].size(), 2u);
+    // The table says it too, and a second look (from the index cache) the same.
+    const CliResult text = stats({tmp / "hostile.tar"});
+    EXPECT_NE(text.out.find("link in archive: city/hard.jpg, city/link.jpg"), std::string::npos) << text.out;
+    EXPECT_EQ(nlohmann::json::parse(stats({tmp / "hostile.tar", "--json"}).out)["skipped_reasons"], j["skipped_reasons"]);
+
+    const CliResult zip = stats({tmp / "hostile.zip", "--json"});
+    ASSERT_EQ(zip.code, 0) << zip.err;
+    j = nlohmann::json::parse(zip.out);
+    EXPECT_EQ(j["images"], 1);
+    EXPECT_EQ(j["skipped_reasons"], nlohmann::json({{"path leaving the root (..)", 1}, {"hidden folder", 1}}));
+}

@@ -343,6 +343,19 @@ TEST_F(TrainerCli, RunDirectoryNotWritable) {
     EXPECT_NE(r.err.find("plainfile/run"), std::string::npos) << r.err;
 }
 
+// Issue 41 item 13: `--run-dir /tmp` once made /tmp 0700; a world-writable folder is refused in one
+// line and keeps its mode.
+TEST_F(TrainerCli, AWorldWritableRunDirectoryIsRefusedAndKeepsItsMode) {
+    fs::create_directory(tmp / "public");
+    fs::permissions(tmp / "public", fs::perms::all | fs::perms::sticky_bit);
+    const CliResult r = cli.run({"train", "--run-dir", tmp / "public", "--preset", "tiny-32", "--steps", "1"});
+    EXPECT_EQ(r.code, 5) << r.err;
+    EXPECT_EQ(lineCount(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("can be written by any user"), std::string::npos) << r.err;
+    EXPECT_EQ(fs::status(tmp / "public").permissions(), fs::perms::all | fs::perms::sticky_bit);
+    EXPECT_FALSE(fs::exists(tmp / "public/events.jsonl"));
+}
+
 TEST_F(TrainerCli, FullDiskWhileCheckpointingKeepsThePreviousCheckpoint) {
     // A real kernel limit on file size (EFBIG on write, like ENOSPC) for the trainer process:
     // small files (events, run.json, sample PNGs) still fit, a checkpoint (~5 MB) does not.

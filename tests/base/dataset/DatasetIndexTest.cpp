@@ -379,7 +379,11 @@ TEST(DatasetIndex, FromListingLikeAnArchive) {
     EXPECT_EQ(findKey(idx, "t2")->path, "msls/train_val/tokyo/query/images/t2.jpg");
     EXPECT_EQ(reason(idx.skipped(), "unreadable folder"), 2);
     EXPECT_EQ(reason(idx.skipped(), "empty file"), 1);
-    EXPECT_EQ(idx.skippedTotal(), 3);
+    // Entries are counted too (issue 41 item 16): the image under __MACOSX and the one climbing out.
+    EXPECT_EQ(reason(idx.skipped(), "hidden folder"), 1);
+    EXPECT_EQ(reason(idx.skipped(), "path leaving the root (..)"), 1);
+    EXPECT_EQ(idx.skippedFiles().at("path leaving the root (..)"), std::vector<std::string>{"msls/other/../../escape.jpg"});
+    EXPECT_EQ(idx.skippedTotal(), 5);
     EXPECT_EQ(reads, 1);
     EXPECT_EQ(idx.root(), "archive.zip");
 

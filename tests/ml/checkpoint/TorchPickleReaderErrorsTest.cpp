@@ -161,7 +161,7 @@ TEST(TorchPickleReaderErrors, MalformedPickles) {
     expectCheckpointError(
         [&] {
             load(
-                bin("\x80\x02(X\x07\x00\x00\x00storagecos\nsystem\nX\x01\x00\x00\x00"
+                bin("\x80\x02(X\x07\x00\x00\x00storagectorch\nSize\nX\x01\x00\x00\x00"
                     "0X\x03\x00\x00\x00"
                     "cpuK\x01tQ."));
         },
@@ -180,6 +180,33 @@ TEST(TorchPickleReaderErrors, MalformedPickles) {
     for (int i = 0; i < 60; ++i) bomb += bin("h\x00h\x00\x86q\x00");
     bomb += ".";
     expectCheckpointError([&] { load(bomb); }, "crafted.pt", "too many");
+}
+
+// Issue 41 item 16: globals that could run code in Python (nothing runs here: the Unpickler calls
+// no global) are refused as PyTorch's weights-only loader refuses them, naming the global, whether
+// named by GLOBAL (protocol 2) or STACK_GLOBAL (protocol 4), and whether called or only referred to.
+TEST(TorchPickleReaderErrors, GlobalsThatAreNotWeightsAreRefusedByName) {
+    const auto load = [](const std::string& pickle) { return TorchPickleReader::loadBytes(makeArchive({{"data.pkl", pickle}}), "crafted.pt"); };
+    const auto global = [](const std::string& module, const std::string& name) { return "c" + module + "\n" + name + "\n"; };
+    const auto stackGlobal = [](const std::string& module, const std::string& name) {
+        return bin("\x8c") + std::string(1, static_cast<char>(module.size())) + module + bin("\x8c") + std::string(1, static_cast<char>(name.size())) + name +
+               bin("\x93");
+    };
+    const std::string callEcho = bin("X\x07\x00\x00\x00") + "echo hi" + bin("\x85R");  // ('echo hi',) REDUCE
+    for (const auto& [module, name] : std::vector<std::pair<std::string, std::string>>{
+             {"os", "system"}, {"subprocess", "Popen"}, {"__builtin__", "eval"}, {"builtins", "exec"}, {"posix", "system"}, {"argparse", "Namespace"}}) {
+        const std::string qualname = (module == "__builtin__" ? "builtins" : module) + "." + name;
+        SCOPED_TRACE(qualname);
+        // In an extra key of a dict, as the security review planted them, called and not.
+        expectCheckpointError([&] { load(bin("\x80\x02}X\x03\x00\x00\x00key") + global(module, name) + callEcho + "s."); }, "crafted.pt", qualname);
+        expectCheckpointError([&] { load(bin("\x80\x02") + global(module, name) + "."); }, "crafted.pt", "weights-only");
+        expectCheckpointError([&] { load(bin("\x80\x04") + stackGlobal(module, name) + callEcho + "."); }, "crafted.pt", qualname);
+    }
+    // What a checkpoint of weights holds still loads: OrderedDict, torch.Size, a dtype, a device.
+    EXPECT_EQ(load(bin("\x80\x02") + global("collections", "OrderedDict") + ")R.").entries().size(), 0u);
+    EXPECT_EQ(load(bin("\x80\x02") + global("torch", "Size") + bin("]K\x02") + bin("a\x85R.")).items().size(), 1u);
+    EXPECT_TRUE(load(bin("\x80\x02") + global("torch", "bfloat16") + ".").isOpaque());
+    EXPECT_TRUE(load(bin("\x80\x04") + stackGlobal("torch", "device") + bin("X\x03\x00\x00\x00") + "cpu" + bin("\x85R.")).isOpaque());
 }
 
 TEST(TorchPickleReaderErrors, EveryTruncationOfDataPklThrows) {
