@@ -38,7 +38,9 @@ while IFS= read -r -d '' f; do
   files=$((files + 1))
   if [[ -d $dir ]]; then rel=${f#"$dir"/}; else rel=${f##*/}; fi
   # readelf -V lists the version needs as "Name: GLIBC_2.34  Flags: ...  Version: N" per file needed.
-  needs=$(LC_ALL=C readelf -V --wide "$f" 2>/dev/null | sed -n 's/.*Name: \(GLIBCX*X*_[0-9][0-9.]*\).*/\1/p' | sort -u)
+  # Only the needs section: a library's own definitions (libstdc++ defines GLIBCXX_3.4.28) are not needs.
+  needs=$(LC_ALL=C readelf -V --wide "$f" 2>/dev/null | awk '/^Version needs section/ {on = 1; next} /^Version (symbols|definition) section/ {on = 0} on' |
+    sed -n 's/.*Name: \(GLIBCX*X*_[0-9][0-9.]*\).*/\1/p' | sort -u)
   g= gx=
   for n in $needs; do
     case $n in

@@ -35,6 +35,12 @@ grep -q 'lib/librandom.so.1 needs GLIBC_2.25 (floor 2.24)' <<<"$err" || fail "be
 grep -q '1 of 2 ELF file(s)' <<<"$err" || fail "the link was counted, or a file missed: '$err'"
 if err=$("$check" "$tmp/b" --glibcxx 3.4.20 --quiet 2>&1); then fail "below the GLIBCXX floor passed"; fi
 grep -q 'lib/libstring.so.1 needs GLIBCXX_3.4.21 (floor 3.4.20)' <<<"$err" || fail "GLIBCXX below the floor: '$err'"
+# A libstdc++ carried in the folder (as a bundle's lib/cxx does) defines GLIBCXX versions up to its
+# own; definitions are not needs: the folder still needs GLIBCXX 3.4.21 alone.
+cxxlib=$(c++ -print-file-name=libstdc++.so.6)
+mkdir -p "$tmp/c" && cp -L "$cxxlib" "$tmp/c/libstdc++.so.6" && cp "$tmp/b/lib/libstring.so.1" "$tmp/c/"
+out=$("$check" "$tmp/c")
+grep -qx 'GLIBCXX 3.4.21 (libstring.so.1)' <<<"$out" || fail "a carried libstdc++'s definitions counted as needs: '$out'"
 
 # A program linked here needs this libc's newest start-up symbol; cross-check with objdump.
 cc -o "$tmp/b/prog" "$tmp/m.c"
