@@ -65,13 +65,27 @@ download() {
 }
 platforms=(--platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
 if [[ ${#RUNTIME_WHEELS[@]} -eq 0 ]]; then
-  # pip resolves torch's own pins (cuda-toolkit extras, nvidia-*-cu12/13) and names each wheel it
-  # saved or found in the cache; the NVIDIA ones are unpacked below.
+  # torch's own pins, one requirement at a time (its nvidia-*-cu12/13 wheels, the cuda-toolkit
+  # extras, which pip resolves to NVIDIA's wheels): an index may lack one exact pin (this project's
+  # index has no nvidia-nccl-cu13 2.30.7, which torch 2.14 and 2.15 pin), and then the newest version
+  # above the pin stands in, said here. For NCCL that is safe in this direction only: the c10d
+  # headers compiled against a newer nccl.h allocate at least what torch's code expects.
   echo "fetch-torch: downloading torch==$TORCH_VERSION and the CUDA wheels it pins (a few GB, cached in $cache)"
-  log=$("${pip[@]}" download --no-color --progress-bar off --only-binary=:all: --python-version "$PYTHON_TAG" "${platforms[@]}" \
-    -d "$cache" "torch==$TORCH_VERSION" 2>&1) ||
-    { echo "$log" | tail -n 5 >&2; echo "fetch-torch: could not download torch==$TORCH_VERSION and its CUDA wheels from pip's index: check the version (pip index versions torch) and the network" >&2; exit 3; }
-  mapfile -t nvidia_wheels < <(sed -n 's,^\(Saved\|File was already downloaded\) \(.*/nvidia_[^/]*\.whl\)$,\2,p' <<<"$log" | sort -u)
+  download "torch==$TORCH_VERSION"
+  torch_whl=$(compgen -G "$cache/torch-${TORCH_VERSION}-*.whl" | head -n1)
+  mapfile -t pins < <(unzip -p "$torch_whl" '*.dist-info/METADATA' |
+    sed -n 's/^Requires-Dist: \(\(nvidia-\|cuda-toolkit\)[^;]*\);.*Linux.*/\1/p' | tr -d ' ')
+  nvidia_wheels=()
+  for pin in "${pins[@]}"; do
+    log=$("${pip[@]}" download --no-color --progress-bar off --only-binary=:all: --python-version "$PYTHON_TAG" "${platforms[@]}" -d "$cache" "$pin" 2>&1) || {
+      name=${pin%%[=<>]*} name=${name%%\[*} floor=$(sed -n 's/.*==\([0-9.]*\).*/\1/p; s/.*>=\([0-9.]*\).*/\1/p' <<<"$pin" | head -n1)
+      log=$("${pip[@]}" download --no-color --progress-bar off --only-binary=:all: --python-version "$PYTHON_TAG" "${platforms[@]}" -d "$cache" "$name>=$floor" 2>&1) ||
+        { echo "$log" | tail -n 3 >&2; echo "fetch-torch: could not download $pin (nor a newer $name) for torch==$TORCH_VERSION from pip's index: check the network" >&2; exit 3; }
+      echo "fetch-torch: $pin is not on pip's index: using $(sed -n 's,^\(Saved\|File was already downloaded\) .*/\([^/]*\)\.whl$,\2,p' <<<"$log" | grep -i "^${name//-/_}-" | head -n1)"
+    }
+    mapfile -t -O "${#nvidia_wheels[@]}" nvidia_wheels < <(sed -n 's,^\(Saved\|File was already downloaded\) \(.*/nvidia_[^/]*\.whl\)$,\2,p' <<<"$log")
+  done
+  mapfile -t nvidia_wheels < <(printf '%s\n' "${nvidia_wheels[@]}" | sort -u)
   [[ ${#nvidia_wheels[@]} -gt 0 ]] || echo "fetch-torch: torch==$TORCH_VERSION pins no NVIDIA wheel: a CPU build?"
 else
   download "torch==$TORCH_VERSION"
