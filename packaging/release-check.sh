@@ -8,6 +8,11 @@
 #                                                               tests/packaging/test_bundle_floor_chroot.sh
 #   debs-trixie   the .debs built in Debian 13 against its Qt 6.8 and LibTorch 2.6, installed there
 #                 with apt-get, a tiny run and the explorer     tests/packaging/test_debs_chroot.sh
+#   bundles       the GPU bundle of every other torch the set-up offers one for (BUNDLE_TORCH below:
+#                 the minors AWS's images carry and pip's newest), each built in Debian 11 and
+#                 trained with there against that torch's own pip libraries, as bundle-floor
+#                 (about 20 minutes a version on 2 cores with a cold compiler cache); the tarballs
+#                 are left in BUILD_DIR/release-check/bundles/out, to ship with --bundles
 # Usage: packaging/release-check.sh [BUILD_DIR] [--only NAME]   (BUILD_DIR: the release build, default build/release)
 # Prints each check's time and result; exits 1 when one failed. Work folders: BUILD_DIR/release-check/NAME.
 set -uo pipefail
@@ -16,7 +21,7 @@ src=$PWD build=build/release only=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) build=$1; shift ;;
   esac
 done
@@ -38,4 +43,19 @@ check() { # check NAME COMMAND...
 check portable tests/packaging/test_portable_chroot.sh "$src" "$build" "$build/release-check/portable"
 check bundle-floor tests/packaging/test_bundle_floor_chroot.sh "$src" "$build/release-check/bundle-floor"
 check debs-trixie tests/packaging/test_debs_chroot.sh "$src" "$build/release-check/debs-trixie"
+# torch 2.11 is bundle-floor's (the cuda preset's); these are the others.
+BUNDLE_TORCH=(2.9.1 2.10.0 2.12.1 2.15.0)
+bundles() {
+  local out=$build/release-check/bundles/out v tarball
+  mkdir -p "$out"
+  for v in "${BUNDLE_TORCH[@]}"; do
+    packaging/gpu-bundle.sh "$build/release-check/bundles/$v" --torch "$v" >"$build/release-check/bundles/$v.log" 2>&1 ||
+      { tail -n 20 "$build/release-check/bundles/$v.log"; echo "torch $v: the bundle did not build"; return 1; }
+    tarball=$build/release-check/bundles/$v/$(basename "$(tail -n 1 "$build/release-check/bundles/$v.log")")
+    cp "$tarball" "$out/"
+    STREETGAN_TEST_BUNDLE=$tarball tests/packaging/test_bundle_floor_chroot.sh "$src" "$build/release-check/bundles/test-$v" "$v" || return 1
+  done
+  echo "bundles: $(cd "$out" && ls | tr '\n' ' ')"
+}
+check bundles bundles
 exit $failed

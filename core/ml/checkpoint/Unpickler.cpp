@@ -19,7 +19,11 @@ constexpr size_t kMaxDepth = 512;  // nesting of containers in the value tree
 
 PickleValue Unpickler::parse() {
     PickleNode* root = run();
-    budget_ = 4 * static_cast<uint64_t>(size_) + 65536;
+    // Values built are bounded by the file: one for every two bytes of pickle (a value costs at
+    // least one opcode byte, and a checkpoint's are mostly several), plus a margin for small files.
+    // Shared references (memo gets) that expand beyond that are a pickle bomb: at 4 values a byte a
+    // 1.6 MB one held 572 MB before it was refused; now at most about 45 bytes of memory a byte.
+    budget_ = static_cast<uint64_t>(size_) / 2 + 65536;
     pos_ = opPos_ = size_;
     return convert(root, 0);
 }

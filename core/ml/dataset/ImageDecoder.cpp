@@ -241,6 +241,10 @@ DecodedImage ImageDecoder::decode(const uint8_t* bytes, size_t size, const Decod
              std::to_string(info.width) + "x" + std::to_string(info.height) + " has more than the " + std::to_string(request.maxSourcePixels) +
                  " pixels the loader decodes; downscale it first");
     if (size > static_cast<size_t>(INT32_MAX)) fail(BadImageReason::TooLarge, name, "the file is larger than 2 GiB; downscale it first");
+    if (pixels / DecodeRequest::kMaxPixelsPerByte >= static_cast<int64_t>(size))
+        fail(BadImageReason::Corrupt, name,
+             "its header declares " + std::to_string(info.width) + "x" + std::to_string(info.height) + ", more pixels than its " + std::to_string(size) +
+                 " bytes can hold (at most " + std::to_string(DecodeRequest::kMaxPixelsPerByte) + " a byte); " + kRemove);
 
     int reduction = 1;
     if (info.format == ImageFormat::Jpeg && request.allowReduction) reduction = chooseReduction(request.cropSide, request.targetSide);

@@ -68,7 +68,14 @@ struct DecodeRequest {
     /// Set false to force a full-resolution decode (benchmarks, reference comparisons).
     bool allowReduction = true;
     /// Largest width*height (source pixels) decoded; more fails with TooLarge before decoding.
-    int64_t maxSourcePixels = 100'000'000;
+    /// 40 Mpx (an 8192 x 4096 panorama is 33.5): decoding one holds its BGR and RGB copies, about
+    /// 240 MB, per decoding thread; a street photo is 0.3 to 12 Mpx.
+    int64_t maxSourcePixels = 40'000'000;
+    /// A header declaring more pixels than this many per byte of the file is refused as Corrupt
+    /// before decoding: deflate expands at most 1032:1 (8256 pixels a byte at 1 bit a pixel) and a
+    /// baseline JPEG spends at least a bit per 8x8 block; only a crafted file declares more (a
+    /// 286-byte JPEG declaring 10000 x 10000 would have libjpeg allocate and fill 300 MB).
+    static constexpr int64_t kMaxPixelsPerByte = 16384;
 };
 
 /// What probe() reads from the header alone.

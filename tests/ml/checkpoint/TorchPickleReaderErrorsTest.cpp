@@ -3,7 +3,10 @@
 // crash. Helpers: PickleTestSupport.h.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -207,6 +210,43 @@ TEST(TorchPickleReaderErrors, GlobalsThatAreNotWeightsAreRefusedByName) {
     EXPECT_EQ(load(bin("\x80\x02") + global("torch", "Size") + bin("]K\x02") + bin("a\x85R.")).items().size(), 1u);
     EXPECT_TRUE(load(bin("\x80\x02") + global("torch", "bfloat16") + ".").isOpaque());
     EXPECT_TRUE(load(bin("\x80\x04") + stackGlobal("torch", "device") + bin("X\x03\x00\x00\x00") + "cpu" + bin("\x85R.")).isOpaque());
+}
+
+// Issue 41 item 15: a 1.6 MB pickle bomb (shared references doubling 60 times behind a 1.5 MB string
+// that makes the file big) took 572 MB before it was refused. The values it may build are now bounded
+// by the file's size: refused as "too many" in a child that may map only 160 MB more than it has.
+TEST(TorchPickleReaderErrors, APickleBombIsRefusedWithinMemoryBoundedByTheFile) {
+    const uint32_t padding = 1'500'000;
+    std::string bomb = bin("\x80\x02X");
+    for (int i = 0; i < 4; ++i) bomb += static_cast<char>((padding >> (8 * i)) & 0xff);
+    bomb += std::string(padding, 'a') + "0" + bin("]q\x00");  // the string, POP, an empty list in memo 0
+    for (int i = 0; i < 60; ++i) bomb += bin("h\x00h\x00\x86q\x00");
+    bomb += ".";
+    const std::vector<char> archive = makeArchive({{"data.pkl", bomb}});
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        long pages = 0;
+        if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+            if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+            std::fclose(f);
+        }
+        rlimit limit{};
+        limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (160ull << 20);
+        if (pages == 0 || ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(100);
+        try {
+            TorchPickleReader::loadBytes(archive, "bomb.pt");
+            ::_exit(101);
+        } catch (const CheckpointError& e) {
+            ::_exit(std::string(e.what()).find("too many values") != std::string::npos ? 0 : 102);  // 102: e.g. out of memory
+        } catch (...) {
+            ::_exit(103);
+        }
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "100: no limit set, 101: loaded, 102: another error (out of memory?), 103: another exception";
 }
 
 TEST(TorchPickleReaderErrors, EveryTruncationOfDataPklThrows) {

@@ -406,6 +406,43 @@ TEST(ImageDecoder, HugeHeaderIsRejectedBeforeDecoding) {
     EXPECT_EQ(reasonOf(small, small.size(), tight), BadImageReason::TooLarge);
 }
 
+// Issue 41 item 15: memory follows what the header declares, so declared sizes are bounded before
+// decoding: 10000 x 10000 is over the 40 Mpx cap (a 97 KB PNG and a 286-byte JPEG declaring it
+// were both decoded before), and a header declaring more pixels than its bytes can hold is corrupt.
+TEST(ImageDecoder, DeclaredSizesAreBoundedBeforeDecoding) {
+    const auto withSize = [](Bytes j, int w, int h) {
+        for (size_t i = 2; i + 9 < j.size(); ++i)
+            if (j[i] == 0xFF && j[i + 1] == 0xC0) {
+                j[i + 5] = static_cast<uint8_t>(h >> 8), j[i + 6] = static_cast<uint8_t>(h);
+                j[i + 7] = static_cast<uint8_t>(w >> 8), j[i + 8] = static_cast<uint8_t>(w);
+                break;
+            }
+        return j;
+    };
+    const Bytes tenK = withSize(jpeg(64, 48), 10000, 10000);
+    EXPECT_EQ(reasonOf(tenK, tenK.size()), BadImageReason::TooLarge);
+    const Bytes png10k = [] {
+        Bytes p = encode(makeRgb(64, 48), ".png");
+        p[16] = 0, p[17] = 0, p[18] = 0x27, p[19] = 0x10;  // IHDR width 10000
+        p[20] = 0, p[21] = 0, p[22] = 0x27, p[23] = 0x10;  // height 10000 (the CRC is not what is checked first)
+        return p;
+    }();
+    EXPECT_EQ(reasonOf(png10k, png10k.size()), BadImageReason::TooLarge);
+    // Under the cap, but 36 Mpx declared by about a kilobyte: corrupt, and the message says why.
+    const Bytes fake = withSize(jpeg(64, 48, 50), 6000, 6000);
+    ASSERT_LT(fake.size(), 36'000'000u / DecodeRequest::kMaxPixelsPerByte);
+    try {
+        ImageDecoder::decode(fake.data(), fake.size(), {}, "street/fake.jpg");
+        ADD_FAILURE() << "a kilobyte declaring 6000x6000 was decoded";
+    } catch (const BadImageError& e) {
+        EXPECT_EQ(e.reason(), BadImageReason::Corrupt);
+        EXPECT_NE(std::string(e.what()).find("more pixels than its"), std::string::npos) << e.what();
+    }
+    // Real photos are far inside both bounds: 12 Mpx at JPEG quality 20 decodes.
+    const Bytes photo = jpeg(4000, 3000, 20);
+    EXPECT_NO_THROW(ImageDecoder::decode(photo.data(), photo.size(), {}, "street/photo.jpg"));
+}
+
 TEST(ImageDecoder, ImageSmallerThanTheCrop) {
     const Bytes small = jpeg(320, 240);
     EXPECT_EQ(reasonOf(small, small.size(), request(256, 64)), BadImageReason::TooSmall);
