@@ -38,6 +38,9 @@ CLI::App* ServeCommand::setup(CLI::App& parent) {
     a->add_option("--max-connections", maxConnections_, "Open connections at most (beyond: the longest-waiting one is closed)")
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
+    a->add_option("--max-unsent-mb", maxUnsentMb_, "Answers waiting for clients that read slowly, in all (MB); a large answer beyond it gets a 503")
+        ->check(CLI::Range(1, 1 << 20))
+        ->capture_default_str();
     a->add_option("--render-threads", renderThreads_, "LibTorch intra-op threads per render")->check(CLI::Range(1, 256))->capture_default_str();
     // Connections no longer hold a thread each (one event loop serves them all): the option is
     // accepted, and ignored, so that existing command lines keep working.
@@ -84,6 +87,7 @@ int ServeCommand::execute() {
     o.renderThreads = renderThreads_;
     o.maxQueuedRenders = maxQueuedRenders_;
     o.maxConnections = maxConnections_;
+    o.maxUnsentBytes = static_cast<size_t>(maxUnsentMb_) << 20;
     // A gallery is for looking at: where the CPU computes bf16 natively it serves about twice the
     // requests for the same cores, deterministically, a few grey levels off fp32; `sample` stays fp32.
     const bool bf16 = precision_ == "bf16" || (precision_ == "auto" && cpuHasNativeBf16());

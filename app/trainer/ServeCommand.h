@@ -32,7 +32,7 @@ private:
     std::string checkpoint_, bind_ = "127.0.0.1:8080", preset_, precision_ = "auto", cors_ = "*";
     std::vector<std::string> allowHosts_;
     std::string generator_;  // --generator: "" (G_ema where there is one), ema or raw
-    int maxRenders_ = 0, renderThreads_ = 1, httpThreads_ = 0, maxQueuedRenders_ = -1, maxConnections_ = 1024;
+    int maxRenders_ = 0, renderThreads_ = 1, httpThreads_ = 0, maxQueuedRenders_ = -1, maxConnections_ = 1024, maxUnsentMb_ = 64;
 };
 
 }  // namespace streetgan

@@ -315,7 +315,9 @@ void ConnectionLoop::closeConn(Conn& c) {
     c.fd = -1;
     c.state = Conn::State::Closed;
     c.in = std::string();
+    unsent_ -= c.out.size() - c.outPos;
     c.out = std::string();
+    c.outPos = 0;
     --open_;
     dead_.push_back(c.id);
 }
@@ -445,6 +447,16 @@ void ConnectionLoop::process(Conn& c) {
 }
 
 void ConnectionLoop::respond(Conn& c, std::string bytes, bool close) {
+    // Small answers always go (the page, /health, errors); a large one only while the answers
+    // already waiting for their clients leave room for it, or when none waits.
+    constexpr size_t kAlwaysSent = 64 * 1024;
+    if (bytes.size() > kAlwaysSent && unsent_.load() > 0 && unsent_.load() + bytes.size() > limits_.maxUnsentBytes) {
+        const auto mb = [](size_t b) { return std::to_string((b + (1 << 19)) >> 20) + " MB"; };
+        bytes = routes_.refusal(503, "server busy: " + mb(unsent_.load()) + " of answers wait for clients that read slowly (limit " +
+                                         mb(limits_.maxUnsentBytes) + "); retry later");
+        close = true;
+    }
+    unsent_ += bytes.size();
     c.out = std::move(bytes);
     c.outPos = 0;
     c.closeAfterWrite = close || stopping_;
@@ -458,6 +470,7 @@ void ConnectionLoop::flush(Conn& c) {
         const ssize_t n = ::send(c.fd, c.out.data() + c.outPos, c.out.size() - c.outPos, MSG_NOSIGNAL);
         if (n > 0) {
             c.outPos += static_cast<size_t>(n);
+            unsent_ -= static_cast<size_t>(n);
             c.deadline = Clock::now() + std::chrono::milliseconds(limits_.writeTimeoutMs);
             continue;
         }

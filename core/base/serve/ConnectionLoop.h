@@ -13,7 +13,10 @@
 // between requests, a response that makes no progress for writeTimeoutMs is dropped. Oversized or
 // malformed requests get their 4xx and the connection closed (after the response, its input is
 // drained briefly so the client sees the answer rather than a reset). Memory per connection: at
-// most maxHeaderBytes + maxBodyBytes of request and one response.
+// most maxHeaderBytes + maxBodyBytes of request and one response; and the answers not yet taken by
+// their clients are bounded in all (maxUnsentBytes): a large answer (over 64 KiB: an image or a GIF)
+// that would go beyond it while others wait is replaced by a 503 "retry later", so that clients
+// that never read cannot make the server hold their 5 MB GIFs by the thousand.
 //
 // Thread contract: bind() then run() (blocks; the thread that runs it owns the loop); stop() from
 // any thread, also before run() (run() then returns at once): it closes the listening socket before
@@ -46,6 +49,7 @@ struct ConnectionLimits {
     int renderWorkers = 1;
     size_t maxQueuedRenders = 16;
     int queueTimeoutMs = 10000;
+    size_t maxUnsentBytes = size_t(64) << 20;  ///< answers waiting for slow clients, in all
 };
 
 class ConnectionLoop {
@@ -64,6 +68,8 @@ public:
     bool running() const;
     int connections() const { return open_.load(); }
     size_t queuedRenders() const;
+    /// Bytes of answers written to no socket yet (what slow readers hold), from any thread.
+    size_t unsentBytes() const { return unsent_.load(); }
     /// The connection cap in force (maxConnections, lowered to fit RLIMIT_NOFILE).
     int connectionCap() const;
 
@@ -95,6 +101,7 @@ private:
     std::unique_ptr<RenderQueue> queue_;
     bool stopping_ = false;
     std::atomic<int> open_{0};
+    std::atomic<size_t> unsent_{0};  ///< changed by the loop thread only
 
     struct Completion {
         uint64_t connection;

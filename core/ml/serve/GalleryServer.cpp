@@ -50,6 +50,7 @@ void GalleryOptions::validate() const {
     if (renderThreads < 1 || renderThreads > 256) bad("render threads must be within 1..256 (got " + std::to_string(renderThreads) + ")");
     if (maxQueuedRenders < -1 || maxQueuedRenders > 65536)
         bad("queued renders must be within 0..65536, or -1 for automatic (got " + std::to_string(maxQueuedRenders) + ")");
+    if (maxUnsentBytes < (size_t(1) << 20)) bad("the answers waiting for slow clients need at least 1 MB (got " + std::to_string(maxUnsentBytes) + " bytes)");
     if (maxConnections < 1 || maxConnections > 1000000) bad("max connections must be within 1..1000000 (got " + std::to_string(maxConnections) + ")");
     if (queueTimeoutMs < 1 || headerTimeoutMs < 1 || writeTimeoutMs < 1 || idleTimeoutSeconds < 1)
         bad("the queue, header, write and idle timeouts must be positive");
@@ -141,6 +142,8 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
                             {"max_queued_renders", options_.maxQueuedRenders},
                             {"connections", loop.connections()},
                             {"max_connections", loop.connectionCap()},
+                            {"unsent_bytes", loop.unsentBytes()},
+                            {"max_unsent_bytes", options_.maxUnsentBytes},
                             {"render_threads", options_.renderThreads},
                             {"precision", options_.precision == FrozenGenerator::Precision::BFloat16 ? "bf16" : "fp32"}};
         return j.dump() + "\n";
@@ -179,6 +182,7 @@ GalleryServer::GalleryServer(const std::string& checkpointPath, const std::strin
     limits.headerTimeoutMs = options_.headerTimeoutMs;
     limits.idleTimeoutMs = options_.idleTimeoutSeconds * 1000;
     limits.writeTimeoutMs = options_.writeTimeoutMs;
+    limits.maxUnsentBytes = options_.maxUnsentBytes;
     limits.renderWorkers = options_.maxRenders;
     limits.maxQueuedRenders = static_cast<size_t>(options_.maxQueuedRenders);
     limits.queueTimeoutMs = options_.queueTimeoutMs;

@@ -85,15 +85,16 @@ struct GalleryOptions {
     /// Renders that may wait for a slot (first in, first out) before a 503; -1: max(16, 4 x
     /// maxRenders), so that a page's 16 images queue rather than fail; 0: 503 at once.
     int maxQueuedRenders = -1;
-    int queueTimeoutMs = 10000;          ///< a render waiting longer is answered 503
-    int maxConnections = 1024;           ///< open connections (lowered to fit RLIMIT_NOFILE)
-    int headerTimeoutMs = 10000;         ///< a request's head must arrive within this of its first byte
-    int idleTimeoutSeconds = 5;          ///< keep-alive idle time between requests (sent in Keep-Alive)
-    int writeTimeoutMs = 10000;          ///< a response making no progress this long is dropped
-    int retryAfterSeconds = 1;           ///< Retry-After of a 503
-    int maxImages = 64;                  ///< /gan_imgs n: 1..maxImages (default 16); nrow: 1..maxImages (4)
-    int minFrames = 2, maxFrames = 128;  ///< /gan_gifs frames (default 16)
-    int maxGifSize = 512;                ///< /gan_gifs size: img_size..maxGifSize (default img_size)
+    int queueTimeoutMs = 10000;                ///< a render waiting longer is answered 503
+    int maxConnections = 1024;                 ///< open connections (lowered to fit RLIMIT_NOFILE)
+    int headerTimeoutMs = 10000;               ///< a request's head must arrive within this of its first byte
+    int idleTimeoutSeconds = 5;                ///< keep-alive idle time between requests (sent in Keep-Alive)
+    int writeTimeoutMs = 10000;                ///< a response making no progress this long is dropped
+    size_t maxUnsentBytes = size_t(64) << 20;  ///< answers waiting for slow clients, in all (ConnectionLimits)
+    int retryAfterSeconds = 1;                 ///< Retry-After of a 503
+    int maxImages = 64;                        ///< /gan_imgs n: 1..maxImages (default 16); nrow: 1..maxImages (4)
+    int minFrames = 2, maxFrames = 128;        ///< /gan_gifs frames (default 16)
+    int maxGifSize = 512;                      ///< /gan_gifs size: img_size..maxGifSize (default img_size)
     /// Access-Control-Allow-Origin of every response: "*" (any page may fetch by script, like the
     /// reference), one origin "scheme://host[:port]" (only that page), or "" (no CORS headers).
     std::string corsOrigin = "*";

@@ -278,3 +278,65 @@ TEST(GalleryRoutes, ClassifiesWithoutAGeneratorAndRendersOnlyInTheRenderPass) {
     EXPECT_NE(refusal.find("Connection: close"), std::string::npos);
     EXPECT_NE(refusal.find("Access-Control-Allow-Origin: *"), std::string::npos);
 }
+
+// Issue 41 item 15: 40 clients that never read their 5 MB GIFs held 180 MB (5 GB at the connection
+// cap). The answers not yet taken are bounded in all: with room for one, the first of four clients
+// that never read gets its GIF and the three others a 503 at once, and the server holds one answer.
+TEST_F(Gallery, ClientsThatNeverReadHoldNoMoreThanTheUnsentLimit) {
+    GalleryOptions o;
+    o.maxRenders = 1;
+    o.maxUnsentBytes = size_t(1) << 20;
+    startServer(o);
+    const auto path = [](int seed) { return "/gan_gifs?frames=128&size=512&seed=" + std::to_string(seed); };
+    auto one = get(path(1));  // read normally: its size
+    ASSERT_TRUE(one);
+    ASSERT_EQ(one->status, 200) << one->body;
+    const size_t answer = one->body.size();
+    ASSERT_GT(answer, size_t(1) << 20) << "the GIF must be larger than the limit for this test";
+
+    std::vector<int> fds;
+    for (int i = 0; i < 4; ++i) {
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        const int small = 4096;  // a client that reads nothing takes little into its own buffer
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a.sin_port = htons(static_cast<uint16_t>(port_));
+        ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+        sendText(fd, "GET " + path(10 + i) + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        fds.push_back(fd);
+    }
+    // Each is answered (its status line arrives; 12 bytes are all that is read of it).
+    int ok = 0, busy = 0;
+    for (int fd : fds) {
+        std::string head;
+        const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);  // a hang guard
+        while (head.size() < 12 && std::chrono::steady_clock::now() < end) {
+            pollfd p{fd, POLLIN, 0};
+            if (::poll(&p, 1, 100) <= 0) continue;
+            char buf[12];
+            const ssize_t n = ::recv(fd, buf, 12 - head.size(), 0);
+            if (n <= 0) break;
+            head.append(buf, static_cast<size_t>(n));
+        }
+        if (head == "HTTP/1.1 200") ++ok;
+        if (head == "HTTP/1.1 503") ++busy;
+    }
+    EXPECT_EQ(ok, 1);
+    EXPECT_EQ(busy, 3);
+    auto h = get("/health");
+    ASSERT_TRUE(h);
+    const auto health = nlohmann::json::parse(h->body);
+    EXPECT_LE(health["unsent_bytes"].get<size_t>(), answer);
+    EXPECT_GT(health["unsent_bytes"].get<size_t>(), 0u);  // the one GIF, waiting for its reader
+    EXPECT_EQ(health["max_unsent_bytes"], size_t(1) << 20);
+    for (int fd : fds) ::close(fd);
+    // Once they are gone, so is what they held.
+    for (int tries = 0; tries < 600; ++tries) {  // a hang guard
+        h = get("/health");
+        if (h && nlohmann::json::parse(h->body)["unsent_bytes"] == 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(nlohmann::json::parse(h->body)["unsent_bytes"], 0);
+}
