@@ -9,6 +9,7 @@
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <unordered_map>
 
 #include "base/util/Errors.h"
+#include "base/util/ZipDirectory.h"
 #include "ml/checkpoint/Unpickler.h"
 
 namespace streetgan {
@@ -108,6 +110,32 @@ PickleValue readArchive(caffe2::serialize::PyTorchStreamReader& reader, const st
     return unpickler.parse();
 }
 
+/// Bounds what reading the records will allocate by the file's size, from the zip's central
+/// directory, before the zip library (which allocates each record's declared size up front) is
+/// asked for any: torch.save stores records uncompressed, so their sizes add up to less than the
+/// file; a re-zipped (deflated) checkpoint is let through up to four times its size, which no
+/// checkpoint of weights comes near and a deflate bomb (1032:1) goes far beyond.
+void checkRecordSizes(const ZipDirectory::ReadAt& readAt, uint64_t fileSize, const std::string& name) {
+    std::vector<ZipDirectory::Entry> entries;
+    try {
+        entries = ZipDirectory::read(readAt, fileSize, name);
+    } catch (const DataError& e) {
+        throw CheckpointError("checkpoint " + quoted(name) + " is not a readable PyTorch zip archive (" + e.what() + "): " + kResave);
+    }
+    const uint64_t limit = 4 * fileSize + (uint64_t(1) << 20);
+    uint64_t total = 0;
+    for (const ZipDirectory::Entry& e : entries) {
+        if (e.method == 0 && e.size != e.compressedSize)
+            throw CheckpointError("checkpoint " + quoted(name) + " has a record '" + e.name + "' whose declared size (" + std::to_string(e.size) +
+                                  " bytes) is not what it stores (" + std::to_string(e.compressedSize) + "): corrupt or crafted; " + kResave);
+        total += std::min<uint64_t>(e.size, limit + 1);
+        if (total > limit)
+            throw CheckpointError("checkpoint " + quoted(name) + " declares records of more than " + std::to_string(limit) + " bytes in all (at '" + e.name +
+                                  "'), more than a " + std::to_string(fileSize) + "-byte file of weights holds: a crafted archive (a deflate bomb?); " +
+                                  kResave);
+    }
+}
+
 /// Runs `body`, turning every LibTorch/zip/allocation failure into a CheckpointError.
 template <class F>
 PickleValue guarded(const std::string& name, F&& body) {
@@ -140,6 +168,17 @@ PickleValue TorchPickleReader::load(const std::string& path) {
     unsigned char head[16] = {};
     in.read(reinterpret_cast<char*>(head), sizeof head);
     checkHeader(head, static_cast<size_t>(in.gcount()), size, path);
+    in.clear();
+    checkRecordSizes(
+        [&in](uint64_t pos, size_t n) {
+            std::string b(n, '\0');
+            in.seekg(static_cast<std::streamoff>(pos));
+            in.read(b.data(), static_cast<std::streamsize>(n));
+            b.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+            in.clear();
+            return b;
+        },
+        size, path);
     in.close();
     return guarded(path, [&] {
         caffe2::serialize::PyTorchStreamReader reader(path);
@@ -149,6 +188,12 @@ PickleValue TorchPickleReader::load(const std::string& path) {
 
 PickleValue TorchPickleReader::loadBytes(const std::vector<char>& zipBytes, const std::string& nameForMessages) {
     checkHeader(reinterpret_cast<const unsigned char*>(zipBytes.data()), zipBytes.size(), zipBytes.size(), nameForMessages);
+    checkRecordSizes(
+        [&zipBytes](uint64_t pos, size_t n) {
+            if (pos >= zipBytes.size()) return std::string();
+            return std::string(zipBytes.data() + pos, std::min<size_t>(n, zipBytes.size() - static_cast<size_t>(pos)));
+        },
+        zipBytes.size(), nameForMessages);
     return guarded(nameForMessages, [&] {
         caffe2::serialize::PyTorchStreamReader reader(std::make_shared<BoundedMemoryAdapter>(zipBytes.data(), zipBytes.size()));
         return readArchive(reader, nameForMessages);

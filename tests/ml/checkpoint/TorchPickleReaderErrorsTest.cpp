@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "ml/checkpoint/PickleTestSupport.h"
 #include "ml/checkpoint/PickleValue.h"
 #include "ml/checkpoint/TorchPickleReader.h"
+#include "support/TempDir.h"
 
 using namespace streetgan;
 using namespace streetgan::test::pickle;
@@ -247,6 +249,58 @@ TEST(TorchPickleReaderErrors, APickleBombIsRefusedWithinMemoryBoundedByTheFile) 
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
     EXPECT_EQ(WEXITSTATUS(status), 0) << "100: no limit set, 101: loaded, 102: another error (out of memory?), 103: another exception";
+}
+
+// Issue 41 item 15: records are bounded by the file's size before the zip library allocates them.
+// A 300 KB checkpoint whose tensor record is 300 MB of deflated zeros (torch.save never compresses;
+// miniz allocates the declared size, then inflates) is refused by name, in a child that may map only
+// 160 MB more than it has; one whose stored record claims more than it stores is refused too.
+TEST(TorchPickleReaderErrors, RecordsAreBoundedByTheFileBeforeTheyAreRead) {
+    test::TempDir t;
+    { std::ofstream(t.file("data.pkl"), std::ios::binary) << tensorPickle(4, 0, 4, 1); }
+    const std::string script = R"(
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], 'w') as z:
+    z.writestr('archive/data.pkl', open(sys.argv[1], 'rb').read())
+    z.writestr('archive/version', b'3\n')
+    z.writestr(zipfile.ZipInfo('archive/data/0'), b'\0' * (300 << 20), compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+)";
+    std::ofstream(t.file("make.py")) << script;
+    const std::string cmd = std::string(STREETGAN_PYTHON) + " " + t.file("make.py") + " " + t.file("data.pkl") + " " + t.file("bomb.pt");
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        long pages = 0;
+        if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+            if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+            std::fclose(f);
+        }
+        rlimit limit{};
+        limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (160ull << 20);
+        if (pages == 0 || ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(100);
+        try {
+            TorchPickleReader::load(t.file("bomb.pt"));
+            ::_exit(101);
+        } catch (const CheckpointError& e) {
+            const std::string m = e.what();
+            ::_exit(m.find("deflate bomb") != std::string::npos && m.find("data/0") != std::string::npos ? 0 : 102);
+        } catch (...) {
+            ::_exit(103);
+        }
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "100: no limit set, 101: loaded, 102: another error (out of memory?), 103: another exception";
+
+    // A stored record whose central directory claims 1 GB: refused before anything is allocated.
+    std::vector<char> a = makeArchive({{"data.pkl", bin("\x80\x02K\x05.")}});
+    const std::string bytes(a.begin(), a.end());
+    size_t central = bytes.find(std::string("PK\x01\x02", 4));
+    ASSERT_NE(central, std::string::npos);
+    a[central + 24] = a[central + 25] = a[central + 26] = 0, a[central + 27] = 0x40;  // 1 GiB uncompressed
+    expectCheckpointError([&] { TorchPickleReader::loadBytes(a, "liar.pt"); }, "liar.pt", "declared size");
 }
 
 TEST(TorchPickleReaderErrors, EveryTruncationOfDataPklThrows) {
