@@ -129,6 +129,24 @@ TEST(TrainerPlan, ATorchWithoutABundleIsBuiltOnTheHostWhenItHasACompiler) {
     EXPECT_NE(none.reason.find("no C++ compiler there to build one: install g++ (dnf install gcc-c++, or apt install g++)"), std::string::npos) << none.reason;
 }
 
+TEST(TrainerPlan, TheFloorBundlesServeRocky8) {
+    // The names gpu-bundle-floor.sh gives its bundles (glibc 2.27; a libstdc++ carried, so no
+    // glibcxx part): Rocky 8's glibc 2.28 and GCC 8's libstdc++ (3.4.25) take them.
+    const std::string rocky8 =
+        "kernel=Linux\nmachine=x86_64\nos_id=rocky\nos_version=8.10\nos_name=Rocky Linux 8.10 (Green Obsidian)\nglibc=2.28\nglibcxx=3.4.25\n"
+        "cxx=g++ 8.5.0\npython=/home/me/torch/bin/python\t3.11.9\t2.15.0+cu130\t13.0\t\t\n";
+    std::vector<TrainerBundle> offered;
+    for (const char* name : {"streetgan-trainer-bundle-torch2.9-glibc2.27-x86_64.tar.gz", "streetgan-trainer-bundle-torch2.15-glibc2.27-x86_64.tar.gz"}) {
+        const auto b = TrainerBundle::fromFileName(std::string("/share/") + name);
+        ASSERT_TRUE(b) << name;
+        EXPECT_EQ(b->glibcxx, "") << name;
+        offered.push_back(*b);
+    }
+    const TrainerPlan p = TrainerPlan::choose(HostPlatform::parse(rocky8), offered, true, "login1");
+    EXPECT_EQ(p.kind, TrainerPlan::Kind::Bundle) << p.reason;
+    EXPECT_EQ(p.bundle.torchMinor, "2.15");
+}
+
 TEST(TrainerPlan, ABundleAboveTheHostsGlibcIsNotChosen) {
     HostPlatform h = HostPlatform::parse(kUbuntu2204);
     h.glibc = "2.31";
