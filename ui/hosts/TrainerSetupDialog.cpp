@@ -40,7 +40,11 @@ const char* const kSourceName = "streetgan-source.tar.gz";
 const char* const kBundlesEnv = "STREETGAN_TRAINER_BUNDLES";
 
 std::vector<TrainerBundle> bundledBundles() {
-    std::vector<TrainerBundle> all = TrainerBundle::findIn(QCoreApplication::applicationDirPath().toStdString() + "/../share/streetgan/remote");
+    std::vector<TrainerBundle> all;
+    for (const std::string& dir : RemoteTrainerSetup::bundledDirs(QCoreApplication::applicationDirPath().toStdString())) {
+        auto found = TrainerBundle::findIn(dir);
+        all.insert(all.end(), found.begin(), found.end());
+    }
     if (const char* dir = std::getenv(kBundlesEnv); dir && *dir) {
         auto more = TrainerBundle::findIn(dir);
         all.insert(all.begin(), more.begin(), more.end());
@@ -262,9 +266,10 @@ bool TrainerSetupDialog::start() {
     const bool source = r.method == TrainerSetupRequest::Source;
     if (r.method == TrainerSetupRequest::Bundle) {
         if (r.file.isEmpty()) {
-            result_->setText(tr("No trainer bundle chosen: none for the host's torch in %1/../share/streetgan/remote/ or in %2; Browse… for one, "
+            const auto dirs = RemoteTrainerSetup::bundledDirs(QCoreApplication::applicationDirPath().toStdString());
+            result_->setText(tr("No trainer bundle chosen: none for the host's torch in %1/, %2/ or %3; Browse… for one, "
                                 "or build from source")
-                                 .arg(QCoreApplication::applicationDirPath(), kBundlesEnv));
+                                 .arg(QString::fromStdString(dirs[0]), QString::fromStdString(dirs[1]), kBundlesEnv));
             return false;
         }
         if (r.python.isEmpty()) {

@@ -105,13 +105,17 @@ std::string RemoteTrainerSetup::locateBundled(const std::string& appDir, const s
         if (!fileExists(v)) throw ConfigError(envVar + " names " + v + ", which is not a file: point it at " + fileName + " or unset it");
         return v;
     }
-    const std::string bundled = appDir + "/../share/streetgan/remote/" + fileName;
-    return fileExists(bundled) ? bundled : std::string();
+    for (const std::string& dir : bundledDirs(appDir))
+        if (fileExists(dir + "/" + fileName)) return dir + "/" + fileName;
+    return {};
 }
 
+std::vector<std::string> RemoteTrainerSetup::bundledDirs(const std::string& appDir) { return {appDir + "/../share/streetgan/remote", appDir + "/../remote"}; }
+
 std::string RemoteTrainerSetup::missingBundleMessage(const std::string& appDir, const std::string& envVar, const std::string& fileName) {
-    return "no " + fileName + " to upload: " + appDir + "/../share/streetgan/remote/" + fileName + " is missing and " + envVar +
-           " is not set; choose the file, or install the streetgan package that ships it";
+    const std::vector<std::string> dirs = bundledDirs(appDir);
+    return "no " + fileName + " to upload: neither " + dirs[0] + "/" + fileName + " nor " + dirs[1] + "/" + fileName + " (a build tree's) is there and " +
+           envVar + " is not set; choose the file, or install the streetgan package that ships it";
 }
 
 std::string RemoteTrainerSetup::run(const std::string& command, const std::string& what, const std::string& stdinData) {

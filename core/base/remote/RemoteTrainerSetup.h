@@ -108,9 +108,12 @@ public:
     /// "host X runs streetgan-trainer V (protocol N); this app speaks protocol P: set it up again
     /// (Set up… in the hosts list)"; empty when `protocol` is this app's.
     static std::string protocolMismatch(const std::string& host, const std::string& version, int protocol);
+    /// Where the app keeps the files it uploads: APPDIR/../share/streetgan/remote (installed), then
+    /// APPDIR/../remote (a build tree: build/release/app/streetgan beside build/release/remote/).
+    static std::vector<std::string> bundledDirs(const std::string& appDir);
     /// A file the app uploads: the path in environment variable `envVar` when set (ConfigError
-    /// when it names no file), else APPDIR/../share/streetgan/remote/`fileName` when it exists,
-    /// else empty (the caller asks the user and names both places: see missingBundleMessage).
+    /// when it names no file), else the first bundledDirs() folder holding `fileName`, else empty
+    /// (the caller asks the user and names the places: see missingBundleMessage).
     static std::string locateBundled(const std::string& appDir, const std::string& envVar, const std::string& fileName);
     static std::string missingBundleMessage(const std::string& appDir, const std::string& envVar, const std::string& fileName);
 

@@ -379,8 +379,14 @@ TEST(RemoteTrainerSetupFiles, BundledFilesComeFromTheEnvironmentOrNextToTheApp) 
     ::unsetenv("STREETGAN_TEST_BUNDLE");
     EXPECT_EQ(RemoteTrainerSetup::locateBundled(appDir, "STREETGAN_TEST_BUNDLE", "streetgan-trainer.deb"), "");
     const std::string msg = RemoteTrainerSetup::missingBundleMessage(appDir, "STREETGAN_TEST_BUNDLE", "streetgan-trainer.deb");
-    EXPECT_NE(msg.find(appDir + "/../share/streetgan/remote/streetgan-trainer.deb is missing"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("neither " + appDir + "/../share/streetgan/remote/streetgan-trainer.deb nor " + appDir + "/../remote/streetgan-trainer.deb"),
+              std::string::npos)
+        << msg;
     EXPECT_NE(msg.find("STREETGAN_TEST_BUNDLE"), std::string::npos) << msg;
+    // Issue 41 item 11: run from a build tree (build/release/app/streetgan), the package the build
+    // made (build/release/remote/streetgan-trainer.deb) is found.
+    writeFile(dir / "remote/streetgan-trainer.deb", "b");
+    EXPECT_EQ(RemoteTrainerSetup::locateBundled(appDir, "STREETGAN_TEST_BUNDLE", "streetgan-trainer.deb"), appDir + "/../remote/streetgan-trainer.deb");
     writeFile(dir / "share/streetgan/remote/streetgan-trainer.deb", "x");
     EXPECT_EQ(RemoteTrainerSetup::locateBundled(appDir, "STREETGAN_TEST_BUNDLE", "streetgan-trainer.deb"),
               appDir + "/../share/streetgan/remote/streetgan-trainer.deb");
