@@ -133,6 +133,8 @@ void CheckpointCatalog::setRemote(const QString& runDir, const RunSeries& series
     // one at or before the step would give a bucket's extreme, not the losses at save time.
     const auto& refs = series.checkpoints();
     const auto& losses = series.checkpointMetrics();
+    swdByStep_.clear();
+    for (const auto& [step, swd] : series.swdBySteps()) swdByStep_.insert(step, swd);
     for (size_t i = 0; i < refs.size(); ++i) {
         const auto& ref = refs[i];
         CheckpointInfo c;

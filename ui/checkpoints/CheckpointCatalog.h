@@ -36,7 +36,7 @@ struct CheckpointInfo {
     qint64 size = -1;
     QDateTime modified;
     double lossD = kNaN, lossG = kNaN, dX = kNaN, dGz = kNaN;
-    double swd = kNaN;       ///< sliced Wasserstein distance x 1e3 of the metric event at its step (local runs)
+    double swd = kNaN;       ///< sliced Wasserstein distance x 1e3 of the metric event at its step
     bool reference = false;  ///< added by the user, not a file of the run
     bool remote = false;     ///< `path` is on the remote host; download before rendering
 

@@ -331,6 +331,8 @@ void PlotPanel::refreshView() {
             pts.reserve(static_cast<qsizetype>(std::min(r1 - r0, maxPoints * 2 + 8)));
             lod.forEachPoint(v, r0, r1, maxPoints, [&](size_t row, float value) { pts.append(QCPGraphData(keyOf(r, row), value)); });
             g->data()->set(pts, false);  // sorted unless a resumed run logged a step twice
+            // A line needs two points: a series of one (an SWD logged once) is drawn as a dot.
+            g->setScatterStyle(pts.size() == 1 ? QCPScatterStyle(QCPScatterStyle::ssDisc, 7) : QCPScatterStyle(QCPScatterStyle::ssNone));
         };
         fill(t.raw, t.rawLod, r.values(t.metric));
         if (alpha_ > 0 && !t.ema.empty())

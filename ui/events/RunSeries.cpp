@@ -169,6 +169,9 @@ size_t RunSeries::append(EventBatch&& b) {
     while (system_.size() > kSystemKept) system_.pop_front();
     samples_.insert(samples_.end(), b.samples.begin(), b.samples.end());
     checkpoints_.insert(checkpoints_.end(), b.checkpoints.begin(), b.checkpoints.end());
+    // EventLineParser puts a metric event's SWD among the scalars under the tag TensorBoard gets.
+    for (const ScalarPoint& p : b.scalars)
+        if (p.tag == "metrics/swd" && std::isfinite(p.step) && std::isfinite(p.value)) swd_.emplace_back(static_cast<int64_t>(p.step), p.value);
     errors_.insert(errors_.end(), b.errors.begin(), b.errors.end());
     if (!b.state.empty()) state_ = b.state;
     // Attach's live/end state only knows the status events it sent: after --from-offset past the
@@ -205,7 +208,7 @@ double RunSeries::x(XAxisMode mode, size_t i) const {
 size_t RunSeries::memoryBytes() const {
     size_t bytes = (step_.capacity() + epochX_.capacity() + t_.capacity()) * sizeof(double);
     for (const auto& v : values_) bytes += v.capacity() * sizeof(float);
-    bytes += checkpointMetrics_.capacity() * sizeof(CheckpointMetrics) + system_.size() * sizeof(SystemSample);
+    bytes += checkpointMetrics_.capacity() * sizeof(CheckpointMetrics) + system_.size() * sizeof(SystemSample) + swd_.capacity() * sizeof(swd_[0]);
     return bytes;
 }
 

@@ -20,6 +20,7 @@
 #include <deque>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "events/EventBatch.h"
@@ -67,6 +68,9 @@ public:
     int64_t metricsEvents() const { return events_; }
     /// One per checkpoints() entry.
     const std::vector<CheckpointMetrics>& checkpointMetrics() const { return checkpointMetrics_; }
+    /// The SWD (x 1e3) of each `metric` event by its step (one per checkpoint evaluated, so few):
+    /// what the checkpoint browser shows beside a remote run's checkpoints.
+    const std::vector<std::pair<int64_t, double>>& swdBySteps() const { return swd_; }
 
     /// The last kSystemKept system readings, oldest first (back() is the latest).
     const std::deque<SystemSample>& system() const { return system_; }
@@ -123,6 +127,7 @@ private:
     Event last_;      // the last event, always the last row
     std::array<double, kMetricCount> lastFinite_;
     std::vector<CheckpointMetrics> checkpointMetrics_;
+    std::vector<std::pair<int64_t, double>> swd_;
     CheckpointMetrics lastMetrics_;  // the last metrics event as read, for a checkpoint in a later batch
     std::deque<SystemSample> system_;
     int64_t systemReadings_ = 0;

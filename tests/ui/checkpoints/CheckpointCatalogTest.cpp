@@ -182,6 +182,18 @@ private slots:
             QVERIFY(rows[r].remote);
         }
         QCOMPARE(c.checkpointEvents(), 5);
+        // Issue 41 item 8: the SWD the trainer logged at a checkpoint's step (a metric event, which
+        // the attach stream brings as the metrics/swd scalar) shows for a remote run as for a local one.
+        QVERIFY(std::isnan(rows[2].swd));
+        EventBatch quality;
+        quality.scalars.push_back(ScalarPoint{"metrics/swd", static_cast<double>(at[1].first), 1.7e9, 150.6});
+        quality.scalars.push_back(ScalarPoint{"metrics/swd_16", static_cast<double>(at[2].first), 1.7e9, 9.0});  // another tag: not SWD
+        s.append(std::move(quality));
+        CheckpointCatalog withSwd;
+        withSwd.setRemote("/remote/run", s, files);
+        const auto scored = withSwd.rows();
+        QCOMPARE(scored[2].swd, 150.6);
+        QVERIFY(std::isnan(scored[3].swd));
     }
 
     // Another trainer's TensorBoard run (the reference's NAME/events/ beside NAME/checkpoints/):

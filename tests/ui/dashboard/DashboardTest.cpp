@@ -6,10 +6,12 @@
 // time, energy, no price) and remote (per-host instance price, images per dollar), a real short
 // CPU run's system reading.
 #include <qcustomplot.h>
+
 #include <QDateTime>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <limits>
 
 #include <QComboBox>
 #include <QLabel>
@@ -188,6 +190,33 @@ private slots:
         PlotPanel lone("loss", {Metric::LossD});
         lone.addRun(&empty, "r", QColor(Qt::red), "gpu-box");
         QVERIFY2(lone.emptyText().contains("waiting for the first event from gpu-box", Qt::CaseInsensitive), qPrintable(lone.emptyText()));
+
+        // Issue 41 item 8: a series of one point (metrics/swd logged once) is a dot, not nothing;
+        // a second point makes it a line again.
+        RunSeries once;
+        EventBatch one;
+        one.metrics.t = {1.7e9};
+        one.metrics.step = {400};
+        one.metrics.epoch = {1};
+        for (auto& col : one.metrics.values) col = {std::numeric_limits<double>::quiet_NaN()};
+        one.metrics[Metric::LossD] = {150.6};
+        once.append(std::move(one));
+        PlotPanel swd("metrics/swd", {Metric::LossD});
+        swd.resize(400, 300);
+        swd.addRun(&once, "r", QColor(Qt::blue));
+        swd.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(swd.drawnPointCount(&once, Metric::LossD), 1);
+        QCOMPARE(swd.rawGraph(&once, Metric::LossD)->scatterStyle().shape(), QCPScatterStyle::ssDisc);
+        EventBatch two;
+        two.metrics.t = {1.7e9 + 60};
+        two.metrics.step = {800};
+        two.metrics.epoch = {2};
+        for (auto& col : two.metrics.values) col = {std::numeric_limits<double>::quiet_NaN()};
+        two.metrics[Metric::LossD] = {120.0};
+        swd.append(&once, once.append(std::move(two)));
+        swd.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(swd.drawnPointCount(&once, Metric::LossD), 2);
+        QCOMPARE(swd.rawGraph(&once, Metric::LossD)->scatterStyle().shape(), QCPScatterStyle::ssNone);
 
         // smoothing on: the raw series faint (same colour, lower alpha) on a layer under the smoothed one
         page.setSmoothing(0.8);
