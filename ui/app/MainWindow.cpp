@@ -161,7 +161,12 @@ void MainWindow::buildCentre() {
     connect(explorer_, &ExplorerPage::sessionLoaded, this, [this] { explorerLoaded_ = true; });
     connect(explorer_, &ExplorerPage::statusMessage, this, [this](const QString& m) { showStatus(m, 8000); });
     connect(explorer_, &ExplorerPage::errorOccurred, this, [this](const QString& m) { showStatus(m, 15000); });
-    connect(checkpoints_, &CheckpointBrowserPage::statusMessage, this, [this](const QString& m) { showStatus(m, 8000); });
+    // The checkpoint page's news goes to the status bar only while that page is shown: its
+    // listings come as runs open and ("0 checkpoint(s) on gpubox; double-click one...") were
+    // read on the Dashboard as if about it; the page keeps its own status line for when it is shown.
+    connect(checkpoints_, &CheckpointBrowserPage::statusMessage, this, [this](const QString& m) {
+        if (centre_->currentWidget() == tabs_ && tabs_->currentWidget() == checkpoints_) showStatus(m, 8000);
+    });
     connect(checkpoints_, &CheckpointBrowserPage::openInExplorer, this, [this](const QString& ck) {
         explorerLoaded_ = true;
         explorer_->openCheckpoint(ck);

@@ -247,7 +247,9 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
             CheckpointCatalog c;
             c.setRemote(session_->runDir(), session_->series(), files);
             applyRows(c.rows());
-            setStatus(tr("%n checkpoint(s) on %1; double-click one to download it.", nullptr, static_cast<int>(files.size())).arg(session_->hostLabel()));
+            setStatus(files.empty()
+                          ? tr("No checkpoint on %1 yet: the list fills as the run saves them.").arg(session_->hostLabel())
+                          : tr("%n checkpoint(s) on %1; double-click one to download it.", nullptr, static_cast<int>(files.size())).arg(session_->hostLabel()));
             emit catalogLoaded(model_->rowCount());
         });
         connect(fetcher_, &RemoteCheckpointFetcher::progress, this, [this](quint64 job, qint64 done, qint64 total) {

@@ -5,6 +5,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -121,6 +122,15 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(w.explorer()->isReady() && !w.explorer()->previewImage().isNull(), streetgan::test::kWaitMs);
         QVERIFY(w.explorer()->checkpoint().endsWith(DemoCheckpoint::kCheckpointFile));
         QCOMPARE(w.explorer()->frameCount(), 48);  // resources/demo/walk.json: 4 keyframes x 12, loop
+
+        // Issue 41 item 7: the checkpoint page's news reaches the status bar only while it is shown.
+        tabs->setCurrentWidget(w.dashboard());
+        w.statusBar()->clearMessage();
+        emit w.checkpoints()->statusMessage("0 checkpoint(s) on gpubox; double-click one to download it.");
+        QCOMPARE(w.statusBar()->currentMessage(), QString());
+        tabs->setCurrentWidget(w.checkpoints());
+        emit w.checkpoints()->statusMessage("2 checkpoint(s) on gpubox; double-click one to download it.");
+        QVERIFY2(w.statusBar()->currentMessage().startsWith("2 checkpoint(s) on gpubox"), qPrintable(w.statusBar()->currentMessage()));
 
         w.openLocalRun(run);
         QTRY_COMPARE_WITH_TIMEOUT(w.checkpoints()->model()->rowCount(), 2, streetgan::test::kWaitMs);  // checkpoints at steps 2 and 4
