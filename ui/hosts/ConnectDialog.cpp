@@ -12,6 +12,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "base/remote/SshConfig.h"
+
 namespace streetgan::ui {
 
 ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) : QDialog(parent), recent_(recent) {
@@ -27,7 +29,16 @@ ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) :
     user_->setPlaceholderText(tr("from ~/.ssh/config or your local user"));
     port_ = new QSpinBox;
     port_->setRange(0, 65535);
-    port_->setSpecialValueText(tr("from config (22)"));
+    port_->setObjectName("connectPort");
+    // 0 is "the config's": the special text names the port the config gives the typed host, and
+    // the button returns to it (a port typed for a failed attempt is remembered with the host).
+    auto* configPortButton = new QPushButton(tr("Use config's"));
+    configPortButton->setObjectName("connectPortFromConfig");
+    configPortButton->setToolTip(tr("Take the port from ~/.ssh/config (or 22)"));
+    auto* portRow = new QHBoxLayout;
+    portRow->addWidget(port_, 1);
+    portRow->addWidget(configPortButton);
+    connect(configPortButton, &QPushButton::clicked, this, [this] { port_->setValue(0); });
     key_ = new QLineEdit;
     key_->setPlaceholderText(tr("agent, config or ~/.ssh/id_*"));
     auto* browse = new QPushButton(tr("Browse…"));
@@ -40,7 +51,7 @@ ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) :
     trainer_ = new QLineEdit("streetgan-trainer");
     form->addRow(tr("Host:"), host_);
     form->addRow(tr("User:"), user_);
-    form->addRow(tr("Port:"), port_);
+    form->addRow(tr("Port:"), portRow);
     form->addRow(tr("Key file:"), keyRow);
     form->addRow(tr("Jump host:"), jump_);
     form->addRow(tr("Runs folder there:"), root_);
@@ -64,6 +75,7 @@ ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) :
     // Each host starts from its own remembered values, or blank: typing a new host after a
     // remembered one clears what that one filled in (its trainer path is no other host's).
     connect(host_, &QComboBox::editTextChanged, this, [this](const QString& text) {
+        showConfigPort();
         const QString h = text.trimmed();
         for (const HostConfig& r : recent_)
             if (r.host == h) {
@@ -81,7 +93,26 @@ ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) :
         trainer_->setText(blank.trainer);
     });
     if (!recent.isEmpty()) setConfig(recent.front());
+    showConfigPort();
 }
+
+int ConnectDialog::configPort() const {
+    QString host = host_->currentText().trimmed();
+    if (const int at = host.lastIndexOf('@'); at >= 0) host = host.mid(at + 1);
+    if (host.isEmpty()) return 22;
+    QString file;
+    for (const HostConfig& r : recent_)
+        if (r.host == host_->currentText().trimmed()) file = r.configFile;
+    try {
+        // The user's own file, parsed here (a small file; `ssh -G` is for connecting).
+        const SshConfig config = SshConfig::load(file.isEmpty() ? SshConfig::defaultPath() : file.toStdString());
+        return config.resolve(host.toStdString()).port.value_or(22);
+    } catch (const std::exception&) {
+        return 22;  // a malformed config is named when connecting
+    }
+}
+
+void ConnectDialog::showConfigPort() { port_->setSpecialValueText(tr("from config (%1)").arg(configPort())); }
 
 void ConnectDialog::setConfig(const HostConfig& c) {
     filledFrom_ = c.host;

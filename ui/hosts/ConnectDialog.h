@@ -20,7 +20,12 @@ public:
     HostConfig config() const;
     void setConfig(const HostConfig& c);
 
+    /// The port ~/.ssh/config (or the host's own config file) gives the typed host, 22 when none.
+    int configPort() const;
+
 private:
+    void showConfigPort();
+
     QList<HostConfig> recent_;
     QComboBox* host_;
     QLineEdit *user_, *key_, *jump_, *root_, *trainer_;

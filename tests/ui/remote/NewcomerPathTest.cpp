@@ -10,10 +10,13 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -269,6 +272,32 @@ private slots:
         host->setCurrentText("gpubox");
         QCOMPARE(d.config().trainer, gpubox.trainer);
         QCOMPARE(d.config().user, QString("me"));
+    }
+
+    // Issue 41 item 5: the port field's "from config" names the port the config gives the typed
+    // host (2299 here, not 22), and a port typed for a failed attempt returns to it with one click.
+    void connectDialogNamesTheConfigsPort() {
+        const QString cfg = tmp_.filePath("portcfg/config");
+        QDir().mkpath(QFileInfo(cfg).absolutePath());
+        QFile f(cfg);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("Host gpubox\n  Port 2299\nHost *\n  User me\n");
+        f.close();
+        HostConfig remembered;
+        remembered.host = "gpubox";
+        remembered.configFile = cfg;
+        remembered.port = 2201;  // typed for an attempt that failed
+        ConnectDialog d({remembered});
+        auto* port = d.findChild<QSpinBox*>("connectPort");
+        auto* reset = d.findChild<QPushButton*>("connectPortFromConfig");
+        QVERIFY(port && reset);
+        QCOMPARE(port->value(), 2201);
+        QCOMPARE(port->specialValueText(), QString("from config (2299)"));
+        QCOMPARE(d.configPort(), 2299);
+        QTest::mouseClick(reset, Qt::LeftButton);
+        QCOMPARE(port->value(), 0);
+        QCOMPARE(port->text(), QString("from config (2299)"));
+        QCOMPARE(d.config().port, 0);  // the config's, as ssh itself resolves it
     }
 
     // File → Set up streetgan-trainer on a host… with no host yet: it asks which one (the Connect
