@@ -158,6 +158,9 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     });
 
     const TrainerStatus& s = host->trainerStatus();
+    // The header follows the host's own checks (one state per host): a probe that ends while the
+    // dialog is open ("not installed") shows here as in the hosts list and the status bar.
+    connect(host, &RemoteHost::trainerProbed, this, [this](const TrainerStatus& st) { showStatus(st); });
     // Unknown OS (not probed yet): offer every set-up; the host's own checks refuse what cannot work.
     debian12_ = s.state == TrainerStatus::Unknown || s.debian12;
     showStatus(s);
@@ -389,6 +392,8 @@ void TrainerSetupDialog::survey() {
 }
 
 QString TrainerSetupDialog::planText() const { return plan_->text(); }
+
+QString TrainerSetupDialog::statusText() const { return status_->text(); }
 
 void TrainerSetupDialog::applyPlan(const HostPlatform& platform, const QString& host) {
     // A .deb is on offer when the field names one (chosen, remembered, or the app's own).

@@ -45,6 +45,8 @@ public:
     /// planText() and its set-up is preselected unless the user (or setMethod) chose one already.
     void survey();
     QString planText() const;
+    /// The header: the host and its trainer as last checked (follows the host's checks).
+    QString statusText() const;
     bool isSurveying() const { return surveyThread_ != nullptr; }
     void setEnvironment(BuildEnvironment::Kind kind, const QString& value);
     TrainerSetupRequest request() const;

@@ -97,6 +97,16 @@ private slots:
         RemoteHost host(config(tmp_.filePath("nowhere/streetgan-trainer")), nullptr);
         RunsSidebar sidebar;
         sidebar.addHost(&host);
+        {
+            // Issue 41 item 4: opened before the host's check ends, the header follows it ("not
+            // checked yet" stayed while the status bar said "not installed").
+            TrainerSetupDialog early(&host);
+            QVERIFY2(early.statusText().contains("not checked yet"), qPrintable(early.statusText()));
+            QSignalSpy checked(&host, &RemoteHost::trainerProbed);
+            host.probeTrainer();
+            QVERIFY(checked.wait(streetgan::test::kWaitMs));
+            QVERIFY2(early.statusText().contains("not installed"), qPrintable(early.statusText()));
+        }
         const TrainerStatus before = probe(host);
         QCOMPARE(before.state, int(TrainerStatus::Missing));
         QCOMPARE(before.summary, QString("not installed"));
