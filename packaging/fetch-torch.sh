@@ -81,9 +81,9 @@ if [[ ${#RUNTIME_WHEELS[@]} -eq 0 ]]; then
       name=${pin%%[=<>]*} name=${name%%\[*} floor=$(sed -n 's/.*==\([0-9.]*\).*/\1/p; s/.*>=\([0-9.]*\).*/\1/p' <<<"$pin" | head -n1)
       log=$("${pip[@]}" download --no-color --progress-bar off --only-binary=:all: --python-version "$PYTHON_TAG" "${platforms[@]}" -d "$cache" "$name>=$floor" 2>&1) ||
         { echo "$log" | tail -n 3 >&2; echo "fetch-torch: could not download $pin (nor a newer $name) for torch==$TORCH_VERSION from pip's index: check the network" >&2; exit 3; }
-      echo "fetch-torch: $pin is not on pip's index: using $(sed -n 's,^\(Saved\|File was already downloaded\) .*/\([^/]*\)\.whl$,\2,p' <<<"$log" | grep -i "^${name//-/_}-" | head -n1)"
+      echo "fetch-torch: $pin is not on pip's index: using $(sed -n 's,^ *\(Saved\|File was already downloaded\) .*/\([^/]*\)\.whl$,\2,p' <<<"$log" | grep -i "^${name//-/_}-" | head -n1)"
     }
-    mapfile -t -O "${#nvidia_wheels[@]}" nvidia_wheels < <(sed -n 's,^\(Saved\|File was already downloaded\) \(.*/nvidia_[^/]*\.whl\)$,\2,p' <<<"$log")
+    mapfile -t -O "${#nvidia_wheels[@]}" nvidia_wheels < <(sed -n 's,^ *\(Saved\|File was already downloaded\) \(.*/nvidia_[^/]*\.whl\)$,\2,p' <<<"$log")
   done
   mapfile -t nvidia_wheels < <(printf '%s\n' "${nvidia_wheels[@]}" | sort -u)
   [[ ${#nvidia_wheels[@]} -gt 0 ]] || echo "fetch-torch: torch==$TORCH_VERSION pins no NVIDIA wheel: a CPU build?"
