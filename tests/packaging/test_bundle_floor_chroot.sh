@@ -61,7 +61,7 @@ out=$("$src/packaging/chroot.sh" run "$box" --bind "$deps:/opt/torch-site" --bin
   ldd --version | head -n 1
   \$b/run version --json
   LD_DEBUG=libs \$b/run version 2>&1 | grep -o 'calling init: [^ ]*libstdc++.so.6' | sed 's/^/host libstdc++: /'
-  \$b/run train --run-dir /tmp/run --preset tiny-32 --steps 20 --batch 8 --log-every 5 --sample-every 10
+  \$b/run train --run-dir /tmp/run --preset tiny-32 --steps 20 --batch 8 --log-every 5 --sample-every 10 || echo \"train exited with status \$?\"
   ls /tmp/run/checkpoints
   PATH=/opt/old-host:\$PATH LD_DEBUG=libs \$b/run version 2>&1 | grep -o 'calling init: [^ ]*libstdc++.so.6' | sed 's/^/old host libstdc++: /'
   PATH=/opt/old-host:\$PATH \$b/run train --run-dir /tmp/run2 --preset tiny-32 --steps 10 --batch 8 --log-every 5 --sample-every 10 | sed 's/^/old host: /'
