@@ -194,6 +194,10 @@ void MainWindow::wirePages() {
     connect(sidebar_, &RunsSidebar::setUpTrainerRequested, this, [this](RemoteHost* h) { setUpTrainer(h); });
     connect(runs_->hosts(), &HostListModel::hostAdded, this, [this](RemoteHost* h) { wireHost(h); });
     sidebar_->setHostModel(runs_->hosts());
+    connect(sidebar_, &RunsSidebar::removeHostRequested, this, [this](RemoteHost* h) {
+        const QString label = h->label();
+        if (runs_->hosts()->remove(h)) showStatus(tr("Removed %1 from the hosts list.").arg(label), 8000);
+    });
     dashboard_->linkSidebar(sidebar_);  // the runs' check boxes choose which runs the plots overlay
     connect(dashboard_, &DashboardPage::csvExported, this,
             [this](bool ok, const QString& m) { ok ? showStatus(m, 8000) : showError(m, tr("Choose another file or free some disk space.")); });
@@ -664,7 +668,9 @@ void MainWindow::startTinyRun() {
 
 void MainWindow::newRunDialog() {
     const QList<RemoteHost*> hosts = runs_->hosts()->hosts();  // the same rows as the sidebar's hosts
-    NewRunDialog d(QStringList{tr("This computer (%1)").arg(sidebar_->workspace())} + runs_->hosts()->labels(), this);
+    QStringList unavailable{QString()};                        // this computer always can
+    for (RemoteHost* h : hosts) unavailable << HostListModel::cannotTrainReason(h);
+    NewRunDialog d(QStringList{tr("This computer (%1)").arg(sidebar_->workspace())} + runs_->hosts()->labels(), this, unavailable);
     if (d.exec() != QDialog::Accepted) return;
     if (d.runName().isEmpty()) {
         showError(tr("The run needs a name."), tr("Type a folder name for the run."));

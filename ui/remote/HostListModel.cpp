@@ -58,6 +58,26 @@ QString HostListModel::stateText(const RemoteHost* h) {
     return h->reachable() ? tr("connected") : tr("connecting…");
 }
 
+QString HostListModel::cannotTrainReason(const RemoteHost* h) {
+    if (!h->reachable()) return h->lastError().isEmpty() ? tr("not connected yet") : tr("not connected");
+    const TrainerStatus& t = h->trainerStatus();
+    if (t.state == TrainerStatus::Unknown) return tr("trainer not checked yet");
+    if (t.needsSetup()) return tr("streetgan-trainer %1: set it up first").arg(t.summary);
+    return {};
+}
+
+bool HostListModel::removable(const RemoteHost* h) { return !h->listed() && !h->reachable(); }
+
+bool HostListModel::remove(RemoteHost* host) {
+    const int row = static_cast<int>(hosts_.indexOf(host));
+    if (row < 0 || !removable(host)) return false;
+    beginRemoveRows({}, row, row);
+    hosts_.removeAt(row);
+    endRemoveRows();
+    host->deleteLater();  // the sidebar drops its group when it is destroyed
+    return true;
+}
+
 int HostListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(hosts_.size()); }
 
 QVariant HostListModel::data(const QModelIndex& index, int role) const {

@@ -34,6 +34,15 @@ public:
     /// (it cannot be reached), "error" (it answered with a failure: a file where the runs folder
     /// should be, no permission), or its trainer's summary when that needs a set-up.
     static QString stateText(const RemoteHost* host);
+    /// Why a run cannot be started on `host` now ("not connected", "streetgan-trainer not
+    /// installed", ...); empty when it can (reached, and its trainer checked and ready).
+    static QString cannotTrainReason(const RemoteHost* host);
+    /// A host never reached (an unknown alias, a wrong port: it never listed its runs and does not
+    /// answer) holds nothing and can be removed from the list.
+    static bool removable(const RemoteHost* host);
+    /// Removes a removable() host's row and deletes the host (its sidebar group goes with it);
+    /// false when it is not removable.
+    bool remove(RemoteHost* host);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

@@ -10,11 +10,12 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 
 namespace streetgan::ui {
 
-NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent) : QDialog(parent) {
+NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QStringList& unavailable) : QDialog(parent) {
     setWindowTitle(tr("New training run"));
     auto* layout = new QVBoxLayout(this);
     auto* presets = new QHBoxLayout;
@@ -28,6 +29,16 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent) : QDialo
     auto* form = new QFormLayout;
     target_ = new QComboBox;
     target_->addItems(targets);
+    // Hosts that cannot train now stay listed, greyed, with the reason (not silently missing).
+    if (auto* items = qobject_cast<QStandardItemModel*>(target_->model()))
+        for (int i = 0; i < targets.size() && i < unavailable.size(); ++i) {
+            if (unavailable[i].isEmpty()) continue;
+            QStandardItem* item = items->item(i);
+            item->setText(tr("%1 — %2").arg(targets[i], unavailable[i]));
+            item->setToolTip(unavailable[i]);
+            item->setEnabled(false);
+            if (target_->currentIndex() == i) target_->setCurrentIndex(0);
+        }
     name_ = new QLineEdit("run-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
     preset_ = new QComboBox;
     preset_->addItems({"tiny-32", "naive-64", "safe-64", "safe-128", "msls-128"});

@@ -17,8 +17,9 @@ namespace streetgan::ui {
 class NewRunDialog : public QDialog {
     Q_OBJECT
 public:
-    /// `targets`: "This computer" first, then the connected hosts' labels.
-    NewRunDialog(const QStringList& targets, QWidget* parent = nullptr);
+    /// `targets`: "This computer" first, then the hosts' labels; `unavailable[i]`, where given and
+    /// not empty, is why target i cannot train now: it is listed greyed with the reason.
+    NewRunDialog(const QStringList& targets, QWidget* parent = nullptr, const QStringList& unavailable = {});
     /// The preset buttons: "tiny-cpu" (a quick CPU run), "reference-64", "msls-128".
     void applyPreset(const QString& name);
     /// The run's name (folder under the workspace or the host's root).

@@ -338,13 +338,21 @@ void RunsSidebar::forgetLive(const QString& key) { live_.remove(key); }
 
 QMenu* RunsSidebar::hostMenu(RemoteHost* host) {
     auto* menu = new QMenu(this);
-    const bool needs = host->trainerStatus().needsSetup();
-    QAction* setUp = menu->addAction(needs ? tr("Set up streetgan-trainer…") : tr("Reinstall or update streetgan-trainer…"));
+    // "Reinstall or update" only where a trainer was found; a host not checked (never reached)
+    // offers the set-up, which connects first.
+    const TrainerStatus& t = host->trainerStatus();
+    const bool installed = t.state != TrainerStatus::Unknown && !t.needsSetup();
+    QAction* setUp = menu->addAction(installed ? tr("Reinstall or update streetgan-trainer…") : tr("Set up streetgan-trainer…"));
     connect(setUp, &QAction::triggered, this, [this, host] { emit setUpTrainerRequested(host); });
     connect(menu->addAction(tr("Refresh")), &QAction::triggered, host, [host] {
         host->refresh();
         host->probeTrainer();
     });
+    if (HostListModel::removable(host)) {
+        QAction* remove = menu->addAction(tr("Remove from the list"));
+        remove->setToolTip(tr("%1 was never reached: nothing of it is open").arg(host->label()));
+        connect(remove, &QAction::triggered, this, [this, host] { emit removeHostRequested(host); });
+    }
     return menu;
 }
 

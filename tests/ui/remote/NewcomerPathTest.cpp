@@ -5,6 +5,8 @@
 // whichever way it was reached (the alias, its address, the set-up), no error for a host with no
 // runs yet, the run's badge reaching "finished" with the run's own last event and its check box
 // checked while it is plotted; a failed host is one row, marked, with one error box.
+#include <memory>
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
@@ -12,11 +14,14 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
+#include <QPointer>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -360,6 +365,29 @@ private slots:
         QCOMPARE(w.hosts()->data(w.hosts()->index(0), Qt::ToolTipRole).toString(), host->lastError());
         QCOMPARE(errorBoxes(w), 1);
         QVERIFY(!w.statusBar()->currentMessage().contains(host->lastError()));
+
+        // Issue 41 item 9: New run lists it greyed with the reason; its menu offers no reinstall
+        // but its removal, which takes its row and its sidebar group away.
+        QStringList unavailable{QString()};
+        for (RemoteHost* h : w.hosts()->hosts()) unavailable << HostListModel::cannotTrainReason(h);
+        QCOMPARE(unavailable.value(1), QString("not connected"));
+        NewRunDialog d(QStringList{"This computer"} + w.hosts()->labels(), nullptr, unavailable);
+        auto* target = d.findChildren<QComboBox*>().value(0);
+        QVERIFY(target && target->count() == 2);
+        const auto* items = qobject_cast<QStandardItemModel*>(target->model());
+        QVERIFY(items && !items->item(1)->isEnabled());
+        QVERIFY2(items->item(1)->text().endsWith("— not connected"), qPrintable(items->item(1)->text()));
+        QCOMPARE(d.targetIndex(), 0);
+        std::unique_ptr<QMenu> menu(w.sidebar()->hostMenu(host));
+        QStringList texts;
+        for (QAction* a : menu->actions()) texts << a->text();
+        QVERIFY2(!texts.join("|").contains("Reinstall"), qPrintable(texts.join("|")));
+        QVERIFY2(texts.contains("Remove from the list"), qPrintable(texts.join("|")));
+        QPointer<RemoteHost> watched(host);
+        menu->actions().last()->trigger();
+        QCOMPARE(w.hosts()->rowCount(), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(watched.isNull(), streetgan::test::kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(hostItems(*w.sidebar()), 0, streetgan::test::kWaitMs);
     }
 };
 
