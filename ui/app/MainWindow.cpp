@@ -690,6 +690,12 @@ void MainWindow::newRunDialog() {
 RemoteHost* MainWindow::connectHost(const HostConfig& config) {
     bool created = false;
     RemoteHost* host = runs_->hosts()->hostFor(config, &created);  // wired by hostAdded when new
+    if (!created) {
+        // The same host again, maybe with another runs folder or trainer: they take effect now
+        // (and are saved through configChanged), not after a restart.
+        host->setRoot(config.root);
+        if (!config.trainer.isEmpty() && config.trainer != host->config().trainer) host->setTrainer(config.trainer);
+    }
     settings_->addRecentHost(host->config());
     if (!created) connection_->setText(tr("%1: connecting…").arg(host->label()));
     host->refresh();

@@ -149,6 +149,12 @@ void RemoteHost::probeTrainer() {
     QMetaObject::invokeMethod(worker_, [w = worker_, job] { w->probeTrainer(job); });
 }
 
+void RemoteHost::setRoot(const QString& root) {
+    if (root.isEmpty() || root == config_.root) return;
+    config_.root = root;
+    emit configChanged(config_);
+}
+
 void RemoteHost::setTrainer(const QString& trainer) {
     config_.trainer = trainer;
     QMetaObject::invokeMethod(worker_, [w = worker_, trainer] { w->setTrainer(trainer); });

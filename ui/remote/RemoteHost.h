@@ -73,6 +73,9 @@ public:
     /// Remembers `trainer` (an absolute path a set-up installed) as the host's trainer; emits
     /// configChanged so that the settings keep it.
     void setTrainer(const QString& trainer);
+    /// Lists runs under `root` from now on (the Connect dialog's "Runs folder there" changed on a
+    /// connected host); emits configChanged so that the settings keep it. Call refresh() after.
+    void setRoot(const QString& root);
 
 signals:
     void connected(const QString& label);

@@ -334,6 +334,36 @@ private slots:
         QCOMPARE(errorBoxes(w), 0);
     }
 
+    // Issue 41 item 2: Connect again on a connected host with another "Runs folder there" lists
+    // that folder at once and remembers it (it was ignored until a restart).
+    void aNewRunsFolderOnAConnectedHostTakesEffectAtOnce() {
+        const QString first = tmp_.filePath("first-runs"), second = tmp_.filePath("second-runs");
+        QDir().mkpath(second + "/found-here");
+        QFile marker(second + "/found-here/events.jsonl");
+        QVERIFY(marker.open(QIODevice::WriteOnly));
+        marker.write("{\"kind\":\"status\",\"state\":\"finished\",\"t\":1700000000,\"step\":0}\n");
+        marker.close();
+        MainWindow w(tmp_.filePath("workspace-roots"));
+        w.prompter()->hostKeyDialog = [](const HostKeyInfo&) { return HostKeyDecision::AcceptOnce; };
+        HostConfig c = alias(first);
+        c.trainer = STREETGAN_TRAINER;
+        RemoteHost* host = w.connectHost(c);
+        QTRY_VERIFY_WITH_TIMEOUT(host->listed(), streetgan::test::kWaitMs);
+        QVERIFY(host->runs().isEmpty());
+        QSignalSpy listed(host, &RemoteHost::runsListed);
+        c.root = second;
+        QCOMPARE(w.connectHost(c), host);  // the same host, one row
+        QCOMPARE(w.hosts()->rowCount(), 1);
+        QCOMPARE(host->config().root, second);
+        QTRY_VERIFY_WITH_TIMEOUT(!host->runs().isEmpty(), streetgan::test::kWaitMs);
+        QVERIFY(host->runs().first().path.endsWith("found-here"));
+        bool saved = false;
+        for (const HostConfig& r : AppSettings().recentHosts())
+            if (r.host == "gpubox" && r.root == second) saved = true;
+        QVERIFY(saved);
+        QCOMPARE(errorBoxes(w), 0);
+    }
+
     // A host that cannot be reached: one row, marked "not connected" with the reason as its
     // tooltip, one error box (the listing and the probe both failed), and the status bar does not
     // say it a second time.
