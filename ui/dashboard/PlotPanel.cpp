@@ -1,5 +1,7 @@
 #include "dashboard/PlotPanel.h"
 
+#include <algorithm>
+
 #include <qcustomplot.h>
 #include <QDateTime>
 #include <QMouseEvent>
@@ -303,17 +305,54 @@ void PlotPanel::updateEmptyState() {
         }
         if (!any) text = tr("Waiting for the first event from %1…").arg(waiting.join(", "));
     }
-    empty_->setText(text);
+    emptyRaw_ = text;
     empty_->setVisible(!text.isEmpty());
+    fitToSize();
+}
+
+void PlotPanel::fitToSize() {
+    const QRect rect = plot_->axisRect()->rect();
+    if (rect.width() <= 0 || rect.height() <= 0) {
+        empty_->setText(emptyRaw_);
+        return;
+    }
+    // Ticks: room for the widest label of the current range, plus a gap, per tick.
+    const QFontMetrics xfm(plot_->xAxis->tickLabelFont());
+    const auto widest = [&](double lo, double hi) {
+        return std::max(xfm.horizontalAdvance(QString::number(lo, 'g', 6)), xfm.horizontalAdvance(QString::number(hi, 'g', 6)));
+    };
+    const QCPRange xr = plot_->xAxis->range();
+    int xLabel = std::max(widest(xr.lower, xr.upper), xfm.horizontalAdvance(QStringLiteral("00:00:00"))) + 16;
+    for (const QString& l : plot_->xAxis->tickVectorLabels()) xLabel = std::max(xLabel, xfm.horizontalAdvance(l) + 16);  // the last drawn (dates)
+    plot_->xAxis->ticker()->setTickCount(std::clamp(rect.width() / std::max(1, xLabel), 2, 6));
+    const int yLabel = QFontMetrics(plot_->yAxis->tickLabelFont()).height() * 2;
+    plot_->yAxis->ticker()->setTickCount(std::clamp(rect.height() / std::max(1, yLabel), 2, 6));
+    // The empty-state text: words wrapped to the axis rect's width, a word longer than a line elided.
+    const QFontMetrics fm(empty_->font());
+    const int room = std::max(40, rect.width() - 16);
+    QStringList lines;
+    QString line;
+    for (const QString& word : emptyRaw_.split(' ', Qt::SkipEmptyParts)) {
+        const QString candidate = line.isEmpty() ? word : line + ' ' + word;
+        if (fm.horizontalAdvance(candidate) <= room || line.isEmpty()) {
+            line = candidate;
+        } else {
+            lines << line;
+            line = word;
+        }
+    }
+    if (!line.isEmpty()) lines << line;
+    for (QString& l : lines) l = fm.elidedText(l, Qt::ElideMiddle, room);
+    empty_->setText(lines.join('\n'));
 }
 
 QString PlotPanel::emptyText() const {
     const_cast<PlotPanel*>(this)->updateEmptyState();
-    return empty_->visible() ? empty_->text() : QString();
+    return empty_->visible() ? emptyRaw_ : QString();
 }
 
 void PlotPanel::refreshView() {
-    updateEmptyState();
+    updateEmptyState();  // and fitToSize(): the size or the ranges may have changed
     if (!viewDirty_) return;
     viewDirty_ = false;
     const QCPRange range = plot_->xAxis->range();

@@ -118,6 +118,9 @@ private:
     QString formatKey(double key) const;
     void onMouseMove(QMouseEvent* e);
     void updateEmptyState();
+    /// Fits the ticks to the axis rect: as many as their labels have room for (labels running
+    /// together read as one number: "10001250"), and the empty-state text wrapped to its width.
+    void fitToSize();
     bool eventFilter(QObject* watched, QEvent* e) override;
     void resizeEvent(QResizeEvent* e) override;
     void changeEvent(QEvent* e) override;
@@ -129,6 +132,7 @@ private:
     QCustomPlot* plot_;
     std::vector<std::unique_ptr<Trace>> traces_;
     QCPItemText* empty_;
+    QString emptyRaw_;  ///< the empty-state text unwrapped (emptyText())
     QCPItemStraightLine* crossLine_;
     QCPItemText* crossLabel_;
     PlotXAxis x_ = PlotXAxis::Step;

@@ -170,6 +170,59 @@ private slots:
         QCOMPARE(page.panels()[0]->plot()->graphCount(), 4);
     }
 
+    // Issue 41 item 10: on a small plot (the Dashboard's at 1280x800) tick labels never run
+    // together ("10001250") and the waiting text stays inside the plot.
+    void smallPlotsKeepTheirTextApart() {
+        RunSeries lr;
+        EventBatch b;
+        for (int i = 0; i <= 40; ++i) {
+            b.metrics.t.push_back(1.7e9 + i);
+            b.metrics.step.push_back(1000 + 25 * i);  // 1000 .. 2000
+            b.metrics.epoch.push_back(i / 40.0);
+        }
+        for (auto& col : b.metrics.values) col.assign(41, std::numeric_limits<double>::quiet_NaN());
+        for (int i = 0; i <= 40; ++i) b.metrics[Metric::LossD][static_cast<size_t>(i)] = 1e-4 * (1 + i % 3);
+        lr.append(std::move(b));
+        for (int width : {130, 200, 420}) {
+            PlotPanel p("learning rate", {Metric::LossD});
+            p.resize(width, 170);
+            p.show();
+            p.addRun(&lr, "r", QColor(Qt::darkGreen));
+            QVERIFY(QTest::qWaitForWindowExposed(&p));
+            p.plot()->replot(QCustomPlot::rpImmediateRefresh);
+            p.plot()->replot(QCustomPlot::rpImmediateRefresh);  // ticks fitted to the laid-out axis rect
+            for (QCPAxis* axis : {p.plot()->xAxis, p.plot()->yAxis}) {
+                const QFontMetrics fm(axis->tickLabelFont());
+                const QVector<double> ticks = axis->tickVector();
+                const QVector<QString> labels = axis->tickVectorLabels();
+                QVERIFY(ticks.size() >= 2);
+                for (int i = 1; i < ticks.size(); ++i) {
+                    const double a = axis->coordToPixel(ticks[i - 1]), c = axis->coordToPixel(ticks[i]);
+                    const double need =
+                        axis == p.plot()->xAxis ? (fm.horizontalAdvance(labels[i - 1]) + fm.horizontalAdvance(labels[i])) / 2.0 + 2 : fm.height() + 1;
+                    QVERIFY2(
+                        std::abs(c - a) >= need,
+                        qPrintable(
+                            QString("width %1: '%2' and '%3' %4 px apart, need %5").arg(width).arg(labels[i - 1], labels[i]).arg(std::abs(c - a)).arg(need)));
+                }
+            }
+        }
+        RunSeries none;
+        PlotPanel waiting("learning rate", {Metric::LossD});
+        waiting.resize(200, 170);
+        waiting.show();
+        waiting.addRun(&none, "r", QColor(Qt::red), "gpubox-with-a-long-name.example.org");
+        QVERIFY(QTest::qWaitForWindowExposed(&waiting));
+        waiting.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        waiting.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(waiting.emptyText().startsWith("Waiting for the first event from gpubox-with-a-long-name.example.org"));
+        auto* text = qobject_cast<QCPItemText*>(waiting.plot()->item(0));
+        QVERIFY(text);
+        const QFontMetrics fm(text->font());
+        for (const QString& line : text->text().split('\n'))
+            QVERIFY2(fm.horizontalAdvance(line) <= waiting.plot()->axisRect()->rect().width(), qPrintable(line));
+    }
+
     void rawBehindEmptyStatesAndCrosshair() {
         const QString dir = tmp_.filePath("run-c");
         streetgan::test::writeRun(dir, 300, 0);
