@@ -143,6 +143,7 @@ void PlotPanel::addRun(const RunSeries* run, const QString& name, const QColor& 
         t->metric = metrics_[m];
         t->colour = colour;
         t->host = host;
+        t->name = name;
         t->metricIndex = m;
         // raw first, on the layer below: behind the smoothed graph whatever the layer order says
         t->raw = plot_->addGraph();
@@ -303,7 +304,26 @@ void PlotPanel::updateEmptyState() {
             const QString host = t->host.isEmpty() ? tr("this computer") : t->host;
             if (!waiting.contains(host)) waiting << host;
         }
-        if (!any) text = tr("Waiting for the first event from %1…").arg(waiting.join(", "));
+        if (!any) {
+            text = tr("Waiting for the first event from %1…").arg(waiting.join(", "));
+        } else {
+            // Events came, but none carries this panel's metrics (a TensorBoard run of another
+            // trainer logs no data wait or learning rate): say so rather than show blank axes.
+            bool values = false;
+            QStringList silent;
+            for (const auto& t : traces_) {
+                const float* v = t->run->values(t->metric);
+                bool has = false;
+                for (size_t i = 0; i < t->run->rows() && !has; ++i) has = std::isfinite(v[i]);
+                values = values || has;
+                if (!has && !silent.contains(t->name)) silent << t->name;
+            }
+            if (!values) {
+                QStringList what;
+                for (Metric m : metrics_) what << QString::fromUtf8(metricLabel(m));
+                text = tr("%1: not logged by the trainer of %2").arg(what.join(", "), silent.join(", "));
+            }
+        }
     }
     emptyRaw_ = text;
     empty_->setVisible(!text.isEmpty());

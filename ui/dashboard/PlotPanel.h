@@ -101,6 +101,7 @@ private:
         Metric metric = Metric::LossD;
         QColor colour;
         QString host;
+        QString name;  ///< the run's, as added
         int metricIndex = 0;
         QCPGraph* raw = nullptr;
         QCPGraph* smooth = nullptr;

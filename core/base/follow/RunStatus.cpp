@@ -163,7 +163,11 @@ RunInfo RunStatus::read(const std::string& runDir) {
 
 void RunStatus::readMore(const std::string& runDir, RunInfo& info, RunReadProgress& p) {
     if (!isRunDirectory(runDir) && TensorBoardRun::isRun(runDir)) {
-        if (info.name.empty()) info.name = fs::path(runDir).filename().string();
+        if (info.name.empty()) {
+            const fs::path dir = fs::path(runDir).lexically_normal();
+            const fs::path named = dir.filename() == "events" && dir.has_parent_path() ? dir.parent_path() : dir;  // RUNS/NAME/events: NAME
+            info.name = named.filename().string();
+        }
         info.path = runDir;
         readTensorBoard(runDir, info, p);
         return;
@@ -260,12 +264,25 @@ std::string RunStatus::nameUnder(const std::string& root, const std::string& dir
     return name.empty() ? fs::path(dir).parent_path().filename().string() : name;
 }
 
+std::string RunStatus::tensorBoardNameUnder(const std::string& root, const std::string& dir) {
+    std::string d = dir;
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    const std::string tail = "/events";
+    if (d.size() > tail.size() && d.compare(d.size() - tail.size(), tail.size(), tail) == 0) {
+        std::string parent = d.substr(0, d.size() - tail.size());
+        std::string r = root;
+        while (r.size() > 1 && r.back() == '/') r.pop_back();
+        if (parent != r) return nameUnder(root, parent);  // RUNS/NAME/events: NAME (not the root's own name)
+    }
+    return nameUnder(root, dir);
+}
+
 std::vector<RunInfo> RunStatus::listTensorBoard(EventFileSource& files, const std::string& root) {
     std::vector<RunInfo> runs;
     for (const auto& rel : TensorBoardRun::find(files, root, kTensorBoardDepth)) {
         RunInfo r;
         r.path = rel.empty() ? root : root + "/" + rel;
-        r.name = nameUnder(root, r.path);
+        r.name = tensorBoardNameUnder(root, r.path);
         r.state = TensorBoardRun::kState;
         runs.push_back(std::move(r));
     }
@@ -276,7 +293,7 @@ std::vector<RunInfo> RunStatus::list(const std::string& root) {
     std::vector<RunInfo> runs;
     for (const auto& d : runDirectories(root)) {
         runs.push_back(read(d));
-        runs.back().name = nameUnder(root, d);
+        runs.back().name = runs.back().state == TensorBoardRun::kState ? tensorBoardNameUnder(root, d) : nameUnder(root, d);
     }
     return runs;
 }

@@ -68,6 +68,9 @@ public:
     static std::vector<RunInfo> listTensorBoard(EventFileSource& files, const std::string& root);
     /// The name list() gives the run `dir` found under `root`.
     static std::string nameUnder(const std::string& root, const std::string& dir);
+    /// A TensorBoard run's name as its users know it: nameUnder(), but the reference project's
+    /// RUNS/NAME/events/ is NAME (the folder the trainer was given), not NAME/events.
+    static std::string tensorBoardNameUnder(const std::string& root, const std::string& dir);
     static constexpr int kTensorBoardDepth = 3;
     /// The state a reader reports given the last status event's state and the lock.
     static std::string effectiveState(const std::string& lastStatus, bool alive);

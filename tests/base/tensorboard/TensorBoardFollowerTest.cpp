@@ -273,7 +273,7 @@ TEST_F(TensorBoardFollowerTest, LsListsTensorBoardRunsBesideOursButNotTheTbCopie
     const auto runs = RunStatus::list(root.string());
     std::vector<std::string> names;
     for (const auto& r : runs) names.push_back(r.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"dcgan-msls/events", "ours", "tf2-a"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"dcgan-msls", "ours", "tf2-a"}));  // RUNS/NAME/events/ is NAME
     const RunInfo& ref = runs[0];
     EXPECT_EQ(ref.state, "tensorboard");
     EXPECT_EQ(ref.step, 59 * 128);
@@ -290,7 +290,7 @@ TEST_F(TensorBoardFollowerTest, LsListsTensorBoardRunsBesideOursButNotTheTbCopie
     // `ls --json` carries the scalars and reads them back.
     const auto back = RunStatus::listFromJson(RunStatus::listToJson(runs));
     EXPECT_EQ(back[0].scalars, ref.scalars);
-    EXPECT_EQ(back[0].name, "dcgan-msls/events");
+    EXPECT_EQ(back[0].name, "dcgan-msls");
     // The cache gives the same, and reads only what a file gained.
     RunStatusCache cache;
     const auto cached = cache.list(root.string());

@@ -207,6 +207,15 @@ private slots:
                 }
             }
         }
+        // Issue 41 item 3: a run whose trainer logs no data wait (a TensorBoard run of the reference)
+        // says so on that panel instead of blank axes; a panel with data says nothing.
+        PlotPanel dataWait("data wait", {Metric::DataWait});
+        dataWait.addRun(&lr, "dcgan-msls", QColor(Qt::blue));
+        QCOMPARE(dataWait.emptyText(), QString("data wait: not logged by the trainer of dcgan-msls"));
+        PlotPanel logged("loss", {Metric::LossD});
+        logged.addRun(&lr, "dcgan-msls", QColor(Qt::blue));
+        QCOMPARE(logged.emptyText(), QString());
+
         RunSeries none;
         PlotPanel waiting("learning rate", {Metric::LossD});
         waiting.resize(200, 170);
