@@ -5,14 +5,18 @@
 // ScreenTest; without it, LayoutTest runs on the default offscreen screen and starts the children.
 // STREETGAN_LAYOUT_SHOTS=DIR keeps screenshots (DIR/h3_<screen>_<theme>.png).
 #include <qcustomplot.h>
+#include <QAbstractButton>
 #include <QAbstractItemModelTester>
 #include <QAbstractScrollArea>
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QProcess>
 #include <QScreen>
@@ -21,6 +25,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QTreeView>
 #include <memory>
@@ -32,6 +37,10 @@
 #include "app/ThemeManager.h"
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
+#include "hosts/ConnectDialog.h"
+#include "hosts/TrainerSetupDialog.h"
+#include "remote/RemoteHost.h"
+#include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
 #include "support/UiTestSupport.h"
 
@@ -57,6 +66,53 @@ void collectOutside(QWidget* w, const QRect& screen, QStringList& out) {
     if (qobject_cast<QAbstractScrollArea*>(w)) return;
     for (QObject* c : w->children())
         if (auto* cw = qobject_cast<QWidget*>(c); cw && !cw->isWindow()) collectOutside(cw, screen, out);
+}
+
+/// Issue 41: no text overlaps another. The visible text widgets under `w` (labels, buttons, check
+/// boxes; line edits and combo boxes by their frames): each one's text fits its width unless it
+/// wraps or elides by design, and no two of them that are not nested overlap on screen.
+void collectTextClashes(QWidget* root, QStringList& out) {
+    struct Text {
+        QWidget* w;
+        QRect rect;
+        QString text;
+    };
+    QList<Text> texts;
+    const auto visit = [&](auto&& self, QWidget* w) -> void {
+        if (!w->isVisible() || (!w->isWindow() && w->visibleRegion().isEmpty())) return;
+        QString text;
+        int need = 0;
+        if (auto* l = qobject_cast<QLabel*>(w); l && !l->text().isEmpty() && l->pixmap().isNull()) {
+            text = l->text();
+            const bool rich = Qt::mightBeRichText(text);
+            if (!l->wordWrap() && !rich && !text.contains('\n')) need = l->fontMetrics().horizontalAdvance(text) + 2 * l->margin() + l->indent();
+            // A wrapping label cut off at the bottom runs into what is below it.
+            if (l->wordWrap() && l->heightForWidth(l->width()) > l->height() + 2)
+                out << QString("'%1' (wrapped) needs %2 px of height, has %3").arg(text.left(60)).arg(l->heightForWidth(l->width())).arg(l->height());
+        } else if (auto* b = qobject_cast<QAbstractButton*>(w); b && !b->text().isEmpty()) {
+            text = b->text();
+        } else if (qobject_cast<QLineEdit*>(w) || qobject_cast<QComboBox*>(w)) {
+            text = w->metaObject()->className();
+        }
+        if (!text.isEmpty()) {
+            const QRect r(w->mapToGlobal(QPoint(0, 0)), w->size());
+            if (need > w->width() + 1)
+                out << QString("'%1' (%2) needs %3 px, has %4").arg(text.left(60), w->metaObject()->className()).arg(need).arg(w->width());
+            texts << Text{w, r, text};
+        }
+        if (qobject_cast<QAbstractScrollArea*>(w)) return;  // scrolled content is laid out by its view
+        for (QObject* c : w->children())
+            if (auto* cw = qobject_cast<QWidget*>(c); cw && !cw->isWindow()) self(self, cw);
+    };
+    visit(visit, root);
+    for (int i = 0; i < texts.size(); ++i)
+        for (int j = i + 1; j < texts.size(); ++j) {
+            const Text &a = texts[i], &b = texts[j];
+            if (a.w->isAncestorOf(b.w) || b.w->isAncestorOf(a.w)) continue;
+            const QRect both = a.rect.intersected(b.rect);
+            if (both.width() > 1 && both.height() > 1)
+                out << QString("'%1' and '%2' overlap (%3x%4 px)").arg(a.text.left(40), b.text.left(40)).arg(both.width()).arg(both.height());
+        }
 }
 
 /// Most lightness among the opaque pixels of `icon` at 24 px (which stroke colour it has).
@@ -128,6 +184,34 @@ private slots:
             QStringList outside;
             collectOutside(&w, avail, outside);
             QVERIFY2(outside.isEmpty(), qPrintable(QString("%1 tab on %2: %3").arg(tabs->tabText(i), spec, outside.join("; "))));
+            QStringList clashes;
+            collectTextClashes(&w, clashes);
+            QVERIFY2(clashes.isEmpty(), qPrintable(QString("%1 tab on %2: %3").arg(tabs->tabText(i), spec, clashes.join("; "))));
+        }
+        // The dialogs too: the set-up with its longest refusal shown (it once ran over the log
+        // at 1280x800), Connect and New run.
+        {
+            HostConfig c;
+            c.host = "gpubox-with-a-long-name.example.org";
+            RemoteHost host(c, nullptr);
+            TrainerSetupDialog setup(&host);
+            setup.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&setup));
+            setup.setMethod(TrainerSetupRequest::Bundle);
+            setup.setFile("");
+            QVERIFY(!setup.start());
+            QTest::qWait(100);
+            ConnectDialog connect({c});
+            connect.show();
+            NewRunDialog newRun({"This computer", c.host}, nullptr, {QString(), "not connected"});
+            newRun.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&connect) && QTest::qWaitForWindowExposed(&newRun));
+            for (QWidget* d : std::initializer_list<QWidget*>{&setup, &connect, &newRun}) {
+                QVERIFY2(avail.contains(d->frameGeometry()), qPrintable(QString("%1 on %2 leaves the screen").arg(d->windowTitle(), spec)));
+                QStringList clashes;
+                collectTextClashes(d, clashes);
+                QVERIFY2(clashes.isEmpty(), qPrintable(QString("%1 on %2: %3").arg(d->windowTitle(), spec, clashes.join("; "))));
+            }
         }
         // Nothing of the System-and-cost dock is lost: visible, or one click away (View menu, toolbar).
         auto* systemToggle = w.findChild<QAction*>("systemToggle");
@@ -199,8 +283,31 @@ private slots:
         qputenv("STREETGAN_TRAINER", STREETGAN_TRAINER);
     }
 
+    // The check the screens run can fail: two labels placed over each other, and a label whose
+    // text is wider than it, are both found.
+    void textClashCheckFindsClashes() {
+        QWidget host;
+        host.resize(300, 100);
+        auto* a = new QLabel("Waiting for the first event from gpubox…", &host);
+        a->setGeometry(0, 0, 120, 20);
+        auto* b = new QLabel("10001250", &host);
+        b->setGeometry(60, 5, 80, 20);
+        host.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&host));
+        QStringList clashes;
+        collectTextClashes(&host, clashes);
+        QVERIFY2(clashes.join("|").contains("overlap"), qPrintable(clashes.join("|")));
+        QVERIFY2(clashes.join("|").contains("needs"), qPrintable(clashes.join("|")));
+        b->move(200, 50);
+        a->resize(a->sizeHint().width(), 20);
+        clashes.clear();
+        collectTextClashes(&host, clashes);
+        QVERIFY2(clashes.isEmpty(), qPrintable(clashes.join("|")));
+    }
+
     void fits1280x800() { runScreen("1280x800"); }
     void fits1366x768() { runScreen("1366x768"); }
+    void fits1920x1080() { runScreen("1920x1080"); }
     void fits4kAt2x() { runScreen("3840x2160@2"); }
 
     void bundledIconsMatchThePalette() {
