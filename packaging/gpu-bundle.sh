@@ -110,7 +110,9 @@ for d in "$site"/nvidia/*/lib; do [[ -d $d ]] && libs=$libs:$d; done
 # newer of the two serves torch as well as the trainer.
 if [[ -f $here/lib/cxx/needs ]]; then
   need=$(cat "$here/lib/cxx/needs")
-  host=$({ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | awk '/libstdc\+\+\.so\.6 .*x86-64/ {print $NF; exit}')
+  # awk reads to the end: leaving early would kill ldconfig with SIGPIPE, which pipefail and set -e
+  # turn into an exit of this script (status 141, no output) whenever ldconfig had more to write.
+  host=$({ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | awk '/libstdc\+\+\.so\.6 .*x86-64/ && !p {p = $NF} END {print p}')
   [[ -n $host ]] && grep -qa "$need" "$host" || libs=$here/lib/cxx:$libs
 fi
 export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -52,7 +52,9 @@ tar -xzf "$tarball" -C "$box/opt/bundle"
 if [[ $torch == "$default" ]]; then deps=$src/build/cuda/_deps; else deps=$src/build/torch-$torch/_deps; fi
 # A fake ldconfig (first on PATH) that names an "old" libstdc++: a file without $need, as GCC 8's is.
 mkdir -p "$box/opt/old-host"
-printf '#!/bin/sh\necho "\tlibstdc++.so.6 (libc6,x86-64) => /opt/old-host/libstdc++.so.6"\n' >"$box/opt/old-host/ldconfig"
+# Its answer is long after the libstdc++ line, as a real cache is: a reader that leaves early kills it
+# with SIGPIPE (run once died of that, status 141, under pipefail).
+printf '#!/bin/sh\necho "\tlibstdc++.so.6 (libc6,x86-64) => /opt/old-host/libstdc++.so.6"\nseq 1 200000 | sed "s/^/\tlibfiller/"\n' >"$box/opt/old-host/ldconfig"
 chmod +x "$box/opt/old-host/ldconfig"
 echo 'GLIBCXX_3.4.25' >"$box/opt/old-host/libstdc++.so.6"
 out=$("$src/packaging/chroot.sh" run "$box" --bind "$deps:/opt/torch-site" --bind "$cuda:$cuda" "
