@@ -76,10 +76,24 @@ if [[ ${#RUNTIME_WHEELS[@]} -eq 0 ]]; then
   mapfile -t pins < <(unzip -p "$torch_whl" '*.dist-info/METADATA' |
     sed -n 's/^Requires-Dist: \(\(nvidia-\|cuda-toolkit\)[^;]*\);.*Linux.*/\1/p' | tr -d ' ')
   nvidia_wheels=()
+  use_toolkit=0
   for pin in "${pins[@]}"; do
     log=$("${pip[@]}" download --no-color --progress-bar off --only-binary=:all: --python-version "$PYTHON_TAG" "${platforms[@]}" -d "$cache" "$pin" 2>&1) || {
-      name=${pin%%[=<>]*} name=${name%%\[*} floor=$(sed -n 's/.*==\([0-9.]*\).*/\1/p; s/.*>=\([0-9.]*\).*/\1/p' <<<"$pin" | head -n1)
-      log=$("${pip[@]}" download --no-color --progress-bar off --only-binary=:all: --python-version "$PYTHON_TAG" "${platforms[@]}" -d "$cache" "$name>=$floor" 2>&1) ||
+      if [[ $pin == cuda-toolkit* ]]; then
+        # CUDA 13's own libraries (cudart, cublas, cufft, ...): where the index cannot resolve the
+        # pinned cuda-toolkit's parts, this machine's CUDA 13 toolkit stands in, as it does for
+        # the cuda preset's 2.11, with the cuFile wheel it lacks.
+        [[ -f ${CUDA_HOME:-/usr/local/cuda}/lib64/libcudart.so.13 ]] ||
+          { echo "fetch-torch: $pin is not on pip's index and there is no CUDA 13 toolkit at ${CUDA_HOME:-/usr/local/cuda}" >&2; exit 3; }
+        echo "fetch-torch: $pin is not on pip's index: using this machine's CUDA 13 toolkit and nvidia-cufile==1.15.1.6"
+        use_toolkit=1
+        download "nvidia-cufile==1.15.1.6"
+        nvidia_wheels+=("$(compgen -G "$cache/nvidia_cufile-1.15.1.6-*.whl" | head -n1)")
+        continue
+      fi
+      # The extras stay ("cuda-toolkit[cudart,...]": without them only the empty meta wheel comes).
+      base=${pin%%[=<>]*} name=${base%%\[*} floor=$(sed -n 's/.*==\([0-9.]*\).*/\1/p; s/.*>=\([0-9.]*\).*/\1/p' <<<"$pin" | head -n1)
+      log=$("${pip[@]}" download --no-color --progress-bar off --only-binary=:all: --python-version "$PYTHON_TAG" "${platforms[@]}" -d "$cache" "$base>=$floor" 2>&1) ||
         { echo "$log" | tail -n 3 >&2; echo "fetch-torch: could not download $pin (nor a newer $name) for torch==$TORCH_VERSION from pip's index: check the network" >&2; exit 3; }
       echo "fetch-torch: $pin is not on pip's index: using $(sed -n 's,^ *\(Saved\|File was already downloaded\) .*/\([^/]*\)\.whl$,\2,p' <<<"$log" | grep -i "^${name//-/_}-" | head -n1)"
     }
@@ -114,6 +128,12 @@ if [[ ${#RUNTIME_WHEELS[@]} -eq 0 ]]; then
     unzip -q -o "$whl" 'nvidia/*/lib/*.so*' -d "$tmp" 2>/dev/null || true
     unzip -q -o "$whl" 'nvidia/nccl/include/*' -d "$tmp" 2>/dev/null || true
   done
+  if [[ ${use_toolkit:-0} -eq 1 ]]; then
+    mkdir -p "$tmp/nvidia/cu13/lib"
+    for lib in "$cuda_home"/lib64/lib*.so.* "$cuda_home"/lib/lib*.so.*; do
+      [[ -e $lib && ! -e $tmp/nvidia/cu13/lib/$(basename "$lib") ]] && ln -s "$(readlink -f "$lib")" "$tmp/nvidia/cu13/lib/$(basename "$lib")"
+    done
+  fi
 else
   for w in "${RUNTIME_WHEELS[@]}"; do
     name=${w%%==*} version=${w##*==}

@@ -83,7 +83,12 @@ packaging/chroot.sh run "$root" --bind "$src:/src" --bind "$build/obj:/build" --
   git config --global --add safe.directory /src
   [ -x /opt/tools/bin/cmake ] || { python3 -m venv /opt/tools && /opt/tools/bin/pip install -q --cert /etc/ssl/certs/ca-certificates.crt --cache-dir /pip-cache 'cmake>=3.25,<4' ninja; }
   export PATH=/opt/tools/bin:/usr/local/cuda/bin:\$PATH CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+  # ld.bfd resolves libtorch_cuda's own needs (libnccl.so.2, ...) through -rpath before their
+  # RUNPATH: torch's CMake puts the toolkit's lib folder there, whose NCCL is older than the one
+  # torch 2.12+ pins (undefined ncclCommSuspend...). -rpath-link to the torch's own wheels wins.
+  rpath_link=\$(ls -d /deps/nvidia/*/lib 2>/dev/null | paste -sd: -)
   cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    \${rpath_link:+-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,\$rpath_link} \
     -DCMAKE_PREFIX_PATH='/deps/torch;/vendor' -DTORCH_CUDA_ARCH_LIST='8.0;9.0' -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
     -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_PHOTOS=OFF -DSTREETGAN_WITH_MP4=OFF -DSTREETGAN_GLIBC_FLOOR=2.28 >/build/configure.log
   cmake --build /build --target streetgan-trainer streetgan-trainer-torch -- -j $jobs
