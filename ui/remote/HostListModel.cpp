@@ -51,6 +51,7 @@ QStringList HostListModel::labels() const {
 }
 
 QString HostListModel::stateText(const RemoteHost* h) {
+    if (!h->followProblem().isEmpty()) return tr("reconnecting…");  // a followed run lost its connection
     if (!h->lastError().isEmpty()) return h->reachable() ? tr("error") : tr("not connected");
     const TrainerStatus& t = h->trainerStatus();
     if (t.needsSetup()) return t.summary;
@@ -59,6 +60,7 @@ QString HostListModel::stateText(const RemoteHost* h) {
 }
 
 QString HostListModel::cannotTrainReason(const RemoteHost* h) {
+    if (!h->followProblem().isEmpty()) return tr("connection lost, reconnecting");
     if (!h->reachable()) return h->lastError().isEmpty() ? tr("not connected yet") : tr("not connected");
     const TrainerStatus& t = h->trainerStatus();
     if (t.state == TrainerStatus::Unknown) return tr("trainer not checked yet");

@@ -149,6 +149,13 @@ void RemoteHost::probeTrainer() {
     QMetaObject::invokeMethod(worker_, [w = worker_, job] { w->probeTrainer(job); });
 }
 
+void RemoteHost::noteFollowConnection(bool healthy, const QString& text) {
+    if (healthy == followProblem_.isEmpty()) return;  // nothing new
+    followProblem_ = healthy ? QString() : text;
+    if (healthy) reachable_ = true;  // a run follows live: the host answers
+    emit stateChanged();
+}
+
 void RemoteHost::setRoot(const QString& root) {
     if (root.isEmpty() || root == config_.root) return;
     config_.root = root;

@@ -73,6 +73,11 @@ public:
     /// Remembers `trainer` (an absolute path a set-up installed) as the host's trainer; emits
     /// configChanged so that the settings keep it.
     void setTrainer(const QString& trainer);
+    /// What a run followed from this host says of its connection (RunSession::connectionChanged):
+    /// a lost one makes the host "reconnecting…" (its row, New run) until a run follows live again.
+    void noteFollowConnection(bool healthy, const QString& text);
+    /// The lost connection of a followed run, or empty.
+    const QString& followProblem() const { return followProblem_; }
     /// Lists runs under `root` from now on (the Connect dialog's "Runs folder there" changed on a
     /// connected host); emits configChanged so that the settings keep it. Call refresh() after.
     void setRoot(const QString& root);
@@ -103,7 +108,8 @@ private:
     TrainerStatus trainerStatus_;
     quint64 job_ = 0, listJob_ = 0;  ///< every request's id counter; the newest listing's id
     QSet<quint64> startJobs_;        ///< starts in flight (their failure is not the host's)
-    bool reachable_ = false;         ///< the host answered the last request (a failure then is not "not connected")
+    QString followProblem_;
+    bool reachable_ = false;  ///< the host answered the last request (a failure then is not "not connected")
     int busy_ = 0;
 };
 

@@ -63,8 +63,10 @@ RunSession* OpenRuns::openRemote(RemoteHost* host, const QString& runDir) {
 
 RunSession* OpenRuns::add(RunSession* s) {
     sessions_ << s;
-    connect(s, &RunSession::connectionChanged, this, [this, s](const QString& text, bool) {
+    connect(s, &RunSession::connectionChanged, this, [this, s](const QString& text, bool healthy) {
         if (s == active_) emit activeConnectionChanged(text);
+        // The host's own state follows what its runs' connections say (one state per host).
+        if (RemoteHost* host = hostOf_.value(s)) host->noteFollowConnection(healthy, text);
     });
     connect(s, &RunSession::loadProgress, this, [this, s](qint64 done, qint64 total) {
         if (s == active_) emit activeProgress(done, total, tr("reading events %p%"));

@@ -20,9 +20,11 @@
 #include "dashboard/PlotPanel.h"
 #include "dashboard/SamplesPage.h"
 #include "dashboard/ScalarsPanel.h"
+#include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
 #include "runs/NewRunDialog.h"
+#include "runs/OpenRuns.h"
 #include "runs/RunSession.h"
 #include "runs/RunsFilterProxy.h"
 #include "runs/RunsSidebar.h"
@@ -299,6 +301,37 @@ private slots:
         s.sendCommand("stop");
         QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("stopped"), streetgan::test::kWaitMs);
         QVERIFY(!replies.isEmpty());
+    }
+
+    // Issue 41 item 6: while a followed run's connection is lost the host's row says so
+    // ("reconnecting…", not "connected"), and New run greys it; once it follows live again the
+    // row is back to "connected".
+    void aLostConnectionShowsOnTheHostsRow() {
+        SshPrompter prompter(nullptr);
+        prompter.hostKeyDialog = [](const streetgan::HostKeyInfo&) { return streetgan::HostKeyDecision::AcceptOnce; };
+        OpenRuns runs(&prompter);
+        RemoteHost* host = runs.hosts()->hostFor(config());
+        QSignalSpy started(host, &RemoteHost::runStarted);
+        QSignalSpy failed(host, &RemoteHost::failed);
+        QStringList args = NewRunDialog::tinyRunArguments(host->config().root + "/followed");
+        args[args.indexOf("--steps") + 1] = "100000";
+        args[args.indexOf("--batch") + 1] = "8";
+        host->startRun(args);
+        QTRY_VERIFY_WITH_TIMEOUT(started.count() == 1 || failed.count() == 1, streetgan::test::kWaitMs);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        QStringList states;
+        connect(host, &RemoteHost::stateChanged, this, [&] { states << HostListModel::stateText(host); });
+        RunSession* s = runs.openRemote(host, started.at(0).at(0).toString());
+        QSignalSpy connection(s, &RunSession::connectionChanged);
+        QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty() && connection.last().at(0).toString().contains("following live"), streetgan::test::kWaitMs);
+        QVERIFY(sshd_->killSessions() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(states.contains(QString("reconnecting…")), streetgan::test::kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(connection.last().at(0).toString().contains("following live"), streetgan::test::kWaitMs);
+        QVERIFY(HostListModel::stateText(host) != QString("reconnecting…"));
+        QVERIFY(host->followProblem().isEmpty());
+        QCOMPARE(HostListModel::cannotTrainReason(host).contains("reconnecting"), false);
+        s->sendCommand("stop");
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s->series().state()), QString("stopped"), streetgan::test::kWaitMs);
     }
 
     void refusedHostKeyIsAClearError() {
