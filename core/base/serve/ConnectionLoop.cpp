@@ -449,7 +449,7 @@ void ConnectionLoop::process(Conn& c) {
 void ConnectionLoop::respond(Conn& c, std::string bytes, bool close) {
     // Small answers always go (the page, /health, errors); a large one only while the answers
     // already waiting for their clients leave room for it, or when none waits.
-    constexpr size_t kAlwaysSent = 64 * 1024;
+    constexpr size_t kAlwaysSent = size_t{64} * 1024;
     if (bytes.size() > kAlwaysSent && unsent_.load() > 0 && unsent_.load() + bytes.size() > limits_.maxUnsentBytes) {
         const auto mb = [](size_t b) { return std::to_string((b + (1 << 19)) >> 20) + " MB"; };
         bytes = routes_.refusal(503, "server busy: " + mb(unsent_.load()) + " of answers wait for clients that read slowly (limit " +
