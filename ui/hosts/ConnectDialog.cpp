@@ -105,8 +105,9 @@ int ConnectDialog::configPort() const {
         if (r.host == host_->currentText().trimmed()) file = r.configFile;
     try {
         // The user's own file, parsed here (a small file; `ssh -G` is for connecting).
-        const SshConfig config = SshConfig::load(file.isEmpty() ? SshConfig::defaultPath() : file.toStdString());
-        return config.resolve(host.toStdString()).port.value_or(22);
+        const QString path = file.isEmpty() ? QString::fromStdString(SshConfig::defaultPath()) : file;
+        if (!configs_.contains(path)) configs_.insert(path, SshConfig::load(path.toStdString()));
+        return configs_.value(path).resolve(host.toStdString()).port.value_or(22);
     } catch (const std::exception&) {
         return 22;  // a malformed config is named when connecting
     }

@@ -5,6 +5,9 @@
 
 #include <QDialog>
 
+#include <QHash>
+
+#include "base/remote/SshConfig.h"
 #include "remote/RemoteHost.h"
 
 class QComboBox;
@@ -30,7 +33,9 @@ private:
     QComboBox* host_;
     QLineEdit *user_, *key_, *jump_, *root_, *trainer_;
     QSpinBox* port_;
-    QString filledFrom_;  ///< the remembered host whose values the fields show (empty: none)
+    QString filledFrom_;
+    /// Parsed config files by path: configPort() runs on each keystroke, the file is read once.
+    mutable QHash<QString, SshConfig> configs_;  ///< the remembered host whose values the fields show (empty: none)
 };
 
 }  // namespace streetgan::ui
