@@ -54,6 +54,8 @@ PidFile $tmp/sshd.pid
 AuthorizedKeysFile $tmp/authorized_keys
 StrictModes no
 UsePAM no
+# No dotfile of the local user in the sessions (Debian bash reads ~/.bashrc under sshd below SHLVL 2)
+SetEnv SHLVL=1
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 PermitRootLogin yes
