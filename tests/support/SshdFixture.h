@@ -21,6 +21,9 @@ public:
         bool allowTcpForwarding = true;
         std::string logLevel = "VERBOSE";  ///< DEBUG1 shows direct-tcpip requests
         std::string hostKeyType = "ed25519";
+        /// The sessions' $HOME (sshd's SetEnv), a folder of the test; empty: the user's own.
+        /// (The login folder stays the user's home: `cd` in a session goes to this one.)
+        std::string home;
     };
 
     /// Generates an ed25519 key pair at `path` (and `path`.pub) with ssh-keygen, no passphrase

@@ -50,6 +50,7 @@
 #include "explorer/LatentSliders.h"
 #include "hosts/ConnectDialog.h"
 #include "hosts/SshDialogs.h"
+#include "hosts/TensorBoardFolderDialog.h"
 #include "hosts/TrainerSetupDialog.h"
 #include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
@@ -192,6 +193,7 @@ void MainWindow::wirePages() {
     connect(sidebar_, &RunsSidebar::openLocal, this, [this](const QString& p) { openLocalRun(p); });
     connect(sidebar_, &RunsSidebar::openRemote, this, [this](RemoteHost* h, const QString& p) { openRemoteRun(h, p); });
     connect(sidebar_, &RunsSidebar::setUpTrainerRequested, this, [this](RemoteHost* h) { setUpTrainer(h); });
+    connect(sidebar_, &RunsSidebar::watchTensorBoardRequested, this, [this](RemoteHost* h) { watchTensorBoardOn(h); });
     connect(runs_->hosts(), &HostListModel::hostAdded, this, [this](RemoteHost* h) { wireHost(h); });
     sidebar_->setHostModel(runs_->hosts());
     connect(sidebar_, &RunsSidebar::removeHostRequested, this, [this](RemoteHost* h) {
@@ -488,6 +490,36 @@ void MainWindow::setUpTrainer(RemoteHost* host) {
     d->survey();  // what the host is, and which set-up fits it (preselected unless one was remembered)
 }
 
+void MainWindow::showTrainerHint(RemoteHost* host, const TrainerStatus& t) {
+    const QString setUp = tr("right-click the host in the runs list, or File → Set up streetgan-trainer on a host…");
+    if (!t.mismatch.isEmpty())
+        showStatus(t.mismatch + " — " + setUp, 30000);
+    else if (host->listed() && !host->runs().isEmpty())  // another trainer's runs, followed over SFTP
+        showStatus(tr("%1: watching the TensorBoard runs under %2; streetgan-trainer is %3 there (to start runs from this app: %4)")
+                       .arg(host->label(), host->config().root, t.summary, setUp),
+                   30000);
+    else
+        showStatus(tr("%1: streetgan-trainer %2 — watch its TensorBoard runs (right-click the host), or %3").arg(host->label(), t.summary, setUp), 30000);
+}
+
+void MainWindow::watchTensorBoardOn(RemoteHost* host) {
+    for (auto* open : findChildren<TensorBoardFolderDialog*>())
+        if (open->host() == host && open->isVisible()) {
+            open->raise();
+            open->activateWindow();
+            return;
+        }
+    auto* d = new TensorBoardFolderDialog(host, this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    connect(d, &TensorBoardFolderDialog::watchRequested, this, [this, host](const QString& folder) {
+        host->setRoot(folder);  // saved for the host (configChanged), listed now
+        host->refresh();
+        showStatus(tr("%1: watching the TensorBoard runs under %2").arg(host->label(), folder), 15000);
+    });
+    connect(d, &TensorBoardFolderDialog::setUpRequested, this, [this, host] { setUpTrainer(host); });
+    d->show();
+}
+
 void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
     for (const QString& r : settings_->recentRuns()) recentMenu_->addAction(r, this, [this, r] { openLocalRun(r); });
@@ -723,11 +755,16 @@ void MainWindow::wireHost(RemoteHost* host) {
     });
     connect(host, &RemoteHost::trainerProbed, this, [this, host](const TrainerStatus& t) {
         connection_->setText(tr("%1: %2").arg(host->label(), t.summary));
-        const QString hint = tr(" — right-click the host in the runs list, or File → Set up streetgan-trainer on a host…");
         if (t.needsSetup())
-            showStatus((t.mismatch.isEmpty() ? tr("%1: streetgan-trainer %2").arg(host->label(), t.summary) : t.mismatch) + hint, 30000);
+            showTrainerHint(host, t);
         else if (statusBar()->currentMessage().startsWith(host->label() + ":"))
             statusBar()->clearMessage();  // the set-up hint is out of date now (it may be elided: the host is its start)
+        // A host without our trainer and nothing under its runs folder: most likely another
+        // trainer's box (a DL1 with the reference's TensorBoard logs). Offer both ways, once.
+        if (t.state == TrainerStatus::Missing && host->listed() && host->runs().isEmpty() && !tensorBoardOffered_.contains(host->identity())) {
+            tensorBoardOffered_.insert(host->identity());
+            watchTensorBoardOn(host);
+        }
     });
     connect(host, &RemoteHost::configChanged, this, [this](const HostConfig& c) { settings_->addRecentHost(c); });
 }

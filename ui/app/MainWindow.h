@@ -7,6 +7,7 @@
 #include <QList>
 #include <QMainWindow>
 #include <QPointer>
+#include <QSet>
 
 #include <memory>
 
@@ -40,6 +41,7 @@ class RunsSidebar;
 class SamplesPage;
 class SshPrompter;
 class SystemPanel;
+struct TrainerStatus;
 struct HostConfig;
 
 class MainWindow : public QMainWindow {
@@ -70,6 +72,10 @@ public:
     /// File → Set up streetgan-trainer on a host…: the connected host (or the one picked), else
     /// the Connect dialog first; the set-up connects with the usual prompts.
     void setUpTrainerOnAHost();
+    /// "Watch TensorBoard runs on HOST" (TensorBoardFolderDialog, one per host): the folder chosen
+    /// becomes the host's runs folder at once. Opened by itself once for a host without
+    /// streetgan-trainer and nothing under its runs folder.
+    void watchTensorBoardOn(RemoteHost* host);
     /// Starts a local run with `start --detach ARGS`, then opens it.
     void startLocalRun(const QStringList& args);
     /// One click from the welcome page: a tiny CPU run on synthetic streets.
@@ -137,6 +143,9 @@ private:
     void connectDialog();
     /// Opens the set-up dialog of streetgan-trainer on `host` (docs/remote-setup.md).
     void setUpTrainer(RemoteHost* host);
+    /// The status bar's line for a host whose trainer needs the user (not installed, or another
+    /// protocol): what it can do there now and how to set it up.
+    void showTrainerHint(RemoteHost* host, const TrainerStatus& t);
     /// Keeps the window inside the screen's available geometry: `initial` (nothing restored) sizes
     /// it to min(1400x860, 90 % of the screen); a restored one is clamped. On screens under 1500 px
     /// wide the System-and-cost dock goes under the Runs dock (tabbed) and the toolbar shows icons only.
@@ -145,6 +154,7 @@ private:
     std::unique_ptr<AppSettings> settings_;
     WelcomePage* welcome_ = nullptr;           ///< the centre's page while no run is open
     QPointer<SettingsDialog> settingsDialog_;  ///< while open
+    QSet<QString> tensorBoardOffered_;         ///< hosts (identities) whose TensorBoard dialog opened by itself
     SshPrompter* prompter_;
     /// The open runs and the hosts; destroyed before the pages that show them (members go before
     /// the child widgets).

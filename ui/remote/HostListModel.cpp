@@ -54,6 +54,8 @@ QString HostListModel::stateText(const RemoteHost* h) {
     if (!h->followProblem().isEmpty()) return tr("reconnecting…");  // a followed run lost its connection
     if (!h->lastError().isEmpty()) return h->reachable() ? tr("error") : tr("not connected");
     const TrainerStatus& t = h->trainerStatus();
+    // Another trainer's runs listed over SFTP: the host works, for watching (not for New run).
+    if (t.state == TrainerStatus::Missing && h->listed() && !h->runs().isEmpty()) return tr("TensorBoard only");
     if (t.needsSetup()) return t.summary;
     if (h->listed() && h->runs().isEmpty()) return tr("no runs yet");
     return h->reachable() ? tr("connected") : tr("connecting…");

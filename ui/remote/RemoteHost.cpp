@@ -96,6 +96,15 @@ RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent
         succeeded();
         emit trainerProbed(status);
     });
+    connect(worker_, &RemoteHostWorker::tensorBoardFoldersFound, this,
+            [this, done](quint64, const QString& home, const RemoteFolderList& folders, int listed, bool cut, const QString& error) {
+                done();
+                emit tensorBoardFoldersFound(home, folders, listed, cut, error);
+            });
+    connect(worker_, &RemoteHostWorker::folderListed, this, [this, done](quint64, const RemoteFolder& folder) {
+        done();
+        emit folderListed(folder);
+    });
     connect(worker_, &RemoteHostWorker::failed, this, [this, done](quint64 job, const QString& m, bool reached) {
         done();
         if (startJobs_.remove(job)) {
@@ -147,6 +156,18 @@ void RemoteHost::probeTrainer() {
     if (busy_++ == 0) emit busyChanged(true);
     const quint64 job = ++job_;
     QMetaObject::invokeMethod(worker_, [w = worker_, job] { w->probeTrainer(job); });
+}
+
+void RemoteHost::findTensorBoardFolders() {
+    if (busy_++ == 0) emit busyChanged(true);
+    const quint64 job = ++job_;
+    QMetaObject::invokeMethod(worker_, [w = worker_, job] { w->findTensorBoardFolders(job); });
+}
+
+void RemoteHost::listFolder(const QString& path) {
+    if (busy_++ == 0) emit busyChanged(true);
+    const quint64 job = ++job_;
+    QMetaObject::invokeMethod(worker_, [w = worker_, job, path] { w->listFolder(job, path); });
 }
 
 void RemoteHost::noteFollowConnection(bool healthy, const QString& text) {

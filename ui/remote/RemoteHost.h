@@ -13,6 +13,7 @@
 
 #include "base/remote/SshOptions.h"
 #include "common/RunEntry.h"
+#include "remote/RemoteFolder.h"
 #include "remote/TrainerStatus.h"
 
 class QThread;
@@ -81,6 +82,11 @@ public:
     /// Lists runs under `root` from now on (the Connect dialog's "Runs folder there" changed on a
     /// connected host); emits configChanged so that the settings keep it. Call refresh() after.
     void setRoot(const QString& root);
+    /// Looks for folders of TensorBoard runs under the host's home folder (a host with another
+    /// trainer's logs); tensorBoardFoldersFound answers. Not the host's failure when it fails.
+    void findTensorBoardFolders();
+    /// Lists one folder of the host (empty: the home folder); folderListed answers.
+    void listFolder(const QString& path);
 
 signals:
     void connected(const QString& label);
@@ -94,6 +100,8 @@ signals:
     void busyChanged(bool busy);
     void trainerProbed(const streetgan::ui::TrainerStatus& status);
     void configChanged(const streetgan::ui::HostConfig& config);
+    void tensorBoardFoldersFound(const QString& home, const streetgan::ui::RemoteFolderList& folders, int listed, bool cut, const QString& error);
+    void folderListed(const streetgan::ui::RemoteFolder& folder);
 
 private:
     void succeeded();

@@ -3,12 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include "base/follow/RunStatus.h"
+#include "base/follow/TensorBoardDiscovery.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/RemoteTrainerSetup.h"
 #include "base/remote/SftpClient.h"
 #include "base/remote/SftpEventFiles.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
+#include "base/tensorboard/TensorBoardRun.h"
 
 namespace streetgan::ui {
 
@@ -23,17 +25,78 @@ SshSession& RemoteHostWorker::session() {
     return *session_;
 }
 
-void RemoteHostWorker::disconnectHost() { session_.reset(); }
+void RemoteHostWorker::disconnectHost() {
+    session_.reset();
+    home_.clear();
+}
 
-// One exec: the login folder (physical, as the trainer's getcwd() sees it) on the first line, then
-// the listing. A runs folder that does not exist yet is a host with no runs (the first start
+std::string RemoteHostWorker::home() {
+    if (!home_.empty()) return home_;
+    // `cd` alone goes to $HOME (as listRuns does); -P: as SFTP and the trainer see it.
+    const ExecResult r = session().exec(ShellQuote::join({"sh", "-c", "cd 2>/dev/null; pwd -P"}));
+    std::string h = r.out.substr(0, r.out.find('\n'));
+    if (!r.ok() || h.empty() || h[0] != '/') throw std::runtime_error("cannot find the home folder on " + session().label() + ": " + r.err);
+    return home_ = h;
+}
+
+void RemoteHostWorker::findTensorBoardFolders(quint64 jobId) {
+    try {
+        const std::string h = home();
+        SftpClient sftp(session());
+        SftpEventFiles files(sftp);
+        const TensorBoardDiscovery::Result r = TensorBoardDiscovery::find(files, h);
+        RemoteFolderList found;
+        for (const auto& f : r.folders) {
+            RemoteFolder folder;
+            folder.path = QString::fromStdString(f.path);
+            for (const auto& name : f.runs) folder.runs << QString::fromStdString(name);
+            folder.newest = f.newest;
+            found << folder;
+        }
+        emit tensorBoardFoldersFound(jobId, QString::fromStdString(h), found, r.listed, r.cut, QString());
+    } catch (const std::exception& e) {
+        if (dynamic_cast<const ConnectionLostError*>(&e)) session_.reset();
+        emit tensorBoardFoldersFound(jobId, QString::fromStdString(home_), {}, 0, false, QString::fromStdString(e.what()));
+    }
+}
+
+void RemoteHostWorker::listFolder(quint64 jobId, const QString& path) {
+    RemoteFolder folder;
+    try {
+        std::string p = path.toStdString();
+        if (p.empty() || p == "~")
+            p = home();
+        else if (p.rfind("~/", 0) == 0)
+            p = home() + p.substr(1);
+        else if (p[0] != '/')
+            p = home() + "/" + p;
+        while (p.size() > 1 && p.back() == '/') p.pop_back();
+        folder.path = QString::fromStdString(p);
+        SftpClient sftp(session());
+        SftpEventFiles files(sftp);
+        const auto entries = files.list(p);
+        for (const auto& e : entries)
+            if (e.folder && !e.name.empty() && e.name[0] != '.') folder.folders << QString::fromStdString(e.name);
+        folder.folders.sort(Qt::CaseInsensitive);
+        folder.eventFiles = static_cast<int>(TensorBoardRun::eventFiles(entries).size());
+        folder.ourRun = TensorBoardRun::holdsOurRun(entries);
+    } catch (const std::exception& e) {
+        if (dynamic_cast<const ConnectionLostError*>(&e)) session_.reset();
+        folder.error = QString::fromStdString(e.what());
+    }
+    emit folderListed(jobId, folder);
+}
+
+// One exec: the home folder (physical, as the trainer's getcwd() sees it) on the first line, then
+// the listing. A relative runs folder is under $HOME (`cd` first: sshd's login folder is the
+// passwd entry's home, which is $HOME but for a test sshd that sets another). A runs folder that does not exist yet is a host with no runs (the first start
 // creates it), not an error; a file in its place or an unreadable folder still reaches `ls`,
 // whose one-line error is the message. The listed paths are made absolute against that login
 // folder, so that a run listed as "streetgan-runs/x" and the same run started there (which
 // `start` prints absolute) are one run, with one key, in the app.
 void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
     const std::string r = root.toStdString();
-    const std::string script = "pwd -P; if [ -e " + ShellQuote::quote(r) + " ] || [ -L " + ShellQuote::quote(r) + " ]; then exec " +
+    const std::string script = "cd 2>/dev/null; pwd -P; if [ -e " + ShellQuote::quote(r) + " ] || [ -L " + ShellQuote::quote(r) + " ]; then exec " +
                                ShellQuote::join({trainer_.toStdString(), "ls", r, "--json"}) + "; else echo '{\"runs\":[]}'; fi";
     const std::string cmd = ShellQuote::join({"sh", "-c", script});  // whatever the login shell is (fish, tcsh)
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -46,7 +109,9 @@ void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
                 QString err = QString::fromStdString(res.err).trimmed();
                 if (res.exitStatus && *res.exitStatus == 127) {  // the shell's "command not found"
                     err = tr("%1 is not installed there (the host's state says how to set it up)").arg(trainer_);
-                    infos = tensorBoardRuns(r);  // other trainers' runs can still be followed, over SFTP
+                    // Other trainers' runs can still be followed, over SFTP (whose relative paths
+                    // start at the login folder: the root is made absolute against home first).
+                    infos = tensorBoardRuns(r.empty() || r[0] == '/' || home.empty() ? r : home + "/" + r);
                 }
                 if (infos.empty()) {
                     emit failed(jobId, tr("Listing %1 on %2 failed: %3").arg(root, QString::fromStdString(session().label()), err), true);
@@ -88,7 +153,8 @@ std::vector<RunInfo> RemoteHostWorker::tensorBoardRuns(const std::string& root) 
 
 void RemoteHostWorker::startRun(quint64 jobId, const QStringList& trainArgs) {
     try {
-        std::vector<std::string> words{trainer_.toStdString(), "start", "--detach"};
+        // From $HOME, as the listing resolves a relative runs folder ("$0" "$@": any login shell).
+        std::vector<std::string> words{"sh", "-c", "cd 2>/dev/null; exec \"$0\" \"$@\"", trainer_.toStdString(), "start", "--detach"};
         for (const QString& a : trainArgs) words.push_back(a.toStdString());
         const ExecResult r = session().exec(ShellQuote::join(words));
         if (!r.ok()) {

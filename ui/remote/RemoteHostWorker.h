@@ -12,6 +12,7 @@
 #include "base/follow/RunStatus.h"
 #include "base/remote/SshOptions.h"
 #include "common/RunEntry.h"
+#include "remote/RemoteFolder.h"
 #include "remote/TrainerStatus.h"
 
 namespace streetgan {
@@ -32,12 +33,21 @@ public:
     /// The trainer the next commands run (after a set-up installed one elsewhere).
     void setTrainer(const QString& trainer) { trainer_ = trainer; }
     void disconnectHost();
+    /// The folders under the login user's home that hold TensorBoard runs
+    /// (TensorBoardDiscovery, over SFTP); emits tensorBoardFoldersFound.
+    void findTensorBoardFolders(quint64 jobId);
+    /// One folder's sub-folders and event files (empty `path`: the home folder); emits folderListed.
+    void listFolder(quint64 jobId, const QString& path);
 
 signals:
     void connected(const QString& label);
     void runsListed(quint64 jobId, const streetgan::ui::RunEntryList& runs);
     void runStarted(quint64 jobId, const QString& runPath);
     void trainerProbed(quint64 jobId, const streetgan::ui::TrainerStatus& status);
+    /// `error` empty: the search listed `listed` folders (`cut`: it stopped at its bound).
+    void tensorBoardFoldersFound(quint64 jobId, const QString& home, const streetgan::ui::RemoteFolderList& folders, int listed, bool cut,
+                                 const QString& error);
+    void folderListed(quint64 jobId, const streetgan::ui::RemoteFolder& folder);
     /// A request failed; `reached`: the host answered (the command ran and failed), else the
     /// connection could not be made or was lost.
     void failed(quint64 jobId, const QString& message, bool reached);
@@ -47,9 +57,12 @@ private:
     /// A host without the trainer: the TensorBoard runs under `root`, found over SFTP (none when
     /// it cannot be read).
     std::vector<RunInfo> tensorBoardRuns(const std::string& root);
+    /// The home folder ($HOME, physical), asked once per connection.
+    std::string home();
     SshOptions ssh_;
     QString trainer_;
     std::unique_ptr<SshSession> session_;
+    std::string home_;
 };
 
 }  // namespace streetgan::ui

@@ -314,9 +314,13 @@ void RunsSidebar::showHostState(RemoteHost* host) {
     QString stateTip;
     if (!host->lastError().isEmpty())
         stateTip = host->lastError();
+    else if (t.state == TrainerStatus::Missing && host->listed() && !host->runs().isEmpty())
+        stateTip = tr("No streetgan-trainer on %1: its TensorBoard runs under %2 are followed over SFTP. Right-click the host to set up the "
+                      "trainer (to start runs from this app) or to watch another folder.")
+                       .arg(host->label(), host->config().root);
     else if (t.needsSetup())
         stateTip = (t.mismatch.isEmpty() ? tr("streetgan-trainer is %1 on %2.").arg(t.summary, host->label()) : t.mismatch) +
-                   tr(" Right-click the host to set it up.");
+                   tr(" Right-click the host to set it up, or to watch TensorBoard runs there.");
     else if (host->listed() && host->runs().isEmpty())
         stateTip = tr("No runs under %1 on %2 yet: File → New run… starts one there.").arg(host->config().root, host->label());
     else
@@ -344,6 +348,8 @@ QMenu* RunsSidebar::hostMenu(RemoteHost* host) {
     const bool installed = t.state != TrainerStatus::Unknown && !t.needsSetup();
     QAction* setUp = menu->addAction(installed ? tr("Reinstall or update streetgan-trainer…") : tr("Set up streetgan-trainer…"));
     connect(setUp, &QAction::triggered, this, [this, host] { emit setUpTrainerRequested(host); });
+    if (host->reachable())
+        connect(menu->addAction(tr("Watch TensorBoard runs on this host…")), &QAction::triggered, this, [this, host] { emit watchTensorBoardRequested(host); });
     connect(menu->addAction(tr("Refresh")), &QAction::triggered, host, [host] {
         host->refresh();
         host->probeTrainer();

@@ -105,6 +105,8 @@ signals:
     void plottedRunsChanged(const QStringList& runKeys);
     /// The user asked to set up (install or update) streetgan-trainer on `host`.
     void setUpTrainerRequested(streetgan::ui::RemoteHost* host);
+    /// The user asked to watch TensorBoard runs on `host` (a folder of its, TensorBoardFolderDialog).
+    void watchTensorBoardRequested(streetgan::ui::RemoteHost* host);
     /// The user asked to remove a host that was never reached (HostListModel::removable).
     void removeHostRequested(streetgan::ui::RemoteHost* host);
     void localListed(int runs);

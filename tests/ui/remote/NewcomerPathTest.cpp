@@ -14,6 +14,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPointer>
@@ -36,7 +37,10 @@
 
 #include "app/AppSettings.h"
 #include "app/MainWindow.h"
+#include "dashboard/DashboardPage.h"
+#include "dashboard/PlotPanel.h"
 #include "hosts/ConnectDialog.h"
+#include "hosts/TensorBoardFolderDialog.h"
 #include "hosts/TrainerSetupDialog.h"
 #include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
@@ -115,7 +119,10 @@ private slots:
         QDir().mkpath(tmp_.filePath("sshd"));
         SshdFixture::generateKey(tmp_.filePath("id_user").toStdString());
         QFile::copy(tmp_.filePath("id_user.pub"), tmp_.filePath("authorized_keys"));
-        sshd_ = std::make_unique<SshdFixture>(tmp_.filePath("sshd").toStdString(), tmp_.filePath("authorized_keys").toStdString());
+        QDir().mkpath(tmp_.filePath("home"));
+        SshdFixture::Options o;
+        o.home = tmp_.filePath("home").toStdString();  // what the app searches there is the test's, not the real home
+        sshd_ = std::make_unique<SshdFixture>(tmp_.filePath("sshd").toStdString(), tmp_.filePath("authorized_keys").toStdString(), o);
         QFile(tmp_.filePath("known_hosts")).open(QIODevice::WriteOnly);  // empty: the key is unknown, asked once
         QFile config(tmp_.filePath("ssh_config"));
         QVERIFY(config.open(QIODevice::WriteOnly));
@@ -250,6 +257,118 @@ private slots:
         QVERIFY(w.sidebar()->isPlotted(key));
         QCOMPARE(hostItems(*w.sidebar()), 1);
         QCOMPARE(hostKeyQuestions, 1);
+        QCOMPARE(errorBoxes(w), 0);
+    }
+
+    // Issue 41 item 1: the DL1 box. Only sshd and the reference's Python trainer writing
+    // TensorBoard files under ~/runs; no streetgan software. Connected by alias with the default
+    // runs folder, the app says plainly that the host has no trainer and offers both ways (watch,
+    // or set up); the search finds ~/runs with its run, no path typed; Watch makes it the host's
+    // runs folder (saved for the host, listed at once, the row "TensorBoard only"); the run is
+    // named dcgan-msls, opens, and is followed live while the trainer writes on.
+    void dl1BoxPath() {
+        const QString home = tmp_.filePath("dl1-home"), run = home + "/runs/dcgan-msls/events";
+        QVERIFY(QDir().mkpath(run));
+        QVERIFY(QDir().mkpath(home + "/data/msls/train_val/city"));  // folders without event files
+        QVERIFY(QDir().mkpath(home + "/.cache/tb/old/run"));
+        const QString source = QStringLiteral(STREETGAN_TEST_TB_RUNS "/reference/dcgan-msls/events");
+        const QStringList files = QDir(source).entryList({"*tfevents*"}, QDir::Files, QDir::Name);
+        QCOMPARE(files.size(), 2);  // the fixture's restart: 40 steps, then 20 more
+        QVERIFY(QFile::copy(source + "/" + files[0], run + "/" + files[0]));
+        QVERIFY(QDir().mkpath(tmp_.filePath("dl1-sshd")));
+        SshdFixture::Options o;
+        o.home = home.toStdString();
+        SshdFixture dl1(tmp_.filePath("dl1-sshd").toStdString(), tmp_.filePath("authorized_keys").toStdString(), o);
+        QFile config(tmp_.filePath("dl1_config"));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(QString("Host dl1\n  HostName 127.0.0.1\n  Port %1\n  User %2\n  IdentityFile %3\n  IdentitiesOnly yes\n")
+                         .arg(dl1.port())
+                         .arg(me(), tmp_.filePath("id_user"))
+                         .toUtf8());
+        config.close();
+        HostConfig c;  // as a newcomer fills the Connect dialog: the alias, nothing else
+        c.host = "dl1";
+        c.configFile = config.fileName();
+        c.knownHosts = tmp_.filePath("known_hosts");
+
+        MainWindow w(tmp_.filePath("workspace-dl1"));
+        w.prompter()->hostKeyDialog = [](const HostKeyInfo&) { return HostKeyDecision::AcceptOnce; };
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        RemoteHost* host = w.connectHost(c);
+        QTRY_VERIFY2_WITH_TIMEOUT(host->trainerStatus().state != TrainerStatus::Unknown && host->listed(), qPrintable(host->lastError()),
+                                  streetgan::test::kWaitMs);
+        QCOMPARE(host->trainerStatus().state, int(TrainerStatus::Missing));
+        QVERIFY(host->runs().isEmpty());  // nothing under ~/streetgan-runs
+        // Said plainly, both ways offered: the dialog opened by itself, and the status bar.
+        QTRY_VERIFY_WITH_TIMEOUT(w.findChild<TensorBoardFolderDialog*>(), streetgan::test::kWaitMs);
+        auto* d = w.findChild<TensorBoardFolderDialog*>();
+        QVERIFY(d->isVisible());
+        QVERIFY2(d->headerText().contains("dl1 has no streetgan-trainer") && d->headerText().contains("watch the TensorBoard runs"),
+                 qPrintable(d->headerText()));
+        QVERIFY(d->findChild<QPushButton*>("tbFolderSetUp"));
+        const QString hint = w.statusBar()->currentMessage() + w.statusBar()->toolTip();
+        QVERIFY2(hint.contains("watch its TensorBoard runs") && hint.contains("Set up streetgan-trainer"), qPrintable(hint));
+        QCOMPARE(errorBoxes(w), 0);
+        // The search finds ~/runs (no path typed), shows it in the browser, and Watch takes it.
+        QTRY_VERIFY_WITH_TIMEOUT(!d->isSearching() && d->foundFolders() == QStringList{home + "/runs"}, streetgan::test::kWaitMs);
+        QVERIFY2(d->searchText().contains("1 folder"), qPrintable(d->searchText()));
+        QTRY_COMPARE_WITH_TIMEOUT(d->chosenFolder(), home + "/runs", streetgan::test::kWaitMs);
+        auto* found = d->findChild<QListWidget*>("tbFolderFound");
+        QVERIFY(found && found->count() == 1);
+        QVERIFY2(found->item(0)->text().startsWith("~/runs — 1 run: dcgan-msls"), qPrintable(found->item(0)->text()));
+        // Browsing: the home folder lists its folders (not the hidden one), Up returns from a folder.
+        d->browse(QString());
+        QTRY_COMPARE_WITH_TIMEOUT(d->chosenFolder(), home, streetgan::test::kWaitMs);
+        auto* browser = d->findChild<QListWidget*>("tbFolderBrowser");
+        QStringList shown;
+        for (int i = 0; i < browser->count(); ++i) shown << browser->item(i)->text();
+        QCOMPARE(shown, (QStringList{"data", "runs"}));
+        d->browse(run);
+        QTRY_COMPARE_WITH_TIMEOUT(d->chosenFolder(), run, streetgan::test::kWaitMs);
+        QVERIFY2(d->folderText().contains("holds 1 event file"), qPrintable(d->folderText()));
+        d->browse("~/no-such-folder");
+        QTRY_VERIFY_WITH_TIMEOUT(d->folderText().startsWith("Cannot list"), streetgan::test::kWaitMs);
+        QCOMPARE(d->chosenFolder(), run);  // a failed listing leaves the choice as it was
+        QTest::mouseClick(d->findChild<QPushButton*>("tbFolderUp"), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(d->chosenFolder(), home + "/runs/dcgan-msls", streetgan::test::kWaitMs);
+        found->setCurrentRow(-1);
+        found->setCurrentRow(0);  // the found folder again
+        QTRY_COMPARE_WITH_TIMEOUT(d->chosenFolder(), home + "/runs", streetgan::test::kWaitMs);
+        QSignalSpy listed(host, &RemoteHost::runsListed);
+        QVERIFY(d->watch());
+        // At once: the host's runs folder (remembered for it), its run listed, the row honest.
+        QCOMPARE(host->config().root, home + "/runs");
+        bool saved = false;
+        for (const HostConfig& r : AppSettings().recentHosts())
+            if (r.host == "dl1" && r.root == home + "/runs") saved = true;
+        QVERIFY(saved);
+        QTRY_VERIFY_WITH_TIMEOUT(!host->runs().isEmpty(), streetgan::test::kWaitMs);
+        QCOMPARE(host->runs().size(), 1);
+        QCOMPARE(host->runs()[0].name, QString("dcgan-msls"));
+        QCOMPARE(host->runs()[0].state, QString("tensorboard"));
+        QCOMPARE(ModelRow{w.sidebar()->hostIndex(host)}.text(1), QString("TensorBoard only"));
+        QVERIFY(ModelRow{w.sidebar()->hostIndex(host)}.toolTip(1).contains("followed over SFTP"));
+        QVERIFY2(HostListModel::cannotTrainReason(host).contains("set it up first"), qPrintable(HostListModel::cannotTrainReason(host)));
+        // Opened, it plots the run; the trainer writes on (a restart's file, in pieces): live.
+        QSignalSpy opened(&w, &MainWindow::runOpened);
+        w.openRemoteRun(host, host->runs()[0].path);
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), streetgan::test::kWaitMs);
+        RunSession* s = w.activeSession();
+        QVERIFY(s && s->isRemote());
+        QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossG), 40, streetgan::test::kWaitMs);
+        QFile in(source + "/" + files[1]);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray bytes = in.readAll();
+        QFile out(run + "/" + files[1]);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        for (int at = 0; at < bytes.size(); at += 900) {
+            out.write(bytes.mid(at, 900));
+            out.flush();
+        }
+        out.close();
+        QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossG), 60, streetgan::test::kWaitMs);
         QCOMPARE(errorBoxes(w), 0);
     }
 
