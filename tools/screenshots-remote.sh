@@ -4,7 +4,10 @@
 # a private sshd on a loopback port plays the GPU box "gpubox" (an alias of the tour's own ssh
 # config), with no trainer on its PATH and no runs folder; the tour sets the trainer up there
 # without root from a .deb that wraps this build's streetgan-trainer, starts a tiny run and waits
-# for its end. Nothing of ~/.ssh or the developer's settings is read or written.
+# for its end. Then the DL1 box (16-remote-dl1-find-tensorboard, 17-remote-dl1-watching): another
+# sshd whose home holds the reference project's TensorBoard run under ~/runs and nothing of ours;
+# the tour connects by alias "dl1", takes the folder the app found and watches the run.
+# Nothing of ~/.ssh or the developer's settings is read or written.
 # Usage: tools/screenshots-remote.sh [BUILD_DIR]   (default build/release; builds what it needs;
 #        STREETGAN_TRAINER=PATH uses that trainer instead of the build's)
 # Needs: xvfb-run, /usr/sbin/sshd (openssh-server), dpkg-deb.
@@ -25,14 +28,14 @@ fi
 tour="$build/ui/remote_screenshot_tour"
 
 tmp="$(mktemp -d)"
-sshd_pid=""
+sshd_pids=()
 cleanup() {
   for f in "$tmp"/remote-runs/*/trainer.pid; do if [ -f "$f" ]; then kill "$(cat "$f")" 2>/dev/null || true; fi; done
-  if [ -n "$sshd_pid" ]; then
-    for p in $(ps -o pid= --ppid "$sshd_pid" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-    kill "$sshd_pid" 2>/dev/null || true
-    wait "$sshd_pid" 2>/dev/null || true
-  fi
+  for pid in "${sshd_pids[@]}"; do
+    for p in $(ps -o pid= --ppid "$pid" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -40,40 +43,47 @@ export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" XDG_DATA_HOME="$tmp/
        XDG_CACHE_HOME="$tmp/home/.cache" XDG_RUNTIME_DIR="$tmp/runtime" STREETGAN_TRAINER="$trainer" SSH_AUTH_SOCK=
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 
-# The GPU box: a private sshd (as bench/bench_remote.sh starts it).
+# The GPU box: a private sshd (as bench/bench_remote.sh starts it); the DL1 box: another, whose
+# sessions' home holds the reference project's TensorBoard run under ~/runs (no streetgan there).
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/host_key" </dev/null
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/id_user" </dev/null
 cp "$tmp/id_user.pub" "$tmp/authorized_keys"
 [ "$(id -u)" = 0 ] && mkdir -p /run/sshd
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat >"$tmp/sshd_config" <<CFG
+sshd_pids=()
+start_sshd() {  # NAME HOME_LINE: starts it, sets $port, adds its alias and key
+  local name=$1 env=$2
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  cat >"$tmp/sshd_$name" <<CFG
 Port $port
 ListenAddress 127.0.0.1
 HostKey $tmp/host_key
-PidFile $tmp/sshd.pid
+PidFile $tmp/sshd_$name.pid
 AuthorizedKeysFile $tmp/authorized_keys
 StrictModes no
 UsePAM no
 # No dotfile of the local user in the sessions (Debian bash reads ~/.bashrc under sshd below SHLVL 2)
-SetEnv SHLVL=1
+SetEnv SHLVL=1 $env
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 PermitRootLogin yes
 Subsystem sftp internal-sftp
 UseDNS no
 CFG
-/usr/sbin/sshd -D -e -f "$tmp/sshd_config" 2>"$tmp/sshd.log" &
-sshd_pid=$!
-for _ in $(seq 500); do grep -q "Server listening" "$tmp/sshd.log" 2>/dev/null && break; sleep 0.02; done
-echo "[127.0.0.1]:$port $(cut -d' ' -f1-2 "$tmp/host_key.pub")" >"$tmp/known_hosts"
-cat >"$tmp/ssh_config" <<CFG
-Host gpubox
-  HostName 127.0.0.1
-  Port $port
-  User $(id -un)
-  IdentityFile $tmp/id_user
-  IdentitiesOnly yes
-CFG
+  /usr/sbin/sshd -D -e -f "$tmp/sshd_$name" 2>"$tmp/sshd_$name.log" &
+  sshd_pids+=($!)
+  for _ in $(seq 500); do grep -q "Server listening" "$tmp/sshd_$name.log" 2>/dev/null && break; sleep 0.02; done
+  echo "[127.0.0.1]:$port $(cut -d' ' -f1-2 "$tmp/host_key.pub")" >>"$tmp/known_hosts"
+  printf 'Host %s\n  HostName 127.0.0.1\n  Port %s\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n' \
+    "$name" "$port" "$(id -un)" "$tmp/id_user" >>"$tmp/ssh_config"
+}
+start_sshd gpubox ""
+dl1_home="$tmp/dl1-home"
+reference="$build/test-tensorboard-runs/reference/dcgan-msls"
+[ -d "$reference" ] || (cd "$build" && ctest -R tensorboard_runs_build >/dev/null) ||
+  { echo "screenshots-remote.sh: no reference TensorBoard run in $build: run ctest -R tensorboard_runs_build there" >&2; exit 1; }
+mkdir -p "$dl1_home/runs/dcgan-msls" "$dl1_home/data/msls"
+cp -r "$reference/events" "$reference/checkpoints" "$dl1_home/runs/dcgan-msls/"
+start_sshd dl1 "HOME=$dl1_home"
 
 # The package the set-up installs: a streetgan-trainer .deb whose program runs this build's.
 mkdir -p "$tmp/deb/usr/bin" "$tmp/deb/DEBIAN"

@@ -2,7 +2,8 @@
 // what the screen shows, for docs/screenshots (tools/screenshots-remote.sh runs it under Xvfb at
 // 1280x800 against a private sshd it starts, reached as the ~/.ssh/config alias "gpubox"):
 // connect to a fresh host (no trainer, no runs yet), set streetgan-trainer up there without root,
-// start a tiny run and watch it finish. Not a test: it asserts nothing, a person looks at the
+// start a tiny run and watch it finish; then the DL1 box "dl1" (another trainer's TensorBoard run
+// under ~/runs, no streetgan-trainer): the folder the app finds, and the run watched. Not a test: it asserts nothing, a person looks at the
 // pictures (a step that does not get where it should within its time is reported and the tour
 // goes on, so the picture shows what went wrong).
 #include <QApplication>
@@ -10,12 +11,16 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QPushButton>
 #include <QScreen>
 #include <QTimer>
 #include <functional>
 #include <vector>
 
 #include "app/MainWindow.h"
+#include "dashboard/DashboardPage.h"
+#include "dashboard/PlotPanel.h"
+#include "hosts/TensorBoardFolderDialog.h"
 #include "hosts/TrainerSetupDialog.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
@@ -84,13 +89,24 @@ int main(int argc, char** argv) {
     bool setupDone = false;
     RunSession* run = nullptr;
     QElapsedTimer settle;
+    RemoteHost* dl1Host = nullptr;
+    TensorBoardFolderDialog* dl1Dialog = nullptr;
+    auto dl1Choice = [&]() -> TensorBoardFolderDialog* {
+        for (auto* d : window.findChildren<TensorBoardFolderDialog*>())
+            if (d->host() == dl1Host && d->isVisible()) return d;
+        return nullptr;
+    };
     std::vector<Step> steps = {
         {[] { return true; }, 0, [&] { host = window.connectHost(gpubox); }},
         {[&] { return host->listed() && host->trainerStatus().state != TrainerStatus::Unknown; }, 60000, [&] { settle.start(); }},
         {[&] { return settle.elapsed() > 1500; }, 5000, [&] { shot("08-remote-fresh-host"); }},
         {[] { return true; }, 0,
          [&] {
-             emit window.sidebar()->setUpTrainerRequested(host);
+             // The newcomer's choice in the dialog that opened by itself: set up the trainer.
+             if (auto* choice = window.findChild<TensorBoardFolderDialog*>())
+                 choice->findChild<QPushButton*>("tbFolderSetUp")->click();
+             else
+                 emit window.sidebar()->setUpTrainerRequested(host);
              setup = window.findChild<TrainerSetupDialog*>();
              if (!setup) return;
              setup->setMethod(TrainerSetupRequest::NoRoot);
@@ -116,6 +132,28 @@ int main(int argc, char** argv) {
              settle.start();
          }},
         {[&] { return settle.elapsed() > 2000; }, 5000, [&] { shot("10-remote-run-finished"); }},
+        // The DL1 box: connected by alias with nothing else typed.
+        {[] { return true; }, 0,
+         [&] {
+             HostConfig dl1;
+             dl1.host = "dl1";
+             dl1.configFile = gpubox.configFile;
+             dl1.knownHosts = gpubox.knownHosts;
+             dl1Host = window.connectHost(dl1);
+         }},
+        {[&] { return (dl1Dialog = dl1Choice()) && !dl1Dialog->isSearching() && !dl1Dialog->chosenFolder().isEmpty(); }, 60000, [&] { settle.start(); }},
+        {[&] { return settle.elapsed() > 1000; }, 5000, [&] { shot("16-remote-dl1-find-tensorboard"); }},
+        {[] { return true; }, 0,
+         [&] {
+             if (dl1Dialog) dl1Dialog->watch();
+         }},
+        {[&] { return dl1Host && !dl1Host->runs().isEmpty(); }, 60000, [&] { window.openRemoteRun(dl1Host, dl1Host->runs().first().path); }},
+        {[&] {
+             RunSession* s = window.activeSession();
+             return s && window.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossG) >= 60;
+         },
+         60000, [&] { settle.start(); }},
+        {[&] { return settle.elapsed() > 2000; }, 5000, [&] { shot("17-remote-dl1-watching"); }},
     };
     // Each step waits for its condition (polled), then runs; a condition that never holds is
     // reported and the tour goes on.

@@ -491,15 +491,15 @@ void MainWindow::setUpTrainer(RemoteHost* host) {
 }
 
 void MainWindow::showTrainerHint(RemoteHost* host, const TrainerStatus& t) {
-    const QString setUp = tr("right-click the host in the runs list, or File → Set up streetgan-trainer on a host…");
+    const QString how = tr("right-click the host in the runs list, or File → Set up streetgan-trainer on a host…");
     if (!t.mismatch.isEmpty())
-        showStatus(t.mismatch + " — " + setUp, 30000);
+        showStatus(t.mismatch + " — " + how, 30000);
     else if (host->listed() && !host->runs().isEmpty())  // another trainer's runs, followed over SFTP
         showStatus(tr("%1: watching the TensorBoard runs under %2; streetgan-trainer is %3 there (to start runs from this app: %4)")
-                       .arg(host->label(), host->config().root, t.summary, setUp),
+                       .arg(host->label(), host->config().root, t.summary, how),
                    30000);
     else
-        showStatus(tr("%1: streetgan-trainer %2 — watch its TensorBoard runs (right-click the host), or %3").arg(host->label(), t.summary, setUp), 30000);
+        showStatus(tr("%1: streetgan-trainer %2 — watch the TensorBoard runs there, or set it up (%3)").arg(host->label(), t.summary, how), 30000);
 }
 
 void MainWindow::watchTensorBoardOn(RemoteHost* host) {

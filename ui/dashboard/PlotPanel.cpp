@@ -153,9 +153,9 @@ void PlotPanel::addRun(const RunSeries* run, const QString& name, const QColor& 
             g->setAdaptiveSampling(true);
             g->setLineStyle(QCPGraph::lsLine);
         }
-        const QString label = metrics_.size() > 1 ? QString("%1 · %2").arg(metricLabel(t->metric), name) : name;
-        t->raw->setName(label);
-        t->smooth->setName(label);
+        t->label = metrics_.size() > 1 ? QString("%1 · %2").arg(metricLabel(t->metric), name) : name;
+        t->raw->setName(t->label);
+        t->smooth->setName(t->label);
         styleTrace(*t);
         take(*t);
         traces_.push_back(std::move(t));
@@ -317,6 +317,12 @@ void PlotPanel::updateEmptyState() {
                 for (size_t i = 0; i < t->run->rows() && !has; ++i) has = std::isfinite(v[i]);
                 values = values || has;
                 if (!has && !silent.contains(t->name)) silent << t->name;
+                // Beside runs that log it, a run that does not is named so in the legend (no line).
+                const QString legend = has ? t->label : tr("%1 (not logged)").arg(t->label);
+                if (t->raw->name() != legend) {
+                    t->raw->setName(legend);
+                    t->smooth->setName(legend);
+                }
             }
             if (!values) {
                 QStringList what;

@@ -101,7 +101,8 @@ private:
         Metric metric = Metric::LossD;
         QColor colour;
         QString host;
-        QString name;  ///< the run's, as added
+        QString name;   ///< the run's, as added
+        QString label;  ///< its legend entry ("loss D · NAME", or NAME)
         int metricIndex = 0;
         QCPGraph* raw = nullptr;
         QCPGraph* smooth = nullptr;

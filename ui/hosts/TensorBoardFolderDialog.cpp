@@ -139,14 +139,12 @@ void TensorBoardFolderDialog::showFound(const QString& home, const RemoteFolderL
     if (!error.isEmpty()) {
         searchState_->setText(tr("The search failed: %1. Type a folder below instead.").arg(error));
     } else if (folders.isEmpty()) {
-        searchState_->setText((cut ? tr("No TensorBoard runs in the %1 folders searched under %2 (the search stops there): browse below.")
-                                   : tr("No TensorBoard runs under %2 (%1 folders searched): browse below, or set up streetgan-trainer."))
-                                  .arg(listed)
-                                  .arg(shortPath(home)));
+        searchState_->setText((cut ? tr("No TensorBoard runs in the %1 searched under %2 (the search stops there): browse below.")
+                                   : tr("No TensorBoard runs under %2 (%1 searched): browse below, or set up streetgan-trainer."))
+                                  .arg(count(listed, "1 folder", "%1 folders"), shortPath(home)));
     } else {
-        searchState_->setText(tr("%1 with TensorBoard runs (%2 folders searched). Select one, or browse below.")
-                                  .arg(count(folders.size(), "1 folder", "%1 folders"))
-                                  .arg(listed));
+        searchState_->setText(tr("%1 with TensorBoard runs (%2 searched). Select one, or browse below.")
+                                  .arg(count(folders.size(), "1 folder", "%1 folders"), count(listed, "1 folder", "%1 folders")));
         for (const RemoteFolder& f : folders) {
             QStringList names = f.runs.mid(0, 4);
             if (f.runs.size() > 4) names << tr("…");
@@ -157,10 +155,12 @@ void TensorBoardFolderDialog::showFound(const QString& home, const RemoteFolderL
             found_->addItem(item);
         }
     }
-    if (found_->count() > 0)
+    if (found_->count() > 0) {
         found_->setCurrentRow(0);  // the newest: the browser shows it, Watch takes it
-    else if (shown_.isEmpty())
-        browse(QString());
+    } else {
+        setUp_->setDefault(true);  // nothing to watch found: the set-up is the likelier wish
+        if (shown_.isEmpty()) browse(QString());
+    }
     emit searchFinished();
 }
 

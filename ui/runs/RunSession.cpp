@@ -88,10 +88,13 @@ QString RunSession::runKey() const { return RunPalette::key(isRemote() ? hostLab
 // Once, when the session is made: the legends, tabs and menus ask often, on the GUI thread.
 QString RunSession::makeTitle() const {
     QString name = QFileInfo(runDir_).fileName();
-    // Another trainer's TensorBoard folder is often named the same in every run (the reference's
-    // NAME/events, a SummaryWriter's logs): its parent names it, as `ls` does relative to the root.
+    // Another trainer's TensorBoard folder is often named the same in every run: the reference's
+    // NAME/events is NAME (as the Runs list names it: RunStatus::tensorBoardNameUnder), another
+    // such folder (a Lightning version_0) goes with its parent's name.
     const std::string dir = runDir_.toStdString();
-    if (name == QLatin1String("events") || (!isRemote() && !RunStatus::isRunDirectory(dir) && TensorBoardRun::isRun(dir)))
+    if (name == QLatin1String("events"))
+        name = QFileInfo(QFileInfo(runDir_).path()).fileName();
+    else if (!isRemote() && !RunStatus::isRunDirectory(dir) && TensorBoardRun::isRun(dir))
         name = QFileInfo(QFileInfo(runDir_).path()).fileName() + "/" + name;
     return isRemote() ? name + " @ " + hostLabel_ : name;
 }

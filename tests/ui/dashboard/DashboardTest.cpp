@@ -215,6 +215,21 @@ private slots:
         PlotPanel logged("loss", {Metric::LossD});
         logged.addRun(&lr, "dcgan-msls", QColor(Qt::blue));
         QCOMPARE(logged.emptyText(), QString());
+        // Beside a run that logs it, the silent run is named so in the legend (it drew no line).
+        RunSeries ours;
+        EventBatch o;
+        o.metrics.t.push_back(1.7e9);
+        o.metrics.step.push_back(1);
+        o.metrics.epoch.push_back(0);
+        for (auto& col : o.metrics.values) col.assign(1, 0.25);
+        ours.append(std::move(o));
+        PlotPanel mixed("data wait", {Metric::DataWait});
+        mixed.addRun(&ours, "tiny", QColor(Qt::red));
+        mixed.addRun(&lr, "dcgan-msls", QColor(Qt::blue));
+        QCOMPARE(mixed.emptyText(), QString());
+        QStringList legend;
+        for (int i = 0; i < mixed.plot()->graphCount(); ++i) legend << mixed.plot()->graph(i)->name();
+        QVERIFY2(legend.contains("tiny") && legend.contains("dcgan-msls (not logged)") && !legend.contains("dcgan-msls"), qPrintable(legend.join("|")));
 
         RunSeries none;
         PlotPanel waiting("learning rate", {Metric::LossD});

@@ -309,7 +309,7 @@ private slots:
                  qPrintable(d->headerText()));
         QVERIFY(d->findChild<QPushButton*>("tbFolderSetUp"));
         const QString hint = w.statusBar()->currentMessage() + w.statusBar()->toolTip();
-        QVERIFY2(hint.contains("watch its TensorBoard runs") && hint.contains("Set up streetgan-trainer"), qPrintable(hint));
+        QVERIFY2(hint.contains("watch the TensorBoard runs there") && hint.contains("Set up streetgan-trainer"), qPrintable(hint));
         QCOMPARE(errorBoxes(w), 0);
         // The search finds ~/runs (no path typed), shows it in the browser, and Watch takes it.
         QTRY_VERIFY_WITH_TIMEOUT(!d->isSearching() && d->foundFolders() == QStringList{home + "/runs"}, streetgan::test::kWaitMs);
@@ -357,6 +357,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), streetgan::test::kWaitMs);
         RunSession* s = w.activeSession();
         QVERIFY(s && s->isRemote());
+        QCOMPARE(s->title(), QString("dcgan-msls @ dl1"));  // as the Runs list names it (it said dcgan-msls/events)
         QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossG), 40, streetgan::test::kWaitMs);
         QFile in(source + "/" + files[1]);
         QVERIFY(in.open(QIODevice::ReadOnly));
