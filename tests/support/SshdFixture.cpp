@@ -116,9 +116,9 @@ SshdFixture::SshdFixture(const std::string& dir, const std::string& authorizedKe
     start();
 }
 
-void SshdFixture::start() {
+void SshdFixture::start(int port) {
     for (int attempt = 0; attempt < 5; ++attempt) {
-        port_ = freePort();
+        port_ = port > 0 ? port : freePort();
         config_ = dir_ + "/sshd_config";
         logFile_ = dir_ + "/sshd.log";
         std::ofstream c(config_);
@@ -165,7 +165,13 @@ void SshdFixture::start() {
     throw std::runtime_error("sshd did not start; its log:\n" + log());
 }
 
-SshdFixture::~SshdFixture() {
+SshdFixture::~SshdFixture() { stop(); }
+
+void SshdFixture::restart() {
+    if (pid_ <= 0) start(port_);
+}
+
+void SshdFixture::stop() {
     if (pid_ <= 0) return;
     killSessions();
     ::kill(pid_, SIGTERM);
@@ -180,6 +186,7 @@ SshdFixture::~SshdFixture() {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     for (pid_t p : descendants(pid_)) ::kill(p, SIGKILL);  // stragglers reparented meanwhile are not ours
+    pid_ = -1;
 }
 
 int SshdFixture::killSessions() {

@@ -50,6 +50,10 @@ public:
     /// what they run): clients see their connection drop. The server keeps listening.
     /// Returns how many processes were killed.
     int killSessions();
+    /// An outage: the server and everything under it stop (connections drop, new ones are refused).
+    void stop();
+    /// The server back on the same port, with the same host key, after stop().
+    void restart();
     /// Number of processes under the server now.
     int sessionProcesses() const;
     /// The processes under the server with `arg` as one of their arguments (argv[1] on), e.g.
@@ -60,7 +64,8 @@ public:
     std::vector<pid_t> connectionProcesses() const;
 
 private:
-    void start();
+    /// Starts sshd on `port` (0: a free port, tried up to five times).
+    void start(int port = 0);
     std::string dir_, authorizedKeys_, hostKey_, config_, logFile_;
     Options options_;
     int port_ = 0;

@@ -210,6 +210,7 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
     session_ = session;
     ssh_ = std::move(ssh);
     ++catalogJob_;  // answers for the previous run are dropped
+    listFailed_ = false;
     reading_ = rereadWanted_ = false;
     catalog_ = CheckpointCatalog();
     eventsOffset_ = 0;
@@ -244,6 +245,7 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
         connect(remoteThread_, &QThread::finished, fetcher_, &QObject::deleteLater);
         connect(fetcher_, &RemoteCheckpointFetcher::listed, this, [this](quint64 job, const std::vector<RemoteFileInfo>& files) {
             if (job != remoteJob_ || !session_) return;
+            listFailed_ = false;
             CheckpointCatalog c;
             c.setRemote(session_->runDir(), session_->series(), files);
             applyRows(c.rows());
@@ -273,8 +275,15 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
                 model_->setError(path, m);
                 parzenAfterDownload_.remove(path);
                 explorerAfterDownload_.remove(path);
+            } else if (job == remoteJob_) {
+                listFailed_ = true;
             }
             setStatus(m);
+        });
+        // A listing that failed with the connection is not left standing once the run follows
+        // live again: it is listed anew, and its answer replaces the error.
+        connect(session, &RunSession::connectionChanged, this, [this](const QString&, bool healthy) {
+            if (healthy && listFailed_) refresh();
         });
         remoteThread_->start();
     }

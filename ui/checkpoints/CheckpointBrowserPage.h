@@ -124,6 +124,7 @@ private:
     QThread* remoteThread_ = nullptr;
     RemoteCheckpointFetcher* fetcher_ = nullptr;
     quint64 remoteJob_ = 0;
+    bool listFailed_ = false;            ///< the last remote listing failed: listed again when the run's connection is back
     QHash<quint64, QString> downloads_;  ///< fetch job -> remote path
     QSet<QString> parzenAfterDownload_, explorerAfterDownload_;
 };

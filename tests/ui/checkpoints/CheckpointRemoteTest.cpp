@@ -4,6 +4,8 @@
 // then rendered; Parzen on a remote row downloads it first; "Download all" fetches the rest and the
 // evolution view then plays every checkpoint.
 #include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -116,6 +118,44 @@ private slots:
         fresh.evolution()->render();
         QVERIFY(frames.wait(streetgan::test::kWaitMs));
         QCOMPARE(frames.first().at(0).toInt(), 3);
+        session.stop();
+    }
+
+    // Issue 41 item 6: an sshd outage while a run is followed. The listing asked for meanwhile
+    // fails and says so; once the run follows live again the page lists anew and its answer
+    // replaces the error ("Cannot list the checkpoints… lost the connection" stayed beside
+    // "following live"). A TensorBoard run of the reference: followed without end, its
+    // checkpoints beside its events.
+    void anErrorOfTheOutageIsClearedWhenTheConnectionIsBack() {
+        const QString run = tmp_.filePath("tb-runs/dcgan-msls/events");
+        for (const QString sub : {"events", "checkpoints"}) {
+            const QString from = QStringLiteral(STREETGAN_TEST_TB_RUNS "/reference/dcgan-msls/") + sub, to = tmp_.filePath("tb-runs/dcgan-msls/") + sub;
+            QVERIFY(QDir().mkpath(to));
+            for (const QString& f : QDir(from).entryList(QDir::Files)) QVERIFY(QFile::copy(from + "/" + f, to + "/" + f));
+        }
+        const HostConfig c = streetgan::test::loopbackHost(sshd_->port(), tmp_);
+        streetgan::SshOptions ssh = c.toSshOptions();
+        ssh.onUnknownHostKey = [](const streetgan::HostKeyInfo&) { return streetgan::HostKeyDecision::AcceptOnce; };
+        RunSession session(run, ssh, STREETGAN_TRAINER, c.label());
+        CheckpointBrowserPage page(nullptr, STREETGAN_TRAINER, tmp_.filePath("parzen.json"));
+        page.show();
+        page.setSession(&session, ssh);
+        QString connection;
+        connect(&session, &RunSession::connectionChanged, this, [&](const QString& text, bool) { connection = text; });
+        session.start();
+        QTRY_VERIFY_WITH_TIMEOUT(page.model()->rowCount() > 0 && connection.endsWith("following live"), streetgan::test::kWaitMs);
+        const int rows = page.model()->rowCount();
+        const QString listedText = page.statusText();
+        QVERIFY2(listedText.contains("checkpoint"), qPrintable(listedText));
+
+        sshd_->stop();
+        page.refresh();  // a listing during the outage
+        QTRY_VERIFY2_WITH_TIMEOUT(page.statusText().startsWith("Cannot list the checkpoints"), qPrintable(page.statusText()), streetgan::test::kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(connection.contains("reconnecting"), streetgan::test::kWaitMs);
+        sshd_->restart();
+        QTRY_VERIFY_WITH_TIMEOUT(connection.endsWith("following live"), streetgan::test::kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(page.statusText(), listedText, streetgan::test::kWaitMs);
+        QCOMPARE(page.model()->rowCount(), rows);
         session.stop();
     }
 };
