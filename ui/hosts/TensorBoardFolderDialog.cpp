@@ -124,11 +124,22 @@ void TensorBoardFolderDialog::showEvent(QShowEvent* e) {
     if (!searched_ && !searching_) search();
 }
 
+void TensorBoardFolderDialog::resizeEvent(QResizeEvent* e) {
+    QDialog::resizeEvent(e);
+    fitText();
+}
+
+void TensorBoardFolderDialog::fitText() {
+    for (QLabel* l : {header_, searchState_, folderState_})
+        if (l->width() > 0) l->setMinimumHeight(l->heightForWidth(l->width()));
+}
+
 void TensorBoardFolderDialog::search() {
     if (!host_ || searching_) return;
     searching_ = true;
     searchState_->setText(tr("Looking in ~/runs, ~/logs, ~/lightning_logs and the home folder of %1…").arg(host_->label()));
     host_->findTensorBoardFolders();
+    fitText();
 }
 
 void TensorBoardFolderDialog::showFound(const QString& home, const RemoteFolderList& folders, int listed, bool cut, const QString& error) {
@@ -161,6 +172,7 @@ void TensorBoardFolderDialog::showFound(const QString& home, const RemoteFolderL
         setUp_->setDefault(true);  // nothing to watch found: the set-up is the likelier wish
         if (shown_.isEmpty()) browse(QString());
     }
+    fitText();
     emit searchFinished();
 }
 
@@ -175,6 +187,7 @@ void TensorBoardFolderDialog::showFolder(const RemoteFolder& folder) {
     if (!folder.error.isEmpty()) {
         folderState_->setText(tr("Cannot list %1: %2").arg(folder.path.isEmpty() ? path_->text() : folder.path, folder.error));
         watch_->setEnabled(!shown_.isEmpty());
+        fitText();
         return;  // the folder shown before stays (and stays the choice)
     }
     shown_ = folder.path;
@@ -190,6 +203,7 @@ void TensorBoardFolderDialog::showFolder(const RemoteFolder& folder) {
             tr("%1 holds %2: it is a TensorBoard run itself.").arg(shortPath(shown_), count(folder.eventFiles, "1 event file", "%1 event files")));
     else
         folderState_->setText(tr("Watch lists the TensorBoard runs in %1 and up to three folders below it.").arg(shortPath(shown_)));
+    fitText();
     emit folderShown(shown_);
 }
 

@@ -53,12 +53,16 @@ signals:
 
 protected:
     void showEvent(QShowEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
 private:
     QWidget* buildFound();
     QWidget* buildBrowser();
     void showFound(const QString& home, const RemoteFolderList& folders, int listed, bool cut, const QString& error);
     void showFolder(const RemoteFolder& folder);
+    /// The wrapped labels as tall as their text at their width (a group box's layout gives a label
+    /// set after the dialog was laid out the height of one line).
+    void fitText();
     /// "~/runs" for HOME/runs.
     QString shortPath(const QString& path) const;
     QPointer<RemoteHost> host_;

@@ -38,6 +38,7 @@
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
 #include "hosts/ConnectDialog.h"
+#include "hosts/TensorBoardFolderDialog.h"
 #include "hosts/TrainerSetupDialog.h"
 #include "remote/RemoteHost.h"
 #include "runs/NewRunDialog.h"
@@ -189,7 +190,7 @@ private slots:
             QVERIFY2(clashes.isEmpty(), qPrintable(QString("%1 tab on %2: %3").arg(tabs->tabText(i), spec, clashes.join("; "))));
         }
         // The dialogs too: the set-up with its longest refusal shown (it once ran over the log
-        // at 1280x800), Connect and New run.
+        // at 1280x800), Connect, New run and Watch TensorBoard runs.
         {
             HostConfig c;
             c.host = "gpubox-with-a-long-name.example.org";
@@ -206,7 +207,18 @@ private slots:
             NewRunDialog newRun({"This computer", c.host}, nullptr, {QString(), "not connected"});
             newRun.show();
             QVERIFY(QTest::qWaitForWindowExposed(&connect) && QTest::qWaitForWindowExposed(&newRun));
-            for (QWidget* d : std::initializer_list<QWidget*>{&setup, &connect, &newRun}) {
+            // The TensorBoard-folder dialog with its longest text: a search that failed (port 1 on
+            // loopback: refused at once, nothing leaves this machine).
+            HostConfig refused;
+            refused.host = "127.0.0.1";
+            refused.port = 1;
+            refused.configFile = "none";
+            RemoteHost refusedHost(refused, nullptr);
+            TensorBoardFolderDialog watch(&refusedHost);
+            watch.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&watch));
+            QTRY_VERIFY_WITH_TIMEOUT(!watch.isSearching() && watch.searchText().startsWith("The search failed"), streetgan::test::kWaitMs);
+            for (QWidget* d : std::initializer_list<QWidget*>{&setup, &connect, &newRun, &watch}) {
                 QVERIFY2(avail.contains(d->frameGeometry()), qPrintable(QString("%1 on %2 leaves the screen").arg(d->windowTitle(), spec)));
                 QStringList clashes;
                 collectTextClashes(d, clashes);
