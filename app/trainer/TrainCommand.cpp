@@ -122,10 +122,14 @@ int TrainCommand::execute() {
     TrainConfig cfg;
     cfg.model = Presets::get("naive-64");  // the reference model
     cfg.model.preset = "naive-64";
+    nlohmann::json resumedConfig;  // the run's own settings, which a resume continues from
     if (resume_ && std::filesystem::exists(runDir_ + "/run.json")) {
         RunDirectory existing(runDir_, /*create=*/false);
         const auto run = existing.readRunJson();
-        if (run.contains("config")) cfg.merge(run.at("config"));
+        if (run.contains("config")) {
+            resumedConfig = run.at("config");
+            cfg.merge(resumedConfig);
+        }
     }
     auto given = [&](const char* name) { return app_->count(name) > 0; };
     if (!configFile_.empty()) {
@@ -186,6 +190,7 @@ int TrainCommand::execute() {
     if (given("--metric-cache-dir")) cfg.metricCacheDir = flags_.metricCacheDir;
     if (given("--metric-swd-samples")) cfg.metricSwdSamples = flags_.metricSwdSamples;
     cfg.validate();
+    if (resumedConfig.is_object()) cfg.checkResume(resumedConfig, runDir_ + "/run.json");
 
     if (mode_ == Mode::Start && DistributedContext::Env::fromEnvironment())
         throw ConfigError(

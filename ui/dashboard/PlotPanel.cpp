@@ -311,17 +311,22 @@ void PlotPanel::updateEmptyState() {
             // trainer logs no data wait or learning rate): say so rather than show blank axes.
             bool values = false;
             QStringList silent;
-            for (const auto& t : traces_) {
-                const float* v = t->run->values(t->metric);
-                bool has = false;
-                for (size_t i = 0; i < t->run->rows() && !has; ++i) has = std::isfinite(v[i]);
-                values = values || has;
-                if (!has && !silent.contains(t->name)) silent << t->name;
-                // Beside runs that log it, a run that does not is named so in the legend (no line).
-                const QString legend = has ? t->label : tr("%1 (not logged)").arg(t->label);
-                if (t->raw->name() != legend) {
-                    t->raw->setName(legend);
-                    t->smooth->setName(legend);
+            std::vector<bool> has(traces_.size(), false);
+            for (size_t k = 0; k < traces_.size(); ++k) {
+                const Trace& t = *traces_[k];
+                const float* v = t.run->values(t.metric);
+                for (size_t i = 0; i < t.run->rows() && !has[k]; ++i) has[k] = std::isfinite(v[i]);
+                values = values || has[k];
+                if (!has[k] && !silent.contains(t.name)) silent << t.name;
+            }
+            // Beside runs that log it, a run that does not is named so in the legend (it draws no
+            // line); alone, the panel's own text says it.
+            for (size_t k = 0; k < traces_.size(); ++k) {
+                Trace& t = *traces_[k];
+                const QString legend = has[k] || !values ? t.label : tr("%1 (not logged)").arg(t.label);
+                if (t.raw->name() != legend) {
+                    t.raw->setName(legend);
+                    t.smooth->setName(legend);
                 }
             }
             if (!values) {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -112,6 +114,51 @@ void TrainConfig::validate() const {
     if (metrics.empty()) throw ConfigError("metrics is empty: use a subset of fid, kid, pr, swd");
     for (const auto& m : metrics)
         if (m != "fid" && m != "kid" && m != "pr" && m != "swd") throw ConfigError("metric '" + m + "' is unknown: use fid, kid, pr or swd");
+}
+
+nlohmann::json TrainConfig::changes(const nlohmann::json& before, const nlohmann::json& after) {
+    nlohmann::json out = nlohmann::json::object();
+    if (!before.is_object() || !after.is_object()) return out;
+    for (const auto& [key, value] : after.items()) {
+        const auto it = before.find(key);
+        if (it == before.end() || *it == value) continue;
+        // Numbers compare by value (run.json's 0.0002 and 2e-4 are one rate; 64 and 64.0 one width).
+        if (it->is_number() && value.is_number() && it->get<double>() == value.get<double>()) continue;
+        out[key] = {{"from", *it}, {"to", value}};
+    }
+    return out;
+}
+
+namespace {
+
+// The one list of what a resume keeps, the preset first (it implies the sizes after it). Issue 42:
+// the options table will carry this per option.
+const std::vector<std::pair<std::string, std::string>>& keptOnResume() {
+    static const std::vector<std::pair<std::string, std::string>> kept = {
+        {"preset", "the checkpoint holds the model of its preset"},          {"nz", "the checkpoint holds a generator of this latent size"},
+        {"ngf", "the checkpoint holds a generator of this width"},           {"ndf", "the checkpoint holds a discriminator of this width"},
+        {"nc", "the checkpoint's models have this many channels"},           {"img_size", "the checkpoint's models make and judge images of this size"},
+        {"seed", "the random stream continues from the checkpoint's state"}, {"fixed_noise", "the sample grids keep the checkpoint's fixed noise"},
+    };
+    return kept;
+}
+
+}  // namespace
+
+std::string TrainConfig::resumeRefusal(const std::string& key) {
+    for (const auto& [k, why] : keptOnResume())
+        if (k == key) return why;
+    return {};
+}
+
+void TrainConfig::checkResume(const nlohmann::json& before, const std::string& where) const {
+    const nlohmann::json changed = changes(before, toJson());
+    for (const auto& [key, why] : keptOnResume()) {
+        const auto it = changed.find(key);
+        if (it == changed.end()) continue;
+        throw ConfigError("a resumed run cannot change " + key + " from " + (*it)["from"].dump() + " (" + where + ") to " + (*it)["to"].dump() + ": " + why +
+                          "; resume without it, or start a new run");
+    }
 }
 
 nlohmann::json TrainConfig::toJson() const {

@@ -90,6 +90,17 @@ struct TrainConfig {
     nlohmann::json toJson() const;
     /// Applies the keys present in `j` over the current values (unknown keys are errors).
     void merge(const nlohmann::json& j);
+    /// The settings (JSON keys) that differ between `before` (a run's run.json config) and
+    /// `after`: {"lr": {"from": 0.0002, "to": 0.001}, ...}. Keys of `after` only.
+    static nlohmann::json changes(const nlohmann::json& before, const nlohmann::json& after);
+    /// Why a resumed run may not change `key`, or "" when it may: the model's shape (preset, nz,
+    /// ngf, ndf, nc, img_size), the seed and the fixed noise continue from the checkpoint, so a
+    /// new value would be written to run.json and not be what trains. Every other setting takes
+    /// effect from the resume on (the optimiser's from the checkpoint's state, with this rate).
+    static std::string resumeRefusal(const std::string& key);
+    /// Throws ConfigError naming the first setting a resume of the run with config `before` (read
+    /// from `where`) may not change to this config's value.
+    void checkResume(const nlohmann::json& before, const std::string& where) const;
     /// Total steps implied by steps/epochs for a data set of `images` images.
     int64_t totalSteps(int64_t stepsPerEpoch) const { return steps > 0 ? steps : epochs * stepsPerEpoch; }
 };

@@ -137,6 +137,10 @@ void TrainingRun::resumeFromCheckpoint() {
                 resumeCopy.clear();
             }
             step_->restore(ck, *latest);
+            // The run trains at the rate its settings give (run.json, or --lr on this resume), not
+            // at the one the checkpoint's optimiser state holds: a changed rate takes effect here
+            // and is recorded as a change at this step (announceStart).
+            step_->setLearningRate(cfg_.lr);
             done_ = ck.step;
             losses_ = std::move(ck.losses);    // the history continues
             imgList_ = std::move(ck.imgList);  // the reference's grids too, appended to at each checkpoint
@@ -166,6 +170,7 @@ void TrainingRun::writeRunJson() {
     if (!runJson.contains("start_time")) runJson["start_time"] = EventLog::now();
     runJson["version"] = Version::text();
     runJson["host"] = hostName();
+    if (!resumedFrom_.empty() && runJson.contains("config")) changedOnResume_ = TrainConfig::changes(runJson["config"], cfg_.toJson());
     runJson["config"] = cfg_.toJson();
     runJson["data_source"] = source_->describe();
     runJson["device"] = device_.str();
@@ -173,7 +178,11 @@ void TrainingRun::writeRunJson() {
     if (dist_) runJson["distributed"] = {{"backend", dist_->backend()}, {"global_batch", cfg_.batch * world_}};
     runJson["total_steps"] = total_;
     runJson["steps_per_epoch"] = stepsPerEpoch_;
-    if (!resumedFrom_.empty()) runJson["resumes"].push_back({{"t", EventLog::now()}, {"step", done_}, {"checkpoint", resumedFrom_}});
+    if (!resumedFrom_.empty()) {
+        nlohmann::json entry = {{"t", EventLog::now()}, {"step", done_}, {"checkpoint", resumedFrom_}};
+        if (!changedOnResume_.empty()) entry["changed"] = changedOnResume_;
+        runJson["resumes"].push_back(std::move(entry));
+    }
     if (root_) dir->writeRunJson(runJson);
 }
 
@@ -185,6 +194,20 @@ void TrainingRun::announceStart() {
     running.data = source_->describe();
     running.resumedFrom = resumedFrom_;
     out_.emit(running, true);
+    // What this resume changed, at the step it resumed from: the learning rate as the set-lr
+    // command records it (the dashboard's rate follows either way), every other setting by name.
+    for (const auto& [key, change] : changedOnResume_.items()) {
+        ControlEvent ev;
+        ev.step = done_;
+        ev.cmd = key == "lr" ? "set-lr" : "set";
+        if (key == "lr") ev.value = change["to"].get<double>();
+        ev.extra = {{"by", "resume"}, {"from", change["from"]}};
+        if (key != "lr") {
+            ev.extra["option"] = key;
+            ev.extra["to"] = change["to"];
+        }
+        out_.emit(ev);
+    }
 
     lastSkipped_ = source_->skipped();
     DataEvent data;
@@ -416,6 +439,13 @@ void TrainingRun::applyControl() {
             sample(done_);
         } else if (r.cmd == "set-lr") {
             step_->setLearningRate(r.value);
+            // run.json says the rate the run trains at: a resume continues at this one.
+            RunDirectory* const dir = out_.dir();
+            if (root_ && dir && dir->hasRunJson()) {
+                nlohmann::json runJson = dir->readRunJson();
+                runJson["config"]["lr"] = r.value;
+                dir->writeRunJson(runJson);
+            }
         }
     }
 }

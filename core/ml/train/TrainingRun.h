@@ -126,6 +126,7 @@ private:
     // resumeFromCheckpoint()
     int64_t done_ = 0;
     std::string resumedFrom_;
+    nlohmann::json changedOnResume_ = nlohmann::json::object();  ///< settings this resume changed (TrainConfig::changes)
     /// The last step events.jsonl already has metrics for when resuming: a process killed after
     /// its last checkpoint logged the steps up to there, which this run recomputes but does not log
     /// again (the log is append-only; the dashboard would get two points per step).

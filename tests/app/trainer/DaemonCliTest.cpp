@@ -191,6 +191,9 @@ TEST_F(Daemon, PauseResumeSetLrCheckpointAndSampleNow) {
     ASSERT_TRUE(waitUntil(
         [&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "metrics" && std::abs(e.value("lr", 0.0) - 0.00123) < 1e-9; }); }));
     EXPECT_GT(lastStep(dir), pausedAt);
+    // run.json says the rate it trains at (a resume continues at it: issue 42 item 3).
+    const json runJson = json::parse(CliRunner::slurp(dir + "/run.json"));
+    EXPECT_DOUBLE_EQ(runJson["config"]["lr"].get<double>(), 0.00123) << runJson.dump();
     EXPECT_EQ(stateOf("r"), "running");
 }
 

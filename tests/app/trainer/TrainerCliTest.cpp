@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <tuple>
 
 #include "support/CliRunner.h"
 #include "support/TempDir.h"
@@ -326,12 +327,19 @@ TEST_F(TrainerCli, CheckpointOfAnotherArchitecture) {
     EXPECT_NE(r.err.find("[64, 128, 4, 4]"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("[100, 512, 4, 4]"), std::string::npos) << r.err;
 
-    // Resuming a tiny-32 run as naive-64 is refused the same way, and the run's checkpoint survives.
+    // Resuming a tiny-32 run as naive-64 is refused before anything loads (run.json names the
+    // preset: a config error), and the run's checkpoint survives.
     fs::copy(run(), tmp / "copy", fs::copy_options::recursive);
     const auto before = CliRunner::slurp(tmp / "copy/checkpoints/checkpoint_0.pt");
     const CliResult r2 = cli.run({"train", "--run-dir", tmp / "copy", "--resume", "--preset", "naive-64", "--steps", "20"});
-    EXPECT_EQ(r2.code, 4) << r2.err;
-    EXPECT_NE(r2.err.find("main.0.weight"), std::string::npos) << r2.err;
+    EXPECT_EQ(r2.code, 3) << r2.err;
+    EXPECT_NE(r2.err.find("cannot change preset from \"tiny-32\""), std::string::npos) << r2.err;
+    EXPECT_EQ(CliRunner::slurp(tmp / "copy/checkpoints/checkpoint_0.pt"), before);
+    // Without run.json (a folder of checkpoints only) the checkpoint itself refuses, the same way.
+    fs::remove(tmp / "copy/run.json");
+    const CliResult r3 = cli.run({"train", "--run-dir", tmp / "copy", "--resume", "--preset", "naive-64", "--steps", "20"});
+    EXPECT_EQ(r3.code, 4) << r3.err;
+    EXPECT_NE(r3.err.find("main.0.weight"), std::string::npos) << r3.err;
     EXPECT_EQ(CliRunner::slurp(tmp / "copy/checkpoints/checkpoint_0.pt"), before);
 }
 
@@ -454,4 +462,62 @@ TEST_F(TrainerCli, EvalOnHeldOutPhotos) {
     const CliResult tooMany = cli.run({"eval", "--checkpoint", checkpoint(), "--data", tmp / "photos", "--validation", "500", "--test", "500"});
     EXPECT_EQ(tooMany.code, 6) << tooMany.err;
     EXPECT_NE(tooMany.err.find("held-out"), std::string::npos) << tooMany.err;
+}
+
+// Issue 42 item 3: run.json never disagrees with what trains. A resume with --lr trains at that
+// rate (the checkpoint's optimiser state held the old one and won), records the change at the
+// resume step, and run.json says it; a live set-lr is run.json's rate too, so a plain resume
+// continues at it; what a resume cannot change (the model's shape, the seed) is refused in one
+// line naming it, with run.json untouched.
+TEST_F(TrainerCli, AResumedRunTrainsAtTheRateItsRunJsonSays) {
+    const std::string r = tmp / "r";
+    const std::vector<std::string> first = {
+        "train", "--run-dir",          r,   "--preset",           "tiny-32", "--steps", "8",   "--batch", "8", "--log-every", "2", "--sample-every",
+        "0",     "--checkpoint-every", "4", "--synthetic-images", "64",      "--lr",    "2e-4"};
+    const CliResult a = cli.run(first);
+    ASSERT_EQ(a.code, 0) << a.err;
+    const CliResult b = cli.run({"train", "--run-dir", r, "--resume", "--steps", "16", "--lr", "1e-3"});
+    ASSERT_EQ(b.code, 0) << b.err;
+    const nlohmann::json runJson = nlohmann::json::parse(CliRunner::slurp(r + "/run.json"));
+    EXPECT_DOUBLE_EQ(runJson["config"]["lr"].get<double>(), 1e-3);
+    ASSERT_TRUE(runJson["resumes"].is_array() && runJson["resumes"].size() == 1) << runJson.dump();
+    EXPECT_DOUBLE_EQ(runJson["resumes"][0]["changed"]["lr"]["from"].get<double>(), 2e-4);
+    EXPECT_EQ(runJson["resumes"][0]["changed"].size(), 2u) << runJson["resumes"][0].dump();  // lr and steps
+    int changeEvents = 0;
+    for (const auto& e : readEvents(r)) {
+        if (e.value("kind", "") == "control" && e.value("cmd", "") == "set-lr") {
+            ++changeEvents;
+            EXPECT_EQ(e.value("step", -1), 8);
+            EXPECT_DOUBLE_EQ(e.value("value", 0.0), 1e-3);
+            EXPECT_EQ(e.value("by", ""), "resume");
+            EXPECT_DOUBLE_EQ(e.value("from", 0.0), 2e-4);
+        }
+        // What trains: every metrics line carries the optimiser's rate.
+        if (e.value("kind", "") == "metrics" && e.contains("lr") && e["lr"].is_number()) {
+            EXPECT_DOUBLE_EQ(e["lr"].get<double>(), e.value("step", 0) <= 8 ? 2e-4 : 1e-3) << e.dump();
+        }
+    }
+    EXPECT_EQ(changeEvents, 1);
+
+    // Refused, in one line naming the setting; run.json as it was.
+    const std::string before = CliRunner::slurp(r + "/run.json");
+    for (const auto& [flag, value, key] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{{"--seed", "7", "seed"}, {"--preset", "naive-64", "preset"}}) {
+        const CliResult refused = cli.run({"train", "--run-dir", r, "--resume", "--steps", "20", flag, value});
+        EXPECT_NE(refused.code, 0) << flag;
+        EXPECT_EQ(lineCount(refused.err), 1) << refused.err;
+        EXPECT_NE(refused.err.find("cannot change " + key + " from"), std::string::npos) << refused.err;
+        EXPECT_EQ(CliRunner::slurp(r + "/run.json"), before) << flag;
+    }
+    // A plain resume continues at run.json's rate: no change recorded.
+    const CliResult c = cli.run({"train", "--run-dir", r, "--resume", "--steps", "20"});
+    ASSERT_EQ(c.code, 0) << c.err;
+    const nlohmann::json after = nlohmann::json::parse(CliRunner::slurp(r + "/run.json"));
+    EXPECT_DOUBLE_EQ(after["config"]["lr"].get<double>(), 1e-3);
+    EXPECT_FALSE(after["resumes"][1]["changed"].contains("lr")) << after["resumes"][1].dump();
+    for (const auto& e : readEvents(r)) {
+        if (e.value("kind", "") == "metrics" && e.value("step", 0) > 16 && e["lr"].is_number()) {
+            EXPECT_DOUBLE_EQ(e["lr"].get<double>(), 1e-3);
+        }
+    }
 }

@@ -307,3 +307,41 @@ TEST(TrainOptions, CudaGraphRoundTripsAndIsRefusedWhereItCannotRun) {
         EXPECT_NE(std::string(e.what()).find("--cuda-graph needs a CUDA"), std::string::npos) << e.what();
     }
 }
+
+// Issue 42 item 3: what a resume changed, compared by value (run.json's 0.0002 and a typed 2e-4
+// are one rate), and which settings a resume keeps, refused naming the first (the preset before the
+// sizes it implies).
+TEST(TrainOptions, ResumeChangesAreComparedByValueAndTheModelsShapeIsKept) {
+    TrainConfig before;
+    before.lr = 2e-4;
+    const nlohmann::json was = before.toJson();
+    TrainConfig same = before;
+    same.lr = 0.0002;
+    EXPECT_TRUE(TrainConfig::changes(was, same.toJson()).empty());
+    nlohmann::json asInts = was;
+    asInts["ngf"] = static_cast<double>(before.model.ngf);  // 64.0 is 64
+    EXPECT_TRUE(TrainConfig::changes(asInts, same.toJson()).empty());
+    TrainConfig after = before;
+    after.lr = 1e-3;
+    after.steps = 99;
+    after.beta1 = 0.0;
+    const nlohmann::json c = TrainConfig::changes(was, after.toJson());
+    EXPECT_EQ(c.size(), 3u) << c.dump();
+    EXPECT_EQ(c["lr"]["from"], 2e-4);
+    EXPECT_EQ(c["betas"]["to"], nlohmann::json({0.0, before.beta2}));
+    EXPECT_NO_THROW(after.checkResume(was, "r/run.json"));  // the optimiser's settings may change
+    EXPECT_EQ(TrainConfig::resumeRefusal("lr"), "");
+    EXPECT_NE(TrainConfig::resumeRefusal("ngf"), "");
+    TrainConfig bigger = before;
+    bigger.model = Presets::get("naive-64");
+    bigger.seed = before.seed + 1;
+    try {
+        bigger.checkResume(was, "r/run.json");
+        ADD_FAILURE() << "a new preset was accepted on resume";
+    } catch (const ConfigError& e) {
+        const std::string m = e.what();
+        EXPECT_EQ(m.find("a resumed run cannot change preset from"), 0u) << m;
+        EXPECT_NE(m.find("(r/run.json)"), std::string::npos) << m;
+        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+}

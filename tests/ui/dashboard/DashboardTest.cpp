@@ -212,6 +212,7 @@ private slots:
         PlotPanel dataWait("data wait", {Metric::DataWait});
         dataWait.addRun(&lr, "dcgan-msls", QColor(Qt::blue));
         QCOMPARE(dataWait.emptyText(), QString("data wait: not logged by the trainer of dcgan-msls"));
+        QCOMPARE(dataWait.plot()->graph(0)->name(), QString("dcgan-msls"));  // the panel's text says it, not the legend too
         PlotPanel logged("loss", {Metric::LossD});
         logged.addRun(&lr, "dcgan-msls", QColor(Qt::blue));
         QCOMPARE(logged.emptyText(), QString());
