@@ -38,30 +38,7 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
     model_ = new CheckpointTableModel(this);
 
     auto* layout = new QVBoxLayout(this);
-    auto* tools = new QHBoxLayout;
-    parzenButton_ = new QPushButton(tr("Compute Parzen"));
-    parzenButton_->setToolTip(
-        tr("Parzen-window log-likelihood of the selected checkpoints (all when none is selected), "
-           "on the data each was trained on; runs in the background"));
-    cancelParzenButton_ = new QPushButton(tr("Cancel Parzen"));
-    cancelParzenButton_->setEnabled(false);
-    explorerButton_ = new QPushButton(tr("Open in explorer"));
-    downloadAllButton_ = new QPushButton(tr("Download all"));
-    downloadAllButton_->setObjectName("downloadAllButton");
-    downloadAllButton_->setToolTip(tr("Download every checkpoint of the remote run that is not on this computer yet (cached)"));
-    downloadAllButton_->setVisible(false);  // remote runs only
-    auto* addButton = new QPushButton(tr("Add checkpoint…"));
-    addButton->setToolTip(tr("Add a checkpoint file (a reference Python checkpoint too); .pt/.pth files can also be dropped here"));
-    auto* refreshButton = new QPushButton(tr("Refresh"));
-    tools->addWidget(parzenButton_);
-    tools->addWidget(cancelParzenButton_);
-    tools->addWidget(explorerButton_);
-    tools->addWidget(downloadAllButton_);
-    tools->addStretch(1);
-    tools->addWidget(addButton);
-    tools->addWidget(refreshButton);
-    layout->addLayout(tools);
-
+    layout->addLayout(buildTools());
     table_ = new QTableView;
     table_->setModel(model_);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -91,6 +68,35 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
     status_->setWordWrap(true);
     layout->addWidget(status_);
 
+    wireTable();
+    wireParzen();
+    wireRender();
+}
+
+// The row of buttons over the table, wired.
+QHBoxLayout* CheckpointBrowserPage::buildTools() {
+    auto* tools = new QHBoxLayout;
+    parzenButton_ = new QPushButton(tr("Compute Parzen"));
+    parzenButton_->setToolTip(
+        tr("Parzen-window log-likelihood of the selected checkpoints (all when none is selected), "
+           "on the data each was trained on; runs in the background"));
+    cancelParzenButton_ = new QPushButton(tr("Cancel Parzen"));
+    cancelParzenButton_->setEnabled(false);
+    explorerButton_ = new QPushButton(tr("Open in explorer"));
+    downloadAllButton_ = new QPushButton(tr("Download all"));
+    downloadAllButton_->setObjectName("downloadAllButton");
+    downloadAllButton_->setToolTip(tr("Download every checkpoint of the remote run that is not on this computer yet (cached)"));
+    downloadAllButton_->setVisible(false);  // remote runs only
+    auto* addButton = new QPushButton(tr("Add checkpoint…"));
+    addButton->setToolTip(tr("Add a checkpoint file (a reference Python checkpoint too); .pt/.pth files can also be dropped here"));
+    auto* refreshButton = new QPushButton(tr("Refresh"));
+    tools->addWidget(parzenButton_);
+    tools->addWidget(cancelParzenButton_);
+    tools->addWidget(explorerButton_);
+    tools->addWidget(downloadAllButton_);
+    tools->addStretch(1);
+    tools->addWidget(addButton);
+    tools->addWidget(refreshButton);
     connect(parzenButton_, &QPushButton::clicked, this, [this] {
         QList<int> rows = selectedRows();
         if (rows.isEmpty())
@@ -111,6 +117,11 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
         for (const QString& f : files) addReferenceCheckpoint(f);
     });
     connect(refreshButton, &QPushButton::clicked, this, [this] { refresh(); });
+    return tools;
+}
+
+// Double-click and the context menu of a row.
+void CheckpointBrowserPage::wireTable() {
     connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& i) {
         if (model_->row(i.row()).info.remote && model_->row(i.row()).localPath.isEmpty())
             download(i.row());
@@ -127,8 +138,10 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
         if (model_->row(row).info.remote && model_->row(row).localPath.isEmpty()) menu.addAction(tr("Download"), this, [this, row] { download(row); });
         menu.exec(table_->viewport()->mapToGlobal(pos));
     });
+}
 
-    // Parzen results into the table.
+// Parzen results into the table.
+void CheckpointBrowserPage::wireParzen() {
     using PS = CheckpointTableModel::ParzenState;
     auto keyOf = [this](const QString& localPath) {  // the runner sees local paths; the table keys by path
         for (const auto& r : model_->rows())
@@ -158,8 +171,10 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
         model_->setParzen(keyOf(ck), PS::None);
         parzenBusy();
     });
+}
 
-    // Worker replies: thumbnails and reference checkpoints' metadata.
+// Worker replies: thumbnails and reference checkpoints' metadata; the panels' messages.
+void CheckpointBrowserPage::wireRender() {
     connect(render_, &RenderClient::finished, this, [this](qint64 id, const nlohmann::json& header, const QByteArray& payload) {
         if (const auto it = openJobs_.find(id); it != openJobs_.end()) {
             const QString path = it.value();
@@ -239,53 +254,7 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
                 tr("The checkpoints of %1 cannot be listed: no connection settings for its host. Reopen the run from the runs list.").arg(session->title()));
             return;
         }
-        remoteThread_ = new QThread(this);
-        fetcher_ = new RemoteCheckpointFetcher(*ssh_);
-        fetcher_->moveToThread(remoteThread_);
-        connect(remoteThread_, &QThread::finished, fetcher_, &QObject::deleteLater);
-        connect(fetcher_, &RemoteCheckpointFetcher::listed, this, [this](quint64 job, const std::vector<RemoteFileInfo>& files) {
-            if (job != remoteJob_ || !session_) return;
-            listFailed_ = false;
-            CheckpointCatalog c;
-            c.setRemote(session_->runDir(), session_->series(), files);
-            applyRows(c.rows());
-            setStatus(files.empty()
-                          ? tr("No checkpoint on %1 yet: the list fills as the run saves them.").arg(session_->hostLabel())
-                          : tr("%n checkpoint(s) on %1; double-click one to download it.", nullptr, static_cast<int>(files.size())).arg(session_->hostLabel()));
-            emit catalogLoaded(model_->rowCount());
-        });
-        connect(fetcher_, &RemoteCheckpointFetcher::progress, this, [this](quint64 job, qint64 done, qint64 total) {
-            const QString path = downloads_.value(job);
-            if (path.isEmpty()) return;
-            const int pct = total > 0 ? static_cast<int>(100 * done / total) : 0;
-            model_->setProgress(path, tr("%1 %").arg(pct));
-        });
-        connect(fetcher_, &RemoteCheckpointFetcher::fetched, this, [this](quint64 job, const QString& remote, const QString& local) {
-            downloads_.remove(job);
-            model_->setLocalPath(remote, local);
-            setStatus(tr("Downloaded %1 to %2").arg(QFileInfo(remote).fileName(), local));
-            requestThumbnail(remote, local);
-            updateChoices();
-            if (parzenAfterDownload_.remove(remote)) parzen_->enqueue(local);
-            if (explorerAfterDownload_.remove(remote)) emit openInExplorer(local);
-        });
-        connect(fetcher_, &RemoteCheckpointFetcher::failed, this, [this](quint64 job, const QString& m) {
-            const QString path = downloads_.take(job);
-            if (!path.isEmpty()) {
-                model_->setError(path, m);
-                parzenAfterDownload_.remove(path);
-                explorerAfterDownload_.remove(path);
-            } else if (job == remoteJob_) {
-                listFailed_ = true;
-            }
-            setStatus(m);
-        });
-        // A listing that failed with the connection is not left standing once the run follows
-        // live again: it is listed anew, and its answer replaces the error.
-        connect(session, &RunSession::connectionChanged, this, [this](const QString&, bool healthy) {
-            if (healthy && listFailed_) refresh();
-        });
-        remoteThread_->start();
+        startFetcher(session);
     }
     // A live run: re-read when the attach stream reports a new checkpoint.
     connect(session, &RunSession::appended, this, [this] {
@@ -296,6 +265,57 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
     seenCheckpointEvents_ = session->series().checkpoints().size();
     setStatus(tr("Reading the checkpoints of %1…").arg(session->title()));
     refresh();
+}
+
+// A remote run's checkpoints: listed and fetched over SFTP by a RemoteCheckpointFetcher on its own thread.
+void CheckpointBrowserPage::startFetcher(RunSession* session) {
+    remoteThread_ = new QThread(this);
+    fetcher_ = new RemoteCheckpointFetcher(*ssh_);
+    fetcher_->moveToThread(remoteThread_);
+    connect(remoteThread_, &QThread::finished, fetcher_, &QObject::deleteLater);
+    connect(fetcher_, &RemoteCheckpointFetcher::listed, this, [this](quint64 job, const std::vector<RemoteFileInfo>& files) {
+        if (job != remoteJob_ || !session_) return;
+        listFailed_ = false;
+        CheckpointCatalog c;
+        c.setRemote(session_->runDir(), session_->series(), files);
+        applyRows(c.rows());
+        setStatus(files.empty()
+                      ? tr("No checkpoint on %1 yet: the list fills as the run saves them.").arg(session_->hostLabel())
+                      : tr("%n checkpoint(s) on %1; double-click one to download it.", nullptr, static_cast<int>(files.size())).arg(session_->hostLabel()));
+        emit catalogLoaded(model_->rowCount());
+    });
+    connect(fetcher_, &RemoteCheckpointFetcher::progress, this, [this](quint64 job, qint64 done, qint64 total) {
+        const QString path = downloads_.value(job);
+        if (path.isEmpty()) return;
+        const int pct = total > 0 ? static_cast<int>(100 * done / total) : 0;
+        model_->setProgress(path, tr("%1 %").arg(pct));
+    });
+    connect(fetcher_, &RemoteCheckpointFetcher::fetched, this, [this](quint64 job, const QString& remote, const QString& local) {
+        downloads_.remove(job);
+        model_->setLocalPath(remote, local);
+        setStatus(tr("Downloaded %1 to %2").arg(QFileInfo(remote).fileName(), local));
+        requestThumbnail(remote, local);
+        updateChoices();
+        if (parzenAfterDownload_.remove(remote)) parzen_->enqueue(local);
+        if (explorerAfterDownload_.remove(remote)) emit openInExplorer(local);
+    });
+    connect(fetcher_, &RemoteCheckpointFetcher::failed, this, [this](quint64 job, const QString& m) {
+        const QString path = downloads_.take(job);
+        if (!path.isEmpty()) {
+            model_->setError(path, m);
+            parzenAfterDownload_.remove(path);
+            explorerAfterDownload_.remove(path);
+        } else if (job == remoteJob_) {
+            listFailed_ = true;
+        }
+        setStatus(m);
+    });
+    // A listing that failed with the connection is not left standing once the run follows
+    // live again: it is listed anew, and its answer replaces the error.
+    connect(session, &RunSession::connectionChanged, this, [this](const QString&, bool healthy) {
+        if (healthy && listFailed_) refresh();
+    });
+    remoteThread_->start();
 }
 
 void CheckpointBrowserPage::refresh() {

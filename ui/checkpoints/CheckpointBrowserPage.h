@@ -21,6 +21,7 @@
 #include "base/remote/SshOptions.h"
 #include "checkpoints/CheckpointCatalog.h"
 
+class QHBoxLayout;
 class QLabel;
 class QMimeData;
 class QPushButton;
@@ -84,6 +85,11 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    QHBoxLayout* buildTools();
+    void wireTable();
+    void wireParzen();
+    void wireRender();
+    void startFetcher(RunSession* session);
     void setStatus(const QString& message);
     void reloadLocal();
     void reloadRemote();

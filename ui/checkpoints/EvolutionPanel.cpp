@@ -19,61 +19,8 @@
 
 namespace streetgan::ui {
 
-EvolutionPanel::EvolutionPanel(RenderClient* client, QWidget* parent) : QWidget(parent), client_(client) {
-    auto* layout = new QVBoxLayout(this);
-    auto* top = new QHBoxLayout;
-    source_ = new QComboBox;
-    source_->addItems({tr("Fixed noise"), tr("Seeds")});
-    seed_ = new QSpinBox;
-    seed_->setRange(0, 1'000'000'000);
-    seed_->setEnabled(false);
-    count_ = new QSpinBox;
-    count_->setRange(1, 64);  // the fixed noise has 64 rows
-    count_->setValue(16);
-    renderButton_ = new QPushButton(tr("Render"));
-    renderButton_->setToolTip(tr("Render one grid per checkpoint on the same latent vectors"));
-    top->addWidget(new QLabel(tr("Latents:")));
-    top->addWidget(source_);
-    top->addWidget(new QLabel(tr("seed")));
-    top->addWidget(seed_);
-    top->addWidget(new QLabel(tr("images")));
-    top->addWidget(count_);
-    top->addWidget(renderButton_);
-    top->addStretch(1);
-    layout->addLayout(top);
-
-    view_ = new QLabel(tr("Render to see the checkpoints' grids on the same latent vectors."));
-    view_->setAlignment(Qt::AlignCenter);
-    view_->setMinimumSize(160, 160);
-    view_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
-    layout->addWidget(view_, 1);
-
-    auto* bottom = new QHBoxLayout;
-    play_ = new QPushButton(tr("Play"));
-    play_->setCheckable(true);
-    slider_ = new QSlider(Qt::Horizontal);
-    slider_->setRange(0, 0);
-    frameLabel_ = new QLabel;
-    frameLabel_->setMinimumWidth(150);
-    exportButton_ = new QPushButton(tr("Export GIF…"));
-    progress_ = new QProgressBar;
-    progress_->setMaximumWidth(140);
-    progress_->setVisible(false);
-    cancelButton_ = new QPushButton(tr("Cancel"));
-    cancelButton_->setVisible(false);
-    bottom->addWidget(play_);
-    bottom->addWidget(slider_, 1);
-    bottom->addWidget(frameLabel_);
-    bottom->addWidget(exportButton_);
-    bottom->addWidget(progress_);
-    bottom->addWidget(cancelButton_);
-    layout->addLayout(bottom);
-    status_ = new QLabel;
-    status_->setWordWrap(true);
-    layout->addWidget(status_);
-    playTimer_ = new QTimer(this);
-    playTimer_->setInterval(500);
-
+// The controls and the worker's answers.
+void EvolutionPanel::wire() {
     connect(source_, &QComboBox::currentIndexChanged, this, [this](int i) { seed_->setEnabled(i == 1); });
     connect(renderButton_, &QPushButton::clicked, this, [this] { render(); });
     connect(slider_, &QSlider::valueChanged, this, [this](int v) { showFrame(v); });
@@ -109,6 +56,68 @@ EvolutionPanel::EvolutionPanel(RenderClient* client, QWidget* parent) : QWidget(
         showFrame(std::min(slider_->value(), static_cast<int>(frames_.size()) - 1));
         emit framesReady(static_cast<int>(frames_.size()));
     });
+}
+
+EvolutionPanel::EvolutionPanel(RenderClient* client, QWidget* parent) : QWidget(parent), client_(client) {
+    auto* layout = new QVBoxLayout(this);
+    auto* top = new QHBoxLayout;
+    source_ = new QComboBox;
+    source_->addItems({tr("Fixed noise"), tr("Seeds")});
+    seed_ = new QSpinBox;
+    seed_->setRange(0, 1'000'000'000);
+    seed_->setEnabled(false);
+    count_ = new QSpinBox;
+    count_->setRange(1, 64);  // the fixed noise has 64 rows
+    count_->setValue(16);
+    renderButton_ = new QPushButton(tr("Render"));
+    renderButton_->setToolTip(tr("Render one grid per checkpoint on the same latent vectors"));
+    top->addWidget(new QLabel(tr("Latents:")));
+    top->addWidget(source_);
+    top->addWidget(new QLabel(tr("seed")));
+    top->addWidget(seed_);
+    top->addWidget(new QLabel(tr("images")));
+    top->addWidget(count_);
+    top->addWidget(renderButton_);
+    top->addStretch(1);
+    layout->addLayout(top);
+
+    view_ = new QLabel(tr("Render to see the checkpoints' grids on the same latent vectors."));
+    view_->setAlignment(Qt::AlignCenter);
+    view_->setMinimumSize(160, 160);
+    view_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    layout->addWidget(view_, 1);
+
+    layout->addLayout(buildPlayer());
+    status_ = new QLabel;
+    status_->setWordWrap(true);
+    layout->addWidget(status_);
+    playTimer_ = new QTimer(this);
+    playTimer_->setInterval(500);
+    wire();
+}
+
+// Play, the frame slider, export and its progress.
+QHBoxLayout* EvolutionPanel::buildPlayer() {
+    auto* bottom = new QHBoxLayout;
+    play_ = new QPushButton(tr("Play"));
+    play_->setCheckable(true);
+    slider_ = new QSlider(Qt::Horizontal);
+    slider_->setRange(0, 0);
+    frameLabel_ = new QLabel;
+    frameLabel_->setMinimumWidth(150);
+    exportButton_ = new QPushButton(tr("Export GIF…"));
+    progress_ = new QProgressBar;
+    progress_->setMaximumWidth(140);
+    progress_->setVisible(false);
+    cancelButton_ = new QPushButton(tr("Cancel"));
+    cancelButton_->setVisible(false);
+    bottom->addWidget(play_);
+    bottom->addWidget(slider_, 1);
+    bottom->addWidget(frameLabel_);
+    bottom->addWidget(exportButton_);
+    bottom->addWidget(progress_);
+    bottom->addWidget(cancelButton_);
+    return bottom;
 }
 
 void EvolutionPanel::setCheckpoints(const QList<CheckpointChoice>& choices) {

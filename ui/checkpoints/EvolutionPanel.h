@@ -15,6 +15,7 @@
 #include "checkpoints/CheckpointCatalog.h"
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -56,6 +57,8 @@ signals:
     void statusMessage(const QString& message);
 
 private:
+    void wire();
+    QHBoxLayout* buildPlayer();
     nlohmann::json request() const;
     void setBusy(bool rendering);
 

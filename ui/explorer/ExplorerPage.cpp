@@ -67,8 +67,37 @@ ExplorerPage::ExplorerPage(QWidget* parent)
                                      QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
     });
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buildSessionBar());
+    QWidget* left = buildKeyframesAndPath();
+    QWidget* centre = buildCentre();
+    sliders_ = new LatentSliders;
 
-    // Session bar.
+    // Three columns, or the side panels as tabs beside the preview when the page is narrow.
+    columns_ = new ExplorerColumns(scrolling(left, 220), tr("Keyframes && path"), centre, scrolling(sliders_, 240), tr("Sliders"));
+    layout->addWidget(columns_, 1);
+
+    needsSession_ << left << sliders_;  // with the session bar's buttons, and WalkPreview's controls
+    for (QWidget* w : needsSession_) w->setEnabled(false);
+
+    connect(view_, &RenderClient::workerFailed, this, [this](const QString& m) { showError(tr("Render worker: %1").arg(m)); });
+    connect(loader_, &SessionLoader::loaded, this, &ExplorerPage::install);
+    connect(loader_, &SessionLoader::failed, this, &ExplorerPage::showError);
+    connect(loader_, &SessionLoader::statusMessage, this, &ExplorerPage::statusMessage);
+    connect(model_, &SessionModel::changed, this, &ExplorerPage::onSessionChanged);
+    connect(preview_, &WalkPreview::frameShown, this, [this](int index) {
+        error_->clear();
+        emit frameShown(index);
+    });
+    connect(preview_, &WalkPreview::failed, this, &ExplorerPage::showError);
+    connect(preview_, &WalkPreview::sizeEdited, this, &ExplorerPage::setSize);
+    connect(preview_, &WalkPreview::upscaleEdited, this, &ExplorerPage::setUpscale);
+    connect(preview_, &WalkPreview::targetFpsEdited, this, &ExplorerPage::setTargetFps);
+
+    wireEdits();
+}
+
+// The session bar: new, open, save, export, undo/redo and the checkpoint line, wired.
+QHBoxLayout* ExplorerPage::buildSessionBar() {
     auto* bar = new QHBoxLayout;
     auto button = [&](const QString& text, const char* name, const QString& tip) {
         auto* b = new QPushButton(text);
@@ -110,59 +139,6 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     checkpointLabel_->installEventFilter(this);  // elides the line to the label's width
     bar->addSpacing(12);
     bar->addWidget(checkpointLabel_, 1);
-    layout->addLayout(bar);
-
-    // Left: keyframes and path.
-    auto* left = new QWidget;
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 4, 0);
-    auto* kfGroup = new QGroupBox(tr("Keyframes"));
-    auto* kfLayout = new QVBoxLayout(kfGroup);
-    keyframes_ = new KeyframeList;
-    keyframes_->setModel(model_->keyframes());
-    kfLayout->addWidget(keyframes_);
-    leftLayout->addWidget(kfGroup, 1);
-    auto* pathGroup = new QGroupBox(tr("Path"));
-    auto* pathLayout = new QVBoxLayout(pathGroup);
-    path_ = new PathPanel;
-    pathLayout->addWidget(path_);
-    leftLayout->addWidget(pathGroup);
-
-    // Centre: preview, scrubber, playback, output (WalkPreview), the error line.
-    auto* centre = new QWidget;
-    auto* centreLayout = new QVBoxLayout(centre);
-    centreLayout->setContentsMargins(4, 0, 4, 0);
-    preview_ = new WalkPreview(view_, model_);
-    centreLayout->addWidget(preview_, 1);
-    error_ = new QLabel;
-    error_->setObjectName("explorerError");
-    error_->setStyleSheet("color: #b00020");
-    error_->setWordWrap(true);
-    centreLayout->addWidget(error_);
-
-    sliders_ = new LatentSliders;
-
-    // Three columns, or the side panels as tabs beside the preview when the page is narrow.
-    columns_ = new ExplorerColumns(scrolling(left, 220), tr("Keyframes && path"), centre, scrolling(sliders_, 240), tr("Sliders"));
-    layout->addWidget(columns_, 1);
-
-    needsSession_ = {newButton, saveButton, saveAsButton, exportButton, left, sliders_};  // and WalkPreview's controls
-    for (QWidget* w : needsSession_) w->setEnabled(false);
-
-    connect(view_, &RenderClient::workerFailed, this, [this](const QString& m) { showError(tr("Render worker: %1").arg(m)); });
-    connect(loader_, &SessionLoader::loaded, this, &ExplorerPage::install);
-    connect(loader_, &SessionLoader::failed, this, &ExplorerPage::showError);
-    connect(loader_, &SessionLoader::statusMessage, this, &ExplorerPage::statusMessage);
-    connect(model_, &SessionModel::changed, this, &ExplorerPage::onSessionChanged);
-    connect(preview_, &WalkPreview::frameShown, this, [this](int index) {
-        error_->clear();
-        emit frameShown(index);
-    });
-    connect(preview_, &WalkPreview::failed, this, &ExplorerPage::showError);
-    connect(preview_, &WalkPreview::sizeEdited, this, &ExplorerPage::setSize);
-    connect(preview_, &WalkPreview::upscaleEdited, this, &ExplorerPage::setUpscale);
-    connect(preview_, &WalkPreview::targetFpsEdited, this, &ExplorerPage::setTargetFps);
-
     connect(newButton, &QPushButton::clicked, this, [this] {
         if (discardChanges()) newSession();
     });
@@ -182,6 +158,48 @@ ExplorerPage::ExplorerPage(QWidget* parent)
     connect(saveButton, &QPushButton::clicked, this, [this, saveAs] { sessionPath_.isEmpty() ? saveAs() : void(saveSession(sessionPath_)); });
     connect(exportButton, &QPushButton::clicked, this, [this] { showExportDialog(); });
 
+    needsSession_ = {newButton, saveButton, saveAsButton, exportButton};
+    return bar;
+}
+
+// Left: keyframes and path.
+QWidget* ExplorerPage::buildKeyframesAndPath() {
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 4, 0);
+    auto* kfGroup = new QGroupBox(tr("Keyframes"));
+    auto* kfLayout = new QVBoxLayout(kfGroup);
+    keyframes_ = new KeyframeList;
+    keyframes_->setModel(model_->keyframes());
+    kfLayout->addWidget(keyframes_);
+    leftLayout->addWidget(kfGroup, 1);
+    auto* pathGroup = new QGroupBox(tr("Path"));
+    auto* pathLayout = new QVBoxLayout(pathGroup);
+    path_ = new PathPanel;
+    pathLayout->addWidget(path_);
+    leftLayout->addWidget(pathGroup);
+
+    return left;
+}
+
+// Centre: preview, scrubber, playback, output (WalkPreview), the error line.
+QWidget* ExplorerPage::buildCentre() {
+    auto* centre = new QWidget;
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(4, 0, 4, 0);
+    preview_ = new WalkPreview(view_, model_);
+    centreLayout->addWidget(preview_, 1);
+    error_ = new QLabel;
+    error_->setObjectName("explorerError");
+    error_->setStyleSheet("color: #b00020");
+    error_->setWordWrap(true);
+    centreLayout->addWidget(error_);
+
+    return centre;
+}
+
+// The keyframe list's, the path panel's and the sliders' edits: each one undoable edit.
+void ExplorerPage::wireEdits() {
     connect(keyframes_, &KeyframeList::addSeedRequested, this, [this](qint64 s) { addSeedKeyframe(s); });
     connect(keyframes_, &KeyframeList::addRandomRequested, this, [this] { addRandomKeyframe(); });
     connect(keyframes_, &KeyframeList::addFromGridRequested, this, [this] { showSeedGrid(); });

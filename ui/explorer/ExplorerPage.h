@@ -38,6 +38,7 @@
 
 #include "explorer/SessionLoader.h"
 
+class QHBoxLayout;
 class QLabel;
 class QSlider;
 class QUndoStack;
@@ -162,6 +163,10 @@ signals:
     void errorOccurred(const QString& message);
 
 private:
+    QHBoxLayout* buildSessionBar();
+    QWidget* buildKeyframesAndPath();
+    QWidget* buildCentre();
+    void wireEdits();
     void install(const SessionLoader::Opened& opened);
     /// The session changed (an edit, undo, redo or a newly opened one): widgets, frames.
     void onSessionChanged();

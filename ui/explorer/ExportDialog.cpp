@@ -40,6 +40,34 @@ ExportDialog::ExportDialog(const QString& checkpoint, const LatentSession& sessi
     setObjectName("exportDialog");
     setMinimumWidth(560);
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buildForm(session));
+    layout->addWidget(buildGifGroup(session));
+    layout->addWidget(buildGridGroup(session));
+    progress_ = new QProgressBar;
+    progress_->setObjectName("exportProgress");
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    layout->addWidget(progress_);
+    error_ = new QLabel;
+    error_->setObjectName("exportError");
+    error_->setWordWrap(true);
+    error_->setStyleSheet("color: #b00020");
+    error_->setMinimumHeight(2 * error_->fontMetrics().lineSpacing() + 4);  // a long path wraps: room for two lines
+    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(error_);
+    auto* buttons = new QDialogButtonBox;
+    export_ = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
+    cancel_ = buttons->addButton(tr("Close"), QDialogButtonBox::RejectRole);
+    export_->setObjectName("exportButton");
+    cancel_->setObjectName("exportCancel");
+    layout->addWidget(buttons);
+
+    wire();
+    updateFormat();
+}
+
+// Where to, the size, the walk and the output line (the settings every format shares).
+QFormLayout* ExportDialog::buildForm(const LatentSession& session) {
     auto* form = new QFormLayout;
     auto* pathRow = new QHBoxLayout;
     path_ = new QLineEdit;
@@ -89,8 +117,14 @@ ExportDialog::ExportDialog(const QString& checkpoint, const LatentSession& sessi
     bold.setBold(true);
     summary_->setFont(bold);
     form->addRow(tr("Output"), summary_);
-    layout->addLayout(form);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString p = QFileDialog::getSaveFileName(this, tr("Export walk"), path_->text(), tr("GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4)"));
+        if (!p.isEmpty()) setOutputPath(p);
+    });
+    return form;
+}
 
+QGroupBox* ExportDialog::buildGifGroup(const LatentSession& session) {
     gifGroup_ = new QGroupBox(tr("GIF"));
     auto* gifForm = new QFormLayout(gifGroup_);
     palette_ = new QComboBox;
@@ -111,8 +145,11 @@ ExportDialog::ExportDialog(const QString& checkpoint, const LatentSession& sessi
     speed_ = spin(1, 10, session.gifSpeed, "exportSpeed");
     speed_->setToolTip(tr("libimagequant speed: 1 = best palette (slow) … 10 = fastest"));
     gifForm->addRow(tr("Quantiser speed"), speed_);
-    layout->addWidget(gifGroup_);
 
+    return gifGroup_;
+}
+
+QGroupBox* ExportDialog::buildGridGroup(const LatentSession& session) {
     gridGroup_ = new QGroupBox(tr("PNG grid"));
     auto* gridForm = new QFormLayout(gridGroup_);
     nrow_ = spin(1, 1024, session.nrow, "exportNrow");
@@ -120,31 +157,12 @@ ExportDialog::ExportDialog(const QString& checkpoint, const LatentSession& sessi
     padding_ = spin(0, 256, session.padding, "exportPadding");
     padding_->setSuffix(tr(" px"));
     gridForm->addRow(tr("Padding"), padding_);
-    layout->addWidget(gridGroup_);
 
-    progress_ = new QProgressBar;
-    progress_->setObjectName("exportProgress");
-    progress_->setRange(0, 1);
-    progress_->setValue(0);
-    layout->addWidget(progress_);
-    error_ = new QLabel;
-    error_->setObjectName("exportError");
-    error_->setWordWrap(true);
-    error_->setStyleSheet("color: #b00020");
-    error_->setMinimumHeight(2 * error_->fontMetrics().lineSpacing() + 4);  // a long path wraps: room for two lines
-    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(error_);
-    auto* buttons = new QDialogButtonBox;
-    export_ = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
-    cancel_ = buttons->addButton(tr("Close"), QDialogButtonBox::RejectRole);
-    export_->setObjectName("exportButton");
-    cancel_->setObjectName("exportCancel");
-    layout->addWidget(buttons);
+    return gridGroup_;
+}
 
-    connect(browse, &QPushButton::clicked, this, [this] {
-        const QString p = QFileDialog::getSaveFileName(this, tr("Export walk"), path_->text(), tr("GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4)"));
-        if (!p.isEmpty()) setOutputPath(p);
-    });
+// Edits update the summary; Export and Close; the worker's progress and answer.
+void ExportDialog::wire() {
     connect(path_, &QLineEdit::textChanged, this, [this] { updateFormat(); });
     for (QSpinBox* box : {size_, delay_, framesPerSegment_, nrow_, padding_, loopCount_})
         connect(box, &QSpinBox::valueChanged, this, &ExportDialog::updateSummary);
@@ -181,7 +199,6 @@ ExportDialog::ExportDialog(const QString& checkpoint, const LatentSession& sessi
         }
         if (closeWhenDone_) QDialog::reject();
     });
-    updateFormat();
 }
 
 ExportDialog::~ExportDialog() {

@@ -21,6 +21,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
@@ -82,6 +83,10 @@ protected:
     void reject() override;
 
 private:
+    QFormLayout* buildForm(const LatentSession& session);
+    QGroupBox* buildGifGroup(const LatentSession& session);
+    QGroupBox* buildGridGroup(const LatentSession& session);
+    void wire();
     void updateFormat();
     void updateSummary();
     void setRunning(bool running);

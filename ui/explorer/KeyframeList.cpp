@@ -66,6 +66,21 @@ KeyframeList::KeyframeList(QWidget* parent) : QWidget(parent) {
     buttons->addWidget(duplicate_, 2, 0);
     buttons->addWidget(remove_, 2, 1);
     layout->addLayout(buttons);
+    layout->addLayout(buildSegmentRows());
+
+    connect(addSeed, &QPushButton::clicked, this, [this] { emit addSeedRequested(seed_->value()); });
+    connect(random, &QPushButton::clicked, this, &KeyframeList::addRandomRequested);
+    connect(grid, &QPushButton::clicked, this, &KeyframeList::addFromGridRequested);
+    connect(up_, &QPushButton::clicked, this, [this] { emit moveRequested(selected(), -1); });
+    connect(down_, &QPushButton::clicked, this, [this] { emit moveRequested(selected(), +1); });
+    connect(duplicate_, &QPushButton::clicked, this, [this] { emit duplicateRequested(selected()); });
+    connect(remove_, &QPushButton::clicked, this, [this] { emit removeRequested(selected()); });
+    updateButtons();
+}
+
+// The selected segment's easing and t range, wired.
+QVBoxLayout* KeyframeList::buildSegmentRows() {
+    auto* rows = new QVBoxLayout;
     auto* easingRow = new QHBoxLayout;
     segmentEasing_ = new QComboBox;
     segmentEasing_->setObjectName("segmentEasing");
@@ -74,7 +89,6 @@ KeyframeList::KeyframeList(QWidget* parent) : QWidget(parent) {
     for (const char* e : {"linear", "ease-in-out", "ease-in", "ease-out"}) segmentEasing_->addItem(e, QString(e));
     easingRow->addWidget(new QLabel(tr("Segment")));
     easingRow->addWidget(segmentEasing_, 1);
-    layout->addLayout(easingRow);
     connect(segmentEasing_, &QComboBox::activated, this, [this] {
         if (selected() >= 0) emit segmentEasingRequested(selected(), segmentEasing_->currentData().toString());
     });
@@ -92,21 +106,15 @@ KeyframeList::KeyframeList(QWidget* parent) : QWidget(parent) {
     rangeRow->addWidget(new QLabel(tr("to")));
     rangeRow->addWidget(tEnd_, 1);
     rangeRow->addWidget(tReset_);
-    layout->addLayout(rangeRow);
     connect(tStart_, &QDoubleSpinBox::valueChanged, this, [this](double v) { editSegmentRange(true, v); });
     connect(tEnd_, &QDoubleSpinBox::valueChanged, this, [this](double v) { editSegmentRange(false, v); });
     connect(tReset_, &QPushButton::clicked, this, [this] {
         if (selected() >= 0) emit segmentTRangeCleared(selected());
     });
 
-    connect(addSeed, &QPushButton::clicked, this, [this] { emit addSeedRequested(seed_->value()); });
-    connect(random, &QPushButton::clicked, this, &KeyframeList::addRandomRequested);
-    connect(grid, &QPushButton::clicked, this, &KeyframeList::addFromGridRequested);
-    connect(up_, &QPushButton::clicked, this, [this] { emit moveRequested(selected(), -1); });
-    connect(down_, &QPushButton::clicked, this, [this] { emit moveRequested(selected(), +1); });
-    connect(duplicate_, &QPushButton::clicked, this, [this] { emit duplicateRequested(selected()); });
-    connect(remove_, &QPushButton::clicked, this, [this] { emit removeRequested(selected()); });
-    updateButtons();
+    rows->addLayout(easingRow);
+    rows->addLayout(rangeRow);
+    return rows;
 }
 
 void KeyframeList::setModel(KeyframeModel* model) {

@@ -19,6 +19,7 @@ class QDoubleSpinBox;
 class QListView;
 class QPushButton;
 class QSpinBox;
+class QVBoxLayout;
 
 namespace streetgan::ui {
 
@@ -65,6 +66,7 @@ signals:
     void segmentTRangeCleared(int row);
 
 private:
+    QVBoxLayout* buildSegmentRows();
     void updateButtons();
     /// The selected segment's t range, own or the path's; `own` tells which.
     QPointF segmentRange(bool* own = nullptr) const;

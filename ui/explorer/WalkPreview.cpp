@@ -68,7 +68,38 @@ WalkPreview::WalkPreview(RenderClient* client, SessionModel* model, QWidget* par
     scrubRow_->addWidget(frameLabel_);
     layout->addLayout(scrubRow_);
 
-    // Rates (target, achieved), then the output settings: one row, or two when narrow.
+    buildRatesAndOutput();
+    outRow_ = new QBoxLayout(QBoxLayout::LeftToRight);
+    outRow_->addWidget(rates_, 1);
+    outRow_->addWidget(output_);
+    layout->addLayout(outRow_);
+    for (QWidget* w : {static_cast<QWidget*>(play_), static_cast<QWidget*>(scrubber_), static_cast<QWidget*>(targetFps_), static_cast<QWidget*>(grid_),
+                       static_cast<QWidget*>(size_), static_cast<QWidget*>(upscale_)})
+        w->setEnabled(false);  // until a session is open
+
+    // Keyframe thumbnails follow edits after a pause, so a slider drag does not render them per move.
+    thumbTimer_ = new QTimer(this);
+    thumbTimer_->setSingleShot(true);
+    thumbTimer_->setInterval(250);
+    connect(thumbTimer_, &QTimer::timeout, this, &WalkPreview::requestThumbnails);
+    playTimer_ = new QTimer(this);
+    playTimer_->setTimerType(Qt::PreciseTimer);
+    fpsTimer_ = new QTimer(this);
+    fpsTimer_->setInterval(250);
+    connect(fpsTimer_, &QTimer::timeout, this, &WalkPreview::updateFpsReadout);
+    clock_.start();
+
+    connect(size_, &QSpinBox::valueChanged, this, &WalkPreview::sizeEdited);
+    connect(upscale_, &QComboBox::activated, this, [this] { emit upscaleEdited(upscale_->currentData().toString()); });
+    connect(targetFps_, &QDoubleSpinBox::valueChanged, this, &WalkPreview::targetFpsEdited);
+    connect(grid_, &QCheckBox::toggled, this, [this](bool on) { setGridPreview(on); });
+    connect(scrubber_, &QSlider::valueChanged, this, [this](int v) { setCurrentFrame(v); });
+    connect(play_, &QPushButton::toggled, this, [this](bool on) { setPlaying(on); });
+    connect(playTimer_, &QTimer::timeout, this, &WalkPreview::tick);
+}
+
+// Rates (target, achieved), then the output settings: one row, or two when narrow (outRow_).
+void WalkPreview::buildRatesAndOutput() {
     rates_ = new QWidget;
     auto* ratesRow = new QHBoxLayout(rates_);
     ratesRow->setContentsMargins(0, 0, 0, 0);
@@ -111,33 +142,6 @@ WalkPreview::WalkPreview(RenderClient* client, SessionModel* model, QWidget* par
     outputRow->addWidget(new QLabel(tr("Size")));
     outputRow->addWidget(size_);
     outputRow->addWidget(upscale_);
-    outRow_ = new QBoxLayout(QBoxLayout::LeftToRight);
-    outRow_->addWidget(rates_, 1);
-    outRow_->addWidget(output_);
-    layout->addLayout(outRow_);
-    for (QWidget* w : {static_cast<QWidget*>(play_), static_cast<QWidget*>(scrubber_), static_cast<QWidget*>(targetFps_), static_cast<QWidget*>(grid_),
-                       static_cast<QWidget*>(size_), static_cast<QWidget*>(upscale_)})
-        w->setEnabled(false);  // until a session is open
-
-    // Keyframe thumbnails follow edits after a pause, so a slider drag does not render them per move.
-    thumbTimer_ = new QTimer(this);
-    thumbTimer_->setSingleShot(true);
-    thumbTimer_->setInterval(250);
-    connect(thumbTimer_, &QTimer::timeout, this, &WalkPreview::requestThumbnails);
-    playTimer_ = new QTimer(this);
-    playTimer_->setTimerType(Qt::PreciseTimer);
-    fpsTimer_ = new QTimer(this);
-    fpsTimer_->setInterval(250);
-    connect(fpsTimer_, &QTimer::timeout, this, &WalkPreview::updateFpsReadout);
-    clock_.start();
-
-    connect(size_, &QSpinBox::valueChanged, this, &WalkPreview::sizeEdited);
-    connect(upscale_, &QComboBox::activated, this, [this] { emit upscaleEdited(upscale_->currentData().toString()); });
-    connect(targetFps_, &QDoubleSpinBox::valueChanged, this, &WalkPreview::targetFpsEdited);
-    connect(grid_, &QCheckBox::toggled, this, [this](bool on) { setGridPreview(on); });
-    connect(scrubber_, &QSlider::valueChanged, this, [this](int v) { setCurrentFrame(v); });
-    connect(play_, &QPushButton::toggled, this, [this](bool on) { setPlaying(on); });
-    connect(playTimer_, &QTimer::timeout, this, &WalkPreview::tick);
 }
 
 WalkPreview::~WalkPreview() { playTimer_->stop(); }

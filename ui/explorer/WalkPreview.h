@@ -84,6 +84,7 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void buildRatesAndOutput();
     void syncWidgets();
     void requestFrame();
     void requestThumbnails();
