@@ -283,45 +283,61 @@ void MainWindow::buildActions() {
     icons_ = new IconSet(this);
     themes_ = new ThemeManager(icons_, this);
     if (!themes_->setMode(settings_->theme())) themes_->setMode("system");
-    auto add = [this](QMenu* m, const QString& text, const QKeySequence& key, auto slot) {
-        QAction* a = m->addAction(text);
-        a->setShortcut(key);
-        connect(a, &QAction::triggered, this, slot);
-        return a;
-    };
-    QAction* newRun = add(file, tr("&New run…"), QKeySequence::New, [this] { newRunDialog(); });
-    QAction* open = add(file, tr("&Open run…"), QKeySequence::Open, [this] { openRunDialog(); });
-    QAction* connectHostAction = add(file, tr("&Connect to host…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { connectDialog(); });
+    const QList<QAction*> fileTools = buildFileMenu(file);
+    buildRunMenu(runMenu);
+    QAction* systemToggle = buildViewMenu(view);
+    buildHelpMenu(help);
+    buildToolBar(fileTools, systemToggle);
+}
+
+template <typename Slot>
+QAction* MainWindow::menuAction(QMenu* m, const QString& text, const QKeySequence& key, Slot slot) {
+    QAction* a = m->addAction(text);
+    a->setShortcut(key);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+}
+
+// File: runs, hosts, checkpoints, sessions, settings, quit. Returns the toolbar's (new, open, connect).
+QList<QAction*> MainWindow::buildFileMenu(QMenu* file) {
+    QAction* newRun = menuAction(file, tr("&New run…"), QKeySequence::New, [this] { newRunDialog(); });
+    QAction* open = menuAction(file, tr("&Open run…"), QKeySequence::Open, [this] { openRunDialog(); });
+    QAction* connectHostAction = menuAction(file, tr("&Connect to host…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { connectDialog(); });
     // Remote trainer set-up (docs/remote-setup.md): for the one connected host, or the one chosen.
-    add(file, tr("Set &up streetgan-trainer on a host…"), QKeySequence(), [this] { setUpTrainerOnAHost(); });
-    add(file, tr("Open c&heckpoint…"), QKeySequence(tr("Ctrl+Shift+K")), [this] {
+    menuAction(file, tr("Set &up streetgan-trainer on a host…"), QKeySequence(), [this] { setUpTrainerOnAHost(); });
+    menuAction(file, tr("Open c&heckpoint…"), QKeySequence(tr("Ctrl+Shift+K")), [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Open a checkpoint (this project's or a reference PyTorch one)"), sidebar_->workspace(),
                                                        tr("Checkpoints (*.pt *.pth);;All files (*)"));
         if (!f.isEmpty()) openCheckpoint(f);
     });
-    add(file, tr("Open latent &session…"), QKeySequence(), [this] {
+    menuAction(file, tr("Open latent &session…"), QKeySequence(), [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Open a latent-walk session"), sidebar_->workspace(), tr("Sessions (*.json);;All files (*)"));
         if (!f.isEmpty()) openSession(f);
     });
     recentMenu_ = file->addMenu(tr("Recent runs"));
     rebuildRecentMenu();
-    close_ = add(file, tr("&Close run"), QKeySequence::Close, [this] { runs_->close(runs_->active()); });
+    close_ = menuAction(file, tr("&Close run"), QKeySequence::Close, [this] { runs_->close(runs_->active()); });
     file->addSeparator();
     // Settings…: the platform's key (Ctrl+, on most desktops), Ctrl+, where it has none.
     QKeySequence prefsKey(QKeySequence::Preferences);
     if (prefsKey.isEmpty()) prefsKey = QKeySequence(tr("Ctrl+,"));
-    QAction* prefs = add(file, tr("S&ettings…"), prefsKey, [this] { openSettings(); });
+    QAction* prefs = menuAction(file, tr("S&ettings…"), prefsKey, [this] { openSettings(); });
     prefs->setObjectName("settingsAction");
     prefs->setMenuRole(QAction::PreferencesRole);
     // Ctrl+Q spelled out: QKeySequence::Quit is empty without a desktop platform theme.
-    add(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
-    pause_ = add(runMenu, tr("&Pause"), QKeySequence(tr("Ctrl+P")), [this] {
+    menuAction(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
+    return {newRun, open, connectHostAction};
+}
+
+// Run: the active run's controls.
+void MainWindow::buildRunMenu(QMenu* runMenu) {
+    pause_ = menuAction(runMenu, tr("&Pause"), QKeySequence(tr("Ctrl+P")), [this] {
         if (RunSession* a = runs_->active()) a->sendCommand("pause");
     });
-    resume_ = add(runMenu, tr("&Resume"), QKeySequence(tr("Ctrl+R")), [this] {
+    resume_ = menuAction(runMenu, tr("&Resume"), QKeySequence(tr("Ctrl+R")), [this] {
         if (RunSession* a = runs_->active()) a->sendCommand("resume");
     });
-    stop_ = add(runMenu, tr("&Stop"), QKeySequence(tr("Ctrl+.")), [this] {
+    stop_ = menuAction(runMenu, tr("&Stop"), QKeySequence(tr("Ctrl+.")), [this] {
         if (!runs_->active() ||
             QMessageBox::question(this, tr("Stop the run"),
                                   tr("Stop %1? It writes a last checkpoint and ends; you can resume it later with --resume.").arg(runs_->active()->title())) !=
@@ -329,13 +345,13 @@ void MainWindow::buildActions() {
             return;
         if (RunSession* a = runs_->active()) a->sendCommand("stop");  // (the run may have been closed meanwhile)
     });
-    checkpoint_ = add(runMenu, tr("&Checkpoint now"), QKeySequence(tr("Ctrl+K")), [this] {
+    checkpoint_ = menuAction(runMenu, tr("&Checkpoint now"), QKeySequence(tr("Ctrl+K")), [this] {
         if (RunSession* a = runs_->active()) a->sendCommand("checkpoint-now");
     });
-    sample_ = add(runMenu, tr("Sample &grid now"), QKeySequence(tr("Ctrl+G")), [this] {
+    sample_ = menuAction(runMenu, tr("Sample &grid now"), QKeySequence(tr("Ctrl+G")), [this] {
         if (RunSession* a = runs_->active()) a->sendCommand("sample-now");
     });
-    setLr_ = add(runMenu, tr("Set &learning rate…"), QKeySequence(tr("Ctrl+L")), [this] {
+    setLr_ = menuAction(runMenu, tr("Set &learning rate…"), QKeySequence(tr("Ctrl+L")), [this] {
         if (!runs_->active()) return;
         const double current = runs_->active()->series().lastValue(Metric::Lr);
         bool ok = false;
@@ -343,14 +359,18 @@ void MainWindow::buildActions() {
                                                   std::isfinite(current) ? current : 2e-4, 1e-8, 10, 8, &ok, Qt::WindowFlags(), 1e-5);
         if (RunSession* a = runs_->active(); ok && a) a->sendCommand("set-lr", lr);
     });
-    QAction* refresh = add(view, tr("&Refresh runs"), QKeySequence::Refresh, [this] {
+}
+
+// View: pages, docks, full screen, theme. Returns the System-and-cost toggle (on the toolbar too).
+QAction* MainWindow::buildViewMenu(QMenu* view) {
+    QAction* refresh = menuAction(view, tr("&Refresh runs"), QKeySequence::Refresh, [this] {
         sidebar_->refresh();
         for (RemoteHost* h : runs_->hosts()->hosts()) h->refresh();
     });
-    add(view, tr("&Dashboard"), QKeySequence(tr("Ctrl+1")), [this] { tabs_->setCurrentIndex(0); });
-    add(view, tr("&Sample grids"), QKeySequence(tr("Ctrl+2")), [this] { tabs_->setCurrentIndex(1); });
-    add(view, tr("&Checkpoints"), QKeySequence(tr("Ctrl+3")), [this] { tabs_->setCurrentWidget(checkpoints_); });
-    add(view, tr("&Explorer"), QKeySequence(tr("Ctrl+4")), [this] { showExplorer(); });
+    menuAction(view, tr("&Dashboard"), QKeySequence(tr("Ctrl+1")), [this] { tabs_->setCurrentIndex(0); });
+    menuAction(view, tr("&Sample grids"), QKeySequence(tr("Ctrl+2")), [this] { tabs_->setCurrentIndex(1); });
+    menuAction(view, tr("&Checkpoints"), QKeySequence(tr("Ctrl+3")), [this] { tabs_->setCurrentWidget(checkpoints_); });
+    menuAction(view, tr("&Explorer"), QKeySequence(tr("Ctrl+4")), [this] { showExplorer(); });
     view->addSeparator();
     QAction* runsToggle = runsDock_->toggleViewAction();
     runsToggle->setText(tr("R&uns panel"));
@@ -361,7 +381,7 @@ void MainWindow::buildActions() {
     systemToggle->setShortcut(QKeySequence(tr("Ctrl+Shift+Y")));
     systemToggle->setObjectName("systemToggle");
     view->addAction(systemToggle);
-    QAction* fullScreen = add(view, tr("&Full screen"), QKeySequence::FullScreen, [this](bool on) { on ? showFullScreen() : showNormal(); });
+    QAction* fullScreen = menuAction(view, tr("&Full screen"), QKeySequence::FullScreen, [this](bool on) { on ? showFullScreen() : showNormal(); });
     fullScreen->setCheckable(true);
     auto* themeMenu = view->addMenu(tr("&Theme"));
     themeMenu->setObjectName("themeMenu");
@@ -378,12 +398,16 @@ void MainWindow::buildActions() {
         themeGroup_->addAction(a);
         connect(a, &QAction::triggered, this, [this, mode] { applyTheme(mode); });
     }
-    QAction* keys = add(help, tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { showShortcuts(); });
+    icons_->attach(refresh, "view-refresh");
+    return systemToggle;
+}
+
+void MainWindow::buildHelpMenu(QMenu* help) {
+    QAction* keys = menuAction(help, tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { showShortcuts(); });
     keys->setShortcuts({QKeySequence(Qt::Key_F1), QKeySequence(tr("Ctrl+/"))});
     keys->setObjectName("shortcutsAction");
     icons_->attach(keys, "help-keyboard-shortcuts");
-    icons_->attach(refresh, "view-refresh");
-    add(help, tr("&About StreetGAN Studio"), QKeySequence(), [this] {
+    menuAction(help, tr("&About StreetGAN Studio"), QKeySequence(), [this] {
         QMessageBox::about(
             this, tr("About StreetGAN Studio"),
             tr("<h3>StreetGAN Studio %1</h3><p>Train DCGAN models on street-level photos, here or on a remote GPU box, watch "
@@ -391,6 +415,13 @@ void MainWindow::buildActions() {
                "version 3 or later.</p>")
                 .arg(QApplication::applicationVersion().toHtmlEscaped(), TrainerLocator::trainer().toHtmlEscaped(), QString::fromLatin1(qVersion())));
     });
+}
+
+void MainWindow::buildToolBar(const QList<QAction*>& fileTools, QAction* systemToggle) {
+    QToolBar* tb = toolBar_;
+    QAction* newRun = fileTools.value(0);
+    QAction* open = fileTools.value(1);
+    QAction* connectHostAction = fileTools.value(2);
     for (QAction* a : {newRun, open, connectHostAction}) tb->addAction(a);
     tb->addSeparator();
     for (QAction* a : {pause_, resume_, stop_, checkpoint_, sample_}) tb->addAction(a);

@@ -12,6 +12,7 @@
 #include <memory>
 
 class QAction;
+class QKeySequence;
 class QLabel;
 class QProgressBar;
 class QStackedWidget;
@@ -113,6 +114,14 @@ private:
     void buildCentre();  ///< the welcome page and the tabs of pages
     void buildStatusBar();
     void buildActions();  ///< menus and toolbar
+    QList<QAction*> buildFileMenu(QMenu* file);
+    void buildRunMenu(QMenu* runMenu);
+    QAction* buildViewMenu(QMenu* view);
+    void buildHelpMenu(QMenu* help);
+    void buildToolBar(const QList<QAction*>& fileTools, QAction* systemToggle);
+    /// A menu entry with `key`, calling `slot` (QAction::triggered).
+    template <typename Slot>
+    QAction* menuAction(QMenu* m, const QString& text, const QKeySequence& key, Slot slot);
     /// The sidebar, hosts, dashboard and cost panel to the window and the settings.
     void wirePages();
     /// The runs folder at start: `workspace` (--workspace), else the remembered one, ...

@@ -97,7 +97,24 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     layout->addWidget(card(tr("Explore"), tr("Browse checkpoints, walk through the latent space, export GIF, PNG or video."), {demo}));
     layout->addSpacing(6);
 
-    // First start: the runs folder, pre-filled and changeable (no modal dialog).
+    layout->addWidget(buildFolderBox());
+    layout->addWidget(buildRecentBox());
+
+    auto act = [this](QPushButton* b, void (WelcomePage::*signal)()) {
+        connect(b, &QPushButton::clicked, this, [this, signal] {
+            if (acceptFolder()) emit(this->*signal)();
+        });
+    };
+    act(tiny, &WelcomePage::tinyRunRequested);
+    act(newRun, &WelcomePage::newRunRequested);
+    act(connectBox, &WelcomePage::connectRequested);
+    act(open, &WelcomePage::openRunRequested);
+    act(demo, &WelcomePage::exploreDemoRequested);
+    updateMode();
+}
+
+// First start: the runs folder, pre-filled and changeable (no modal dialog).
+QWidget* WelcomePage::buildFolderBox() {
     folderBox_ = new QWidget;
     auto* fl = new QVBoxLayout(folderBox_);
     fl->setContentsMargins(0, 0, 0, 0);
@@ -123,9 +140,14 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     error_->setFont(ef);
     error_->hide();
     fl->addWidget(error_);
-    layout->addWidget(folderBox_);
 
-    // Later starts: the recent runs.
+    connect(change, &QPushButton::clicked, this, [this] { changeFolder(); });
+    connect(folder_, &QLineEdit::textEdited, this, [this] { showError({}); });
+    return folderBox_;
+}
+
+// Later starts: the recent runs.
+QWidget* WelcomePage::buildRecentBox() {
     recentBox_ = new QWidget;
     auto* rl = new QVBoxLayout(recentBox_);
     rl->setContentsMargins(0, 0, 0, 0);
@@ -143,21 +165,8 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     folderHint_->setWordWrap(true);
     rl->addSpacing(6);
     rl->addWidget(folderHint_);
-    layout->addWidget(recentBox_);
 
-    connect(change, &QPushButton::clicked, this, [this] { changeFolder(); });
-    connect(folder_, &QLineEdit::textEdited, this, [this] { showError({}); });
-    auto act = [this](QPushButton* b, void (WelcomePage::*signal)()) {
-        connect(b, &QPushButton::clicked, this, [this, signal] {
-            if (acceptFolder()) emit(this->*signal)();
-        });
-    };
-    act(tiny, &WelcomePage::tinyRunRequested);
-    act(newRun, &WelcomePage::newRunRequested);
-    act(connectBox, &WelcomePage::connectRequested);
-    act(open, &WelcomePage::openRunRequested);
-    act(demo, &WelcomePage::exploreDemoRequested);
-    updateMode();
+    return recentBox_;
 }
 
 QWidget* WelcomePage::card(const QString& title, const QString& text, const QList<QPushButton*>& buttons) {

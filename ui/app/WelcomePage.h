@@ -55,6 +55,8 @@ signals:
     void workspaceChosen(const QString& dir);
 
 private:
+    QWidget* buildFolderBox();
+    QWidget* buildRecentBox();
     QWidget* card(const QString& title, const QString& text, const QList<QPushButton*>& buttons);
     /// First start: makes the folder and emits workspaceChosen; false (and the error shown) when it
     /// cannot be made. Later starts: true.

@@ -28,6 +28,13 @@ namespace streetgan::ui {
 
 DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     auto* top = new QVBoxLayout(this);
+    top->addLayout(buildControls());
+    top->addWidget(buildViews(), 1);
+    restoreControls();
+}
+
+// x axis, smoothing, log y, reset and export, over the plots.
+QHBoxLayout* DashboardPage::buildControls() {
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("x:")));
     xMode_ = new QComboBox;
@@ -67,10 +74,15 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     exportButton->setMenu(menu);
     controls->addWidget(exportButton);
     controls->addStretch();
-    top->addLayout(controls);
+    connect(reset, &QPushButton::clicked, this, [this] {
+        for (auto* p : allPanels()) p->resetView();
+    });
+    return controls;
+}
 
-    // The run's own plots, and the Scalars tab with the checkpoint metrics (SWD, FID, ...) and a
-    // TensorBoard run's other tags.
+// The run's own plots, and the Scalars tab with the checkpoint metrics (SWD, FID, ...) and a
+// TensorBoard run's other tags.
+QTabWidget* DashboardPage::buildViews() {
     views_ = new QTabWidget;
     views_->setDocumentMode(true);
     auto* training = new QWidget;
@@ -84,7 +96,6 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(scalars_);
     views_->addTab(scroll, tr("Scalars"));
-    top->addWidget(views_, 1);
     const QVector<QPair<QString, QVector<Metric>>> specs = {
         {tr("Loss"), {Metric::LossD, Metric::LossG}}, {tr("D outputs"), {Metric::DX, Metric::DGz1, Metric::DGz2}},
         {tr("Images/s"), {Metric::ImgPerS}},          {tr("Data wait (fraction of step time)"), {Metric::DataWait}},
@@ -105,7 +116,11 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     grid->setRowStretch(0, 3);
     grid->setRowStretch(1, 2);
 
-    // The controls persist (QSettings "dashboard/...").
+    return views_;
+}
+
+// The controls persist (QSettings "dashboard/..."): restored, then saved on each change.
+void DashboardPage::restoreControls() {
     QSettings settings;
     xMode_->setCurrentIndex(std::clamp(settings.value("dashboard/xMode", 0).toInt(), 0, xMode_->count() - 1));
     smoothing_->setValue(std::clamp(settings.value("dashboard/smoothing", 0).toInt(), 0, 99));
@@ -137,9 +152,6 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
             p->setLogY(on);
             p->replot();
         }
-    });
-    connect(reset, &QPushButton::clicked, this, [this] {
-        for (auto* p : allPanels()) p->resetView();
     });
 }
 

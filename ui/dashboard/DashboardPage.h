@@ -22,6 +22,7 @@ class QCheckBox;
 class QSlider;
 class QLabel;
 class QTabWidget;
+class QHBoxLayout;
 
 namespace streetgan::ui {
 
@@ -69,6 +70,9 @@ signals:
     void plottedChanged(const QString& runKey, bool on);
 
 private:
+    QHBoxLayout* buildControls();
+    QTabWidget* buildViews();
+    void restoreControls();
     void onAppended(RunSession* s, qsizetype from);
     void linkXRange(PlotPanel* p);
     QVector<PlotPanel*> panels_;

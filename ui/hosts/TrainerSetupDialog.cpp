@@ -103,28 +103,7 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     methods_->addButton(source, TrainerSetupRequest::Source);
     for (auto* b : {noRoot, sudo, bundle, source}) layout->addWidget(b);
 
-    auto* form = new QFormLayout;
-    prefix_ = new QLineEdit("~/.local", this);
-    form->addRow(tr("Install prefix on the host:"), prefix_);
-    debFile_ = fileRow(this, form, tr("Trainer package (.deb):"), tr("Debian packages (*.deb)"));
-    bundleFile_ = fileRow(this, form, tr("Trainer bundle:"), tr("Trainer bundles (streetgan-trainer-bundle-*.tar.gz)"));
-    tarball_ = fileRow(this, form, tr("Source tarball:"), tr("Tarballs (*.tar.gz *.tgz)"));
-    // Pre-filled with the files the app's package carries (share/streetgan/remote/) when present.
-    debFile_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-trainer_<version>_<arch>.deb"));
-    tarball_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-source.tar.gz"));
-    bundleFile_->setPlaceholderText(
-        tr("chosen for the host's torch when the host is checked, or Browse… for streetgan-trainer-bundle-torch<version>-*.tar.gz"));
-    envKind_ = new QComboBox(this);
-    envKind_->addItem(tr("Python interpreter (empty: python3)"), int(BuildEnvironment::Kind::Python));
-    envKind_->addItem(tr("conda environment (name)"), int(BuildEnvironment::Kind::Conda));
-    envKind_->addItem(tr("venv (folder)"), int(BuildEnvironment::Kind::Venv));
-    envKind_->addItem(tr("LibTorch (folder)"), int(BuildEnvironment::Kind::LibTorch));
-    envValue_ = new QLineEdit(this);
-    auto* envRow = new QHBoxLayout;
-    envRow->addWidget(envKind_);
-    envRow->addWidget(envValue_, 1);
-    form->addRow(tr("PyTorch to use:"), envRow);
-    layout->addLayout(form);
+    layout->addLayout(buildForm());
 
     log_ = new QPlainTextEdit(this);
     log_->setObjectName("setupLog");
@@ -141,17 +120,7 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     result_->setWordWrap(true);
     result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(result_);
-    auto* buttons = new QHBoxLayout;
-    start_ = new QPushButton(tr("Set up"), this);
-    cancel_ = new QPushButton(tr("Cancel"), this);
-    auto* close = new QPushButton(tr("Close"), this);
-    buttons->addStretch(1);
-    for (auto* b : {start_, cancel_, close}) buttons->addWidget(b);
-    layout->addLayout(buttons);
-    cancel_->setEnabled(false);
-    connect(start_, &QPushButton::clicked, this, [this] { start(); });
-    connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
-    connect(close, &QPushButton::clicked, this, [this] { reject(); });
+    layout->addLayout(buildButtons());
     connect(methods_, &QButtonGroup::idClicked, this, [this](int) {
         chosen_ = true;
         updateChoices();
@@ -173,6 +142,47 @@ TrainerSetupDialog::TrainerSetupDialog(RemoteHost* host, QWidget* parent) : QDia
     chosen_ = false;  // the default above is no choice; a remembered one (below) is
     loadSettings();
     resize(720, 560);
+}
+
+// Where to install, the files to upload (pre-filled with those the app's package carries), and
+// the PyTorch a build uses.
+QFormLayout* TrainerSetupDialog::buildForm() {
+    auto* form = new QFormLayout;
+    prefix_ = new QLineEdit("~/.local", this);
+    form->addRow(tr("Install prefix on the host:"), prefix_);
+    debFile_ = fileRow(this, form, tr("Trainer package (.deb):"), tr("Debian packages (*.deb)"));
+    bundleFile_ = fileRow(this, form, tr("Trainer bundle:"), tr("Trainer bundles (streetgan-trainer-bundle-*.tar.gz)"));
+    tarball_ = fileRow(this, form, tr("Source tarball:"), tr("Tarballs (*.tar.gz *.tgz)"));
+    debFile_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-trainer_<version>_<arch>.deb"));
+    tarball_->setPlaceholderText(tr("none installed with this app: Browse… for streetgan-source.tar.gz"));
+    bundleFile_->setPlaceholderText(
+        tr("chosen for the host's torch when the host is checked, or Browse… for streetgan-trainer-bundle-torch<version>-*.tar.gz"));
+    envKind_ = new QComboBox(this);
+    envKind_->addItem(tr("Python interpreter (empty: python3)"), int(BuildEnvironment::Kind::Python));
+    envKind_->addItem(tr("conda environment (name)"), int(BuildEnvironment::Kind::Conda));
+    envKind_->addItem(tr("venv (folder)"), int(BuildEnvironment::Kind::Venv));
+    envKind_->addItem(tr("LibTorch (folder)"), int(BuildEnvironment::Kind::LibTorch));
+    envValue_ = new QLineEdit(this);
+    auto* envRow = new QHBoxLayout;
+    envRow->addWidget(envKind_);
+    envRow->addWidget(envValue_, 1);
+    form->addRow(tr("PyTorch to use:"), envRow);
+    return form;
+}
+
+// Set up, Cancel, Close.
+QHBoxLayout* TrainerSetupDialog::buildButtons() {
+    auto* buttons = new QHBoxLayout;
+    start_ = new QPushButton(tr("Set up"), this);
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    auto* close = new QPushButton(tr("Close"), this);
+    buttons->addStretch(1);
+    for (auto* b : {start_, cancel_, close}) buttons->addWidget(b);
+    cancel_->setEnabled(false);
+    connect(start_, &QPushButton::clicked, this, [this] { start(); });
+    connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
+    connect(close, &QPushButton::clicked, this, [this] { reject(); });
+    return buttons;
 }
 
 TrainerSetupDialog::~TrainerSetupDialog() {
@@ -266,39 +276,8 @@ QString TrainerSetupDialog::logText() const { return log_->toPlainText(); }
 bool TrainerSetupDialog::start() {
     if (thread_ || !host_) return false;
     const TrainerSetupRequest r = request();
-    const bool source = r.method == TrainerSetupRequest::Source;
-    if (r.method == TrainerSetupRequest::Bundle) {
-        if (r.file.isEmpty()) {
-            const auto dirs = RemoteTrainerSetup::bundledDirs(QCoreApplication::applicationDirPath().toStdString());
-            result_->setText(tr("No trainer bundle chosen: none for the host's torch in %1/, %2/ or %3; Browse… for one, "
-                                "or build from source")
-                                 .arg(QString::fromStdString(dirs[0]), QString::fromStdString(dirs[1]), kBundlesEnv));
-            return false;
-        }
-        if (r.python.isEmpty()) {
-            result_->setText(tr("A bundle runs against a Python's torch: name the Python interpreter or the venv (for a conda env, its bin/python)."));
-            return false;
-        }
-    } else if (r.file.isEmpty()) {
-        const char* env = source ? kSourceEnv : kDebEnv;
-        const char* name = source ? kSourceName : kDebName;
-        try {
-            RemoteTrainerSetup::locateBundled(QCoreApplication::applicationDirPath().toStdString(), env, name);
-            result_->setText(QString::fromStdString(RemoteTrainerSetup::missingBundleMessage(QCoreApplication::applicationDirPath().toStdString(), env, name)));
-        } catch (const std::exception& e) {
-            result_->setText(QString::fromStdString(e.what()));
-        }
-        return false;
-    }
-    if (!QFileInfo(r.file).isFile()) {
-        result_->setText(tr("%1 is not a file: choose the %2 to upload.")
-                             .arg(r.file, source                                    ? tr("source tarball")
-                                          : r.method == TrainerSetupRequest::Bundle ? tr("trainer bundle")
-                                                                                    : tr("streetgan-trainer .deb")));
-        return false;
-    }
-    if (source && r.environment.kind != BuildEnvironment::Kind::Python && r.environment.value.empty()) {
-        result_->setText(tr("Name the %1 to build against.").arg(envKind_->currentText()));
+    if (const QString missing = missingChoice(r); !missing.isEmpty()) {
+        result_->setText(missing);
         return false;
     }
     saveSettings();
@@ -306,6 +285,43 @@ bool TrainerSetupDialog::start() {
     result_->setText(tr("working…"));
     start_->setEnabled(false);
     cancel_->setEnabled(true);
+    startWorker(r);
+    return true;
+}
+
+// Why the set-up cannot start with the choices made (which file, where it was looked for), or "".
+QString TrainerSetupDialog::missingChoice(const TrainerSetupRequest& r) const {
+    const bool source = r.method == TrainerSetupRequest::Source;
+    if (r.method == TrainerSetupRequest::Bundle) {
+        if (r.file.isEmpty()) {
+            const auto dirs = RemoteTrainerSetup::bundledDirs(QCoreApplication::applicationDirPath().toStdString());
+            return tr("No trainer bundle chosen: none for the host's torch in %1/, %2/ or %3; Browse… for one, "
+                      "or build from source")
+                .arg(QString::fromStdString(dirs[0]), QString::fromStdString(dirs[1]), kBundlesEnv);
+        }
+        if (r.python.isEmpty()) return tr("A bundle runs against a Python's torch: name the Python interpreter or the venv (for a conda env, its bin/python).");
+    } else if (r.file.isEmpty()) {
+        const char* env = source ? kSourceEnv : kDebEnv;
+        const char* name = source ? kSourceName : kDebName;
+        try {
+            RemoteTrainerSetup::locateBundled(QCoreApplication::applicationDirPath().toStdString(), env, name);
+            return QString::fromStdString(RemoteTrainerSetup::missingBundleMessage(QCoreApplication::applicationDirPath().toStdString(), env, name));
+        } catch (const std::exception& e) {
+            return QString::fromStdString(e.what());
+        }
+    }
+    if (!QFileInfo(r.file).isFile())
+        return tr("%1 is not a file: choose the %2 to upload.")
+            .arg(r.file, source                                    ? tr("source tarball")
+                         : r.method == TrainerSetupRequest::Bundle ? tr("trainer bundle")
+                                                                   : tr("streetgan-trainer .deb"));
+    if (source && r.environment.kind != BuildEnvironment::Kind::Python && r.environment.value.empty())
+        return tr("Name the %1 to build against.").arg(envKind_->currentText());
+    return {};
+}
+
+// The set-up on a TrainerSetupWorker of its own thread; its output, progress and result here.
+void TrainerSetupDialog::startWorker(const TrainerSetupRequest& r) {
     thread_ = new QThread(this);
     worker_ = new TrainerSetupWorker(host_->sshOptions());
     worker_->moveToThread(thread_);
@@ -345,7 +361,6 @@ bool TrainerSetupDialog::start() {
     connect(worker_, &TrainerSetupWorker::probed, this, [this](const TrainerStatus& s) { showStatus(s); });
     thread_->start();
     QMetaObject::invokeMethod(worker_, [w = worker_, r] { w->run(r); });
-    return true;
 }
 
 void TrainerSetupDialog::finish(bool ok, bool cancelled, const QString& message, const QString& trainer) {

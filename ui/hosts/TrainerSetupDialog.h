@@ -19,6 +19,8 @@
 
 class QButtonGroup;
 class QComboBox;
+class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -71,6 +73,10 @@ protected:
     void reject() override;
 
 private:
+    QString missingChoice(const TrainerSetupRequest& r) const;
+    void startWorker(const TrainerSetupRequest& r);
+    QFormLayout* buildForm();
+    QHBoxLayout* buildButtons();
     void updateChoices();
     void loadSettings();
     void saveSettings() const;

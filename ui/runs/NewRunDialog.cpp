@@ -27,47 +27,8 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QS
     }
     layout->addLayout(presets);
     auto* form = new QFormLayout;
-    target_ = new QComboBox;
-    target_->addItems(targets);
-    // Hosts that cannot train now stay listed, greyed, with the reason (not silently missing).
-    if (auto* items = qobject_cast<QStandardItemModel*>(target_->model()))
-        for (int i = 0; i < targets.size() && i < unavailable.size(); ++i) {
-            if (unavailable[i].isEmpty()) continue;
-            QStandardItem* item = items->item(i);
-            item->setText(tr("%1 — %2").arg(targets[i], unavailable[i]));
-            item->setToolTip(unavailable[i]);
-            item->setEnabled(false);
-            if (target_->currentIndex() == i) target_->setCurrentIndex(0);
-        }
-    name_ = new QLineEdit("run-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
-    preset_ = new QComboBox;
-    preset_->addItems({"tiny-32", "naive-64", "safe-64", "safe-128", "msls-128"});
-    dataKind_ = new QComboBox;
-    dataKind_->addItems({tr("Synthetic streets"), tr("Folder of photos"), tr("Archive (.zip, .tar, .tar.gz)"), tr("Packed cache")});
-    dataPath_ = new QLineEdit;
-    dataPath_->setPlaceholderText(tr("path on the machine that trains"));
-    browse_ = new QPushButton(tr("Browse…"));
-    auto* dataRow = new QHBoxLayout;
-    dataRow->addWidget(dataPath_, 1);
-    dataRow->addWidget(browse_);
-    steps_ = new QSpinBox;
-    steps_->setRange(1, 100000000);
-    batch_ = new QSpinBox;
-    batch_->setRange(1, 65536);
-    lr_ = new QDoubleSpinBox;
-    lr_->setDecimals(6);
-    lr_->setRange(0.000001, 1);
-    lr_->setSingleStep(0.0001);
-    device_ = new QComboBox;
-    device_->addItems({"auto", "cpu", "cuda"});
-    loaderThreads_ = new QSpinBox;
-    loaderThreads_->setRange(1, 256);
-    logEvery_ = new QSpinBox;
-    logEvery_->setRange(1, 1000000);
-    sampleEvery_ = new QSpinBox;
-    sampleEvery_->setRange(0, 10000000);
-    checkpointEvery_ = new QSpinBox;
-    checkpointEvery_->setRange(0, 10000000);
+    buildTarget(targets, unavailable);
+    QHBoxLayout* dataRow = buildFields();
     form->addRow(tr("Train on:"), target_);
     form->addRow(tr("Run name:"), name_);
     form->addRow(tr("Model preset:"), preset_);
@@ -104,6 +65,56 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QS
     });
     applyPreset("tiny-cpu");
     syncData();
+}
+
+// "Train on": this computer and the hosts; those that cannot train now stay listed, greyed, with
+// the reason (not silently missing).
+void NewRunDialog::buildTarget(const QStringList& targets, const QStringList& unavailable) {
+    target_ = new QComboBox;
+    target_->addItems(targets);
+    if (auto* items = qobject_cast<QStandardItemModel*>(target_->model()))
+        for (int i = 0; i < targets.size() && i < unavailable.size(); ++i) {
+            if (unavailable[i].isEmpty()) continue;
+            QStandardItem* item = items->item(i);
+            item->setText(tr("%1 — %2").arg(targets[i], unavailable[i]));
+            item->setToolTip(unavailable[i]);
+            item->setEnabled(false);
+            if (target_->currentIndex() == i) target_->setCurrentIndex(0);
+        }
+}
+
+// The run's settings; returns the data path's row (its field and Browse).
+QHBoxLayout* NewRunDialog::buildFields() {
+    name_ = new QLineEdit("run-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
+    preset_ = new QComboBox;
+    preset_->addItems({"tiny-32", "naive-64", "safe-64", "safe-128", "msls-128"});
+    dataKind_ = new QComboBox;
+    dataKind_->addItems({tr("Synthetic streets"), tr("Folder of photos"), tr("Archive (.zip, .tar, .tar.gz)"), tr("Packed cache")});
+    dataPath_ = new QLineEdit;
+    dataPath_->setPlaceholderText(tr("path on the machine that trains"));
+    browse_ = new QPushButton(tr("Browse…"));
+    auto* dataRow = new QHBoxLayout;
+    dataRow->addWidget(dataPath_, 1);
+    dataRow->addWidget(browse_);
+    steps_ = new QSpinBox;
+    steps_->setRange(1, 100000000);
+    batch_ = new QSpinBox;
+    batch_->setRange(1, 65536);
+    lr_ = new QDoubleSpinBox;
+    lr_->setDecimals(6);
+    lr_->setRange(0.000001, 1);
+    lr_->setSingleStep(0.0001);
+    device_ = new QComboBox;
+    device_->addItems({"auto", "cpu", "cuda"});
+    loaderThreads_ = new QSpinBox;
+    loaderThreads_->setRange(1, 256);
+    logEvery_ = new QSpinBox;
+    logEvery_->setRange(1, 1000000);
+    sampleEvery_ = new QSpinBox;
+    sampleEvery_->setRange(0, 10000000);
+    checkpointEvery_ = new QSpinBox;
+    checkpointEvery_->setRange(0, 10000000);
+    return dataRow;
 }
 
 void NewRunDialog::applyPreset(const QString& name) {

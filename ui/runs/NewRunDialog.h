@@ -11,6 +11,7 @@ class QLineEdit;
 class QSpinBox;
 class QDoubleSpinBox;
 class QPushButton;
+class QHBoxLayout;
 
 namespace streetgan::ui {
 
@@ -31,6 +32,8 @@ public:
     static QStringList tinyRunArguments(const QString& runDir);
 
 private:
+    void buildTarget(const QStringList& targets, const QStringList& unavailable);
+    QHBoxLayout* buildFields();
     QComboBox *target_, *preset_, *dataKind_, *device_;
     QLineEdit *name_, *dataPath_;
     QPushButton* browse_;
