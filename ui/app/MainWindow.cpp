@@ -16,7 +16,6 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
@@ -55,6 +54,7 @@
 #include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
+#include "runs/LocalRunStarter.h"
 #include "runs/NewRunDialog.h"
 #include "runs/OpenRuns.h"
 #include "runs/RunSession.h"
@@ -87,6 +87,7 @@ MainWindow::MainWindow(const QString& workspace, QWidget* parent)
     buildActions();
     wirePages();
     wireRuns();
+    wireLocalStarts();
     const bool restored = restoreGeometry(settings_->windowGeometry());
     restoreState(settings_->windowState());
     fitToScreen(!restored);
@@ -694,34 +695,29 @@ QString MainWindow::connectionText() const { return connection_->text(); }
 RunSession* MainWindow::activeSession() const { return runs_->active(); }
 
 void MainWindow::startLocalRun(const QStringList& args) {
-    auto* p = new QProcess(this);
     progress_->setVisible(true);
     progress_->setRange(0, 0);
     progress_->setFormat(tr("starting the trainer…"));
     showStatus(tr("Starting the trainer…"));
-    connect(p, &QProcess::finished, this, [this, p](int code, QProcess::ExitStatus) {
+    starter_->start(args);
+}
+
+void MainWindow::wireLocalStarts() {
+    starter_ = new LocalRunStarter(this);
+    connect(starter_, &LocalRunStarter::started, this, [this](const QString& runDir) {
         progress_->setVisible(false);
-        const QString out = QString::fromLocal8Bit(p->readAllStandardOutput()).trimmed();
-        const QString err = QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
-        p->deleteLater();
-        if (code != 0 || out.isEmpty()) {
-            const QString m = err.isEmpty() ? tr("streetgan-trainer start exited with code %1").arg(code) : err;
-            emit runStartFailed(m);
-            showError(tr("The trainer did not start: %1").arg(m), tr("Check the options of the run (and trainer.log in its folder), then try again."));
-            return;
-        }
         sidebar_->refresh();
-        openLocalRun(out.split('\n').last().trimmed());
+        openLocalRun(runDir);
     });
-    connect(p, &QProcess::errorOccurred, this, [this, p](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart) return;
+    connect(starter_, &LocalRunStarter::failed, this, [this](const QString& m, bool notRun) {
         progress_->setVisible(false);
-        emit runStartFailed(p->errorString());
-        showError(tr("Cannot run %1: %2").arg(p->program(), p->errorString()),
-                  tr("Install streetgan-trainer next to streetgan, or set STREETGAN_TRAINER to its path."));
-        p->deleteLater();
+        emit runStartFailed(m);
+        if (notRun)
+            showError(tr("Cannot run %1: %2").arg(LocalRunStarter::program(), m),
+                      tr("Install streetgan-trainer next to streetgan, or set STREETGAN_TRAINER to its path."));
+        else
+            showError(tr("The trainer did not start: %1").arg(m), tr("Check the options of the run (and trainer.log in its folder), then try again."));
     });
-    p->start(TrainerLocator::trainer(), QStringList{"start", "--detach"} + args);
 }
 
 void MainWindow::startTinyRun() {

@@ -34,6 +34,7 @@ class ThemeManager;
 class DashboardPage;
 class ExplorerPage;
 class HostListModel;
+class LocalRunStarter;
 class OpenRuns;
 class RemoteHost;
 class RunAlerts;
@@ -128,6 +129,8 @@ private:
     void useStartWorkspace(const QString& workspace);
     /// The window's reactions to the open runs (OpenRuns' signals).
     void wireRuns();
+    /// Runs started on this computer (LocalRunStarter): opened when they run, else one error.
+    void wireLocalStarts();
     /// Pages, panels, title and actions follow the active run.
     void showActive(RunSession* s);
     /// Hands the open run's state and step/total (its own events) to the sidebar.
@@ -163,7 +166,8 @@ private:
     std::unique_ptr<AppSettings> settings_;
     WelcomePage* welcome_ = nullptr;           ///< the centre's page while no run is open
     QPointer<SettingsDialog> settingsDialog_;  ///< while open
-    QSet<QString> tensorBoardOffered_;         ///< hosts (identities) whose TensorBoard dialog opened by itself
+    LocalRunStarter* starter_ = nullptr;
+    QSet<QString> tensorBoardOffered_;  ///< hosts (identities) whose TensorBoard dialog opened by itself
     SshPrompter* prompter_;
     /// The open runs and the hosts; destroyed before the pages that show them (members go before
     /// the child widgets).
