@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "base/latent/ExportFormat.h"
 #include "base/latent/LatentSession.h"
 #include "base/util/ContentHash.h"
 #include "base/util/Errors.h"
@@ -20,7 +21,7 @@ CLI::App* RenderCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("render", "Render a latent-walk session to a GIF, PNG grid, MP4 or PNG sequence folder");
     a->add_option("--session", session_, "Session JSON file (docs/cli.md, \"Session file\")")->required();
     a->add_option("--checkpoint", checkpoint_, "Checkpoint to use instead of the session's");
-    a->add_option("--out", out_, "FILE.gif | FILE.png (grid of all frames) | FILE.mp4 | DIR (PNG sequence)")->required();
+    a->add_option("--out", out_, ExportFormat::choices() + ": the format follows the extension (FILE.png: a grid of every frame)")->required();
     a->add_option("--device", device_, "cpu | cuda | auto");
     a->add_option("--threads", threads_, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
     addGeneratorOption(a, generator_);

@@ -118,7 +118,7 @@ QFormLayout* ExportDialog::buildForm(const LatentSession& session) {
     summary_->setFont(bold);
     form->addRow(tr("Output"), summary_);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString p = QFileDialog::getSaveFileName(this, tr("Export walk"), path_->text(), tr("GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4)"));
+        const QString p = QFileDialog::getSaveFileName(this, tr("Export walk"), path_->text(), QString::fromStdString(ExportFormat::fileFilters()));
         if (!p.isEmpty()) setOutputPath(p);
     });
     return form;
@@ -208,15 +208,15 @@ ExportDialog::~ExportDialog() {
 }
 
 ExportDialog::Format ExportDialog::formatFor(const QString& path) {
-    if (path.trimmed().isEmpty()) return Format::Invalid;
-    const QFileInfo info(path);
-    const QString ext = info.suffix().toLower();
-    if (ext == "gif") return Format::Gif;
-    if (ext == "png") return Format::PngGrid;
-    if (ext == "mp4") return Format::Mp4;
-    if (ext.isEmpty() || info.isDir() || path.endsWith('/')) return Format::PngSequence;
-    return Format::Invalid;
+    if (path.trimmed().isEmpty()) return std::nullopt;
+    return ExportFormat::forPath(path.toStdString());
 }
+
+namespace {
+
+QString choices() { return QString::fromStdString(ExportFormat::choices()); }
+
+}  // namespace
 
 void ExportDialog::setOutputPath(const QString& path) { path_->setText(path); }
 QString ExportDialog::outputPath() const { return path_->text().trimmed(); }
@@ -224,11 +224,10 @@ QString ExportDialog::errorLine() const { return error_->text(); }
 
 void ExportDialog::updateFormat() {
     const Format f = formatFor(outputPath());
-    const char* names[] = {"", "GIF animation", "PNG grid of every frame", "PNG sequence (one file per frame in the folder)", "MP4 video (H.264)"};
-    format_->setText(f == Format::Invalid && !outputPath().isEmpty() ? tr("unknown: use .gif, .png, .mp4 or a folder") : tr(names[static_cast<int>(f)]));
-    gifGroup_->setEnabled(f == Format::Gif);
-    gridGroup_->setEnabled(f == Format::PngGrid);
-    export_->setEnabled(!isRunning() && f != Format::Invalid);
+    format_->setText(f ? tr(ExportFormat::of(*f).label) : outputPath().isEmpty() ? QString() : tr("unknown: use %1").arg(choices()));
+    gifGroup_->setEnabled(f == ExportFormat::Kind::Gif);
+    gridGroup_->setEnabled(f == ExportFormat::Kind::PngGrid);
+    export_->setEnabled(!isRunning() && f.has_value());
     updateSummary();
 }
 
@@ -241,33 +240,31 @@ QString ExportDialog::summary(const LatentSession& s, Format format) {
     const int64_t frames = s.frameCount();
     const QString framesText = frames == 1 ? tr("1 frame") : tr("%1 frames").arg(frames);
     // GIF stores delays in centiseconds (GifWriter rounds ms / 10): its duration is the rounded one.
-    const int delayMs = format == Format::Gif ? static_cast<int>(std::lround(s.frameDelayMs / 10.0)) * 10 : s.frameDelayMs;
+    const int delayMs = format == ExportFormat::Kind::Gif ? static_cast<int>(std::lround(s.frameDelayMs / 10.0)) * 10 : s.frameDelayMs;
     const double seconds = static_cast<double>(frames) * delayMs / 1000.0;
     const QString duration =
         seconds < 60 ? tr("%1 s").arg(seconds, 0, 'f', 2) : tr("%1 min %2 s").arg(static_cast<int>(seconds / 60)).arg(std::fmod(seconds, 60.0), 0, 'f', 1);
     const QString timing = tr("%1 at %2 fps").arg(duration).arg(1000.0 / delayMs, 0, 'f', 1);
     const QString px = tr("%1 × %1 px").arg(s.size);
-    switch (format) {
-        case Format::Gif:
-            return tr("GIF · %1 · %2 · %3 · %4")
-                .arg(px, framesText, timing, s.gifLoopCount == 0 ? tr("loops forever") : tr("plays %1 times").arg(s.gifLoopCount));
-        case Format::Mp4:
-            return tr("MP4 · %1 · %2 · %3").arg(px, framesText, timing) +
-                   (s.size % 2 != 0 ? tr(" — MP4 needs an even size: use %1 or %2 px").arg(s.size - 1).arg(s.size + 1) : QString());
-        case Format::PngSequence:
-            return tr("PNG sequence · %1 files of %2 · %3 when played").arg(frames).arg(px, timing);
-        case Format::PngGrid: {
-            // ImageGrid::makeGrid's layout (torchvision's make_grid): min(nrow, N) columns,
-            // ceil(N / columns) rows, padding around every frame; one frame is the frame itself.
-            if (frames <= 1) return tr("PNG grid · %1 · %2 (a still image)").arg(px, framesText);
-            const int64_t cols = std::min<int64_t>(s.nrow, frames), rows = (frames + cols - 1) / cols;
-            const int64_t w = cols * (s.size + s.padding) + s.padding, h = rows * (s.size + s.padding) + s.padding;
-            return tr("PNG grid · %1 × %2 px (%3 × %4 frames of %5 px) · %6 (a still image)").arg(w).arg(h).arg(cols).arg(rows).arg(s.size).arg(framesText);
+    if (format) switch (*format) {
+            case ExportFormat::Kind::Gif:
+                return tr("GIF · %1 · %2 · %3 · %4")
+                    .arg(px, framesText, timing, s.gifLoopCount == 0 ? tr("loops forever") : tr("plays %1 times").arg(s.gifLoopCount));
+            case ExportFormat::Kind::Mp4:
+                return tr("MP4 · %1 · %2 · %3").arg(px, framesText, timing) +
+                       (s.size % 2 != 0 ? tr(" — MP4 needs an even size: use %1 or %2 px").arg(s.size - 1).arg(s.size + 1) : QString());
+            case ExportFormat::Kind::PngSequence:
+                return tr("PNG sequence · %1 files of %2 · %3 when played").arg(frames).arg(px, timing);
+            case ExportFormat::Kind::PngGrid: {
+                // ImageGrid::makeGrid's layout (torchvision's make_grid): min(nrow, N) columns,
+                // ceil(N / columns) rows, padding around every frame; one frame is the frame itself.
+                if (frames <= 1) return tr("PNG grid · %1 · %2 (a still image)").arg(px, framesText);
+                const int64_t cols = std::min<int64_t>(s.nrow, frames), rows = (frames + cols - 1) / cols;
+                const int64_t w = cols * (s.size + s.padding) + s.padding, h = rows * (s.size + s.padding) + s.padding;
+                return tr("PNG grid · %1 × %2 px (%3 × %4 frames of %5 px) · %6 (a still image)").arg(w).arg(h).arg(cols).arg(rows).arg(s.size).arg(framesText);
+            }
         }
-        case Format::Invalid:
-            break;
-    }
-    return tr("%1 · %2 · %3 (choose a .gif, .png or .mp4 path, or a folder)").arg(px, framesText, timing);
+    return tr("%1 · %2 · %3 (choose %4)").arg(px, framesText, timing, choices());
 }
 
 LatentSession ExportDialog::session() const {
@@ -295,9 +292,8 @@ void ExportDialog::fail(const QString& message) {
 bool ExportDialog::startExport() {
     if (isRunning()) return false;
     const QString out = outputPath();
-    if (formatFor(out) == Format::Invalid) {
-        fail(out.isEmpty() ? tr("Export: no output path; type one ending in .gif, .png or .mp4, or a folder")
-                           : tr("Export: '%1' has an unknown extension; use .gif, .png, .mp4 or a folder").arg(out));
+    if (!formatFor(out)) {
+        fail(out.isEmpty() ? tr("Export: no output path; type %1").arg(choices()) : tr("Export: '%1' has an unknown extension; use %2").arg(out, choices()));
         return false;
     }
     const LatentSession s = session();
@@ -318,7 +314,7 @@ void ExportDialog::cancelExport() {
 
 void ExportDialog::setRunning(bool running) {
     if (!running) request_ = -1;
-    export_->setEnabled(!running && formatFor(outputPath()) != Format::Invalid);
+    export_->setEnabled(!running && formatFor(outputPath()).has_value());
     cancel_->setText(running ? tr("Cancel") : tr("Close"));
     path_->setEnabled(!running);
 }

@@ -16,6 +16,9 @@
 
 #include <QDialog>
 
+#include <optional>
+
+#include "base/latent/ExportFormat.h"
 #include "base/latent/LatentSession.h"
 
 class QCheckBox;
@@ -36,7 +39,8 @@ class RenderClient;
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
-    enum class Format { Invalid, Gif, PngGrid, PngSequence, Mp4 };
+    /// A path's format (ExportFormat's table); nullopt for an empty path or another extension.
+    using Format = std::optional<ExportFormat::Kind>;
 
     ExportDialog(const QString& checkpoint, const LatentSession& session, QWidget* parent = nullptr);
     ~ExportDialog() override;

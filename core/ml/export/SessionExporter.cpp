@@ -41,19 +41,15 @@ bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(
 }  // namespace
 
 SessionExporter::Kind SessionExporter::kindOf(const std::string& out) {
-    std::string ext = fs::path(out).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (ext == ".gif") return Kind::Gif;
-    if (ext == ".png") return Kind::Png;
-    if (ext == ".mp4") return Kind::Mp4;
-    if (ext.empty() || out.back() == '/' || fs::is_directory(out)) return Kind::Dir;
-    throw ConfigError("--out '" + out + "' has the extension '" + ext + "'; use FILE.gif, FILE.png, FILE.mp4 or a folder for a PNG sequence");
+    if (const auto kind = ExportFormat::forPath(out)) return *kind;
+    throw ConfigError("--out '" + out + "' has the extension '" + fs::path(out).extension().string() + "'; use " + ExportFormat::choices());
 }
 
 void SessionExporter::checkOutput(const LatentSession& session, const std::string& out) {
     const Kind kind = kindOf(out);
-    if (kind == Kind::Mp4 && !BuildFeatures::kMp4) BuildFeatures::missing("MP4 export to '" + out + "'", BuildFeatures::Feature::Mp4);
-    if (kind == Kind::Dir)
+    const ExportFormat::Spec& spec = ExportFormat::of(kind);
+    if (spec.needsMp4 && !BuildFeatures::kMp4) BuildFeatures::missing(std::string(spec.name) + " export to '" + out + "'", BuildFeatures::Feature::Mp4);
+    if (kind == Kind::PngSequence)
         PngSequenceWriter::checkWritable(out);
     else
         checkFileWritable(out);
@@ -109,15 +105,15 @@ SessionExporter::Result SessionExporter::write(const at::Tensor& framesHwc, cons
             } catch (const GifCancelled& e) {
                 throw RenderCancelled(e.what());  // one cancellation type for every output kind
             }
-            r.what = "GIF";
+            r.what = ExportFormat::of(kind).name;
             break;
         }
-        case Kind::Png: {
+        case Kind::PngGrid: {
             if (cancelled(cancel)) throw RenderCancelled("rendering was cancelled");
             const at::Tensor chw = framesHwc.permute({0, 3, 1, 2}).to(at::kFloat).div(255.0);
             ImageGrid::writePng(ImageGrid::makeGrid(chw, session.nrow, session.padding, false), out);
             if (progress) progress(n, n);
-            r.what = "PNG grid";
+            r.what = ExportFormat::of(kind).name;
             break;
         }
         case Kind::Mp4: {
@@ -132,13 +128,13 @@ SessionExporter::Result SessionExporter::write(const at::Tensor& framesHwc, cons
 #endif
             break;
         }
-        case Kind::Dir:
+        case Kind::PngSequence:
             PngSequenceWriter::write(framesHwc, out, progress, cancel);
-            r.what = "PNG sequence";
+            r.what = ExportFormat::of(kind).name;
             break;
     }
     std::error_code ec;
-    if (kind == Kind::Dir) {
+    if (kind == Kind::PngSequence) {
         for (const auto& e : fs::directory_iterator(out, ec)) r.bytes += e.file_size(ec);
     } else {
         r.bytes = fs::file_size(out, ec);

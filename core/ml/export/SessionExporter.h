@@ -20,6 +20,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "base/latent/ExportFormat.h"
 #include "base/latent/LatentSession.h"
 #include "ml/export/FrameRenderer.h"
 #include "ml/model/Generator.h"
@@ -28,7 +29,7 @@ namespace streetgan {
 
 class SessionExporter {
 public:
-    enum class Kind { Gif, Png, Mp4, Dir };
+    using Kind = ExportFormat::Kind;  // the formats are ExportFormat's table
 
     struct Result {
         std::string out;

@@ -437,7 +437,7 @@ private slots:
         const QString gif = tmp_.filePath("out/walk.gif");
         QDir().mkpath(tmp_.filePath("out"));
         d->setOutputPath(gif);
-        QCOMPARE(ExportDialog::formatFor(gif), ExportDialog::Format::Gif);
+        QVERIFY(ExportDialog::formatFor(gif) == streetgan::ExportFormat::Kind::Gif);
         d->paletteBox()->setCurrentIndex(1);  // global
         d->ditheringBox()->setValue(0.5);
         d->loopCountBox()->setValue(3);
