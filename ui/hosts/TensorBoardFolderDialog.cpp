@@ -22,8 +22,8 @@ QString age(qint64 mtime) {
     if (mtime <= 0) return {};
     const qint64 s = QDateTime::currentSecsSinceEpoch() - mtime;
     if (s < 120) return QObject::tr("written just now");
-    if (s < 2 * 3600) return QObject::tr("newest %1 min ago").arg(s / 60);
-    if (s < 2 * 86400) return QObject::tr("newest %1 h ago").arg(s / 3600);
+    if (s < qint64{2} * 3600) return QObject::tr("newest %1 min ago").arg(s / 60);
+    if (s < qint64{2} * 86400) return QObject::tr("newest %1 h ago").arg(s / 3600);
     return QObject::tr("newest %1 days ago").arg(s / 86400);
 }
 
