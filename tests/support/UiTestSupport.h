@@ -149,4 +149,17 @@ inline RecordedRun writeRun(const QString& dir, int metrics, int sampleEvery = 1
     return r;
 }
 
+/// Copies `from` to `to` `piece` bytes a write, flushed after each: a file that a trainer writes
+/// while it is followed. False when either cannot be opened.
+inline bool writeInPieces(const QString& from, const QString& to, int piece) {
+    QFile in(from), out(to);
+    if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly)) return false;
+    const QByteArray bytes = in.readAll();
+    for (qsizetype at = 0; at < bytes.size(); at += piece) {
+        out.write(bytes.mid(at, piece));
+        out.flush();
+    }
+    return true;
+}
+
 }  // namespace streetgan::test

@@ -359,16 +359,7 @@ private slots:
         QVERIFY(s && s->isRemote());
         QCOMPARE(s->title(), QString("dcgan-msls @ dl1"));  // as the Runs list names it (it said dcgan-msls/events)
         QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossG), 40, streetgan::test::kWaitMs);
-        QFile in(source + "/" + files[1]);
-        QVERIFY(in.open(QIODevice::ReadOnly));
-        const QByteArray bytes = in.readAll();
-        QFile out(run + "/" + files[1]);
-        QVERIFY(out.open(QIODevice::WriteOnly));
-        for (int at = 0; at < bytes.size(); at += 900) {
-            out.write(bytes.mid(at, 900));
-            out.flush();
-        }
-        out.close();
+        QVERIFY(streetgan::test::writeInPieces(source + "/" + files[1], run + "/" + files[1], 900));
         QTRY_COMPARE_WITH_TIMEOUT(w.dashboard()->panels()[0]->pointCount(&s->series(), Metric::LossG), 60, streetgan::test::kWaitMs);
         QCOMPARE(errorBoxes(w), 0);
     }

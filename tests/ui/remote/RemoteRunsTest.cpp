@@ -203,16 +203,7 @@ private slots:
         page.addSession(&s);
         s.start();
         QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossG), 40, streetgan::test::kWaitMs);
-        QFile in(source + "/" + files[1]);
-        QVERIFY(in.open(QIODevice::ReadOnly));
-        const QByteArray bytes = in.readAll();
-        QFile out(run + "/" + files[1]);
-        QVERIFY(out.open(QIODevice::WriteOnly));
-        for (int at = 0; at < bytes.size(); at += 900) {
-            out.write(bytes.mid(at, 900));
-            out.flush();
-        }
-        out.close();
+        QVERIFY(streetgan::test::writeInPieces(source + "/" + files[1], run + "/" + files[1], 900));
         QTRY_COMPARE_WITH_TIMEOUT(page.panels()[0]->pointCount(&s.series(), Metric::LossG), 60, streetgan::test::kWaitMs);
         QCOMPARE(s.series().eventLines(), int64_t(66));  // every step and image once
         QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(s.series().state()), QString("tensorboard"), streetgan::test::kWaitMs);

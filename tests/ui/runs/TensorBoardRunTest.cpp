@@ -141,16 +141,7 @@ private slots:
         session.start();
         QTRY_COMPARE_WITH_TIMEOUT(session.series().rows(), size_t(40), streetgan::test::kWaitMs);
         // The restart: a second file, written in pieces while the run is followed.
-        QFile in(source[1]);
-        QVERIFY(in.open(QIODevice::ReadOnly));
-        const QByteArray bytes = in.readAll();
-        QFile out(dir + "/" + QFileInfo(source[1]).fileName());
-        QVERIFY(out.open(QIODevice::WriteOnly));
-        for (int at = 0; at < bytes.size(); at += 700) {
-            out.write(bytes.mid(at, 700));
-            out.flush();
-        }
-        out.close();
+        QVERIFY(streetgan::test::writeInPieces(source[1], dir + "/" + QFileInfo(source[1]).fileName(), 700));
         QTRY_COMPARE_WITH_TIMEOUT(session.series().rows(), size_t(60), streetgan::test::kWaitMs);
         QCOMPARE(session.series().x(XAxisMode::Step, 59), 59.0 * 128);
         QCOMPARE(session.series().eventLines(), int64_t(66));  // 60 steps and 6 samples, each once
