@@ -70,7 +70,9 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--dist-backend", distBackend_,
                   "Distributed runs: auto (NCCL on CUDA, Gloo on the CPU) | nccl | gloo (also on CUDA, through host copies: several ranks on one GPU)")
         ->check(CLI::IsMember({"auto", "nccl", "gloo"}));
-    a->add_option("--lr", flags_.lr, "Learning rate of both AdamW optimisers")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
+    a->add_option("--lr", flags_.lr, "Learning rate of both AdamW optimisers")
+        ->check(FiniteNumber())
+        ->check(CLI::Range(TrainConfig::kLrMin, TrainConfig::kLrMax));
     a->add_option("--weight-decay", flags_.weightDecay, "AdamW weight decay")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
     a->add_option("--real-label", flags_.realLabel, "Target for real images (0.9: one-sided label smoothing)")
         ->check(FiniteNumber())

@@ -37,6 +37,7 @@
 #include "app/WelcomePage.h"
 #include "base/follow/RunStatus.h"
 #include "base/run/Events.h"
+#include "base/run/TrainConfig.h"
 #include "base/tensorboard/LocalEventFiles.h"
 #include "base/tensorboard/TensorBoardRun.h"
 #include "checkpoints/CheckpointBrowserPage.h"
@@ -356,8 +357,9 @@ void MainWindow::buildRunMenu(QMenu* runMenu) {
         if (!runs_->active()) return;
         const double current = runs_->active()->series().lastValue(Metric::Lr);
         bool ok = false;
-        const double lr = QInputDialog::getDouble(this, tr("Learning rate"), tr("New learning rate of both optimisers:"),
-                                                  std::isfinite(current) ? current : 2e-4, 1e-8, 10, 8, &ok, Qt::WindowFlags(), 1e-5);
+        const double lr =
+            QInputDialog::getDouble(this, tr("Learning rate"), tr("New learning rate of both optimisers:"), std::isfinite(current) ? current : 2e-4,
+                                    TrainConfig::kLrMin, TrainConfig::kLrMax, 8, &ok, Qt::WindowFlags(), 1e-5);
         if (RunSession* a = runs_->active(); ok && a) a->sendCommand("set-lr", lr);
     });
 }

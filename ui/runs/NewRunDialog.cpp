@@ -13,6 +13,8 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
+#include "base/run/TrainConfig.h"
+
 namespace streetgan::ui {
 
 NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QStringList& unavailable) : QDialog(parent) {
@@ -101,8 +103,8 @@ QHBoxLayout* NewRunDialog::buildFields() {
     batch_ = new QSpinBox;
     batch_->setRange(1, 65536);
     lr_ = new QDoubleSpinBox;
-    lr_->setDecimals(6);
-    lr_->setRange(0.000001, 1);
+    lr_->setDecimals(8);  // TrainConfig's smallest rate shows
+    lr_->setRange(TrainConfig::kLrMin, TrainConfig::kLrMax);
     lr_->setSingleStep(0.0001);
     device_ = new QComboBox;
     device_->addItems({"auto", "cpu", "cuda"});

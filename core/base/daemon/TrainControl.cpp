@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/run/TrainConfig.h"
+
 namespace streetgan {
 namespace {
 
@@ -47,8 +49,8 @@ nlohmann::json TrainControl::submit(const nlohmann::json& request) {
         if (!request.contains("value") || !request.at("value").is_number())
             return refuse("set-lr needs a numeric \"value\" (the new learning rate, e.g. 0.0001)");
         r.value = request.at("value").get<double>();
-        if (!std::isfinite(r.value) || r.value <= 0.0 || r.value > 10.0)
-            return refuse("set-lr value " + request.at("value").dump() + " is out of range: use a learning rate in (0, 10]");
+        if (!std::isfinite(r.value) || r.value < TrainConfig::kLrMin || r.value > TrainConfig::kLrMax)
+            return refuse("set-lr value " + request.at("value").dump() + " is out of range: use a learning rate in [1e-08, 10]");
     }
     {
         std::lock_guard<std::mutex> lock(mutex_);

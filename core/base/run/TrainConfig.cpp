@@ -69,7 +69,7 @@ void TrainConfig::validate() const {
     range("steps", static_cast<double>(steps), 0, 1e12);
     range("epochs", static_cast<double>(epochs), 0, 1e9);
     if (steps == 0 && epochs == 0) throw ConfigError("steps and epochs are both 0: give --steps N or --epochs N");
-    range("lr", lr, 0, 10);
+    range("lr", lr, kLrMin, kLrMax);
     range("beta1", beta1, 0, 0.999999);
     range("beta2", beta2, 0, 0.999999);
     range("weight_decay", weightDecay, 0, 10);

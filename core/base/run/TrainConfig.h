@@ -79,6 +79,10 @@ struct TrainConfig {
     /// run, which waits for its last checkpoint's figure, takes 8 s instead of 2.8 s.
     int64_t metricSwdSamples = kDefaultSwdSamples;
 
+    /// The learning rates any way of setting one accepts (--lr, run.json, `control set-lr`, the New
+    /// run and Set learning rate dialogs): one range, here.
+    static constexpr double kLrMin = 1e-8, kLrMax = 10;
+
     /// One line of the settings a reader of a log wants first, e.g. "tiny-32, batch 8, lr 0.0002,
     /// amp off, instance noise 0, G_ema 0.999, DiffAugment off, R1 off" (the trainer prints it at
     /// the start of a run).

@@ -28,13 +28,15 @@ TEST(TrainControl, ValidatesEveryCommand) {
     EXPECT_EQ(c.submit({{"cmd", "set-lr"}, {"value", "fast"}})["ok"], false);
     EXPECT_EQ(c.submit({{"cmd", "set-lr"}, {"value", -1}})["ok"], false);
     EXPECT_EQ(c.submit({{"cmd", "set-lr"}, {"value", 1e300}})["ok"], false);
+    EXPECT_EQ(c.submit({{"cmd", "set-lr"}, {"value", 0.0}})["ok"], false);  // TrainConfig::kLrMin..kLrMax, as --lr
+    EXPECT_EQ(c.submit({{"cmd", "set-lr"}, {"value", 10.0}})["ok"], true);
     const json unknown = c.submit({{"cmd", "rm -rf /"}});
     EXPECT_EQ(unknown["ok"], false);
     EXPECT_NE(unknown["error"].get<std::string>().find("unknown control command"), std::string::npos);
     EXPECT_EQ(c.submit(json::array({1, 2}))["ok"], false);
     EXPECT_EQ(c.submitLine("{not json")["ok"], false);
     const auto queued = c.take();
-    ASSERT_EQ(queued.size(), 9u);  // refusals are queued too, for the trainer's error events
+    ASSERT_EQ(queued.size(), 11u);  // refusals are queued too, for the trainer's error events
     EXPECT_TRUE(queued[0].rejected.empty());
     EXPECT_EQ(queued[1].value, 1e-4);
     EXPECT_FALSE(queued[2].rejected.empty());

@@ -345,3 +345,22 @@ TEST(TrainOptions, ResumeChangesAreComparedByValueAndTheModelsShapeIsKept) {
         EXPECT_EQ(m.find('\n'), std::string::npos) << m;
     }
 }
+
+// The learning rate has one range wherever it is set (--lr, run.json, control set-lr, the dialogs):
+// TrainConfig::kLrMin..kLrMax (it was 0..10, (0, 10], 1e-6..1 and 1e-8..10 in five places).
+TEST(TrainOptions, TheLearningRateHasOneRange) {
+    TrainConfig c;
+    c.lr = TrainConfig::kLrMax;
+    EXPECT_NO_THROW(c.validate());
+    c.lr = TrainConfig::kLrMin;
+    EXPECT_NO_THROW(c.validate());
+    for (double bad : {0.0, TrainConfig::kLrMax * 1.5}) {
+        c.lr = bad;
+        try {
+            c.validate();
+            ADD_FAILURE() << "lr " << bad << " was accepted";
+        } catch (const ConfigError& e) {
+            EXPECT_NE(std::string(e.what()).find("lr"), std::string::npos) << e.what();
+        }
+    }
+}
