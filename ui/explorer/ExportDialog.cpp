@@ -246,25 +246,26 @@ QString ExportDialog::summary(const LatentSession& s, Format format) {
         seconds < 60 ? tr("%1 s").arg(seconds, 0, 'f', 2) : tr("%1 min %2 s").arg(static_cast<int>(seconds / 60)).arg(std::fmod(seconds, 60.0), 0, 'f', 1);
     const QString timing = tr("%1 at %2 fps").arg(duration).arg(1000.0 / delayMs, 0, 'f', 1);
     const QString px = tr("%1 × %1 px").arg(s.size);
-    if (format) switch (*format) {
-            case ExportFormat::Kind::Gif:
-                return tr("GIF · %1 · %2 · %3 · %4")
-                    .arg(px, framesText, timing, s.gifLoopCount == 0 ? tr("loops forever") : tr("plays %1 times").arg(s.gifLoopCount));
-            case ExportFormat::Kind::Mp4:
-                return tr("MP4 · %1 · %2 · %3").arg(px, framesText, timing) +
-                       (s.size % 2 != 0 ? tr(" — MP4 needs an even size: use %1 or %2 px").arg(s.size - 1).arg(s.size + 1) : QString());
-            case ExportFormat::Kind::PngSequence:
-                return tr("PNG sequence · %1 files of %2 · %3 when played").arg(frames).arg(px, timing);
-            case ExportFormat::Kind::PngGrid: {
-                // ImageGrid::makeGrid's layout (torchvision's make_grid): min(nrow, N) columns,
-                // ceil(N / columns) rows, padding around every frame; one frame is the frame itself.
-                if (frames <= 1) return tr("PNG grid · %1 · %2 (a still image)").arg(px, framesText);
-                const int64_t cols = std::min<int64_t>(s.nrow, frames), rows = (frames + cols - 1) / cols;
-                const int64_t w = cols * (s.size + s.padding) + s.padding, h = rows * (s.size + s.padding) + s.padding;
-                return tr("PNG grid · %1 × %2 px (%3 × %4 frames of %5 px) · %6 (a still image)").arg(w).arg(h).arg(cols).arg(rows).arg(s.size).arg(framesText);
-            }
+    if (!format) return tr("%1 · %2 · %3 (choose %4)").arg(px, framesText, timing, choices());
+    switch (*format) {
+        case ExportFormat::Kind::Gif:
+            return tr("GIF · %1 · %2 · %3 · %4")
+                .arg(px, framesText, timing, s.gifLoopCount == 0 ? tr("loops forever") : tr("plays %1 times").arg(s.gifLoopCount));
+        case ExportFormat::Kind::Mp4:
+            return tr("MP4 · %1 · %2 · %3").arg(px, framesText, timing) +
+                   (s.size % 2 != 0 ? tr(" — MP4 needs an even size: use %1 or %2 px").arg(s.size - 1).arg(s.size + 1) : QString());
+        case ExportFormat::Kind::PngSequence:
+            return tr("PNG sequence · %1 files of %2 · %3 when played").arg(frames).arg(px, timing);
+        case ExportFormat::Kind::PngGrid: {
+            // ImageGrid::makeGrid's layout (torchvision's make_grid): min(nrow, N) columns,
+            // ceil(N / columns) rows, padding around every frame; one frame is the frame itself.
+            if (frames <= 1) return tr("PNG grid · %1 · %2 (a still image)").arg(px, framesText);
+            const int64_t cols = std::min<int64_t>(s.nrow, frames), rows = (frames + cols - 1) / cols;
+            const int64_t w = cols * (s.size + s.padding) + s.padding, h = rows * (s.size + s.padding) + s.padding;
+            return tr("PNG grid · %1 × %2 px (%3 × %4 frames of %5 px) · %6 (a still image)").arg(w).arg(h).arg(cols).arg(rows).arg(s.size).arg(framesText);
         }
-    return tr("%1 · %2 · %3 (choose %4)").arg(px, framesText, timing, choices());
+    }
+    return {};  // every kind returned above (-Wswitch names a new one here)
 }
 
 LatentSession ExportDialog::session() const {

@@ -104,6 +104,7 @@ void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
             const ExecResult res = session().exec(cmd);
             const size_t eol = res.out.find('\n');
             const std::string home = eol == std::string::npos ? res.out : res.out.substr(0, eol);
+            if (!home.empty() && home[0] == '/') home_ = home;  // home() needs no round trip of its own then
             std::vector<RunInfo> infos;
             if (!res.ok()) {
                 QString err = QString::fromStdString(res.err).trimmed();
