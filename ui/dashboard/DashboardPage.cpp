@@ -5,7 +5,6 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -16,6 +15,7 @@
 #include <QTabWidget>
 #include <QThread>
 #include <QToolButton>
+#include <QVBoxLayout>
 #include <cstdio>
 
 #include "dashboard/PlotPanel.h"
@@ -86,9 +86,9 @@ QTabWidget* DashboardPage::buildViews() {
     views_ = new QTabWidget;
     views_->setDocumentMode(true);
     auto* training = new QWidget;
-    auto* grid = new QGridLayout(training);
-    grid->setContentsMargins(0, 0, 0, 0);
-    grid->setSpacing(4);
+    auto* column = new QVBoxLayout(training);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(4);
     views_->addTab(training, tr("Training"));
     scalars_ = new ScalarsPanel;
     auto* scroll = new QScrollArea;
@@ -96,25 +96,27 @@ QTabWidget* DashboardPage::buildViews() {
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(scalars_);
     views_->addTab(scroll, tr("Scalars"));
-    const QVector<QPair<QString, QVector<Metric>>> specs = {
-        {tr("Loss"), {Metric::LossD, Metric::LossG}}, {tr("D outputs"), {Metric::DX, Metric::DGz1, Metric::DGz2}},
-        {tr("Images/s"), {Metric::ImgPerS}},          {tr("Data wait (fraction of step time)"), {Metric::DataWait}},
-        {tr("Learning rate"), {Metric::Lr}},
-    };
-    int i = 0;
-    for (const auto& [title, metrics] : specs) {
-        auto* p = new PlotPanel(title, metrics, training);
-        panels_.push_back(p);
-        const int row = i < 2 ? 0 : 1;
-        const int col = i < 2 ? i * 3 : (i - 2) * 2;
-        grid->addWidget(p, row, col, 1, i < 2 ? 3 : 2);
-        ++i;
+    // One plot per group of the training scalars' table, its scalars in the table's order; the
+    // first half of the groups (the losses and D's outputs) on a taller top row.
+    QVector<QPair<QString, QVector<Metric>>> groups;
+    for (int g = 0; g < TrainingScalar::kGroupCount; ++g) {
+        QVector<Metric> metrics;
+        for (const TrainingScalar::Spec& s : TrainingScalar::all())
+            if (static_cast<int>(s.group) == g) metrics << s.key;
+        if (!metrics.isEmpty()) groups.append({tr(TrainingScalar::groupTitle(static_cast<TrainingScalar::Group>(g))), metrics});
     }
+    QHBoxLayout* rows[2] = {new QHBoxLayout, new QHBoxLayout};
+    for (int i = 0; i < groups.size(); ++i) {
+        auto* p = new PlotPanel(groups[i].first, groups[i].second, training);
+        panels_.push_back(p);
+        rows[i < groups.size() / 2 ? 0 : 1]->addWidget(p, 1);
+    }
+    for (QHBoxLayout* row : rows) row->setSpacing(4);
+    column->addLayout(rows[0], 3);
+    column->addLayout(rows[1], 2);
     // Zooming or panning one plot's x axis moves the others with it; a double-click resets all.
     for (auto* p : panels_) linkXRange(p);
     connect(scalars_, &ScalarsPanel::panelAdded, this, [this](PlotPanel* p) { linkXRange(p); });
-    grid->setRowStretch(0, 3);
-    grid->setRowStretch(1, 2);
 
     return views_;
 }

@@ -531,7 +531,8 @@ QString PlotPanel::readoutAt(double key) const {
         if (i > 0 && std::abs(keyOf(r, i - 1) - key) < std::abs(keyOf(r, i) - key)) --i;
         const float v = r.value(t->metric, i);
         if (!std::isfinite(v)) continue;
-        QString line = QString("%1: %2").arg(t->raw->name(), QString::number(v, 'g', 6));
+        const char* unit = TrainingScalar::of(t->metric).unit;
+        QString line = QString("%1: %2%3").arg(t->raw->name(), QString::number(v, 'g', 6), *unit ? QString(" ") + unit : QString());
         if (alpha_ > 0 && i < t->ema.size()) line += tr(" (smoothed %1)").arg(QString::number(t->ema[i], 'g', 6));
         lines << line;
     }

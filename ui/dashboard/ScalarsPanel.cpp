@@ -93,7 +93,7 @@ PlotPanel* ScalarsPanel::panelFor(const QString& tag) {
         sections_->insertLayout(sections_->count() - 1, grid);
         groups_.insert(group, grid);
     }
-    auto* p = new PlotPanel(tag, {Metric::LossD}, this);
+    auto* p = new PlotPanel(tag, {Metric{}}, this);  // a tag's values are the first column (RunSession::appendScalars)
     p->setMinimumHeight(220);
     p->setXAxis(x_);
     p->setSmoothing(smoothing_);

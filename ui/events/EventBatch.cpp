@@ -1,21 +1,8 @@
 #include "events/EventBatch.h"
 
-#include "base/run/Events.h"
-
 #include <iterator>
 
 namespace streetgan::ui {
-
-const char* metricKey(Metric m) {
-    namespace F = EventField;
-    static const char* keys[] = {F::kLossD, F::kLossG, F::kDX, F::kDGz1, F::kDGz2, F::kImgPerS, F::kDataWait, F::kLr};
-    return keys[static_cast<int>(m)];
-}
-
-const char* metricLabel(Metric m) {
-    static const char* labels[] = {"loss D", "loss G", "D(x)", "D(G(z)) before D step", "D(G(z)) after D step", "images/s", "data wait", "learning rate"};
-    return labels[static_cast<int>(m)];
-}
 
 void MetricColumns::append(const MetricColumns& other) {
     t.insert(t.end(), other.t.begin(), other.t.end());

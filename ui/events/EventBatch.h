@@ -11,15 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "base/run/TrainingScalar.h"
+
 namespace streetgan::ui {
 
-enum class Metric { LossD, LossG, DX, DGz1, DGz2, ImgPerS, DataWait, Lr, Count };
-constexpr int kMetricCount = static_cast<int>(Metric::Count);
+/// A training scalar (the table in base/run/TrainingScalar.h).
+using Metric = TrainingScalar::Key;
+constexpr int kMetricCount = static_cast<int>(TrainingScalar::kCount);
 
-/// The event field of a metric ("loss_d", ...: EventField in base/run/Events.h).
-const char* metricKey(Metric m);
+/// The event field of a metric ("loss_d", ...).
+inline const char* metricKey(Metric m) { return TrainingScalar::of(m).field; }
 /// A readable name ("loss D", "D(x)", ...).
-const char* metricLabel(Metric m);
+inline const char* metricLabel(Metric m) { return TrainingScalar::of(m).label; }
 
 /// One row per metrics event; a field the event lacks is NaN.
 struct MetricColumns {

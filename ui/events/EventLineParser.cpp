@@ -17,28 +17,14 @@ void appendRow(MetricColumns& c, const MetricsEvent& m) {
     c.t.push_back(m.t);
     c.step.push_back(orNaN(m.step));
     c.epoch.push_back(orNaN(m.epoch));
-    c[Metric::LossD].push_back(m.lossD);
-    c[Metric::LossG].push_back(m.lossG);
-    c[Metric::DX].push_back(m.dX);
-    c[Metric::DGz1].push_back(m.dGz1);
-    c[Metric::DGz2].push_back(m.dGz2);
-    c[Metric::ImgPerS].push_back(m.imgPerS);
-    c[Metric::DataWait].push_back(m.dataWait);
-    c[Metric::Lr].push_back(m.lr);
-    static_assert(kMetricCount == 8, "a new Metric needs its column here");
-}
-
-bool hasMetric(const MetricsEvent& m) {
-    for (const double v : {m.lossD, m.lossG, m.dX, m.dGz1, m.dGz2, m.imgPerS, m.dataWait, m.lr})
-        if (!std::isnan(v)) return true;
-    return false;
+    for (const TrainingScalar::Spec& s : TrainingScalar::all()) c[s.key].push_back(m[s.key]);
 }
 
 // Lines written before events had a kind: one with any of the metrics is a metrics row.
 bool legacyMetrics(const UnknownEvent& u, MetricsEvent& m) {
     if (!u.kind.empty() || !u.fields.is_object()) return false;
     m = u.fields.get<MetricsEvent>();
-    return hasMetric(m);
+    return m.hasScalar();
 }
 
 }  // namespace
@@ -51,7 +37,7 @@ void EventLineParser::add(const Event& event, EventBatch& out) {
     if (stamp.totalSteps) out.totalSteps = *stamp.totalSteps;
     if (const auto* m = std::get_if<MetricsEvent>(&event)) {
         // A TensorBoard run's step of other tags only: no row of the dashboard's metrics.
-        if (m->scalars.empty() || hasMetric(*m)) appendRow(out.metrics, *m);
+        if (m->scalars.empty() || m->hasScalar()) appendRow(out.metrics, *m);
         for (const auto& [tag, v] : m->scalars) out.scalars.push_back(ScalarPoint{tag, orNaN(m->step), m->t, v});
     } else if (const auto* q = std::get_if<MetricEvent>(&event)) {
         // Checkpoint metrics go to the Scalars tab under the tags TensorBoard gets (metrics/swd,

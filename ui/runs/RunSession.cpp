@@ -221,8 +221,8 @@ void RunSession::appendScalars(const std::vector<ScalarPoint>& points) {
         c.t.push_back(p.t);
         c.step.push_back(p.step);
         c.epoch.push_back(std::numeric_limits<double>::quiet_NaN());
-        for (int m = 0; m < kMetricCount; ++m)
-            c.values[static_cast<size_t>(m)].push_back(m == static_cast<int>(Metric::LossD) ? p.value : std::numeric_limits<double>::quiet_NaN());
+        // a tag's values go in the first column, which ScalarsPanel's plots draw
+        for (int m = 0; m < kMetricCount; ++m) c.values[static_cast<size_t>(m)].push_back(m == 0 ? p.value : std::numeric_limits<double>::quiet_NaN());
     }
     for (auto& [tag, batch] : byTag) {
         auto& series = tagSeries_[tag];

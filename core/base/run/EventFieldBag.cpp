@@ -8,9 +8,11 @@ namespace {
 using json = nlohmann::json;
 
 constexpr const char* kFieldNames[kFieldCount] = {
-#define STREETGAN_FIELD_NAME(name, constant) EventField::constant,
+#define STREETGAN_FIELD_NAME(name) EventField::k##name,
+#define STREETGAN_FIELD_NAME_OF_SCALAR(key, ...) EventField::k##key,
     STREETGAN_EVENT_SCALAR_FIELDS(STREETGAN_FIELD_NAME) STREETGAN_EVENT_NESTED_FIELDS(STREETGAN_FIELD_NAME)
 #undef STREETGAN_FIELD_NAME
+#undef STREETGAN_FIELD_NAME_OF_SCALAR
 };
 
 // Name -> scalar Field by open addressing: a line has a dozen keys and a million lines are read,

@@ -15,87 +15,83 @@
 
 namespace streetgan::events {
 
-// Every member the schema names, once: X(enumerator suffix, its EventField constant). The scalar
-// ones first (the bag keeps a typed slot for each); the nested ones (objects, arrays) after
+// Every member the schema names, once: X(Name) for the field fName and its EventField::kName;
+// the training scalars' rows (TrainingScalar.h) go to X_OF_SCALAR(Name, ...). The scalar ones
+// first (the bag keeps a typed slot for each); the nested ones (objects, arrays) after
 // kScalarFieldCount, which the readers keep as JSON in the bag's extra.
-#define STREETGAN_EVENT_SCALAR_FIELDS(X) \
-    X(Kind, kKind)                       \
-    X(T, kT)                             \
-    X(Step, kStep)                       \
-    X(Epoch, kEpoch)                     \
-    X(TotalSteps, kTotalSteps)           \
-    X(State, kState)                     \
-    X(Pid, kPid)                         \
-    X(Device, kDevice)                   \
-    X(Data, kData)                       \
-    X(ResumedFrom, kResumedFrom)         \
-    X(Source, kSource)                   \
-    X(Images, kImages)                   \
-    X(StepsPerEpoch, kStepsPerEpoch)     \
-    X(Path, kPath)                       \
-    X(LossD, kLossD)                     \
-    X(LossG, kLossG)                     \
-    X(DX, kDX)                           \
-    X(DGz1, kDGz1)                       \
-    X(DGz2, kDGz2)                       \
-    X(Lr, kLr)                           \
-    X(ImgPerS, kImgPerS)                 \
-    X(DataWait, kDataWait)               \
-    X(WorldSize, kWorldSize)             \
-    X(CpuPercent, kCpuPercent)           \
-    X(RssMb, kRssMb)                     \
-    X(ReadMbS, kReadMbS)                 \
-    X(GpuUtil, kGpuUtil)                 \
-    X(GpuMemMb, kGpuMemMb)               \
-    X(GpuMemTotalMb, kGpuMemTotalMb)     \
-    X(EnergyJ, kEnergyJ)                 \
-    X(PowerW, kPowerW)                   \
-    X(EnergySource, kEnergySource)       \
-    X(Fid, kFid)                         \
-    X(Kid, kKid)                         \
-    X(KidStd, kKidStd)                   \
-    X(KidSubsets, kKidSubsets)           \
-    X(KidSubsetSize, kKidSubsetSize)     \
-    X(Precision, kPrecision)             \
-    X(Recall, kRecall)                   \
-    X(PrK, kPrK)                         \
-    X(FidUnavailable, kFidUnavailable)   \
-    X(KidUnavailable, kKidUnavailable)   \
-    X(PrUnavailable, kPrUnavailable)     \
-    X(Features, kFeatures)               \
-    X(FeaturesSha256, kFeaturesSha256)   \
-    X(FeatureDim, kFeatureDim)           \
-    X(Samples, kSamples)                 \
-    X(RealSamples, kRealSamples)         \
-    X(RealCache, kRealCache)             \
-    X(Seconds, kSeconds)                 \
-    X(Cmd, kCmd)                         \
-    X(Value, kValue)                     \
-    X(Message, kMessage)                 \
-    X(Offset, kOffset)                   \
-    X(End, kEnd)                         \
-    X(Live, kLive)                       \
-    X(Swd, kSwd)                         \
-    X(SwdUnavailable, kSwdUnavailable)   \
-    X(SwdSamples, kSwdSamples)           \
-    X(SwdRealCache, kSwdRealCache)
+#define STREETGAN_EVENT_SCALAR_FIELDS(X)      \
+    X(Kind)                                   \
+    X(T)                                      \
+    X(Step)                                   \
+    X(Epoch)                                  \
+    X(TotalSteps)                             \
+    X(State)                                  \
+    X(Pid)                                    \
+    X(Device)                                 \
+    X(Data)                                   \
+    X(ResumedFrom)                            \
+    X(Source)                                 \
+    X(Images)                                 \
+    X(StepsPerEpoch)                          \
+    X(Path)                                   \
+    STREETGAN_TRAINING_SCALARS(X##_OF_SCALAR) \
+    X(WorldSize)                              \
+    X(CpuPercent)                             \
+    X(RssMb)                                  \
+    X(ReadMbS)                                \
+    X(GpuUtil)                                \
+    X(GpuMemMb)                               \
+    X(GpuMemTotalMb)                          \
+    X(EnergyJ)                                \
+    X(PowerW)                                 \
+    X(EnergySource)                           \
+    X(Fid)                                    \
+    X(Kid)                                    \
+    X(KidStd)                                 \
+    X(KidSubsets)                             \
+    X(KidSubsetSize)                          \
+    X(Precision)                              \
+    X(Recall)                                 \
+    X(PrK)                                    \
+    X(FidUnavailable)                         \
+    X(KidUnavailable)                         \
+    X(PrUnavailable)                          \
+    X(Features)                               \
+    X(FeaturesSha256)                         \
+    X(FeatureDim)                             \
+    X(Samples)                                \
+    X(RealSamples)                            \
+    X(RealCache)                              \
+    X(Seconds)                                \
+    X(Cmd)                                    \
+    X(Value)                                  \
+    X(Message)                                \
+    X(Offset)                                 \
+    X(End)                                    \
+    X(Live)                                   \
+    X(Swd)                                    \
+    X(SwdUnavailable)                         \
+    X(SwdSamples)                             \
+    X(SwdRealCache)
 
 #define STREETGAN_EVENT_NESTED_FIELDS(X) \
-    X(Skipped, kSkipped)                 \
-    X(Scalars, kScalars)                 \
-    X(Unavailable, kUnavailable)         \
-    X(Timing, kTiming)                   \
-    X(Warnings, kWarnings)               \
-    X(SwdLevels, kSwdLevels)             \
-    X(Event, kEvent)                     \
-    X(Reply, kReply)
+    X(Skipped)                           \
+    X(Scalars)                           \
+    X(Unavailable)                       \
+    X(Timing)                            \
+    X(Warnings)                          \
+    X(SwdLevels)                         \
+    X(Event)                             \
+    X(Reply)
 
 enum Field : uint8_t {
-#define STREETGAN_FIELD_ENUM(name, constant) f##name,
+#define STREETGAN_FIELD_ENUM(name) f##name,
+#define STREETGAN_FIELD_ENUM_OF_SCALAR(key, ...) f##key,
     STREETGAN_EVENT_SCALAR_FIELDS(STREETGAN_FIELD_ENUM) kScalarFieldCount,
     fNestedBefore = kScalarFieldCount - 1,  // so that the first nested field is kScalarFieldCount
     STREETGAN_EVENT_NESTED_FIELDS(STREETGAN_FIELD_ENUM) kFieldCount,
 #undef STREETGAN_FIELD_ENUM
+#undef STREETGAN_FIELD_ENUM_OF_SCALAR
     kNoField = 255
 };
 static_assert(kScalarFieldCount <= 64, "EventFieldBag keeps presence in a 64-bit mask");

@@ -28,6 +28,7 @@ enum class Codec : uint8_t {
     NullIsNaN,    ///< optional<double>: null reads as NaN, an "unavailable" figure, written back as null
     NullIfUnset,  ///< optional: null reads as unset, and unset is written as null (a GPU reading)
     IfNotEmpty,   ///< map, vector: written when not empty; read only as a non-empty one that fits
+    IfNumber,     ///< double: read only from a number (a null stays in extra), written only when not NaN
 };
 
 template <class E, class M>
@@ -73,11 +74,14 @@ struct Schema<MetricsEvent> {
     static constexpr const char* kKind = K::kMetrics;
     static constexpr auto kMembers = std::make_tuple(  //
         member(fT, &MetricsEvent::t, Codec::Stamp), member(fStep, &MetricsEvent::step, Codec::IfSet), member(fEpoch, &MetricsEvent::epoch, Codec::IfSet),
-        member(fTotalSteps, &MetricsEvent::totalSteps, Codec::IfSet), member(fLossD, &MetricsEvent::lossD, Codec::Always),
-        member(fLossG, &MetricsEvent::lossG, Codec::Always), member(fDX, &MetricsEvent::dX, Codec::Always), member(fDGz1, &MetricsEvent::dGz1, Codec::Always),
-        member(fDGz2, &MetricsEvent::dGz2, Codec::Always), member(fLr, &MetricsEvent::lr, Codec::Always),
-        member(fImgPerS, &MetricsEvent::imgPerS, Codec::Always), member(fDataWait, &MetricsEvent::dataWait, Codec::Always),
-        member(fWorldSize, &MetricsEvent::worldSize, Codec::IfSet), member(fScalars, &MetricsEvent::scalars, Codec::IfNotEmpty));
+        member(fTotalSteps, &MetricsEvent::totalSteps, Codec::IfSet),
+    // the training scalars, in their table's order (TrainingScalar.h)
+#define STREETGAN_TRAINING_SCALAR_ROW(key, mem, field, label, unit, tag, group, source, written) \
+    member(f##key, &MetricsEvent::mem, TrainingScalar::Written::written == TrainingScalar::Written::Always ? Codec::Always : Codec::IfNumber),
+        STREETGAN_TRAINING_SCALARS(STREETGAN_TRAINING_SCALAR_ROW)
+#undef STREETGAN_TRAINING_SCALAR_ROW
+            member(fWorldSize, &MetricsEvent::worldSize, Codec::IfSet),
+        member(fScalars, &MetricsEvent::scalars, Codec::IfNotEmpty));
 };
 
 template <>
@@ -147,7 +151,7 @@ struct Schema<ErrorEvent> {
 // ---------------------------------------------------------------------------------------------
 // Reading a member from the bag, by its type and codec.
 
-void readInto(EventFieldBag& b, Field f, Codec, double& v) { v = b.number(f); }
+void readInto(EventFieldBag& b, Field f, Codec c, double& v) { v = c == Codec::IfNumber ? b.optNumber(f, false).value_or(kNoValue) : b.number(f); }
 void readInto(EventFieldBag& b, Field f, Codec, std::string& v) { v = b.string(f); }
 void readInto(EventFieldBag& b, Field f, Codec, std::optional<std::string>& v) { v = b.optString(f); }
 void readInto(EventFieldBag& b, Field f, Codec c, std::optional<int64_t>& v) {
@@ -281,7 +285,7 @@ json valueJson(const V& v) {
 template <class V>
 std::optional<json> writtenJson(const V& v, Codec c) {
     if constexpr (std::is_same_v<V, double>) {
-        if (c == Codec::Stamp && std::isnan(v)) return std::nullopt;
+        if ((c == Codec::Stamp || c == Codec::IfNumber) && std::isnan(v)) return std::nullopt;
     } else if constexpr (!std::is_same_v<V, std::string>) {
         if (c == Codec::IfNotEmpty && v.empty()) return std::nullopt;
     }
@@ -393,6 +397,20 @@ Event eventFromBag(EventFieldBag& b) {
 using events::fromJsonVia;
 using events::toJsonOf;
 using json = nlohmann::json;
+
+namespace {
+#define STREETGAN_TRAINING_SCALAR_POINTER(key, mem, ...) &MetricsEvent::mem,
+constexpr std::array<double MetricsEvent::*, TrainingScalar::kCount> kScalarMembers = {STREETGAN_TRAINING_SCALARS(STREETGAN_TRAINING_SCALAR_POINTER)};
+#undef STREETGAN_TRAINING_SCALAR_POINTER
+}  // namespace
+
+double& MetricsEvent::operator[](TrainingScalar::Key key) { return this->*kScalarMembers[TrainingScalar::index(key)]; }
+double MetricsEvent::operator[](TrainingScalar::Key key) const { return this->*kScalarMembers[TrainingScalar::index(key)]; }
+bool MetricsEvent::hasScalar() const {
+    for (const auto m : kScalarMembers)
+        if (!std::isnan(this->*m)) return true;
+    return false;
+}
 
 void to_json(json& j, const StatusEvent& e) { j = toJsonOf(e); }
 void to_json(json& j, const DataEvent& e) { j = toJsonOf(e); }

@@ -30,6 +30,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/run/TrainingScalar.h"
+
 namespace streetgan {
 
 /// The "kind" of each event.
@@ -77,15 +79,11 @@ inline constexpr char kStepsPerEpoch[] = "steps_per_epoch";
 inline constexpr char kSkipped[] = "skipped";
 // checkpoint, sample
 inline constexpr char kPath[] = "path";
-// metrics (also the TensorBoard scalar tags)
-inline constexpr char kLossD[] = "loss_d";
-inline constexpr char kLossG[] = "loss_g";
-inline constexpr char kDX[] = "d_x";
-inline constexpr char kDGz1[] = "d_g_z1";
-inline constexpr char kDGz2[] = "d_g_z2";
-inline constexpr char kLr[] = "lr";
-inline constexpr char kImgPerS[] = "img_per_s";
-inline constexpr char kDataWait[] = "data_wait";
+// metrics: the training scalars (kLossD "loss_d", ...: TrainingScalar.h's table; also the
+// TensorBoard scalar tags)
+#define STREETGAN_TRAINING_SCALAR_FIELD(key, member, field, ...) inline constexpr char k##key[] = field;
+STREETGAN_TRAINING_SCALARS(STREETGAN_TRAINING_SCALAR_FIELD)
+#undef STREETGAN_TRAINING_SCALAR_FIELD
 inline constexpr char kWorldSize[] = "world_size";
 inline constexpr char kScalars[] = "scalars";
 // system
@@ -169,19 +167,27 @@ struct DataEvent {
     nlohmann::json extra;
 };
 
-/// {"kind":"metrics"}: the losses and D outputs averaged since the last one (or, for a TensorBoard
-/// run, the scalars logged at one step). The doubles are NaN when absent (written as null).
+/// {"kind":"metrics"}: the training scalars (TrainingScalar.h: losses and D outputs averaged since
+/// the last one, learning rate, images/s, data wait as a fraction of the interval, ...) or, for a
+/// TensorBoard run, the scalars logged at one step. A scalar is NaN when absent (written as null,
+/// or not at all: TrainingScalar::Written).
 struct MetricsEvent {
     double t = kNoValue;
     std::optional<int64_t> step, epoch, totalSteps;
-    double lossD = kNoValue, lossG = kNoValue, dX = kNoValue, dGz1 = kNoValue, dGz2 = kNoValue;
-    double lr = kNoValue, imgPerS = kNoValue;
-    double dataWait = kNoValue;        ///< fraction of the interval spent waiting for data
+#define STREETGAN_TRAINING_SCALAR_MEMBER(key, member, ...) double member = kNoValue;
+    STREETGAN_TRAINING_SCALARS(STREETGAN_TRAINING_SCALAR_MEMBER)
+#undef STREETGAN_TRAINING_SCALAR_MEMBER
     std::optional<int64_t> worldSize;  ///< distributed runs only
     /// Values of tags with no field of their own, by tag (a TensorBoard run's other tags:
     /// TensorBoardFollower); written only when not empty, a NaN as null.
     std::map<std::string, double> scalars;
     nlohmann::json extra;
+
+    /// The member of a training scalar, by its key.
+    double& operator[](TrainingScalar::Key key);
+    double operator[](TrainingScalar::Key key) const;
+    /// Any training scalar is a number.
+    bool hasScalar() const;
 };
 
 /// {"kind":"system"}: what the trainer costs the machine (SystemMonitor). The GPU readings are

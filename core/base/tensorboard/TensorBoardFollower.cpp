@@ -14,33 +14,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kReadBytes = 1 << 20;  // one read of an event file
 
-// The tags that fill a metrics field: the reference project's (SummaryWriter) and our own.
-struct TagField {
-    const char* tag;
-    double MetricsEvent::*field;
-};
-constexpr TagField kTagFields[] = {
-    {"G_loss", &MetricsEvent::lossG},
-    {"D_loss", &MetricsEvent::lossD},
-    {"D_X", &MetricsEvent::dX},
-    {"D_G_z1", &MetricsEvent::dGz1},
-    {"D_G_z2", &MetricsEvent::dGz2},
-    {EventField::kLossG, &MetricsEvent::lossG},
-    {EventField::kLossD, &MetricsEvent::lossD},
-    {EventField::kDX, &MetricsEvent::dX},
-    {EventField::kDGz1, &MetricsEvent::dGz1},
-    {EventField::kDGz2, &MetricsEvent::dGz2},
-    {EventField::kLr, &MetricsEvent::lr},
-    {EventField::kImgPerS, &MetricsEvent::imgPerS},
-    {EventField::kDataWait, &MetricsEvent::dataWait},
-};
-
 }  // namespace
 
+// The tags that fill a training scalar: the reference project's (SummaryWriter) and our own
+// (TrainingScalar's table).
 double* TensorBoardFollower::fieldOf(MetricsEvent& m, const std::string& tag) {
-    for (const auto& tf : kTagFields)
-        if (tag == tf.tag) return &(m.*tf.field);
-    return nullptr;
+    const auto key = TrainingScalar::forTag(tag);
+    return key ? &m[*key] : nullptr;
 }
 
 TensorBoardFollower::TensorBoardFollower(EventFileSource& files, std::string runDir, uint64_t fromOffset, std::chrono::milliseconds hold)

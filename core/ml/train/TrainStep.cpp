@@ -46,7 +46,7 @@ TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device)
         // The host-side optimiser and the scaler's host check cannot be captured; the fused path has neither.
         if (!fusedG_) throw ConfigError("--cuda-graph needs ATen's fused AdamW (LibTorch 2.x on CUDA): leave out --cuda-graph");
     }
-    acc_ = torch::zeros({5}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
+    acc_ = torch::zeros({static_cast<int64_t>(TrainingScalar::stepMeanCount())}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
 }
 
 TrainStep::~TrainStep() = default;
@@ -185,8 +185,28 @@ void TrainStep::update(const DeviceBatch& in) {
     if (scaler_) scaler_->update();
 
     torch::NoGradGuard noGrad;
-    acc_.add_(torch::stack({errReal.detach() + errFake.detach(), errG.detach(), torch::sigmoid(outReal.detach().to(torch::kFloat32)).mean(),
-                            torch::sigmoid(outFake.detach().to(torch::kFloat32)).mean(), torch::sigmoid(out.detach().to(torch::kFloat32)).mean()}));
+    using S = TrainingScalar::Key;
+    std::array<torch::Tensor, TrainingScalar::kCount> v;
+    v[TrainingScalar::index(S::LossD)] = errReal.detach() + errFake.detach();
+    v[TrainingScalar::index(S::LossG)] = errG.detach();
+    v[TrainingScalar::index(S::DX)] = torch::sigmoid(outReal.detach().to(torch::kFloat32)).mean();
+    v[TrainingScalar::index(S::DGz1)] = torch::sigmoid(outFake.detach().to(torch::kFloat32)).mean();
+    v[TrainingScalar::index(S::DGz2)] = torch::sigmoid(out.detach().to(torch::kFloat32)).mean();
+    accumulate(v);
+}
+
+// The step's value of each StepMean scalar, in the table's order, into the accumulator (no host
+// synchronisation: drain() makes the one per log interval).
+void TrainStep::accumulate(const std::array<torch::Tensor, TrainingScalar::kCount>& values) {
+    std::vector<torch::Tensor> parts;
+    parts.reserve(TrainingScalar::stepMeanCount());
+    for (const TrainingScalar::Spec& s : TrainingScalar::all()) {
+        if (s.source != TrainingScalar::Source::StepMean) continue;
+        const torch::Tensor& t = values[TrainingScalar::index(s.key)];
+        if (!t.defined()) throw std::logic_error(std::string("TrainStep measures no value of the step-averaged scalar '") + s.field + "'");
+        parts.push_back(t.to(torch::kFloat32).reshape({}));
+    }
+    acc_.add_(torch::stack(parts));
 }
 
 StepMetrics TrainStep::drain() {
@@ -196,11 +216,9 @@ StepMetrics TrainStep::drain() {
     auto host = acc_.to(torch::kCPU, torch::kFloat64);  // the one synchronisation per log interval
     auto a = host.accessor<double, 1>();
     const double n = static_cast<double>(accSteps_);
-    m.lossD = a[0] / n;
-    m.lossG = a[1] / n;
-    m.dX = a[2] / n;
-    m.dGz1 = a[3] / n;
-    m.dGz2 = a[4] / n;
+    int64_t k = 0;
+    for (const TrainingScalar::Spec& s : TrainingScalar::all())
+        if (s.source == TrainingScalar::Source::StepMean) m.means[s.key] = a[k++] / n;
     acc_.zero_();
     accSteps_ = 0;
     return m;

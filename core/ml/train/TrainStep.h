@@ -15,12 +15,14 @@
 // last backward pass of each update (dist/GradientSync), so every rank steps identically.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
 
 #include <torch/optim/adamw.h>
 
+#include "base/run/Events.h"
 #include "base/run/TrainConfig.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/dataset/Batch.h"
@@ -39,8 +41,8 @@ class DistributedContext;
 class GradientSync;
 
 struct StepMetrics {
-    int64_t steps = 0;  ///< steps averaged over
-    double lossD = 0, lossG = 0, dX = 0, dGz1 = 0, dGz2 = 0;
+    int64_t steps = 0;   ///< steps averaged over
+    MetricsEvent means;  ///< the StepMean training scalars (base/run/TrainingScalar.h); the others NaN
 };
 
 class TrainStep {
@@ -91,6 +93,8 @@ private:
     void update(const DeviceBatch& in);
     /// update() through the graph: warm-up, (re)capture where needed, copy of `in`, replay.
     void updateGraphed(const DeviceBatch& in);
+    /// Adds a step's StepMean scalars (by key; each must be defined) to the accumulator.
+    void accumulate(const std::array<torch::Tensor, TrainingScalar::kCount>& values);
 
     TrainConfig cfg_;
     torch::Device device_;

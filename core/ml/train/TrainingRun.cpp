@@ -5,6 +5,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -274,12 +275,18 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
     if (m.steps == 0) return;
     if (dist_) {
         // Losses and D outputs averaged over the ranks; images summed: the global throughput.
-        auto t = torch::tensor({m.lossD, m.lossG, m.dX, m.dGz1, m.dGz2, static_cast<double>(intervalImages_)}, torch::kFloat64);
+        std::vector<double> sums;
+        for (const TrainingScalar::Spec& s : TrainingScalar::all())
+            if (s.source == TrainingScalar::Source::StepMean) sums.push_back(m.means[s.key]);
+        sums.push_back(static_cast<double>(intervalImages_));
+        auto t = torch::tensor(sums, torch::kFloat64);
         dist_->allreduceSum(t, "allreduce of the logged metrics");
         auto a = t.accessor<double, 1>();
         const double w = static_cast<double>(world_);
-        m.lossD = a[0] / w, m.lossG = a[1] / w, m.dX = a[2] / w, m.dGz1 = a[3] / w, m.dGz2 = a[4] / w;
-        intervalImages_ = static_cast<int64_t>(a[5]);
+        int64_t k = 0;
+        for (const TrainingScalar::Spec& s : TrainingScalar::all())
+            if (s.source == TrainingScalar::Source::StepMean) m.means[s.key] = a[k++] / w;
+        intervalImages_ = static_cast<int64_t>(a[k]);
     }
     if (!root_) {
         resetInterval();
@@ -287,14 +294,9 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
     }
     const double elapsed = std::max(1e-9, seconds(Clock::now() - intervalStart_));
     const double wall = EventLog::now();
-    MetricsEvent e;
+    MetricsEvent e = std::move(m.means);
     e.step = stepsDone;
     e.epoch = epochOf(stepsDone);
-    e.lossD = m.lossD;
-    e.lossG = m.lossG;
-    e.dX = m.dX;
-    e.dGz1 = m.dGz1;
-    e.dGz2 = m.dGz2;
     e.lr = step_->learningRate();
     e.imgPerS = static_cast<double>(intervalImages_) / elapsed;
     e.dataWait = std::min(1.0, intervalWait_ / elapsed);
@@ -305,10 +307,10 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
         resetInterval();
         return;
     }
-    namespace F = EventField;  // the TensorBoard tags are the event's field names
-    const std::pair<const char*, double> scalars[] = {{F::kLossD, e.lossD}, {F::kLossG, e.lossG}, {F::kDX, e.dX},           {F::kDGz1, e.dGz1},
-                                                      {F::kDGz2, e.dGz2},   {F::kLr, e.lr},       {F::kImgPerS, e.imgPerS}, {F::kDataWait, e.dataWait}};
-    for (const auto& [tag, value] : scalars) tb_->addScalar(tag, static_cast<float>(value), stepsDone, wall);
+    // the TensorBoard tags are the event's field names; a scalar written only when measured is
+    // left out of TensorBoard too when it is not
+    for (const TrainingScalar::Spec& s : TrainingScalar::all())
+        if (s.written == TrainingScalar::Written::Always || !std::isnan(e[s.key])) tb_->addScalar(s.field, static_cast<float>(e[s.key]), stepsDone, wall);
     tb_->flush();
     out_.emit(e);
     if (seconds(Clock::now() - lastSystem_) >= 2.0) logSystem(stepsDone);

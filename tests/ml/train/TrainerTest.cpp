@@ -219,9 +219,9 @@ TEST(Trainer, CpuBf16AutocastTrains) {
     for (int i = 0; i < 3; ++i) step.step(loader.make(i));
     const StepMetrics m = step.drain();
     EXPECT_EQ(m.steps, 3);
-    EXPECT_TRUE(std::isfinite(m.lossD) && std::isfinite(m.lossG));
-    EXPECT_GT(m.dX, 0.0);
-    EXPECT_LT(m.dX, 1.0);
+    EXPECT_TRUE(std::isfinite(m.means.lossD) && std::isfinite(m.means.lossG));
+    EXPECT_GT(m.means.dX, 0.0);
+    EXPECT_LT(m.means.dX, 1.0);
     // Parameters stay float32 (autocast changes compute, not storage) and did move.
     auto after = step.generator()->named_parameters()["main.0.weight"];
     EXPECT_EQ(after.scalar_type(), torch::kFloat32);
