@@ -124,8 +124,9 @@ inline RecordedRun writeRun(const QString& dir, int metrics, int sampleEvery = 1
     for (int i = 1; i <= metrics; ++i) {
         std::fprintf(f,
                      "{\"d_g_z1\":0.3,\"d_g_z2\":0.2,\"d_x\":0.7,\"data_wait\":%.3f,\"epoch\":%d,\"img_per_s\":%.1f,\"kind\":\"metrics\","
-                     "\"loss_d\":%.6f,\"loss_g\":%.6f,\"lr\":0.0002,\"step\":%d,\"t\":%.6f,\"total_steps\":%d}\n",
-                     wait, (i - 1) / 100, 500.0 + i % 7, 1.0 + std::sin(i / 30.0) * 0.3, 2.0 + std::cos(i / 40.0) * 0.5, i, t0 + i * 0.1, metrics);
+                     "\"loss_d\":%.6f,\"loss_g\":%.6f,\"lr\":0.0002,\"step\":%d,\"t\":%.6f,\"total_steps\":%d,\"grad_norm_d\":%.4f,\"grad_norm_g\":%.4f}\n",
+                     wait, (i - 1) / 100, 500.0 + i % 7, 1.0 + std::sin(i / 30.0) * 0.3, 2.0 + std::cos(i / 40.0) * 0.5, i, t0 + i * 0.1, metrics,
+                     3.0 + std::sin(i / 20.0), 5.0 + std::cos(i / 25.0));
         ++r.metrics;
         if (i % 50 == 0) {
             std::fprintf(f, "{\"cpu_percent\":87.5,\"kind\":\"system\",\"read_mb_s\":42.5,\"rss_mb\":1234,\"step\":%d,\"t\":%.6f}\n", i, t0 + i * 0.1);

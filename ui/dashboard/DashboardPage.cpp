@@ -121,6 +121,12 @@ QTabWidget* DashboardPage::buildViews() {
     return views_;
 }
 
+PlotPanel* DashboardPage::panelOf(Metric m) const {
+    for (PlotPanel* p : panels_)
+        if (p->metrics().contains(m)) return p;
+    return nullptr;
+}
+
 // The controls persist (QSettings "dashboard/..."): restored, then saved on each change.
 void DashboardPage::restoreControls() {
     QSettings settings;

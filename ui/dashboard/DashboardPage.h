@@ -38,6 +38,8 @@ public:
     void removeSession(RunSession* session);
     /// The five plots of the Training tab.
     const QVector<PlotPanel*>& panels() const { return panels_; }
+    /// The Training tab's plot that shows `m` (its group's).
+    PlotPanel* panelOf(Metric m) const;
     /// Those and the Scalars tab's (a TensorBoard run's other tags), which the controls also drive.
     QVector<PlotPanel*> allPanels() const;
     ScalarsPanel* scalars() const { return scalars_; }

@@ -38,6 +38,7 @@ class PlotPanel : public QWidget {
     Q_OBJECT
 public:
     PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* parent = nullptr);
+    const QVector<Metric>& metrics() const { return metrics_; }
     ~PlotPanel() override;
 
     /// Plots `run` in `colour`, named `name` in the legend; `host` names where its events come

@@ -21,15 +21,17 @@
 // written: Always (written even when unknown, as null: the first eight, which every reader since
 //   the first release expects) or IfMeasured (written only when a number; an older line lacks it).
 // The order is the order of a metrics line's members and of the app's columns.
-#define STREETGAN_TRAINING_SCALARS(X)                                                            \
-    X(LossD, lossD, "loss_d", "loss D", "", "D_loss", Losses, StepMean, Always)                  \
-    X(LossG, lossG, "loss_g", "loss G", "", "G_loss", Losses, StepMean, Always)                  \
-    X(DX, dX, "d_x", "D(x)", "", "D_X", DOutputs, StepMean, Always)                              \
-    X(DGz1, dGz1, "d_g_z1", "D(G(z)) before D step", "", "D_G_z1", DOutputs, StepMean, Always)   \
-    X(DGz2, dGz2, "d_g_z2", "D(G(z)) after D step", "", "D_G_z2", DOutputs, StepMean, Always)    \
-    X(Lr, lr, "lr", "learning rate", "", nullptr, LearningRate, Interval, Always)                \
-    X(ImgPerS, imgPerS, "img_per_s", "images/s", "img/s", nullptr, Throughput, Interval, Always) \
-    X(DataWait, dataWait, "data_wait", "data wait", "of step time", nullptr, DataWait, Interval, Always)
+#define STREETGAN_TRAINING_SCALARS(X)                                                                    \
+    X(LossD, lossD, "loss_d", "loss D", "", "D_loss", Losses, StepMean, Always)                          \
+    X(LossG, lossG, "loss_g", "loss G", "", "G_loss", Losses, StepMean, Always)                          \
+    X(DX, dX, "d_x", "D(x)", "", "D_X", DOutputs, StepMean, Always)                                      \
+    X(DGz1, dGz1, "d_g_z1", "D(G(z)) before D step", "", "D_G_z1", DOutputs, StepMean, Always)           \
+    X(DGz2, dGz2, "d_g_z2", "D(G(z)) after D step", "", "D_G_z2", DOutputs, StepMean, Always)            \
+    X(Lr, lr, "lr", "learning rate", "", nullptr, LearningRate, Interval, Always)                        \
+    X(ImgPerS, imgPerS, "img_per_s", "images/s", "img/s", nullptr, Throughput, Interval, Always)         \
+    X(DataWait, dataWait, "data_wait", "data wait", "of step time", nullptr, DataWait, Interval, Always) \
+    X(GradNormD, gradNormD, "grad_norm_d", "‖∇D‖", "", nullptr, GradientNorms, StepMean, IfMeasured)     \
+    X(GradNormG, gradNormG, "grad_norm_g", "‖∇G‖", "", nullptr, GradientNorms, StepMean, IfMeasured)
 
 namespace streetgan {
 

@@ -11,6 +11,20 @@
 #include "ml/train/R1Penalty.h"
 
 namespace streetgan {
+namespace {
+
+// The L2 norm of a model's gradients as the optimiser used them: after the optimiser's step, as
+// GradScaler unscales them in place and the distributed sync averaged them (an overflow an fp16
+// step skipped shows as inf). On the device: no host synchronisation.
+torch::Tensor gradientNorm(const std::vector<torch::Tensor>& params) {
+    std::vector<torch::Tensor> grads;
+    for (const auto& p : params)
+        if (p.grad().defined()) grads.push_back(p.grad());
+    if (grads.empty()) return torch::zeros({}, params.empty() ? torch::TensorOptions() : params.front().options());
+    return torch::stack(at::_foreach_norm(grads)).norm();
+}
+
+}  // namespace
 
 TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device)
     : cfg_(cfg), device_(device), g_(cfg.model), d_(cfg.model), augment_(cfg.diffAugment, cfg.seed) {
@@ -168,6 +182,7 @@ void TrainStep::update(const DeviceBatch& in) {
     backward(errFake);
     if (syncD_) syncD_->finish();
     stepOpt(*optD_, fusedD_.get());
+    const torch::Tensor gradNormD = gradientNorm(d_->parameters());  // before G's pass adds to D's .grad
 
     // G: through the updated D, against label 1
     g_->zero_grad(true);
@@ -182,6 +197,7 @@ void TrainStep::update(const DeviceBatch& in) {
     backward(errG);
     if (syncG_) syncG_->finish();
     stepOpt(*optG_, fusedG_.get());
+    const torch::Tensor gradNormG = gradientNorm(g_->parameters());
     if (scaler_) scaler_->update();
 
     torch::NoGradGuard noGrad;
@@ -192,6 +208,8 @@ void TrainStep::update(const DeviceBatch& in) {
     v[TrainingScalar::index(S::DX)] = torch::sigmoid(outReal.detach().to(torch::kFloat32)).mean();
     v[TrainingScalar::index(S::DGz1)] = torch::sigmoid(outFake.detach().to(torch::kFloat32)).mean();
     v[TrainingScalar::index(S::DGz2)] = torch::sigmoid(out.detach().to(torch::kFloat32)).mean();
+    v[TrainingScalar::index(S::GradNormD)] = gradNormD;
+    v[TrainingScalar::index(S::GradNormG)] = gradNormG;
     accumulate(v);
 }
 

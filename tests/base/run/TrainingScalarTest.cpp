@@ -73,7 +73,8 @@ TEST(TrainingScalar, AlwaysWrittenScalarsAreNullWhenUnknownAndTheOthersOnlyWhenM
         }
         EXPECT_FALSE(empty.contains(s.field)) << s.field << " is written though not measured";
         // a line that has it as null keeps it so; as a number reads it
-        json line = {{"kind", "metrics"}, {"step", 5}, {s.field, nullptr}};
+        json line = empty;
+        line[s.field] = nullptr;
         EventReader reader;
         ParsedEvent parsed = reader.read(line.dump());
         ASSERT_TRUE(parsed.ok());

@@ -259,7 +259,7 @@ private slots:
         QCOMPARE(RunPalette::colour(key("alpha-baseline")), ca);  // stable
         QCOMPARE(alpha.icon().pixmap(14, 14).toImage().pixelColor(7, 7).rgb(), ca.rgb());
         QCOMPARE(loss->rawGraph(&a->series(), Metric::LossD)->pen().color().rgb(), ca.rgb());
-        QCOMPARE(page.panels()[2]->rawGraph(&b->series(), Metric::ImgPerS)->pen().color().rgb(), cb.rgb());
+        QCOMPARE(page.panelOf(Metric::ImgPerS)->rawGraph(&b->series(), Metric::ImgPerS)->pen().color().rgb(), cb.rgb());
         // the legend names the run
         auto legendNames = [&] {
             QStringList names;
@@ -276,7 +276,7 @@ private slots:
         QCOMPARE(loss->plot()->graphCount(), 4);
         QVERIFY(!loss->rawGraph(&a->series(), Metric::LossD));
         QVERIFY(!legendNames().join(" ").contains("alpha"));
-        QCOMPARE(page.panels()[4]->pointCount(&a->series(), Metric::Lr), -1);
+        QCOMPARE(page.panelOf(Metric::Lr)->pointCount(&a->series(), Metric::Lr), -1);
         alpha.setCheckState(Qt::Checked);
         QCOMPARE(sessions.size(), size_t{2});  // open already: not opened again
         QVERIFY(page.isPlotted(a));

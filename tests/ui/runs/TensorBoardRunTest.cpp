@@ -98,9 +98,9 @@ private slots:
         QVERIFY(loss);
         QCOMPARE(loss->pointCount(&session.series(), Metric::LossG), 60);
         QCOMPARE(loss->pointCount(&session.series(), Metric::LossD), 60);
-        QCOMPARE(page.panels()[1]->pointCount(&session.series(), Metric::DGz2), 60);
+        QCOMPARE(page.panelOf(Metric::DGz2)->pointCount(&session.series(), Metric::DGz2), 60);
         // img_per_s derived from steps and wall times (no tag carries it).
-        QVERIFY(page.panels()[2]->pointCount(&session.series(), Metric::ImgPerS) >= 59);
+        QVERIFY(page.panelOf(Metric::ImgPerS)->pointCount(&session.series(), Metric::ImgPerS) >= 59);
         // (the state comes with the follower's "live" line, after the backlog's events)
         QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(session.series().state()), QStringLiteral("tensorboard"), streetgan::test::kWaitMs);
 
