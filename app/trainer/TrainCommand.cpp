@@ -12,6 +12,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <type_traits>
+#include <variant>
 
 #include "base/daemon/ControlServer.h"
 #include "base/daemon/ControlSocket.h"
@@ -21,6 +23,7 @@
 #include "base/daemon/TrainControl.h"
 #include "base/model/Presets.h"
 #include "base/run/RunDirectory.h"
+#include "base/run/TrainOption.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "ml/dist/DistributedContext.h"
@@ -50,19 +53,7 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
         a->add_option("--daemon-fd", daemonFd_, "internal: readiness pipe of start --detach")->group("");
     }
     a->add_option("--run-dir", runDir_, "Run directory (created if needed)")->required();
-    a->add_option("--preset", preset_, "Model preset: tiny-32, naive-64, safe-64, safe-128, msls-128");
-    a->add_option("--data", flags_.data, "Data source: synthetic (default) or a folder of photos (MSLS layout recognised)");
-    auto* steps = a->add_option("--steps", flags_.steps, "Total optimiser steps of the run")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
-    auto* epochs = a->add_option("--epochs", flags_.epochs, "Total epochs of the run")->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-    steps->excludes(epochs);
-    a->add_option("--batch", flags_.batch, "Batch size")->check(CLI::Range(1, 65536));
-    a->add_option("--seed", flags_.seed, "Seed of weights, data order and noise");
-    a->add_option("--device", flags_.device, "auto | cpu | cuda | cuda:N");
     a->add_option("--config", configFile_, "JSON file with any run.json config keys")->check(CLI::ExistingFile);
-    a->add_option("--log-every", flags_.logEvery, "Steps between metric events")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
-    a->add_option("--sample-every", flags_.sampleEvery, "Steps between sample grids (0: end only)")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
-    a->add_option("--checkpoint-every", flags_.checkpointEvery, "Steps between checkpoints (0: epoch ends and end only)")
-        ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
     a->add_flag("--resume", resume_, "Continue from the run directory's latest checkpoint up to --steps/--epochs");
     a->add_option("--dist-timeout", distTimeout_, "Distributed runs: seconds a rank waits for the others before it fails (rendezvous, every collective)")
         ->check(FiniteNumber())
@@ -70,54 +61,38 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     a->add_option("--dist-backend", distBackend_,
                   "Distributed runs: auto (NCCL on CUDA, Gloo on the CPU) | nccl | gloo (also on CUDA, through host copies: several ranks on one GPU)")
         ->check(CLI::IsMember({"auto", "nccl", "gloo"}));
-    a->add_option("--lr", flags_.lr, "Learning rate of both AdamW optimisers")
-        ->check(FiniteNumber())
-        ->check(CLI::Range(TrainConfig::kLrMin, TrainConfig::kLrMax));
-    a->add_option("--weight-decay", flags_.weightDecay, "AdamW weight decay")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
-    a->add_option("--real-label", flags_.realLabel, "Target for real images (0.9: one-sided label smoothing)")
-        ->check(FiniteNumber())
-        ->check(CLI::Range(0.0, 1.0));
-    a->add_option("--fake-label", flags_.fakeLabel, "Target for fake images")->check(FiniteNumber())->check(CLI::Range(0.0, 1.0));
-    a->add_option("--instance-noise", flags_.instanceNoise, "Std of instance noise on D's inputs")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
-    a->add_option("--instance-noise-steps", flags_.instanceNoiseSteps, "Decay instance noise to 0 over N steps");
-    a->add_option("--amp", flags_.amp, "Mixed precision: off | bf16 | fp16 (CUDA)")->check(CLI::IsMember({"off", "bf16", "fp16"}));
-    a->add_option("--ema", flags_.ema, "Per-step decay of the averaged generator G_ema (0: off; default 0.999, ramped up as StyleGAN2)")
-        ->check(FiniteNumber())
-        ->check(CLI::Range(0.0, 0.999999));
-    a->add_option("--diffaugment", flags_.diffAugment, "DiffAugment policy for D's inputs: a subset of color,translation,cutout (\"\": off)");
-    a->add_option("--r1", flags_.r1Gamma, "R1 gradient penalty gamma on real images (0: off)")->check(FiniteNumber())->check(CLI::Range(0.0, 1e6));
-    a->add_option("--r1-every", flags_.r1Every, "Apply R1 every N D steps, scaled by N (lazy regularisation)")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
-    a->add_option("--threads", flags_.threads, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
-    a->add_flag("--channels-last,!--no-channels-last", flags_.channelsLast, "NHWC memory format (default on)");
-    a->add_flag("--cuda-graph,!--no-cuda-graph", flags_.cudaGraph,
-                "CUDA: capture the step once as a CUDA graph and replay it (not with DiffAugment, R1 or launch)");
-    a->add_option("--loader-threads", flags_.loaderThreads, "Data loader threads")->check(CLI::Range(1, 256));
-    a->add_option("--crop-factor", flags_.cropFactor, "Centre crop side in source pixels = factor x image size")
-        ->check(FiniteNumber())
-        ->check(CLI::Range(0.01, 64.0));
-    a->add_option("--max-shift", flags_.maxShift, "Largest horizontal shift, fraction of the width")->check(FiniteNumber())->check(CLI::Range(0.0, 1.0));
-    a->add_option("--aug-noise", flags_.augNoise, "Gaussian noise std added to real images ([0,1] units)")->check(FiniteNumber())->check(CLI::Range(0.0, 10.0));
-    a->add_flag("--flip", flags_.flip, "Random horizontal mirror of real images");
-    a->add_option("--cities", flags_.cities, "Keep only these cities (MSLS)")->delimiter(',');
-    a->add_option("--exclude-cities", flags_.excludeCities, "Drop these cities (MSLS)")->delimiter(',');
-    a->add_option("--max-per-sequence", flags_.maxPerSequence, "Cap of training images per sequence (0: none)")
-        ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
-    a->add_option("--validation-percent", flags_.validationPercent, "Hold out this share by key hash (never trained on)")
-        ->check(FiniteNumber())
-        ->check(CLI::Range(0.0, 99.0));
-    a->add_option("--synthetic-images", flags_.syntheticImages, "Images per epoch of the synthetic set")->check(CLI::Range(int64_t{1}, int64_t{1} << 33));
-    a->add_option("--metric-every-checkpoints", flags_.metricEveryCheckpoints, "Metrics (SWD, FID/KID/PR) every N checkpoints (0: off)")
-        ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
-    a->add_option("--metric-features", flags_.metricFeatures, "TorchScript feature model for metrics (clean-fid's inception-2015-12-05.pt)");
-    a->add_option("--metric-samples", flags_.metricSamples, "Generated (and real) images per metric evaluation")
-        ->check(CLI::Range(int64_t{2}, int64_t{10000000}));
-    a->add_option("--metrics", flags_.metrics, "Metrics at checkpoints: fid,kid,pr,swd (any subset)")
-        ->delimiter(',')
-        ->check(CLI::IsMember({"fid", "kid", "pr", "swd"}));
-    a->add_option("--metric-swd-samples", flags_.metricSwdSamples, "swd: generated (and real) images per evaluation")
-        ->check(CLI::Range(int64_t{2}, int64_t{1000000}));
-    a->add_option("--metric-cache-dir", flags_.metricCacheDir, "Real-feature cache folder (default $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)");
+    // The settings: one option per row of TrainOption's table that has a flag, into flags_.
+    for (const TrainOption::Spec& o : TrainOption::all())
+        if (*o.flag) std::visit([&](auto ref) { addSetting(o, ref(flags_)); }, o.member);
+    a->get_option("--steps")->excludes(a->get_option("--epochs"));
     return app_;
+}
+
+template <class T>
+void TrainCommand::addSetting(const TrainOption::Spec& o, T& value) {
+    CLI::Option* opt = nullptr;
+    if constexpr (std::is_same_v<T, bool>) {
+        opt = app_->add_flag(o.flag, value, o.help);
+    } else {
+        opt = app_->add_option(o.flag, value, o.help);
+        if constexpr (std::is_same_v<T, std::vector<std::string>> || std::is_same_v<T, std::array<double, 2>>) opt->delimiter(',');
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::array<double, 2>>) opt->check(FiniteNumber());
+        if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::array<double, 2>>)
+            if (o.lo <= o.hi) opt->check(CLI::Range(o.lo, o.hi));
+        if (const auto choices = TrainOption::choices(o); !choices.empty()) opt->check(CLI::IsMember(choices));
+    }
+}
+
+// The settings given as flags, as run.json keys: what TrainConfig::merge applies over the run's own
+// settings and the --config file.
+nlohmann::json TrainCommand::givenSettings() const {
+    nlohmann::json given = nlohmann::json::object();
+    auto& flags = const_cast<TrainConfig&>(flags_);  // read only
+    for (const TrainOption::Spec& o : TrainOption::all())
+        if (*o.flag && app_->get_option(TrainOption::flagName(o))->count() > 0) std::visit([&](auto ref) { given[o.key] = ref(flags); }, o.member);
+    // --epochs on the command line replaces a --steps of run.json or the config file
+    if (given.contains("epochs") && !given.contains("steps")) given["steps"] = 0;
+    return given;
 }
 
 int TrainCommand::execute() {
@@ -133,7 +108,7 @@ int TrainCommand::execute() {
             cfg.merge(resumedConfig);
         }
     }
-    auto given = [&](const char* name) { return app_->count(name) > 0; };
+    nlohmann::json given = givenSettings();
     if (!configFile_.empty()) {
         nlohmann::json j;
         try {
@@ -144,53 +119,13 @@ int TrainCommand::execute() {
         // --preset replaces the file's preset, not the file's explicit nz/ngf/ndf/...: merge() sets
         // the preset first and lets explicit keys override it (applying --preset after the merge
         // silently dropped them).
-        if (given("--preset") && j.is_object()) j["preset"] = preset_;
+        if (given.contains("preset") && j.is_object()) {
+            j["preset"] = given["preset"];
+            given.erase("preset");
+        }
         cfg.merge(j);
-    } else if (given("--preset")) {
-        cfg.model = Presets::get(preset_);
     }
-    if (given("--data")) cfg.data = flags_.data;
-    if (given("--steps")) cfg.steps = flags_.steps;
-    if (given("--epochs")) {
-        cfg.epochs = flags_.epochs;
-        cfg.steps = 0;
-    }
-    if (given("--batch")) cfg.batch = flags_.batch;
-    if (given("--seed")) cfg.seed = flags_.seed;
-    if (given("--device")) cfg.device = flags_.device;
-    if (given("--log-every")) cfg.logEvery = flags_.logEvery;
-    if (given("--sample-every")) cfg.sampleEvery = flags_.sampleEvery;
-    if (given("--checkpoint-every")) cfg.checkpointEvery = flags_.checkpointEvery;
-    if (given("--lr")) cfg.lr = flags_.lr;
-    if (given("--weight-decay")) cfg.weightDecay = flags_.weightDecay;
-    if (given("--real-label")) cfg.realLabel = flags_.realLabel;
-    if (given("--fake-label")) cfg.fakeLabel = flags_.fakeLabel;
-    if (given("--instance-noise")) cfg.instanceNoise = flags_.instanceNoise;
-    if (given("--instance-noise-steps")) cfg.instanceNoiseSteps = flags_.instanceNoiseSteps;
-    if (given("--amp")) cfg.amp = flags_.amp;
-    if (given("--ema")) cfg.ema = flags_.ema;
-    if (given("--diffaugment")) cfg.diffAugment = flags_.diffAugment;
-    if (given("--r1")) cfg.r1Gamma = flags_.r1Gamma;
-    if (given("--r1-every")) cfg.r1Every = flags_.r1Every;
-    if (given("--threads")) cfg.threads = flags_.threads;
-    if (given("--channels-last") || given("--no-channels-last")) cfg.channelsLast = flags_.channelsLast;
-    if (given("--cuda-graph") || given("--no-cuda-graph")) cfg.cudaGraph = flags_.cudaGraph;
-    if (given("--loader-threads")) cfg.loaderThreads = flags_.loaderThreads;
-    if (given("--crop-factor")) cfg.cropFactor = flags_.cropFactor;
-    if (given("--max-shift")) cfg.maxShift = flags_.maxShift;
-    if (given("--aug-noise")) cfg.augNoise = flags_.augNoise;
-    if (given("--flip")) cfg.flip = flags_.flip;
-    if (given("--cities")) cfg.cities = flags_.cities;
-    if (given("--exclude-cities")) cfg.excludeCities = flags_.excludeCities;
-    if (given("--max-per-sequence")) cfg.maxPerSequence = flags_.maxPerSequence;
-    if (given("--validation-percent")) cfg.validationPercent = flags_.validationPercent;
-    if (given("--synthetic-images")) cfg.syntheticImages = flags_.syntheticImages;
-    if (given("--metric-every-checkpoints")) cfg.metricEveryCheckpoints = flags_.metricEveryCheckpoints;
-    if (given("--metric-features")) cfg.metricFeatures = flags_.metricFeatures;
-    if (given("--metric-samples")) cfg.metricSamples = flags_.metricSamples;
-    if (given("--metrics")) cfg.metrics = flags_.metrics;
-    if (given("--metric-cache-dir")) cfg.metricCacheDir = flags_.metricCacheDir;
-    if (given("--metric-swd-samples")) cfg.metricSwdSamples = flags_.metricSwdSamples;
+    cfg.merge(given);
     cfg.validate();
     if (resumedConfig.is_object()) cfg.checkResume(resumedConfig, runDir_ + "/run.json");
 

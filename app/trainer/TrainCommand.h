@@ -2,7 +2,10 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "base/run/TrainConfig.h"
+#include "base/run/TrainOption.h"
 #include "trainer/Command.h"
 
 namespace streetgan {
@@ -26,13 +29,17 @@ public:
 
 private:
     int runForeground(const TrainConfig& cfg, DaemonReadiness* readiness = nullptr);
+    /// The flag of one TrainOption row, with its range or choices as checks, into `value`.
+    template <class T>
+    void addSetting(const TrainOption::Spec& o, T& value);
+    nlohmann::json givenSettings() const;
 
     Mode mode_;
     CLI::App* app_ = nullptr;
     bool detach_ = false;
     int daemonFd_ = -1;       // hidden: set by DaemonLauncher when this process is the daemon
     double startWait_ = 300;  // start: seconds to wait for the daemon to be training
-    std::string runDir_, preset_, configFile_;
+    std::string runDir_, configFile_;
     bool resume_ = false;
     double distTimeout_ = 300;          // distributed runs: seconds to wait for the other ranks
     std::string distBackend_ = "auto";  // distributed runs: DistributedContext::backendFor's choice

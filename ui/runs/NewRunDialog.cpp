@@ -12,8 +12,10 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <limits>
 
-#include "base/run/TrainConfig.h"
+#include "base/run/TrainOption.h"
 
 namespace streetgan::ui {
 
@@ -98,24 +100,19 @@ QHBoxLayout* NewRunDialog::buildFields() {
     auto* dataRow = new QHBoxLayout;
     dataRow->addWidget(dataPath_, 1);
     dataRow->addWidget(browse_);
-    steps_ = new QSpinBox;
-    steps_->setRange(1, 100000000);
-    batch_ = new QSpinBox;
-    batch_->setRange(1, 65536);
+    steps_ = wholeBox("steps");
+    batch_ = wholeBox("batch");
     lr_ = new QDoubleSpinBox;
     lr_->setDecimals(8);  // TrainConfig's smallest rate shows
-    lr_->setRange(TrainConfig::kLrMin, TrainConfig::kLrMax);
     lr_->setSingleStep(0.0001);
+    setting("lr", lr_);
     device_ = new QComboBox;
     device_->addItems({"auto", "cpu", "cuda"});
-    loaderThreads_ = new QSpinBox;
-    loaderThreads_->setRange(1, 256);
-    logEvery_ = new QSpinBox;
-    logEvery_->setRange(1, 1000000);
-    sampleEvery_ = new QSpinBox;
-    sampleEvery_->setRange(0, 10000000);
-    checkpointEvery_ = new QSpinBox;
-    checkpointEvery_->setRange(0, 10000000);
+    setting("device", device_);
+    loaderThreads_ = wholeBox("loader_threads");
+    logEvery_ = wholeBox("log_every");
+    sampleEvery_ = wholeBox("sample_every");
+    checkpointEvery_ = wholeBox("checkpoint_every");
     return dataRow;
 }
 
@@ -156,30 +153,37 @@ void NewRunDialog::applyPreset(const QString& name) {
 QString NewRunDialog::runName() const { return name_->text().trimmed(); }
 int NewRunDialog::targetIndex() const { return target_->currentIndex(); }
 
+// A setting's box takes its range and tip from the option's row of TrainOption's table, and gives
+// the trainer that option's flag.
+void NewRunDialog::setting(const char* key, QWidget* box) {
+    const TrainOption::Spec* o = TrainOption::find(key);
+    Q_ASSERT(o && *o->flag);
+    box->setToolTip(QString::fromUtf8(o->help));
+    constexpr double kIntMax = std::numeric_limits<int>::max();
+    if (auto* spin = qobject_cast<QSpinBox*>(box)) spin->setRange(static_cast<int>(o->lo), static_cast<int>(std::min(o->hi, kIntMax)));
+    if (auto* spin = qobject_cast<QDoubleSpinBox*>(box)) spin->setRange(o->lo, o->hi);
+    settings_.append({o, box});
+}
+
+QSpinBox* NewRunDialog::wholeBox(const char* key) {
+    auto* box = new QSpinBox;
+    setting(key, box);
+    return box;
+}
+
 QStringList NewRunDialog::trainerArguments(const QString& root) const {
     const QString data = dataKind_->currentIndex() == 0 || dataPath_->text().trimmed().isEmpty() ? QString("synthetic") : dataPath_->text().trimmed();
-    return {"--run-dir",
-            root + "/" + runName(),
-            "--preset",
-            preset_->currentText(),
-            "--data",
-            data,
-            "--steps",
-            QString::number(steps_->value()),
-            "--batch",
-            QString::number(batch_->value()),
-            "--lr",
-            QString::number(lr_->value(), 'g', 8),
-            "--device",
-            device_->currentText(),
-            "--loader-threads",
-            QString::number(loaderThreads_->value()),
-            "--log-every",
-            QString::number(logEvery_->value()),
-            "--sample-every",
-            QString::number(sampleEvery_->value()),
-            "--checkpoint-every",
-            QString::number(checkpointEvery_->value())};
+    QStringList args = {"--run-dir", root + "/" + runName(), "--preset", preset_->currentText(), "--data", data};
+    for (const auto& [o, box] : settings_) {
+        args << QString::fromStdString(TrainOption::flagName(*o));
+        if (const auto* spin = qobject_cast<const QSpinBox*>(box))
+            args << QString::number(spin->value());
+        else if (const auto* real = qobject_cast<const QDoubleSpinBox*>(box))
+            args << QString::number(real->value(), 'g', 8);
+        else
+            args << qobject_cast<const QComboBox*>(box)->currentText();
+    }
+    return args;
 }
 
 QStringList NewRunDialog::tinyRunArguments(const QString& runDir) {

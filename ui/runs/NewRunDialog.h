@@ -1,10 +1,15 @@
 // New run: presets, data source (synthetic by default; a folder, archive or packed cache with a
 // file picker), hyperparameters, device, and where (this computer or a connected host). Produces
-// the arguments of `streetgan-trainer start --detach`.
+// the arguments of `streetgan-trainer start --detach`; each setting's range, tip and flag come from
+// TrainOption's table.
 #pragma once
 
 #include <QDialog>
+#include <QPair>
 #include <QStringList>
+#include <QVector>
+
+#include "base/run/TrainOption.h"
 
 class QComboBox;
 class QLineEdit;
@@ -34,11 +39,14 @@ public:
 private:
     void buildTarget(const QStringList& targets, const QStringList& unavailable);
     QHBoxLayout* buildFields();
+    void setting(const char* key, QWidget* box);
+    QSpinBox* wholeBox(const char* key);
     QComboBox *target_, *preset_, *dataKind_, *device_;
     QLineEdit *name_, *dataPath_;
     QPushButton* browse_;
     QSpinBox *steps_, *batch_, *loaderThreads_, *logEvery_, *sampleEvery_, *checkpointEvery_;
     QDoubleSpinBox* lr_;
+    QVector<QPair<const TrainOption::Spec*, QWidget*>> settings_;  // the trainer's flags, in the form's order
 };
 
 }  // namespace streetgan::ui

@@ -1,7 +1,9 @@
 // Everything a training run is configured by. Serialised as run.json's "config" object and inside
-// every checkpoint; read back from --config FILE (any subset of keys) and overridden by flags.
+// every checkpoint; read back from --config FILE (any subset of keys) and overridden by flags. Each
+// setting's key, flag, range, help and resume rule are its row in TrainOption's table.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,8 +34,8 @@ struct TrainConfig {
     int64_t steps = 0;   ///< total optimiser steps of the run; 0: use epochs
     int64_t epochs = 5;  ///< total epochs when steps == 0
     double lr = 2e-4;
-    double beta1 = 0.5;
-    double beta2 = 0.999;
+    double lrD = 0;  ///< D's own learning rate, two time-scale updates (TTUR; 0: D trains at lr)
+    std::array<double, 2> betas = {0.5, 0.999};
     double weightDecay = 0.05;
     double eps = 1e-8;
     double realLabel = 1.0;  ///< target for real images (0.9: one-sided label smoothing)
@@ -97,10 +99,11 @@ struct TrainConfig {
     /// The settings (JSON keys) that differ between `before` (a run's run.json config) and
     /// `after`: {"lr": {"from": 0.0002, "to": 0.001}, ...}. Keys of `after` only.
     static nlohmann::json changes(const nlohmann::json& before, const nlohmann::json& after);
-    /// Why a resumed run may not change `key`, or "" when it may: the model's shape (preset, nz,
-    /// ngf, ndf, nc, img_size), the seed and the fixed noise continue from the checkpoint, so a
-    /// new value would be written to run.json and not be what trains. Every other setting takes
-    /// effect from the resume on (the optimiser's from the checkpoint's state, with this rate).
+    /// Why a resumed run may not change `key`, or "" when it may (TrainOption's keptOnResume): the
+    /// model's shape (preset, nz, ngf, ndf, nc, img_size), the seed and the fixed noise continue
+    /// from the checkpoint, so a new value would be written to run.json and not be what trains.
+    /// Every other setting takes effect from the resume on (the optimisers' moments from the
+    /// checkpoint, their rate, betas, weight decay and epsilon from these settings).
     static std::string resumeRefusal(const std::string& key);
     /// Throws ConfigError naming the first setting a resume of the run with config `before` (read
     /// from `where`) may not change to this config's value.

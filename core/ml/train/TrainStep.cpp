@@ -38,9 +38,9 @@ TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device)
             for (auto& p : m->parameters())
                 if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
     }
-    auto opts = torch::optim::AdamWOptions(cfg.lr).betas({cfg.beta1, cfg.beta2}).weight_decay(cfg.weightDecay).eps(cfg.eps);
+    auto opts = torch::optim::AdamWOptions(cfg.lr).betas({cfg.betas[0], cfg.betas[1]}).weight_decay(cfg.weightDecay).eps(cfg.eps);
     optG_ = std::make_unique<torch::optim::AdamW>(g_->parameters(), opts);
-    optD_ = std::make_unique<torch::optim::AdamW>(d_->parameters(), opts);
+    optD_ = std::make_unique<torch::optim::AdamW>(d_->parameters(), torch::optim::AdamWOptions(opts).lr(cfg.lrD > 0 ? cfg.lrD : cfg.lr));
     if (FusedAdamW::available(device_)) {
         fusedG_ = std::make_unique<FusedAdamW>();
         fusedD_ = std::make_unique<FusedAdamW>();
@@ -252,9 +252,11 @@ torch::Tensor TrainStep::sample(const torch::Tensor& z) {
     return out;
 }
 
+// G's rate, and D's unless the run gives D its own (--lr-d: two time-scale updates), which stays.
 void TrainStep::setLearningRate(double lr) {
     for (auto* opt : {optG_.get(), optD_.get()})
-        for (auto& group : opt->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+        for (auto& group : opt->param_groups())
+            static_cast<torch::optim::AdamWOptions&>(group.options()).lr(opt == optD_.get() && cfg_.lrD > 0 ? cfg_.lrD : lr);
 }
 
 double TrainStep::learningRate() const { return static_cast<const torch::optim::AdamWOptions&>(optG_->param_groups().at(0).options()).lr(); }

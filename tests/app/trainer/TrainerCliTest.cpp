@@ -8,6 +8,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <tuple>
 
+#include "base/run/TrainOption.h"
 #include "support/CliRunner.h"
 #include "support/TempDir.h"
 
@@ -286,6 +287,49 @@ TEST_F(TrainerCli, ConfigFileKeysOverrideThePresetOption) {
         cli.run({"train", "--run-dir", tmp / "p", "--preset", "tiny-32", "--steps", "1", "--batch", "2", "--synthetic-images", "8", "--sample-every", "0"});
     ASSERT_EQ(plain.code, 0) << plain.err;
     EXPECT_EQ(nlohmann::json::parse(CliRunner::slurp(tmp / "p/run.json")).at("config").at("ngf"), 32);
+}
+
+// Issue 42: train's and start's settings are TrainOption's rows, each flag with its help, and what
+// a flag sets is its run.json key; --lr-d (TTUR) trains D at its own rate while "lr" is G's.
+TEST_F(TrainerCli, EverySettingOfTheOptionsTableIsAFlagThatReachesRunJson) {
+    for (const char* sub : {"train", "start"}) {
+        const CliResult help = cli.run({sub, "--help"});
+        for (const auto& o : streetgan::TrainOption::all())
+            if (*o.flag) {
+                const std::string name = "  " + streetgan::TrainOption::flagName(o);  // "  --flip " or "  --channels-last,--no-..."
+                EXPECT_TRUE(help.out.find(name + " ") != std::string::npos || help.out.find(name + ",") != std::string::npos) << sub << " lacks " << o.flag;
+            }
+    }
+    const std::string r = tmp / "ttur";
+    const CliResult run = cli.run({"train",    "--run-dir",
+                                   r,          "--preset",
+                                   "tiny-32",  "--steps",
+                                   "4",        "--batch",
+                                   "4",        "--log-every",
+                                   "2",        "--sample-every",
+                                   "0",        "--synthetic-images",
+                                   "16",       "--metric-every-checkpoints",
+                                   "0",        "--lr",
+                                   "1e-4",     "--lr-d",
+                                   "4e-4",     "--betas",
+                                   "0.4,0.99", "--eps",
+                                   "1e-7",     "--prefetch",
+                                   "3",        "--no-channels-last"});
+    ASSERT_EQ(run.code, 0) << run.err;
+    const nlohmann::json config = nlohmann::json::parse(CliRunner::slurp(r + "/run.json")).at("config");
+    EXPECT_DOUBLE_EQ(config.at("lr").get<double>(), 1e-4);
+    EXPECT_DOUBLE_EQ(config.at("lr_d").get<double>(), 4e-4);
+    EXPECT_EQ(config.at("betas"), nlohmann::json({0.4, 0.99}));
+    EXPECT_DOUBLE_EQ(config.at("eps").get<double>(), 1e-7);
+    EXPECT_EQ(config.at("prefetch"), 3);
+    EXPECT_EQ(config.at("channels_last"), false);
+    EXPECT_EQ(config.at("steps"), 4);
+    for (const auto& e : readEvents(r))
+        if (e.value("kind", "") == "metrics") EXPECT_DOUBLE_EQ(e.at("lr").get<double>(), 1e-4);
+    // an out-of-range value is refused by the flag's own check, in one line naming it
+    const CliResult bad = cli.run({"train", "--run-dir", tmp / "bad", "--steps", "1", "--lr-d", "11"});
+    EXPECT_EQ(bad.code, 2) << bad.err;
+    EXPECT_NE(bad.err.find("--lr-d"), std::string::npos) << bad.err;
 }
 
 TEST_F(TrainerCli, InvalidNumbers) {

@@ -304,7 +304,7 @@ TEST(TrainConfig, MetricKeysRoundTripAndValidate) {
             EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
         }
     };
-    invalid({{"metrics", {"fid", "inception_score"}}}, "metric 'inception_score' is unknown");
+    invalid({{"metrics", {"fid", "inception_score"}}}, "metrics 'inception_score' is unknown");
     invalid({{"metrics", nlohmann::json::array()}}, "metrics is empty");
     invalid({{"metric_samples", 1}}, "metric_samples");
     invalid({{"metric_every_checkpoints", -1}}, "metric_every_checkpoints");

@@ -9,6 +9,7 @@
 #include "base/model/Presets.h"
 #include "base/run/TrainConfig.h"
 #include "base/util/Errors.h"
+#include "ml/checkpoint/Checkpoint.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
 #include "ml/model/WeightInit.h"
@@ -324,11 +325,11 @@ TEST(TrainOptions, ResumeChangesAreComparedByValueAndTheModelsShapeIsKept) {
     TrainConfig after = before;
     after.lr = 1e-3;
     after.steps = 99;
-    after.beta1 = 0.0;
+    after.betas[0] = 0.0;
     const nlohmann::json c = TrainConfig::changes(was, after.toJson());
     EXPECT_EQ(c.size(), 3u) << c.dump();
     EXPECT_EQ(c["lr"]["from"], 2e-4);
-    EXPECT_EQ(c["betas"]["to"], nlohmann::json({0.0, before.beta2}));
+    EXPECT_EQ(c["betas"]["to"], nlohmann::json({0.0, before.betas[1]}));
     EXPECT_NO_THROW(after.checkResume(was, "r/run.json"));  // the optimiser's settings may change
     EXPECT_EQ(TrainConfig::resumeRefusal("lr"), "");
     EXPECT_NE(TrainConfig::resumeRefusal("ngf"), "");
@@ -363,4 +364,46 @@ TEST(TrainOptions, TheLearningRateHasOneRange) {
             EXPECT_NE(std::string(e.what()).find("lr"), std::string::npos) << e.what();
         }
     }
+}
+
+// Issue 42 item 3, for each optimiser setting a resume may change (the table's rows lr, lr_d,
+// betas, weight_decay, eps): the optimisers restored from a checkpoint train with the resumed
+// run's settings, not with those the checkpoint's state was made with; and --lr-d gives D its own
+// rate, which a later set-lr of G's does not move.
+TEST(TrainOptions, AResumeTrainsWithItsOwnOptimiserSettings) {
+    TrainConfig a;
+    a.model = Presets::get("tiny-32");
+    a.batch = 4;
+    a.steps = 2;
+    torch::manual_seed(5);
+    TrainStep first(a, torch::kCPU);
+    CheckpointData ck;
+    first.capture(ck);
+    ASSERT_TRUE(ck.generatorOptim && ck.discriminatorOptim);
+    EXPECT_DOUBLE_EQ(ck.discriminatorOptim->lr, a.lr);  // no --lr-d: D at G's rate
+
+    TrainConfig b = a;
+    b.lr = 1e-3;
+    b.lrD = 4e-3;
+    b.betas = {0.0, 0.99};
+    b.weightDecay = 0.01;
+    b.eps = 1e-6;
+    TrainStep resumed(b, torch::kCPU);
+    resumed.restore(ck, "ck.pt");
+    resumed.setLearningRate(b.lr);  // what TrainingRun does after a restore
+    CheckpointData now;
+    resumed.capture(now);
+    for (const auto* o : {&*now.generatorOptim, &*now.discriminatorOptim}) {
+        EXPECT_DOUBLE_EQ(o->beta1, 0.0);
+        EXPECT_DOUBLE_EQ(o->beta2, 0.99);
+        EXPECT_DOUBLE_EQ(o->weightDecay, 0.01);
+        EXPECT_DOUBLE_EQ(o->eps, 1e-6);
+    }
+    EXPECT_DOUBLE_EQ(now.generatorOptim->lr, 1e-3);
+    EXPECT_DOUBLE_EQ(now.discriminatorOptim->lr, 4e-3);
+    resumed.setLearningRate(5e-4);  // a live set-lr is G's rate; D keeps --lr-d
+    resumed.capture(now);
+    EXPECT_DOUBLE_EQ(now.generatorOptim->lr, 5e-4);
+    EXPECT_DOUBLE_EQ(now.discriminatorOptim->lr, 4e-3);
+    EXPECT_DOUBLE_EQ(resumed.learningRate(), 5e-4);
 }
