@@ -13,6 +13,7 @@
 #include <sstream>
 #include <vector>
 
+#include "base/run/QualityMetric.h"
 #include "base/run/TrainConfig.h"
 #include "base/util/Errors.h"
 #include "ml/checkpoint/ModelLoader.h"
@@ -43,7 +44,7 @@ CLI::App* EvalCommand::setup(CLI::App& parent) {
     dataOption_ = a->add_option("--data", data_,
                                 "Real images: synthetic, a folder or an archive (parzen: its held-out split; fid/kid/pr: the training selection); "
                                 "default: the data the checkpoint was trained on, else synthetic");
-    a->add_option("--metric", metric_, "parzen, fid, kid, pr, swd, or several: fid,kid,pr,swd");
+    a->add_option("--metric", metric_, std::string("parzen, ") + QualityMetric::namesText() + ", or several: " + QualityMetric::namesCsv());
     a->add_option("--features", features_, "TorchScript feature model for fid/kid/pr (clean-fid's inception-2015-12-05.pt)");
     a->add_option("--samples", samples_, "Generated samples")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
     a->add_option("--real-samples", realSamples_, "fid/kid/pr: real images (default: --samples, capped at the data set)")
@@ -76,15 +77,16 @@ int EvalCommand::execute() {
             m.erase(0, m.find_first_not_of(" \t"));
             m.erase(m.find_last_not_of(" \t") + 1);
             if (m.empty() || std::find(asked.begin(), asked.end(), m) != asked.end()) continue;
-            if (m != "parzen" && m != "fid" && m != "kid" && m != "pr" && m != "swd")
-                throw ConfigError("--metric '" + m + "' is unknown: use parzen, fid, kid, pr, swd or several, e.g. fid,kid,pr,swd");
+            if (m != "parzen" && !QualityMetric::find(m))
+                throw ConfigError("--metric '" + m + "' is unknown: use parzen, " + QualityMetric::namesText() + " or several, e.g. " +
+                                  QualityMetric::namesCsv());
             asked.push_back(m);
             if (m == "parzen")
                 parzen = true;
             else
                 featureMetrics.push_back(m);
         }
-        if (asked.empty()) throw ConfigError("--metric is empty: use parzen, fid, kid, pr, swd or several, e.g. fid,kid,pr,swd");
+        if (asked.empty()) throw ConfigError("--metric is empty: use parzen, " + QualityMetric::namesText() + " or several, e.g. " + QualityMetric::namesCsv());
     }
     std::string metricList;
     for (const auto& m : asked) metricList += (metricList.empty() ? "" : ",") + m;
@@ -101,7 +103,8 @@ int EvalCommand::execute() {
 
     nlohmann::json j = {{"metric", metricList}, {"checkpoint", checkpoint_}, {"data", data_}};
     // --samples is the generated count of parzen and fid/kid/pr; swd alone reports its own swd_samples.
-    const bool samplesUsed = parzen || std::any_of(featureMetrics.begin(), featureMetrics.end(), [](const std::string& m) { return m != "swd"; });
+    const bool samplesUsed = parzen || std::any_of(featureMetrics.begin(), featureMetrics.end(),
+                                                   [](const std::string& m) { return QualityMetric::find(m)->needs == QualityMetric::Needs::FeatureModel; });
     if (samplesUsed) j["samples"] = samples_;
     if (!featureMetrics.empty()) {
         MetricOptions o;
@@ -117,7 +120,7 @@ int EvalCommand::execute() {
         o.cacheDir = cacheDir_;
         o.cache = !noCache_;
         o.swdSamples = swdSamples_;
-        const bool swd = std::find(featureMetrics.begin(), featureMetrics.end(), "swd") != featureMetrics.end();
+        const bool swd = std::find(featureMetrics.begin(), featureMetrics.end(), QualityMetric::kSwd) != featureMetrics.end();
         if (samples_ < 2 && featureMetrics.size() > (swd ? 1u : 0u))
             throw ConfigError("--samples " + std::to_string(samples_) + " is too small for fid/kid/pr: use at least 2 (2000+ for stable FID)");
         FeatureMetrics metrics(o, device);
@@ -190,27 +193,27 @@ int EvalCommand::execute() {
         if (m == "parzen") {
             std::printf("Parzen log-likelihood %.2f +- %.2f nats (sigma %.4f, %lld samples, %lld test images)\n", j["log_likelihood"].get<double>(),
                         j["std_error"].get<double>(), j["sigma"].get<double>(), static_cast<long long>(samples_), static_cast<long long>(test_));
-        } else if (m == "fid") {
+        } else if (m == QualityMetric::kFid) {
             if (j["fid"].is_null())
-                std::printf("FID unavailable: %s\n", reason("fid").c_str());
+                std::printf("FID unavailable: %s\n", reason(QualityMetric::kFid).c_str());
             else
                 std::printf("FID %.4f (%lld generated, %lld real images)\n", j["fid"].get<double>(), static_cast<long long>(samples_),
                             static_cast<long long>(j.value("real_samples", int64_t{0})));
-        } else if (m == "kid") {
+        } else if (m == QualityMetric::kKid) {
             if (j["kid"].is_null())
-                std::printf("KID unavailable: %s\n", reason("kid").c_str());
+                std::printf("KID unavailable: %s\n", reason(QualityMetric::kKid).c_str());
             else
                 std::printf("KID %.6f +- %.6f (%lld subsets of %lld)\n", j["kid"].get<double>(), j["kid_std"].get<double>(),
                             static_cast<long long>(j.value("kid_subsets", int64_t{0})), static_cast<long long>(j.value("kid_subset_size", int64_t{0})));
-        } else if (m == "pr") {
+        } else if (m == QualityMetric::kPr) {
             if (j["precision"].is_null())
-                std::printf("precision/recall unavailable: %s\n", reason("pr").c_str());
+                std::printf("precision/recall unavailable: %s\n", reason(QualityMetric::kPr).c_str());
             else
                 std::printf("precision %.4f, recall %.4f (k = %lld)\n", j["precision"].get<double>(), j["recall"].get<double>(),
                             static_cast<long long>(j.value("pr_k", int64_t{3})));
-        } else if (m == "swd") {
+        } else if (m == QualityMetric::kSwd) {
             if (j["swd"].is_null()) {
-                std::printf("SWD unavailable: %s\n", reason("swd").c_str());
+                std::printf("SWD unavailable: %s\n", reason(QualityMetric::kSwd).c_str());
             } else {
                 std::printf("SWD x 1e3 %.4f (%lld images each side); per level:", j["swd"].get<double>(),
                             static_cast<long long>(j.value("swd_samples", int64_t{0})));

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "base/run/QualityMetric.h"
+
 namespace streetgan::ui {
 namespace {
 
@@ -41,16 +43,16 @@ void EventLineParser::add(const Event& event, EventBatch& out) {
         for (const auto& [tag, v] : m->scalars) out.scalars.push_back(ScalarPoint{tag, orNaN(m->step), m->t, v});
     } else if (const auto* q = std::get_if<MetricEvent>(&event)) {
         // Checkpoint metrics go to the Scalars tab under the tags TensorBoard gets (metrics/swd,
-        // metrics/swd_<px>, metrics/fid, ...): computed values only, an unavailable one is no point.
-        const auto point = [&](const std::string& tag, const std::optional<double>& v) {
-            if (v && std::isfinite(*v)) out.scalars.push_back(ScalarPoint{"metrics/" + tag, orNaN(q->step), q->t, *v});
+        // metrics/swd_<px>, metrics/fid, ...): each registered metric's figures (QualityMetric),
+        // computed values only, an unavailable one is no point.
+        const auto point = [&](const std::string& tag, double v) {
+            if (std::isfinite(v)) out.scalars.push_back(ScalarPoint{"metrics/" + tag, orNaN(q->step), q->t, v});
         };
-        point(EventField::kSwd, q->swd);
+        const nlohmann::json j = toJson(Event(*q));  // metric events are rare: one per checkpoint
+        for (const QualityMetric::Spec& metric : QualityMetric::all())
+            for (const char* figure : metric.figures)
+                if (const auto it = j.find(figure); it != j.end() && it->is_number()) point(figure, it->get<double>());
         for (const auto& [res, v] : q->swdLevels) point(std::string(EventField::kSwd) + "_" + res, v);
-        point(EventField::kFid, q->fid);
-        point(EventField::kKid, q->kid);
-        point(EventField::kPrecision, q->precision);
-        point(EventField::kRecall, q->recall);
     } else if (const auto* s = std::get_if<SystemEvent>(&event)) {
         SystemSample sys;
         sys.t = s->t;

@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "base/model/ModelConfig.h"
+#include "base/run/QualityMetric.h"
 
 namespace streetgan {
 
@@ -71,7 +72,7 @@ struct TrainConfig {
     int64_t metricEveryCheckpoints = 1;                 ///< evaluate every N-th checkpoint written (0: off)
     std::string metricFeatures;                         ///< TorchScript feature model, e.g. inception-2015-12-05.pt (empty: fid/kid/pr unavailable)
     int64_t metricSamples = 2000;                       ///< fid/kid/pr: generated images per evaluation (and real images, capped at the data set)
-    std::vector<std::string> metrics = {"fid", "kid", "pr", "swd"};  ///< subset of fid, kid, pr, swd
+    std::vector<std::string> metrics = {QualityMetric::kFid, QualityMetric::kKid, QualityMetric::kPr, QualityMetric::kSwd};  ///< a subset of QualityMetric's
     std::string metricCacheDir;  ///< real-feature and SWD descriptor cache folder (empty: $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)
     /// swd: generated and real images per evaluation (capped at the data set). 512 images give
     /// 65,536 descriptors per level (the paper: 16,384 images); each set then holds 113 MB at

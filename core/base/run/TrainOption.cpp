@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "base/run/QualityMetric.h"
 #include "base/run/TrainConfig.h"
 
 namespace streetgan {
@@ -94,7 +95,8 @@ const std::vector<TrainOption::Spec>& TrainOption::all() {
          "TorchScript feature model for metrics (clean-fid's inception-2015-12-05.pt)", nullptr},
         {"metric_samples", "--metric-samples", STREETGAN_OPTION_MEMBER(metricSamples), 2, 1e7, kAny, "Generated (and real) images per metric evaluation",
          nullptr},
-        {"metrics", "--metrics", STREETGAN_OPTION_MEMBER(metrics), 0, 0, "fid,kid,pr,swd", "Metrics at checkpoints: fid,kid,pr,swd (any subset)", nullptr},
+        {"metrics", "--metrics", STREETGAN_OPTION_MEMBER(metrics), 0, 0, QualityMetric::namesCsv(), "Metrics at checkpoints: any subset of the choices",
+         nullptr},
         {"metric_cache_dir", "--metric-cache-dir", STREETGAN_OPTION_MEMBER(metricCacheDir), 0, 0, kAny,
          "Real-feature cache folder (default $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)", nullptr},
         {"metric_swd_samples", "--metric-swd-samples", STREETGAN_OPTION_MEMBER(metricSwdSamples), 2, 1e6, kAny,

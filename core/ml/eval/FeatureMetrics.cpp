@@ -9,6 +9,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "base/run/QualityMetric.h"
 #include "base/run/TrainConfig.h"
 #include "base/util/Errors.h"
 #include "ml/dataset/DataSources.h"
@@ -20,9 +21,6 @@
 
 namespace streetgan {
 namespace {
-
-constexpr const char* kKnown[] = {"fid", "kid", "pr", "swd"};
-constexpr const char* kFeatureMetrics[] = {"fid", "kid", "pr"};  // the ones that need the feature model
 
 bool cancelled(const MetricCallbacks& cb) { return cb.cancel && cb.cancel->load(std::memory_order_relaxed); }
 
@@ -57,7 +55,7 @@ FeatureMetrics::FeatureMetrics(MetricOptions options, c10::Device device) : opt_
     if (opt_.kidSubsets < 1) throw ConfigError("KID subsets must be at least 1");
     if (opt_.kidSubsetSize < 2) throw ConfigError("KID subset size must be at least 2");
     if (opt_.prK < 1) throw ConfigError("precision/recall k must be at least 1");
-    if (wants("swd")) swd_ = std::make_unique<SwdEvaluator>(opt_, device_);
+    if (wants(QualityMetric::kSwd)) swd_ = std::make_unique<SwdEvaluator>(opt_, device_);
 }
 
 FeatureMetrics::~FeatureMetrics() = default;
@@ -70,30 +68,19 @@ std::vector<std::string> FeatureMetrics::parseList(const std::string& commaSepar
         item.erase(item.find_last_not_of(" \t") + 1);
         if (!item.empty() && std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
     }
-    if (out.empty()) throw ConfigError("metric list is empty: use fid, kid, pr, swd or several, e.g. fid,kid,pr,swd");
     checkNames(out);
     return out;
 }
 
-void FeatureMetrics::checkNames(const std::vector<std::string>& metrics) {
-    if (metrics.empty()) throw ConfigError("metric list is empty: use fid, kid, pr, swd or several, e.g. fid,kid,pr,swd");
-    for (const auto& m : metrics)
-        if (std::find(std::begin(kKnown), std::end(kKnown), m) == std::end(kKnown)) throw ConfigError("metric '" + m + "' is unknown: use fid, kid, pr or swd");
-}
+void FeatureMetrics::checkNames(const std::vector<std::string>& metrics) { QualityMetric::check(metrics); }
 
 std::string FeatureMetrics::noFeatureModelReason() { return "no feature model: pass --features inception-2015-12-05.pt (clean-fid's TorchScript Inception)"; }
 
 nlohmann::json FeatureMetrics::unavailable(const std::vector<std::string>& metrics, const std::string& reason) {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& m : metrics) {
-        if (m == "fid")
-            j["fid"] = nullptr;
-        else if (m == "kid")
-            j["kid"] = j["kid_std"] = nullptr;
-        else if (m == "pr")
-            j["precision"] = j["recall"] = nullptr;
-        else if (m == "swd")
-            j["swd"] = nullptr;
+        if (const QualityMetric::Spec* spec = QualityMetric::find(m))
+            for (const char* figure : spec->figures) j[figure] = nullptr;
         j[m + "_unavailable"] = reason;
     }
     return j;
@@ -149,9 +136,7 @@ bool FeatureMetrics::generate(Generator& g, int64_t count, int64_t limit, uint64
 
 bool FeatureMetrics::wants(const char* metric) const { return std::find(opt_.metrics.begin(), opt_.metrics.end(), metric) != opt_.metrics.end(); }
 
-bool FeatureMetrics::wantsFeatures() const {
-    return std::any_of(std::begin(kFeatureMetrics), std::end(kFeatureMetrics), [&](const char* m) { return wants(m); });
-}
+bool FeatureMetrics::wantsFeatures() const { return QualityMetric::anyNeedsFeatures(opt_.metrics); }
 
 std::string FeatureMetrics::featureModelProblem() {
     if (extractor_) return {};
@@ -232,7 +217,7 @@ std::optional<nlohmann::json> FeatureMetrics::featureMetrics(Generator& g, const
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::string> featureList;
     for (const auto& m : opt_.metrics)
-        if (m != "swd") featureList.push_back(m);
+        if (QualityMetric::find(m)->needs == QualityMetric::Needs::FeatureModel) featureList.push_back(m);
     if (const std::string problem = featureModelProblem(); !problem.empty()) {
         nlohmann::json j = unavailable(featureList, problem);
         j["samples"] = opt_.samples;
@@ -267,15 +252,15 @@ std::optional<nlohmann::json> FeatureMetrics::featureMetrics(Generator& g, const
     const double generatedSeconds = since(t1);
     const auto t2 = std::chrono::steady_clock::now();
     nlohmann::json j = nlohmann::json::object();
-    if (wants("fid")) j["fid"] = FrechetDistance::distance(realF->stats, FrechetDistance::statistics(fake));
-    if (wants("kid")) {
+    if (wants(QualityMetric::kFid)) j["fid"] = FrechetDistance::distance(realF->stats, FrechetDistance::statistics(fake));
+    if (wants(QualityMetric::kKid)) {
         const KidResult k = KernelInceptionDistance::compute(realF->features, fake, opt_.kidSubsets, opt_.kidSubsetSize, opt_.seed);
         j["kid"] = k.mean;
         j["kid_std"] = k.std;
         j["kid_subsets"] = k.subsets;
         j["kid_subset_size"] = k.subsetSize;
     }
-    if (wants("pr")) {
+    if (wants(QualityMetric::kPr)) {
         const int64_t smallest = std::min(realF->features.size(0), fake.size(0));
         if (smallest <= opt_.prK) {
             j["precision"] = j["recall"] = nullptr;

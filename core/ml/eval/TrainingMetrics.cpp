@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/run/QualityMetric.h"
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
 
@@ -187,7 +188,8 @@ MetricEvent TrainingMetrics::evaluateEvent(Generator& g, int64_t step, const std
     cb.cancel = cancel;
     nlohmann::json body;
     try {
-        const bool onlyFeatureMetrics = std::find(cfg_.metrics.begin(), cfg_.metrics.end(), "swd") == cfg_.metrics.end();
+        bool onlyFeatureMetrics = true;
+        for (const auto& m : cfg_.metrics) onlyFeatureMetrics = onlyFeatureMetrics && QualityMetric::find(m)->needs == QualityMetric::Needs::FeatureModel;
         const std::string problem = onlyFeatureMetrics ? metrics_.featureModelProblem() : std::string();
         if (!problem.empty()) {
             body = FeatureMetrics::unavailable(cfg_.metrics, problem);  // nothing to compute: the data set stays closed
@@ -211,11 +213,11 @@ MetricEvent TrainingMetrics::evaluateEvent(Generator& g, int64_t step, const std
 
 void TrainingMetrics::fillDefaults(MetricEvent& e) const {
     const auto asked = [&](const char* m) { return std::find(cfg_.metrics.begin(), cfg_.metrics.end(), m) != cfg_.metrics.end(); };
-    if (asked("fid") || asked("kid") || asked("pr")) {
+    if (QualityMetric::anyNeedsFeatures(cfg_.metrics)) {
         if (!e.samples) e.samples = cfg_.metricSamples;
         if (!e.features) e.features = cfg_.metricFeatures;
     }
-    if (asked("swd") && !e.swdSamples) e.swdSamples = cfg_.metricSwdSamples;
+    if (asked(QualityMetric::kSwd) && !e.swdSamples) e.swdSamples = cfg_.metricSwdSamples;
 }
 
 nlohmann::json TrainingMetrics::evaluate(Generator& g, int64_t step, const std::atomic<bool>* cancel) { return toJson(evaluateEvent(g, step, cancel)); }

@@ -1,0 +1,44 @@
+// The quality metrics a run evaluates at its checkpoints (and `eval` on a checkpoint), as one
+// registry: each metric's name, what it needs, what it costs and the figures (event fields) it
+// writes. What --metrics and `eval --metric` accept, FeatureMetrics' dispatch and its "unavailable"
+// figures, TrainingMetrics' defaults and the dashboard's Scalars tab (metrics/<figure>) read it.
+// Another metric is a row here and its evaluator in FeatureMetrics.
+// Plain data; any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streetgan {
+
+class QualityMetric {
+public:
+    static constexpr char kFid[] = "fid", kKid[] = "kid", kPr[] = "pr", kSwd[] = "swd";
+
+    enum class Needs {
+        FeatureModel,  ///< a TorchScript feature network (--metric-features): Inception features of both image sets
+        Nothing,       ///< computed in pixel space from the images themselves
+    };
+    struct Spec {
+        const char* name;   ///< "fid": what --metrics lists, and the "<name>_unavailable" reason's prefix
+        const char* label;  ///< "FID"
+        Needs needs;
+        const char* cost;                  ///< for help: what one evaluation costs
+        std::vector<const char*> figures;  ///< the metric event's numbers it writes (null when unavailable), the first its headline
+    };
+
+    static const std::vector<Spec>& all();
+    /// The metric named `name`, or nullptr.
+    static const Spec* find(std::string_view name);
+    /// "fid,kid,pr,swd"
+    static const char* namesCsv();
+    /// "fid, kid, pr or swd"
+    static std::string namesText();
+    /// Throws ConfigError for an empty list or an unknown name (naming it and the known ones).
+    static void check(const std::vector<std::string>& names);
+    /// Whether any of `names` needs the feature model.
+    static bool anyNeedsFeatures(const std::vector<std::string>& names);
+};
+
+}  // namespace streetgan
