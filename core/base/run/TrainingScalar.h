@@ -58,11 +58,13 @@ public:
         Written written;
     };
 
-    static constexpr std::size_t kCount = 0
-#define STREETGAN_TRAINING_SCALAR_COUNT(...) +1
-        STREETGAN_TRAINING_SCALARS(STREETGAN_TRAINING_SCALAR_COUNT)
-#undef STREETGAN_TRAINING_SCALAR_COUNT
-        ;
+    /// Every key, in the table's order.
+    static constexpr std::array kKeys{
+#define STREETGAN_TRAINING_SCALAR_KEY_OF(key, ...) Key::key,
+        STREETGAN_TRAINING_SCALARS(STREETGAN_TRAINING_SCALAR_KEY_OF)
+#undef STREETGAN_TRAINING_SCALAR_KEY_OF
+    };
+    static constexpr std::size_t kCount = kKeys.size();
 
     /// Every scalar, in the table's order (all()[i].key == Key(i)).
     static const std::array<Spec, kCount>& all();
