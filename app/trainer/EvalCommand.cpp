@@ -224,6 +224,15 @@ int EvalCommand::execute() {
                 for (const auto& [res, v] : levels) std::printf(" %lld px %.4f", static_cast<long long>(res), v);
                 std::printf("\n");
             }
+        } else if (const QualityMetric::Spec* spec = QualityMetric::find(m)) {  // any other: its label and figures
+            if (j.value(spec->figures.front(), nlohmann::json()).is_null()) {
+                std::printf("%s unavailable: %s\n", spec->label, reason(m).c_str());
+                continue;
+            }
+            std::string line = spec->label;
+            for (size_t i = 0; i < spec->figures.size(); ++i)
+                line += (i == 0 ? " " : ", ") + std::string(spec->figures[i]) + " " + std::to_string(j.value(spec->figures[i], 0.0));
+            std::printf("%s\n", line.c_str());
         }
     }
     if (j.contains("features") && !j["features"].get<std::string>().empty())

@@ -9,6 +9,7 @@ const std::vector<QualityMetric::Spec>& QualityMetric::all() {
         {kFid, "FID", Needs::FeatureModel, "the feature model over --metric-samples generated and real images (real ones cached)", {"fid"}},
         {kKid, "KID", Needs::FeatureModel, "as FID (the same features), plus subset sums", {"kid", "kid_std"}},
         {kPr, "precision/recall", Needs::FeatureModel, "as FID (the same features), plus k-nearest-neighbour radii", {"precision", "recall"}},
+        {kDc, "density/coverage", Needs::FeatureModel, "as FID (the same features), plus the real set's 5-NN radii", {"density", "coverage"}},
         {kSwd, "SWD", Needs::Nothing, "Laplacian-pyramid patches of --metric-swd-samples images per side: ~12 s on one CPU thread at 64 px", {"swd"}},
     };
     return metrics;

@@ -14,7 +14,7 @@ namespace streetgan {
 
 class QualityMetric {
 public:
-    static constexpr char kFid[] = "fid", kKid[] = "kid", kPr[] = "pr", kSwd[] = "swd";
+    static constexpr char kFid[] = "fid", kKid[] = "kid", kPr[] = "pr", kDc[] = "dc", kSwd[] = "swd";
 
     enum class Needs {
         FeatureModel,  ///< a TorchScript feature network (--metric-features): Inception features of both image sets
@@ -24,8 +24,10 @@ public:
         const char* name;   ///< "fid": what --metrics lists, and the "<name>_unavailable" reason's prefix
         const char* label;  ///< "FID"
         Needs needs;
-        const char* cost;                  ///< for help: what one evaluation costs
-        std::vector<const char*> figures;  ///< the metric event's numbers it writes (null when unavailable), the first its headline
+        const char* cost;  ///< for help: what one evaluation costs
+        /// The metric event's numbers it writes (null when unavailable), the first its headline. A
+        /// figure the event schema does not name (Events.h) travels in MetricEvent::extra, as read.
+        std::vector<const char*> figures;
     };
 
     static const std::vector<Spec>& all();

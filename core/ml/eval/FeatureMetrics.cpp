@@ -272,6 +272,13 @@ std::optional<nlohmann::json> FeatureMetrics::featureMetrics(Generator& g, const
             j["pr_k"] = pr.k;
         }
     }
+    if (wants(QualityMetric::kDc)) {
+        constexpr int64_t kDcK = 5;  // the paper's k
+        const auto [density, coverage] = PrecisionRecall::densityCoverage(realF->features, fake, kDcK);
+        j["density"] = density;
+        j["coverage"] = coverage;
+        j["dc_k"] = kDcK;
+    }
     j["features"] = opt_.features;
     j["features_sha256"] = extractor_->sha256();
     j["feature_dim"] = fake.size(1);

@@ -66,6 +66,27 @@ double PrecisionRecall::coverage(const at::Tensor& manifold, const at::Tensor& r
     return static_cast<double>(inside) / static_cast<double>(n);
 }
 
+std::pair<double, double> PrecisionRecall::densityCoverage(const at::Tensor& real, const at::Tensor& fake, int64_t k) {
+    if (k < 1) throw ConfigError("density/coverage: k must be at least 1 (got " + std::to_string(k) + ")");
+    const at::Tensor r = checked(real, "real", k), f = checked(fake, "generated", k);
+    if (r.size(1) != f.size(1))
+        throw DataError("density/coverage: real features have " + std::to_string(r.size(1)) + " dimensions but generated ones " + std::to_string(f.size(1)) +
+                        "; compute both with the same feature model");
+    const at::Tensor radii = kthNeighbourRadiiSquared(r, k);
+    const at::Tensor rSq = squaredNorms(r), fSq = squaredNorms(f);
+    const int64_t m = f.size(0), block = rowsPerBlock(r.size(0));
+    int64_t inBalls = 0;
+    at::Tensor covered = at::zeros({r.size(0)}, at::TensorOptions().dtype(at::kBool));
+    for (int64_t s = 0; s < m; s += block) {
+        const int64_t rows = std::min(block, m - s);
+        const at::Tensor inside = distances(f, s, rows, fSq, r, rSq).le(radii.unsqueeze(0));  // (rows, N): generated row in real ball
+        inBalls += inside.sum().item<int64_t>();
+        covered.logical_or_(inside.any(0));
+    }
+    const double density = static_cast<double>(inBalls) / (static_cast<double>(k) * static_cast<double>(m));
+    return {density, covered.to(at::kDouble).mean().item<double>()};
+}
+
 PrecisionRecallResult PrecisionRecall::compute(const at::Tensor& real, const at::Tensor& fake, int64_t k) {
     if (k < 1) throw ConfigError("precision/recall: k must be at least 1 (got " + std::to_string(k) + ")");
     const at::Tensor r = checked(real, "real", k), f = checked(fake, "generated", k);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include <ATen/core/Tensor.h>
 
@@ -33,6 +34,13 @@ public:
     static at::Tensor kthNeighbourRadiiSquared(const at::Tensor& points, int64_t k);
     /// Share of `probes` rows within the squared radius of at least one `manifold` row.
     static double coverage(const at::Tensor& manifold, const at::Tensor& radiiSquared, const at::Tensor& probes);
+    /// Density and coverage (Naeem et al. 2020, "Reliable fidelity and diversity metrics for
+    /// generative models"), on the real set's k-NN balls (k = 5 in the paper): density = the mean
+    /// number of real balls a generated point lies in, divided by k (about 1 for matching sets,
+    /// above 1 where generated points crowd dense real regions); coverage = the share of real
+    /// points whose ball holds at least one generated point (in [0, 1]; unlike recall, robust to
+    /// generated outliers). Same requirements and errors as compute().
+    static std::pair<double, double> densityCoverage(const at::Tensor& real, const at::Tensor& fake, int64_t k = 5);
 };
 
 }  // namespace streetgan

@@ -147,6 +147,22 @@ TEST_F(MetricsCli, TrainingWritesMetricEventsAtCheckpoints) {
     EXPECT_EQ(events[0]["real_cache"], "miss");
     EXPECT_EQ(events[1]["real_cache"], "hit");      // real features computed once per run
     EXPECT_NE(events[0]["fid"], events[1]["fid"]);  // the generator changed in between
+
+    // A metric beyond the default ones, asked for by name: density/coverage, in the events and in
+    // eval's text.
+    const CliResult dc = cli.run({"train", "--run-dir", tmp / "run", "--resume", "--steps", "6", "--metrics", "dc,pr"});
+    ASSERT_EQ(dc.code, 0) << dc.err;
+    const auto more = metricEvents(tmp / "run");
+    ASSERT_EQ(more.size(), 3u);
+    EXPECT_GE(more[2]["density"].get<double>(), 0.0) << more[2].dump();
+    EXPECT_LE(more[2]["coverage"].get<double>(), 1.0) << more[2].dump();
+    EXPECT_EQ(more[2]["dc_k"], 5);
+    EXPECT_FALSE(more[2].contains("fid"));
+    const CliResult text = cli.run({"eval", "--checkpoint", tmp / "run/checkpoints/checkpoint_0.pt", "--metric", "dc", "--samples", "24", "--features", net(),
+                                    "--cache-dir", tmp / "cache"});
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("density/coverage density "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find(", coverage "), std::string::npos) << text.out;
 }
 
 TEST_F(MetricsCli, WithoutAFeatureModelTheMetricIsUnavailable) {

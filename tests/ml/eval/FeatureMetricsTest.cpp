@@ -39,7 +39,7 @@ Generator tinyGenerator() {
 
 MetricOptions options(const std::string& cacheDir) {
     MetricOptions o;
-    o.metrics = {"fid", "kid", "pr"};
+    o.metrics = {"fid", "kid", "pr", "dc"};
     o.features = featureNetDir() + "/feat_kw.pt";
     o.samples = 40;
     o.batch = 16;
@@ -66,7 +66,7 @@ TEST(FeatureMetrics, ParsesMetricLists) {
 TEST(FeatureMetrics, UnavailableWithoutAFeatureModelNeverFaked) {
     TempDir dir;
     MetricOptions o;
-    o.metrics = {"fid", "kid", "pr"};
+    o.metrics = {"fid", "kid", "pr", "dc"};
     o.cacheDir = dir.path().string();
     FeatureMetrics m(o, torch::kCPU);
     EXPECT_EQ(m.featureModelProblem(), FeatureMetrics::noFeatureModelReason());
@@ -81,6 +81,8 @@ TEST(FeatureMetrics, UnavailableWithoutAFeatureModelNeverFaked) {
     EXPECT_EQ((*j)["fid_unavailable"], "no feature model: pass --features inception-2015-12-05.pt (clean-fid's TorchScript Inception)");
     EXPECT_EQ((*j)["kid_unavailable"], (*j)["fid_unavailable"]);
     EXPECT_EQ((*j)["pr_unavailable"], (*j)["fid_unavailable"]);
+    EXPECT_TRUE((*j)["density"].is_null() && (*j)["coverage"].is_null());
+    EXPECT_EQ((*j)["dc_unavailable"], (*j)["fid_unavailable"]);
     EXPECT_TRUE(fs::is_empty(dir.path()));  // nothing computed, nothing cached
 
     EXPECT_EQ(FeatureMetrics::unavailable({"fid"}, "why").dump(), R"({"fid":null,"fid_unavailable":"why"})");
@@ -126,6 +128,10 @@ TEST(FeatureMetrics, ComputesCachesAndReusesRealFeatures) {
         EXPECT_LE((*a)[k].get<double>(), 1.0) << k;
     }
     EXPECT_EQ((*a)["pr_k"], 3);
+    EXPECT_GE((*a)["density"].get<double>(), 0.0);
+    EXPECT_GE((*a)["coverage"].get<double>(), 0.0);
+    EXPECT_LE((*a)["coverage"].get<double>(), 1.0);
+    EXPECT_EQ((*a)["dc_k"], 5);
     EXPECT_EQ((*a)["samples"], 40);
     EXPECT_EQ((*a)["real_samples"], 40);
     EXPECT_EQ((*a)["feature_dim"], 16);

@@ -233,6 +233,38 @@ TEST(PrecisionRecall, MatchesBruteForceReference) {
     EXPECT_TRUE(torch::allclose(radii, want, 1e-4, 1e-4));
 }
 
+// Density and coverage (Naeem et al. 2020) against their definitions, computed directly with
+// cdist, and on sets whose answers are known.
+TEST(PrecisionRecall, DensityAndCoverageMatchTheirDefinitions) {
+    torch::manual_seed(21);
+    auto real = torch::randn({150, 6}), fake = torch::randn({120, 6}) * 1.2 + 0.3;
+    for (int64_t k : {3, 5}) {
+        const auto [density, coverage] = PrecisionRecall::densityCoverage(real, fake, k);
+        auto radii = std::get<0>(torch::cdist(real, real).pow(2).kthvalue(k + 1, 1));  // (N,): the k-th other point
+        auto inside = torch::cdist(fake, real).pow(2).le(radii.unsqueeze(0) + 1e-4);   // (M, N)
+        EXPECT_NEAR(density, inside.sum().item<double>() / (static_cast<double>(k) * 120.0), 0.01) << "k " << k;
+        EXPECT_NEAR(coverage, inside.any(0).to(torch::kDouble).mean().item<double>(), 0.01) << "k " << k;
+        EXPECT_GT(density, 0.0);
+        EXPECT_GT(coverage, 0.0);
+        EXPECT_LT(coverage, 1.0);
+    }
+    // The real set itself: every real point lies in its own ball (and in those of the k-NN whose
+    // balls reach it), so coverage is 1 and density is at least 1/k.
+    const auto [dSame, cSame] = PrecisionRecall::densityCoverage(real, real.clone());
+    EXPECT_DOUBLE_EQ(cSame, 1.0);
+    EXPECT_GE(dSame, 1.0 / 5);
+    // Far away: no generated point in any real ball.
+    const auto [dFar, cFar] = PrecisionRecall::densityCoverage(real, torch::randn({50, 6}) + 1000.0);
+    EXPECT_DOUBLE_EQ(dFar, 0.0);
+    EXPECT_DOUBLE_EQ(cFar, 0.0);
+    // Mode collapse onto one real point: high density there, coverage of only its neighbourhood.
+    const auto [dCollapsed, cCollapsed] = PrecisionRecall::densityCoverage(real, real.narrow(0, 0, 1).repeat({100, 1}));
+    EXPECT_LT(cCollapsed, 0.1);
+    EXPECT_GE(dCollapsed, 1.0 / 5);
+    EXPECT_THROW(PrecisionRecall::densityCoverage(torch::rand({4, 2}), torch::rand({10, 2})), DataError);  // n <= k
+    EXPECT_THROW(PrecisionRecall::densityCoverage(torch::rand({10, 2}), torch::rand({10, 2}), 0), ConfigError);
+}
+
 TEST(PrecisionRecall, RejectsBadInput) {
     EXPECT_THROW(PrecisionRecall::compute(torch::rand({3, 2}), torch::rand({10, 2})), DataError);  // n <= k
     EXPECT_THROW(PrecisionRecall::compute(torch::rand({10, 2}), torch::rand({10, 3})), DataError);
