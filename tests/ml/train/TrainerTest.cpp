@@ -52,6 +52,15 @@ void expectSameState(const StateDict& a, const StateDict& b, const char* what) {
     for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i].second, b[i].second)) << what << " " << a[i].first;
 }
 
+// A loader of `images` synthetic 32 px images in batches of the run's size.
+BatchLoader syntheticLoader(const TrainConfig& cfg, int64_t images) {
+    LoaderOptions lo;
+    lo.batch = cfg.batch;
+    lo.imgSize = 32;
+    lo.nz = cfg.model.nz;
+    return BatchLoader(std::make_shared<SyntheticSource>(0, images), lo);
+}
+
 }  // namespace
 
 TEST(Trainer, TinyRunWritesACompleteRunDirectory) {
@@ -217,11 +226,7 @@ TEST(Trainer, CpuBf16AutocastTrains) {
     cfg.amp = "bf16";
     torch::manual_seed(1);
     TrainStep step(cfg, torch::kCPU);
-    LoaderOptions lo;
-    lo.batch = cfg.batch;
-    lo.imgSize = 32;
-    lo.nz = cfg.model.nz;
-    BatchLoader loader(std::make_shared<SyntheticSource>(0, 64), lo);
+    BatchLoader loader = syntheticLoader(cfg, 64);
     auto before = step.generator()->named_parameters()["main.0.weight"].clone();
     for (int i = 0; i < 3; ++i) step.step(loader.make(i));
     const StepMetrics m = step.drain();
@@ -241,11 +246,7 @@ TEST(Trainer, GradientNormOfAStepIsTheNormOfTheModelsGradients) {
     TrainConfig cfg = tinyRun(4);
     torch::manual_seed(3);
     TrainStep step(cfg, torch::kCPU);
-    LoaderOptions lo;
-    lo.batch = cfg.batch;
-    lo.imgSize = 32;
-    lo.nz = cfg.model.nz;
-    BatchLoader loader(std::make_shared<SyntheticSource>(0, 16), lo);
+    BatchLoader loader = syntheticLoader(cfg, 16);
     step.step(loader.make(0));
     const StepMetrics m = step.drain();
     ASSERT_EQ(m.steps, 1);
