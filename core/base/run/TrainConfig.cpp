@@ -190,7 +190,10 @@ void TrainConfig::merge(const nlohmann::json& j) {
         const std::string name = j.at("preset").get<std::string>();
         if (name != "custom") model = Presets::get(name);
     }
-    for (const auto& [key, v] : j.items()) {
+    for (const auto& item : j.items()) {
+        // named references, not a structured binding: C++17 lambdas cannot capture one (clang refuses)
+        const std::string& key = item.key();
+        const nlohmann::json& v = item.value();
         if (key == "preset") continue;
         const TrainOption::Spec* o = TrainOption::find(key);
         if (!o) throw ConfigError("unknown config key '" + key + "': see run.json of any run for the valid keys");

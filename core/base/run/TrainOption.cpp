@@ -10,10 +10,7 @@ namespace streetgan {
 namespace {
 
 // A row's member: `+` makes the captureless lambda the plain function pointer its Ref type is.
-#define STREETGAN_OPTION_MEMBER(expr) \
-    +[](TrainConfig & c) -> auto& {   \
-        return c.expr;                \
-    }
+#define STREETGAN_OPTION_MEMBER(expr) (+[](TrainConfig & c) -> auto& { return c.expr; })
 
 constexpr double kByModel = 1, kByModelHi = 0;  // lo > hi: no range of its own (ModelConfig::validate checks the sizes)
 constexpr const char* kAny = "";
