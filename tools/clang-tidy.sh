@@ -199,6 +199,15 @@ PY
 if [[ $all -eq 1 ]]; then
   command -v ninja >/dev/null || { echo "clang-tidy.sh: ninja not found (--all reads the build's recorded deps)" >&2; exit 2; }
   version=$(clang-tidy --version | grep -m1 -i 'version')
+  # one --all at a time per build (a second one would check the same units): it waits, then skips
+  # what the first found clean
+  if command -v flock >/dev/null; then
+    exec 9>>"$build/clang-tidy.lock"
+    if ! flock -n 9; then
+      echo "clang-tidy.sh: another tools/clang-tidy.sh --all is running on $build: waiting for it"
+      flock 9
+    fi
+  fi
   rc=0
   python3 - "$src" "$build" "$tmp" "$filter" "$ours" "$record" "$(nproc)" "$version" <<'PY' || rc=$?
 import concurrent.futures, hashlib, json, os, re, shlex, subprocess, sys, threading, time
@@ -248,18 +257,22 @@ for e in json.load(open(os.path.join(build, 'compile_commands.json'))):
     if obj is not None:
         u['objects'].append(obj)
 
-# Ninja's recorded deps of every object: the files the compiler read.
-deps, target = {}, None
-listing = subprocess.run(['ninja', '-C', build, '-t', 'deps'], capture_output=True, text=True, check=True).stdout
-for line in listing.splitlines():
-    m = re.match(r'^(\S.*): #deps \d+, deps mtime \d+ \((VALID|STALE)\)$', line)
-    if m:
-        target = m.group(1)
-        deps[target] = (m.group(2) == 'VALID', [])
-    elif line.startswith('    ') and target is not None:
-        deps[target][1].append(line.strip())
-    elif not line.strip():
-        target = None
+def recorded_deps(objects=()):
+    """Ninja's recorded deps of the objects (default: all): the files the compiler read."""
+    deps, target = {}, None
+    listing = subprocess.run(['ninja', '-C', build, '-t', 'deps', *objects], capture_output=True, text=True).stdout
+    for line in listing.splitlines():
+        m = re.match(r'^(\S.*): #deps \d+, deps mtime \d+ \((VALID|STALE)\)$', line)
+        if m:
+            target = m.group(1)
+            deps[target] = (m.group(2) == 'VALID', [])
+        elif line.startswith('    ') and target is not None:
+            deps[target][1].append(line.strip())
+        elif not line.strip():
+            target = None
+    return deps
+
+all_deps = recorded_deps()
 
 def configs_above(rel):
     """The .clang-tidy files of the tree that apply to rel (clang-tidy reads the nearest one)."""
@@ -272,7 +285,7 @@ def configs_above(rel):
             return found
         d = os.path.dirname(d)
 
-def files_of(rel, u):
+def files_of(rel, u, deps):
     """(files of the tree the unit reads, whether its deps are trustworthy for a record, why not)."""
     files, fresh, why = {rel}, True, ''
     if not u['objects']:
@@ -328,14 +341,19 @@ committed, local = read_cache(committed_path), read_cache(local_path)
 plan = {}  # rel -> (key or None, deps fresh, why not, files)
 begun = time.monotonic()
 for rel, u in sorted(units.items()):
-    files, fresh, why = files_of(rel, u)
+    files, fresh, why = files_of(rel, u, all_deps)
     plan[rel] = (key_of(rel, u, files) if files is not None else None, fresh, why, files)
 todo = [rel for rel, (key, *_ ) in plan.items() if units[rel]['scope'] and (key is None or key not in committed | local)]
+todo.sort(key=lambda rel: (not plan[rel][1], rel))  # the units that can be recorded first
 in_committed = sum(1 for rel, (key, *_ ) in plan.items() if units[rel]['scope'] and key in committed)
 in_local = sum(1 for rel, (key, *_ ) in plan.items() if units[rel]['scope'] and key not in committed and key in local)
 print(f'clang-tidy.sh: {sum(u["scope"] for u in units.values())} unit(s): {in_committed} clean in '
       f'tools/clang-tidy-clean, {in_local} in {os.path.relpath(local_path, src) if local_path.startswith(src + "/") else local_path}, '
       f'{len(todo)} to check', flush=True)
+unbuilt = sum(1 for rel in todo if not plan[rel][1])
+if unbuilt:
+    print(f'clang-tidy.sh: {unbuilt} of them not rebuilt since an edit (or never built): checked last, recorded only '
+          'if built meanwhile', flush=True)
 
 # Check: one clang-tidy per unit (its findings, headers included, are that unit's).
 finding = re.compile(r'^(/.*|[^\s:][^:]*):\d+:\d+: (warning|error): ')
@@ -348,7 +366,15 @@ def check(rel):
                        errors='replace')
     lines = [re.sub(r'\x1b\[[0-9;]*m', '', l) for l in p.stdout.splitlines()]
     found = sorted({l for l in lines if finding.match(l)})
-    key, fresh, why, files = plan[rel]
+    key, fresh, why = plan[rel][:3]
+    if key is not None and not found and p.returncode == 0:
+        # recorded only if its deps are up to date now (read again: the build may have run meanwhile)
+        # and the files they name are as they were when its key was taken
+        files, fresh, why = files_of(rel, units[rel], recorded_deps(units[rel]['objects']))
+        if files is None:
+            key = None
+        elif key_of(rel, units[rel], files) != key:
+            fresh, why = False, 'its files changed while it was checked'
     with lock:
         done[0] += 1
         status = 'clean'
@@ -362,15 +388,9 @@ def check(rel):
             status = f'clean, not recorded: {why}'
             not_recorded.append(rel)
         else:
-            # recorded only if the files it read are as they were when its key was taken
-            again, fresh_again, _ = files_of(rel, units[rel])
-            if again != files or not fresh_again or key_of(rel, units[rel], again) != key:
-                status = 'clean, not recorded: its files changed while it was checked'
-                not_recorded.append(rel)
-            else:
-                clean_now[rel] = key
-                with open(local_path, 'a') as f:  # at once: an interrupted run keeps what it did
-                    f.write(f'{key} {rel}\n')
+            clean_now[rel] = key
+            with open(local_path, 'a') as f:  # at once: an interrupted run keeps what it did
+                f.write(f'{key} {rel}\n')
         print(f'clang-tidy.sh: [{done[0]}/{len(todo)}] {rel}: {status} ({time.monotonic() - start:.0f} s)', flush=True)
         for l in found:
             print('    ' + l, flush=True)
