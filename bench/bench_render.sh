@@ -3,10 +3,7 @@
 # 2 intra-op threads; target: median <= 10 ms), (b) a 64-frame 256x256 GIF: GifWriter (defaults)
 # against Pillow's GIF writer with the reference project's call on the same true frames: encode
 # time, file size and mean PSNR against the true frames (target: PSNR >= Pillow's at no larger
-# size, and faster), (c) GIF against animated WebP at equal quality (issue 42 item 2): a session
-# (default: the demo's walk) rendered as `render` does, written as its GIF and as lossy WebP at
-# qualities 50..100, each decoded back; the lowest WebP quality whose mean PSNR against the rendered
-# frames is at least the GIF's, and its bytes / the GIF's bytes.
+# size, and faster).
 # Compiles bench/bench_render.cpp against build/release's streetgan_ml and streetgan_cli (flags and link line
 # taken from the configured build; the helper lands in build/release/bench-render/), runs it and
 # bench/render_gif_reference.py, prints a table and writes JSON to
@@ -22,8 +19,6 @@
 #                        SPEED" (default: "per-frame 0 nearest 8", the session file's GIF defaults,
 #                        which `render` passes to GifWriter, and its default nearest upscale;
 #                        "global 1 nearest 4" is GifWriter's own defaults)
-#   BENCH_SESSION        session of part (c) (default: resources/demo/walk.json, the explorer's demo)
-#   BENCH_PARTS          which parts run (default: "latency gif webp"; e.g. BENCH_PARTS=webp)
 #   BENCH_RESULTS_DIR    where the JSON goes (default: bench/results)
 set -euo pipefail
 export LC_ALL=C
@@ -40,8 +35,6 @@ py=${STREETGAN_PYTHON:-/usr/bin/python3}
 iters=${BENCH_ITERS:-200}
 ck=${BENCH_CHECKPOINT:-$root/resources/demo/tiny-32-synthetic.pt}
 repeats=${BENCH_REPEATS:-3}
-session=${BENCH_SESSION:-$root/resources/demo/walk.json}
-parts=" ${BENCH_PARTS:-latency gif webp} "
 results=${BENCH_RESULTS_DIR:-$here/results}
 [[ -f $build/tests/ml/test_render_export ]] || { echo "$me: $build/tests/ml/test_render_export is missing: cmake --build --preset release --target test_render_export" >&2; exit 1; }
 
@@ -62,7 +55,7 @@ for a in args:
 print(shlex.join(keep + ["-c", root + "/bench/bench_render.cpp", "-o", build + "/bench-render/bench_render.o"]))
 PY
 )
-pkgflags=$(pkg-config --cflags libavcodec libavformat libswscale libavutil libwebpdemux)
+pkgflags=$(pkg-config --cflags libavcodec libavformat libswscale libavutil)
 (cd "$build" && eval "$compile $pkgflags")
 link=$(cd "$build" && ninja -t commands tests/ml/test_render_export | tail -1 | sed -e 's/^: && //; s/ && cd .*$//' \
     -e 's#tests/ml/CMakeFiles/test_render_export.dir/export/RenderExportTest.cpp.o#bench-render/bench_render.o#' \
@@ -70,55 +63,29 @@ link=$(cd "$build" && ninja -t commands tests/ml/test_render_export | tail -1 | 
 (cd "$build" && eval "$link")
 helper=$out/bench_render
 
-# 2. Latency, the GIF comparison, GIF against WebP (each part only when BENCH_PARTS names it).
-lat1=null lat2=null ours=null cmp=null webp=null
-if [[ $parts == *" latency "* ]]; then
-    lat1=$("$helper" latency 1 "$iters")
-    lat2=$("$helper" latency 2 "$iters")
-fi
+# 2. Latency, then the GIF comparison.
+lat1=$("$helper" latency 1 "$iters")
+lat2=$("$helper" latency 2 "$iters")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-if [[ $parts == *" gif "* ]]; then
-    read -r -a gifopts <<< "${BENCH_GIF_OPTIONS:-per-frame 0 nearest 8}"
-    ours=$("$helper" gif "$ck" 64 256 "$work" "$repeats" "${gifopts[@]}")
-    cmp=$("$py" "$here/render_gif_reference.py" "$work/frames" "$work/ours.gif" "$work/pillow.gif" "$repeats")
-fi
-if [[ $parts == *" webp "* ]]; then
-    webp=$(XDG_CACHE_HOME=$work/cache "$helper" webp "$session" "$work")
-fi
+read -r -a gifopts <<< "${BENCH_GIF_OPTIONS:-per-frame 0 nearest 8}"
+ours=$("$helper" gif "$ck" 64 256 "$work" "$repeats" "${gifopts[@]}")
+cmp=$("$py" "$here/render_gif_reference.py" "$work/frames" "$work/ours.gif" "$work/pillow.gif" "$repeats")
 
 mkdir -p "$results"
 json=$results/render-$(date +%Y%m%d-%H%M%S).json
-"$py" - "$lat1" "$lat2" "$ours" "$cmp" "$webp" "$json" <<'PY'
+"$py" - "$lat1" "$lat2" "$ours" "$cmp" "$json" <<'PY'
 import json, os, sys
-lat1, lat2, ours, cmp, webp = (json.loads(x) for x in sys.argv[1:6])
-doc = {"host": {"cpus": os.cpu_count(), "loadavg": os.getloadavg()}}
-if lat1:
-    doc["latency_naive64_batch1"] = [lat1, lat2]
-    print("(a) naive-64 single frame, batch 1, CPU")
-    for l in (lat1, lat2):
-        print("    %d thread(s): median %.2f ms  (p10 %.2f, p90 %.2f; %d frames)" % (l["threads"], l["median_ms"], l["p10_ms"], l["p90_ms"], l["iters"]))
-if ours:
-    doc["gif_64x256"] = {"ours": ours, "compare": cmp, "gif_options": os.environ.get("BENCH_GIF_OPTIONS", "per-frame 0 nearest 8")}
-    print("(b) GIF, %d frames at %dx%d (ours: %s)" % (ours["frames"], ours["size"], ours["size"], os.environ.get("BENCH_GIF_OPTIONS", "per-frame 0 nearest 8")))
-    print("    %-8s %10s %12s %10s" % ("writer", "encode s", "bytes", "PSNR dB"))
-    print("    %-8s %10.3f %12d %10.2f" % ("ours", ours["encode_s_median"], cmp["ours_bytes"], cmp["ours_psnr_db"]))
-    print("    %-8s %10.3f %12d %10.2f" % ("Pillow", cmp["pillow_encode_s_median"], cmp["pillow_bytes"], cmp["pillow_psnr_db"]))
-if webp:
-    doc["gif_vs_webp"] = webp
-    g = webp["gif"]
-    print("(c) GIF against WebP, %s: %d frames at %dx%d, PSNR against the rendered frames" % (os.path.basename(webp["session"]), webp["frames"], webp["size"], webp["size"]))
-    print("    %-16s %12s %10s %10s" % ("file", "bytes", "PSNR dB", "encode s"))
-    print("    %-16s %12d %10.2f %10.3f" % ("GIF (render's)", g["bytes"], g["psnr_db"], g["encode_s"]))
-    for w in webp["webp"]:
-        q = w["quality"]
-        print("    %-16s %12d %10.2f %10.3f" % ("WebP lossless" if q == "lossless" else "WebP q%d" % q, w["bytes"], w["psnr_db"], w["encode_s"]))
-    e = webp["equal"]
-    if e:
-        print("    equal quality: WebP q%d, %d bytes (PSNR %.2f dB) against the GIF's %d bytes (PSNR %.2f dB): ratio %.3f (%.1fx smaller)" %
-              (e["quality"], e["bytes"], e["psnr_db"], g["bytes"], g["psnr_db"], e["ratio"], 1 / e["ratio"]))
-    else:
-        print("    equal quality: no lossy WebP quality reached the GIF's PSNR")
-open(sys.argv[6], "w").write(json.dumps(doc, indent=2) + "\n")
-print("JSON: " + sys.argv[6])
+lat1, lat2, ours, cmp = (json.loads(x) for x in sys.argv[1:5])
+doc = {"latency_naive64_batch1": [lat1, lat2], "gif_64x256": {"ours": ours, "compare": cmp, "gif_options": os.environ.get("BENCH_GIF_OPTIONS", "per-frame 0 nearest 8")},
+       "host": {"cpus": os.cpu_count(), "loadavg": os.getloadavg()}}
+open(sys.argv[5], "w").write(json.dumps(doc, indent=2) + "\n")
+print("(a) naive-64 single frame, batch 1, CPU")
+for l in (lat1, lat2):
+    print("    %d thread(s): median %.2f ms  (p10 %.2f, p90 %.2f; %d frames)" % (l["threads"], l["median_ms"], l["p10_ms"], l["p90_ms"], l["iters"]))
+print("(b) GIF, %d frames at %dx%d (ours: %s)" % (ours["frames"], ours["size"], ours["size"], os.environ.get("BENCH_GIF_OPTIONS", "per-frame 0 nearest 8")))
+print("    %-8s %10s %12s %10s" % ("writer", "encode s", "bytes", "PSNR dB"))
+print("    %-8s %10.3f %12d %10.2f" % ("ours", ours["encode_s_median"], cmp["ours_bytes"], cmp["ours_psnr_db"]))
+print("    %-8s %10.3f %12d %10.2f" % ("Pillow", cmp["pillow_encode_s_median"], cmp["pillow_bytes"], cmp["pillow_psnr_db"]))
+print("JSON: " + sys.argv[5])
 PY

@@ -67,7 +67,6 @@ need libssh-dev /usr/include/libssh/libssh.h
 need libssl-dev /usr/include/openssl/evp.h
 need libgif-dev /usr/include/gif_lib.h
 need libimagequant-dev /usr/include/libimagequant.h
-need libwebp-dev /usr/include/webp/mux.h
 need libcpp-httplib-dev /usr/include/httplib.h
 need libavcodec-dev /usr/include/*/libavcodec/avcodec.h /usr/include/libavcodec/avcodec.h
 need libavformat-dev /usr/include/*/libavformat/avformat.h /usr/include/libavformat/avformat.h

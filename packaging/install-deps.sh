@@ -29,9 +29,8 @@ PACKAGES=(
   # OpenBLAS (OpenMP build, like LibTorch) replaces the reference BLAS through update-alternatives:
   # Debian's LibTorch does transposed convolutions through BLAS, about 6x faster with it
   libopenblas0-openmp
-  # remote: SSH client and SFTP (libssh 0.10); GIF export (giflib + libimagequant); animated WebP
-  # export (libwebp's libwebpmux; libwebpdemux decodes it back in the tests); gallery HTTP server
-  libssh-dev libgif-dev libimagequant-dev libwebp-dev libcpp-httplib-dev
+  # remote: SSH client and SFTP (libssh 0.10); GIF export (giflib + libimagequant); gallery HTTP server
+  libssh-dev libgif-dev libimagequant-dev libcpp-httplib-dev
   # video export: Debian's FFmpeg libraries
   libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
   # desktop app: Qt 6 Widgets (and D-Bus for notifications), QCustomPlot for Qt 6, SVG export;

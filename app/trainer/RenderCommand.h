@@ -6,11 +6,12 @@
 
 namespace streetgan {
 
-/// render --session FILE [--checkpoint CK] --out FILE.EXT|DIR [--device D]:
+/// render --session FILE [--checkpoint CK] --out FILE.gif|FILE.png|FILE.mp4|DIR [--device D]:
 /// renders a latent-walk session (latent/LatentSession.h) with FrameRenderer, the frames the app
-/// shows, and writes it in the format of --out's extension (base/latent/ExportFormat.h's table;
-/// SessionExporter calls each format's writer; any other path without one of those extensions is
-/// a PNG sequence folder). The output's folder is checked before anything is rendered; a
+/// shows, and writes a GIF (GifWriter: the session's delay, loop count, palette, dithering, speed), a PNG
+/// grid of all frames (ImageGrid::makeGrid without normalisation, the session's nrow and padding),
+/// an MP4 (Mp4Writer) or, for any other path without one of those extensions, a PNG sequence
+/// folder (PngSequenceWriter). The output's folder is checked before anything is rendered; a
 /// checkpoint_sha256 mismatch is a warning on stderr. Prints "wrote PATH: N frames, B bytes, S s".
 class RenderCommand : public Command {
 public:

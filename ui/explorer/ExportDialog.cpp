@@ -72,7 +72,7 @@ QFormLayout* ExportDialog::buildForm(const LatentSession& session) {
     auto* pathRow = new QHBoxLayout;
     path_ = new QLineEdit;
     path_->setObjectName("exportPath");
-    path_->setPlaceholderText(QString::fromStdString(ExportFormat::choices()));
+    path_->setPlaceholderText(tr("walk.gif, grid.png, walk.mp4 or a folder for a PNG sequence"));
     auto* browse = new QPushButton(tr("Browse…"));
     pathRow->addWidget(path_, 1);
     pathRow->addWidget(browse);
@@ -96,11 +96,6 @@ QFormLayout* ExportDialog::buildForm(const LatentSession& session) {
     delay_ = spin(10, 60000, session.frameDelayMs, "exportDelay");
     delay_->setSuffix(tr(" ms"));
     form->addRow(tr("Frame delay"), delay_);
-    // The animations' loop count (the session's gif_loop_count; ExportFormat's `loops` formats).
-    loopCount_ = spin(0, 65535, session.gifLoopCount, "exportLoopCount");
-    loopCount_->setSpecialValueText(tr("forever"));
-    loopCount_->setToolTip(tr("How many times an animation plays (forever: it repeats until closed)"));
-    form->addRow(tr("Loops"), loopCount_);
     framesPerSegment_ = spin(1, 1000, session.framesPerSegment, "exportFramesPerSegment");
     framesPerSegment_->setToolTip(tr("Frames from one keyframe to the next (the Path panel's setting)"));
     loop_ = new QCheckBox(tr("Closed loop"));
@@ -144,6 +139,9 @@ QGroupBox* ExportDialog::buildGifGroup(const LatentSession& session) {
     dithering_->setSingleStep(0.1);
     dithering_->setValue(session.gifDithering);
     gifForm->addRow(tr("Dithering"), dithering_);
+    loopCount_ = spin(0, 65535, session.gifLoopCount, "exportLoopCount");
+    loopCount_->setSpecialValueText(tr("forever"));
+    gifForm->addRow(tr("Loops"), loopCount_);
     speed_ = spin(1, 10, session.gifSpeed, "exportSpeed");
     speed_->setToolTip(tr("libimagequant speed: 1 = best palette (slow) … 10 = fastest"));
     gifForm->addRow(tr("Quantiser speed"), speed_);
@@ -228,7 +226,6 @@ void ExportDialog::updateFormat() {
     const Format f = formatFor(outputPath());
     format_->setText(f ? tr(ExportFormat::of(*f).label) : outputPath().isEmpty() ? QString() : tr("unknown: use %1").arg(choices()));
     gifGroup_->setEnabled(f == ExportFormat::Kind::Gif);
-    loopCount_->setEnabled(f && ExportFormat::of(*f).loops);
     gridGroup_->setEnabled(f == ExportFormat::Kind::PngGrid);
     export_->setEnabled(!isRunning() && f.has_value());
     updateSummary();
@@ -250,12 +247,10 @@ QString ExportDialog::summary(const LatentSession& s, Format format) {
     const QString timing = tr("%1 at %2 fps").arg(duration).arg(1000.0 / delayMs, 0, 'f', 1);
     const QString px = tr("%1 × %1 px").arg(s.size);
     if (!format) return tr("%1 · %2 · %3 (choose %4)").arg(px, framesText, timing, choices());
-    const QString plays = s.gifLoopCount == 0 ? tr("loops forever") : tr("plays %1 times").arg(s.gifLoopCount);
     switch (*format) {
         case ExportFormat::Kind::Gif:
-            return tr("GIF · %1 · %2 · %3 · %4").arg(px, framesText, timing, plays);
-        case ExportFormat::Kind::Webp:
-            return tr("WebP · %1 · %2 · %3 · %4").arg(px, framesText, timing, plays);
+            return tr("GIF · %1 · %2 · %3 · %4")
+                .arg(px, framesText, timing, s.gifLoopCount == 0 ? tr("loops forever") : tr("plays %1 times").arg(s.gifLoopCount));
         case ExportFormat::Kind::Mp4:
             return tr("MP4 · %1 · %2 · %3").arg(px, framesText, timing) +
                    (s.size % 2 != 0 ? tr(" — MP4 needs an even size: use %1 or %2 px").arg(s.size - 1).arg(s.size + 1) : QString());

@@ -1,8 +1,7 @@
 // Exports the explorer's walk through its own explore worker (a second RenderClient, so the
-// page's view stays live): the format follows the path (ExportFormat's table: .gif, .png = PNG
-// grid, .mp4, .webp, a folder = PNG sequence), with the output size and upscaling (the scale), frame
-// delay, the animations' loop count, GIF palette (global/per-frame), dithering and quantiser speed,
-// and the PNG grid's nrow and padding,
+// page's view stays live): the format follows the path (.gif, .png = PNG grid, .mp4, a folder =
+// PNG sequence), with the output size and upscaling (the scale), frame delay, GIF palette
+// (global/per-frame), dithering, quantiser speed and loop count, and the PNG grid's nrow and padding,
 // and the walk's frames per segment and loop, all of them session keys (docs/cli.md). Before
 // anything is written, a summary line says what the output will be (its pixel size, frame count
 // and duration; the frame count is base's LatentSession::frameCount, the rule the export renders

@@ -8,11 +8,10 @@ namespace streetgan {
 
 const std::vector<ExportFormat::Spec>& ExportFormat::all() {
     static const std::vector<Spec> formats = {
-        {Kind::Gif, ".gif", "GIF", "GIF animation", "GIF (*.gif)", false, true},
-        {Kind::PngGrid, ".png", "PNG grid", "PNG grid of every frame", "PNG grid (*.png)", false, false},
-        {Kind::Mp4, ".mp4", "MP4", "MP4 video (H.264)", "MP4 video (*.mp4)", true, false},
-        {Kind::Webp, ".webp", "WebP", "animated WebP", "WebP animation (*.webp)", false, true},
-        {Kind::PngSequence, "", "PNG sequence", "PNG sequence (one file per frame in the folder)", "", false, false},
+        {Kind::Gif, ".gif", "GIF", "GIF animation", "GIF (*.gif)", false},
+        {Kind::PngGrid, ".png", "PNG grid", "PNG grid of every frame", "PNG grid (*.png)", false},
+        {Kind::Mp4, ".mp4", "MP4", "MP4 video (H.264)", "MP4 video (*.mp4)", true},
+        {Kind::PngSequence, "", "PNG sequence", "PNG sequence (one file per frame in the folder)", "", false},
     };
     return formats;
 }
@@ -45,13 +44,6 @@ std::string ExportFormat::choices() {
         files += (files.empty() ? "" : ", ") + std::string("FILE") + s.extension;
     }
     return files + " or " + folder;
-}
-
-std::string ExportFormat::names() {
-    std::string out;
-    const auto& formats = all();
-    for (size_t i = 0; i < formats.size(); ++i) out += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + std::string(formats[i].name);
-    return out;
 }
 
 std::string ExportFormat::fileFilters() {

@@ -13,7 +13,7 @@ namespace streetgan {
 
 class ExportFormat {
 public:
-    enum class Kind { Gif, PngGrid, Mp4, Webp, PngSequence };
+    enum class Kind { Gif, PngGrid, Mp4, PngSequence };
     struct Spec {
         Kind kind;
         const char* extension;  ///< ".gif"; "" for a folder (the PNG sequence)
@@ -21,7 +21,6 @@ public:
         const char* label;      ///< "GIF animation": what the export dialog says the path will be
         const char* filter;     ///< "GIF (*.gif)": a file dialog's filter ("" for a folder)
         bool needsMp4;          ///< needs the build's MP4 feature (BuildFeatures; the GPU bundle leaves it out)
-        bool loops;             ///< an animation that repeats the session's gif_loop_count times (0: forever)
     };
 
     /// Every format, in the order the messages list them.
@@ -30,10 +29,8 @@ public:
     /// The format of `out` by its extension (any case); else a path ending in '/', without an
     /// extension or naming a folder is a PNG sequence; nullopt for another extension.
     static std::optional<Kind> forPath(const std::string& out);
-    /// "FILE.gif, FILE.png, FILE.mp4, FILE.webp or a folder (PNG sequence)", for help and messages.
+    /// "FILE.gif, FILE.png, FILE.mp4 or a folder (PNG sequence)", for help and messages.
     static std::string choices();
-    /// "GIF, PNG grid, MP4, WebP or PNG sequence": every format's name, for help and tooltips.
-    static std::string names();
     /// The file dialog's filters of the file formats: "GIF (*.gif);;PNG grid (*.png);;...".
     static std::string fileFilters();
 };

@@ -17,7 +17,6 @@
 #include "ml/export/ImageGrid.h"
 #include "ml/export/Mp4Writer.h"
 #include "ml/export/PngSequenceWriter.h"
-#include "ml/export/WebpWriter.h"
 #include "ml/latent/PcaDirections.h"
 #include "ml/latent/SessionLatents.h"
 
@@ -127,14 +126,6 @@ SessionExporter::Result SessionExporter::write(const at::Tensor& framesHwc, cons
 #else
             BuildFeatures::missing("MP4 export to '" + out + "'", BuildFeatures::Feature::Mp4);
 #endif
-            break;
-        }
-        case Kind::Webp: {
-            WebpOptions wo;
-            wo.frameDelayMs = session.frameDelayMs;
-            wo.loopCount = session.gifLoopCount;
-            WebpWriter(wo).write(framesHwc, out, progress, cancel);
-            r.what = ExportFormat::of(kind).name;
             break;
         }
         case Kind::PngSequence:

@@ -3,7 +3,6 @@
 //   FILE.gif  GifWriter with the session's delay, loop count, palette, dithering and speed;
 //   FILE.png  a grid of all frames (ImageGrid::makeGrid without normalisation, nrow, padding);
 //   FILE.mp4  Mp4Writer (size must be even: yuv420p);
-//   FILE.webp WebpWriter (lossy, its default quality) with the session's delay and loop count;
 //   other     a PNG sequence folder (PngSequenceWriter).
 // frames() is the single definition of "the session's frames": session.latents (PCA directions
 // through PcaDirections::cached when the session has edits) -> FrameRenderer at the session's size
@@ -34,7 +33,7 @@ public:
 
     struct Result {
         std::string out;
-        std::string what;  ///< "GIF", "PNG grid", "MP4 (libx264)", "WebP", "PNG sequence"
+        std::string what;  ///< "GIF", "PNG grid", "MP4 (libx264)", "PNG sequence"
         int64_t frames = 0;
         int size = 0;         ///< frame edge in pixels
         uintmax_t bytes = 0;  ///< file size, or the sum over the folder's files

@@ -16,7 +16,6 @@ TEST(ExportFormat, APathsFormatComesFromItsExtensionOrItsBeingAFolder) {
     EXPECT_EQ(ExportFormat::forPath("/a/b/WALK.GIF"), Kind::Gif);
     EXPECT_EQ(ExportFormat::forPath("grid.Png"), Kind::PngGrid);
     EXPECT_EQ(ExportFormat::forPath("video.mp4"), Kind::Mp4);
-    EXPECT_EQ(ExportFormat::forPath("walk.WebP"), Kind::Webp);
     EXPECT_EQ(ExportFormat::forPath("frames"), Kind::PngSequence);
     EXPECT_EQ(ExportFormat::forPath("frames.v2/"), Kind::PngSequence);
     test::TempDir tmp;
@@ -28,18 +27,14 @@ TEST(ExportFormat, APathsFormatComesFromItsExtensionOrItsBeingAFolder) {
 }
 
 TEST(ExportFormat, EveryKindHasOneRowAndTheListsAreMadeFromThem) {
-    for (Kind k : {Kind::Gif, Kind::PngGrid, Kind::Mp4, Kind::Webp, Kind::PngSequence}) {
+    for (Kind k : {Kind::Gif, Kind::PngGrid, Kind::Mp4, Kind::PngSequence}) {
         int rows = 0;
         for (const auto& s : ExportFormat::all()) rows += s.kind == k;
         EXPECT_EQ(rows, 1);
         EXPECT_EQ(ExportFormat::of(k).kind, k);
     }
-    EXPECT_EQ(ExportFormat::choices(), "FILE.gif, FILE.png, FILE.mp4, FILE.webp or a folder (PNG sequence)");
-    EXPECT_EQ(ExportFormat::fileFilters(), "GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4);;WebP animation (*.webp)");
-    EXPECT_EQ(ExportFormat::names(), "GIF, PNG grid, MP4, WebP or PNG sequence");
+    EXPECT_EQ(ExportFormat::choices(), "FILE.gif, FILE.png, FILE.mp4 or a folder (PNG sequence)");
+    EXPECT_EQ(ExportFormat::fileFilters(), "GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4)");
     EXPECT_TRUE(ExportFormat::of(Kind::Mp4).needsMp4);
     EXPECT_FALSE(ExportFormat::of(Kind::Gif).needsMp4);
-    EXPECT_FALSE(ExportFormat::of(Kind::Webp).needsMp4);  // libwebp is in every build, the GPU bundle's too
-    // The animations that take the session's loop count (the export dialog's Loops box).
-    for (const auto& s : ExportFormat::all()) EXPECT_EQ(s.loops, s.kind == Kind::Gif || s.kind == Kind::Webp) << s.name;
 }

@@ -1,8 +1,7 @@
 // Exporters of the latent explorer: FrameRenderer, PNG sequences, MP4 (decoded back with
-// libavformat), animated WebP (decoded back with libwebpdemux's WebPAnimDecoder), and `render` run
-// in-process through TrainerCli: its PNG sequence equals FrameRenderer's frames exactly, its GIF and
-// WebP have the frame count, delays and PSNR expected; cancel and unwritable paths leave nothing
-// behind; the embedded demo session renders.
+// libavformat), and `render` run in-process through TrainerCli: its PNG sequence equals
+// FrameRenderer's frames exactly, its GIF has the frame count, delays and PSNR expected; cancel
+// and unwritable paths leave nothing behind; the embedded demo session renders.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -12,13 +11,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include <gif_lib.h>
 #include <torch/torch.h>
-#include <webp/demux.h>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -31,7 +28,6 @@ extern "C" {
 
 #include "base/latent/LatentSession.h"
 #include "base/model/Presets.h"
-#include "base/util/AtomicFile.h"
 #include "base/util/BuildFeatures.h"
 #include "base/util/ContentHash.h"
 #include "base/util/Errors.h"
@@ -41,7 +37,6 @@ extern "C" {
 #include "ml/export/GifWriter.h"
 #include "ml/export/Mp4Writer.h"
 #include "ml/export/PngSequenceWriter.h"
-#include "ml/export/WebpWriter.h"
 #include "ml/latent/SessionLatents.h"
 #include "support/TempDir.h"
 #include "trainer/TrainerCli.h"
@@ -141,43 +136,6 @@ GifFrames readGif(const std::string& path) {
         out.frames.push_back(f);
     }
     DGifCloseFile(gif, &err);
-    return out;
-}
-
-struct WebpFrames {
-    std::vector<at::Tensor> frames;  ///< RGB, the canvas after each frame
-    std::vector<int> durationsMs;
-    uint32_t width = 0, height = 0, loopCount = 0, frameCount = 0;
-};
-
-WebpFrames readWebp(const std::string& path) {
-    WebpFrames out;
-    const std::string bytes = AtomicFile::read(path);
-    const WebPData data{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
-    WebPAnimDecoderOptions o;
-    EXPECT_TRUE(WebPAnimDecoderOptionsInit(&o));
-    o.color_mode = MODE_RGBA;
-    WebPAnimDecoder* dec = WebPAnimDecoderNew(&data, &o);
-    EXPECT_NE(dec, nullptr) << path;
-    if (!dec) return out;
-    WebPAnimInfo info;
-    EXPECT_TRUE(WebPAnimDecoderGetInfo(dec, &info));
-    out.width = info.canvas_width;
-    out.height = info.canvas_height;
-    out.loopCount = info.loop_count;
-    out.frameCount = info.frame_count;
-    int previous = 0;
-    while (WebPAnimDecoderHasMoreFrames(dec)) {
-        uint8_t* rgba = nullptr;
-        int timestamp = 0;  // the frame's end
-        EXPECT_TRUE(WebPAnimDecoderGetNext(dec, &rgba, &timestamp));
-        out.frames.push_back(torch::from_blob(rgba, {static_cast<int64_t>(info.canvas_height), static_cast<int64_t>(info.canvas_width), 4}, torch::kUInt8)
-                                 .slice(2, 0, 3)
-                                 .clone());
-        out.durationsMs.push_back(timestamp - previous);
-        previous = timestamp;
-    }
-    WebPAnimDecoderDelete(dec);
     return out;
 }
 
@@ -304,103 +262,6 @@ TEST(Mp4Writer, DecodesBackWithLibavformat) {
 
 #endif
 
-TEST(WebpWriter, DecodesBackWithLibwebpdemux) {
-    TempDir dir;
-    const at::Tensor f = gradientFrames(10, 48, 64);
-    WebpOptions o;
-    o.frameDelayMs = 40;
-    o.loopCount = 3;
-    std::vector<int64_t> seen;
-    WebpWriter(o).write(f, dir / "walk.webp", [&](int64_t done, int64_t total) {
-        EXPECT_EQ(total, 10);
-        seen.push_back(done);
-    });
-    EXPECT_EQ(seen.size(), 10u);
-    EXPECT_EQ(seen.back(), 10);
-    const WebpFrames lossy = readWebp(dir / "walk.webp");
-    EXPECT_EQ(lossy.width, 64u);
-    EXPECT_EQ(lossy.height, 48u);
-    EXPECT_EQ(lossy.loopCount, 3u);
-    EXPECT_EQ(lossy.frameCount, 10u);
-    ASSERT_EQ(lossy.frames.size(), 10u);
-    for (int i = 0; i < 10; ++i) {
-        EXPECT_EQ(lossy.durationsMs[static_cast<size_t>(i)], 40) << i;
-        EXPECT_GT(psnr(lossy.frames[static_cast<size_t>(i)], f[i]), 30.0) << i;
-    }
-
-    // Lossless: every pixel back; forever is loop count 0; odd delays stay milliseconds.
-    o.lossless = true;
-    o.loopCount = 0;
-    o.frameDelayMs = 45;
-    WebpWriter(o).write(f, dir / "exact.webp");
-    const WebpFrames exact = readWebp(dir / "exact.webp");
-    EXPECT_EQ(exact.loopCount, 0u);
-    ASSERT_EQ(exact.frames.size(), 10u);
-    for (int i = 0; i < 10; ++i) {
-        EXPECT_TRUE(exact.frames[static_cast<size_t>(i)].equal(f[i])) << i;
-        EXPECT_EQ(exact.durationsMs[static_cast<size_t>(i)], 45) << i;
-    }
-
-    // Identical frames in a row: libwebp shows one frame for their time together (A A B: A for
-    // 90 ms, B for 45 ms), so the animation plays as long as the frames given.
-    const at::Tensor held = at::cat({f[0].unsqueeze(0), f[0].unsqueeze(0), f[1].unsqueeze(0)});
-    WebpWriter(o).write(held, dir / "held.webp");
-    const WebpFrames merged = readWebp(dir / "held.webp");
-    ASSERT_EQ(merged.frames.size(), 2u);
-    EXPECT_EQ(merged.durationsMs, (std::vector<int>{90, 45}));
-    EXPECT_TRUE(merged.frames[0].equal(f[0]));
-    EXPECT_TRUE(merged.frames[1].equal(f[1]));
-    fs::remove(dir / "held.webp");
-
-    // Cancel: RenderCancelled, nothing written; an existing file is left as it was.
-    std::atomic<bool> cancel{false};
-    const auto before = fs::file_size(dir / "walk.webp");
-    EXPECT_THROW(WebpWriter(o).write(
-                     f, dir / "walk.webp",
-                     [&](int64_t d, int64_t) {
-                         if (d == 3) cancel = true;
-                     },
-                     &cancel),
-                 RenderCancelled);
-    EXPECT_EQ(fs::file_size(dir / "walk.webp"), before);
-    EXPECT_EQ(entries(dir.path()), 2u);  // walk.webp, exact.webp: no temporary file left
-
-    // A missing folder: one line naming the file and what to do, before any encoding.
-    try {
-        WebpWriter().write(f, dir / "missing/w.webp");
-        ADD_FAILURE() << "no error for a missing folder";
-    } catch (const IoError& e) {
-        const std::string m = e.what();
-        EXPECT_NE(m.find(dir / "missing/w.webp"), std::string::npos) << m;
-        EXPECT_NE(m.find("create it first"), std::string::npos) << m;
-        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
-    }
-    fs::create_directory(dir / "ro");
-    ::chmod((dir / "ro").c_str(), 0555);
-    if (::geteuid() != 0 || ::access((dir / "ro").c_str(), W_OK) != 0) {
-        try {
-            WebpWriter().write(f, dir / "ro/w.webp");
-            ADD_FAILURE() << "no error for a read-only folder";
-        } catch (const IoError& e) {
-            const std::string m = e.what();
-            EXPECT_NE(m.find(dir / "ro/w.webp"), std::string::npos) << m;
-            EXPECT_NE(m.find("permissions"), std::string::npos) << m;
-            EXPECT_EQ(m.find('\n'), std::string::npos) << m;
-        }
-        EXPECT_EQ(entries(dir.path() / "ro"), 0u);
-    }
-
-    EXPECT_THROW(WebpWriter().encode(f.to(torch::kFloat)), DataError);
-    EXPECT_THROW(WebpWriter().encode(f.slice(3, 0, 2)), DataError);
-    EXPECT_THROW(WebpWriter().encode(torch::zeros({1, 16384, 2, 3}, torch::kUInt8)), DataError);
-    for (auto bad : std::vector<std::function<void(WebpOptions&)>>{[](WebpOptions& x) { x.frameDelayMs = 0; }, [](WebpOptions& x) { x.loopCount = -1; },
-                                                                   [](WebpOptions& x) { x.quality = 101; }, [](WebpOptions& x) { x.method = 7; }}) {
-        WebpOptions x;
-        bad(x);
-        EXPECT_THROW(WebpWriter{x}, ConfigError);
-    }
-}
-
 TEST(RenderCommand, OutputsEqualFrameRendererFrames) {
     TempDir dir;
     setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
@@ -448,12 +309,10 @@ TEST(RenderCommand, RefusesBadOutputsBeforeRendering) {
     s.directions.clear();
     s.write(dir / "walk.json");
     EXPECT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "no/such/dir/x.gif"}), static_cast<int>(ExitCode::Io));
-    EXPECT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "no/such/dir/x.webp"}), static_cast<int>(ExitCode::Io));
     fs::create_directory(dir / "ro");
     ::chmod((dir / "ro").c_str(), 0555);
     if (::geteuid() != 0 || ::access((dir / "ro").c_str(), W_OK) != 0) {
         EXPECT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "ro/x.gif"}), static_cast<int>(ExitCode::Io));
-        EXPECT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "ro/x.webp"}), static_cast<int>(ExitCode::Io));
         EXPECT_EQ(entries(dir.path() / "ro"), 0u);
     }
     EXPECT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "x.jpg"}), static_cast<int>(ExitCode::Config));
@@ -461,35 +320,6 @@ TEST(RenderCommand, RefusesBadOutputsBeforeRendering) {
     s.write(dir / "odd.json");
     EXPECT_EQ(runCli({"render", "--session", dir / "odd.json", "--out", dir / "x.mp4"}), static_cast<int>(ExitCode::Config));
     EXPECT_FALSE(fs::exists(dir / "x.mp4"));
-}
-
-// The tiny-32 demo's walk (a trained generator: every frame differs from the last, where the
-// random generator above draws near-grey frames that lossy WebP may merge), made shorter: its WebP
-// has every frame, the session's delay and loop count, and is close to the exact frames.
-TEST(RenderCommand, DemoWalkRendersToWebp) {
-    TempDir dir;
-    setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
-    const std::string demo = std::string(STREETGAN_DEMO_DIR) + "/tiny-32-walk.json";
-    LatentSession s = LatentSession::read(demo);
-    s.checkpoint = s.resolveCheckpoint(demo);
-    s.framesPerSegment = 3;
-    s.size = 64;
-    s.frameDelayMs = 70;
-    s.gifLoopCount = 2;
-    s.write(dir / "walk.json");
-    ASSERT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "seq"}), 0);
-    ASSERT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "walk.webp"}), 0);
-    const WebpFrames webp = readWebp(dir / "walk.webp");
-    EXPECT_EQ(webp.loopCount, 2u);
-    EXPECT_EQ(webp.width, 64u);
-    EXPECT_EQ(webp.height, 64u);
-    ASSERT_EQ(webp.frames.size(), 12u);
-    double mean = 0;
-    for (int i = 0; i < 12; ++i) {
-        EXPECT_EQ(webp.durationsMs[static_cast<size_t>(i)], 70) << i;
-        mean += psnr(webp.frames[static_cast<size_t>(i)], readPng(dir / ("seq/" + PngSequenceWriter::fileName(i, 12)))) / 12;
-    }
-    EXPECT_GT(mean, 30.0);
 }
 
 TEST(RenderCommand, DemoSessionRendersToGif) {
