@@ -378,7 +378,13 @@ def check(rel):
     with lock:
         done[0] += 1
         status = 'clean'
-        if found:
+        if not os.path.isfile(os.path.join(tmp, 'compile_commands.json')):
+            status = f'not checked: {tmp} was removed (by another process?)'
+            failed.append((rel, status))
+        elif p.returncode < 0:
+            status = f'not checked: clang-tidy was killed (signal {-p.returncode})'
+            failed.append((rel, status))
+        elif found:
             status = f'{len(found)} finding(s)'
             findings.update(found)
         elif p.returncode != 0:
