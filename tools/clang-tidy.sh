@@ -360,7 +360,11 @@ finding = re.compile(r'^(/.*|[^\s:][^:]*):\d+:\d+: (warning|error): ')
 lock, done, clean_now, not_recorded = threading.Lock(), [0], {}, []
 findings, failed = set(), []
 
+stopped = []  # why the run stopped (its scratch copy of the compile commands removed, clang-tidy killed)
+
 def check(rel):
+    if stopped:
+        return
     start = time.monotonic()
     p = subprocess.run(['clang-tidy', '-p', tmp, '--quiet', units[rel]['file']], capture_output=True, text=True,
                        errors='replace')
@@ -381,9 +385,11 @@ def check(rel):
         if not os.path.isfile(os.path.join(tmp, 'compile_commands.json')):
             status = f'not checked: {tmp} was removed (by another process?)'
             failed.append((rel, status))
+            stopped.append(status)
         elif p.returncode < 0:
             status = f'not checked: clang-tidy was killed (signal {-p.returncode})'
             failed.append((rel, status))
+            stopped.append(status)
         elif found:
             status = f'{len(found)} finding(s)'
             findings.update(found)
@@ -422,16 +428,18 @@ for l in sorted(findings):
     print(l)
 for rel, out in failed:
     print(f'clang-tidy.sh: clang-tidy failed on {rel}:\n{out}')
+if stopped:
+    print(f'clang-tidy.sh: stopped after {done[0]} of {len(todo)} unit(s): {stopped[0]}; run it again (what was found clean is kept)')
 if record and not_recorded:
     print(f'clang-tidy.sh: {len(not_recorded)} clean unit(s) not recorded (edited since their build): build, then run again')
-print(f'clang-tidy.sh: {len(todo)} unit(s) checked, {len(findings)} finding(s)' + (f', {len(failed)} failure(s)' if failed else '')
+print(f'clang-tidy.sh: {done[0]} unit(s) checked, {len(findings)} finding(s)' + (f', {len(failed)} failure(s)' if failed else '')
       + f' ({time.monotonic() - begun:.0f} s)')
 if not record and not findings and not failed:
     missing = [rel for rel, (key, *_ ) in plan.items() if units[rel]['scope'] and key not in committed]
     if missing:
         print(f'clang-tidy.sh: {len(missing)} unit(s) are not in tools/clang-tidy-clean as they are now '
               '(CI checks them): run tools/clang-tidy.sh --all --record and commit tools/clang-tidy-clean')
-sys.exit(1 if findings or failed else 0)
+sys.exit(1 if findings or failed or stopped else 0)
 PY
   exit "$rc"
 fi
