@@ -18,7 +18,7 @@
 namespace streetgan {
 
 CLI::App* RenderCommand::setup(CLI::App& parent) {
-    auto* a = parent.add_subcommand("render", "Render a latent-walk session to a GIF, PNG grid, MP4 or PNG sequence folder");
+    auto* a = parent.add_subcommand("render", "Render a latent-walk session to a " + ExportFormat::names());
     a->add_option("--session", session_, "Session JSON file (docs/cli.md, \"Session file\")")->required();
     a->add_option("--checkpoint", checkpoint_, "Checkpoint to use instead of the session's");
     a->add_option("--out", out_, ExportFormat::choices() + ": the format follows the extension (FILE.png: a grid of every frame)")->required();

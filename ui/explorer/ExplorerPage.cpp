@@ -110,7 +110,7 @@ QHBoxLayout* ExplorerPage::buildSessionBar() {
     auto* openButton = button(tr("Open…"), "sessionOpen", tr("Open a session file (.json) or a checkpoint (.pt)"));
     auto* saveButton = button(tr("Save"), "sessionSave", tr("Save the session (docs/cli.md's session file)"));
     auto* saveAsButton = button(tr("Save as…"), "sessionSaveAs", tr("Save the session under another name"));
-    auto* exportButton = button(tr("Export…"), "exportOpen", tr("GIF, PNG grid, PNG sequence or MP4"));
+    auto* exportButton = button(tr("Export…"), "exportOpen", QString::fromStdString(ExportFormat::names()));
     bar->addSpacing(12);
     QUndoStack* undo = model_->undoStack();
     QAction* undoAction = undo->createUndoAction(this, tr("Undo"));

@@ -96,6 +96,10 @@ QFormLayout* ExportDialog::buildForm(const LatentSession& session) {
     delay_ = spin(10, 60000, session.frameDelayMs, "exportDelay");
     delay_->setSuffix(tr(" ms"));
     form->addRow(tr("Frame delay"), delay_);
+    // Loops apply to every animation that has a loop count (ExportFormat::kLoops), not to GIF alone.
+    loopCount_ = spin(0, 65535, session.gifLoopCount, "exportLoopCount");
+    loopCount_->setSpecialValueText(tr("forever"));
+    form->addRow(tr("Loops"), loopCount_);
     framesPerSegment_ = spin(1, 1000, session.framesPerSegment, "exportFramesPerSegment");
     framesPerSegment_->setToolTip(tr("Frames from one keyframe to the next (the Path panel's setting)"));
     loop_ = new QCheckBox(tr("Closed loop"));
@@ -139,9 +143,6 @@ QGroupBox* ExportDialog::buildGifGroup(const LatentSession& session) {
     dithering_->setSingleStep(0.1);
     dithering_->setValue(session.gifDithering);
     gifForm->addRow(tr("Dithering"), dithering_);
-    loopCount_ = spin(0, 65535, session.gifLoopCount, "exportLoopCount");
-    loopCount_->setSpecialValueText(tr("forever"));
-    gifForm->addRow(tr("Loops"), loopCount_);
     speed_ = spin(1, 10, session.gifSpeed, "exportSpeed");
     speed_->setToolTip(tr("libimagequant speed: 1 = best palette (slow) … 10 = fastest"));
     gifForm->addRow(tr("Quantiser speed"), speed_);
@@ -225,8 +226,10 @@ QString ExportDialog::errorLine() const { return error_->text(); }
 void ExportDialog::updateFormat() {
     const Format f = formatFor(outputPath());
     format_->setText(f ? tr(ExportFormat::of(*f).label) : outputPath().isEmpty() ? QString() : tr("unknown: use %1").arg(choices()));
-    gifGroup_->setEnabled(f == ExportFormat::Kind::Gif);
-    gridGroup_->setEnabled(f == ExportFormat::Kind::PngGrid);
+    const unsigned uses = f ? ExportFormat::of(*f).uses : 0;
+    loopCount_->setEnabled(uses & ExportFormat::kLoops);
+    gifGroup_->setEnabled(uses & ExportFormat::kGifQuantiser);
+    gridGroup_->setEnabled(uses & ExportFormat::kGridLayout);
     export_->setEnabled(!isRunning() && f.has_value());
     updateSummary();
 }
@@ -239,33 +242,31 @@ QString ExportDialog::summary(const LatentSession& s, Format format) {
     // The frame count is the export's own (base's WalkRule through LatentSession).
     const int64_t frames = s.frameCount();
     const QString framesText = frames == 1 ? tr("1 frame") : tr("%1 frames").arg(frames);
-    // GIF stores delays in centiseconds (GifWriter rounds ms / 10): its duration is the rounded one.
-    const int delayMs = format == ExportFormat::Kind::Gif ? static_cast<int>(std::lround(s.frameDelayMs / 10.0)) * 10 : s.frameDelayMs;
+    const ExportFormat::Spec* spec = format ? &ExportFormat::of(*format) : nullptr;
+    // A file stores the delay at its format's resolution (GIF: centiseconds, GifWriter rounds
+    // ms / 10): its duration is the rounded one.
+    const int step = spec ? spec->delayStepMs : 1;
+    const int delayMs = std::max(step, static_cast<int>(std::lround(static_cast<double>(s.frameDelayMs) / step)) * step);
     const double seconds = static_cast<double>(frames) * delayMs / 1000.0;
     const QString duration =
         seconds < 60 ? tr("%1 s").arg(seconds, 0, 'f', 2) : tr("%1 min %2 s").arg(static_cast<int>(seconds / 60)).arg(std::fmod(seconds, 60.0), 0, 'f', 1);
     const QString timing = tr("%1 at %2 fps").arg(duration).arg(1000.0 / delayMs, 0, 'f', 1);
     const QString px = tr("%1 × %1 px").arg(s.size);
-    if (!format) return tr("%1 · %2 · %3 (choose %4)").arg(px, framesText, timing, choices());
-    switch (*format) {
-        case ExportFormat::Kind::Gif:
-            return tr("GIF · %1 · %2 · %3 · %4")
-                .arg(px, framesText, timing, s.gifLoopCount == 0 ? tr("loops forever") : tr("plays %1 times").arg(s.gifLoopCount));
-        case ExportFormat::Kind::Mp4:
-            return tr("MP4 · %1 · %2 · %3").arg(px, framesText, timing) +
-                   (s.size % 2 != 0 ? tr(" — MP4 needs an even size: use %1 or %2 px").arg(s.size - 1).arg(s.size + 1) : QString());
-        case ExportFormat::Kind::PngSequence:
-            return tr("PNG sequence · %1 files of %2 · %3 when played").arg(frames).arg(px, timing);
-        case ExportFormat::Kind::PngGrid: {
-            // ImageGrid::makeGrid's layout (torchvision's make_grid): min(nrow, N) columns,
-            // ceil(N / columns) rows, padding around every frame; one frame is the frame itself.
-            if (frames <= 1) return tr("PNG grid · %1 · %2 (a still image)").arg(px, framesText);
-            const int64_t cols = std::min<int64_t>(s.nrow, frames), rows = (frames + cols - 1) / cols;
-            const int64_t w = cols * (s.size + s.padding) + s.padding, h = rows * (s.size + s.padding) + s.padding;
-            return tr("PNG grid · %1 × %2 px (%3 × %4 frames of %5 px) · %6 (a still image)").arg(w).arg(h).arg(cols).arg(rows).arg(s.size).arg(framesText);
-        }
+    if (!spec) return tr("%1 · %2 · %3 (choose %4)").arg(px, framesText, timing, choices());
+    const QString name = tr(spec->name);
+    if (spec->still) {
+        // ImageGrid::makeGrid's layout (torchvision's make_grid): min(nrow, N) columns,
+        // ceil(N / columns) rows, padding around every frame; one frame is the frame itself.
+        if (frames <= 1) return tr("%1 · %2 · %3 (a still image)").arg(name, px, framesText);
+        const int64_t cols = std::min<int64_t>(s.nrow, frames), rows = (frames + cols - 1) / cols;
+        const int64_t w = cols * (s.size + s.padding) + s.padding, h = rows * (s.size + s.padding) + s.padding;
+        return tr("%1 · %2 × %3 px (%4 × %5 frames of %6 px) · %7 (a still image)").arg(name).arg(w).arg(h).arg(cols).arg(rows).arg(s.size).arg(framesText);
     }
-    return {};  // every kind returned above (-Wswitch names a new one here)
+    if (!*spec->extension) return tr("%1 · %2 files of %3 · %4 when played").arg(name).arg(frames).arg(px, timing);
+    QString text = tr("%1 · %2 · %3 · %4").arg(name, px, framesText, timing);
+    if (spec->uses & ExportFormat::kLoops) text += tr(" · %1").arg(s.gifLoopCount == 0 ? tr("loops forever") : tr("plays %1 times").arg(s.gifLoopCount));
+    if (spec->evenSize && s.size % 2 != 0) text += tr(" — %1 needs an even size: use %2 or %3 px").arg(name).arg(s.size - 1).arg(s.size + 1);
+    return text;
 }
 
 LatentSession ExportDialog::session() const {

@@ -4,17 +4,9 @@
 #include <cctype>
 #include <filesystem>
 
-namespace streetgan {
+#include "base/util/Errors.h"
 
-const std::vector<ExportFormat::Spec>& ExportFormat::all() {
-    static const std::vector<Spec> formats = {
-        {Kind::Gif, ".gif", "GIF", "GIF animation", "GIF (*.gif)", false},
-        {Kind::PngGrid, ".png", "PNG grid", "PNG grid of every frame", "PNG grid (*.png)", false},
-        {Kind::Mp4, ".mp4", "MP4", "MP4 video (H.264)", "MP4 video (*.mp4)", true},
-        {Kind::PngSequence, "", "PNG sequence", "PNG sequence (one file per frame in the folder)", "", false},
-    };
-    return formats;
-}
+namespace streetgan {
 
 const ExportFormat::Spec& ExportFormat::of(Kind kind) {
     for (const Spec& s : all())
@@ -44,6 +36,22 @@ std::string ExportFormat::choices() {
         files += (files.empty() ? "" : ", ") + std::string("FILE") + s.extension;
     }
     return files + " or " + folder;
+}
+
+std::string ExportFormat::names() {
+    std::string out;
+    const auto& formats = all();
+    for (size_t i = 0; i < formats.size(); ++i) out += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + std::string(formats[i].name);
+    return out;
+}
+
+void ExportFormat::missing(Kind kind, const std::string& out, const std::vector<Kind>& available) {
+    const Spec& s = of(kind);
+    std::string instead;
+    for (size_t i = 0; i < available.size(); ++i) instead += (i == 0 ? "" : i + 1 == available.size() ? " or " : ", ") + std::string(of(available[i]).name);
+    throw ConfigError(std::string(s.name) + " export to '" + out + "' needs " + s.needs + ", which this streetgan-trainer was built without (" + s.option +
+                      "=OFF, as in the GPU bundle): write " + (instead.empty() ? std::string("another format") : instead) +
+                      " instead, or render on a full build");
 }
 
 std::string ExportFormat::fileFilters() {

@@ -20,7 +20,8 @@ namespace streetgan {
 
 class BuildFeatures {
 public:
-    enum class Feature { Photos, Mp4 };
+    /// The features a caller may find missing (MP4 is an export format: ExportFormat::missing says so).
+    enum class Feature { Photos };
     /// Photo folders and zip/tar batches: decoding (OpenCV), archives (libarchive), `data pack`.
     static constexpr bool kPhotos = STREETGAN_WITH_PHOTOS != 0;
     /// MP4 export through FFmpeg.

@@ -10,6 +10,7 @@
 #include <gif_lib.h>
 #include <libimagequant.h>
 #include "base/util/AtomicFile.h"
+#include "ml/export/ExportWriter.h"
 #include "ml/export/PixelResize.h"
 #include "ml/util/ShapeText.h"
 
@@ -315,6 +316,29 @@ std::string GifWriter::encode(const at::Tensor& framesHwc, const GifProgress& pr
 void GifWriter::write(const at::Tensor& framesHwc, const std::string& path, const GifProgress& progress, const std::atomic<bool>* cancel) const {
     const std::string bytes = encode(framesHwc, progress, cancel);
     AtomicFile::write(path, bytes);
+}
+
+// The GIF row of ExportFormat: the session's delay, loop count, palette, dithering and speed.
+const ExportWriter& exportWriterGif() {
+    static const ExportWriter writer{
+        ExportFormat::Kind::Gif, nullptr,
+        [](const at::Tensor& framesHwc, const LatentSession& session, const std::string& out, const FrameProgress& progress, const std::atomic<bool>* cancel) {
+            GifOptions go;
+            go.frameDelayMs = session.frameDelayMs;
+            go.loopCount = session.gifLoopCount;
+            go.palette = session.gifPerFramePalette ? GifOptions::Palette::PerFrame : GifOptions::Palette::Global;
+            go.dithering = session.gifDithering;
+            go.speed = session.gifSpeed;
+            GifProgress gp;
+            if (progress) gp = [&progress](int done, int total) { progress(done, total); };
+            try {
+                GifWriter(go).write(framesHwc, out, gp, cancel);
+            } catch (const GifCancelled& e) {
+                throw RenderCancelled(e.what());  // one cancellation type for every output kind
+            }
+            return std::string(ExportFormat::of(ExportFormat::Kind::Gif).name);
+        }};
+    return writer;
 }
 
 }  // namespace streetgan

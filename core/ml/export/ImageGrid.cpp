@@ -8,6 +8,7 @@
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "base/util/PngEncoder.h"
+#include "ml/export/ExportWriter.h"
 #include "ml/util/ShapeText.h"
 
 namespace streetgan {
@@ -73,5 +74,20 @@ std::string ImageGrid::encodePng(const at::Tensor& chw01, int zlibLevel) {
 }
 
 void ImageGrid::writePng(const at::Tensor& chw01, const std::string& path) { AtomicFile::write(path, encodePng(chw01)); }
+
+// The PNG grid row of ExportFormat: every frame in one image, the session's nrow and padding,
+// without normalisation (the frames are already pixels).
+const ExportWriter& exportWriterPngGrid() {
+    static const ExportWriter writer{
+        ExportFormat::Kind::PngGrid, nullptr,
+        [](const at::Tensor& framesHwc, const LatentSession& session, const std::string& out, const FrameProgress& progress, const std::atomic<bool>* cancel) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) throw RenderCancelled("rendering was cancelled");
+            const at::Tensor chw = framesHwc.permute({0, 3, 1, 2}).to(at::kFloat).div(255.0);
+            ImageGrid::writePng(ImageGrid::makeGrid(chw, session.nrow, session.padding, false), out);
+            if (progress) progress(framesHwc.size(0), framesHwc.size(0));
+            return std::string(ExportFormat::of(ExportFormat::Kind::PngGrid).name);
+        }};
+    return writer;
+}
 
 }  // namespace streetgan

@@ -23,6 +23,7 @@ extern "C" {
 }
 
 #include "base/util/Errors.h"
+#include "ml/export/ExportWriter.h"
 
 namespace streetgan {
 namespace {
@@ -187,6 +188,25 @@ void Mp4Writer::write(const at::Tensor& framesHwc, const std::string& path, cons
         ::unlink(tmp.c_str());
         throw;
     }
+}
+
+// The MP4 row of ExportFormat: the session's delay; yuv420p needs an even frame size.
+const ExportWriter& exportWriterMp4() {
+    static const ExportWriter writer{
+        ExportFormat::Kind::Mp4,
+        [](const LatentSession& session, const std::string&) {
+            if (session.size % 2 != 0)
+                throw ConfigError("session key 'size' is " + std::to_string(session.size) + " but MP4 (yuv420p) needs an even size; use " +
+                                  std::to_string(session.size + 1));
+        },
+        [](const at::Tensor& framesHwc, const LatentSession& session, const std::string& out, const FrameProgress& progress, const std::atomic<bool>* cancel) {
+            Mp4Options mo;
+            mo.frameDelayMs = session.frameDelayMs;
+            const Mp4Writer writer(mo);
+            writer.write(framesHwc, out, progress, cancel);
+            return "MP4 (" + writer.encoderName() + ")";
+        }};
+    return writer;
 }
 
 }  // namespace streetgan

@@ -16,6 +16,7 @@
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "base/util/PngEncoder.h"
+#include "ml/export/ExportWriter.h"
 
 namespace streetgan {
 namespace fs = std::filesystem;
@@ -89,6 +90,18 @@ void PngSequenceWriter::write(const at::Tensor& framesHwc, const std::string& di
         fs::remove_all(tmp, ec);
         throw;
     }
+}
+
+// The PNG sequence row of ExportFormat: a folder of frames, refused up front unless it is empty
+// or new and writable.
+const ExportWriter& exportWriterPngSequence() {
+    static const ExportWriter writer{
+        ExportFormat::Kind::PngSequence, [](const LatentSession&, const std::string& out) { PngSequenceWriter::checkWritable(out); },
+        [](const at::Tensor& framesHwc, const LatentSession&, const std::string& out, const FrameProgress& progress, const std::atomic<bool>* cancel) {
+            PngSequenceWriter::write(framesHwc, out, progress, cancel);
+            return std::string(ExportFormat::of(ExportFormat::Kind::PngSequence).name);
+        }};
+    return writer;
 }
 
 }  // namespace streetgan

@@ -11,12 +11,8 @@
 
 #include <ATen/ATen.h>
 
-#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
-#include "ml/export/GifWriter.h"
-#include "ml/export/ImageGrid.h"
-#include "ml/export/Mp4Writer.h"
-#include "ml/export/PngSequenceWriter.h"
+#include "ml/export/ExportWriter.h"
 #include "ml/latent/PcaDirections.h"
 #include "ml/latent/SessionLatents.h"
 
@@ -36,8 +32,6 @@ void checkFileWritable(const std::string& out) {
         throw IoError("cannot write '" + out + "': the existing file is read-only; choose another output path");
 }
 
-bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
-
 }  // namespace
 
 SessionExporter::Kind SessionExporter::kindOf(const std::string& out) {
@@ -47,15 +41,10 @@ SessionExporter::Kind SessionExporter::kindOf(const std::string& out) {
 
 void SessionExporter::checkOutput(const LatentSession& session, const std::string& out) {
     const Kind kind = kindOf(out);
-    const ExportFormat::Spec& spec = ExportFormat::of(kind);
-    if (spec.needsMp4 && !BuildFeatures::kMp4) BuildFeatures::missing(std::string(spec.name) + " export to '" + out + "'", BuildFeatures::Feature::Mp4);
-    if (kind == Kind::PngSequence)
-        PngSequenceWriter::checkWritable(out);
-    else
-        checkFileWritable(out);
-    if (kind == Kind::Mp4 && session.size % 2 != 0)
-        throw ConfigError("session key 'size' is " + std::to_string(session.size) + " but MP4 (yuv420p) needs an even size; use " +
-                          std::to_string(session.size + 1));
+    const ExportWriter* writer = ExportWriter::find(kind);
+    if (!writer) ExportFormat::missing(kind, out, ExportWriter::available());
+    if (*ExportFormat::of(kind).extension) checkFileWritable(out);  // a folder format's writer checks its folder
+    if (writer->check) writer->check(session, out);
 }
 
 at::Tensor SessionExporter::latents(const LatentSession& session, const Generator& g, const std::string& checkpointSha256, const std::string& pcaCacheDir) {
@@ -90,51 +79,11 @@ SessionExporter::Result SessionExporter::write(const at::Tensor& framesHwc, cons
     r.out = out;
     r.frames = n;
     r.size = static_cast<int>(framesHwc.size(1));
-    switch (kind) {
-        case Kind::Gif: {
-            GifOptions go;
-            go.frameDelayMs = session.frameDelayMs;
-            go.loopCount = session.gifLoopCount;
-            go.palette = session.gifPerFramePalette ? GifOptions::Palette::PerFrame : GifOptions::Palette::Global;
-            go.dithering = session.gifDithering;
-            go.speed = session.gifSpeed;
-            GifProgress gp;
-            if (progress) gp = [&progress](int done, int total) { progress(done, total); };
-            try {
-                GifWriter(go).write(framesHwc, out, gp, cancel);
-            } catch (const GifCancelled& e) {
-                throw RenderCancelled(e.what());  // one cancellation type for every output kind
-            }
-            r.what = ExportFormat::of(kind).name;
-            break;
-        }
-        case Kind::PngGrid: {
-            if (cancelled(cancel)) throw RenderCancelled("rendering was cancelled");
-            const at::Tensor chw = framesHwc.permute({0, 3, 1, 2}).to(at::kFloat).div(255.0);
-            ImageGrid::writePng(ImageGrid::makeGrid(chw, session.nrow, session.padding, false), out);
-            if (progress) progress(n, n);
-            r.what = ExportFormat::of(kind).name;
-            break;
-        }
-        case Kind::Mp4: {
-#if STREETGAN_WITH_MP4
-            Mp4Options mo;
-            mo.frameDelayMs = session.frameDelayMs;
-            const Mp4Writer writer(mo);
-            writer.write(framesHwc, out, progress, cancel);
-            r.what = "MP4 (" + writer.encoderName() + ")";
-#else
-            BuildFeatures::missing("MP4 export to '" + out + "'", BuildFeatures::Feature::Mp4);
-#endif
-            break;
-        }
-        case Kind::PngSequence:
-            PngSequenceWriter::write(framesHwc, out, progress, cancel);
-            r.what = ExportFormat::of(kind).name;
-            break;
-    }
+    const ExportWriter* writer = ExportWriter::find(kind);
+    if (!writer) ExportFormat::missing(kind, out, ExportWriter::available());
+    r.what = writer->write(framesHwc, session, out, progress, cancel);
     std::error_code ec;
-    if (kind == Kind::PngSequence) {
+    if (!*ExportFormat::of(kind).extension) {
         for (const auto& e : fs::directory_iterator(out, ec)) r.bytes += e.file_size(ec);
     } else {
         r.bytes = fs::file_size(out, ec);

@@ -1,9 +1,7 @@
 // A latent-walk session (latent/LatentSession.h) rendered and written to one output, the logic of
-// `streetgan-trainer render` and of the explore worker's `export` op:
-//   FILE.gif  GifWriter with the session's delay, loop count, palette, dithering and speed;
-//   FILE.png  a grid of all frames (ImageGrid::makeGrid without normalisation, nrow, padding);
-//   FILE.mp4  Mp4Writer (size must be even: yuv420p);
-//   other     a PNG sequence folder (PngSequenceWriter).
+// `streetgan-trainer render` and of the explore worker's `export` op. The output's extension picks
+// its ExportFormat row, and that row's writer (ExportWriter: GIF, PNG grid, MP4, PNG sequence...)
+// writes it; a format this build left out is one line naming the build option.
 // frames() is the single definition of "the session's frames": session.latents (PCA directions
 // through PcaDirections::cached when the session has edits) -> FrameRenderer at the session's size
 // and upscale. Every output is written atomically by its writer: on an error or cancellation

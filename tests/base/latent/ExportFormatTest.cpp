@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "base/latent/ExportFormat.h"
+#include "base/util/Errors.h"
 #include "support/TempDir.h"
 
 using namespace streetgan;
@@ -35,6 +36,25 @@ TEST(ExportFormat, EveryKindHasOneRowAndTheListsAreMadeFromThem) {
     }
     EXPECT_EQ(ExportFormat::choices(), "FILE.gif, FILE.png, FILE.mp4 or a folder (PNG sequence)");
     EXPECT_EQ(ExportFormat::fileFilters(), "GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4)");
-    EXPECT_TRUE(ExportFormat::of(Kind::Mp4).needsMp4);
-    EXPECT_FALSE(ExportFormat::of(Kind::Gif).needsMp4);
+    EXPECT_EQ(ExportFormat::names(), "GIF, PNG grid, MP4 or PNG sequence");
+    // What a build may leave out, and what the dialog enables for each format.
+    EXPECT_STREQ(ExportFormat::of(Kind::Mp4).option, "STREETGAN_WITH_MP4");
+    EXPECT_STREQ(ExportFormat::of(Kind::Gif).option, "");
+    for (const auto& s : ExportFormat::all()) {
+        EXPECT_EQ((s.uses & ExportFormat::kLoops) != 0, s.kind == Kind::Gif) << s.name;
+        EXPECT_EQ(s.still, s.kind == Kind::PngGrid) << s.name;
+        EXPECT_EQ(*s.needs == 0, *s.option == 0) << s.name;  // a left-out format says what it needs and which option
+    }
+    EXPECT_EQ(ExportFormat::of(Kind::Gif).delayStepMs, 10);  // GIF stores centiseconds
+}
+
+TEST(ExportFormat, ALeftOutFormatIsOneLineNamingTheOptionAndWhatThisBuildWrites) {
+    try {
+        ExportFormat::missing(Kind::Mp4, "/tmp/w.mp4", {Kind::Gif, Kind::PngSequence});
+        FAIL() << "no error";
+    } catch (const ConfigError& e) {
+        EXPECT_STREQ(e.what(),
+                     "MP4 export to '/tmp/w.mp4' needs MP4 support (FFmpeg), which this streetgan-trainer was built without (STREETGAN_WITH_MP4=OFF, as "
+                     "in the GPU bundle): write GIF or PNG sequence instead, or render on a full build");
+    }
 }

@@ -33,6 +33,7 @@ extern "C" {
 #include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/checkpoint/ModelLoader.h"
+#include "ml/export/ExportWriter.h"
 #include "ml/export/FrameRenderer.h"
 #include "ml/export/GifWriter.h"
 #include "ml/export/Mp4Writer.h"
@@ -261,6 +262,27 @@ TEST(Mp4Writer, DecodesBackWithLibavformat) {
 }
 
 #endif
+
+// The writers this build registered (the generated list of core/ml/CMakeLists.txt): one per row of
+// ExportFormat that no build option leaves out, and MP4's exactly when the build has FFmpeg.
+TEST(ExportWriter, EveryFormatThisBuildHasHasItsOneWriter) {
+    std::vector<ExportFormat::Kind> expected;
+    for (const ExportFormat::Spec& spec : ExportFormat::all()) {
+        const ExportWriter* w = ExportWriter::find(spec.kind);
+        if (*spec.option == 0) {
+            EXPECT_NE(w, nullptr) << spec.name << " is in every build";
+        }
+        if (spec.kind == ExportFormat::Kind::Mp4) {
+            EXPECT_EQ(w != nullptr, BuildFeatures::kMp4);
+        }
+        if (w) {
+            EXPECT_EQ(w->kind, spec.kind) << spec.name;
+            EXPECT_NE(w->write, nullptr) << spec.name;
+            expected.push_back(spec.kind);
+        }
+    }
+    EXPECT_EQ(ExportWriter::available(), expected);
+}
 
 TEST(RenderCommand, OutputsEqualFrameRendererFrames) {
     TempDir dir;
