@@ -28,7 +28,7 @@ mkdir -p "$build/obj"
 # build part; no test tools).
 packages=build-essential,cmake,ninja-build,pkg-config,git,ccache,lld,libtorch-dev,libopencv-core-dev,libopencv-imgproc-dev,libopencv-imgcodecs-dev
 packages+=,nlohmann-json3-dev,libcli11-dev,zlib1g-dev,libarchive-dev,libdeflate-dev,libgloo-dev,libssh-dev,libgif-dev,libimagequant-dev
-packages+=,libcpp-httplib-dev,libavcodec-dev,libavformat-dev,libswscale-dev,libavutil-dev,qt6-base-dev,libqcustomplot-dev,qt6-svg-dev,libgl-dev
+packages+=,libcpp-httplib-dev,libavcodec-dev,libavformat-dev,libswscale-dev,libavutil-dev,libwebp-dev,qt6-base-dev,libqcustomplot-dev,qt6-svg-dev,libgl-dev
 packages+=,dpkg-dev,file,python3
 root=$build/root
 packaging/chroot.sh make "$suite" "$root" "$packages"

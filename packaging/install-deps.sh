@@ -31,8 +31,8 @@ PACKAGES=(
   libopenblas0-openmp
   # remote: SSH client and SFTP (libssh 0.10); GIF export (giflib + libimagequant); gallery HTTP server
   libssh-dev libgif-dev libimagequant-dev libcpp-httplib-dev
-  # video export: Debian's FFmpeg libraries
-  libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
+  # video export: Debian's FFmpeg libraries; animated WebP export: libwebp (its mux library)
+  libavcodec-dev libavformat-dev libswscale-dev libavutil-dev libwebp-dev
   # desktop app: Qt 6 Widgets (and D-Bus for notifications), QCustomPlot for Qt 6, SVG export;
   # Xvfb and ImageMagick for GUI tests, dbus-daemon for the notification tests' private session bus
   qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6 qt6-svg-dev libgl-dev xvfb xauth imagemagick dbus-daemon

@@ -14,7 +14,7 @@ namespace streetgan {
 
 class ExportFormat {
 public:
-    enum class Kind { Gif, PngGrid, Mp4, PngSequence };
+    enum class Kind { Gif, PngGrid, Mp4, Webp, PngSequence };
     /// The session settings a format reads beyond size, frame delay and the walk (the export
     /// dialog enables their boxes only for it).
     enum Uses : unsigned {
@@ -43,6 +43,8 @@ public:
             {Kind::Gif, ".gif", "GIF", "GIF animation", "GIF (*.gif)", kLoops | kGifQuantiser, 10, false, false, "", ""},
             {Kind::PngGrid, ".png", "PNG grid", "PNG grid of every frame", "PNG grid (*.png)", kGridLayout, 1, false, true, "", ""},
             {Kind::Mp4, ".mp4", "MP4", "MP4 video (H.264)", "MP4 video (*.mp4)", 0, 1, true, false, "MP4 support (FFmpeg)", "STREETGAN_WITH_MP4"},
+            {Kind::Webp, ".webp", "WebP", "animated WebP", "WebP animation (*.webp)", kLoops, 1, false, false, "animated WebP support (libwebp)",
+             "STREETGAN_WITH_WEBP"},
             {Kind::PngSequence, "", "PNG sequence", "PNG sequence (one file per frame in the folder)", "", 0, 1, false, false, "", ""},
         };
         return formats;

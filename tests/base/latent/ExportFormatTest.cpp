@@ -17,6 +17,7 @@ TEST(ExportFormat, APathsFormatComesFromItsExtensionOrItsBeingAFolder) {
     EXPECT_EQ(ExportFormat::forPath("/a/b/WALK.GIF"), Kind::Gif);
     EXPECT_EQ(ExportFormat::forPath("grid.Png"), Kind::PngGrid);
     EXPECT_EQ(ExportFormat::forPath("video.mp4"), Kind::Mp4);
+    EXPECT_EQ(ExportFormat::forPath("walk.WebP"), Kind::Webp);
     EXPECT_EQ(ExportFormat::forPath("frames"), Kind::PngSequence);
     EXPECT_EQ(ExportFormat::forPath("frames.v2/"), Kind::PngSequence);
     test::TempDir tmp;
@@ -28,24 +29,26 @@ TEST(ExportFormat, APathsFormatComesFromItsExtensionOrItsBeingAFolder) {
 }
 
 TEST(ExportFormat, EveryKindHasOneRowAndTheListsAreMadeFromThem) {
-    for (Kind k : {Kind::Gif, Kind::PngGrid, Kind::Mp4, Kind::PngSequence}) {
+    for (Kind k : {Kind::Gif, Kind::PngGrid, Kind::Mp4, Kind::Webp, Kind::PngSequence}) {
         int rows = 0;
         for (const auto& s : ExportFormat::all()) rows += s.kind == k;
         EXPECT_EQ(rows, 1);
         EXPECT_EQ(ExportFormat::of(k).kind, k);
     }
-    EXPECT_EQ(ExportFormat::choices(), "FILE.gif, FILE.png, FILE.mp4 or a folder (PNG sequence)");
-    EXPECT_EQ(ExportFormat::fileFilters(), "GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4)");
-    EXPECT_EQ(ExportFormat::names(), "GIF, PNG grid, MP4 or PNG sequence");
+    EXPECT_EQ(ExportFormat::choices(), "FILE.gif, FILE.png, FILE.mp4, FILE.webp or a folder (PNG sequence)");
+    EXPECT_EQ(ExportFormat::fileFilters(), "GIF (*.gif);;PNG grid (*.png);;MP4 video (*.mp4);;WebP animation (*.webp)");
+    EXPECT_EQ(ExportFormat::names(), "GIF, PNG grid, MP4, WebP or PNG sequence");
     // What a build may leave out, and what the dialog enables for each format.
     EXPECT_STREQ(ExportFormat::of(Kind::Mp4).option, "STREETGAN_WITH_MP4");
     EXPECT_STREQ(ExportFormat::of(Kind::Gif).option, "");
     for (const auto& s : ExportFormat::all()) {
-        EXPECT_EQ((s.uses & ExportFormat::kLoops) != 0, s.kind == Kind::Gif) << s.name;
+        EXPECT_EQ((s.uses & ExportFormat::kLoops) != 0, s.kind == Kind::Gif || s.kind == Kind::Webp) << s.name;
         EXPECT_EQ(s.still, s.kind == Kind::PngGrid) << s.name;
         EXPECT_EQ(*s.needs == 0, *s.option == 0) << s.name;  // a left-out format says what it needs and which option
     }
     EXPECT_EQ(ExportFormat::of(Kind::Gif).delayStepMs, 10);  // GIF stores centiseconds
+    EXPECT_EQ(ExportFormat::of(Kind::Webp).delayStepMs, 1);  // WebP, milliseconds
+    EXPECT_STREQ(ExportFormat::of(Kind::Webp).option, "STREETGAN_WITH_WEBP");
 }
 
 TEST(ExportFormat, ALeftOutFormatIsOneLineNamingTheOptionAndWhatThisBuildWrites) {

@@ -19,6 +19,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#if STREETGAN_TEST_WEBP
+#include <webp/demux.h>
+#endif
 #if STREETGAN_WITH_MP4
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -28,6 +31,7 @@ extern "C" {
 
 #include "base/latent/LatentSession.h"
 #include "base/model/Presets.h"
+#include "base/util/AtomicFile.h"
 #include "base/util/BuildFeatures.h"
 #include "base/util/ContentHash.h"
 #include "base/util/Errors.h"
@@ -38,6 +42,7 @@ extern "C" {
 #include "ml/export/GifWriter.h"
 #include "ml/export/Mp4Writer.h"
 #include "ml/export/PngSequenceWriter.h"
+#include "ml/export/SessionExporter.h"
 #include "ml/latent/SessionLatents.h"
 #include "support/TempDir.h"
 #include "trainer/TrainerCli.h"
@@ -152,6 +157,44 @@ at::Tensor gradientFrames(int n, int h, int w) {
             }
     return f;
 }
+
+#if STREETGAN_TEST_WEBP
+struct WebpFrames {
+    std::vector<at::Tensor> frames;  ///< RGB, the canvas after each frame
+    std::vector<int> durationsMs;
+    uint32_t width = 0, height = 0, loopCount = 0;
+};
+
+// Decoded back with libwebpdemux's WebPAnimDecoder, as a browser would.
+WebpFrames readWebp(const std::string& path) {
+    WebpFrames out;
+    const std::string bytes = AtomicFile::read(path);
+    const WebPData data{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
+    WebPAnimDecoderOptions o;
+    EXPECT_TRUE(WebPAnimDecoderOptionsInit(&o));
+    o.color_mode = MODE_RGBA;
+    WebPAnimDecoder* dec = WebPAnimDecoderNew(&data, &o);
+    EXPECT_NE(dec, nullptr) << path;
+    if (!dec) return out;
+    WebPAnimInfo info;
+    EXPECT_TRUE(WebPAnimDecoderGetInfo(dec, &info));
+    out.width = info.canvas_width;
+    out.height = info.canvas_height;
+    out.loopCount = info.loop_count;
+    int previous = 0;
+    while (WebPAnimDecoderHasMoreFrames(dec)) {
+        uint8_t* rgba = nullptr;
+        int timestamp = 0;  // the frame's end
+        EXPECT_TRUE(WebPAnimDecoderGetNext(dec, &rgba, &timestamp));
+        const int64_t h = info.canvas_height, w = info.canvas_width;
+        out.frames.push_back(torch::from_blob(rgba, {h, w, 4}, torch::kUInt8).slice(2, 0, 3).clone());
+        out.durationsMs.push_back(timestamp - previous);
+        previous = timestamp;
+    }
+    WebPAnimDecoderDelete(dec);
+    return out;
+}
+#endif
 
 }  // namespace
 
@@ -284,6 +327,90 @@ TEST(ExportWriter, EveryFormatThisBuildHasHasItsOneWriter) {
     EXPECT_EQ(ExportWriter::available(), expected);
 }
 
+// Animated WebP (issue 42's proof that a format is a row, its writer's file and a CMake line):
+// through SessionExporter as `render` and the explorer's export call it, decoded back with
+// libwebpdemux. A build without libwebp says so in one line naming STREETGAN_WITH_WEBP.
+TEST(WebpExport, WritesTheSessionsDelayAndLoopsAndDecodesBack) {
+    TempDir dir;
+    const at::Tensor f = gradientFrames(10, 48, 64);
+    LatentSession s;
+    s.frameDelayMs = 45;  // WebP stores milliseconds: 45 stays 45 (a GIF would store 50)
+    s.gifLoopCount = 3;
+    const std::string out = dir / "walk.webp";
+    if (!ExportWriter::find(ExportFormat::Kind::Webp)) {
+        try {
+            SessionExporter::checkOutput(s, out);
+            ADD_FAILURE() << "no error for a WebP export in a build without libwebp";
+        } catch (const ConfigError& e) {
+            EXPECT_NE(std::string(e.what()).find("STREETGAN_WITH_WEBP=OFF"), std::string::npos) << e.what();
+        }
+        return;
+    }
+#if STREETGAN_TEST_WEBP
+    SessionExporter::checkOutput(s, out);
+    std::vector<int64_t> seen;
+    const SessionExporter::Result r = SessionExporter::write(f, s, out, [&](int64_t done, int64_t total) {
+        EXPECT_EQ(total, 10);
+        seen.push_back(done);
+    });
+    EXPECT_EQ(r.what, "WebP");
+    EXPECT_EQ(r.frames, 10);
+    EXPECT_EQ(r.bytes, fs::file_size(out));
+    EXPECT_EQ(seen, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+    const WebpFrames w = readWebp(out);
+    EXPECT_EQ(w.width, 64u);
+    EXPECT_EQ(w.height, 48u);
+    EXPECT_EQ(w.loopCount, 3u);
+    ASSERT_EQ(w.frames.size(), 10u);
+    for (size_t i = 0; i < 10; ++i) {
+        EXPECT_EQ(w.durationsMs[i], 45) << i;
+        EXPECT_GT(psnr(w.frames[i], f[static_cast<int64_t>(i)]), 30.0) << i;  // lossy at quality 90
+    }
+
+    // Identical frames in a row: libwebp shows one frame for their time together (A A B: A for
+    // 90 ms, B for 45 ms), so the animation plays exactly as long as the frames given.
+    s.gifLoopCount = 0;
+    const at::Tensor held = at::stack({f[0], f[0], f[5]});
+    SessionExporter::write(held, s, dir / "held.webp");
+    const WebpFrames merged = readWebp(dir / "held.webp");
+    EXPECT_EQ(merged.loopCount, 0u);  // forever
+    EXPECT_EQ(merged.durationsMs, (std::vector<int>{90, 45}));
+    fs::remove(dir / "held.webp");
+
+    // Cancel: RenderCancelled, the existing file untouched, no temporary file left.
+    std::atomic<bool> cancel{false};
+    const auto before = fs::file_size(out);
+    EXPECT_THROW(SessionExporter::write(
+                     f, s, out,
+                     [&](int64_t d, int64_t) {
+                         if (d == 3) cancel = true;
+                     },
+                     &cancel),
+                 RenderCancelled);
+    EXPECT_EQ(fs::file_size(out), before);
+    EXPECT_EQ(entries(dir.path()), 1u);
+
+    // Unusable outputs and sessions are one line each, before anything is rendered.
+    try {
+        SessionExporter::checkOutput(s, dir / "missing/w.webp");
+        ADD_FAILURE() << "no error for a missing folder";
+    } catch (const IoError& e) {
+        EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+    }
+    s.frameDelayMs = 0;
+    try {
+        SessionExporter::checkOutput(s, out);
+        ADD_FAILURE() << "no error for a zero frame delay";
+    } catch (const ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("'frame_delay_ms'"), std::string::npos) << e.what();
+    }
+    s.frameDelayMs = 45;
+    EXPECT_THROW(SessionExporter::write(f.to(torch::kFloat), s, out), DataError);
+    EXPECT_THROW(SessionExporter::write(torch::zeros({1, 16384, 2, 3}, torch::kUInt8), s, out), DataError);
+    EXPECT_EQ(fs::file_size(out), before);
+#endif
+}
+
 TEST(RenderCommand, OutputsEqualFrameRendererFrames) {
     TempDir dir;
     setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
@@ -313,6 +440,27 @@ TEST(RenderCommand, OutputsEqualFrameRendererFrames) {
     EXPECT_EQ(grid.size(1), 8 * (48 + 2) + 2);
     EXPECT_TRUE(grid.slice(0, 2, 50).slice(1, 2, 50).equal(expected[0]));
 
+#if STREETGAN_TEST_WEBP
+    if (ExportWriter::find(ExportFormat::Kind::Webp)) {
+        ASSERT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "walk.webp"}), 0);
+        // libwebp merges identical consecutive frames (this random tiny generator's walk has
+        // some): each decoded frame is the rendered frame at its start time, and the walk plays
+        // 12 x 60 ms; a walk of one image throughout is a still WebP (no timing to keep).
+        const WebpFrames webp = readWebp(dir / "walk.webp");
+        ASSERT_FALSE(webp.frames.empty());
+        int startMs = 0;
+        for (size_t i = 0; i < webp.frames.size(); ++i) {
+            if (webp.frames.size() > 1) {
+                EXPECT_EQ(webp.durationsMs[i] % 60, 0) << i;
+            }
+            EXPECT_GT(psnr(webp.frames[i], expected[startMs / 60]), 28.0) << i;
+            startMs += webp.durationsMs[i];
+        }
+        if (webp.frames.size() > 1) {
+            EXPECT_EQ(startMs, 12 * 60);
+        }
+    }
+#endif
     if (BuildFeatures::kMp4) {
         ASSERT_EQ(runCli({"render", "--session", dir / "walk.json", "--out", dir / "walk.mp4"}), 0);
         EXPECT_GT(fs::file_size(dir / "walk.mp4"), 100u);

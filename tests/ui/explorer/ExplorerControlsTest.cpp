@@ -236,6 +236,13 @@ private slots:
         // A GIF stores centiseconds: 45 ms is written as 50 ms.
         d->delayBox()->setValue(45);
         QVERIFY2(label->text().contains("1.25 s"), qPrintable(label->text()));
+        QVERIFY(d->loopCountBox()->isEnabled());
+        // WebP stores milliseconds (25 x 45 ms = 1.125 s, not 1.25 s) and loops like the GIF.
+        d->setOutputPath(tmp_.filePath("walk.webp"));
+        QVERIFY2(
+            label->text().startsWith("WebP") && label->text().contains("plays 3 times") && label->text().contains(" 1.1") && !label->text().contains("1.25 s"),
+            qPrintable(label->text()));
+        QVERIFY(d->loopCountBox()->isEnabled());
         // The PNG grid: its layout's pixel size (the exporter's grid test: 48 frames, 12 per row).
         d->setOutputPath(tmp_.filePath("grid.png"));
         d->loopBox()->setChecked(true);
@@ -247,6 +254,7 @@ private slots:
         d->setOutputPath(tmp_.filePath("walk.mp4"));
         d->sizeBox()->setValue(65);
         QVERIFY2(label->text().contains("MP4") && label->text().contains("even size"), qPrintable(label->text()));
+        QVERIFY(!d->loopCountBox()->isEnabled());  // a video file has no loop count
         d->setOutputPath(tmp_.filePath("frames") + "/");
         QVERIFY2(label->text().contains("48 files"), qPrintable(label->text()));
         // The walk options of an export become the session's (one undo step) when it starts.
