@@ -2,7 +2,8 @@
 // registry: each metric's name, what it needs, what it costs and the figures (event fields) it
 // writes. What --metrics and `eval --metric` accept, FeatureMetrics' dispatch and its "unavailable"
 // figures, TrainingMetrics' defaults and the dashboard's Scalars tab (metrics/<figure>) read it.
-// Another metric is a row here and its evaluator in FeatureMetrics.
+// Another metric is a row in QualityMetric.cpp, the file of its evaluator (ml/eval/FeatureMetric.h:
+// it registers itself by the row's name) and that file's line in core/ml/CMakeLists.txt.
 // Plain data; any thread.
 #pragma once
 

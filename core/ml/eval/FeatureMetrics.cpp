@@ -14,9 +14,8 @@
 #include "base/util/Errors.h"
 #include "ml/dataset/DataSources.h"
 #include "ml/eval/FeatureExtractor.h"
+#include "ml/eval/FeatureMetric.h"
 #include "ml/eval/FrechetDistance.h"
-#include "ml/eval/KernelInceptionDistance.h"
-#include "ml/eval/PrecisionRecall.h"
 #include "ml/eval/SwdEvaluator.h"
 
 namespace streetgan {
@@ -72,7 +71,12 @@ std::vector<std::string> FeatureMetrics::parseList(const std::string& commaSepar
     return out;
 }
 
-void FeatureMetrics::checkNames(const std::vector<std::string>& metrics) { QualityMetric::check(metrics); }
+void FeatureMetrics::checkNames(const std::vector<std::string>& metrics) {
+    QualityMetric::check(metrics);
+    for (const std::string& m : metrics)
+        if (QualityMetric::find(m)->needs == QualityMetric::Needs::FeatureModel && !FeatureMetric::find(m))
+            throw ConfigError("metric '" + m + "' has no evaluator in this streetgan-trainer: core/ml/CMakeLists.txt's STREETGAN_FEATURE_METRICS must list it");
+}
 
 std::string FeatureMetrics::noFeatureModelReason() { return "no feature model: pass --features inception-2015-12-05.pt (clean-fid's TorchScript Inception)"; }
 
@@ -252,33 +256,7 @@ std::optional<nlohmann::json> FeatureMetrics::featureMetrics(Generator& g, const
     const double generatedSeconds = since(t1);
     const auto t2 = std::chrono::steady_clock::now();
     nlohmann::json j = nlohmann::json::object();
-    if (wants(QualityMetric::kFid)) j["fid"] = FrechetDistance::distance(realF->stats, FrechetDistance::statistics(fake));
-    if (wants(QualityMetric::kKid)) {
-        const KidResult k = KernelInceptionDistance::compute(realF->features, fake, opt_.kidSubsets, opt_.kidSubsetSize, opt_.seed);
-        j["kid"] = k.mean;
-        j["kid_std"] = k.std;
-        j["kid_subsets"] = k.subsets;
-        j["kid_subset_size"] = k.subsetSize;
-    }
-    if (wants(QualityMetric::kPr)) {
-        const int64_t smallest = std::min(realF->features.size(0), fake.size(0));
-        if (smallest <= opt_.prK) {
-            j["precision"] = j["recall"] = nullptr;
-            j["pr_unavailable"] = "precision/recall need more than k = " + std::to_string(opt_.prK) + " samples in each set";
-        } else {
-            const PrecisionRecallResult pr = PrecisionRecall::compute(realF->features, fake, opt_.prK);
-            j["precision"] = pr.precision;
-            j["recall"] = pr.recall;
-            j["pr_k"] = pr.k;
-        }
-    }
-    if (wants(QualityMetric::kDc)) {
-        constexpr int64_t kDcK = 5;  // the paper's k
-        const auto [density, coverage] = PrecisionRecall::densityCoverage(realF->features, fake, kDcK);
-        j["density"] = density;
-        j["coverage"] = coverage;
-        j["dc_k"] = kDcK;
-    }
+    for (const std::string& m : featureList) j.update(FeatureMetric::find(m)->compute(*realF, fake, opt_));  // checked in the constructor
     j["features"] = opt_.features;
     j["features_sha256"] = extractor_->sha256();
     j["feature_dim"] = fake.size(1);

@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 
 #include "base/util/Errors.h"
+#include "ml/eval/FeatureMetric.h"
 
 namespace streetgan {
 namespace {
@@ -53,6 +54,14 @@ double FrechetDistance::distance(const FeatureStatistics& a, const FeatureStatis
     const double meanTerm = (mu1 - mu2).pow(2).sum().item<double>();
     const double traces = s1.trace().item<double>() + s2.trace().item<double>();
     return meanTerm + traces - 2.0 * traceSqrtProduct(s1, s2);
+}
+
+// QualityMetric "fid": the real set's statistics come cached with its features.
+const FeatureMetric& featureMetricFid() {
+    static const FeatureMetric metric{"fid", [](const RealFeatures& real, const at::Tensor& fake, const MetricOptions&) {
+                                          return nlohmann::json{{"fid", FrechetDistance::distance(real.stats, FrechetDistance::statistics(fake))}};
+                                      }};
+    return metric;
 }
 
 }  // namespace streetgan

@@ -8,6 +8,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "base/util/Errors.h"
+#include "ml/eval/FeatureMetric.h"
 
 namespace streetgan {
 namespace {
@@ -92,6 +93,16 @@ KidResult KernelInceptionDistance::compute(const at::Tensor& real, const at::Ten
     for (double v : r.values) sq += (v - r.mean) * (v - r.mean);
     r.std = std::sqrt(sq / static_cast<double>(subsets));
     return r;
+}
+
+// QualityMetric "kid": --metric-kid-subsets subsets of the options' size, seeded like the samples.
+const FeatureMetric& featureMetricKid() {
+    static const FeatureMetric metric{
+        "kid", [](const RealFeatures& real, const at::Tensor& fake, const MetricOptions& o) {
+            const KidResult k = KernelInceptionDistance::compute(real.features, fake, o.kidSubsets, o.kidSubsetSize, o.seed);
+            return nlohmann::json{{"kid", k.mean}, {"kid_std", k.std}, {"kid_subsets", k.subsets}, {"kid_subset_size", k.subsetSize}};
+        }};
+    return metric;
 }
 
 }  // namespace streetgan

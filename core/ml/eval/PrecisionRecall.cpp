@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 
 #include "base/util/Errors.h"
+#include "ml/eval/FeatureMetric.h"
 
 namespace streetgan {
 namespace {
@@ -98,6 +99,31 @@ PrecisionRecallResult PrecisionRecall::compute(const at::Tensor& real, const at:
     out.precision = coverage(r, kthNeighbourRadiiSquared(r, k), f);
     out.recall = coverage(f, kthNeighbourRadiiSquared(f, k), r);
     return out;
+}
+
+// QualityMetric "pr": k-NN manifolds at the options' k; unavailable with k or fewer samples.
+const FeatureMetric& featureMetricPr() {
+    static const FeatureMetric metric{"pr", [](const RealFeatures& real, const at::Tensor& fake, const MetricOptions& o) {
+                                          nlohmann::json j;
+                                          if (std::min(real.features.size(0), fake.size(0)) <= o.prK) {
+                                              j["precision"] = j["recall"] = nullptr;
+                                              j["pr_unavailable"] = "precision/recall need more than k = " + std::to_string(o.prK) + " samples in each set";
+                                              return j;
+                                          }
+                                          const PrecisionRecallResult pr = PrecisionRecall::compute(real.features, fake, o.prK);
+                                          return nlohmann::json{{"precision", pr.precision}, {"recall", pr.recall}, {"pr_k", pr.k}};
+                                      }};
+    return metric;
+}
+
+// QualityMetric "dc": density and coverage at the paper's k = 5 (Naeem et al. 2020).
+const FeatureMetric& featureMetricDc() {
+    static const FeatureMetric metric{"dc", [](const RealFeatures& real, const at::Tensor& fake, const MetricOptions&) {
+                                          constexpr int64_t kDcK = 5;
+                                          const auto [density, coverage] = PrecisionRecall::densityCoverage(real.features, fake, kDcK);
+                                          return nlohmann::json{{"density", density}, {"coverage", coverage}, {"dc_k", kDcK}};
+                                      }};
+    return metric;
 }
 
 }  // namespace streetgan

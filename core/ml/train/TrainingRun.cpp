@@ -11,6 +11,7 @@
 
 #include "base/daemon/TrainControl.h"
 #include "base/follow/RunStatus.h"
+#include "base/run/QualityMetric.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
@@ -406,6 +407,12 @@ void TrainingRun::logMetricEvent(MetricEvent m) {
         for (const auto& [res, value] : m.swdLevels)
             tb_->addScalar(std::string("metrics/") + F::kSwd + "_" + res, static_cast<float>(value), stepsDone, EventLog::now());
     }
+    // The figures of the other metrics (dc, vendi...: QualityMetric's rows) travel in `extra`.
+    if (m.extra.is_object())
+        for (const QualityMetric::Spec& q : QualityMetric::all())
+            for (const char* figure : q.figures)
+                if (const auto it = m.extra.find(figure); it != m.extra.end() && it->is_number())
+                    tb_->addScalar(std::string("metrics/") + figure, it->get<float>(), stepsDone, EventLog::now());
     tb_->flush();
     out_.emit(std::move(m));
 }

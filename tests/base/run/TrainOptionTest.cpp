@@ -69,7 +69,9 @@ TEST(TrainOption, EveryRunJsonKeyIsOneRowWithAFlagOrAReasonAndEveryChangedValueR
     std::set<std::string> keys, flags;
     for (const TrainOption::Spec& o : TrainOption::all()) {
         EXPECT_TRUE(keys.insert(o.key).second) << o.key << " twice";
-        if (*o.flag) EXPECT_TRUE(flags.insert(TrainOption::flagName(o)).second) << o.flag;
+        if (*o.flag) {
+            EXPECT_TRUE(flags.insert(TrainOption::flagName(o)).second) << o.flag;
+        }
         EXPECT_STRNE(o.help, "") << o.key;
         EXPECT_EQ(TrainOption::find(o.key), &o);
     }

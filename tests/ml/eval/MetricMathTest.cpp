@@ -3,6 +3,8 @@
 // precision/recall), plus cases with known answers; ContentHash against FIPS 180-4 test vectors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -10,8 +12,10 @@
 #include <torch/torch.h>
 
 #include "MetricsTestUtil.h"
+#include "base/run/QualityMetric.h"
 #include "base/util/ContentHash.h"
 #include "base/util/Errors.h"
+#include "ml/eval/FeatureMetric.h"
 #include "ml/eval/FrechetDistance.h"
 #include "ml/eval/KernelInceptionDistance.h"
 #include "ml/eval/PrecisionRecall.h"
@@ -269,4 +273,29 @@ TEST(PrecisionRecall, RejectsBadInput) {
     EXPECT_THROW(PrecisionRecall::compute(torch::rand({3, 2}), torch::rand({10, 2})), DataError);  // n <= k
     EXPECT_THROW(PrecisionRecall::compute(torch::rand({10, 2}), torch::rand({10, 3})), DataError);
     EXPECT_THROW(PrecisionRecall::compute(torch::rand({10, 2}), torch::rand({10, 2}), 0), ConfigError);
+}
+
+// The feature metrics' registry (issue 42 item 1): every QualityMetric row that needs the feature
+// model has its evaluator under its name, and no evaluator is without a row.
+TEST(FeatureMetric, EveryFeatureRowHasItsEvaluatorAndNoOther) {
+    std::vector<std::string> rows;
+    for (const QualityMetric::Spec& s : QualityMetric::all())
+        if (s.needs == QualityMetric::Needs::FeatureModel) rows.emplace_back(s.name);
+    std::vector<std::string> registered = FeatureMetric::names();
+    std::sort(rows.begin(), rows.end());
+    std::sort(registered.begin(), registered.end());
+    EXPECT_EQ(registered, rows);
+    EXPECT_EQ(FeatureMetric::find("swd"), nullptr);  // pixel space: SwdEvaluator
+    // Each evaluator writes its row's figures.
+    torch::manual_seed(5);
+    const RealFeatures real{torch::rand({40, 8}), {}};
+    MetricOptions o;
+    o.kidSubsets = 4;
+    o.kidSubsetSize = 20;
+    for (const std::string& name : rows) {
+        RealFeatures r = real;
+        if (name == "fid") r.stats = FrechetDistance::statistics(real.features);
+        const nlohmann::json j = FeatureMetric::find(name)->compute(r, torch::rand({30, 8}), o);
+        for (const char* figure : QualityMetric::find(name)->figures) EXPECT_TRUE(j.contains(figure) && j[figure].is_number()) << name << ": " << j;
+    }
 }
