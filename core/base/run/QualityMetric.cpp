@@ -10,6 +10,7 @@ const std::vector<QualityMetric::Spec>& QualityMetric::all() {
         {kKid, "KID", Needs::FeatureModel, "as FID (the same features), plus subset sums", {"kid", "kid_std"}},
         {kPr, "precision/recall", Needs::FeatureModel, "as FID (the same features), plus k-nearest-neighbour radii", {"precision", "recall"}},
         {kDc, "density/coverage", Needs::FeatureModel, "as FID (the same features), plus the real set's 5-NN radii", {"density", "coverage"}},
+        {"vendi", "Vendi score", Needs::FeatureModel, "as FID (the same features), plus an eigendecomposition per set", {"vendi", "vendi_real"}},
         {kSwd, "SWD", Needs::Nothing, "Laplacian-pyramid patches of --metric-swd-samples images per side: ~12 s on one CPU thread at 64 px", {"swd"}},
     };
     return metrics;

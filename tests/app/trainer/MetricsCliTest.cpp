@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/tensorboard/TfRecordReader.h"
 #include "support/CliRunner.h"
 #include "support/TempDir.h"
 
@@ -148,9 +150,9 @@ TEST_F(MetricsCli, TrainingWritesMetricEventsAtCheckpoints) {
     EXPECT_EQ(events[1]["real_cache"], "hit");      // real features computed once per run
     EXPECT_NE(events[0]["fid"], events[1]["fid"]);  // the generator changed in between
 
-    // A metric beyond the default ones, asked for by name: density/coverage, in the events and in
-    // eval's text.
-    const CliResult dc = cli.run({"train", "--run-dir", tmp / "run", "--resume", "--steps", "6", "--metrics", "dc,pr"});
+    // Metrics beyond the default ones, asked for by name: density/coverage and the Vendi score, in
+    // the events, in TensorBoard and in eval's text.
+    const CliResult dc = cli.run({"train", "--run-dir", tmp / "run", "--resume", "--steps", "6", "--metrics", "dc,pr,vendi"});
     ASSERT_EQ(dc.code, 0) << dc.err;
     const auto more = metricEvents(tmp / "run");
     ASSERT_EQ(more.size(), 3u);
@@ -158,11 +160,24 @@ TEST_F(MetricsCli, TrainingWritesMetricEventsAtCheckpoints) {
     EXPECT_LE(more[2]["coverage"].get<double>(), 1.0) << more[2].dump();
     EXPECT_EQ(more[2]["dc_k"], 5);
     EXPECT_FALSE(more[2].contains("fid"));
+    EXPECT_GE(more[2]["vendi"].get<double>(), 1.0) << more[2].dump();
+    EXPECT_LE(more[2]["vendi"].get<double>(), 24.0) << more[2].dump();  // at most the 24 samples
+    EXPECT_GE(more[2]["vendi_real"].get<double>(), 1.0) << more[2].dump();
+    std::set<std::string> tags;
+    for (const auto& e : fs::directory_iterator(tmp / "run/tb"))
+        for (const auto& ev : streetgan::TfRecordReader::readAllEvents(e.path().string()))
+            for (const auto& v : ev.values)
+                if (v.simpleValue) tags.insert(v.tag);
+    for (const char* tag : {"metrics/fid", "metrics/density", "metrics/coverage", "metrics/vendi", "metrics/vendi_real"}) EXPECT_TRUE(tags.count(tag)) << tag;
     const CliResult text = cli.run({"eval", "--checkpoint", tmp / "run/checkpoints/checkpoint_0.pt", "--metric", "dc", "--samples", "24", "--features", net(),
                                     "--cache-dir", tmp / "cache"});
     ASSERT_EQ(text.code, 0) << text.err;
     EXPECT_NE(text.out.find("density/coverage density "), std::string::npos) << text.out;
     EXPECT_NE(text.out.find(", coverage "), std::string::npos) << text.out;
+    const CliResult vendi = cli.run({"eval", "--checkpoint", tmp / "run/checkpoints/checkpoint_0.pt", "--metric", "vendi", "--samples", "24", "--features",
+                                     net(), "--cache-dir", tmp / "cache"});
+    ASSERT_EQ(vendi.code, 0) << vendi.err;
+    EXPECT_NE(vendi.out.find("Vendi score vendi "), std::string::npos) << vendi.out;
 }
 
 TEST_F(MetricsCli, WithoutAFeatureModelTheMetricIsUnavailable) {

@@ -31,8 +31,8 @@ TEST(QualityMetric, EachMetricOnceWithFiguresTheMetricEventCarries) {
         EXPECT_EQ(eventFromJson(line).index(), Event(MetricEvent{}).index());
     }
     EXPECT_EQ(QualityMetric::find("inception_score"), nullptr);
-    EXPECT_EQ(std::string(QualityMetric::namesCsv()), "fid,kid,pr,dc,swd");
-    EXPECT_EQ(QualityMetric::namesText(), "fid, kid, pr, dc or swd");
+    EXPECT_EQ(std::string(QualityMetric::namesCsv()), "fid,kid,pr,dc,vendi,swd");
+    EXPECT_EQ(QualityMetric::namesText(), "fid, kid, pr, dc, vendi or swd");
     EXPECT_TRUE(QualityMetric::anyNeedsFeatures({"swd", "kid"}));
     EXPECT_FALSE(QualityMetric::anyNeedsFeatures({"swd"}));
 }
@@ -49,7 +49,7 @@ TEST(QualityMetric, WhatTheOptionsAcceptIsTheRegistry) {
         QualityMetric::check({"swd", "is"});
         ADD_FAILURE() << "an unknown metric passed";
     } catch (const ConfigError& e) {
-        EXPECT_EQ(std::string(e.what()), "metric 'is' is unknown: use fid, kid, pr, dc or swd");
+        EXPECT_EQ(std::string(e.what()), "metric 'is' is unknown: use fid, kid, pr, dc, vendi or swd");
     }
     EXPECT_THROW(QualityMetric::check({}), ConfigError);
 }

@@ -39,7 +39,7 @@ Generator tinyGenerator() {
 
 MetricOptions options(const std::string& cacheDir) {
     MetricOptions o;
-    o.metrics = {"fid", "kid", "pr", "dc"};
+    o.metrics = {"fid", "kid", "pr", "dc", "vendi"};
     o.features = featureNetDir() + "/feat_kw.pt";
     o.samples = 40;
     o.batch = 16;
@@ -132,6 +132,10 @@ TEST(FeatureMetrics, ComputesCachesAndReusesRealFeatures) {
     EXPECT_GE((*a)["coverage"].get<double>(), 0.0);
     EXPECT_LE((*a)["coverage"].get<double>(), 1.0);
     EXPECT_EQ((*a)["dc_k"], 5);
+    for (const char* k : {"vendi", "vendi_real"}) {  // the effective number of distinct images of 40
+        EXPECT_GE((*a)[k].get<double>(), 1.0) << k;
+        EXPECT_LE((*a)[k].get<double>(), 40.0) << k;
+    }
     EXPECT_EQ((*a)["samples"], 40);
     EXPECT_EQ((*a)["real_samples"], 40);
     EXPECT_EQ((*a)["feature_dim"], 16);

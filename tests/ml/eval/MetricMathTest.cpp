@@ -299,3 +299,28 @@ TEST(FeatureMetric, EveryFeatureRowHasItsEvaluatorAndNoOther) {
         for (const char* figure : QualityMetric::find(name)->figures) EXPECT_TRUE(j.contains(figure) && j[figure].is_number()) << name << ": " << j;
     }
 }
+
+// Vendi score (Friedman & Dieng 2023, cosine kernel): the effective number of distinct samples.
+TEST(FeatureMetric, VendiScoreMatchesItsDefinition) {
+    const FeatureMetric* vendi = FeatureMetric::find("vendi");
+    ASSERT_NE(vendi, nullptr);
+    auto score = [&](const at::Tensor& fake) { return vendi->compute({torch::eye(4), {}}, fake, {}).at("vendi").get<double>(); };
+    // Alike samples: 1, whatever their length; n orthogonal ones: n; two orthogonal clusters: 2.
+    EXPECT_NEAR(score(torch::tensor({1.0f, 2.0f, 3.0f}).repeat({20, 1}) * torch::arange(1, 21).unsqueeze(1)), 1.0, 1e-9);
+    EXPECT_NEAR(score(torch::eye(6)), 6.0, 1e-9);
+    EXPECT_NEAR(score(torch::cat({torch::tensor({1.0f, 0.0f}).repeat({5, 1}), torch::tensor({0.0f, 3.0f}).repeat({5, 1})})), 2.0, 1e-9);
+    // More rows than dimensions (the D x D side): 100 random rows of 3 dimensions give at most 3.
+    torch::manual_seed(2);
+    const at::Tensor x = torch::randn({100, 3});
+    const double s = score(x);
+    EXPECT_GT(s, 1.0);
+    EXPECT_LE(s, 3.0 + 1e-9);
+    // Against the definition on the n x n side: exp of the entropy of eig(K / n), K the cosine Gram.
+    const at::Tensor u = x.to(torch::kDouble) / x.to(torch::kDouble).norm(2, {1}, true);
+    const at::Tensor lambda = at::linalg_eigvalsh(at::mm(u, u.t()) / 100.0).clamp_min(1e-300);
+    EXPECT_NEAR(s, std::exp(-(lambda * lambda.log()).sum().item<double>()), 1e-6);
+    // The real set's score comes with it (the reference), and bad features are one line.
+    EXPECT_NEAR(vendi->compute({torch::eye(4), {}}, torch::eye(2), {}).at("vendi_real").get<double>(), 4.0, 1e-9);
+    EXPECT_THROW(score(torch::full({3, 2}, std::numeric_limits<float>::quiet_NaN())), DataError);
+    EXPECT_THROW(score(torch::rand({3})), DataError);
+}
