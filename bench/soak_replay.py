@@ -1,0 +1,276 @@
+"""The app on a run for days, in minutes (issue 48 item 3): replays a training run's events into a
+run folder that the desktop app follows, offscreen, and samples the app's and its children's RSS
+and CPU as the events arrive.
+
+The run folder is made from a seed run (a few real tiny-32 steps by streetgan-trainer): its run.json
+and its first events, then metrics events, one per step, as a trainer logging every step writes
+them, a sample grid every SAMPLE_EVERY steps and a checkpoint every CHECKPOINT_EVERY (hard links of
+the seed run's files: a million steps take no disk), and a system event every 170 steps (2 s at
+85 steps/s). The run looks alive to the app: this process holds trainer.lock (F_OFD_SETLK, as
+RunLock does) and is the pid of the run's status event.
+
+Phases, each sampled once a second (events written, RSS of the app and of each child, CPU):
+  steady-before  RATE events/s for STEADY_S seconds, on a fresh app
+  flood          as fast as the app is fed (batches of 2,000 lines, 20 ms apart) to EVENTS events
+  steady-after   RATE events/s for STEADY_S seconds again
+BENCH_XVFB=1 runs the app on a virtual X server (xvfb-run) instead of Qt's offscreen platform, so
+that its window is mapped and painted as on a desktop. Lag (the step the app shows against the step written) is not observable from outside the app and
+is not measured here.
+
+Usage: soak_replay.py APP SEED_RUN WORK OUT_PREFIX   (environment: see bench_soak.sh)
+       soak_replay.py --report OUT_PREFIX.json      (the figures and plot of an earlier run again)
+"""
+import fcntl
+import json
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+EVENTS = int(os.environ.get("BENCH_EVENTS", "1000000"))
+RATE = float(os.environ.get("BENCH_RATE", "100"))
+STEADY_S = float(os.environ.get("BENCH_STEADY_S", "60"))
+SAMPLE_EVERY = int(os.environ.get("BENCH_SAMPLE_EVERY", "50"))
+CHECKPOINT_EVERY = int(os.environ.get("BENCH_CHECKPOINT_EVERY", "2000"))
+TICK = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def proc_stat(pid):
+    """(cpu seconds, rss MB, ppid) of a live process, or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/%d/statm" % pid) as f:
+            rss_pages = int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return (int(rest[11]) + int(rest[12])) / TICK, rss_pages * PAGE / 2**20, int(rest[1])
+
+
+def children(pid):
+    """Every descendant of pid."""
+    kids, parents = [], {pid}
+    for _ in range(4):
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                st = proc_stat(int(entry))
+                if st and st[2] in parents and int(entry) not in kids:
+                    found.append(int(entry))
+        if not found:
+            break
+        kids += found
+        parents = set(found)
+    return kids
+
+
+def comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
+
+
+class Run:
+    """The replayed run folder and its events file."""
+
+    def __init__(self, seed, folder):
+        self.folder = folder
+        shutil.copytree(seed, folder, ignore=shutil.ignore_patterns("trainer.lock", "trainer.pid", "events.jsonl", "tb"))
+        seed_events = [json.loads(line) for line in open(os.path.join(seed, "events.jsonl"))]
+        self.metrics = next(e for e in seed_events if e["kind"] == "metrics")
+        self.system = next(e for e in seed_events if e["kind"] == "system")
+        self.png = os.path.join(folder, "samples", sorted(os.listdir(os.path.join(folder, "samples")))[0])
+        self.checkpoint = os.path.join(folder, "checkpoints", sorted(os.listdir(os.path.join(folder, "checkpoints")))[0])
+        # The run is alive: this process holds the lock and is the status event's pid.
+        self.lock = os.open(os.path.join(folder, "trainer.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.fcntl(self.lock, fcntl.F_OFD_SETLK, struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, 0, 0, 0))
+        with open(os.path.join(folder, "trainer.pid"), "w") as f:
+            f.write("%d\n" % os.getpid())
+        self.events = open(os.path.join(folder, "events.jsonl"), "a")
+        self.step, self.t0 = 0, time.time()
+        self.written = 0
+        self.loss = [1.4, 0.7]
+        head = [e for e in seed_events if e["kind"] in ("status", "data")][:2]
+        head[0].update(pid=os.getpid(), total_steps=10**9, t=self.t0)
+        for e in head:
+            self.write(e)
+        self.events.flush()
+
+    def write(self, e):
+        self.events.write(json.dumps(e, separators=(",", ":")) + "\n")
+        self.written += 1
+
+    def next_step(self):
+        self.step += 1
+        t = self.t0 + self.step / 85.0
+        self.loss = [max(0.01, v + random.gauss(0, 0.02)) for v in self.loss]
+        m = dict(self.metrics, step=self.step, t=t, loss_d=self.loss[0], loss_g=self.loss[1], total_steps=10**9, epoch=self.step // 2048)
+        self.write(m)
+        if self.step % 170 == 0:
+            self.write(dict(self.system, step=self.step, t=t))
+        if SAMPLE_EVERY and self.step % SAMPLE_EVERY == 0:
+            name = "samples/step_%d.png" % self.step
+            os.link(self.png, os.path.join(self.folder, name))
+            self.write({"epoch": self.step // 2048, "kind": "sample", "path": name, "step": self.step, "t": t})
+        if CHECKPOINT_EVERY and self.step % CHECKPOINT_EVERY == 0:
+            k = self.step // CHECKPOINT_EVERY
+            name = "checkpoints/checkpoint_%d.pt" % k
+            os.link(self.checkpoint, os.path.join(self.folder, name))
+            self.write({"epoch": k, "kind": "checkpoint", "path": name, "step": self.step, "t": t})
+
+
+def main():
+    app, seed, work, out = sys.argv[1:5]
+    run = Run(seed, os.path.join(work, "soak-run"))
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=os.path.join(work, "home"), XDG_CONFIG_HOME=os.path.join(work, "home/.config"),
+               XDG_CACHE_HOME=os.path.join(work, "home/.cache"), XDG_DATA_HOME=os.path.join(work, "home/.local/share"))
+    os.makedirs(env["XDG_CONFIG_HOME"], exist_ok=True)
+    cmd = [app, "--open-run", run.folder, "--workspace", os.path.join(work, "workspace")]
+    if os.environ.get("BENCH_XVFB") == "1":  # a mapped, painted window on a virtual X server
+        env["QT_QPA_PLATFORM"] = "xcb"
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24"] + cmd
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "app.log"), "w"))
+    samples, t_start = [], time.time()
+    name = os.path.basename(app)[:15]  # /proc's comm
+
+    def app_pid():
+        """The app's pid: the launched process, or its descendant of the app's name (under xvfb-run)."""
+        for pid in [proc.pid] + children(proc.pid):
+            if comm(pid) == name:
+                return pid
+        return None
+    last = {"t": t_start, "cpu": {}}
+
+    def sample(phase):
+        now = time.time()
+        row = {"t": round(now - t_start, 3), "phase": phase, "events": run.written, "step": run.step, "procs": {}}
+        main_pid = app_pid()
+        for pid in ([main_pid] + children(main_pid)) if main_pid else []:
+            st = proc_stat(pid)
+            if not st:
+                continue
+            cpu0 = last["cpu"].get(pid, st[0])
+            dt = max(now - last["t"], 1e-6)
+            row["procs"][str(pid)] = {"name": "app" if pid == main_pid else comm(pid), "rss_mb": round(st[1], 2),
+                                      "cpu_s": st[0], "cpu_percent": round(100 * (st[0] - cpu0) / dt, 1)}
+            last["cpu"][pid] = st[0]
+        last["t"] = now
+        samples.append(row)
+        if proc.poll() is not None:
+            raise SystemExit("soak_replay: the app exited (%s); see %s" % (proc.returncode, os.path.join(work, "app.log")))
+
+    # Let the app start and read the seed events.
+    deadline = time.time() + 30
+    while time.time() < deadline and not app_pid():
+        time.sleep(0.5)
+    time.sleep(5)
+    sample("start")
+
+    def steady(phase):
+        t_end = time.time() + STEADY_S
+        next_sample = time.time() + 1
+        while time.time() < t_end:
+            for _ in range(max(1, int(RATE / 10))):
+                run.next_step()
+            run.events.flush()
+            time.sleep(0.1)
+            if time.time() >= next_sample:
+                sample(phase)
+                next_sample += 1
+
+    steady("steady-before")
+    next_sample = time.time() + 1
+    while run.written < EVENTS:
+        for _ in range(2000):
+            run.next_step()
+        run.events.flush()
+        time.sleep(0.02)
+        if time.time() >= next_sample:
+            sample("flood")
+            next_sample = time.time() + 1
+    time.sleep(10)  # the app catches up
+    sample("flood")
+    steady("steady-after")
+    shot = os.environ.get("BENCH_SCREENSHOT")
+    if shot:  # what a second app, opened now on the whole run, shows (it reads every event again)
+        subprocess.run([app, "--open-run", run.folder, "--workspace", os.path.join(work, "workspace"), "--screenshot", shot, "--delay",
+                        os.environ.get("BENCH_SCREENSHOT_DELAY_MS", "15000")], env=dict(env, QT_QPA_PLATFORM="offscreen"),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+    doc = {"events": run.written, "steps": run.step, "rate": RATE, "steady_s": STEADY_S, "sample_every": SAMPLE_EVERY,
+           "checkpoint_every": CHECKPOINT_EVERY, "host": {"cpus": os.cpu_count()}, "samples": samples}
+    with open(out + ".json", "w") as f:
+        json.dump(doc, f)
+    report(doc, out)
+
+
+def series(doc, who):
+    """(events, rss MB) of the app, or of its children summed."""
+    pts = []
+    for s in doc["samples"]:
+        procs = s["procs"].values()
+        rss = sum(p["rss_mb"] for p in procs if (p["name"] == "app") == (who == "app"))
+        pts.append((s["events"], rss))
+    return pts
+
+
+def steady_cpu(doc, phase):
+    vals = [p["cpu_percent"] for s in doc["samples"] if s["phase"] == phase for p in s["procs"].values() if p["name"] == "app"]
+    vals = vals[1:]  # the first sample's interval includes the phase change
+    return sum(vals) / len(vals) if vals else float("nan")
+
+
+def plot(app, kids, path):
+    """RSS against events written, the app's and its children's, as a PNG (Pillow)."""
+    from PIL import Image, ImageDraw
+
+    w, h, m = 800, 400, 60
+    img = Image.new("RGB", (w, h), "white")
+    d = ImageDraw.Draw(img)
+    xmax = max(1, max(e for e, _ in app))
+    ymax = max(1.0, max(r for _, r in app + kids)) * 1.1
+    d.line([(m, m), (m, h - m), (w - m, h - m)], fill="black")
+    for i in range(6):  # grid and labels
+        y = h - m - (h - 2 * m) * i / 5
+        d.line([(m, y), (w - m, y)], fill=(225, 225, 225))
+        d.text((5, y - 6), "%.0f MB" % (ymax * i / 5), fill="black")
+        x = m + (w - 2 * m) * i / 5
+        v = xmax * i / 5
+        d.text((x - 20, h - m + 8), "%.1fM" % (v / 1e6) if xmax >= 1e6 else "%.0fk" % (v / 1e3), fill="black")
+    d.text((w // 2 - 60, h - 25), "events written", fill="black")
+    for pts, colour, label, row in ((app, (31, 119, 180), "app", 0), (kids, (214, 39, 40), "children (explore worker)", 1)):
+        xy = [(m + (w - 2 * m) * e / xmax, h - m - (h - 2 * m) * r / ymax) for e, r in pts]
+        if len(xy) > 1:
+            d.line(xy, fill=colour, width=2)
+        d.text((w - m - 200, m + 15 * row), label, fill=colour)
+    img.save(path)
+
+
+def report(doc, out):
+    app, kids = series(doc, "app"), series(doc, "children")
+    flood = [s for s in doc["samples"] if s["phase"] == "flood"]
+    print("events %d (steps %d), sample grid every %d, checkpoint every %d" % (doc["events"], doc["steps"], doc["sample_every"], doc["checkpoint_every"]))
+    print("app RSS: start %.1f MB, after the flood %.1f MB, end %.1f MB" % (app[0][1], series({"samples": flood}, "app")[-1][1], app[-1][1]))
+    print("children RSS (explore worker...): start %.1f MB, end %.1f MB" % (kids[0][1], kids[-1][1]))
+    print("app CPU at %g events/s: %.1f%% of a core before, %.1f%% after %d events" % (doc["rate"], steady_cpu(doc, "steady-before"),
+                                                                                    steady_cpu(doc, "steady-after"), doc["events"]))
+    plot(app, kids, out + ".png")
+    print("JSON: %s.json\nplot: %s.png" % (out, out))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--report":  # the figures and the plot of an earlier run's JSON
+        report(json.load(open(sys.argv[2])), sys.argv[2][: -len(".json")])
+    else:
+        main()
