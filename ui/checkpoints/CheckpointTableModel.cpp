@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <QGuiApplication>
 #include <QLocale>
 #include <QPixmap>
 
@@ -69,8 +70,7 @@ QVariant CheckpointTableModel::data(const QModelIndex& index, int role) const {
     const Row& r = rows_[index.row()];
     const CheckpointInfo& c = r.info;
     const int col = index.column();
-    if (role == Qt::DecorationRole && col == Thumbnail && !r.thumbnail.isNull())
-        return QPixmap::fromImage(r.thumbnail.scaled(kThumbnailEdge, kThumbnailEdge, Qt::KeepAspectRatio, Qt::SmoothTransformation));
+    if (role == Qt::DecorationRole && col == Thumbnail && !r.thumbnail.isNull()) return QPixmap::fromImage(r.thumbnail);
     if (role == Qt::TextAlignmentRole && col >= Epoch && col != Time) return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole) {
         if (col == Parzen && r.parzen == ParzenState::Failed) return r.parzenError;
@@ -159,7 +159,13 @@ void CheckpointTableModel::setEpochStep(const QString& path, qint64 epoch, qint6
 void CheckpointTableModel::setThumbnail(const QString& path, const QImage& image) {
     const int r = rowOf(path);
     if (r < 0) return;
-    rows_[r].thumbnail = image;
+    // Kept at the size shown, not as rendered: the table is the only reader of the thumbnail.
+    const qreal dpr = qGuiApp ? qGuiApp->devicePixelRatio() : 1.0;
+    const int edge = qRound(kThumbnailEdge * dpr);
+    QImage shown = image.width() > edge || image.height() > edge ? image.scaled(edge, edge, Qt::KeepAspectRatio, Qt::SmoothTransformation) : image;
+    shown.setDevicePixelRatio(dpr);
+    rows_[r].thumbnail = shown;
+    rows_[r].renderedSize = image.size();
     rows_[r].error.clear();
     changed(r, Thumbnail, Name);
 }

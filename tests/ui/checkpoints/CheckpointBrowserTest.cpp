@@ -126,7 +126,8 @@ private slots:
                                  streetgan::test::kWaitMs);
         for (int r = 0; r < 3; ++r) {
             const QImage t = model()->row(r).thumbnail;
-            QCOMPARE(t.size(), QSize(8 * 32 + 9 * 2, 8 * 32 + 9 * 2));  // 64 fixed-noise images, make_grid(nrow 8, padding 2)
+            QCOMPARE(model()->row(r).renderedSize, QSize(8 * 32 + 9 * 2, 8 * 32 + 9 * 2));  // 64 fixed-noise images, make_grid(nrow 8, padding 2)
+            QCOMPARE(t.size(), QSize(CheckpointTableModel::kThumbnailEdge, CheckpointTableModel::kThumbnailEdge));  // kept at the size shown
             QVERIFY2(colours(t) > 200, qPrintable(QString::number(colours(t))));
             QVERIFY(model()->data(model()->index(r, CheckpointTableModel::Thumbnail), Qt::DecorationRole).value<QPixmap>().width() > 0);
         }
@@ -263,7 +264,7 @@ private slots:
         QVERIFY(r >= 3);
         QVERIFY(model()->row(r).info.reference);
         QTRY_VERIFY_WITH_TIMEOUT(!model()->row(r).thumbnail.isNull(), streetgan::test::kWaitMs);
-        QCOMPARE(model()->row(r).thumbnail.size(), QSize(274, 274));
+        QCOMPARE(model()->row(r).renderedSize, QSize(274, 274));
         QVERIFY(colours(model()->row(r).thumbnail) > 200);
         QTRY_COMPARE_WITH_TIMEOUT(model()->row(r).info.epoch, 2, streetgan::test::kWaitMs);  // the reference's "epoch" key, from the worker's open
         QVERIFY(model()->data(model()->index(r, CheckpointTableModel::Name)).toString().contains("reference"));

@@ -88,7 +88,7 @@ private slots:
         QVERIFY(local.startsWith(tmp_.filePath("cache")));
         QCOMPARE(sha(local), sha(run + "/checkpoints/checkpoint_2.pt"));
         QTRY_VERIFY2_WITH_TIMEOUT(!m->row(2).thumbnail.isNull(), qPrintable(m->row(2).error + " / " + page.statusText()), streetgan::test::kWaitMs);
-        QCOMPARE(m->row(2).thumbnail.size(), QSize(274, 274));
+        QCOMPARE(m->row(2).renderedSize, QSize(274, 274));
         QVERIFY(m->row(0).thumbnail.isNull());
 
         // Parzen and the explorer on a row not downloaded yet: downloaded first.
