@@ -14,12 +14,13 @@ Phases, each sampled once a second (events written, RSS of the app and of each c
   flood          as fast as the app is fed (batches of 2,000 lines, 20 ms apart) to EVENTS events
   steady-after   RATE events/s for STEADY_S seconds again
 BENCH_XVFB=1 runs the app on a virtual X server (xvfb-run) instead of Qt's offscreen platform, so
-that its window is mapped and painted as on a desktop. Lag (the step the app shows against the step written) is not observable from outside the app and
-is not measured here.
+that its window is mapped and painted as on a desktop. The step the app shows is not observable
+from outside the app; the catch-up time stands for it.
 
 Usage: soak_replay.py APP SEED_RUN WORK OUT_PREFIX   (environment: see bench_soak.sh)
        soak_replay.py --report OUT_PREFIX.json      (the figures and plot of an earlier run again)
 """
+import errno
 import fcntl
 import json
 import os
@@ -106,6 +107,18 @@ class Run:
         self.events.write(json.dumps(e, separators=(",", ":")) + "\n")
         self.written += 1
 
+    def link(self, kind, dest):
+        """A hard link of the seed's file of `kind` (an ext4 inode takes 65,000 links: then a copy
+        becomes the file the next links share)."""
+        src = getattr(self, kind)
+        try:
+            os.link(src, dest)
+        except OSError as e:
+            if e.errno != errno.EMLINK:
+                raise
+            shutil.copyfile(src, dest)
+            setattr(self, kind, dest)
+
     def next_step(self):
         self.step += 1
         t = self.t0 + self.step / 85.0
@@ -116,12 +129,12 @@ class Run:
             self.write(dict(self.system, step=self.step, t=t))
         if SAMPLE_EVERY and self.step % SAMPLE_EVERY == 0:
             name = "samples/step_%d.png" % self.step
-            os.link(self.png, os.path.join(self.folder, name))
+            self.link("png", os.path.join(self.folder, name))
             self.write({"epoch": self.step // 2048, "kind": "sample", "path": name, "step": self.step, "t": t})
         if CHECKPOINT_EVERY and self.step % CHECKPOINT_EVERY == 0:
             k = self.step // CHECKPOINT_EVERY
             name = "checkpoints/checkpoint_%d.pt" % k
-            os.link(self.checkpoint, os.path.join(self.folder, name))
+            self.link("checkpoint", os.path.join(self.folder, name))
             self.write({"epoch": k, "kind": "checkpoint", "path": name, "step": self.step, "t": t})
 
 
@@ -185,6 +198,7 @@ def main():
                 next_sample += 1
 
     steady("steady-before")
+    flood_start = time.time()
     next_sample = time.time() + 1
     while run.written < EVENTS:
         for _ in range(2000):
@@ -194,8 +208,16 @@ def main():
         if time.time() >= next_sample:
             sample("flood")
             next_sample = time.time() + 1
-    time.sleep(10)  # the app catches up
-    sample("flood")
+    # The app reads behind a flood: wait until it has caught up (its CPU back under 25% of a core
+    # for 3 s in a row), so that steady-after measures following, not catching up. The time it
+    # takes is the bench's measure of lag.
+    flood_end, calm = time.time(), 0
+    while calm < 3 and time.time() - flood_end < 1800:
+        time.sleep(1)
+        sample("catch-up")
+        cpu = [p["cpu_percent"] for p in samples[-1]["procs"].values() if p["name"] == "app"]
+        calm = calm + 1 if cpu and cpu[0] < 25 else 0
+    catch_up_s = time.time() - flood_end
     steady("steady-after")
     shot = os.environ.get("BENCH_SCREENSHOT")
     if shot:  # what a second app, opened now on the whole run, shows (it reads every event again)
@@ -208,7 +230,7 @@ def main():
     except subprocess.TimeoutExpired:
         proc.kill()
 
-    doc = {"events": run.written, "steps": run.step, "rate": RATE, "steady_s": STEADY_S, "sample_every": SAMPLE_EVERY,
+    doc = {"events": run.written, "steps": run.step, "catch_up_s": round(catch_up_s, 1), "flood_s": round(flood_end - flood_start, 1), "rate": RATE, "steady_s": STEADY_S, "sample_every": SAMPLE_EVERY,
            "checkpoint_every": CHECKPOINT_EVERY, "host": {"cpus": os.cpu_count()}, "samples": samples}
     with open(out + ".json", "w") as f:
         json.dump(doc, f)
@@ -259,9 +281,11 @@ def plot(app, kids, path):
 
 def report(doc, out):
     app, kids = series(doc, "app"), series(doc, "children")
-    flood = [s for s in doc["samples"] if s["phase"] == "flood"]
+    flood = [s for s in doc["samples"] if s["phase"] in ("flood", "catch-up")]
     print("events %d (steps %d), sample grid every %d, checkpoint every %d" % (doc["events"], doc["steps"], doc["sample_every"], doc["checkpoint_every"]))
     print("app RSS: start %.1f MB, after the flood %.1f MB, end %.1f MB" % (app[0][1], series({"samples": flood}, "app")[-1][1], app[-1][1]))
+    if "catch_up_s" in doc:
+        print("flood: %d events written in %.0f s; the app caught up %.0f s after it ended" % (doc["events"], doc["flood_s"], doc["catch_up_s"]))
     print("children RSS (explore worker...): start %.1f MB, end %.1f MB" % (kids[0][1], kids[-1][1]))
     print("app CPU at %g events/s: %.1f%% of a core before, %.1f%% after %d events" % (doc["rate"], steady_cpu(doc, "steady-before"),
                                                                                     steady_cpu(doc, "steady-after"), doc["events"]))
