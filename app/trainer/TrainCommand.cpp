@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -76,6 +77,18 @@ void TrainCommand::addSetting(const TrainOption::Spec& o, T& value) {
     } else {
         opt = app_->add_option(o.flag, value, o.help);
         if constexpr (std::is_same_v<T, std::vector<std::string>> || std::is_same_v<T, std::array<double, 2>>) opt->delimiter(',');
+        if constexpr (std::is_same_v<T, std::array<double, 2>>) {
+            // A pair given one number takes the next argument as its second: say what it needs
+            // when that is a flag ("--betas 0.4 --steps 3"), before FiniteNumber's "'--steps' is
+            // not a finite number".
+            opt->check(CLI::Validator(
+                [](std::string& v) -> std::string {
+                    if (v.size() > 1 && v[0] == '-' && (std::isalpha(static_cast<unsigned char>(v[1])) || v[1] == '-'))
+                        return "needs two numbers separated by a comma (got the flag " + v + " as its second)";  // CLI11 puts the flag first
+                    return {};
+                },
+                "", "PAIR"));
+        }
         if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::array<double, 2>>) opt->check(FiniteNumber());
         if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::array<double, 2>>)
             if (o.lo <= o.hi) opt->check(CLI::Range(o.lo, o.hi));

@@ -56,7 +56,8 @@ std::vector<std::string> TrainConfig::diffAugmentOps(const std::string& policy) 
 }
 
 std::string TrainConfig::summary() const {
-    std::string s = model.preset + ", batch " + std::to_string(batch) + ", lr " + format(lr) + ", amp " + amp + ", instance noise " + format(instanceNoise);
+    std::string s = model.preset + ", batch " + std::to_string(batch) + ", lr " + format(lr) + (lrD > 0 ? " (D " + format(lrD) + ")" : std::string()) +
+                    ", amp " + amp + ", instance noise " + format(instanceNoise);
     s += ema > 0 ? ", G_ema " + format(ema) : std::string(", G_ema off");
     s += diffAugment.empty() ? std::string(", DiffAugment off") : ", DiffAugment " + diffAugment;
     s += r1Gamma > 0 ? ", R1 " + format(r1Gamma) + " every " + std::to_string(r1Every) : std::string(", R1 off");

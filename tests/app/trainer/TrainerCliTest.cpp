@@ -316,6 +316,7 @@ TEST_F(TrainerCli, EverySettingOfTheOptionsTableIsAFlagThatReachesRunJson) {
                                    "1e-7",     "--prefetch",
                                    "3",        "--no-channels-last"});
     ASSERT_EQ(run.code, 0) << run.err;
+    EXPECT_NE(run.out.find("settings: tiny-32, batch 4, lr 0.0001 (D 0.0004), amp off"), std::string::npos) << run.out;  // the log says what trains
     const nlohmann::json config = nlohmann::json::parse(CliRunner::slurp(r + "/run.json")).at("config");
     EXPECT_DOUBLE_EQ(config.at("lr").get<double>(), 1e-4);
     EXPECT_DOUBLE_EQ(config.at("lr_d").get<double>(), 4e-4);
@@ -324,12 +325,19 @@ TEST_F(TrainerCli, EverySettingOfTheOptionsTableIsAFlagThatReachesRunJson) {
     EXPECT_EQ(config.at("prefetch"), 3);
     EXPECT_EQ(config.at("channels_last"), false);
     EXPECT_EQ(config.at("steps"), 4);
-    for (const auto& e : readEvents(r))
-        if (e.value("kind", "") == "metrics") EXPECT_DOUBLE_EQ(e.at("lr").get<double>(), 1e-4);
+    for (const auto& e : readEvents(r)) {
+        if (e.value("kind", "") == "metrics") {
+            EXPECT_DOUBLE_EQ(e.at("lr").get<double>(), 1e-4);
+        }
+    }
     // an out-of-range value is refused by the flag's own check, in one line naming it
     const CliResult bad = cli.run({"train", "--run-dir", tmp / "bad", "--steps", "1", "--lr-d", "11"});
     EXPECT_EQ(bad.code, 2) << bad.err;
     EXPECT_NE(bad.err.find("--lr-d"), std::string::npos) << bad.err;
+    // A pair given one number does not swallow the next flag silently: the line says what it needs.
+    const CliResult one = cli.run({"train", "--run-dir", tmp / "bad", "--betas", "0.4", "--steps", "1"});
+    EXPECT_EQ(one.code, 2) << one.err;
+    EXPECT_NE(one.err.find("--betas: needs two numbers separated by a comma (got the flag --steps"), std::string::npos) << one.err;
 }
 
 TEST_F(TrainerCli, InvalidNumbers) {
