@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "base/util/Errors.h"
+#include "base/util/TextList.h"
 
 namespace streetgan {
 
@@ -39,16 +40,16 @@ std::string ExportFormat::choices() {
 }
 
 std::string ExportFormat::names() {
-    std::string out;
-    const auto& formats = all();
-    for (size_t i = 0; i < formats.size(); ++i) out += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + std::string(formats[i].name);
-    return out;
+    std::vector<std::string> names;
+    for (const Spec& s : all()) names.emplace_back(s.name);
+    return TextList::oneOf(names);
 }
 
 void ExportFormat::missing(Kind kind, const std::string& out, const std::vector<Kind>& available) {
     const Spec& s = of(kind);
-    std::string instead;
-    for (size_t i = 0; i < available.size(); ++i) instead += (i == 0 ? "" : i + 1 == available.size() ? " or " : ", ") + std::string(of(available[i]).name);
+    std::vector<std::string> names;
+    for (Kind k : available) names.emplace_back(of(k).name);
+    const std::string instead = TextList::oneOf(names);
     throw ConfigError(std::string(s.name) + " export to '" + out + "' needs " + s.needs + ", which this streetgan-trainer was built without (" + s.option +
                       "=OFF, as in the GPU bundle): write " + (instead.empty() ? std::string("another format") : instead) +
                       " instead, or render on a full build");

@@ -1,6 +1,7 @@
 #include "base/run/QualityMetric.h"
 
 #include "base/util/Errors.h"
+#include "base/util/TextList.h"
 
 namespace streetgan {
 
@@ -32,10 +33,9 @@ const char* QualityMetric::namesCsv() {
 }
 
 std::string QualityMetric::namesText() {
-    std::string out;
-    const auto& a = all();
-    for (size_t i = 0; i < a.size(); ++i) out += (i == 0 ? "" : i + 1 == a.size() ? " or " : ", ") + std::string(a[i].name);
-    return out;
+    std::vector<std::string> names;
+    for (const Spec& s : all()) names.emplace_back(s.name);
+    return TextList::oneOf(names);
 }
 
 void QualityMetric::check(const std::vector<std::string>& names) {

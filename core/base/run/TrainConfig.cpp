@@ -13,6 +13,7 @@
 #include "base/model/Presets.h"
 #include "base/run/TrainOption.h"
 #include "base/util/Errors.h"
+#include "base/util/TextList.h"
 
 namespace streetgan {
 
@@ -66,13 +67,6 @@ std::string TrainConfig::summary() const {
 
 namespace {
 
-// "a, b or c"
-std::string oneOf(const std::vector<std::string>& choices) {
-    std::string out;
-    for (size_t i = 0; i < choices.size(); ++i) out += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-    return out;
-}
-
 void checkRange(const TrainOption::Spec& o, double v) {
     if (o.lo <= o.hi && !(v >= o.lo && v <= o.hi))
         throw ConfigError(std::string(o.key) + " " + format(v) + " is out of range: use " + format(o.lo) + ".." + format(o.hi));
@@ -83,7 +77,7 @@ void checkChoice(const TrainOption::Spec& o, const std::string& v) {
     if (choices.empty()) return;
     for (const auto& c : choices)
         if (v == c) return;
-    throw ConfigError(std::string(o.key) + " '" + v + "' is unknown: use " + oneOf(choices));
+    throw ConfigError(std::string(o.key) + " '" + v + "' is unknown: use " + TextList::oneOf(choices));
 }
 
 // The table's range or choices of one option's value.
@@ -95,7 +89,7 @@ struct CheckValue {
             checkChoice(o, v);
         else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
             if (v.empty() && !TrainOption::choices(o).empty())
-                throw ConfigError(std::string(o.key) + " is empty: use a subset of " + oneOf(TrainOption::choices(o)));
+                throw ConfigError(std::string(o.key) + " is empty: use a subset of " + TextList::oneOf(TrainOption::choices(o)));
             for (const auto& x : v) checkChoice(o, x);
         } else if constexpr (std::is_same_v<T, std::array<double, 2>>) {
             for (const double x : v) checkRange(o, x);
