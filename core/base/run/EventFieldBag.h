@@ -72,7 +72,8 @@ namespace streetgan::events {
     X(Swd)                                    \
     X(SwdUnavailable)                         \
     X(SwdSamples)                             \
-    X(SwdRealCache)
+    X(SwdRealCache)                           \
+    X(Metric)
 
 #define STREETGAN_EVENT_NESTED_FIELDS(X) \
     X(Skipped)                           \

@@ -148,6 +148,15 @@ struct Schema<ErrorEvent> {
         member(fT, &ErrorEvent::t, Codec::Stamp), member(fStep, &ErrorEvent::step, Codec::IfSet), member(fMessage, &ErrorEvent::message, Codec::Always));
 };
 
+template <>
+struct Schema<BestEvent> {
+    static constexpr const char* kKind = K::kBest;
+    static constexpr auto kMembers = std::make_tuple(  //
+        member(fT, &BestEvent::t, Codec::Stamp), member(fStep, &BestEvent::step, Codec::IfSet), member(fEpoch, &BestEvent::epoch, Codec::IfSet),
+        member(fPath, &BestEvent::path, Codec::Always), member(fSource, &BestEvent::source, Codec::IfSet), member(fMetric, &BestEvent::metric, Codec::Always),
+        member(fValue, &BestEvent::value, Codec::Always));
+};
+
 // ---------------------------------------------------------------------------------------------
 // Reading a member from the bag, by its type and codec.
 
@@ -421,6 +430,7 @@ void to_json(json& j, const SampleEvent& e) { j = toJsonOf(e); }
 void to_json(json& j, const MetricEvent& e) { j = toJsonOf(e); }
 void to_json(json& j, const ControlEvent& e) { j = toJsonOf(e); }
 void to_json(json& j, const ErrorEvent& e) { j = toJsonOf(e); }
+void to_json(json& j, const BestEvent& e) { j = toJsonOf(e); }
 
 void to_json(json& j, const UnknownEvent& e) {
     j = e.fields;
@@ -437,6 +447,7 @@ void from_json(const json& j, SampleEvent& e) { fromJsonVia(j, e); }
 void from_json(const json& j, MetricEvent& e) { fromJsonVia(j, e); }
 void from_json(const json& j, ControlEvent& e) { fromJsonVia(j, e); }
 void from_json(const json& j, ErrorEvent& e) { fromJsonVia(j, e); }
+void from_json(const json& j, BestEvent& e) { fromJsonVia(j, e); }
 
 json toJson(const Event& event) {
     return std::visit([](const auto& e) { return json(e); }, event);

@@ -45,6 +45,7 @@ inline constexpr char kSample[] = "sample";
 inline constexpr char kMetric[] = "metric";  ///< FID/KID/PR/SWD at a checkpoint
 inline constexpr char kControl[] = "control";
 inline constexpr char kError[] = "error";
+inline constexpr char kBest[] = "best";  ///< a checkpoint became the run's best by its quality figure
 }  // namespace EventKind
 
 /// The "state" of a status event, plus the two states only readers derive (RunStatus).
@@ -132,6 +133,8 @@ inline constexpr char kSwdLevels[] = "swd_levels";  ///< {"<resolution px>": dis
 inline constexpr char kSwdUnavailable[] = "swd_unavailable";
 inline constexpr char kSwdSamples[] = "swd_samples";
 inline constexpr char kSwdRealCache[] = "swd_real_cache";
+// best (also path, source, value, step, epoch)
+inline constexpr char kMetric[] = "metric";
 // control, error
 inline constexpr char kCmd[] = "cmd";
 inline constexpr char kValue[] = "value";
@@ -269,6 +272,18 @@ struct ErrorEvent {
     nlohmann::json extra;
 };
 
+/// {"kind":"best"}: the checkpoint of `step` (`source`, relative to the run) has the best quality
+/// figure so far (`metric`, lower is better for swd/fid/kid, higher for precision/recall) with
+/// `value`; the trainer has copied it to `path` (checkpoints/best.pt), which pruning never deletes.
+struct BestEvent {
+    double t = kNoValue;
+    std::optional<int64_t> step, epoch;
+    std::string path, metric;
+    std::optional<std::string> source;
+    double value = kNoValue;
+    nlohmann::json extra;
+};
+
 /// A kind this schema does not know (or a line without a string "kind": kind ""), kept whole.
 struct UnknownEvent {
     std::string kind;
@@ -276,7 +291,7 @@ struct UnknownEvent {
 };
 
 using Event =
-    std::variant<MetricsEvent, SystemEvent, StatusEvent, DataEvent, CheckpointEvent, SampleEvent, MetricEvent, ControlEvent, ErrorEvent, UnknownEvent>;
+    std::variant<MetricsEvent, SystemEvent, StatusEvent, DataEvent, CheckpointEvent, SampleEvent, MetricEvent, ControlEvent, ErrorEvent, BestEvent, UnknownEvent>;
 
 void to_json(nlohmann::json& j, const StatusEvent& e);
 void to_json(nlohmann::json& j, const DataEvent& e);
@@ -287,6 +302,7 @@ void to_json(nlohmann::json& j, const SampleEvent& e);
 void to_json(nlohmann::json& j, const MetricEvent& e);
 void to_json(nlohmann::json& j, const ControlEvent& e);
 void to_json(nlohmann::json& j, const ErrorEvent& e);
+void to_json(nlohmann::json& j, const BestEvent& e);
 void to_json(nlohmann::json& j, const UnknownEvent& e);
 /// Tolerant: fills the fields found (whatever the object's kind), the rest into `extra`.
 void from_json(const nlohmann::json& j, StatusEvent& e);
@@ -298,6 +314,7 @@ void from_json(const nlohmann::json& j, SampleEvent& e);
 void from_json(const nlohmann::json& j, MetricEvent& e);
 void from_json(const nlohmann::json& j, ControlEvent& e);
 void from_json(const nlohmann::json& j, ErrorEvent& e);
+void from_json(const nlohmann::json& j, BestEvent& e);
 
 /// The event as one JSON object, "kind" included.
 nlohmann::json toJson(const Event& event);
