@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/run/CheckpointName.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 
@@ -61,7 +62,11 @@ RunDirectory::RunDirectory(std::string root, bool create) : root_(std::move(root
     }
 }
 
-std::string RunDirectory::checkpointPath(int64_t epoch) const { return checkpointsDir() + "/checkpoint_" + std::to_string(epoch) + ".pt"; }
+std::string RunDirectory::checkpointPath(int64_t epoch) const { return checkpointsDir() + "/" + CheckpointName::ofEpoch(epoch); }
+
+std::string RunDirectory::stepCheckpointPath(int64_t epoch, int64_t step) const { return checkpointsDir() + "/" + CheckpointName::ofStep(epoch, step); }
+
+std::string RunDirectory::bestCheckpointPath() const { return checkpointsDir() + "/" + CheckpointName::kBest; }
 
 std::string RunDirectory::samplePath(int64_t step) const { return samplesDir() + "/step_" + std::to_string(step) + ".png"; }
 
@@ -79,18 +84,11 @@ nlohmann::json RunDirectory::readRunJson() const {
 }
 
 std::vector<std::string> RunDirectory::checkpoints() const {
-    std::vector<std::pair<int64_t, std::string>> found;
+    std::vector<std::pair<CheckpointName, std::string>> found;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(checkpointsDir(), ec)) {
-        const std::string name = entry.path().filename().string();
-        const std::string prefix = "checkpoint_", suffix = ".pt";
-        if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-            continue;
-        const std::string num = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-        if (num.empty() || !std::all_of(num.begin(), num.end(), ::isdigit)) continue;
-        found.emplace_back(std::stoll(num), entry.path().string());
-    }
-    std::sort(found.begin(), found.end());
+    for (const auto& entry : fs::directory_iterator(checkpointsDir(), ec))
+        if (const auto name = CheckpointName::parse(entry.path().filename().string())) found.emplace_back(*name, entry.path().string());
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> out;
     for (auto& f : found) out.push_back(f.second);
     return out;

@@ -1,5 +1,6 @@
 // The run directory contract of docs/design.md: run.json, events.jsonl, checkpoints/, samples/, tb/.
-// Owns the paths; creating one checks up front that the folder is writable.
+// Owns the paths (the checkpoints' names are CheckpointName's); creating one checks up front that
+// the folder is writable. Not thread-safe for writing run.json; the paths are plain values.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,12 @@ public:
     std::string checkpointsDir() const { return root_ + "/checkpoints"; }
     std::string samplesDir() const { return root_ + "/samples"; }
     std::string tbDir() const { return root_ + "/tb"; }
+    /// checkpoints/checkpoint_<epoch>.pt: the epoch's end (or the run's end inside the epoch).
     std::string checkpointPath(int64_t epoch) const;
+    /// checkpoints/checkpoint_<epoch>_step<step>.pt: a checkpoint inside the epoch.
+    std::string stepCheckpointPath(int64_t epoch, int64_t step) const;
+    /// checkpoints/best.pt: the copy of the checkpoint with the best quality figure.
+    std::string bestCheckpointPath() const;
     std::string samplePath(int64_t step) const;
 
     /// Writes run.json atomically.
@@ -31,9 +37,10 @@ public:
     /// Reads run.json; throws IoError/ConfigError naming it when missing or malformed.
     nlohmann::json readRunJson() const;
     bool hasRunJson() const;
-    /// checkpoints/checkpoint_<epoch>.pt sorted by epoch.
+    /// The checkpoint files (CheckpointName's two forms; not best.pt), oldest first in
+    /// CheckpointName's order. A file may vanish right after (pruning): readers tolerate that.
     std::vector<std::string> checkpoints() const;
-    /// The checkpoint with the highest epoch, if any.
+    /// The newest checkpoint (the last of checkpoints()), if any: what a resume continues from.
     std::optional<std::string> latestCheckpoint() const;
 
 private:
