@@ -32,7 +32,7 @@ TORCH = ('torch/', 'ATen/', 'c10/', 'caffe2/')
 SOURCE_EXT = ('.h', '.hpp', '.cpp', '.cc')
 # docs/ARCHITECTURE.md's ui order, as ranks: a folder includes only folders of a lower rank. A ui
 # folder not named here is a screen (a new ui/<screen>/, rank 3).
-UI_RANK = {'app': 5, 'dashboard': 4, 'checkpoints': 4, 'explorer': 4, 'hosts': 4, 'runs': 3, 'remote': 2, 'events': 1, 'common': 0}
+UI_RANK = {'app': 5, 'dashboard': 4, 'checkpoints': 4, 'explorer': 4, 'hosts': 4, 'table': 4, 'runs': 3, 'remote': 2, 'events': 1, 'common': 0}
 UI_SCREEN_RANK = 4
 # The layer whose rules a test suite keeps (tests/<suite>/...); 'driver': it drives the programs.
 TEST_LAYER = {'base': 'base', 'ml': 'ml', 'ui': 'ui', 'app': 'driver', 'fault': 'driver'}
