@@ -6,11 +6,11 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QRegularExpression>
 
 #include <algorithm>
 
 #include "base/remote/SftpClient.h"
+#include "base/run/CheckpointName.h"
 #include "base/run/Events.h"
 #include "base/util/Errors.h"
 #include "events/RunSeries.h"
@@ -31,9 +31,13 @@ QDateTime CheckpointInfo::savedAt() const {
 }
 
 qint64 CheckpointCatalog::epochFromName(const QString& fileName) {
-    static const QRegularExpression re(QStringLiteral("^checkpoint_(\\d{1,15})\\.pt$"));
-    const auto m = re.match(fileName);
-    return m.hasMatch() ? m.captured(1).toLongLong() : -1;
+    const auto name = CheckpointName::parse(fileName.toStdString());
+    return name ? static_cast<qint64>(name->epoch) : -1;
+}
+
+qint64 CheckpointCatalog::stepFromName(const QString& fileName) {
+    const auto name = CheckpointName::parse(fileName.toStdString());
+    return name && name->step ? static_cast<qint64>(*name->step) : -1;
 }
 
 void CheckpointCatalog::addEventLine(std::string_view line) {
@@ -164,11 +168,16 @@ QList<CheckpointInfo> CheckpointCatalog::rows() const {
         c.modified = it->modified;
         c.remote = remote_;
         if (c.epoch < 0) c.epoch = epochFromName(QFileInfo(it.key()).fileName());
+        if (c.step < 0) c.step = stepFromName(QFileInfo(it.key()).fileName());
         if (c.step >= 0) c.swd = swdByStep_.value(c.step, CheckpointInfo::kNaN);
         out << c;
     }
-    std::sort(out.begin(), out.end(), [](const CheckpointInfo& a, const CheckpointInfo& b) {
-        return a.epoch != b.epoch ? a.epoch < b.epoch : a.step != b.step ? a.step < b.step : a.path < b.path;
+    // An epoch's own file whose step no event gave is its epoch's last (CheckpointName's order).
+    const auto sortStep = [](const CheckpointInfo& c) {
+        return c.step >= 0 || !CheckpointName::parse(c.name().toStdString()) ? c.step : std::numeric_limits<qint64>::max();
+    };
+    std::sort(out.begin(), out.end(), [&](const CheckpointInfo& a, const CheckpointInfo& b) {
+        return a.epoch != b.epoch ? a.epoch < b.epoch : sortStep(a) != sortStep(b) ? sortStep(a) < sortStep(b) : a.path < b.path;
     });
     return out;
 }

@@ -1,9 +1,9 @@
 // The checkpoints of one run as table rows: reads the run's events.jsonl (`checkpoint` events give
 // step, epoch, path and time; the losses at save time are those of the last `metrics` event at or
 // before the checkpoint's step; the SWD that of the `metric` event of the checkpoint's step, which
-// the trainer logs when its background evaluation is done) and the file system (checkpoints/checkpoint_<epoch>.pt: size,
-// mtime). Rows are the checkpoint files: an event whose file is gone is dropped, a file without
-// an event still appears (epoch from its name). A remote run is described by its RunSeries (the
+// the trainer logs when its background evaluation is done) and the file system (checkpoints/checkpoint_<epoch>.pt and
+// checkpoint_<epoch>_step<step>.pt, CheckpointName: size, mtime). Rows are the checkpoint files: an event whose file is
+// gone (pruned) is dropped, a file without an event still appears (epoch and step from its name). A remote run is described by its RunSeries (the
 // attach stream) and the SFTP listing instead. Plain value type, no threads, no signals: the page
 // reads on a worker thread and hands a copy back. Not thread-safe; copy between threads.
 #pragma once
@@ -61,7 +61,7 @@ public:
     /// every line; returns the offset reached (where a later call continues). A missing file
     /// reads as empty. Throws IoError when the file exists but cannot be read.
     qint64 readEvents(const QString& eventsPath, qint64 fromOffset = 0);
-    /// Lists `runDir`/checkpoints/checkpoint_<epoch>.pt (size, mtime); replaces an earlier scan. For
+    /// Lists `runDir`/checkpoints' checkpoint files (size, mtime); replaces an earlier scan. For
     /// another trainer's TensorBoard run, every .pt/.pth in TensorBoardRun::checkpointFolders().
     void scanLocal(const QString& runDir);
     /// A remote run: checkpoint events and losses from the attach stream's series, files from the
@@ -69,12 +69,16 @@ public:
     /// run when they hold a '/', a TensorBoard run's).
     void setRemote(const QString& runDir, const RunSeries& series, const std::vector<RemoteFileInfo>& files);
 
-    /// One row per checkpoint file, sorted by epoch then step.
+    /// One row per checkpoint file, oldest first (CheckpointName's order: epoch, then step, an
+    /// epoch's own file after its step files when its step is unknown).
     QList<CheckpointInfo> rows() const;
     qint64 checkpointEvents() const { return events_; }
 
-    /// The epoch in a name "checkpoint_<epoch>.pt"; -1 when the name has another form.
+    /// The epoch in a name "checkpoint_<epoch>.pt" or "checkpoint_<epoch>_step<step>.pt"; -1 when
+    /// the name has another form.
     static qint64 epochFromName(const QString& fileName);
+    /// The step in a name "checkpoint_<epoch>_step<step>.pt"; -1 for any other name.
+    static qint64 stepFromName(const QString& fileName);
 
 private:
     struct Losses {

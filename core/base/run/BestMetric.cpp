@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/run/Events.h"
 #include "base/run/QualityMetric.h"
 #include "base/util/Errors.h"
 #include "base/util/TextList.h"
@@ -48,6 +49,7 @@ void BestMetric::check(const std::string& figure, const std::vector<std::string>
             instead.emplace_back(o.figure);
     }
     instead.emplace_back(kNone);
+    if (figure == kDefault && !computes(*s, metrics)) return;
     const QualityMetric::Spec* q = QualityMetric::find(s->metric);
     if (q->needs == QualityMetric::Needs::FeatureModel && !hasFeatures)
         throw ConfigError("best_metric " + figure +
@@ -55,9 +57,13 @@ void BestMetric::check(const std::string& figure, const std::vector<std::string>
                           TextList::oneOf(instead));
     std::string list;
     for (const auto& m : metrics) list += (list.empty() ? "" : ", ") + m;
-    if (std::find(metrics.begin(), metrics.end(), s->metric) == metrics.end())
+    if (!computes(*s, metrics))
         throw ConfigError("best_metric " + figure + " is not computed by this run (its metrics: " + list + "): add " + s->metric +
                           " to --metrics, or pass --best-metric " + TextList::oneOf(instead));
+}
+
+bool BestMetric::computes(const Spec& spec, const std::vector<std::string>& metrics) {
+    return std::find(metrics.begin(), metrics.end(), spec.metric) != metrics.end();
 }
 
 std::optional<double> BestMetric::valueIn(const Spec& spec, const MetricEvent& e) {

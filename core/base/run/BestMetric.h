@@ -13,13 +13,14 @@
 #include <string_view>
 #include <vector>
 
-#include "base/run/Events.h"
-
 namespace streetgan {
+
+struct MetricEvent;  // base/run/Events.h: this header stays light, as TrainConfig.h includes it
 
 class BestMetric {
 public:
     static constexpr char kNone[] = "none";
+    static constexpr char kDefault[] = "swd";  ///< TrainConfig's default: the figure every run can compute
 
     struct Spec {
         const char* figure;  ///< the setting's value and the metric event's field: "fid"
@@ -36,8 +37,12 @@ public:
     static const char* choicesCsv();
     /// Throws ConfigError when a run with these settings cannot evaluate `figure`: its metric is
     /// not in `metrics`, or needs a feature model and `features` is empty. The message says what
-    /// to pass. "none" always passes.
+    /// to pass. "none" always passes, and so does the default (swd) when `metrics` leave SWD out:
+    /// such a run keeps no best (computes() is false) rather than being refused, since --metrics
+    /// without swd was a valid run before best_metric existed and its run.json must still resume.
     static void check(const std::string& figure, const std::vector<std::string>& metrics, const std::string& features);
+    /// Whether `metrics` (a run's list) computes `spec`'s figure.
+    static bool computes(const Spec& spec, const std::vector<std::string>& metrics);
     /// The figure in `e`, or nullopt when the event has no finite value of it (not asked for,
     /// unavailable, skipped or cancelled).
     static std::optional<double> valueIn(const Spec& spec, const MetricEvent& e);

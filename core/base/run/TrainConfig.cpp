@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/model/Presets.h"
+#include "base/run/BestMetric.h"
 #include "base/run/TrainOption.h"
 #include "base/util/Errors.h"
 #include "base/util/TextList.h"
@@ -119,6 +120,7 @@ void TrainConfig::validate() const {
     if (device != "auto" && device != "cpu" && device.rfind("cuda", 0) != 0)
         throw ConfigError("device '" + device + "' is unknown: use auto, cpu, cuda or cuda:N");
     if (data.empty()) throw ConfigError("data source is empty: use --data synthetic or a folder/archive path");
+    BestMetric::check(bestMetric, metrics, metricFeatures);
 }
 
 nlohmann::json TrainConfig::changes(const nlohmann::json& before, const nlohmann::json& after) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "base/model/ModelConfig.h"
+#include "base/run/BestMetric.h"
 #include "base/run/QualityMetric.h"
 
 namespace streetgan {
@@ -56,6 +57,10 @@ struct TrainConfig {
     int64_t logEvery = 10;           ///< steps between metric events (and the only host syncs)
     int64_t sampleEvery = 200;       ///< steps between fixed-noise sample grids (0: only at the end)
     int64_t checkpointEvery = 1000;  ///< steps between checkpoints (0: only at epoch ends and the end)
+    /// Mid-epoch checkpoints kept, the newest (0: all). Each is a full checkpoint (a msls-128 one is
+    /// tens of MB): 5 bound the disk while leaving a few recent steps to go back to; the epochs'
+    /// own files and best.pt are never pruned, nor one whose quality figure is still being computed.
+    int64_t keepCheckpoints = 5;
     int loaderThreads = 2;           ///< data loader worker threads
     int prefetch = 4;                ///< ready batches queued ahead of the trainer
     int threads = 0;                 ///< torch intra-op threads (0: LibTorch's default)
@@ -81,6 +86,11 @@ struct TrainConfig {
     /// peak RSS, well within the 1000 CPU steps between default checkpoints; a 4-step tiny-32
     /// run, which waits for its last checkpoint's figure, takes 8 s instead of 2.8 s.
     int64_t metricSwdSamples = kDefaultSwdSamples;
+    /// The figure that picks checkpoints/best.pt (BestMetric: swd, fid, kid, precision, recall or
+    /// none). swd by default: the one figure every run computes without a feature model. With
+    /// metric_every_checkpoints 0 nothing is evaluated and no best is kept, whatever this says; nor
+    /// with the default when `metrics` leave swd out (BestMetric::check).
+    std::string bestMetric = BestMetric::kDefault;
 
     /// The learning rates any way of setting one accepts (--lr, run.json, `control set-lr`, the New
     /// run and Set learning rate dialogs): one range, here.

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "base/run/BestMetric.h"
 #include "base/run/QualityMetric.h"
 #include "base/run/TrainConfig.h"
 
@@ -77,6 +78,8 @@ const std::vector<TrainOption::Spec>& TrainOption::all() {
         {"sample_every", "--sample-every", STREETGAN_OPTION_MEMBER(sampleEvery), 0, 1e12, kAny, "Steps between sample grids (0: end only)", nullptr},
         {"checkpoint_every", "--checkpoint-every", STREETGAN_OPTION_MEMBER(checkpointEvery), 0, 1e12, kAny,
          "Steps between checkpoints (0: epoch ends and end only)", nullptr},
+        {"keep_checkpoints", "--keep-checkpoints", STREETGAN_OPTION_MEMBER(keepCheckpoints), 0, 1e9, kAny,
+         "Mid-epoch checkpoints kept, the newest (0: all); epoch ends and best.pt are always kept", nullptr},
         {"loader_threads", "--loader-threads", STREETGAN_OPTION_MEMBER(loaderThreads), 1, 256, kAny, "Data loader threads", nullptr},
         {"prefetch", "--prefetch", STREETGAN_OPTION_MEMBER(prefetch), 1, 1024, kAny, "Ready batches queued ahead of the trainer", nullptr},
         {"threads", "--threads", STREETGAN_OPTION_MEMBER(threads), 0, 1024, kAny, "Torch intra-op threads (0: default)", nullptr},
@@ -98,6 +101,8 @@ const std::vector<TrainOption::Spec>& TrainOption::all() {
          "Real-feature cache folder (default $STREETGAN_FID_CACHE or ~/.cache/streetgan/fid)", nullptr},
         {"metric_swd_samples", "--metric-swd-samples", STREETGAN_OPTION_MEMBER(metricSwdSamples), 2, 1e6, kAny,
          "swd: generated (and real) images per evaluation", nullptr},
+        {"best_metric", "--best-metric", STREETGAN_OPTION_MEMBER(bestMetric), 0, 0, BestMetric::choicesCsv(),
+         "Figure that picks checkpoints/best.pt: swd, fid, kid (lower is better), precision, recall (higher); none: no best", nullptr},
     };
     return options;
 }

@@ -160,6 +160,8 @@ void TrainingRun::resumeFromCheckpoint() {
         if (root_) loggedUpTo_ = RunStatus::read(dir->root()).step;
     }
     if (root_) {
+        keeper_.emplace(*dir, cfg_);
+        if (resume_ && !resumedFrom_.empty()) keeper_->resume(resumedFrom_, done_);
         // Temporary files of writes that a kill interrupted (each as large as a checkpoint). We hold
         // the run lock: no other trainer writes here.
         for (const std::string& d : {dir->root(), dir->checkpointsDir(), dir->samplesDir()}) AtomicFile::removeStaleTemporaries(d);
@@ -268,7 +270,7 @@ void TrainingRun::periodicWork() {
     // one (finish() writes the last).
     if (lastSystem_ == Clock::time_point{}) logSystem(done_);
     if (cfg_.sampleEvery > 0 && done_ % cfg_.sampleEvery == 0) sample(done_);
-    if ((cfg_.checkpointEvery > 0 && done_ % cfg_.checkpointEvery == 0) || done_ % stepsPerEpoch_ == 0) checkpoint(done_);
+    if ((cfg_.checkpointEvery > 0 && done_ % cfg_.checkpointEvery == 0) || done_ % stepsPerEpoch_ == 0) checkpoint(done_, done_ == total_);
 }
 
 void TrainingRun::logMetrics(int64_t stepsDone) {
@@ -347,7 +349,7 @@ void TrainingRun::sample(int64_t stepsDone) {
     out_.emit(e);
 }
 
-void TrainingRun::checkpoint(int64_t stepsDone) {
+void TrainingRun::checkpoint(int64_t stepsDone, bool runEnd) {
     CheckpointData ck;
     step_->capture(ck);
     ck.configJson = cfg_.toJson().dump();
@@ -360,31 +362,37 @@ void TrainingRun::checkpoint(int64_t stepsDone) {
         ck.imgList = imgList_;
     }
     ck.rngState = at::detail::getDefaultCPUGenerator().get_state();
-    const std::string path = out_.dir()->checkpointPath(ck.epoch);
+    const std::string path = keeper_->pathFor(ck.epoch, stepsDone, runEnd || stepsDone % stepsPerEpoch_ == 0);
     lastCheckpointStep_ = stepsDone;
     CheckpointEvent e;
     e.step = stepsDone;
     e.epoch = ck.epoch;
-    e.path = "checkpoints/" + path.substr(path.rfind('/') + 1);
+    e.path = CheckpointKeeper::relative(path);
+    // Quality metrics on a copy of G_ema (G with --ema 0) in the background (TrainingMetrics):
+    // logged when done (pollMetrics). The keeper knows first, so pruning spares the file.
+    const bool evaluate = metrics_->due(++checkpointsWritten_);
+    keeper_->written(stepsDone, ck.epoch, path, evaluate);
     if (writer_) {  // the event once the file is durable (emitWrittenCheckpoints)
         writing_.push_back(e);
         writer_->submit(std::move(ck), path, stepsDone);
     } else {
         Checkpoint::save(ck, path);
         out_.emit(e, true);
+        keeper_->prune();
     }
-    // FID/KID/PR on a copy of G_ema (G with --ema 0) in the background (TrainingMetrics): logged when done (pollMetrics).
-    if (metrics_->due(++checkpointsWritten_)) metrics_->submit(step_->drawingGenerator(), stepsDone);
+    if (evaluate) metrics_->submit(step_->drawingGenerator(), stepsDone);
 }
 
 void TrainingRun::emitWrittenCheckpoints(bool wait) {
     if (!writer_) return;
-    for (int64_t step : wait ? writer_->finish() : writer_->poll()) {
+    const std::vector<int64_t> written = wait ? writer_->finish() : writer_->poll();
+    for (int64_t step : written) {
         CheckpointEvent e = std::move(writing_.front());
         writing_.pop_front();
         e.step = step;  // the same: the writer's tag is the checkpoint's step
         out_.emit(e, true);
     }
+    if (!written.empty()) keeper_->prune();
 }
 
 void TrainingRun::pollMetrics() {
@@ -414,7 +422,12 @@ void TrainingRun::logMetricEvent(MetricEvent m) {
                 if (const auto it = m.extra.find(figure); it != m.extra.end() && it->is_number())
                     tb_->addScalar(std::string("metrics/") + figure, it->get<float>(), stepsDone, EventLog::now());
     tb_->flush();
-    out_.emit(std::move(m));
+    // Its checkpoint may still be on the writer's thread (an evaluation faster than the write):
+    // best.pt is made from the durable file.
+    if (std::any_of(writing_.begin(), writing_.end(), [&](const CheckpointEvent& w) { return w.step <= stepsDone; })) emitWrittenCheckpoints(true);
+    out_.emit(m);  // a copy: the keeper reads it next
+    if (std::optional<BestEvent> best = keeper_->measured(m)) out_.emit(*best, true);
+    keeper_->prune();  // the checkpoint is no longer awaited
 }
 
 void TrainingRun::applyControl() {
@@ -486,7 +499,7 @@ int64_t TrainingRun::finish() {
     // sample and checkpoint: the checkpoint stays the last event before the final status.
     if (root_ && system_ && seconds(Clock::now() - lastSystem_) >= 0.5) logSystem(done_);
     if (root_ && lastSampleStep_ != done_) sample(done_);
-    if (root_ && lastCheckpointStep_ != done_) checkpoint(done_);
+    if (root_ && lastCheckpointStep_ != done_) checkpoint(done_, /*runEnd=*/true);
     emitWrittenCheckpoints(true);
     // The evaluations still running or waiting: awaited, or cancelled on a stop signal (their
     // events then say "cancelled: the run is stopping"), before the final status.

@@ -6,7 +6,7 @@
 //   announceStart          TensorBoard, the running status and data events, the loader's start
 //   trainLoop              per step: control commands, the ranks' agreement, the step itself
 //                          (trainOneStep), then the schedule (periodicWork: metrics, samples,
-//                          checkpoints)
+//                          checkpoints; CheckpointKeeper names, prunes and keeps the best)
 //   finish                 the last metrics, sample and checkpoint; the background FID/KID awaited
 //                          (cancelled on a stop signal); the stopped/finished status
 // A failure anywhere propagates; Trainer::run writes it through RunOutput after this object
@@ -33,6 +33,7 @@
 #include "ml/checkpoint/LossHistory.h"
 #include "ml/dataset/BatchLoader.h"
 #include "ml/eval/TrainingMetrics.h"
+#include "ml/train/CheckpointKeeper.h"
 #include "ml/train/RunOutput.h"
 #include "ml/train/TrainStep.h"
 
@@ -85,13 +86,16 @@ private:
     void resetInterval();  ///< a new metrics interval starts now (its wait and images at 0)
     // A grid of the fixed noise: samples/step_N.png, TensorBoard image, sample event.
     void sample(int64_t stepsDone);
-    // checkpoints/checkpoint_<epoch>.pt and its event; FID/KID/PR handed to the background when due.
-    void checkpoint(int64_t stepsDone);
-    /// The events of the checkpoints the writer has made durable (`wait`: all of them).
+    // A checkpoint and its event: checkpoints/checkpoint_<epoch>.pt at the epoch's end or the run's
+    // (`runEnd`), else checkpoint_<epoch>_step<step>.pt; its quality metrics handed to the
+    // background when due; the older mid-epoch checkpoints pruned.
+    void checkpoint(int64_t stepsDone, bool runEnd = false);
+    /// The events of the checkpoints the writer has made durable (`wait`: all of them); prunes.
     void emitWrittenCheckpoints(bool wait);
     // Rank 0: logs the background evaluations finished since the last call (between steps).
     void pollMetrics();
-    // A metric event (tagged with the step it was measured at) and its TensorBoard scalars.
+    // A metric event (tagged with the step it was measured at) and its TensorBoard scalars; a best
+    // event after it when its checkpoint became the best (CheckpointKeeper).
     void logMetricEvent(MetricEvent m);
     // The control socket's commands, between steps; each leaves an event.
     void applyControl();
@@ -148,7 +152,8 @@ private:
     std::optional<TrainingMetrics> metrics_;  // FID/KID/PR every N checkpoints (off by default), on its own thread
     // On a GPU, checkpoints are written on the writer's thread; their events wait here for the write.
     std::optional<CheckpointWriter> writer_;
-    std::deque<CheckpointEvent> writing_;  // in submit order, which is the order the writes complete in
+    std::deque<CheckpointEvent> writing_;     // in submit order, which is the order the writes complete in
+    std::optional<CheckpointKeeper> keeper_;  // rank 0: checkpoint names, pruning, best.pt (made in resumeFromCheckpoint)
     int64_t checkpointsWritten_ = 0;
     std::optional<SystemMonitor> system_;  // process and GPU load, at most every few seconds
     Clock::time_point lastSystem_;
