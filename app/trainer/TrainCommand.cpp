@@ -192,7 +192,7 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
         observer = readiness;
     }
     if (root) {  // the settings first, in the log or on the terminal, where the progress lines go
-        const std::string settings = "settings: " + cfg.summary() + "\n";
+        const std::string settings = "settings: " + cfg.summary(env ? env->worldSize : 1) + "\n";
         std::fputs(settings.c_str(), readiness || ::isatty(STDERR_FILENO) == 0 ? stdout : stderr);
         std::fflush(stdout);
     }

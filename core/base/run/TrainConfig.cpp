@@ -1,5 +1,6 @@
 #include "base/run/TrainConfig.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -57,10 +58,22 @@ std::vector<std::string> TrainConfig::diffAugmentOps(const std::string& policy) 
     return ops;
 }
 
-std::string TrainConfig::summary() const {
+double TrainConfig::emaDecay(int64_t imagesPerStep) const {
+    if (ema <= 0) return 0.0;
+    if (emaKimg <= 0) return ema;
+    return std::pow(0.5, static_cast<double>(imagesPerStep) / (emaKimg * 1000.0));
+}
+
+std::string TrainConfig::summary(int worldSize) const {
     std::string s = model.preset + ", batch " + std::to_string(batch) + ", lr " + format(lr) + (lrD > 0 ? " (D " + format(lrD) + ")" : std::string()) +
                     ", amp " + amp + ", instance noise " + format(instanceNoise);
-    s += ema > 0 ? ", G_ema " + format(ema) : std::string(", G_ema off");
+    const double decay = emaDecay(batch * std::max(worldSize, 1));
+    if (decay <= 0)
+        s += ", G_ema off";
+    else if (emaKimg > 0)
+        s += ", G_ema " + format(emaKimg) + " kimg (" + format(decay) + " per step)";
+    else
+        s += ", G_ema " + format(decay) + " per step";
     s += diffAugment.empty() ? std::string(", DiffAugment off") : ", DiffAugment " + diffAugment;
     s += r1Gamma > 0 ? ", R1 " + format(r1Gamma) + " every " + std::to_string(r1Every) : std::string(", R1 off");
     return s;
@@ -200,6 +213,10 @@ void TrainConfig::merge(const nlohmann::json& j) {
             throw ConfigError("config key '" + key + "' has the wrong type (" + v.dump() + ")");
         }
     }
+    // `ema` without `ema_kimg` is the per-step rule: a run.json from before ema_kimg existed (or a
+    // checkpoint's config) keeps the decay it trained with, and `--ema D` alone means D per step
+    // whatever ema_kimg's default is. Given both, ema_kimg > 0 rules (emaDecay).
+    if (j.contains("ema") && !j.contains("ema_kimg")) emaKimg = 0;
     // Keep the preset label honest if the architecture no longer matches it.
     if (model.preset != "custom" && Presets::exists(model.preset) && !Presets::get(model.preset).sameArchitecture(model)) model.preset = "custom";
 }

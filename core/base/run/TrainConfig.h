@@ -46,11 +46,17 @@ struct TrainConfig {
     int64_t instanceNoiseSteps = 0;  ///< linear decay of instanceNoise to 0 over this many steps (0: constant)
     std::string amp = "off";         ///< off | bf16 | fp16 (fp16: CUDA only, dynamic loss scaling)
     // Averaged generator, data-efficient augmentation and R1 (TrainStep; docs/training.md).
-    /// Per-step decay of G_ema, the exponential moving average of G's weights (0: no G_ema). Ramped
-    /// up as StyleGAN2 does: beta = min(ema, 0.5^(1 / (0.05 x steps done))). 0.999 by default: a
-    /// half-life of ~700 steps (90k images at batch 128), a few hundred times shorter than a
-    /// naive-64/msls-128 run and long enough to average out DCGAN's step-to-step oscillation.
+    /// G_ema, the exponential moving average of G's weights, has two rules for its decay (emaDecay):
+    /// the per-step decay `ema`, or the half-life in images `emaKimg` (StyleGAN's ema_kimg). Both
+    /// ramp up as StyleGAN2 does (GeneratorAverage). ema 0 turns G_ema off under either rule.
+    /// Per-step decay of G_ema, used when emaKimg is 0 (0: no G_ema). 0.999: a half-life of ~700
+    /// steps (90k images at batch 128).
     double ema = 0.999;
+    /// G_ema's half-life in thousands of training images (> 0: this rule, `ema` then only says on;
+    /// 0: the per-step `ema`). A run.json, --config file or command line that sets `ema` and not
+    /// `ema_kimg` means the per-step rule (merge): run.json files written before this setting
+    /// existed resume with their per-step decay, and `--ema D` alone works as it always did.
+    double emaKimg = 0;
     std::string diffAugment;         ///< DiffAugment policy: comma-separated subset of color, translation, cutout ("": off)
     double r1Gamma = 0.0;            ///< R1 penalty weight gamma on D's logits at real images (0: off)
     int64_t r1Every = 16;            ///< lazy regularisation: R1 every N-th D step, scaled by N
@@ -61,12 +67,12 @@ struct TrainConfig {
     /// tens of MB): 5 bound the disk while leaving a few recent steps to go back to; the epochs'
     /// own files and best.pt are never pruned, nor one whose quality figure is still being computed.
     int64_t keepCheckpoints = 5;
-    int loaderThreads = 2;           ///< data loader worker threads
-    int prefetch = 4;                ///< ready batches queued ahead of the trainer
-    int threads = 0;                 ///< torch intra-op threads (0: LibTorch's default)
-    bool channelsLast = true;        ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
-    bool cudaGraph = false;          ///< CUDA: the step captured once as a CUDA graph and replayed (TrainStep, StepGraph)
-    int64_t fixedNoiseCount = 64;    ///< fixed progress-noise vectors (stored in every checkpoint)
+    int loaderThreads = 2;         ///< data loader worker threads
+    int prefetch = 4;              ///< ready batches queued ahead of the trainer
+    int threads = 0;               ///< torch intra-op threads (0: LibTorch's default)
+    bool channelsLast = true;      ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
+    bool cudaGraph = false;        ///< CUDA: the step captured once as a CUDA graph and replayed (TrainStep, StepGraph)
+    int64_t fixedNoiseCount = 64;  ///< fixed progress-noise vectors (stored in every checkpoint)
     // Metrics at checkpoints (eval/TrainingMetrics): FID, KID, precision/recall, sliced Wasserstein.
     // On by default at every checkpoint, in the background: SWD needs no feature model, so every
     // run gets a quality curve out of the box (its cost: metricSwdSamples). fid, kid and pr stay in the default list although a
@@ -97,9 +103,14 @@ struct TrainConfig {
     static constexpr double kLrMin = 1e-8, kLrMax = 10;
 
     /// One line of the settings a reader of a log wants first, e.g. "tiny-32, batch 8, lr 0.0002,
-    /// amp off, instance noise 0, G_ema 0.999, DiffAugment off, R1 off" (the trainer prints it at
-    /// the start of a run).
-    std::string summary() const;
+    /// amp off, instance noise 0, G_ema 0.999 per step, DiffAugment off, R1 off" (the trainer prints
+    /// it at the start of a run); G_ema under the images rule reads "G_ema 10 kimg (0.995574 per
+    /// step)", the decay of a step of batch x `worldSize` images.
+    std::string summary(int worldSize = 1) const;
+    /// The per-step decay G_ema averages with, for steps of `imagesPerStep` training images (batch
+    /// x world size): 0 (no G_ema) when ema is 0; 0.5^(imagesPerStep / (1000 x emaKimg)) when
+    /// emaKimg > 0, StyleGAN's beta for a half-life of emaKimg thousand images; else ema.
+    double emaDecay(int64_t imagesPerStep) const;
     /// The parts of a DiffAugment policy ("color,cutout" -> {color, cutout}; "" -> none), in order.
     static std::vector<std::string> diffAugmentOps(const std::string& policy);
     /// Throws ConfigError naming the first invalid value and its allowed range.

@@ -68,7 +68,14 @@ const std::vector<TrainOption::Spec>& TrainOption::all() {
         {"amp", "--amp", STREETGAN_OPTION_MEMBER(amp), 0, 0, "off,bf16,fp16", "Mixed precision: off | bf16 | fp16 (CUDA)", nullptr},
         // 1 would freeze G_ema at G's initial weights
         {"ema", "--ema", STREETGAN_OPTION_MEMBER(ema), 0, 0.999999, kAny,
-         "Per-step decay of the averaged generator G_ema (0: off; default 0.999, ramped up as StyleGAN2)", nullptr},
+         "Per-step decay of the averaged generator G_ema, used when --ema-kimg is 0 (0: no G_ema under either rule; ramped up as StyleGAN2); "
+         "--ema alone sets --ema-kimg 0",
+         nullptr},
+        // A million kimg (a billion images) is as good as a frozen G_ema at any batch: the ceiling.
+        {"ema_kimg", "--ema-kimg", STREETGAN_OPTION_MEMBER(emaKimg), 0, 1e6, kAny,
+         "G_ema's half-life in thousands of images, StyleGAN's ema_kimg: decay per step 0.5^(batch x ranks / (1000 K)), ramped up as StyleGAN2 "
+         "(0: the per-step --ema)",
+         nullptr},
         {"diffaugment", "--diffaugment", STREETGAN_OPTION_MEMBER(diffAugment), 0, 0, kAny,
          "DiffAugment policy for D's inputs: a subset of color,translation,cutout (\"\": off)", nullptr},
         {"r1_gamma", "--r1", STREETGAN_OPTION_MEMBER(r1Gamma), 0, 1e6, kAny, "R1 gradient penalty gamma on real images (0: off)", nullptr},

@@ -54,7 +54,7 @@ TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device)
         autocast_ = true;
         autocastDtype_ = c10::kBFloat16;
     }
-    if (cfg.ema > 0) ema_.emplace(g_, cfg.ema);
+    if (cfg.ema > 0) ema_.emplace(g_, cfg.emaDecay(cfg.batch));  // one rank; setDistributed sets a distributed run's
     if (cfg.cudaGraph) {
         graph_ = std::make_unique<StepGraph>(device_);  // throws where there is no CUDA
         // The host-side optimiser and the scaler's host check cannot be captured; the fused path has neither.
@@ -68,6 +68,7 @@ TrainStep::~TrainStep() = default;
 void TrainStep::setDistributed(DistributedContext& dist) {
     if (graph_) throw ConfigError("--cuda-graph does not combine with a distributed run (launch, torchrun) yet: leave out --cuda-graph");
     dist_ = &dist;
+    if (ema_) ema_->setDecay(cfg_.emaDecay(cfg_.batch * dist.worldSize()));  // ema_kimg counts the images of all ranks
     broadcastState();
     syncG_ = std::make_unique<GradientSync>(g_->parameters(), dist);
     syncD_ = std::make_unique<GradientSync>(d_->parameters(), dist);

@@ -52,7 +52,7 @@ TEST_F(TrainerCli, TrainPrintsPlainLinesWhenNotATerminal) {
     ASSERT_EQ(trainResult_->code, 0) << trainResult_->err;
     EXPECT_NE(trainResult_->out.find("step 12/12"), std::string::npos) << trainResult_->out;
     EXPECT_NE(trainResult_->out.find("status finished"), std::string::npos);
-    EXPECT_NE(trainResult_->out.find("settings: tiny-32, batch 8, lr 0.0002, amp off, instance noise 0, G_ema 0.999, DiffAugment off, R1 off\n"),
+    EXPECT_NE(trainResult_->out.find("settings: tiny-32, batch 8, lr 0.0002, amp off, instance noise 0, G_ema 0.999 per step, DiffAugment off, R1 off\n"),
               std::string::npos)
         << trainResult_->out;
     EXPECT_EQ(trainResult_->out.find('\r'), std::string::npos);  // no progress-bar redraws in a log
@@ -245,6 +245,7 @@ TEST_F(TrainerCli, TrainingOptionsReachRunJson) {
     ASSERT_EQ(r.code, 0) << r.err;
     const auto config = nlohmann::json::parse(CliRunner::slurp(tmp / "o/run.json")).at("config");
     EXPECT_EQ(config.at("ema"), 0.99);
+    EXPECT_EQ(config.at("ema_kimg"), 0.0);  // --ema alone: the per-step rule
     EXPECT_EQ(config.at("diffaugment"), "color,translation");
     EXPECT_EQ(config.at("r1_gamma"), 0.5);
     EXPECT_EQ(config.at("r1_every"), 2);
