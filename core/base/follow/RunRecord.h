@@ -26,8 +26,12 @@ struct ScalarStats {
     int64_t lastStep = 0, minStep = 0, maxStep = 0;
     int64_t count = 0;  ///< finite values folded in (a NaN or infinite one is not counted)
     void add(double value, int64_t step);
+    /// {"last","min","max","last_step","min_step","max_step","count"}; a NaN is written as null.
     nlohmann::json toJson() const;
     static ScalarStats fromJson(const nlohmann::json& j);
+    /// Tolerant: a missing or ill-typed member keeps its default and adds a line, prefixed with
+    /// `where`, to `problems` (when not null).
+    static ScalarStats fromJson(const nlohmann::json& j, std::vector<std::string>* problems, const std::string& where);
 };
 
 struct RunRecord {
@@ -38,10 +42,10 @@ struct RunRecord {
     /// ("lr", "betas", "preset", ...), plus its top-level facts under their own keys ("device",
     /// "world_size", "data_source", "version"); a TensorBoard run's hparams (bool, number, string).
     nlohmann::json settings = nlohmann::json::object();
-    std::string host;           ///< the machine the trainer ran on (run.json's "host"), "" when unknown
-    int64_t images = 0;         ///< images trained on: steps x batch x world size (0 when unknown)
-    double startTime = 0;       ///< Unix seconds of the run's start (run.json's start_time, else its first event)
-    double wallSeconds = 0;     ///< first to last event, all sessions of a resumed run included
+    std::string host;                             ///< the machine the trainer ran on (run.json's "host"), "" when unknown
+    int64_t images = 0;                           ///< images trained on: steps x batch x world size (0 when unknown)
+    double startTime = 0;                         ///< Unix seconds of the run's start (run.json's start_time, else its first event)
+    double wallSeconds = 0;                       ///< first to last event, all sessions of a resumed run included
     double imagesPerSecond = ScalarStats::kNone;  ///< the mean of its logged img/s (NaN when none)
     double energyKwh = ScalarStats::kNone;        ///< from the system events' energy_j, NaN when not measured
     /// Every scalar by its name: the training scalars of the metrics events ("loss_d", "loss_g",
@@ -61,6 +65,9 @@ struct RunRecord {
     /// What could not be read, one line each ("run.json: 'batch' is a string, not a number").
     std::vector<std::string> problems;
 
+    /// {"info": RunInfo::toJson(), "kind", "settings", "host", "images", "start_time",
+    /// "wall_seconds", "img_per_s", "energy_kwh", "scalars": {name: ScalarStats}, "best":
+    /// {"checkpoint", "source", "metric", "value", "step", "scalars"}, "problems": [...]}; NaN as null.
     nlohmann::json toJson() const;
     /// Tolerant: what is missing or ill-typed keeps its default and is added to `problems`.
     static RunRecord fromJson(const nlohmann::json& j);

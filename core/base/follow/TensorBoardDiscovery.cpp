@@ -83,7 +83,10 @@ TensorBoardDiscovery::Result TensorBoardDiscovery::find(EventFileSource& files, 
         if (!events.empty()) {
             int64_t newest = 0;
             for (const auto& e : events) newest = std::max(newest, e.mtime);
-            runs[n.rel] = newest;
+            // add_hparams' time.time() sub-folder is part of its parent run (TensorBoardRun).
+            const bool hparams = !n.rel.empty() && TensorBoardRun::isHParamsFolderName(slash == std::string::npos ? n.rel : n.rel.substr(slash + 1));
+            const std::string run = !hparams ? n.rel : slash == std::string::npos ? std::string() : n.rel.substr(0, slash);
+            runs[run] = std::max(runs[run], newest);
         }
         if (n.depthLeft <= 0) return;
         for (const auto& e : entries) {

@@ -152,6 +152,16 @@ void TensorBoardFollower::record(std::string_view data, uint64_t start, uint64_t
     bool image = false;
     for (const auto& v : ev.values) {
         if (!v.plugin.empty()) plugins_[v.tag] = v.plugin;  // TF2 writers state it on a tag's first value only
+        if (!v.pluginContent.empty()) {                     // the hparams plugin's data (TfRecordReader keeps no other's)
+            try {
+                hparams_.push_back(TfRecordReader::parseHParams(v.pluginContent));
+            } catch (const IoError& e) {
+                TfRecordReader::HParams h;
+                h.problems.push_back("'" + runDir_ + "/" + list_[cur_].name + "' at offset " + std::to_string(start - base_) + ": " + e.what());
+                hparams_.push_back(std::move(h));
+            }
+            continue;
+        }
         std::optional<double> scalar;
         if (v.simpleValue) {
             scalar = *v.simpleValue;

@@ -19,6 +19,10 @@
 // (TensorBoardRun::imagePath). Simple values and TF2 tensor scalars (plugin "scalars", float,
 // double or half) are scalars; histograms, audio and other plugins' tensors are counted only.
 //
+// Settings: the hparams plugin's values (PyTorch's add_hparams, TensorBoard's hparams API) are
+// decoded (TfRecordReader::parseHParams) and kept for takeHParams(), not handed out as events
+// (the attach stream stays as it was); malformed hparams data gives an HParams with a problem line.
+//
 // Bad input: a record whose CRC does not match or whose protobuf is malformed is skipped (the
 // reading goes on at the next valid record); the first in each file gives an error event naming
 // the file and the offset, the others are only counted. A torn last record waits for its rest.
@@ -33,10 +37,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/run/Events.h"
 #include "base/tensorboard/EventFileSource.h"
+#include "base/tensorboard/TfRecordReader.h"
 
 namespace streetgan {
 
@@ -63,6 +69,9 @@ public:
     /// Where a reader that got every event handed out so far resumes.
     uint64_t offset() const { return group_.open ? group_.start : consumed_; }
     const Counts& counts() const { return counts_; }
+    /// The hparams plugin data read since the last call, in reading order (a run's Runs table
+    /// settings: RunRecordReader).
+    std::vector<TfRecordReader::HParams> takeHParams() { return std::exchange(hparams_, {}); }
     const std::string& runDir() const { return runDir_; }
 
     /// The metrics field a tag fills, nullptr for a tag with no field of its own.
@@ -106,6 +115,7 @@ private:
     std::optional<std::pair<int64_t, double>> lastMetrics_;  // step and wall time of the last event
     double lastWall_ = kNoValue;
     Counts counts_;
+    std::vector<TfRecordReader::HParams> hparams_;
 };
 
 }  // namespace streetgan

@@ -46,10 +46,34 @@ bool TensorBoardRun::isRun(const std::string& folder) {
     if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
     try {
         LocalEventFiles files;
-        return !eventFiles(files.list(folder)).empty();
+        const auto entries = files.list(folder);
+        return !eventFiles(entries).empty() || !hparamsFolders(files, folder, entries).empty();
     } catch (const IoError&) {
         return false;
     }
+}
+
+bool TensorBoardRun::isHParamsFolderName(const std::string& name) {
+    // str(time.time()): 9 to 11 digits of Unix seconds (2001 to 5138), a dot, a fraction.
+    const auto dot = name.find('.');
+    if (dot == std::string::npos || dot < 9 || dot > 11 || dot + 1 == name.size()) return false;
+    for (size_t i = 0; i < name.size(); ++i)
+        if (i != dot && !std::isdigit(static_cast<unsigned char>(name[i]))) return false;
+    return true;
+}
+
+std::vector<std::string> TensorBoardRun::hparamsFolders(EventFileSource& files, const std::string& folder, const std::vector<EventFileSource::Entry>& entries) {
+    std::vector<std::string> out;
+    for (const auto& e : entries) {
+        if (!e.folder || !isHParamsFolderName(e.name)) continue;
+        try {
+            if (!eventFiles(files.list(folder + "/" + e.name)).empty()) out.push_back(e.name);
+        } catch (const IoError&) {
+            // unreadable: not part of the run we can read
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 bool TensorBoardRun::holdsOurRun(const std::vector<EventFileSource::Entry>& entries) {
@@ -68,10 +92,12 @@ void TensorBoardRun::findIn(EventFileSource& files, const std::string& root, con
         return;
     }
     if (holdsOurRun(entries)) return;
-    if (!eventFiles(entries).empty()) out.push_back(rel);
+    const std::vector<std::string> folded = hparamsFolders(files, folder, entries);
+    if (!eventFiles(entries).empty() || !folded.empty()) out.push_back(rel);
     if (depthLeft <= 0) return;
     for (const auto& e : entries)
-        if (e.folder && e.name[0] != '.') findIn(files, root, rel.empty() ? e.name : rel + "/" + e.name, depthLeft - 1, out);
+        if (e.folder && e.name[0] != '.' && !std::binary_search(folded.begin(), folded.end(), e.name))
+            findIn(files, root, rel.empty() ? e.name : rel + "/" + e.name, depthLeft - 1, out);
 }
 
 std::vector<std::string> TensorBoardRun::find(EventFileSource& files, const std::string& root, int maxDepth) {

@@ -1,7 +1,10 @@
 // TensorBoard's convention for what a run is, in one place: every folder that directly holds
 // event files (names containing "tfevents") is one run, and its event files are read in
 // wall-time order (the Unix seconds in "events.out.tfevents.<seconds>.<host>...", then the
-// name), so a restart's new file continues the run. A folder that is one of our own runs
+// name), so a restart's new file continues the run. PyTorch's SummaryWriter.add_hparams writes
+// its hparams and metric values into a sub-folder of the run named by time.time()
+// ("1795993823.0984778"): such a folder holding event files is part of its parent run (which is a
+// run even when it holds no event files of its own), never a run of its own. A folder that is one of our own runs
 // (RunStatus) is ours, with its tb/ copy of the events: never a TensorBoard run of its own.
 //
 // Also the name of an image inside an event file, as a sample event's path: "<file>#<offset>"
@@ -29,8 +32,13 @@ public:
     static bool readsBefore(const std::string& a, const std::string& b);
     /// The event files among `entries`, in reading order.
     static std::vector<EventFileSource::Entry> eventFiles(std::vector<EventFileSource::Entry> entries);
-    /// Whether `folder` on this machine directly holds an event file.
+    /// Whether `folder` on this machine directly holds an event file, or an hparams sub-folder does.
     static bool isRun(const std::string& folder);
+    /// A name as add_hparams gives its sub-folder: str(time.time()), Unix seconds with a fraction.
+    static bool isHParamsFolderName(const std::string& name);
+    /// The hparams sub-folders among a folder's `entries` that hold event files (read through
+    /// `files` from `folder`), by name, sorted. An unreadable one is passed over.
+    static std::vector<std::string> hparamsFolders(EventFileSource& files, const std::string& folder, const std::vector<EventFileSource::Entry>& entries);
     /// Whether a folder with these entries is one of our runs (it holds run.json or events.jsonl,
     /// as RunStatus::isRunDirectory says of a local folder).
     static bool holdsOurRun(const std::vector<EventFileSource::Entry>& entries);

@@ -281,10 +281,10 @@ void parseTensor(std::string_view msg, TfRecordReader::Value& v) {
     if (first && (dtype == kDtFloat || dtype == kDtDouble || dtype == kDtHalf || dtype == kDtBfloat16)) v.tensorScalar = first;
 }
 
-// SummaryMetadata: keeps plugin_data.plugin_name.
-std::string parsePluginName(std::string_view msg) {
+// SummaryMetadata: keeps plugin_data.plugin_name, and plugin_data.content for the hparams plugin.
+void parsePluginData(std::string_view msg, TfRecordReader::Value& v) {
     WireReader r(msg.data(), msg.size());
-    std::string name;
+    std::string_view content;
     uint32_t f = 0, w = 0;
     while (r.key(f, w)) {
         if (f == 1 && w == 2) {
@@ -293,7 +293,9 @@ std::string parsePluginName(std::string_view msg) {
             uint32_t pf = 0, pw = 0;
             while (p.key(pf, pw)) {
                 if (pf == 1 && pw == 2)
-                    name = std::string(p.bytes());
+                    v.plugin = std::string(p.bytes());
+                else if (pf == 2 && pw == 2)
+                    content = p.bytes();
                 else
                     p.skip(pf, pw);
             }
@@ -301,7 +303,153 @@ std::string parsePluginName(std::string_view msg) {
             r.skip(f, w);
         }
     }
-    return name;
+    // Other plugins' content (a scalar's is empty, a text's or PR curve's small) is of no use here.
+    if (v.plugin == "hparams") v.pluginContent = std::string(content);
+}
+
+// google.protobuf.Value (struct.proto): null_value 1, number_value 2, string_value 3, bool_value
+// 4, struct_value 5 (Struct: map<string, Value> fields 1), list_value 6 (ListValue: repeated
+// Value values 1). A value with none of them set reads as null.
+nlohmann::json parseProtoValue(std::string_view msg, int depth);
+
+nlohmann::json parseProtoStruct(std::string_view msg, int depth) {
+    nlohmann::json out = nlohmann::json::object();
+    WireReader r(msg.data(), msg.size());
+    uint32_t f = 0, w = 0;
+    while (r.key(f, w)) {
+        if (f != 1) {
+            r.skip(f, w);
+            continue;
+        }
+        r.expect(w, 2, "Struct.fields");
+        const std::string_view entry = r.bytes();
+        WireReader e(entry.data(), entry.size());
+        std::string key;
+        nlohmann::json value;
+        uint32_t ef = 0, ew = 0;
+        while (e.key(ef, ew)) {
+            if (ef == 1) {
+                e.expect(ew, 2, "Struct.fields key");
+                key = std::string(e.bytes());
+            } else if (ef == 2) {
+                e.expect(ew, 2, "Struct.fields value");
+                value = parseProtoValue(e.bytes(), depth + 1);
+            } else {
+                e.skip(ef, ew);
+            }
+        }
+        out[key] = std::move(value);
+    }
+    return out;
+}
+
+nlohmann::json parseProtoValue(std::string_view msg, int depth) {
+    if (depth > 32) throw MalformedError("google.protobuf.Value nested too deeply");
+    nlohmann::json out;  // null
+    WireReader r(msg.data(), msg.size());
+    uint32_t f = 0, w = 0;
+    while (r.key(f, w)) {
+        switch (f) {
+            case 1:
+                r.expect(w, 0, "Value.null_value");
+                r.varint();
+                out = nullptr;
+                break;
+            case 2:
+                r.expect(w, 1, "Value.number_value");
+                out = toDouble(r.fixed(8));
+                break;
+            case 3:
+                r.expect(w, 2, "Value.string_value");
+                out = std::string(r.bytes());
+                break;
+            case 4:
+                r.expect(w, 0, "Value.bool_value");
+                out = r.varint() != 0;
+                break;
+            case 5:
+                r.expect(w, 2, "Value.struct_value");
+                out = parseProtoStruct(r.bytes(), depth);
+                break;
+            case 6: {
+                r.expect(w, 2, "Value.list_value");
+                const std::string_view list = r.bytes();
+                WireReader l(list.data(), list.size());
+                out = nlohmann::json::array();
+                uint32_t lf = 0, lw = 0;
+                while (l.key(lf, lw)) {
+                    if (lf == 1) {
+                        l.expect(lw, 2, "ListValue.values");
+                        out.push_back(parseProtoValue(l.bytes(), depth + 1));
+                    } else {
+                        l.skip(lf, lw);
+                    }
+                }
+                break;
+            }
+            default:
+                r.skip(f, w);
+        }
+    }
+    return out;
+}
+
+// SessionStartInfo: hparams 1 (map entries: key 1, value 2), model_uri 2, monitor_url 3,
+// group_name 4, start_time_secs 5.
+void parseSessionStart(std::string_view msg, TfRecordReader::HParams& h) {
+    WireReader r(msg.data(), msg.size());
+    uint32_t f = 0, w = 0;
+    while (r.key(f, w)) {
+        if (f == 1) {
+            r.expect(w, 2, "SessionStartInfo.hparams");
+            const std::string_view entry = r.bytes();
+            WireReader e(entry.data(), entry.size());
+            std::string name;
+            nlohmann::json value;
+            uint32_t ef = 0, ew = 0;
+            while (e.key(ef, ew)) {
+                if (ef == 1) {
+                    e.expect(ew, 2, "SessionStartInfo.hparams key");
+                    name = std::string(e.bytes());
+                } else if (ef == 2) {
+                    e.expect(ew, 2, "SessionStartInfo.hparams value");
+                    value = parseProtoValue(e.bytes(), 0);
+                } else {
+                    e.skip(ef, ew);
+                }
+            }
+            if (value.is_structured()) {  // a table cell holds a number, a string or a flag
+                h.problems.push_back("hparam '" + name + "' is a " + (value.is_array() ? "list" : "struct") + ", kept as its JSON text");
+                value = value.dump();
+            }
+            h.values[name] = std::move(value);
+        } else if (f == 4) {
+            r.expect(w, 2, "SessionStartInfo.group_name");
+            h.groupName = std::string(r.bytes());
+        } else if (f == 5) {
+            r.expect(w, 1, "SessionStartInfo.start_time_secs");
+            h.startTimeSecs = toDouble(r.fixed(8));
+        } else {
+            r.skip(f, w);
+        }
+    }
+}
+
+// SessionEndInfo: status 1 (enum), end_time_secs 2.
+void parseSessionEnd(std::string_view msg, TfRecordReader::HParams& h) {
+    WireReader r(msg.data(), msg.size());
+    uint32_t f = 0, w = 0;
+    while (r.key(f, w)) {
+        if (f == 1) {
+            r.expect(w, 0, "SessionEndInfo.status");
+            h.status = int64_t(r.varint());
+        } else if (f == 2) {
+            r.expect(w, 1, "SessionEndInfo.end_time_secs");
+            h.endTimeSecs = toDouble(r.fixed(8));
+        } else {
+            r.skip(f, w);
+        }
+    }
 }
 
 TfRecordReader::Value parseValue(std::string_view msg) {
@@ -351,9 +499,10 @@ TfRecordReader::Value parseValue(std::string_view msg) {
                 r.expect(w, 2, "Value.metadata");
                 const std::string_view metadata = r.bytes();
                 try {
-                    v.plugin = parsePluginName(metadata);
+                    parsePluginData(metadata, v);
                 } catch (const MalformedError&) {  // no plugin we can tell
                     v.plugin.clear();
+                    v.pluginContent.clear();
                 }
                 break;
             }
@@ -492,6 +641,42 @@ TfRecordReader::Event TfRecordReader::parseEvent(std::string_view data) {
         throw IoError(std::string("malformed Event protobuf: ") + e.what());
     }
     return ev;
+}
+
+TfRecordReader::HParams TfRecordReader::parseHParams(std::string_view content) {
+    HParams h;
+    try {
+        WireReader r(content.data(), content.size());
+        uint32_t f = 0, w = 0;
+        while (r.key(f, w)) {
+            switch (f) {
+                case 1:
+                    r.expect(w, 0, "HParamsPluginData.version");
+                    h.version = int64_t(r.varint());
+                    break;
+                case 2:
+                    r.expect(w, 2, "HParamsPluginData.experiment");
+                    r.bytes();  // the hparams' and metrics' declared domains: not settings of a run
+                    h.kind = HParams::Kind::Experiment;
+                    break;
+                case 3:
+                    r.expect(w, 2, "HParamsPluginData.session_start_info");
+                    parseSessionStart(r.bytes(), h);
+                    h.kind = HParams::Kind::SessionStart;
+                    break;
+                case 4:
+                    r.expect(w, 2, "HParamsPluginData.session_end_info");
+                    parseSessionEnd(r.bytes(), h);
+                    h.kind = HParams::Kind::SessionEnd;
+                    break;
+                default:
+                    r.skip(f, w);
+            }
+        }
+    } catch (const MalformedError& e) {
+        throw IoError(std::string("malformed hparams plugin data (HParamsPluginData protobuf): ") + e.what());
+    }
+    return h;
 }
 
 std::vector<TfRecordReader::Event> TfRecordReader::readAllEvents(const std::string& path) {

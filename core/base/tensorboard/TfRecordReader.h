@@ -14,6 +14,10 @@
 // (TF2's tf.summary.scalar) or the first encoded image of a string tensor [width, height, image,
 // ...] (TF2's tf.summary.image). Histograms, audio and other tensors are only counted as such
 // (Value::kind); every other field (graph_def, log_message, ...) is skipped by its wire type.
+// The hparams plugin's data (metadata.plugin_data.content of a value of plugin "hparams", as
+// PyTorch's SummaryWriter.add_hparams and TensorBoard's hparams API write it) is kept as bytes,
+// and parseHParams decodes it: HParamsPluginData's experiment / session_start_info (the hparams,
+// a map of google.protobuf.Value) / session_end_info.
 // Malformed protobuf data throws IoError.
 //
 // Thread contract: not thread-safe; one owner. Ownership: owns its open file.
@@ -25,6 +29,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace streetgan {
 
@@ -48,6 +54,20 @@ public:
         std::optional<Image> image;          ///< Summary.Image, or a TF2 image tensor's first image
         std::string plugin;                  ///< metadata's plugin name ("scalars", "images", ...), "" when not stated
         std::optional<double> tensorScalar;  ///< a one-element float/double/half tensor's value
+        std::string pluginContent;           ///< metadata's plugin_data.content, for plugin "hparams" only
+    };
+    /// HParamsPluginData (tensorboard/plugins/hparams/plugin_data.proto), one of its three kinds.
+    struct HParams {
+        enum class Kind { None, Experiment, SessionStart, SessionEnd };
+        Kind kind = Kind::None;
+        int64_t version = 0;
+        /// session_start_info.hparams: name -> number, string, bool or null. A struct or list value
+        /// (no setting of a run table's cell) is kept as its JSON text, with a line in `problems`.
+        nlohmann::json values = nlohmann::json::object();
+        std::string groupName;
+        double startTimeSecs = 0, endTimeSecs = 0;  ///< session start / end, 0 when not stated
+        int64_t status = 0;                         ///< session_end_info.status (1 success, 2 failure, 3 running)
+        std::vector<std::string> problems;
     };
     /// Event: wallTime in Unix seconds; fileVersion is set only on a file's first record
     /// ("brain.Event:2"); values holds the Summary's values (empty for non-summary events).
@@ -70,6 +90,10 @@ public:
 
     /// Decodes one Event protobuf. Throws IoError ("malformed Event ...") on invalid wire data.
     static Event parseEvent(std::string_view data);
+
+    /// Decodes an hparams plugin's content (Value::pluginContent). Throws IoError ("malformed
+    /// hparams plugin data ...") on invalid wire data.
+    static HParams parseHParams(std::string_view content);
 
     /// All events of a file (stops quietly at a torn last record).
     static std::vector<Event> readAllEvents(const std::string& path);

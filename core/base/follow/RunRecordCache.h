@@ -1,0 +1,33 @@
+// RunRecordReader::list for a caller that lists the same folder again and again (`ls --table`
+// run by a benchmark, the app's Runs table): per run it keeps the reader's Progress, so a refresh
+// folds only what each run's files gained since, plus RunStatus's lock checks. A run whose files
+// were replaced or cut is read afresh; runs that disappeared are forgotten.
+// Not thread-safe: one owner thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/follow/RunRecordReader.h"
+
+namespace streetgan {
+
+class RunRecordCache {
+public:
+    /// The same records, in the same order and with the same contents, as RunRecordReader::list(root).
+    std::vector<RunRecord> list(const std::string& root);
+    /// Bytes of event files (events.jsonl, TensorBoard files) the last list() folded in.
+    uint64_t lastBytesRead() const { return lastBytesRead_; }
+
+private:
+    struct Entry {
+        RunRecord record;
+        RunRecordReader::Progress progress;
+    };
+    std::map<std::string, Entry> runs_;
+    uint64_t lastBytesRead_ = 0;
+};
+
+}  // namespace streetgan
