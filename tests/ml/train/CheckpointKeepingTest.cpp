@@ -4,8 +4,8 @@
 // keep_checkpoints mid-epoch files, every epoch file and best.pt, and spares a checkpoint whose
 // evaluation is still running; best.pt is the byte copy of the last best event's source, whose
 // value is the lowest SWD logged; a resume keeps the best so far and renames the epoch file it
-// continues from mid-epoch; --best-metric fid without a feature model is refused with the flag to
-// pass.
+// continues from mid-epoch, and always continues from the newest checkpoint whatever its name;
+// --best-metric fid without a feature model is refused with the flag to pass.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/model/Presets.h"
+#include "base/run/RunDirectory.h"
 #include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/eval/TrainingMetrics.h"
@@ -190,4 +191,32 @@ TEST(CheckpointKeeping, BestMetricFidWithoutAFeatureModelIsRefusedNamingTheFlag)
     } catch (const ConfigError& e) {
         EXPECT_NE(std::string(e.what()).find("best_metric fid needs the feature model: pass --metric-features FILE"), std::string::npos) << e.what();
     }
+}
+
+TEST(CheckpointKeeping, AResumeContinuesFromTheNewestCheckpointWhateverItsName) {
+    TempDir run, cache;
+    std::atomic<bool> stop{false};
+    TrainConfig cfg = keepingRun(10, cache.path().string());
+    cfg.keepCheckpoints = 0;
+    cfg.metricEveryCheckpoints = 0;  // no figures: no best.pt either
+    ASSERT_EQ(Trainer(cfg, run.path().string(), false).run(stop), 10);
+    // Ends inside epoch 0 twice: at 10, then (resumed) at 14, after the mid-epoch checkpoint of 12.
+    cfg.steps = 14;
+    ASSERT_EQ(Trainer(cfg, run.path().string(), true).run(stop), 14);
+    const RunDirectory dir(run.path().string(), false);
+    EXPECT_EQ(dir.latestCheckpoint(), dir.checkpointPath(0));
+    EXPECT_EQ(Checkpoint::load(dir.checkpointPath(0)).step, 14);
+    EXPECT_EQ(Checkpoint::load(dir.stepCheckpointPath(0, 10)).step, 10);
+    cfg.steps = 20;
+    ASSERT_EQ(Trainer(cfg, run.path().string(), true).run(stop), 20);
+    const auto resumes = nlohmann::json::parse(std::ifstream(run / "run.json"))["resumes"];
+    ASSERT_EQ(resumes.size(), 2u);
+    EXPECT_EQ(resumes[0]["step"], 10);
+    EXPECT_EQ(resumes[1]["step"], 14);
+    EXPECT_EQ(resumes[1]["checkpoint"], dir.checkpointPath(0));
+    // 16 ended the epoch: its file replaced the one of step 14 (no newer checkpoint of the epoch came between).
+    EXPECT_EQ(checkpointFiles(run), (std::set<std::string>{"checkpoint_0_step4.pt", "checkpoint_0_step8.pt", "checkpoint_0_step10.pt", "checkpoint_0_step12.pt",
+                                                           "checkpoint_0.pt", "checkpoint_1.pt"}));
+    EXPECT_EQ(Checkpoint::load(dir.checkpointPath(0)).step, 16);
+    EXPECT_TRUE(eventsOf(run, "best").empty());
 }
