@@ -1,3 +1,6 @@
+// `streetgan-trainer ls`: the runs under a folder, as a list (RunStatus) or as the Runs table
+// (RunRecordReader), in text or JSON. Runs on the main thread of the CLI; static helpers are
+// plain functions of their arguments.
 #pragma once
 
 #include <string>
