@@ -45,7 +45,7 @@ struct TrainConfig {
     double instanceNoise = 0.0;      ///< std of Gaussian noise added to D's inputs (real and fake)
     int64_t instanceNoiseSteps = 0;  ///< linear decay of instanceNoise to 0 over this many steps (0: constant)
     std::string amp = "off";         ///< off | bf16 | fp16 (fp16: CUDA only, dynamic loss scaling)
-    // Averaged generator, data-efficient augmentation and R1 (TrainStep; docs/training.md).
+    // Averaged generator, data-efficient augmentation and R1 (TrainStep; docs/cli.md).
     /// G_ema, the exponential moving average of G's weights, has two rules for its decay (emaDecay):
     /// the per-step decay `ema`, or the half-life in images `emaKimg` (StyleGAN's ema_kimg). Both
     /// ramp up as StyleGAN2 does (GeneratorAverage). ema 0 turns G_ema off under either rule.
