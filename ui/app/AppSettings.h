@@ -1,14 +1,15 @@
 // What the app remembers between starts (QSettings, organisation "StreetGAN", application
 // "StreetGAN Studio"): the workspace folder, recent runs, recent hosts (no secrets), the cost
 // price (a global one and one per remote host), the window layout, the theme, whether desktop
-// notifications are on, which runs the plots overlay, and whether the welcome page was seen. Tests point QSettings elsewhere (QSettings::setPath or another
-// organisation name). GUI thread.
+// notifications are on, which runs the plots overlay, the Runs table's column layout, and whether the welcome page was seen. Tests point QSettings elsewhere
+// (QSettings::setPath or another organisation name). GUI thread.
 #pragma once
 
 #include <QByteArray>
 #include <QList>
 #include <QString>
 #include <QStringList>
+#include <QVariantMap>
 
 #include "remote/RemoteHost.h"
 
@@ -49,6 +50,9 @@ public:
     /// Keys of the runs whose check boxes were on (RunsSidebar's run keys), restored at start.
     QStringList plottedRuns() const;
     void setPlottedRuns(const QStringList& runKeys);
+    /// The Runs table's column layout (RunsTablePage::columnLayout(): hidden, pinned, order, statistics).
+    QVariantMap runsTableLayout() const;
+    void setRunsTableLayout(const QVariantMap& layout);
     /// The first-start welcome (runs folder chosen) was completed once.
     bool welcomeDone() const;
     void setWelcomeDone(bool done);

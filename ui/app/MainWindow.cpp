@@ -60,6 +60,7 @@
 #include "runs/OpenRuns.h"
 #include "runs/RunSession.h"
 #include "runs/RunsSidebar.h"
+#include "table/RunsTablePage.h"
 
 namespace streetgan::ui {
 
@@ -152,10 +153,12 @@ void MainWindow::buildCentre() {
     samples_ = new SamplesPage;
     checkpoints_ = new CheckpointBrowserPage;
     explorer_ = new ExplorerPage;
+    runsTable_ = new RunsTablePage;
     tabs_->addTab(dashboard_, tr("Dashboard"));
     tabs_->addTab(samples_, tr("Sample grids"));
     tabs_->addTab(checkpoints_, tr("Checkpoints"));
     tabs_->addTab(explorer_, tr("Explorer"));
+    tabs_->addTab(runsTable_, tr("Runs table"));
     // The explorer needs no run: with nothing opened in it, it starts on the embedded demo model
     // the first time it is shown (ExplorerPage::openDemo).
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
@@ -215,6 +218,45 @@ void MainWindow::wirePages() {
     // The runs checked when the app last ran are checked (and so plotted) again once listed.
     sidebar_->restorePlotted(settings_->plottedRuns());
     connect(sidebar_, &RunsSidebar::plottedRunsChanged, this, [this](const QStringList& keys) { settings_->setPlottedRuns(keys); });
+    wireRunsTable();
+}
+
+void MainWindow::wireRunsTable() {
+    runsTable_->setHostModel(runs_->hosts());
+    // A host's runs cost what its Cost panel says (the price saved for it, else the last one picked).
+    runsTable_->setPriceLookup([this](const QString& host) {
+        const double saved = settings_->hostPricePerHour(host);
+        return saved >= 0 ? saved : settings_->pricePerHour();
+    });
+    runsTable_->restoreColumnLayout(settings_->runsTableLayout());
+    connect(runsTable_, &RunsTablePage::layoutChanged, this, [this](const QVariantMap& l) { settings_->setRunsTableLayout(l); });
+    connect(runsTable_, &RunsTablePage::statusMessage, this, [this](const QString& m) { showStatus(m, 10000); });
+    connect(runsTable_, &RunsTablePage::runsSelected, this, [this](const QStringList& keys) { plotTableSelection(keys); });
+    connect(runsTable_, &RunsTablePage::openCheckpointRequested, this, [this](const QString& path) { openCheckpoint(path); });
+    // A remote run's best checkpoint: the run opens, and its checkpoint browser (which downloads
+    // through RemoteCheckpointFetcher) lists it.
+    connect(runsTable_, &RunsTablePage::openRemoteRunRequested, this, [this](RemoteHost* host, const QString& run, const QString& checkpoint) {
+        openRemoteRun(host, run);
+        tabs_->setCurrentWidget(checkpoints_);
+        showStatus(tr("%1: its best checkpoint is %2 in this list; double-click it to download it and open it in the explorer.")
+                       .arg(QFileInfo(run).fileName(), QFileInfo(checkpoint).fileName()),
+                   15000);
+    });
+}
+
+void MainWindow::plotTableSelection(const QStringList& keys) {
+    // Selecting a thousand rows must not open a thousand runs: past a dozen the plots stay as they are.
+    constexpr int kMaxOverlay = 12;
+    if (keys.isEmpty()) return;  // a click beside the rows keeps the plots
+    if (keys.size() > kMaxOverlay) {
+        showStatus(tr("%1 runs selected: select at most %2 to plot them together.").arg(keys.size()).arg(kMaxOverlay), 8000);
+        return;
+    }
+    for (const QString& k : sidebar_->plottedRuns())
+        if (!keys.contains(k)) dashboard_->setRunPlotted(k, false);
+    // Not open yet: opened as the sidebar's check box does (the dashboard plots a run it adds).
+    for (const QString& k : keys)
+        if (!dashboard_->setRunPlotted(k, true)) sidebar_->openRun(k);
 }
 
 void MainWindow::useStartWorkspace(const QString& workspace) {
@@ -231,6 +273,7 @@ void MainWindow::useStartWorkspace(const QString& workspace) {
         settings_->setWorkspace(ws);
     }
     sidebar_->setWorkspace(ws);
+    runsTable_->setWorkspace(ws);
     welcome_->setRunsFolder(ws);
     welcome_->setFirstStart(!settings_->welcomeDone());
     welcome_->setRecentRuns(settings_->recentRuns());
@@ -374,6 +417,10 @@ QAction* MainWindow::buildViewMenu(QMenu* view) {
     menuAction(view, tr("&Sample grids"), QKeySequence(tr("Ctrl+2")), [this] { tabs_->setCurrentIndex(1); });
     menuAction(view, tr("&Checkpoints"), QKeySequence(tr("Ctrl+3")), [this] { tabs_->setCurrentWidget(checkpoints_); });
     menuAction(view, tr("&Explorer"), QKeySequence(tr("Ctrl+4")), [this] { showExplorer(); });
+    menuAction(view, tr("Runs &table"), QKeySequence(tr("Ctrl+5")), [this] {
+        centre_->setCurrentWidget(tabs_);
+        tabs_->setCurrentWidget(runsTable_);
+    });
     view->addSeparator();
     QAction* runsToggle = runsDock_->toggleViewAction();
     runsToggle->setText(tr("R&uns panel"));
@@ -563,6 +610,7 @@ void MainWindow::rebuildRecentMenu() {
 void MainWindow::useWorkspace(const QString& dir) {
     settings_->setWorkspace(dir);
     sidebar_->setWorkspace(dir);
+    runsTable_->setWorkspace(dir);
     welcome_->setRunsFolder(dir);
 }
 

@@ -40,6 +40,7 @@ class RemoteHost;
 class RunAlerts;
 class RunSession;
 class RunsSidebar;
+class RunsTablePage;
 class SamplesPage;
 class SshPrompter;
 class SystemPanel;
@@ -91,6 +92,7 @@ public:
     SystemPanel* systemPanel() const { return system_; }
     CostPanel* costPanel() const { return cost_; }
     RunsSidebar* sidebar() const { return sidebar_; }
+    RunsTablePage* runsTable() const { return runsTable_; }
     SshPrompter* prompter() const { return prompter_; }
     QString connectionText() const;
 
@@ -129,6 +131,10 @@ private:
     void useStartWorkspace(const QString& workspace);
     /// The window's reactions to the open runs (OpenRuns' signals).
     void wireRuns();
+    /// The Runs table page to the hosts, prices, settings, checkpoints and the dashboard.
+    void wireRunsTable();
+    /// The runs selected in the Runs table become the runs the plots overlay (opened if need be).
+    void plotTableSelection(const QStringList& keys);
     /// Runs started on this computer (LocalRunStarter): opened when they run, else one error.
     void wireLocalStarts();
     /// Pages, panels, title and actions follow the active run.
@@ -178,6 +184,7 @@ private:
     SamplesPage* samples_;
     CheckpointBrowserPage* checkpoints_;
     ExplorerPage* explorer_;
+    RunsTablePage* runsTable_;
     bool explorerLoaded_ = false;  ///< the explorer holds something (else showExplorer() opens the demo)
     SystemPanel* system_;
     CostPanel* cost_;

@@ -85,6 +85,12 @@ RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent
         succeeded();
         emit runsListed(runs);
     });
+    connect(worker_, &RemoteHostWorker::recordsListed, this, [this, done](quint64 job, const RunRecordList& records) {
+        done();
+        recordJobs_.remove(job);
+        succeeded();
+        emit recordsListed(records);
+    });
     connect(worker_, &RemoteHostWorker::runStarted, this, [this, done](quint64 job, const QString& path) {
         done();
         startJobs_.remove(job);
@@ -107,6 +113,11 @@ RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent
     });
     connect(worker_, &RemoteHostWorker::failed, this, [this, done](quint64 job, const QString& m, bool reached) {
         done();
+        if (recordJobs_.remove(job)) {
+            if (reached) reachable_ = true;
+            emit recordsFailed(m);
+            return;
+        }
         if (startJobs_.remove(job)) {
             // A run that did not start says so (once: it is its own failure), and the host
             // stays as it was: its connection and listing are fine.
@@ -143,6 +154,14 @@ void RemoteHost::refresh() {
     const quint64 job = listJob_ = ++job_;
     const QString root = config_.root;
     QMetaObject::invokeMethod(worker_, [w = worker_, job, root] { w->listRuns(job, root); });
+}
+
+void RemoteHost::listRecords() {
+    if (busy_++ == 0) emit busyChanged(true);
+    const quint64 job = ++job_;
+    recordJobs_.insert(job);
+    const QString root = config_.root;
+    QMetaObject::invokeMethod(worker_, [w = worker_, job, root] { w->listRecords(job, root); });
 }
 
 void RemoteHost::startRun(const QStringList& args) {

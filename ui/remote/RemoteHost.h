@@ -14,6 +14,7 @@
 #include "base/remote/SshOptions.h"
 #include "common/RunEntry.h"
 #include "remote/RemoteFolder.h"
+#include "remote/RemoteHostRecords.h"
 #include "remote/TrainerStatus.h"
 
 class QThread;
@@ -65,6 +66,9 @@ public:
     SshOptions sshOptions() const;
     /// Connects if needed and lists the runs under the host's root.
     void refresh();
+    /// Lists the Runs table's records of the runs under the host's root (`ls ROOT --table --json`);
+    /// recordsListed or recordsFailed answers. Its failure is the table's, not the host's state.
+    void listRecords();
     /// Starts `streetgan-trainer start --detach ARGS` on the host.
     void startRun(const QStringList& args);
     const RunEntryList& runs() const { return runs_; }
@@ -92,6 +96,8 @@ signals:
     void connected(const QString& label);
     void runsListed(const streetgan::ui::RunEntryList& runs);
     void runStarted(const QString& runPath);
+    void recordsListed(const streetgan::ui::RunRecordList& records);
+    void recordsFailed(const QString& message);
     /// A request failed. Emitted once per failure: while the host is failing already with the
     /// same message (the listing and the probe of one unreachable host), no second signal.
     void failed(const QString& message);
@@ -116,6 +122,7 @@ private:
     TrainerStatus trainerStatus_;
     quint64 job_ = 0, listJob_ = 0;  ///< every request's id counter; the newest listing's id
     QSet<quint64> startJobs_;        ///< starts in flight (their failure is not the host's)
+    QSet<quint64> recordJobs_;       ///< records listings in flight (their failure is the table's)
     QString followProblem_;
     bool reachable_ = false;  ///< the host answered the last request (a failure then is not "not connected")
     int busy_ = 0;

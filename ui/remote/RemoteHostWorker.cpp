@@ -94,11 +94,17 @@ void RemoteHostWorker::listFolder(quint64 jobId, const QString& path) {
 // whose one-line error is the message. The listed paths are made absolute against that login
 // folder, so that a run listed as "streetgan-runs/x" and the same run started there (which
 // `start` prints absolute) are one run, with one key, in the app.
+std::string RemoteHostWorker::lsCommand(const std::string& r, const std::vector<std::string>& args) const {
+    std::vector<std::string> ls{trainer_.toStdString(), "ls", r};
+    ls.insert(ls.end(), args.begin(), args.end());
+    const std::string script = "cd 2>/dev/null; pwd -P; if [ -e " + ShellQuote::quote(r) + " ] || [ -L " + ShellQuote::quote(r) + " ]; then exec " +
+                               ShellQuote::join(ls) + "; else echo '{\"runs\":[]}'; fi";
+    return ShellQuote::join({"sh", "-c", script});  // whatever the login shell is (fish, tcsh)
+}
+
 void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
     const std::string r = root.toStdString();
-    const std::string script = "cd 2>/dev/null; pwd -P; if [ -e " + ShellQuote::quote(r) + " ] || [ -L " + ShellQuote::quote(r) + " ]; then exec " +
-                               ShellQuote::join({trainer_.toStdString(), "ls", r, "--json"}) + "; else echo '{\"runs\":[]}'; fi";
-    const std::string cmd = ShellQuote::join({"sh", "-c", script});  // whatever the login shell is (fish, tcsh)
+    const std::string cmd = lsCommand(r, {"--json"});
     for (int attempt = 0; attempt < 2; ++attempt) {
         try {
             const ExecResult res = session().exec(cmd);
@@ -128,6 +134,50 @@ void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
                 runs.push_back(run);
             }
             emit runsListed(jobId, runs);
+            return;
+        } catch (const ConnectionLostError& e) {
+            session_.reset();  // reconnect once
+            if (attempt == 1) emit failed(jobId, QString::fromStdString(e.what()), false);
+        } catch (const std::exception& e) {
+            session_.reset();
+            emit failed(jobId, QString::fromStdString(e.what()), false);
+            return;
+        }
+    }
+}
+
+// The same exec as listRuns (from the login folder; no runs folder yet is no runs), with
+// --table. One exec for every run's settings and outcomes: a host of hundreds of runs answers in
+// one round trip. Paths are made absolute against the login folder (listRuns' rule: one key per run).
+void RemoteHostWorker::listRecords(quint64 jobId, const QString& root) {
+    const std::string cmd = lsCommand(root.toStdString(), {"--table", "--json"});
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        try {
+            const ExecResult res = session().exec(cmd);
+            const size_t eol = res.out.find('\n');
+            const std::string home = eol == std::string::npos ? res.out : res.out.substr(0, eol);
+            if (!res.ok()) {
+                const QString err =
+                    res.exitStatus && *res.exitStatus == 127 ? tr("%1 is not installed there").arg(trainer_) : QString::fromStdString(res.err).trimmed();
+                emit failed(jobId, tr("Listing the runs table of %1 on %2 failed: %3").arg(root, QString::fromStdString(session().label()), err), true);
+                return;
+            }
+            const nlohmann::json doc = nlohmann::json::parse(eol == std::string::npos ? std::string() : res.out.substr(eol + 1), nullptr, false);
+            if (doc.is_discarded() || !doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array()) {
+                emit failed(jobId,
+                            tr("%1 on %2 answered `ls --table --json` with something else than {\"runs\":[...]}: update it (File → Set up streetgan-trainer on "
+                               "a host…).")
+                                .arg(trainer_, QString::fromStdString(session().label())),
+                            true);
+                return;
+            }
+            RunRecordList records;
+            for (const nlohmann::json& j : doc["runs"]) {
+                RunRecord rec = RunRecord::fromJson(j);
+                if (!rec.info.path.empty() && rec.info.path[0] != '/' && !home.empty() && home[0] == '/') rec.info.path = home + "/" + rec.info.path;
+                records << rec;
+            }
+            emit recordsListed(jobId, records);
             return;
         } catch (const ConnectionLostError& e) {
             session_.reset();  // reconnect once

@@ -1,5 +1,6 @@
 // Worker for one remote host: keeps an SshSession on its thread and runs `streetgan-trainer ls
-// ROOT --json` and `start --detach ...` over exec channels, and probes which trainer the host
+// ROOT --json` (the runs list), `ls ROOT --table --json` (the Runs table's records, listRecords)
+// and `start --detach ...` over exec channels, and probes which trainer the host
 // runs (RemoteTrainerSetup::probe). Each request carries a job id that
 // comes back with its result. Lives in a worker QThread; call its methods there.
 #pragma once
@@ -13,6 +14,7 @@
 #include "base/remote/SshOptions.h"
 #include "common/RunEntry.h"
 #include "remote/RemoteFolder.h"
+#include "remote/RemoteHostRecords.h"
 #include "remote/TrainerStatus.h"
 
 namespace streetgan {
@@ -27,6 +29,9 @@ public:
     RemoteHostWorker(SshOptions ssh, QString trainer);
     ~RemoteHostWorker() override;
     void listRuns(quint64 jobId, const QString& root);
+    /// The Runs table's records of the runs under `root` (`ls ROOT --table --json`, one exec);
+    /// emits recordsListed, or failed (a trainer too old for --table says so).
+    void listRecords(quint64 jobId, const QString& root);
     void startRun(quint64 jobId, const QStringList& trainArgs);
     /// Probes the host's trainer (the remembered one, PATH, ~/.local/bin); emits trainerProbed.
     void probeTrainer(quint64 jobId);
@@ -42,6 +47,7 @@ public:
 signals:
     void connected(const QString& label);
     void runsListed(quint64 jobId, const streetgan::ui::RunEntryList& runs);
+    void recordsListed(quint64 jobId, const streetgan::ui::RunRecordList& records);
     void runStarted(quint64 jobId, const QString& runPath);
     void trainerProbed(quint64 jobId, const streetgan::ui::TrainerStatus& status);
     /// `error` empty: the search listed `listed` folders (`cut`: it stopped at its bound).
@@ -54,6 +60,9 @@ signals:
 
 private:
     SshSession& session();
+    /// `sh -c` words that print the login folder (physical) on the first line, then run
+    /// `TRAINER ls ROOT ARGS...` from it, or print {"runs":[]} when ROOT does not exist.
+    std::string lsCommand(const std::string& root, const std::vector<std::string>& args) const;
     /// A host without the trainer: the TensorBoard runs under `root`, found over SFTP (none when
     /// it cannot be read).
     std::vector<RunInfo> tensorBoardRuns(const std::string& root);

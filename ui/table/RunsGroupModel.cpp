@@ -1,6 +1,5 @@
 #include "table/RunsGroupModel.h"
 
-#include <QCollator>
 #include <QMap>
 #include <QSet>
 #include <QTimer>
@@ -71,9 +70,7 @@ void RunsGroupModel::rebuild() {
         }
     }
     QStringList values = byValue.keys();
-    QCollator collator;
-    collator.setNumericMode(true);
-    std::sort(values.begin(), values.end(), [&](const QString& a, const QString& b) { return collator.compare(a, b) < 0; });
+    std::sort(values.begin(), values.end(), [](const QString& a, const QString& b) { return RunsTableProxy::naturalCompare(a, b) < 0; });
     QList<Group> groups;
     for (const QString& v : values) {
         Group g{v, byValue.value(v), {}, {}, {}};

@@ -1,24 +1,17 @@
 #include "table/RunsTableProxy.h"
 
-#include <QCollator>
-
 #include <cmath>
 
 #include "table/RunsTableModel.h"
 
 namespace streetgan::ui {
 
-RunsTableProxy::RunsTableProxy(RunsTableModel* source, QObject* parent)
-    : QSortFilterProxyModel(parent), table_(source), collator_(std::make_unique<QCollator>()) {
-    collator_->setNumericMode(true);
-    collator_->setCaseSensitivity(Qt::CaseInsensitive);
+RunsTableProxy::RunsTableProxy(RunsTableModel* source, QObject* parent) : QSortFilterProxyModel(parent), table_(source) {
     setSourceModel(source);
     setDynamicSortFilter(true);
     // A statistic chosen for an outcome column changes its numbers (and the header's title).
     connect(source, &QAbstractItemModel::headerDataChanged, this, [this] { invalidate(); });
 }
-
-RunsTableProxy::~RunsTableProxy() = default;
 
 QString RunsTableProxy::setColumnFilter(int column, const QString& text) {
     QString error;
@@ -110,6 +103,32 @@ void RunsTableProxy::applySort() {
     invalidate();
 }
 
+int RunsTableProxy::naturalCompare(const QString& a, const QString& b) {
+    qsizetype i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (a[i].isDigit() && b[j].isDigit()) {
+            qsizetype ei = i, ej = j;
+            while (ei < a.size() && a[ei].isDigit()) ++ei;
+            while (ej < b.size() && b[ej].isDigit()) ++ej;
+            // Leading zeros aside, a longer digit run is the larger number; equal lengths compare as text.
+            QStringView x = QStringView(a).mid(i, ei - i), y = QStringView(b).mid(j, ej - j);
+            while (x.size() > 1 && x[0] == '0') x = x.mid(1);
+            while (y.size() > 1 && y[0] == '0') y = y.mid(1);
+            if (x.size() != y.size()) return x.size() < y.size() ? -1 : 1;
+            if (const int c = x.compare(y); c != 0) return c < 0 ? -1 : 1;
+            i = ei;
+            j = ej;
+            continue;
+        }
+        const QChar ca = a[i].toCaseFolded(), cb = b[j].toCaseFolded();
+        if (ca != cb) return ca < cb ? -1 : 1;
+        ++i;
+        ++j;
+    }
+    if (i < a.size() || j < b.size()) return i < a.size() ? 1 : -1;
+    return a.compare(b);  // equal but for case or leading zeros: a stable order still
+}
+
 bool RunsTableProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
     const int a = left.row(), b = right.row();
     for (const SortKey& k : keys_) {
@@ -125,7 +144,7 @@ bool RunsTableProxy::lessThan(const QModelIndex& left, const QModelIndex& right)
         else if (std::isfinite(x) != std::isfinite(y))
             cmp = std::isfinite(x) ? -1 : 1;  // numbers before text in a mixed column
         else
-            cmp = collator_->compare(tx, ty);
+            cmp = naturalCompare(tx, ty);
         if (cmp != 0) return k.order == Qt::AscendingOrder ? cmp < 0 : cmp > 0;
     }
     return a < b;

@@ -14,8 +14,6 @@
 
 #include "table/ColumnFilter.h"
 
-class QCollator;
-
 namespace streetgan::ui {
 
 class RunsTableModel;
@@ -30,7 +28,6 @@ public:
     };
 
     explicit RunsTableProxy(RunsTableModel* source, QObject* parent = nullptr);
-    ~RunsTableProxy() override;
     RunsTableModel* table() const { return table_; }
 
     /// The filter of source column `column` (empty text: none). Returns "" or why `text` is not a
@@ -49,6 +46,9 @@ public:
     const QList<SortKey>& sortKeys() const { return keys_; }
 
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    /// Text order with digit runs compared as numbers ("run-9" < "run-10"), case-insensitive. Our
+    /// own: QCollator's numeric mode does nothing in the C locale (a test, a minimal system).
+    static int naturalCompare(const QString& a, const QString& b);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
@@ -61,7 +61,6 @@ private:
     QHash<int, ColumnFilter> boxFilters_;  ///< the filter box's "COLUMN = FILTER" terms
     QList<QRegularExpression> boxSearch_;  ///< the filter box's plain terms (name or host)
     QList<SortKey> keys_;
-    std::unique_ptr<QCollator> collator_;
 };
 
 }  // namespace streetgan::ui

@@ -1,0 +1,220 @@
+// The Runs table page on real runs: two tiny runs trained here by streetgan-trainer (one with
+// another learning rate; each with the best checkpoint the trainer marks), a run whose run.json is not JSON (shown with
+// its problem in the tooltip, never dropped), and a host's runs through the test sshd (`ls ROOT
+// --table --json` over SSH, RemoteHost::listRecords). Checked: the rows and columns filled off the
+// GUI thread, the models under QAbstractItemModelTester, selection -> settings panel (one run's
+// tree, two runs' diff) and runsSelected, differences only, the filter box and its error line,
+// grouping, pinning and hiding, the layout remembered and restored by column id, CSV export, and
+// the best checkpoint opened (local) or its run asked for (remote).
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+#include "remote/HostListModel.h"
+#include "remote/RemoteHost.h"
+#include "support/SshdFixture.h"
+#include "support/UiTestSupport.h"
+#include "table/RunsGroupModel.h"
+#include "table/RunsTableModel.h"
+#include "table/RunsTablePage.h"
+#include "table/RunsTableProxy.h"
+#include "table/RunsTableRoles.h"
+#include "table/SettingsTreeModel.h"
+#include "ui/remote/LoopbackHost.h"
+
+using namespace streetgan;
+using namespace streetgan::ui;
+using streetgan::test::SshdFixture;
+
+namespace {
+
+QString train(const QString& runDir, const QStringList& extra) {
+    QProcess p;
+    p.start(STREETGAN_TRAINER, QStringList{"train"} + test::tinyRunOptions(runDir, 6, 3) + extra);
+    if (!p.waitForFinished(test::kWaitMs)) return "the trainer did not finish";
+    return p.exitCode() == 0 ? QString() : QString::fromLocal8Bit(p.readAllStandardError());
+}
+
+int rowNamed(const RunsTableModel& m, const QString& name) {
+    for (int r = 0; r < m.rowCount(); ++r)
+        if (m.text(r, RunsTableModel::Run) == name) return r;
+    return -1;
+}
+
+}  // namespace
+
+class RunsTablePageTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    QString root_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        test::isolateSettings(tmp_.filePath("settings"));
+        root_ = tmp_.filePath("workspace");
+        QString e = train(root_ + "/alpha", {});
+        QVERIFY2(e.isEmpty(), qPrintable(e));
+        e = train(root_ + "/beta", {"--lr", "0.0005"});
+        QVERIFY2(e.isEmpty(), qPrintable(e));
+        QDir().mkpath(root_ + "/broken");
+        QFile bad(root_ + "/broken/run.json");
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"config\": {\"lr\": 0.001,");  // cut short
+    }
+
+    void fillsFromTheWorkspace() {
+        RunsTablePage page;
+        QAbstractItemModelTester t1(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(page.proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t3(page.groups(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t4(page.settingsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        page.resize(1200, 800);
+        page.show();
+        page.setWorkspace(root_);
+        RunsTableModel* m = page.model();
+        QTRY_COMPARE_WITH_TIMEOUT(m->rowCount(), 3, test::kWaitMs);
+        const int alpha = rowNamed(*m, "alpha"), beta = rowNamed(*m, "beta"), broken = rowNamed(*m, "broken");
+        QVERIFY(alpha >= 0 && beta >= 0 && broken >= 0);
+        const int lr = m->columnOf("setting:lr");
+        QVERIFY(lr > 0);
+        QCOMPARE(m->number(beta, lr), 0.0005);
+        QCOMPARE(m->record(alpha).info.step, int64_t(6));
+        QVERIFY(m->columnOf("scalar:loss_d") > 0);
+        QVERIFY(std::isfinite(m->number(alpha, m->columnOf("scalar:loss_d"))));
+        // The run that cannot be read is a row, its problem in every cell's tooltip.
+        const QString tip = m->index(broken, RunsTableModel::State).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("run.json"), qPrintable(tip));
+
+        // One run selected: its settings tree; two: the diff, lr marked.
+        QSignalSpy selected(&page, &RunsTablePage::runsSelected);
+        page.selectKeys({m->key(alpha)});
+        QCOMPARE(page.settingsModel()->columnCount(), 2);
+        QVERIFY(page.settingsModel()->find("lr").isValid());
+        QVERIFY(selected.wait(test::kWaitMs));
+        QCOMPARE(selected.last().at(0).toStringList(), QStringList{m->key(alpha)});
+        page.selectKeys({m->key(alpha), m->key(beta)});
+        QCOMPARE(page.settingsModel()->columnCount(), 3);
+        QVERIFY(page.settingsModel()->differs(page.settingsModel()->find("lr")));
+        QVERIFY(!page.settingsModel()->differs(page.settingsModel()->find("preset")));
+
+        // Differences only across the two selected: lr shown, preset hidden; off: both shown.
+        const int preset = m->columnOf("setting:preset");
+        page.setDifferencesOnly(true);
+        QVERIFY(page.isColumnShown(lr));
+        QVERIFY(!page.isColumnShown(preset));
+        page.setDifferencesOnly(false);
+        QVERIFY(page.isColumnShown(preset));
+
+        // The filter box: a range on lr; a bad term says why under the toolbar.
+        QVERIFY(page.setFilterText("lr = 0.0004..0.001").isEmpty());
+        QCOMPARE(page.proxy()->rowCount(), 1);
+        QVERIFY(!page.setFilterText("lr = 1..a").isEmpty());
+        QVERIFY(page.findChild<QLabel*>("runsTableFilterError")->isVisibleTo(&page));
+        page.setFilterText({});
+        QCOMPARE(page.proxy()->rowCount(), 3);
+
+        // Grouped by preset: one group of the two trained runs (the broken one has none).
+        page.setGroupColumn(preset);
+        QTRY_VERIFY_WITH_TIMEOUT(page.groups()->rowCount() >= 1, test::kWaitMs);
+        bool found = false;
+        for (int g = 0; g < page.groups()->rowCount(); ++g)
+            if (page.groups()->groupValue(g) == "tiny-32") found = page.groups()->runCount(g) == 2;
+        QVERIFY(found);
+        page.setGroupColumn(-1);
+
+        // CSV of the table as shown.
+        const QString csv = tmp_.filePath("runs.csv");
+        QVERIFY(page.exportCsv(csv).isEmpty());
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(f.readAll()).split("\r\n", Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 4);
+        QVERIFY(lines[0].startsWith("Run,"));
+
+        // The best checkpoint (the trainer marks it by its SWD): a local file asked to be opened; a
+        // run without one says so.
+        QSignalSpy open(&page, &RunsTablePage::openCheckpointRequested);
+        QVERIFY(page.openBest(beta));
+        QCOMPARE(open.count(), 1);
+        QVERIFY(QFileInfo(open.last().at(0).toString()).isFile());
+        QVERIFY(open.last().at(0).toString().endsWith("beta/checkpoints/best.pt"));
+        QVERIFY(!page.openBest(broken));
+    }
+
+    void layoutIsRememberedByColumnId() {
+        QVariantMap saved;
+        {
+            RunsTablePage page;
+            page.setWorkspace(root_);
+            QTRY_COMPARE_WITH_TIMEOUT(page.model()->rowCount(), 3, test::kWaitMs);
+            RunsTableModel* m = page.model();
+            QSignalSpy changed(&page, &RunsTablePage::layoutChanged);
+            page.setColumnHidden(RunsTableModel::Images, true);
+            page.setColumnPinned(m->columnOf("setting:lr"), true);
+            page.moveColumn("state", 0);
+            const int lossD = m->columnOf("scalar:loss_d");
+            m->setStatistic(lossD, RunsTableModel::Statistic::Min);
+            QVERIFY(changed.count() >= 3);
+            QVERIFY(!page.isColumnShown(RunsTableModel::Images));
+            QVERIFY(!page.isColumnShown(m->columnOf("setting:lr")));  // in the frozen view instead
+            QVERIFY(!page.pinnedTable()->isColumnHidden(m->columnOf("setting:lr")));
+            QCOMPARE(page.visibleColumns().value(0), m->columnOf("setting:lr"));
+            QCOMPARE(page.visibleColumns().value(1), int(RunsTableModel::State));
+            saved = page.columnLayout();
+        }
+        RunsTablePage again;
+        again.restoreColumnLayout(saved);  // before any column exists: applied as they come
+        again.setWorkspace(root_);
+        QTRY_COMPARE_WITH_TIMEOUT(again.model()->rowCount(), 3, test::kWaitMs);
+        RunsTableModel* m = again.model();
+        QVERIFY(!again.isColumnShown(RunsTableModel::Images));
+        QVERIFY(again.isColumnPinned(m->columnOf("setting:lr")));
+        QCOMPARE(again.visibleColumns().value(1), int(RunsTableModel::State));
+        QCOMPARE(m->column(m->columnOf("scalar:loss_d")).statistic, RunsTableModel::Statistic::Min);
+    }
+
+    void remoteHostThroughSshd() {
+        QDir().mkpath(tmp_.filePath("sshd"));
+        SshdFixture::generateKey(tmp_.filePath("id_user").toStdString());
+        QFile::copy(tmp_.filePath("id_user.pub"), tmp_.filePath("authorized_keys"));
+        SshdFixture sshd(tmp_.filePath("sshd").toStdString(), tmp_.filePath("authorized_keys").toStdString());
+        QFile known(tmp_.filePath("known_hosts"));
+        QVERIFY(known.open(QIODevice::WriteOnly));
+        known.write(QByteArray::fromStdString(sshd.knownHostsLine() + "\n"));
+        known.close();
+        test::writeRun(tmp_.filePath("remote-runs/gamma"), 300, 0);
+        HostConfig c = test::loopbackHost(sshd.port(), tmp_);
+
+        HostListModel hosts(nullptr);
+        RunsTablePage page;
+        page.setPriceLookup([](const QString&) { return 3.0; });
+        page.setHostModel(&hosts);
+        QSignalSpy listed(&page, &RunsTablePage::sourceListed);
+        RemoteHost* host = hosts.hostFor(c);
+        host->refresh();  // the runs list; the table follows with the records
+        QTRY_VERIFY_WITH_TIMEOUT(page.model()->rowCount() == 1, test::kWaitMs);
+        RunsTableModel* m = page.model();
+        QCOMPARE(m->hostLabel(0), host->label());
+        QCOMPARE(m->text(0, RunsTableModel::Run), QString("gamma"));
+        QVERIFY(m->key(0).startsWith(host->label() + ":/"));
+        QVERIFY(m->columnOf("scalar:loss_d") > 0);
+        QVERIFY(!listed.isEmpty());
+        QCOMPARE(listed.last().at(0).toString(), host->label());
+        // The run is gone on the host: its row goes with the next listing.
+        QVERIFY(QDir(tmp_.filePath("remote-runs/gamma")).removeRecursively());
+        host->listRecords();
+        QTRY_COMPARE_WITH_TIMEOUT(m->rowCount(), 0, test::kWaitMs);
+    }
+};
+
+QTEST_MAIN(RunsTablePageTest)
+#include "RunsTablePageTest.moc"
