@@ -23,6 +23,7 @@
 #include "base/remote/RemoteError.h"
 #include "base/remote/SftpFileReader.h"
 #include "base/remote/SshSession.h"
+#include "base/run/CheckpointName.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -130,16 +131,19 @@ bool SftpClient::exists(const std::string& path) {
     fail("read", path);
 }
 
-std::vector<RemoteFileInfo> SftpClient::numbered(const std::string& runDir, const std::string& sub, const std::string& pattern) {
-    const std::regex re(pattern);
-    std::vector<RemoteFileInfo> files;
+std::vector<RemoteFileInfo> SftpClient::listIfExists(const std::string& folder) {
     try {
-        files = list(runDir + "/" + sub);  // no stat first: one round trip less
+        return list(folder);  // no stat first: one round trip less
     } catch (const RemoteError&) {
         const int e = sftp_get_error(sftp_);
         if (ssh_is_connected(session_.handle()) && (e == SSH_FX_NO_SUCH_FILE || e == SSH_FX_NO_SUCH_PATH)) return {};
         throw;
     }
+}
+
+std::vector<RemoteFileInfo> SftpClient::numbered(const std::string& runDir, const std::string& sub, const std::string& pattern) {
+    const std::regex re(pattern);
+    std::vector<RemoteFileInfo> files = listIfExists(runDir + "/" + sub);
     std::vector<std::pair<long long, RemoteFileInfo>> keyed;
     for (auto& f : files) {
         std::smatch m;
@@ -158,7 +162,18 @@ RemoteRunFiles SftpClient::listRun(const std::string& runDir) {
     return r;
 }
 
-std::vector<RemoteFileInfo> SftpClient::listCheckpoints(const std::string& runDir) { return numbered(runDir, "checkpoints", R"(checkpoint_(\d+)\.pt)"); }
+std::vector<RemoteFileInfo> SftpClient::listCheckpoints(const std::string& runDir) {
+    // Both names of CheckpointName (an epoch's own file and a mid-epoch step file), in its order;
+    // best.pt is a copy of one of them and not listed (as RunDirectory::checkpoints).
+    std::vector<RemoteFileInfo> files = listIfExists(runDir + "/checkpoints");
+    std::vector<std::pair<CheckpointName, RemoteFileInfo>> named;
+    for (auto& f : files)
+        if (const auto n = CheckpointName::parse(f.name); n && f.isRegular) named.emplace_back(*n, std::move(f));
+    std::stable_sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<RemoteFileInfo> out;
+    for (auto& n : named) out.push_back(std::move(n.second));
+    return out;
+}
 
 std::string SftpClient::readRange(const std::string& remotePath, uint64_t offset, std::size_t maxBytes) {
     SftpFileReader reader(sftp_->channel, session_.label(), remotePath);  // open and stat: one round trip

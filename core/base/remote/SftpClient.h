@@ -30,9 +30,10 @@ struct RemoteFileInfo {
     bool isRegular = false;
 };
 
-/// The files of a run directory, each list sorted (checkpoints by epoch, samples by step).
+/// The files of a run directory, each list sorted (checkpoints oldest first as CheckpointName
+/// orders them, samples by step).
 struct RemoteRunFiles {
-    std::vector<RemoteFileInfo> checkpoints;  ///< checkpoints/checkpoint_<epoch>.pt
+    std::vector<RemoteFileInfo> checkpoints;  ///< checkpoints/checkpoint_<epoch>.pt and checkpoint_<epoch>_step<step>.pt
     std::vector<RemoteFileInfo> samples;      ///< samples/step_<N>.png
 };
 
@@ -98,6 +99,8 @@ private:
     /// The files of `runDir`/`sub` whose names match `pattern` (one number captured), sorted by
     /// it; a missing folder: none.
     std::vector<RemoteFileInfo> numbered(const std::string& runDir, const std::string& sub, const std::string& pattern);
+    /// list(folder), or none when the folder does not exist (the connection still up).
+    std::vector<RemoteFileInfo> listIfExists(const std::string& folder);
     SshSession& session_;
     sftp_session_struct* sftp_ = nullptr;
 };

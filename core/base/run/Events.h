@@ -290,8 +290,8 @@ struct UnknownEvent {
     nlohmann::json fields;  ///< the whole object, "kind" included
 };
 
-using Event =
-    std::variant<MetricsEvent, SystemEvent, StatusEvent, DataEvent, CheckpointEvent, SampleEvent, MetricEvent, ControlEvent, ErrorEvent, BestEvent, UnknownEvent>;
+using Event = std::variant<MetricsEvent, SystemEvent, StatusEvent, DataEvent, CheckpointEvent, SampleEvent, MetricEvent, ControlEvent, ErrorEvent, BestEvent,
+                           UnknownEvent>;
 
 void to_json(nlohmann::json& j, const StatusEvent& e);
 void to_json(nlohmann::json& j, const DataEvent& e);

@@ -55,13 +55,18 @@ protected:
 TEST_F(SftpTest, ListsARunsCheckpointsAndSamplesInOrder) {
     const std::string run = tmp / "remote run";
     for (const char* f : {"checkpoints/checkpoint_10.pt", "checkpoints/checkpoint_2.pt", "checkpoints/checkpoint_0.pt", "checkpoints/notes.txt",
-                          "checkpoints/.checkpoint_11.pt.tmp", "samples/step_100.png", "samples/step_20.png", "events.jsonl"})
+                          "checkpoints/.checkpoint_11.pt.tmp", "checkpoints/checkpoint_2_step900.pt", "checkpoints/checkpoint_2_step850.pt",
+                          "checkpoints/best.pt", "samples/step_100.png", "samples/step_20.png", "events.jsonl"})
         write(run + "/" + f, f);
     const RemoteRunFiles files = sftp->listRun(run);
-    ASSERT_EQ(files.checkpoints.size(), 3u);
-    EXPECT_EQ(files.checkpoints[0].name, "checkpoint_0.pt");
-    EXPECT_EQ(files.checkpoints[2].name, "checkpoint_10.pt");
-    EXPECT_EQ(files.checkpoints[2].size, std::string("checkpoints/checkpoint_10.pt").size());
+    // Oldest first as CheckpointName orders them: an epoch's step files before its own file;
+    // best.pt (a copy of one of them) is not listed.
+    std::vector<std::string> names;
+    for (const auto& f : files.checkpoints) names.push_back(f.name);
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"checkpoint_0.pt", "checkpoint_2_step850.pt", "checkpoint_2_step900.pt", "checkpoint_2.pt", "checkpoint_10.pt"}));
+    ASSERT_EQ(files.checkpoints.size(), 5u);
+    EXPECT_EQ(files.checkpoints[4].size, std::string("checkpoints/checkpoint_10.pt").size());
     ASSERT_EQ(files.samples.size(), 2u);
     EXPECT_EQ(files.samples[0].name, "step_20.png");
     const auto all = sftp->list(run);
