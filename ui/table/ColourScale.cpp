@@ -16,6 +16,7 @@ namespace {
 constexpr std::array<std::array<int, 3>, 9> kViridis = {
     {{68, 1, 84}, {71, 44, 122}, {59, 81, 139}, {44, 113, 142}, {33, 144, 141}, {39, 173, 129}, {92, 200, 99}, {170, 220, 50}, {253, 231, 37}}};
 constexpr int kBarWidth = 12;
+constexpr double kLevels = 48;    // shades of the sequential map that rows get
 constexpr int kMaxSwatches = 12;  // more categories than that: the rest summed up in one line
 
 }  // namespace
@@ -40,7 +41,9 @@ QColor ColourScale::colour(int row, const QColor& neutral) const {
     // bar's bottom is always the low end.
     ColumnAxis unflipped = axis_;
     unflipped.setFlipped(false);
-    return sequential(unflipped.rowPosition(row));
+    // In kLevels steps: a view draws the runs of one colour in one call (a call per run is slow),
+    // and 48 shades are more than the eye tells apart on a line.
+    return sequential(std::round(unflipped.rowPosition(row) * kLevels) / kLevels);
 }
 
 int ColourScale::legendWidth(const QFontMetrics& fm) const {

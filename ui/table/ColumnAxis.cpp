@@ -1,10 +1,10 @@
 #include "table/ColumnAxis.h"
 
 #include <QAbstractItemModel>
-#include <QCollator>
 
 #include <algorithm>
 
+#include "table/RunsTableProxy.h"
 #include "table/RunsTableRoles.h"
 
 namespace streetgan::ui {
@@ -48,9 +48,7 @@ void ColumnAxis::read(const QAbstractItemModel& model) {
         // as numbers), so an axis keeps its order whatever the table's sorting.
         for (const QString& t : texts)
             if (!t.isEmpty() && !categories_.contains(t)) categories_ << t;
-        QCollator collator;
-        collator.setNumericMode(true);
-        std::sort(categories_.begin(), categories_.end(), collator);
+        std::sort(categories_.begin(), categories_.end(), [](const QString& a, const QString& b) { return RunsTableProxy::naturalCompare(a, b) < 0; });
         for (int r = 0; r < n; ++r)
             if (!texts[r].isEmpty()) values_[r] = categories_.indexOf(texts[r]);
     }
@@ -153,11 +151,14 @@ QVector<ColumnAxis::Tick> ColumnAxis::logTicks(int wanted) const {
     const double every = std::max(1.0, std::ceil((last - first + 1) / std::max(1, wanted)));
     QVector<Tick> out;
     for (double d = first; d <= last; d += every) out.push_back({position(std::pow(10.0, d)), format(std::pow(10.0, d))});
-    if (out.isEmpty()) {
-        // Less than a decade: the ends' values, so the axis still reads.
-        out.push_back({position(min_), format(min_)});
-        if (max_ > min_) out.push_back({position(max_), format(max_)});
-    }
+    if (out.size() >= 3 || wanted < 3) return out;
+    // Two decades or less: 2 and 5 times each power of ten as well, so the axis still reads.
+    out.clear();
+    for (double d = std::floor(lo); d <= hi; d += 1)
+        for (double m : {1.0, 2.0, 5.0}) {
+            const double v = m * std::pow(10.0, d);
+            if (std::log10(v) >= lo - 1e-9 && std::log10(v) <= hi + 1e-9) out.push_back({position(v), format(v)});
+        }
     return out;
 }
 

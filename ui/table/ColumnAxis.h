@@ -1,7 +1,7 @@
 // One column of the Runs table read as an axis, shared by the table's views (the parallel
 // coordinates' axes, the scatter's x and y, the colour scale): each row's value (a NumberRole
 // number, or for a categorical column the index of its DisplayRole text among the column's
-// categories, sorted naturally: "tiny-32" before "tiny-128"), the range, a log or linear scale,
+// categories, sorted naturally as the table sorts: "tiny-32" before "tiny-128"), the range, a log or linear scale,
 // flip, the map from value to a position in [0, 1] along the axis and back, and ticks with
 // readable labels (decades on a log scale). The one place that decides whether a log scale may be
 // used (every value > 0) and how a categorical column is laid out (evenly spaced categories).
@@ -67,8 +67,8 @@ public:
     double rowPosition(int row) const { return position(value(row)); }
     /// The value at `position` (the inverse of position()).
     double valueAt(double position) const;
-    /// About `wanted` ticks on round numbers inside the range (decades on a log scale, each
-    /// category on a categorical axis).
+    /// About `wanted` ticks on round numbers inside the range (decades on a log scale, with 2 and
+    /// 5 times each when that makes fewer than 3; each category on a categorical axis).
     QVector<Tick> ticks(int wanted) const;
 
     /// A number as the axes write it: 3 significant digits, no trailing zeros ("0.0002", "1.5e+06").

@@ -7,6 +7,7 @@
 // highlighted runs drawn bold on top (in the pixels), the hover tooltip naming the run; a grab of
 // a 1,000-run, 12-axis view in light and dark saved as PNGs to look at.
 #include <QAction>
+#include <QElapsedTimer>
 #include <QMenu>
 #include <QSignalSpy>
 #include <QTest>
@@ -108,7 +109,15 @@ private slots:
         QVERIFY(std::abs(view_->polyline(3)[0].y() - yOf(*view_, Lr, 2e-4)) < 1e-9);
         QStringList labels;
         for (const auto& t : lr->ticks(6)) labels << t.label;
-        QCOMPARE(labels, QStringList({"0.0001", "0.001"}));
+        // One decade: 2 and 5 times its powers of ten too.
+        QCOMPARE(labels, QStringList({"0.0001", "0.0002", "0.0005", "0.001"}));
+        view_->setAxes({Lr, Fid});
+        addRun(model_, "key-4", "run-e", {num(1e-7), cat("x"), num(1), num(1), num(1)});
+        labels.clear();
+        for (const auto& t : view_->axis(Lr)->ticks(6)) labels << t.label;
+        QCOMPARE(labels, QStringList({"1e-07", "1e-06", "1e-05", "0.0001", "0.001"}));
+        for (const auto& t : view_->axis(Lr)->ticks(3)) labels << t.label;
+        QCOMPARE(labels.mid(5), QStringList({"1e-07", "1e-05", "0.001"}));  // every second decade
         QVERIFY(view_->setAxisLog(Lr, false));
         QVERIFY(!view_->axisLog(Lr));
     }
@@ -177,8 +186,8 @@ private slots:
         QSignalSpy cleared(view_.get(), &ParallelCoordinatesView::brushCleared);
         const QRectF r = view_->plotRect();
         const int x = static_cast<int>(std::lround(view_->axisX(Fid)));
-        // Drag FID's axis from its top (80) down to its middle (50).
-        const QPoint from(x, static_cast<int>(std::lround(r.top()))), to(x, static_cast<int>(std::lround(r.center().y())));
+        // Drag FID's axis from just above its top (80: the brush stops at the axis' end) down to its middle (50).
+        const QPoint from(x, static_cast<int>(r.top()) - 4), to(x, static_cast<int>(std::lround(r.center().y())));
         QTest::mousePress(view_.get(), Qt::LeftButton, {}, from);
         QTest::mouseMove(view_.get(), QPoint(x, from.y() + 20));
         QTest::mouseMove(view_.get(), to);
@@ -187,7 +196,7 @@ private slots:
         QCOMPARE(changed[0][0].toInt(), int(Fid));
         const double lo = changed[0][1].toDouble(), hi = changed[0][2].toDouble();
         const double pixel = 60.0 / r.height();  // FID per pixel
-        QVERIFY2(std::abs(lo - 50) <= pixel && std::abs(hi - 80) <= pixel, qPrintable(QString("%1 %2").arg(lo).arg(hi)));
+        QVERIFY2(std::abs(lo - 50) <= pixel && hi == 80, qPrintable(QString("%1 %2").arg(lo).arg(hi)));
         QVERIFY(view_->hasBrush(Fid));
         // Inside: FID 80 and 60; outside, drawn faint: 20 and 45.
         QVERIFY(view_->rowInBrush(0) && view_->rowInBrush(3));
@@ -253,7 +262,8 @@ private slots:
         // On top: the middle of run-c's first segment is its colour, whatever crosses it.
         const QPolygonF line = view_->polyline(2);
         const QPointF mid = (line[0] + line[1]) / 2;
-        QCOMPARE(after.pixelColor(mid.toPoint()).rgb(), c.rgb());
+        const QColor at = after.pixelColor(mid.toPoint());
+        QVERIFY2(std::abs(at.red() - c.red()) + std::abs(at.green() - c.green()) + std::abs(at.blue() - c.blue()) < 12, qPrintable(at.name()));
         // Highlighted even outside the brush.
         view_->setBrush(Fid, 70, 90);
         QCOMPARE(view_->rowStyle(2), ParallelCoordinatesView::RowStyle::Highlighted);
@@ -302,6 +312,19 @@ private slots:
         v.show();
         QVERIFY(QTest::qWaitForWindowExposed(&v));
         QCOMPARE(v.polyline(999).size(), 12);
+        // How long a change costs (layout and drawing) and a repaint from the cache: printed, not
+        // checked (the suite runs on busy machines).
+        QElapsedTimer clock;
+        clock.start();
+        QVector<qint64> changedMs;
+        for (int k = 0; k < 3; ++k) {
+            v.setHighlighted({"key-5", "key-77", QString("key-%1").arg(k)});
+            v.grab();
+            changedMs << clock.restart();
+        }
+        v.grab();
+        qInfo("1,000 runs x 12 axes: %lld, %lld, %lld ms to redraw after a change, %lld ms to repaint from the cache", changedMs[0], changedMs[1], changedMs[2],
+              clock.elapsed());
         QVERIFY(v.grab().save("/tmp/parallel-coordinates-light.png"));
         v.setPalette(ThemeManager::darkPalette());
         QVERIFY(v.grab().save("/tmp/parallel-coordinates-dark.png"));
