@@ -12,7 +12,7 @@ std::vector<RunRecord> RunRecordCache::list(const std::string& root) {
         Entry e;
         if (auto it = runs_.find(d); it != runs_.end()) e = std::move(it->second);
         RunRecordReader::readMore(d, e.record, e.progress);
-        e.record.info.name = RunRecordReader::nameUnder(root, d, e.record.info);
+        e.record.info.name = RunStatus::listedName(root, d, e.record.info);
         lastBytesRead_ += e.progress.bytesRead;
         out.push_back(e.record);
         kept.emplace(d, std::move(e));

@@ -385,15 +385,11 @@ RunRecord RunRecordReader::read(const std::string& runDir) {
     return r;
 }
 
-std::string RunRecordReader::nameUnder(const std::string& root, const std::string& dir, const RunInfo& info) {
-    return info.state == TensorBoardRun::kState ? RunStatus::tensorBoardNameUnder(root, dir) : RunStatus::nameUnder(root, dir);
-}
-
 std::vector<RunRecord> RunRecordReader::list(const std::string& root) {
     std::vector<RunRecord> out;
     for (const std::string& d : RunStatus::runDirectories(root)) {
         out.push_back(read(d));
-        out.back().info.name = nameUnder(root, d, out.back().info);
+        out.back().info.name = RunStatus::listedName(root, d, out.back().info);
     }
     return out;
 }

@@ -81,8 +81,6 @@ public:
     static RunRecord read(const std::string& runDir);
     /// Every run under `root` as RunStatus::list finds and names them; IoError when ROOT is not a folder.
     static std::vector<RunRecord> list(const std::string& root);
-    /// The name list() gives the run `dir` found under `root` (RunStatus's rule).
-    static std::string nameUnder(const std::string& root, const std::string& dir, const RunInfo& info);
 };
 
 }  // namespace streetgan

@@ -277,6 +277,10 @@ std::string RunStatus::tensorBoardNameUnder(const std::string& root, const std::
     return nameUnder(root, dir);
 }
 
+std::string RunStatus::listedName(const std::string& root, const std::string& dir, const RunInfo& info) {
+    return info.state == TensorBoardRun::kState ? tensorBoardNameUnder(root, dir) : nameUnder(root, dir);
+}
+
 std::vector<RunInfo> RunStatus::listTensorBoard(EventFileSource& files, const std::string& root) {
     std::vector<RunInfo> runs;
     for (const auto& rel : TensorBoardRun::find(files, root, kTensorBoardDepth)) {
@@ -293,7 +297,7 @@ std::vector<RunInfo> RunStatus::list(const std::string& root) {
     std::vector<RunInfo> runs;
     for (const auto& d : runDirectories(root)) {
         runs.push_back(read(d));
-        runs.back().name = runs.back().state == TensorBoardRun::kState ? tensorBoardNameUnder(root, d) : nameUnder(root, d);
+        runs.back().name = listedName(root, d, runs.back());
     }
     return runs;
 }

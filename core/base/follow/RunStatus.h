@@ -71,6 +71,9 @@ public:
     /// A TensorBoard run's name as its users know it: nameUnder(), but the reference project's
     /// RUNS/NAME/events/ is NAME (the folder the trainer was given), not NAME/events.
     static std::string tensorBoardNameUnder(const std::string& root, const std::string& dir);
+    /// The name a listing of `root` gives the run `dir` that read as `info`: tensorBoardNameUnder()
+    /// for a TensorBoard run, else nameUnder() (list(), RunStatusCache and RunRecordReader).
+    static std::string listedName(const std::string& root, const std::string& dir, const RunInfo& info);
     static constexpr int kTensorBoardDepth = 3;
     /// The state a reader reports given the last status event's state and the lock.
     static std::string effectiveState(const std::string& lastStatus, bool alive);

@@ -1,7 +1,5 @@
 #include "base/follow/RunStatusCache.h"
 
-#include "base/tensorboard/TensorBoardRun.h"
-
 namespace streetgan {
 
 std::vector<RunInfo> RunStatusCache::list(const std::string& root) {
@@ -15,7 +13,7 @@ std::vector<RunInfo> RunStatusCache::list(const std::string& root) {
         const uint64_t before = e.progress.offset;
         const bool fresh = !e.progress.started;
         RunStatus::readMore(d, e.info, e.progress);
-        e.info.name = e.info.state == TensorBoardRun::kState ? RunStatus::tensorBoardNameUnder(root, d) : RunStatus::nameUnder(root, d);
+        e.info.name = RunStatus::listedName(root, d, e.info);
         // What was read: from the old offset (or the tail's start) to the new one.
         if (e.progress.offset > before || fresh) lastBytesRead_ += e.progress.offset - (fresh ? 0 : before);
         out.push_back(e.info);
