@@ -41,9 +41,7 @@ QColor ColourScale::colour(int row, const QColor& neutral) const {
     // bar's bottom is always the low end.
     ColumnAxis unflipped = axis_;
     unflipped.setFlipped(false);
-    // In kLevels steps: a view draws the runs of one colour in one call (a call per run is slow),
-    // and 48 shades are more than the eye tells apart on a line.
-    return sequential(std::round(unflipped.rowPosition(row) * kLevels) / kLevels);
+    return sequential(unflipped.rowPosition(row));
 }
 
 int ColourScale::legendWidth(const QFontMetrics& fm) const {

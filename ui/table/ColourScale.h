@@ -24,8 +24,7 @@ public:
     const ColumnAxis& axis() const { return axis_; }
     bool active() const { return axis_.kind() != ColumnAxis::Kind::Empty; }
 
-    /// The row's colour (one of a few dozen: views batch the runs of one colour); `neutral` when
-    /// no column colours it or its value is missing.
+    /// The row's colour; `neutral` when no column colours it or its value is missing.
     QColor colour(int row, const QColor& neutral) const;
     /// The sequential map at `t` in [0, 1].
     static QColor sequential(double t);

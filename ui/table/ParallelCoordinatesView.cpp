@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "table/LineRaster.h"
+
 namespace streetgan::ui {
 namespace {
 
@@ -18,20 +20,10 @@ constexpr double kHoverPx = 6;      // a line this near the cursor is the hovere
 constexpr double kAxisGrabPx = 10;  // a press this near an axis' line starts a brush
 constexpr double kDragPx = 3;       // a press that moves less is a click (it clears the brush)
 constexpr int kFaintAlpha = 38, kNormalAlpha = 200;
-constexpr int kSmoothLines = 300;
 
 QColor withAlpha(QColor c, int alpha) {
     c.setAlpha(alpha);
     return c;
-}
-
-// The pen of the many lines: one pixel wide and cosmetic, which Qt's raster engine draws
-// antialiased on a fast path (a wider or non-cosmetic pen is stroked as a path: 1,000 runs over 12
-// axes took ~0.8 s to draw instead of tens of milliseconds).
-QPen thin(const QColor& c) {
-    QPen pen(c, 1);
-    pen.setCosmetic(true);
-    return pen;
 }
 
 QFont smaller(QFont f) {
@@ -300,30 +292,18 @@ void ParallelCoordinatesView::paintEmpty(QPainter& p) const {
     p.drawText(rect(), Qt::AlignCenter, text);
 }
 
-// Faint lines first, then the runs inside the brush, then the highlighted ones on top of all.
-// The many are drawn in one call per colour (ColourScale has a few dozen): Qt's raster engine
-// costs ~0.4 ms a call whatever its length (it hands work to a thread pool), so a call per run
-// made 1,000 runs take 0.4 s, on every step of a brush drag. Past kSmoothLines lines they are
-// drawn aliased: at that density the steps do not show, and antialiasing costs several times more.
+// Faint lines first, then the runs inside the brush (both rasterized by LineRaster, drawn in one
+// call: see there why), then the highlighted ones on top of all, bold, with QPainter.
 void ParallelCoordinatesView::paintLines(QPainter& p) const {
-    QMap<QRgb, QVector<QLineF>> faint, normal;
     QVector<int> bold;
-    for (int r = 0; r < lines_.size(); ++r) {
-        const RowStyle s = rowStyle(r);
-        if (s == RowStyle::Highlighted) {
-            bold << r;
-            continue;
+    LineRaster layer(pixmap_.size(), pixmap_.devicePixelRatio());
+    for (RowStyle pass : {RowStyle::Faint, RowStyle::Normal})
+        for (int r = 0; r < lines_.size(); ++r) {
+            const RowStyle s = rowStyle(r);
+            if (s == RowStyle::Highlighted && pass == RowStyle::Faint) bold << r;
+            if (s == pass) layer.draw(lines_[r], lineColours_[r].rgb(), pass == RowStyle::Faint ? kFaintAlpha : kNormalAlpha);
         }
-        QVector<QLineF>& segments = (s == RowStyle::Faint ? faint : normal)[lineColours_[r].rgba()];
-        for (int i = 0; i + 1 < lines_[r].size(); ++i) segments << QLineF(lines_[r][i], lines_[r][i + 1]);
-    }
-    p.setRenderHint(QPainter::Antialiasing, lines_.size() - bold.size() <= kSmoothLines);
-    for (auto [group, alpha] : {std::pair{&faint, kFaintAlpha}, std::pair{&normal, kNormalAlpha}})
-        for (auto it = group->constBegin(); it != group->constEnd(); ++it) {
-            p.setPen(thin(withAlpha(QColor::fromRgba(it.key()), alpha)));
-            p.drawLines(it.value());
-        }
-    p.setRenderHint(QPainter::Antialiasing);
+    p.drawImage(QPointF(0, 0), layer.image());
     // A halo in the background colour sets the bold lines apart from those they cross.
     for (int r : bold) {
         p.setPen(QPen(palette().color(QPalette::Base), 5.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
