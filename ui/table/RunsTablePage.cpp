@@ -82,6 +82,10 @@ RunsTablePage::RunsTablePage(QWidget* parent)
     connect(lister_, &RunRecordLister::failed, this, [this](quint64, const QString& m) {
         listing_ = false;
         emit statusMessage(tr("Runs table: %1").arg(m));
+        if (again_) {
+            again_ = false;
+            listWorkspace();
+        }
     });
     thread_->start();
     connect(model_, &QAbstractItemModel::columnsInserted, this, [this] {
