@@ -126,6 +126,16 @@ void ParallelCoordinatesView::clearBrush(int column) {
     emit brushCleared(column);
 }
 
+QStringList ParallelCoordinatesView::brushedCategories(int column) const {
+    const ColumnAxis* a = axis(column);
+    if (!a || a->kind() != ColumnAxis::Kind::Categorical || !hasBrush(column)) return {};
+    const auto [lo, hi] = brush(column);
+    QStringList out;
+    for (int i = 0; i < a->categories().size(); ++i)
+        if (i >= lo && i <= hi) out << a->categories()[i];
+    return out;
+}
+
 bool ParallelCoordinatesView::rowInBrush(int row) const {
     ensure();
     for (auto it = brushes_.constBegin(); it != brushes_.constEnd(); ++it) {

@@ -67,6 +67,9 @@ public:
     bool hasBrush(int column) const { return brushes_.contains(column); }
     /// The brushed interval of axis `column` (values; empty pair when not brushed).
     std::pair<double, double> brush(int column) const { return brushes_.value(column); }
+    /// The categories inside axis `column`'s brush when it is categorical (brushChanged's lo and hi
+    /// are then category indices: a filter of the table wants these names); empty otherwise.
+    QStringList brushedCategories(int column) const;
     /// Whether the model's row is inside every brush (true when there is none).
     bool rowInBrush(int row) const;
     /// The runs drawn bold on top, by their KeyRole.

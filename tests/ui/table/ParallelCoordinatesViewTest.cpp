@@ -171,6 +171,12 @@ private slots:
         QStringList labels;
         for (const auto& t : preset->ticks(5)) labels << t.label;
         QCOMPARE(labels, preset->categories());
+        // A brush over it holds category indices; the names inside it, for the table's filter.
+        view_->setBrush(Preset, 0.6, 2.2);
+        QCOMPARE(view_->brushedCategories(Preset), QStringList({"tiny-32", "tiny-128"}));
+        QVERIFY(!view_->rowInBrush(1) && view_->rowInBrush(0) && view_->rowInBrush(2));
+        view_->setBrush(Fid, 0, 100);
+        QVERIFY(view_->brushedCategories(Fid).isEmpty());
     }
 
     void missingValueOnTheNaTick() {
