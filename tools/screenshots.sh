@@ -2,7 +2,7 @@
 # Renders docs/screenshots/*.png: the welcome page (first start), the dashboard with a live run,
 # two runs compared, the checkpoint browser, the latent explorer, its export dialog, dark mode and
 # a run of another trainer (the reference project's TensorBoard logs) with its Scalars tab and the
-# img_list grids of its checkpoints,
+# img_list grids of its checkpoints, and the Runs table (two runs side by side, parallel coordinates),
 # under Xvfb at 1280x800 (a laptop screen: a shot shows what such a user sees, cut-offs included).
 # Usage: tools/screenshots.sh [BUILD_DIR]   (default build/release; builds what it needs there)
 # Needs: xvfb-run (xvfb, xauth), the build's streetgan-trainer and screenshot_tour.

@@ -24,6 +24,8 @@
 #include "explorer/ExplorerPage.h"
 #include "explorer/ExportDialog.h"
 #include "runs/RunSession.h"
+#include "table/RunsTableModel.h"
+#include "table/RunsTablePage.h"
 
 using streetgan::ui::MainWindow;
 
@@ -107,6 +109,27 @@ int main(int argc, char** argv) {
              tabs()->setCurrentWidget(window.dashboard());
          }},
         {4000, [&] { shot("07-dark-mode"); }},
+        // The Runs table with the two compared runs selected: their settings side by side below.
+        {0,
+         [&] {
+             window.applyTheme("light");
+             tabs()->setCurrentWidget(window.runsTable());
+         }},
+        {4000,
+         [&] {
+             QStringList keys;
+             const auto* model = window.runsTable()->model();
+             for (int row = 0; row < model->rowCount(); ++row)
+                 for (const QString& r : compared)
+                     if (QDir(QString::fromStdString(model->record(row).info.path)) == QDir(r)) keys << model->key(row);
+             window.runsTable()->selectKeys(keys);
+         }},
+        {2000, [&] { shot("18-runs-table"); }},
+        {0,
+         [&] {
+             if (auto* below = window.runsTable()->findChild<QTabWidget*>("runsTableBelow")) below->setCurrentIndex(1);
+         }},
+        {2000, [&] { shot("19-runs-table-parallel"); }},
     };
     if (cli.isSet(tensorBoard)) {
         streetgan::ui::RunSession* tbRun = nullptr;

@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -236,10 +237,19 @@ void RunsTablePage::buildPlots() {
     parallel_->setNameColumn(RunsTableModel::Run);
     below->addTab(parallel_, tr("Parallel coordinates"));
     connect(parallel_, &ParallelCoordinatesView::brushChanged, this, [this](int column, double lo, double hi) {
+        // A text axis (a preset, a device) is brushed by categories, whose positions are no
+        // values of the column: filter by the names brushed, exactly.
+        const QStringList names = parallel_->brushedCategories(column);
+        if (!names.isEmpty()) {
+            QStringList escaped;
+            for (const QString& n : names) escaped << QRegularExpression::escape(n);
+            proxy_->setColumnFilter(column, "/^(" + escaped.join('|') + ")$/");
+            return;
+        }
         proxy_->setColumnFilter(column, QString("%1..%2").arg(QString::number(lo, 'g', 17), QString::number(hi, 'g', 17)));
     });
     connect(parallel_, &ParallelCoordinatesView::brushCleared, this, [this](int column) { proxy_->setColumnFilter(column, {}); });
-    auto* scatter = new RunScatterView;
+    auto* scatter = scatter_ = new RunScatterView;
     scatter->setObjectName("runsScatter");
     scatter->setModel(model_);
     scatter->setNameColumn(RunsTableModel::Run);
@@ -317,6 +327,7 @@ void RunsTablePage::wireSelection() {
     connect(selectionTimer_, &QTimer::timeout, this, [this] {
         const QStringList keys = selectedKeys();
         parallel_->setHighlighted(QSet<QString>(keys.begin(), keys.end()));
+        scatter_->setHighlighted(QSet<QString>(keys.begin(), keys.end()));
         emit runsSelected(keys);
     });
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {

@@ -41,6 +41,7 @@ namespace streetgan::ui {
 
 class HostListModel;
 class ParallelCoordinatesView;
+class RunScatterView;
 class RemoteHost;
 class RunRecordLister;
 class RunsGroupModel;
@@ -141,6 +142,7 @@ private:
     QStackedWidget* tables_;
     QTreeView* settingsView_;
     ParallelCoordinatesView* parallel_ = nullptr;
+    RunScatterView* scatter_ = nullptr;
     QLineEdit* filter_;
     QLabel* filterError_;
     QCheckBox* differences_;

@@ -22,6 +22,7 @@
 #include "remote/RemoteHost.h"
 #include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
+#include "table/ParallelCoordinatesView.h"
 #include "table/RunsGroupModel.h"
 #include "table/RunsTableModel.h"
 #include "table/RunsTablePage.h"
@@ -120,6 +121,23 @@ private slots:
         QVERIFY(!page.setFilterText("lr = 1..a").isEmpty());
         QVERIFY(page.findChild<QLabel*>("runsTableFilterError")->isVisibleTo(&page));
         page.setFilterText({});
+        QCOMPARE(page.proxy()->rowCount(), 3);
+
+        // Brushing the parallel coordinates filters the table: a range on a number axis, the
+        // categories brushed on a text axis (the preset: the two trained runs, not the broken one).
+        auto* parallel = page.findChild<ParallelCoordinatesView*>("runsParallel");
+        QVERIFY(parallel);
+        parallel->setAxes({lr, preset});
+        parallel->setBrush(lr, 0.0004, 0.001);
+        QCOMPARE(page.proxy()->rowCount(), 1);
+        parallel->setBrush(lr, -1, 1);  // every lr: the broken run has none and stays out
+        QCOMPARE(page.proxy()->rowCount(), 2);
+        parallel->clearBrush(lr);
+        QCOMPARE(page.proxy()->rowCount(), 3);
+        parallel->setBrush(preset, -1e9, 1e9);
+        QCOMPARE(parallel->brushedCategories(preset), QStringList{"tiny-32"});
+        QCOMPARE(page.proxy()->rowCount(), 2);
+        parallel->clearBrush(preset);
         QCOMPARE(page.proxy()->rowCount(), 3);
 
         // Grouped by preset: one group of the two trained runs (the broken one has none).
