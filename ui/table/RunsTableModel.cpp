@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QIcon>
+#include <QLocale>
 #include <QStyle>
 #include <QtMath>
 
@@ -212,6 +213,8 @@ QString RunsTableModel::fixedText(const Row& r, int fixed) const {
             return QString::fromStdString(rec.info.state);
         case Steps:
             return rec.info.totalSteps > 0 ? tr("%1 / %2").arg(rec.info.step).arg(rec.info.totalSteps) : QString::number(rec.info.step);
+        case Images:  // a count: every digit, grouped ("17,520", not "1.752e+04")
+            return rec.images > 0 ? QLocale().toString(static_cast<qlonglong>(rec.images)) : QString();
         case WallTime:
             return durationText(rec.wallSeconds);
         case ImagesPerSecond:

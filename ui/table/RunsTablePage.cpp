@@ -94,6 +94,7 @@ RunsTablePage::RunsTablePage(QWidget* parent)
         applyOrder();
         applyColumns();
         updateGroupChoices();
+        updateOutcomeChoices();
     });
     for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
         connect(proxy_, signal, this, [this] {
@@ -235,7 +236,26 @@ void RunsTablePage::buildPlots() {
     parallel_->setObjectName("runsParallel");
     parallel_->setModel(model_);  // all runs: a brush filters the table, not the plot itself
     parallel_->setNameColumn(RunsTableModel::Run);
-    below->addTab(parallel_, tr("Parallel coordinates"));
+    outcome_ = new QComboBox;
+    outcome_->setObjectName("runsParallelOutcome");
+    outcome_->setToolTip(tr("The outcome the settings are drawn against: the last axis, and the lines' colour"));
+    auto* parallelTab = new QWidget;
+    auto* parallelLayout = new QVBoxLayout(parallelTab);
+    parallelLayout->setContentsMargins(0, 4, 0, 0);
+    auto* outcomeRow = new QHBoxLayout;
+    outcomeRow->addWidget(new QLabel(tr("Settings that vary, against")));
+    outcomeRow->addWidget(outcome_);
+    outcomeRow->addStretch(1);
+    parallelLayout->addLayout(outcomeRow);
+    parallelLayout->addWidget(parallel_, 1);
+    below->addTab(parallelTab, tr("Parallel coordinates"));
+    axesTimer_ = new QTimer(this);
+    axesTimer_->setSingleShot(true);
+    connect(axesTimer_, &QTimer::timeout, this, &RunsTablePage::updateAxes);
+    connect(outcome_, &QComboBox::activated, this, &RunsTablePage::updateAxes);
+    for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved}) connect(model_, signal, axesTimer_, qOverload<>(&QTimer::start));
+    connect(model_, &QAbstractItemModel::modelReset, axesTimer_, qOverload<>(&QTimer::start));
+    connect(model_, &QAbstractItemModel::dataChanged, axesTimer_, qOverload<>(&QTimer::start));
     connect(parallel_, &ParallelCoordinatesView::brushChanged, this, [this](int column, double lo, double hi) {
         // A text axis (a preset, a device) is brushed by categories, whose positions are no
         // values of the column: filter by the names brushed, exactly.
@@ -448,14 +468,55 @@ bool RunsTablePage::isColumnPinned(int column) const { return pinnedIds_.contain
 
 bool RunsTablePage::isColumnShown(int column) const { return !table_->isColumnHidden(column); }
 
-void RunsTablePage::applyColumns() {
+void RunsTablePage::updateOutcomeChoices() {
+    const QString current = outcome_->currentData().toString();
+    QSignalBlocker quiet(outcome_);
+    outcome_->clear();
+    for (int c = RunsTableModel::FixedCount; c < model_->columnCount(); ++c)
+        if (model_->column(c).kind == RunsTableModel::Kind::Outcome)
+            outcome_->addItem(model_->headerData(c, Qt::Horizontal).toString(), model_->column(c).id());
+    // The user's choice stays; at first the quality figure (lower is better), else the G loss.
+    for (const QString& id : {current, QStringLiteral("scalar:swd"), QStringLiteral("scalar:fid"), QStringLiteral("scalar:loss_g")}) {
+        const int i = id.isEmpty() ? -1 : outcome_->findData(id);
+        if (i >= 0) {
+            outcome_->setCurrentIndex(i);
+            break;
+        }
+    }
+    axesTimer_->start();
+}
+
+void RunsTablePage::updateAxes() {
+    // A setting varies when the runs that have it do not all have one value (a TensorBoard run
+    // without it does not make it vary), over all runs, not the filtered ones: brushing an axis
+    // must not take it away.
+    const auto varies = [this](int c) {
+        QString first;
+        for (int r = 0; r < model_->rowCount(); ++r) {
+            const QString t = model_->text(r, c);
+            if (t.isEmpty()) continue;
+            if (first.isEmpty())
+                first = t;
+            else if (t != first)
+                return true;
+        }
+        return false;
+    };
     QVector<int> axes;
+    for (int c = RunsTableModel::FixedCount; c < model_->columnCount() && axes.size() < kMaxAxes - 1; ++c)
+        if (model_->column(c).kind == RunsTableModel::Kind::Setting && !hidden_.contains(model_->column(c).id()) && varies(c)) axes << c;
+    const int outcome = model_->columnOf(outcome_->currentData().toString());
+    if (outcome >= 0) axes << outcome;
+    parallel_->setAxes(axes);
+    parallel_->setColourColumn(outcome);
+}
+
+void RunsTablePage::applyColumns() {
     for (int c = 0; c < model_->columnCount(); ++c) {
         const QString id = model_->column(c).id();
         const bool hidden = hidden_.contains(id), pinned = pinnedIds_.contains(id);
         table_->setColumnHidden(c, hidden || pinned || diffHidden_.contains(c));
         pinned_->setColumnHidden(c, hidden || !pinned);
-        if (!hidden && !diffHidden_.contains(c) && model_->column(c).kind != RunsTableModel::Kind::Fixed && axes.size() < kMaxAxes) axes << c;
     }
     // The frozen view: the pinned columns in pin order, as wide as they are.
     QHeaderView* ph = pinned_->horizontalHeader();
@@ -468,7 +529,7 @@ void RunsTablePage::applyColumns() {
     }
     pinned_->setVisible(at > 0);
     pinned_->setFixedWidth(width + 2 * pinned_->frameWidth());
-    parallel_->setAxes(axes);
+    if (axesTimer_) axesTimer_->start();
 }
 
 void RunsTablePage::applyOrder() {

@@ -129,6 +129,11 @@ private:
     void updateDifferences();
     void updateSettingsPanel();
     void updateGroupChoices();
+    /// The outcome picker of the parallel coordinates: every outcome column, the SWD first chosen.
+    void updateOutcomeChoices();
+    /// The parallel coordinates' axes: the settings that vary across the runs (not hidden), then
+    /// the chosen outcome, which also colours the lines.
+    void updateAxes();
     void headerClicked(int column);
     void changed();
     int currentRow() const;
@@ -147,6 +152,8 @@ private:
     QLabel* filterError_;
     QCheckBox* differences_;
     QComboBox* groupBy_;
+    QComboBox* outcome_ = nullptr;
+    QTimer* axesTimer_ = nullptr;  ///< coalesces the model's changes into one updateAxes()
     QMenu* columnsMenu_;
     QThread* thread_;
     RunRecordLister* lister_;

@@ -127,6 +127,15 @@ private slots:
         // categories brushed on a text axis (the preset: the two trained runs, not the broken one).
         auto* parallel = page.findChild<ParallelCoordinatesView*>("runsParallel");
         QVERIFY(parallel);
+        // Its axes: the settings that vary (lr; not the preset all runs share, nor the settings the
+        // broken run lacks), then the outcome it is drawn against (the SWD), which colours the lines.
+        const int swd = m->columnOf("scalar:swd");
+        QVERIFY(swd > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(!parallel->axes().isEmpty() && parallel->axes().last() == swd, test::kWaitMs);
+        QVERIFY(parallel->axes().contains(lr));
+        QVERIFY(!parallel->axes().contains(preset));
+        QCOMPARE(parallel->colourColumn(), swd);
+        QCOMPARE(m->text(alpha, RunsTableModel::Images), QLocale().toString(qlonglong(m->record(alpha).images)));
         parallel->setAxes({lr, preset});
         parallel->setBrush(lr, 0.0004, 0.001);
         QCOMPARE(page.proxy()->rowCount(), 1);
