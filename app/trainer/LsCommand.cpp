@@ -47,7 +47,7 @@ std::string count(int64_t n) {
 
 std::string duration(double s) {
     if (!std::isfinite(s) || s <= 0) return "-";
-    const auto t = int64_t(s + 0.5);
+    const auto t = static_cast<int64_t>(std::llround(s));
     char buf[32];
     if (t < 60)
         std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(t));
@@ -191,11 +191,11 @@ std::vector<std::string> LsCommand::defaultColumns(const std::vector<RunRecord>&
             else if (*it != *first)
                 differs = true;
         }
-        if (differs) columns.push_back(key);
+        if (differs) columns.emplace_back(key);
     }
     for (const char* c : {"loss_d.last", "loss_g.last", "swd.min", "fid.min", "kid.min", "precision.max", "recall.max"})
-        if (anyHasScalar(runs, splitStatistic(c).first)) columns.push_back(c);
-    columns.push_back("best");
+        if (anyHasScalar(runs, splitStatistic(c).first)) columns.emplace_back(c);
+    columns.emplace_back("best");
     return columns;
 }
 

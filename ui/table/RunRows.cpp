@@ -13,7 +13,7 @@ void RunRows::disconnectAll() {
     connections_.clear();
 }
 
-void RunRows::setModel(QAbstractItemModel* model, QObject* context, std::function<void()> changed) {
+void RunRows::setModel(QAbstractItemModel* model, QObject* context, const std::function<void()>& changed) {
     disconnectAll();
     model_ = model;
     keys_.clear();

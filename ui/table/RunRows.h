@@ -26,7 +26,7 @@ public:
 
     /// Follows `model` (null: none) and calls `changed` in `context` after each of its changes;
     /// stops following the previous one.
-    void setModel(QAbstractItemModel* model, QObject* context, std::function<void()> changed);
+    void setModel(QAbstractItemModel* model, QObject* context, const std::function<void()>& changed);
     QAbstractItemModel* model() const { return model_; }
     /// Reads the rows' keys, and their names from column `nameColumn`.
     void read(int nameColumn);

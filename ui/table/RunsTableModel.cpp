@@ -225,7 +225,7 @@ QString RunsTableModel::fixedText(const Row& r, int fixed) const {
         }
         case BestCheckpoint: {
             if (rec.best.checkpoint.empty()) return {};
-            const QString name = QDir(QString::fromStdString(rec.best.checkpoint)).dirName();
+            QString name = QDir(QString::fromStdString(rec.best.checkpoint)).dirName();
             if (rec.best.metric.empty()) return name;
             return tr("%1 (%2 %3 @ %4)").arg(name, QString::fromStdString(rec.best.metric), numberText(rec.best.value)).arg(rec.best.step);
         }
@@ -361,7 +361,7 @@ QList<int> RunsTableModel::uniformSettingColumns(const QList<int>& rows) const {
 QString RunsTableModel::bestCheckpointPath(int row) const {
     const RunRecord& r = rows_[row].record;
     if (r.best.checkpoint.empty()) return {};
-    const QString ck = QString::fromStdString(r.best.checkpoint);
+    QString ck = QString::fromStdString(r.best.checkpoint);
     if (QDir::isAbsolutePath(ck)) return ck;
     return QDir::cleanPath(QString::fromStdString(r.info.path) + "/" + ck);
 }

@@ -399,7 +399,7 @@ void RunsTablePage::updateSettingsPanel() {
 
 QString RunsTablePage::setFilterText(const QString& text) {
     if (filter_->text() != text) filter_->setText(text);  // textChanged comes back here
-    const QString error = proxy_->setFilterText(text);
+    QString error = proxy_->setFilterText(text);
     filterError_->setText(error);
     filterError_->setVisible(!error.isEmpty());
     if (differences_->isChecked()) updateDifferences();

@@ -136,7 +136,7 @@ void readRunJson(const std::string& runDir, Progress& p) {
     text << in.rdbuf();
     const nlohmann::json run = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
     if (run.is_discarded()) {
-        p.runJsonProblems.push_back("run.json: not valid JSON (cut short or edited by hand?): its settings are unknown");
+        p.runJsonProblems.emplace_back("run.json: not valid JSON (cut short or edited by hand?): its settings are unknown");
         return;
     }
     if (!run.is_object()) {
@@ -318,7 +318,7 @@ void readTensorBoard(const std::string& runDir, RunRecord& r, Progress& p) {
             const auto more = TensorBoardRun::hparamsFolders(files, runDir, files.list(runDir));
             folders.insert(folders.end(), more.begin(), more.end());
         } catch (const IoError& e) {
-            p.eventProblems.push_back(e.what());
+            p.eventProblems.emplace_back(e.what());
             return;
         }
         bool ok = true;
