@@ -182,8 +182,12 @@ TEST_F(Daemon, PauseResumeSetLrCheckpointAndSampleNow) {
     ASSERT_EQ(cli.run({"control", dir, "checkpoint-now"}).code, 0);
     ASSERT_EQ(cli.run({"control", dir, "sample-now"}).code, 0);
     ASSERT_TRUE(waitUntil([&] { return hasEvent(dir, [](const json& e) { return e.value("kind", "") == "sample"; }); }));
-    EXPECT_TRUE(hasEvent(dir, [](const json& e) { return e.value("kind", "") == "checkpoint"; }));
-    EXPECT_TRUE(fs::exists(dir + "/checkpoints/checkpoint_0.pt"));
+    // checkpoint-now inside the epoch: a file of its own, named by its step (CheckpointName).
+    std::string checkpoint;
+    for (const auto& e : readEvents(dir))
+        if (e.value("kind", "") == "checkpoint") checkpoint = e.value("path", "");
+    EXPECT_TRUE(checkpoint.rfind("checkpoints/checkpoint_0_step", 0) == 0) << checkpoint;
+    EXPECT_TRUE(fs::exists(dir + "/" + checkpoint)) << checkpoint;
     const CliResult lr = cli.run({"control", dir, "set-lr", "0.00123"});
     ASSERT_EQ(lr.code, 0) << lr.err;
     EXPECT_EQ(json::parse(lr.out)["ok"], true);
