@@ -47,6 +47,15 @@ protected:
     }
     CliResult train(std::vector<std::string> extra, bool resume) const { return cli.run(trainArgs(std::move(extra), resume)); }
     std::string checkpoint() const { return dir + "/checkpoints/checkpoint_0.pt"; }
+    // The checkpoint the full disk must leave as it was: the 8-step run's end (checkpoint_0.pt),
+    // which the resume, continuing inside epoch 0, renamed to its step's name before it wrote
+    // another checkpoint of that epoch (CheckpointName: one file per step).
+    std::string previousCheckpoint() const {
+        const std::string stepNamed = dir + "/checkpoints/checkpoint_0_step8.pt";
+        return fs::exists(stepNamed) ? stepNamed : checkpoint();
+    }
+    // The resume's first checkpoint, the one the full disk stops (step 12, inside epoch 0).
+    std::string failedCheckpoint() const { return dir + "/checkpoints/checkpoint_0_step12.pt"; }
 
     // The failed run's stderr is one line: the file, "the disk is full", and how to go on.
     static void expectOneDiskFullLine(const CliResult& r, const std::string& file) {
@@ -68,10 +77,10 @@ protected:
         EXPECT_TRUE(log.tail.empty()) << "torn last line: " << log.tail;
     }
     void expectPreviousCheckpointKept() const {
-        EXPECT_TRUE(CliRunner::slurp(checkpoint()) == checkpointBefore) << "the previous checkpoint changed";
+        EXPECT_TRUE(CliRunner::slurp(previousCheckpoint()) == checkpointBefore) << "the previous checkpoint changed";
         for (const char* sub : {"", "/checkpoints", "/samples"})
             for (const auto& name : atomicTemporaries(dir + sub)) ADD_FAILURE() << name << " left behind";
-        const CliResult load = cli.run({"sample", "--checkpoint", checkpoint(), "--fixed-noise", "--out", tmp / "loaded.png"});
+        const CliResult load = cli.run({"sample", "--checkpoint", previousCheckpoint(), "--fixed-noise", "--out", tmp / "loaded.png"});
         EXPECT_EQ(load.code, 0) << load.err;
     }
     // With room again: the run resumes from the kept checkpoint (step 8) and every metrics step
@@ -106,7 +115,7 @@ protected:
 TEST_F(FullDisk, DuringACheckpointWrite) {
     // 1 MiB per file: events, run.json and TensorBoard fit; the 5.6 MB checkpoint of step 12 does not.
     const CliResult r = cli.runWithFileSizeLimit(trainArgs({"--steps", "40", "--checkpoint-every", "4"}, true), 1u << 20);
-    expectOneDiskFullLine(r, checkpoint());
+    expectOneDiskFullLine(r, failedCheckpoint());
     EXPECT_NE(r.err.find("previous version kept"), std::string::npos) << r.err;
     expectPreviousCheckpointKept();
     expectEventsIntact();
@@ -183,7 +192,7 @@ TEST_F(FullDisk, DuringACheckpointWriteOnAFullFileSystem) {
     fs::copy(dir, disk + "/run", fs::copy_options::recursive);
     dir = disk + "/run";
     const CliResult r = train({"--steps", "40", "--checkpoint-every", "4"}, true);
-    expectOneDiskFullLine(r, checkpoint());
+    expectOneDiskFullLine(r, failedCheckpoint());
     EXPECT_NE(r.err.find("free some space and retry"), std::string::npos) << r.err;
     expectPreviousCheckpointKept();
     expectEventsIntact();
