@@ -17,6 +17,7 @@
 #include "trainer/EvalCommand.h"
 #include "trainer/ExploreWorkerCommand.h"
 #include "trainer/ExportCommand.h"
+#include "trainer/InvertCommand.h"
 #include "trainer/LaunchCommand.h"
 #include "trainer/ModelInfoCommand.h"
 #include "trainer/RenderCommand.h"
@@ -46,6 +47,7 @@ int TrainerCli::run(int argc, char** argv) {
     runner.add(TrainerFront::torchFreeCommands());  // ls, attach, control, remote
     runner.add(std::make_unique<ServeCommand>());
     runner.add(std::make_unique<RenderCommand>());
+    runner.add(std::make_unique<InvertCommand>());
     runner.add(std::make_unique<LaunchCommand>());
     runner.add(std::make_unique<DistCheckCommand>());
     runner.add(std::make_unique<ExploreWorkerCommand>());

@@ -26,4 +26,18 @@ DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& cfg) : cfg_(cfg) {
 
 torch::Tensor DiscriminatorImpl::forward(const torch::Tensor& x) { return main_->forward(x).view({-1}); }
 
+std::vector<torch::Tensor> DiscriminatorImpl::features(const torch::Tensor& x) {
+    std::vector<torch::Tensor> out;
+    torch::Tensor h = x;
+    // Every layer but the last (the logit convolution). The LeakyReLUs work in place on the output
+    // of the layer before them (a convolution or a BatchNorm), never on a tensor already kept.
+    const size_t layers = main_->size();
+    for (size_t i = 0; i + 1 < layers; ++i) {
+        torch::nn::AnyModule& layer = *(main_->begin() + static_cast<std::ptrdiff_t>(i));
+        h = layer.forward(h);
+        if (std::dynamic_pointer_cast<torch::nn::LeakyReLUImpl>(layer.ptr())) out.push_back(h);
+    }
+    return out;
+}
+
 }  // namespace streetgan

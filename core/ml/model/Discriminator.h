@@ -1,6 +1,11 @@
 // DCGAN discriminator: image (N, nc, S, S) -> logits (N) (no Sigmoid: trained with BCEWithLogits).
 // Layers sit in a Sequential named "main" so state-dict keys match the reference Python model.
+// features() runs the same layers and also returns the activation after each LeakyReLU (the
+// discriminator's own feature maps, used as a perceptual distance by ml/invert/LatentInverter, as
+// AnoGAN does); forward() is unchanged. Not thread-safe: one thread per module.
 #pragma once
+
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/sequential.h>
@@ -14,6 +19,9 @@ public:
     explicit DiscriminatorImpl(const ModelConfig& cfg);
     /// x: float (N, nc, imgSize, imgSize); returns logits (N).
     torch::Tensor forward(const torch::Tensor& x);
+    /// The activations after each LeakyReLU, shallowest first (one per stage: (N, ndf * 2^s,
+    /// imgSize / 2^(s+1), same)). The logits are not computed. Differentiable with respect to x.
+    std::vector<torch::Tensor> features(const torch::Tensor& x);
     const ModelConfig& config() const { return cfg_; }
 
 private:
