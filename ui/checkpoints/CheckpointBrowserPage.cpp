@@ -11,6 +11,7 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -120,8 +121,11 @@ QHBoxLayout* CheckpointBrowserPage::buildTools() {
     return tools;
 }
 
-// Double-click and the context menu of a row.
+// Double-click and the context menu of a row; thumbnails follow the scrolling.
 void CheckpointBrowserPage::wireTable() {
+    QScrollBar* bar = table_->verticalScrollBar();
+    connect(bar, &QScrollBar::valueChanged, this, [this] { requestThumbnails(); });
+    connect(bar, &QScrollBar::rangeChanged, this, [this] { requestThumbnails(); });
     connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& i) {
         if (model_->row(i.row()).info.remote && model_->row(i.row()).localPath.isEmpty())
             download(i.row());
@@ -200,6 +204,7 @@ void CheckpointBrowserPage::wireRender() {
         const QList<QImage> imgs = RenderClient::images(header, payload);
         if (imgs.isEmpty()) return;
         model_->setThumbnail(path, imgs.front());
+        keepThumbnailBudget();
         emit thumbnailReady(path);
     });
     connect(render_, &RenderClient::workerFailed, this, [this](const QString& m) { setStatus(tr("The render worker failed: %1").arg(m)); });
@@ -390,16 +395,53 @@ void CheckpointBrowserPage::applyRows(const QList<CheckpointInfo>& rows) {
     updateChoices();
 }
 
+void CheckpointBrowserPage::setThumbnailWindow(int margin, int kept) {
+    thumbnailMargin_ = std::max(0, margin);
+    thumbnailsKept_ = std::max(1, kept);
+    requestThumbnails();
+}
+
+// The rows whose thumbnails are wanted: those the table shows (where it is scrolled to, also
+// while the page is hidden), and the margin either side.
+std::pair<int, int> CheckpointBrowserPage::thumbnailRows() const {
+    const int n = model_->rowCount();
+    const int top = std::max(0, table_->rowAt(0));
+    const int bottom = table_->rowAt(table_->viewport()->height() - 1);
+    return {std::max(0, top - thumbnailMargin_), std::min(n - 1, (bottom < 0 ? n - 1 : bottom) + thumbnailMargin_)};
+}
+
 void CheckpointBrowserPage::requestThumbnails() {
-    for (const auto& r : model_->rows())
-        if (!r.localPath.isEmpty() && r.thumbnail.isNull() && r.error.isEmpty()) requestThumbnail(r.info.path, r.localPath);
+    const auto [first, last] = thumbnailRows();
+    for (int r = first; r <= last; ++r) {
+        const auto& row = model_->row(r);
+        if (!row.localPath.isEmpty() && row.thumbnail.isNull() && row.error.isEmpty()) requestThumbnail(row.info.path, row.localPath);
+    }
+    // Renders queued for rows scrolled far away are cancelled (a fast scroll through thousands
+    // of rows would otherwise keep the worker busy on rows no longer shown).
+    for (auto it = thumbnailJobs_.begin(); it != thumbnailJobs_.end();) {
+        const int r = model_->rowOf(it.value());
+        if (r >= 0 && r >= first && r <= last) {
+            ++it;
+            continue;
+        }
+        render_->cancel(it.key());
+        thumbnailRequested_.remove(it.value());
+        it = thumbnailJobs_.erase(it);
+    }
+    keepThumbnailBudget();
+}
+
+// Past the budget, the thumbnails farthest from the screen are dropped (rendered again if scrolled to).
+void CheckpointBrowserPage::keepThumbnailBudget() {
+    const auto [first, last] = thumbnailRows();
+    for (const QString& path : model_->dropThumbnails(first, last, thumbnailsKept_)) thumbnailRequested_.remove(path);
 }
 
 void CheckpointBrowserPage::requestThumbnail(const QString& path, const QString& localPath) {
     // A checkpoint rewritten in place (same epoch) gets a new request: the key holds its mtime.
     const QString key = localPath + '|' + QString::number(QFileInfo(localPath).lastModified().toMSecsSinceEpoch());
-    if (thumbnailRequested_.contains(key)) return;
-    thumbnailRequested_.insert(key);
+    if (thumbnailRequested_.value(path) == key) return;
+    thumbnailRequested_.insert(path, key);
     // The fixed noise (64 rows) as the trainer's sample grids show it: make_grid, 8 a row.
     const nlohmann::json req{{"op", "latents"}, {"checkpoint", localPath}, {"fixed_noise", 0}, {"grid", {{"nrow", 8}, {"padding", 2}, {"normalize", true}}}};
     thumbnailJobs_.insert(render_->send(req), path);
@@ -513,6 +555,11 @@ QStringList CheckpointBrowserPage::checkpointFiles(const QMimeData* mime) {
 
 void CheckpointBrowserPage::dragEnterEvent(QDragEnterEvent* event) {
     if (!checkpointFiles(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void CheckpointBrowserPage::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    requestThumbnails();  // the table's rows on screen are known now
 }
 
 void CheckpointBrowserPage::dropEvent(QDropEvent* event) {

@@ -15,6 +15,7 @@
 #include <QWidget>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "base/remote/SftpClient.h"
@@ -72,6 +73,13 @@ public:
     SideBySidePanel* sideBySide() const { return sideBySide_; }
     ParzenRunner* parzen() const { return parzen_; }
     QString statusText() const;
+    /// Thumbnails are rendered for the rows on screen and `margin` rows either side, and at most
+    /// `kept` are held (the farthest from the screen are dropped, and rendered again when scrolled
+    /// back to): a run's thousands of checkpoints cost a screenful of images, not one each.
+    /// Defaults kThumbnailMargin and kThumbnailsKept; tests use small ones.
+    void setThumbnailWindow(int margin, int kept);
+    static constexpr int kThumbnailMargin = 24;
+    static constexpr int kThumbnailsKept = 200;
 
 signals:
     void openInExplorer(const QString& checkpointPath);
@@ -83,6 +91,7 @@ signals:
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     QHBoxLayout* buildTools();
@@ -96,6 +105,8 @@ private:
     void onCatalog(quint64 job, const CheckpointCatalog& catalog, qint64 offset, const QString& error);
     void applyRows(const QList<CheckpointInfo>& rows);
     void requestThumbnails();
+    std::pair<int, int> thumbnailRows() const;
+    void keepThumbnailBudget();
     void requestThumbnail(const QString& path, const QString& localPath);
     void updateChoices();
     QList<int> selectedRows() const;
@@ -122,9 +133,10 @@ private:
     bool reading_ = false, rereadWanted_ = false;
     size_t seenCheckpointEvents_ = 0;
 
-    QHash<qint64, QString> thumbnailJobs_;  ///< render id -> checkpoint path (table key)
-    QHash<qint64, QString> openJobs_;       ///< render id -> reference checkpoint path
-    QSet<QString> thumbnailRequested_;
+    QHash<qint64, QString> thumbnailJobs_;        ///< render id -> checkpoint path (table key)
+    QHash<qint64, QString> openJobs_;             ///< render id -> reference checkpoint path
+    QHash<QString, QString> thumbnailRequested_;  ///< checkpoint path -> the file's key when requested (its mtime)
+    int thumbnailMargin_ = kThumbnailMargin, thumbnailsKept_ = kThumbnailsKept;
 
     // Remote runs.
     QThread* remoteThread_ = nullptr;

@@ -1,6 +1,9 @@
 #include "checkpoints/CheckpointTableModel.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include <QGuiApplication>
 #include <QLocale>
@@ -33,7 +36,37 @@ void CheckpointTableModel::setRows(const QList<CheckpointInfo>& rows) {
         if (r.info.reference) next << r;
     beginResetModel();
     rows_ = std::move(next);
+    reindex();
     endResetModel();
+}
+
+void CheckpointTableModel::reindex() {
+    rowOfPath_.clear();
+    rowOfPath_.reserve(rows_.size());
+    thumbnails_ = 0;
+    for (int i = 0; i < rows_.size(); ++i) {
+        rowOfPath_.insert(rows_[i].info.path, i);
+        thumbnails_ += rows_[i].thumbnail.isNull() ? 0 : 1;
+    }
+}
+
+QStringList CheckpointTableModel::dropThumbnails(int first, int last, int kept) {
+    QStringList dropped;
+    if (thumbnails_ <= kept) return dropped;
+    // Rows by distance from the shown ones, farthest first; ties (equally far above and below)
+    // drop the rows above first, as a live run's newest checkpoints are at the end.
+    std::vector<std::pair<int, int>> far;  // (distance, row)
+    for (int i = 0; i < rows_.size(); ++i)
+        if (!rows_[i].thumbnail.isNull()) far.emplace_back(i < first ? first - i : (i > last ? i - last : 0), i);
+    std::sort(far.begin(), far.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    for (const auto& [distance, r] : far) {
+        if (thumbnails_ <= kept || distance == 0) break;
+        rows_[r].thumbnail = QImage();
+        --thumbnails_;
+        dropped << rows_[r].info.path;
+        changed(r, Thumbnail, Thumbnail);
+    }
+    return dropped;
 }
 
 int CheckpointTableModel::addReference(const CheckpointInfo& info) {
@@ -46,6 +79,7 @@ int CheckpointTableModel::addReference(const CheckpointInfo& info) {
     row.info.reference = true;
     row.localPath = info.path;
     rows_ << row;
+    rowOfPath_.insert(row.info.path, r);
     endInsertRows();
     return r;
 }
@@ -53,17 +87,14 @@ int CheckpointTableModel::addReference(const CheckpointInfo& info) {
 void CheckpointTableModel::clear() {
     beginResetModel();
     rows_.clear();
+    reindex();
     endResetModel();
 }
 
 int CheckpointTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
 int CheckpointTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
-int CheckpointTableModel::rowOf(const QString& path) const {
-    for (int i = 0; i < rows_.size(); ++i)
-        if (rows_[i].info.path == path) return i;
-    return -1;
-}
+int CheckpointTableModel::rowOf(const QString& path) const { return rowOfPath_.value(path, -1); }
 
 QVariant CheckpointTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rows_.size()) return {};
@@ -164,6 +195,7 @@ void CheckpointTableModel::setThumbnail(const QString& path, const QImage& image
     const int edge = qRound(kThumbnailEdge * dpr);
     QImage shown = image.width() > edge || image.height() > edge ? image.scaled(edge, edge, Qt::KeepAspectRatio, Qt::SmoothTransformation) : image;
     shown.setDevicePixelRatio(dpr);
+    thumbnails_ += rows_[r].thumbnail.isNull() ? 1 : 0;
     rows_[r].thumbnail = shown;
     rows_[r].renderedSize = image.size();
     rows_[r].error.clear();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QImage>
 #include <QList>
 
@@ -48,12 +49,18 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     const Row& row(int r) const { return rows_[r]; }
-    int rowOf(const QString& path) const;  ///< -1 when absent
+    int rowOf(const QString& path) const;  ///< -1 when absent; O(1)
     const QList<Row>& rows() const { return rows_; }
 
     /// What the worker's `open` learnt about a reference checkpoint (-1: unknown).
     void setEpochStep(const QString& path, qint64 epoch, qint64 step);
     void setThumbnail(const QString& path, const QImage& image);
+    /// Rows holding a thumbnail.
+    int thumbnails() const { return thumbnails_; }
+    /// Bounds the thumbnails held (issue 48: a run of thousands of checkpoints): while more than
+    /// `kept` rows hold one, drops those farthest from rows [first, last] (what the table shows).
+    /// Returns the paths of the rows dropped; their other state stays.
+    QStringList dropThumbnails(int first, int last, int kept);
     void setError(const QString& path, const QString& error);
     void setLocalPath(const QString& path, const QString& localPath);
     void setProgress(const QString& path, const QString& text);
@@ -62,7 +69,10 @@ public:
 
 private:
     void changed(int r, int firstColumn, int lastColumn);
+    void reindex();
     QList<Row> rows_;
+    QHash<QString, int> rowOfPath_;  ///< info.path -> row: setRows() merges thousands of rows by path
+    int thumbnails_ = 0;
 };
 
 }  // namespace streetgan::ui

@@ -5,7 +5,7 @@
 // wall-clock time, EMA smoothing slider, log-y, reset view, export PNG/SVG/CSV. An added session
 // is plotted; setPlotted hides or shows it again without closing it. linkSidebar ties the plotted
 // runs to the runs sidebar's check boxes both ways. Views update when a RunSession drains (at
-// most every 40 ms); replots are queued. GUI thread.
+// most every RunSession::kFrameMs); replots are queued. GUI thread.
 #pragma once
 
 #include <QHash>

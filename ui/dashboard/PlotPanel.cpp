@@ -70,6 +70,16 @@ PlotPanel::PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* par
     empty_->setFont(QFont(font().family(), 10));
     empty_->setColor(QColor(110, 110, 110));
     empty_->setClipToAxisRect(false);
+    // Says when the points are bucket extremes rather than events (issue 48), without hiding data:
+    // small, in the axis rect's top right corner, on the overlay.
+    decimated_ = new QCPItemText(plot_);
+    decimated_->setLayer("overlay");
+    decimated_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    decimated_->position->setCoords(1, 0);
+    decimated_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    decimated_->setPadding(QMargins(4, 2, 4, 2));
+    decimated_->setFont(QFont(font().family(), 8));
+    decimated_->setVisible(false);
     crossLine_ = new QCPItemStraightLine(plot_);
     crossLine_->setLayer("crosshair");
     crossLine_->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
@@ -382,8 +392,20 @@ QString PlotPanel::emptyText() const {
     return empty_->visible() ? emptyRaw_ : QString();
 }
 
+void PlotPanel::updateDecimationNote() {
+    int64_t bucket = 1;
+    for (const auto& t : traces_) bucket = std::max(bucket, t->run->bucketSize());
+    const QString text = bucket > 1 ? tr("min/max of every %1 events").arg(bucket) : QString();
+    if (text == decimated_->text() && decimated_->visible() == !text.isEmpty()) return;
+    decimated_->setText(text);
+    decimated_->setVisible(!text.isEmpty());
+}
+
+QString PlotPanel::decimationText() const { return decimated_->visible() ? decimated_->text() : QString(); }
+
 void PlotPanel::refreshView() {
     updateEmptyState();  // and fitToSize(): the size or the ranges may have changed
+    updateDecimationNote();
     if (!viewDirty_) return;
     viewDirty_ = false;
     const QCPRange range = plot_->xAxis->range();
@@ -616,6 +638,7 @@ void PlotPanel::applyPalette() {
     for (int i = 0; i < plot_->legend->itemCount(); ++i)
         if (QCPAbstractLegendItem* item = plot_->legend->item(i)) item->setTextColor(text);
     empty_->setColor(subtle);
+    decimated_->setColor(subtle);
     crossLine_->setPen(QPen(subtle, 1, Qt::DashLine));
     QColor labelBack = base;
     labelBack.setAlpha(230);

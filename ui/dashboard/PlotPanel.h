@@ -86,6 +86,10 @@ public:
     QString crosshairText() const;
     /// The empty state shown over the axis rect ("" while data are drawn).
     QString emptyText() const;
+    /// The note in the axis rect's corner once a plotted run is kept decimated (RunSeries past
+    /// kMaxRows rows: each bucket of events kept as its min and max), "" while every event is a
+    /// point: "min/max of every 64 events".
+    QString decimationText() const;
     /// The raw and smoothed graphs of `run`'s `metric` (null when not plotted).
     QCPGraph* rawGraph(const RunSeries* run, Metric metric) const;
     QCPGraph* smoothGraph(const RunSeries* run, Metric metric) const;
@@ -121,6 +125,7 @@ private:
     QString formatKey(double key) const;
     void onMouseMove(QMouseEvent* e);
     void updateEmptyState();
+    void updateDecimationNote();
     /// Fits the ticks to the axis rect: as many as their labels have room for (labels running
     /// together read as one number: "10001250"), and the empty-state text wrapped to its width.
     void fitToSize();
@@ -135,6 +140,7 @@ private:
     QCustomPlot* plot_;
     std::vector<std::unique_ptr<Trace>> traces_;
     QCPItemText* empty_;
+    QCPItemText* decimated_;
     QString emptyRaw_;  ///< the empty-state text unwrapped (emptyText())
     QCPItemStraightLine* crossLine_;
     QCPItemText* crossLabel_;

@@ -66,11 +66,12 @@ SystemPanel::SystemPanel(QWidget* parent) : QWidget(parent) {
 void SystemPanel::setShown(QLabel* row, bool shown) { form_->setRowVisible(row, shown); }
 
 void SystemPanel::update(const RunSeries* r, const RunContext& where) {
+    // Each label is set once per update (to its value or "n/a"): a label whose text changes is
+    // laid out again, and this runs at the dashboard's frame rate (issue 48: little CPU).
     QLabel* const measuredRows[] = {read_, cpu_, rss_, gpu_, gpuMem_};
-    for (QLabel* l : measuredRows) l->setText(tr("n/a"));
     QStringList notes;
     if (!r) {
-        for (QLabel* l : {state_, device_, progress_, imgs_, wait_}) l->setText(tr("n/a"));
+        for (QLabel* l : {state_, device_, progress_, imgs_, wait_, read_, cpu_, rss_, gpu_, gpuMem_}) l->setText(tr("n/a"));
         for (QLabel* l : measuredRows) setShown(l, false);
         banner_->setVisible(false);
         note_->setText(tr("No run selected."));
@@ -92,7 +93,10 @@ void SystemPanel::update(const RunSeries* r, const RunContext& where) {
     wait_->setText(std::isfinite(wait) ? QString("%1 %").arg(100 * wait, 0, 'f', 1) : tr("n/a"));
 
     if (r->system().empty()) {
-        for (QLabel* l : measuredRows) setShown(l, false);
+        for (QLabel* l : measuredRows) {
+            l->setText(tr("n/a"));
+            setShown(l, false);
+        }
         notes << (r->ended() ? tr("No system readings: the run ended before the trainer wrote its first one.")
                              : tr("Waiting for the first system reading from %1…").arg(where.where()));
     } else {

@@ -1,5 +1,5 @@
 // The guarded hand-over between producers (file loader, attach workers: any thread) and the GUI
-// thread, which drains it on a ~40 ms timer (PlotJuggler's pattern): producers never signal per
+// thread, which drains it on a timer (RunSession::kFrameMs; PlotJuggler's pattern): producers never signal per
 // event. Thread-safe.
 #pragma once
 

@@ -40,7 +40,7 @@ RunSession::RunSession(QString runDir, SshOptions ssh, QString remoteTrainer, QS
 
 void RunSession::initThreads() {
     title_ = makeTitle();
-    drainTimer_.setInterval(40);
+    drainTimer_.setInterval(kFrameMs);
     connect(&drainTimer_, &QTimer::timeout, this, [this] { drainNow(); });
     thread_ = new QThread(this);
     fileThread_ = new QThread(this);

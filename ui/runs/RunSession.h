@@ -1,8 +1,8 @@
 // One open run, local or remote, and everything that feeds it: a local run is read from its
 // events.jsonl by a RunFileLoader and then followed by a LocalAttachWorker from the offset
 // reached; a remote run is followed by a RemoteAttachWorker over SSH. Both write into one
-// EventBuffer, which a 40 ms timer drains into the RunSeries on the GUI thread (so views update
-// at most 25 times a second, never once per event). GUI thread; owns its worker threads.
+// EventBuffer, which a kFrameMs timer drains into the RunSeries on the GUI thread (so views update
+// at most 10 times a second, never once per event). GUI thread; owns its worker threads.
 #pragma once
 
 #include <QElapsedTimer>
@@ -31,6 +31,12 @@ class RunFileFetcher;
 class RunSession : public QObject {
     Q_OBJECT
 public:
+    /// The frame budget of everything a followed run updates (plots, panels, the sidebar): one
+    /// drain per kFrameMs. PlotJuggler replots every 40 ms; a training curve moves slowly, and at
+    /// 100 ms a run logging every step costs the app well under half the CPU (issue 48: the plots'
+    /// replots were most of it), while a drain still takes the whole backlog, so catching up is
+    /// not slower.
+    static constexpr int kFrameMs = 100;
     /// A local run directory (followed in-process); `trainer`: the streetgan-trainer binary.
     RunSession(QString runDir, QString trainer, QObject* parent = nullptr);
     /// A remote run (`runDir` on the host `ssh` names, callbacks set); `hostLabel` for titles.
@@ -69,7 +75,7 @@ public:
     /// for again every 30 s while it is followed), a remote run's checkpoint is offered
     /// (checkpointGridsOffered) until this is called with `download` set.
     void loadCheckpointGrids(bool download = false);
-    /// Drains the buffer now (tests, benchmarks); the timer does it every 40 ms.
+    /// Drains the buffer now (tests, benchmarks); the timer does it every kFrameMs.
     void drainNow();
     bool loading() const { return loading_; }
     /// Whether the trainer was seen alive while following: an attach live line said running or

@@ -8,6 +8,7 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QImageReader>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -339,6 +340,31 @@ private slots:
         QCOMPARE(model()->row(0).thumbnail, before);  // kept: the file did not change
         QCOMPARE(model()->row(0).parzen, PS::Done);
         QTRY_VERIFY_WITH_TIMEOUT(!model()->row(3).thumbnail.isNull(), streetgan::test::kWaitMs);
+    }
+
+    // Issue 48: thumbnails are held for the rows on screen (and a margin), at most a budget of them;
+    // scrolling away drops the far ones, scrolling back renders them again.
+    void thumbnailsFollowTheScrolling() {
+        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(0).thumbnail.isNull(), streetgan::test::kWaitMs);
+        QTableView* table = page_->table();
+        table->setFixedHeight(2 * (CheckpointTableModel::kThumbnailEdge + 6) + table->horizontalHeader()->height() + 4);  // ~2 rows of 7
+        QCoreApplication::processEvents();
+        page_->setThumbnailWindow(0, 1);
+        table->scrollToBottom();
+        QTRY_VERIFY_WITH_TIMEOUT(table->rowAt(0) >= 3, streetgan::test::kWaitMs);
+        QVERIFY(model()->row(0).thumbnail.isNull());  // far from the screen: dropped
+        const auto shown = [table] { return table->rowAt(table->viewport()->height() - 1) - table->rowAt(0) + 1; };
+        QVERIFY2(model()->thumbnails() <= std::max(1, shown()), qPrintable(QString::number(model()->thumbnails())));
+        table->scrollToTop();
+        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(0).thumbnail.isNull(), streetgan::test::kWaitMs);  // rendered again
+        QVERIFY2(model()->thumbnails() <= std::max(1, shown()), qPrintable(QString::number(model()->thumbnails())));
+        QVERIFY(model()->row(4).thumbnail.isNull());  // the reference row, now far below
+        // Back to the defaults: every row's thumbnail again (the screenshot below shows them).
+        table->setMinimumHeight(0);
+        table->setMaximumHeight(QWIDGETSIZE_MAX);
+        page_->setThumbnailWindow(CheckpointBrowserPage::kThumbnailMargin, CheckpointBrowserPage::kThumbnailsKept);
+        for (int r = 0; r < model()->rowCount(); ++r)
+            if (model()->row(r).error.isEmpty()) QTRY_VERIFY_WITH_TIMEOUT(!model()->row(r).thumbnail.isNull(), streetgan::test::kWaitMs);
     }
 
     void screenshot() {

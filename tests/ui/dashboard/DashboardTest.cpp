@@ -249,6 +249,37 @@ private slots:
             QVERIFY2(fm.horizontalAdvance(line) <= waiting.plot()->axisRect()->rect().width(), qPrintable(line));
     }
 
+    // Issue 48: past RunSeries::kMaxRows rows a run is kept as bucket extremes; the plot says so in
+    // its corner, and a one-event spike is still drawn.
+    void decimatedSeriesSaySo() {
+        RunSeries r;
+        PlotPanel p("loss", {Metric::LossD});
+        p.resize(500, 300);
+        p.addRun(&r, "r", QColor(Qt::blue));
+        const auto feed = [&](int64_t from, int64_t to) {
+            EventBatch b;
+            for (int64_t i = from; i < to; ++i) {
+                b.metrics.t.push_back(1.7e9 + static_cast<double>(i));
+                b.metrics.step.push_back(static_cast<double>(i));
+                b.metrics.epoch.push_back(0);
+                for (auto& col : b.metrics.values) col.push_back(std::numeric_limits<double>::quiet_NaN());
+                b.metrics[Metric::LossD].back() = i == 50001 ? 1000.0 : 1.0 + 0.001 * static_cast<double>(i % 7);
+            }
+            p.append(&r, r.append(std::move(b)));
+            p.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        };
+        feed(0, 1000);
+        QCOMPARE(r.bucketSize(), int64_t{1});
+        QVERIFY2(p.decimationText().isEmpty(), qPrintable(p.decimationText()));
+        for (int64_t i = 1000; i < 100000; i += 10000) feed(i, i + 10000);
+        QVERIFY(r.bucketSize() > 1);
+        QCOMPARE(p.decimationText(), QString("min/max of every %1 events").arg(r.bucketSize()));
+        double top = 0;
+        const auto data = p.rawGraph(&r, Metric::LossD)->data();
+        for (auto it = data->constBegin(); it != data->constEnd(); ++it) top = std::max(top, it->value);
+        QCOMPARE(top, 1000.0);
+    }
+
     void rawBehindEmptyStatesAndCrosshair() {
         const QString dir = tmp_.filePath("run-c");
         streetgan::test::writeRun(dir, 300, 0);
