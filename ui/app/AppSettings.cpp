@@ -81,6 +81,8 @@ void AppSettings::setHostPrice(const QString& hostLabel, const QString& instance
 
 QStringList AppSettings::plottedRuns() const { return QSettings().value("runs/plotted").toStringList(); }
 void AppSettings::setPlottedRuns(const QStringList& runKeys) { QSettings().setValue("runs/plotted", runKeys); }
+QStringList AppSettings::openedRuns() const { return QSettings().value("runs/opened").toStringList(); }
+void AppSettings::setOpenedRuns(const QStringList& runDirs) { QSettings().setValue("runs/opened", runDirs); }
 QVariantMap AppSettings::runsTableLayout() const { return QSettings().value("runsTable/layout").toMap(); }
 void AppSettings::setRunsTableLayout(const QVariantMap& layout) { QSettings().setValue("runsTable/layout", layout); }
 bool AppSettings::welcomeDone() const { return QSettings().value("welcome/done", false).toBool(); }

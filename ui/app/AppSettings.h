@@ -1,8 +1,9 @@
 // What the app remembers between starts (QSettings, organisation "StreetGAN", application
 // "StreetGAN Studio"): the workspace folder, recent runs, recent hosts (no secrets), the cost
 // price (a global one and one per remote host), the window layout, the theme, whether desktop
-// notifications are on, which runs the plots overlay, the Runs table's column layout, and whether the welcome page was seen. Tests point QSettings elsewhere
-// (QSettings::setPath or another organisation name). GUI thread.
+// notifications are on, which runs the plots overlay, the runs opened from outside the workspace,
+// the Runs table's column layout, and whether the welcome page was seen. Tests point QSettings
+// elsewhere (QSettings::setPath or another organisation name). GUI thread.
 #pragma once
 
 #include <QByteArray>
@@ -50,6 +51,9 @@ public:
     /// Keys of the runs whose check boxes were on (RunsSidebar's run keys), restored at start.
     QStringList plottedRuns() const;
     void setPlottedRuns(const QStringList& runKeys);
+    /// The runs opened from outside the workspace (RunsSidebar::openedRuns: folders), restored at start.
+    QStringList openedRuns() const;
+    void setOpenedRuns(const QStringList& runDirs);
     /// The Runs table's column layout (RunsTablePage::columnLayout(): hidden, pinned, order, statistics).
     QVariantMap runsTableLayout() const;
     void setRunsTableLayout(const QVariantMap& layout);

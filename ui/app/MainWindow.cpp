@@ -218,6 +218,9 @@ void MainWindow::wirePages() {
     // The runs checked when the app last ran are checked (and so plotted) again once listed.
     sidebar_->restorePlotted(settings_->plottedRuns());
     connect(sidebar_, &RunsSidebar::plottedRunsChanged, this, [this](const QStringList& keys) { settings_->setPlottedRuns(keys); });
+    // The runs opened from outside the runs folder stay in the sidebar's Opened group until removed.
+    sidebar_->restoreOpened(settings_->openedRuns());
+    connect(sidebar_, &RunsSidebar::openedRunsChanged, this, [this](const QStringList& dirs) { settings_->setOpenedRuns(dirs); });
     wireRunsTable();
 }
 
@@ -291,6 +294,7 @@ void MainWindow::wireRuns() {
         if (!s->isRemote()) {
             settings_->addRecentRun(s->runDir());
             rebuildRecentMenu();
+            sidebar_->addOpened(s->runDir());  // listed under Opened unless the workspace lists it
         }
         dashboard_->addSession(s);
         alerts_->watch(s);

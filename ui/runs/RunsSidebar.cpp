@@ -1,8 +1,10 @@
 #include "runs/RunsSidebar.h"
 
+#include <QAction>
 #include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMainWindow>
@@ -83,7 +85,8 @@ RunsSidebar::RunsSidebar(QWidget* parent)
         if (parent.isValid()) return;
         for (int row = first; row <= last; ++row) {
             view_->expand(proxy_->index(row, 0));
-            view_->setFirstColumnSpanned(row, {}, proxy_->mapToSource(proxy_->index(row, 0)) == model_->localGroup());
+            const QModelIndex group = proxy_->mapToSource(proxy_->index(row, 0));
+            view_->setFirstColumnSpanned(row, {}, group == model_->localGroup() || model_->isOpened(group));
         }
     };
     connect(proxy_, &QAbstractItemModel::rowsInserted, this, expandGroups);
@@ -101,26 +104,16 @@ RunsSidebar::RunsSidebar(QWidget* parent)
         emit plotToggled(key, on);
         emit plottedRunsChanged(plottedRuns());
     });
-    lister_->moveToThread(thread_);
-    connect(thread_, &QThread::finished, lister_, &QObject::deleteLater);
-    connect(lister_, &LocalRunLister::failed, this, [this](quint64, const QString&) { listingDone(); });
-    connect(lister_, &LocalRunLister::listed, this, [this](quint64 job, const RunEntryList& runs) {
-        listingDone();
-        if (job != job_) return;
-        fill(model_->localGroup(), runs);
-        resolveRestored(model_->localGroup());
-        emit localListed(static_cast<int>(runs.size()));
-    });
-    thread_->start();
+    wireLister();
     view_->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(view_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& pos) {
-        const QModelIndex i = proxy_->mapToSource(view_->indexAt(pos));
-        RemoteHost* host = model_->hostOf(i);
-        if (!host || model_->isRun(i)) return;
-        QMenu* menu = hostMenu(host);
-        menu->setAttribute(Qt::WA_DeleteOnClose);
-        menu->popup(view_->viewport()->mapToGlobal(pos));
-    });
+    connect(view_, &QTreeView::customContextMenuRequested, this, &RunsSidebar::showContextMenu);
+    // Delete forgets the selected Opened runs while the tree has focus (not the filter box's Delete).
+    removeOpened_ = new QAction(tr("Remove from list"), view_);
+    removeOpened_->setShortcut(QKeySequence::Delete);
+    removeOpened_->setShortcutContext(Qt::WidgetShortcut);
+    removeOpened_->setToolTip(tr("Forget the selected opened runs (their files stay where they are)"));
+    view_->addAction(removeOpened_);
+    connect(removeOpened_, &QAction::triggered, this, [this] { removeOpened(selectedOpened()); });
     connect(view_, &QTreeView::activated, this, [this](const QModelIndex& proxyIndex) {
         const QModelIndex i = proxy_->mapToSource(proxyIndex);
         if (model_->isRun(i)) openRun(model_->run(i).key);
@@ -129,6 +122,42 @@ RunsSidebar::RunsSidebar(QWidget* parent)
     timer_->setInterval(3000);
     connect(timer_, &QTimer::timeout, this, [this] { refresh(); });
     timer_->start();
+}
+
+void RunsSidebar::wireLister() {
+    lister_->moveToThread(thread_);
+    connect(thread_, &QThread::finished, lister_, &QObject::deleteLater);
+    connect(lister_, &LocalRunLister::failed, this, [this](quint64 job, const QString&, const RunEntryList& opened) {
+        listingDone();
+        if (job != job_) return;
+        fillOpened(opened);  // the workspace's rows stay as they were
+    });
+    connect(lister_, &LocalRunLister::listed, this, [this](quint64 job, const RunEntryList& runs, const RunEntryList& opened) {
+        listingDone();
+        if (job != job_) return;
+        if (!workspace_.isEmpty()) fill(model_->localGroup(), runs);
+        fillOpened(opened);                // after the workspace's: a run listed there is not shown twice
+        if (workspace_.isEmpty()) return;  // (no workspace listed: no local run is known gone)
+        resolveRestored(model_->localGroup());
+        emit localListed(static_cast<int>(runs.size()));
+    });
+    thread_->start();
+}
+
+void RunsSidebar::showContextMenu(const QPoint& pos) {
+    const QModelIndex i = proxy_->mapToSource(view_->indexAt(pos));
+    QMenu* menu = nullptr;
+    if (model_->isRun(i) && model_->isOpened(i)) {
+        // The run clicked, with the other selected Opened runs when it is one of them.
+        QStringList dirs = selectedOpened();
+        if (!dirs.contains(model_->run(i).entry.path)) dirs = QStringList{model_->run(i).entry.path};
+        menu = openedMenu(dirs);
+    } else if (RemoteHost* host = model_->hostOf(i); host && !model_->isRun(i)) {
+        menu = hostMenu(host);
+    }
+    if (!menu) return;
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(view_->viewport()->mapToGlobal(pos));
 }
 
 RunsSidebar::~RunsSidebar() {
@@ -209,17 +238,23 @@ void RunsSidebar::restorePlotted(const QStringList& keys) {
 void RunsSidebar::resolveRestored(const QModelIndex& group) {
     if (restored_.isEmpty()) return;
     QStringList opened;
-    for (int i = 0; i < model_->rowCount(group); ++i) {
-        const QString key = model_->run(model_->index(i, 0, group)).key;
-        if (!restored_.remove(key)) continue;
-        plotted_.insert(key);
-        showPlotted(key);
-        opened << key;
-    }
+    // This computer's listing brings the Opened runs' with it: both resolve before the forgetting
+    // below. A missing run has nothing to plot.
+    QList<QModelIndex> groups{group};
+    if (group == model_->localGroup() && model_->openedGroup().isValid()) groups << model_->openedGroup();
+    for (const QModelIndex& g : groups)
+        for (int i = 0; i < model_->rowCount(g); ++i) {
+            const RunsTreeModel::RunRow& row = model_->run(model_->index(i, 0, g));
+            if (row.missing || !restored_.remove(row.key)) continue;
+            plotted_.insert(row.key);
+            showPlotted(row.key);
+            opened << row.key;
+        }
     bool forgot = false;
     if (group == model_->localGroup()) {
-        // A local key is the run's absolute folder ("HOST:FOLDER" for a remote one): one that the
-        // workspace does not list is gone or lives elsewhere, and would wait forever.
+        // A local key is the run's absolute folder ("HOST:FOLDER" for a remote one): one that
+        // neither the workspace nor the Opened group lists is gone or lives elsewhere, and would
+        // wait forever.
         for (auto it = restored_.begin(); it != restored_.end();) {
             if (QDir::isAbsolutePath(*it)) {
                 it = restored_.erase(it);
@@ -239,7 +274,8 @@ bool RunsSidebar::openRun(const QString& key) {
     if (!i.isValid()) return false;
     const QString path = model_->run(i).entry.path;
     RemoteHost* host = model_->hostOf(i);
-    if (!host && i.parent() == model_->localGroup()) {
+    if (!host && (i.parent() == model_->localGroup() || model_->isOpened(i))) {
+        if (model_->run(i).missing) return false;  // nothing to open
         emit openLocal(path);
         return true;
     }
@@ -261,11 +297,10 @@ void RunsSidebar::refresh() {
         again_ = true;
         return;
     }
-    if (!workspace_.isEmpty()) {
+    if (!workspace_.isEmpty() || !opened_.isEmpty()) {
         listing_ = true;
         const quint64 job = ++job_;
-        const QString root = workspace_;
-        QMetaObject::invokeMethod(lister_, [l = lister_, job, root] { l->list(job, root); });
+        QMetaObject::invokeMethod(lister_, [l = lister_, job, root = workspace_, dirs = opened_] { l->list(job, root, dirs); });
     }
 }
 
@@ -335,7 +370,8 @@ void RunsSidebar::showLive(const QString& key, const QString& state, qint64 step
     const QModelIndex i = model_->runIndex(key);
     if (!i.isValid()) return;
     const RunsTreeModel::RunRow& row = model_->run(i);
-    model_->updateRun(i, rowFor(row.entry, key, row.hostText, static_cast<double>(QDateTime::currentSecsSinceEpoch())));
+    const double now = static_cast<double>(QDateTime::currentSecsSinceEpoch());
+    model_->updateRun(i, model_->isOpened(i) ? openedRowFor(row.entry, now) : rowFor(row.entry, key, row.hostText, now));
 }
 
 void RunsSidebar::forgetLive(const QString& key) { live_.remove(key); }
@@ -377,6 +413,14 @@ RunsTreeModel::RunRow RunsSidebar::rowFor(const RunEntry& listed, const QString&
     row.entry = listed;
     row.key = key;
     row.hostText = hostText;
+    if (listed.state == QLatin1String(LocalRunLister::kMissing)) {
+        row.missing = true;
+        row.state = row.stateText = listed.state;
+        row.tooltip =
+            QStringList{listed.name, listed.error, tr("Right-click it (or select it and press Delete) to remove it from this list; no file is touched.")}.join(
+                '\n');
+        return row;
+    }
     RunEntry r = listed;
     // The open run's own events are newer than any listing: they give its state and steps.
     if (auto it = live_.constFind(key); it != live_.constEnd()) {
@@ -395,6 +439,85 @@ RunsTreeModel::RunRow RunsSidebar::rowFor(const RunEntry& listed, const QString&
     if (!r.error.isEmpty()) tip << r.error;
     tip << tr("Check to plot it on the dashboard; double-click to open it.");
     row.tooltip = tip.join('\n');
+    return row;
+}
+
+void RunsSidebar::addOpened(const QString& runDir) {
+    const QString dir = RunPalette::key({}, runDir);
+    if (runDir.isEmpty() || opened_.contains(dir)) return;
+    // A run directly in the workspace is one the next listing shows there (a run just started by
+    // this app is opened before that listing).
+    const bool inWorkspace = !workspace_.isEmpty() && QFileInfo(dir).absolutePath() == RunPalette::key({}, workspace_);
+    if (inWorkspace || workspaceKeys().contains(dir)) return;
+    opened_ << dir;
+    emit openedRunsChanged(opened_);
+    refresh();
+}
+
+void RunsSidebar::restoreOpened(const QStringList& runDirs) {
+    for (const QString& d : runDirs) {
+        const QString dir = d.trimmed().isEmpty() ? QString() : RunPalette::key({}, d.trimmed());
+        if (!dir.isEmpty() && !opened_.contains(dir)) opened_ << dir;
+    }
+    refresh();
+}
+
+void RunsSidebar::removeOpened(const QStringList& runDirs) {
+    bool changed = false;
+    for (const QString& d : runDirs) changed = opened_.removeAll(RunPalette::key({}, d)) > 0 || changed;
+    if (!changed) return;
+    fillOpened(openedListed_);  // at once, not with the next listing
+    emit openedRunsChanged(opened_);
+}
+
+QMenu* RunsSidebar::openedMenu(const QStringList& runDirs) {
+    auto* menu = new QMenu(this);
+    QAction* remove = menu->addAction(runDirs.size() > 1 ? tr("Remove %1 runs from list").arg(runDirs.size()) : tr("Remove from list"));
+    remove->setShortcut(removeOpened_->shortcut());  // (shown; Delete in the tree does the same)
+    remove->setShortcutContext(Qt::WidgetShortcut);
+    remove->setToolTip(tr("Forget it here; its files stay where they are"));
+    connect(remove, &QAction::triggered, this, [this, runDirs] { removeOpened(runDirs); });
+    return menu;
+}
+
+QSet<QString> RunsSidebar::workspaceKeys() const {
+    QSet<QString> keys;
+    const QModelIndex local = model_->localGroup();
+    for (int i = 0; i < model_->rowCount(local); ++i) keys.insert(model_->run(model_->index(i, 0, local)).key);
+    return keys;
+}
+
+QStringList RunsSidebar::selectedOpened() const {
+    QModelIndexList picked = view_->selectionModel()->selectedRows(0);
+    if (picked.isEmpty() && view_->currentIndex().isValid()) picked << view_->currentIndex();
+    QStringList dirs;
+    for (const QModelIndex& p : picked) {
+        const QModelIndex i = proxy_->mapToSource(p);
+        if (model_->isRun(i) && model_->isOpened(i) && !dirs.contains(model_->run(i).entry.path)) dirs << model_->run(i).entry.path;
+    }
+    return dirs;
+}
+
+void RunsSidebar::fillOpened(const RunEntryList& opened) {
+    openedListed_ = opened;
+    const QSet<QString> listed = workspaceKeys();
+    const double now = static_cast<double>(QDateTime::currentSecsSinceEpoch());
+    QVector<RunsTreeModel::RunRow> rows;
+    for (const RunEntry& r : opened) {
+        const QString key = RunPalette::key({}, r.path);
+        // (A listing in flight when a run was removed still has it.)
+        if (opened_.contains(key) && !listed.contains(key)) rows << openedRowFor(r, now);
+    }
+    model_->setOpenedRuns(tr("Opened"),
+                          tr("Runs opened from outside the runs folder (File → Open run…, --open-run, a checkpoint's run). They stay here until "
+                             "you remove them (right-click, or Delete); their files are never touched."),
+                          rows, [this](const QString& key) { return plotted_.contains(key); });
+}
+
+RunsTreeModel::RunRow RunsSidebar::openedRowFor(const RunEntry& listed, double now) const {
+    // The second line is the folder it lies in: these come from anywhere.
+    RunsTreeModel::RunRow row = rowFor(listed, RunPalette::key({}, listed.path), tr("this computer"), now);
+    row.hostText = QDir::toNativeSeparators(QFileInfo(listed.path).absolutePath());
     return row;
 }
 

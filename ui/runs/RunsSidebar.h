@@ -1,5 +1,6 @@
-// The runs sidebar: local runs under the workspace folder and each connected remote host with
-// its runs. Each run shows its name, host, a state badge (running, paused, finished, stopped,
+// The runs sidebar: local runs under the workspace folder, the local runs opened from elsewhere
+// (the "Opened" group: File → Open run…, --open-run, a checkpoint's run), and each connected
+// remote host with its runs. Each run shows its name, host, a state badge (running, paused, finished, stopped,
 // failed, crashed, stalled: colour and word) and step/total, elided, the full text in a tooltip;
 // a filter box keeps the runs whose name or host contains its text. A run's check box says
 // whether the dashboard plots it (plotToggled; the dashboard answers with setPlotted, see
@@ -10,6 +11,11 @@
 // The checked runs can outlive a restart: plottedRuns() is what to remember (plottedRunsChanged
 // says when it changes) and restorePlotted() checks those runs again as they are listed, asking
 // the dashboard to open them (plotToggled); the caller stores the list (AppSettings::plottedRuns).
+// The Opened runs outlive a restart the same way (openedRuns(), openedRunsChanged, restoreOpened();
+// AppSettings::openedRuns): each stays until the user removes it (context menu, or Delete in the
+// tree), even when its folder is gone, which shows greyed as "missing"; one that the workspace
+// lists shows there instead, never twice. They are listed with the workspace's runs, by the same
+// worker (LocalRunLister).
 // The rows live in a RunsTreeModel shown through a RunsFilterProxy by a QTreeView. Listing runs
 // on workers (LocalRunLister, RemoteHost); refreshed every few seconds. GUI thread.
 #pragma once
@@ -23,6 +29,7 @@
 #include "common/RunEntry.h"
 #include "runs/RunsTreeModel.h"
 
+class QAction;
 class QLineEdit;
 class QMenu;
 class QTreeView;
@@ -96,6 +103,20 @@ public:
     /// The listed run `runKey`'s row in model() (column 0), invalid when not listed.
     QModelIndex runIndex(const QString& runKey) const;
 
+    /// A local run was opened (from anywhere): unless the workspace lists it (or it lies directly
+    /// in the workspace, listed next time), it joins the Opened group and openedRunsChanged.
+    void addOpened(const QString& runDir);
+    /// The Opened runs' folders (absolute, clean: RunPalette::key), in the order opened; those
+    /// the workspace lists (not shown) included.
+    QStringList openedRuns() const { return opened_; }
+    /// The Opened runs remembered from the last start (no openedRunsChanged).
+    void restoreOpened(const QStringList& runDirs);
+    /// Forgets these Opened runs (their files stay); openedRunsChanged when one was there.
+    void removeOpened(const QStringList& runDirs);
+    /// "Remove from list", for the Opened runs selected in view(): its shortcut is Delete while the
+    /// tree has focus.
+    QAction* removeOpenedAction() const { return removeOpened_; }
+
 signals:
     void openLocal(const QString& runDir);
     void openRemote(streetgan::ui::RemoteHost* host, const QString& runDir);
@@ -103,6 +124,8 @@ signals:
     void plotToggled(const QString& runKey, bool on);
     /// plottedRuns() changed (the user's box, the dashboard's setPlotted, a restored run).
     void plottedRunsChanged(const QStringList& runKeys);
+    /// openedRuns() changed (a run opened from outside the workspace, or removed from the list).
+    void openedRunsChanged(const QStringList& runDirs);
     /// The user asked to set up (install or update) streetgan-trainer on `host`.
     void setUpTrainerRequested(streetgan::ui::RemoteHost* host);
     /// The user asked to watch TensorBoard runs on `host` (a folder of its, TensorBoardFolderDialog).
@@ -116,13 +139,25 @@ public:
     QMenu* hostMenu(RemoteHost* host);
     /// The host's row in model() (column 0), invalid when it has none.
     QModelIndex hostIndex(RemoteHost* host) const;
+    /// The context menu of Opened runs (Remove from list, for `runDirs`); the caller owns it.
+    QMenu* openedMenu(const QStringList& runDirs);
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
     void showEvent(QShowEvent* e) override;
 
 private:
+    void wireLister();
+    void showContextMenu(const QPoint& pos);
     void fill(const QModelIndex& group, const RunEntryList& runs);
+    /// The Opened group: the `opened` runs (LocalRunLister's entries) still in opened_ that the
+    /// workspace does not list.
+    void fillOpened(const RunEntryList& opened);
+    RunsTreeModel::RunRow openedRowFor(const RunEntry& listed, double now) const;
+    /// The keys of the runs listed under this computer (the workspace).
+    QSet<QString> workspaceKeys() const;
+    /// The Opened runs selected in the view (their folders).
+    QStringList selectedOpened() const;
     /// A run's row: `listed` with the live state applied, as the view shows it.
     RunsTreeModel::RunRow rowFor(const RunEntry& listed, const QString& key, const QString& hostText, double now) const;
     void showHostState(RemoteHost* host);
@@ -140,6 +175,9 @@ private:
         qint64 step = 0, totalSteps = 0;
     };
     QHash<QString, Live> live_;  ///< showLive() of the open runs, by key
+    QStringList opened_;         ///< openedRuns()
+    RunEntryList openedListed_;  ///< the last listing of opened_ (to redraw at once on a removal)
+    QAction* removeOpened_;
     QString workspace_;
     QThread* thread_;
     LocalRunLister* lister_;

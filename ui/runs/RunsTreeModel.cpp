@@ -1,7 +1,9 @@
 #include "runs/RunsTreeModel.h"
 
+#include <QGuiApplication>
 #include <QHash>
 #include <QPainter>
+#include <QPalette>
 #include <QPixmap>
 
 #include "runs/RunItemDelegate.h"
@@ -50,6 +52,42 @@ int RunsTreeModel::groupRow(quintptr id) const {
     for (int g = 0; g < groups_.size(); ++g)
         if (groups_[g].id == id) return g;
     return -1;
+}
+
+QModelIndex RunsTreeModel::openedGroup() const {
+    // Row 1 when shown: the local runs together, before the hosts.
+    return groups_.size() > 1 && groups_[1].opened ? createIndex(1, 0, kGroupId) : QModelIndex();
+}
+
+bool RunsTreeModel::isOpened(const QModelIndex& index) const {
+    if (!index.isValid()) return false;
+    const int g = isRun(index) ? groupRow(index.internalId()) : index.row();
+    return g >= 0 && groups_[g].opened;
+}
+
+void RunsTreeModel::setOpenedRuns(const QString& label, const QString& tooltip, const QVector<RunRow>& rows,
+                                  const std::function<bool(const QString&)>& checked) {
+    QModelIndex group = openedGroup();
+    if (rows.isEmpty()) {
+        if (!group.isValid()) return;
+        beginRemoveRows({}, 1, 1);
+        groups_.remove(1);
+        endRemoveRows();
+        return;
+    }
+    if (!group.isValid()) {
+        beginInsertRows({}, 1, 1);
+        Group g;
+        g.id = nextId_++;
+        g.opened = true;
+        g.label = label;
+        g.tooltip = tooltip;
+        groups_.insert(1, g);
+        endInsertRows();
+        group = openedGroup();
+    }
+    setGroupText(group, label, tooltip);
+    setRuns(group, rows, checked);
 }
 
 QModelIndex RunsTreeModel::hostGroup(RemoteHost* host) const {
@@ -166,8 +204,11 @@ QVariant RunsTreeModel::data(const QModelIndex& index, int role) const {
             return column == 0 ? r.row.entry.name : r.row.stateText;
         case Qt::ToolTipRole:
             return r.row.tooltip;
+        case Qt::ForegroundRole:
+            return r.row.missing ? QVariant(QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text)) : QVariant();
         case Qt::CheckStateRole:
-            return column == 0 ? QVariant(r.checked ? Qt::Checked : Qt::Unchecked) : QVariant();
+            // A missing run has nothing to plot: no box.
+            return column == 0 && !r.row.missing ? QVariant(r.checked ? Qt::Checked : Qt::Unchecked) : QVariant();
         case Qt::DecorationRole:
             return column == 0 ? QVariant(r.swatch) : QVariant();
         case RunItemDelegate::kSecondLineRole:
@@ -188,7 +229,7 @@ QVariant RunsTreeModel::data(const QModelIndex& index, int role) const {
 }
 
 bool RunsTreeModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-    if (role != Qt::CheckStateRole || !isRun(index) || index.column() != 0) return false;
+    if (role != Qt::CheckStateRole || !isRun(index) || index.column() != 0 || run(index).missing) return false;
     const bool on = value.value<Qt::CheckState>() == Qt::Checked;
     if (groupOf(index).runs[index.row()].checked == on) return true;
     setChecked(index, on);
@@ -200,7 +241,7 @@ Qt::ItemFlags RunsTreeModel::flags(const QModelIndex& index) const {
     if (!index.isValid()) return Qt::NoItemFlags;
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
     if (isRun(index)) f |= Qt::ItemNeverHasChildren;
-    if (isRun(index) && index.column() == 0) f |= Qt::ItemIsUserCheckable;
+    if (isRun(index) && index.column() == 0 && !run(index).missing) f |= Qt::ItemIsUserCheckable;
     return f;
 }
 

@@ -1,5 +1,6 @@
-// The runs sidebar's model: two levels, the groups (row 0 this computer, then one row per remote
-// host) and each group's runs, two columns (the name; the state with step/total). It holds what
+// The runs sidebar's model: two levels, the groups (row 0 this computer; row 1 "Opened", the local
+// runs opened from outside the workspace, while it has any; then one row per remote host) and
+// each group's runs, two columns (the name; the state with step/total). It holds what
 // the sidebar shows, as RunsSidebar computes it: texts, tooltips, the delegate's roles
 // (RunItemDelegate) and each run's check box (plot it). A check the view changes (a click) is
 // reported by runChecked; one set by code (setChecked) is not. Runs are updated in place by their
@@ -31,17 +32,25 @@ public:
         QString key, hostText;
         QString stateText, state, detail;  ///< column 1: the text, the delegate's state and detail
         QString tooltip;                   ///< both columns
+        bool missing = false;              ///< an opened run whose folder is gone: greyed, no check box
     };
 
     explicit RunsTreeModel(QObject* parent = nullptr);
 
     /// Row 0, this computer.
     QModelIndex localGroup() const { return index(0, 0); }
+    /// The "Opened" group (row 1), invalid while it has no runs.
+    QModelIndex openedGroup() const;
+    /// The Opened group, or a run in it.
+    bool isOpened(const QModelIndex& index) const;
+    /// The Opened group's runs, as setRuns(); the group (labelled `label`, `tooltip`) is shown
+    /// while `rows` is not empty and removed when it is.
+    void setOpenedRuns(const QString& label, const QString& tooltip, const QVector<RunRow>& rows, const std::function<bool(const QString&)>& checked);
     /// Adds a group for `host` (after the others); returns false when it has one.
     bool addHost(RemoteHost* host);
     void removeHost(RemoteHost* host);
     QModelIndex hostGroup(RemoteHost* host) const;
-    /// The host of a group or of a run in it; null for this computer's.
+    /// The host of a group or of a run in it; null for this computer's (and the Opened group's).
     RemoteHost* hostOf(const QModelIndex& index) const;
     bool isRun(const QModelIndex& index) const { return index.isValid() && index.internalId() != kGroupId; }
     /// A group's label, its tooltip, and its state column with its own tooltip.
@@ -82,6 +91,7 @@ private:
     struct Group {
         quintptr id = 0;  ///< 0: this computer
         RemoteHost* host = nullptr;
+        bool opened = false;  ///< the Opened group
         QString label, tooltip, state, stateTooltip;
         QVector<Run> runs;
     };
