@@ -152,11 +152,21 @@ private slots:
             QCOMPARE(changed.count(), 0);  // restoring is no change
             QCOMPARE(openedRow(s, outside("second")).text(1), QString("stopped 30/30"));
 
-            // The context menu of an Opened run: Remove from list, and the files stay.
-            std::unique_ptr<QMenu> menu(s.openedMenu({outside("far-run")}));
+            s.show();
+            s.activateWindow();  // (a widget shortcut, Delete below, needs an active window)
+            QVERIFY(QTest::qWaitForWindowActive(&s));
+            QTreeView* view = s.view();
+
+            // Right-click an Opened run: its menu says Remove from list, which forgets it; the files stay.
+            const QModelIndex far = s.filterModel()->mapFromSource(openedRow(s, outside("far-run")).at(0));
+            emit view->customContextMenuRequested(view->visualRect(far).center());
+            QMenu* menu = s.findChild<QMenu*>();
+            QVERIFY(menu);
+            QTRY_VERIFY(menu->isVisible());
             QCOMPARE(menu->actions().size(), 1);
             QCOMPARE(menu->actions()[0]->text(), QString("Remove from list"));
             menu->actions()[0]->trigger();
+            menu->close();                                             // (deletes itself)
             QCOMPARE(openedShown(s), QStringList{outside("second")});  // at once, not with the next listing
             QCOMPARE(changed.count(), 1);
             QCOMPARE(changed.last().at(0).toStringList(), QStringList{outside("second")});
@@ -167,10 +177,8 @@ private slots:
             QCOMPARE(openedShown(s), QStringList{outside("second")});
 
             // Delete with the tree focused removes the selected Opened run.
-            s.show();
-            s.activateWindow();  // (a widget shortcut needs an active window)
+            s.activateWindow();  // (again: the menu had it)
             QVERIFY(QTest::qWaitForWindowActive(&s));
-            QTreeView* view = s.view();
             view->setFocus();
             QTRY_VERIFY(view->hasFocus());
             view->setCurrentIndex(s.filterModel()->mapFromSource(openedRow(s, outside("second")).at(0)));
