@@ -62,23 +62,13 @@ PlotPanel::PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* par
     plot_->addLayer("raw", plot_->layer("main"), QCustomPlot::limBelow);
     plot_->addLayer("crosshair", plot_->layer("legend"), QCustomPlot::limAbove);
     plot_->layer("crosshair")->setMode(QCPLayer::lmBuffered);
-    empty_ = new QCPItemText(plot_);
-    empty_->setLayer("overlay");
-    empty_->position->setType(QCPItemPosition::ptAxisRectRatio);
-    empty_->position->setCoords(0.5, 0.5);
-    empty_->setPositionAlignment(Qt::AlignCenter);
-    empty_->setFont(QFont(font().family(), 10));
+    empty_ = overlayText(0.5, 0.5, Qt::AlignCenter, 10);
     empty_->setColor(QColor(110, 110, 110));
     empty_->setClipToAxisRect(false);
     // Says when the points are bucket extremes rather than events (issue 48), without hiding data:
-    // small, in the axis rect's top right corner, on the overlay.
-    decimated_ = new QCPItemText(plot_);
-    decimated_->setLayer("overlay");
-    decimated_->position->setType(QCPItemPosition::ptAxisRectRatio);
-    decimated_->position->setCoords(1, 0);
-    decimated_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    // small, in the axis rect's top right corner.
+    decimated_ = overlayText(1, 0, Qt::AlignRight | Qt::AlignTop, 8);
     decimated_->setPadding(QMargins(4, 2, 4, 2));
-    decimated_->setFont(QFont(font().family(), 8));
     decimated_->setVisible(false);
     crossLine_ = new QCPItemStraightLine(plot_);
     crossLine_->setLayer("crosshair");
@@ -390,6 +380,16 @@ void PlotPanel::fitToSize() {
 QString PlotPanel::emptyText() const {
     const_cast<PlotPanel*>(this)->updateEmptyState();
     return empty_->visible() ? emptyRaw_ : QString();
+}
+
+QCPItemText* PlotPanel::overlayText(double x, double y, Qt::Alignment alignment, int pointSize) {
+    auto* t = new QCPItemText(plot_);
+    t->setLayer("overlay");
+    t->position->setType(QCPItemPosition::ptAxisRectRatio);
+    t->position->setCoords(x, y);
+    t->setPositionAlignment(alignment);
+    t->setFont(QFont(font().family(), pointSize));
+    return t;
 }
 
 void PlotPanel::updateDecimationNote() {

@@ -126,6 +126,8 @@ private:
     void onMouseMove(QMouseEvent* e);
     void updateEmptyState();
     void updateDecimationNote();
+    /// A text item on the overlay layer at axis-rect ratio (x, y).
+    QCPItemText* overlayText(double x, double y, Qt::Alignment alignment, int pointSize);
     /// Fits the ticks to the axis rect: as many as their labels have room for (labels running
     /// together read as one number: "10001250"), and the empty-state text wrapped to its width.
     void fitToSize();

@@ -1,5 +1,7 @@
 #include "dashboard/SamplesPage.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -203,6 +205,12 @@ void SamplesPage::showIndex(int index) {
     else
         stepLabel_->setText(tr("step %1  (%2 of %3)").arg(ref.step).arg(index + 1).arg(count()));
     const QString rel = QString::fromStdString(ref.path);
+    deferred_ = !isVisible();
+    if (deferred_) {  // the grid shown is not this one any more; a late answer is only cached
+        current_ = QImage();
+        job_ = 0;
+        return;
+    }
     if (QImage* cached = cache_.object(rel)) {
         current_ = *cached;
         currentPath_ = rel;
@@ -213,8 +221,13 @@ void SamplesPage::showIndex(int index) {
     job_ = session_->requestImage(rel);
 }
 
+void SamplesPage::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (deferred_) showIndex(slider_->value());
+}
+
 void SamplesPage::onImage(quint64 job, const QString& rel, const QImage& image) {
-    cache_.insert(rel, new QImage(image));
+    cache_.insert(rel, new QImage(image), std::max<qsizetype>(1, image.sizeInBytes() / 1024));
     if (job != job_) return;  // a newer request is pending: drop this one
     current_ = image;
     currentPath_ = rel;

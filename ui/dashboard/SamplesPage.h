@@ -45,6 +45,9 @@ public:
 signals:
     void imageShown(int index);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void refresh();
     void updatePixmap();
@@ -69,8 +72,13 @@ private:
     QString currentPath_;
     quint64 job_ = 0;
     int pendingIndex_ = -1;
+    /// A grid was chosen while the page was hidden: loaded when it is shown (a run followed for
+    /// days writes a grid every few seconds; issue 48: little CPU for what nobody sees).
+    bool deferred_ = false;
     bool fetchAsked_ = false;  ///< the user asked for a remote checkpoint's grids: its failure is shown
-    QCache<QString, QImage> cache_{64};
+    /// Grids recently shown, by cost in KiB: 32 MiB hold ~130 grids of a 64-px model, and 7 of a
+    /// 128-px one (a count bound would let 64 grids of 4 MB each, 256 MB, pile up).
+    QCache<QString, QImage> cache_{32 * 1024};
 };
 
 }  // namespace streetgan::ui

@@ -394,6 +394,14 @@ private slots:
         samples.showIndex(0);
         QTRY_COMPARE_WITH_TIMEOUT(shown.last().at(0).toInt(), 0, streetgan::test::kWaitMs);
         if (const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR"); !keep.isEmpty()) samples.grab().save(keep + "/samples-page.png");
+        // Hidden, the page loads no grid (a run followed for days writes one every few seconds);
+        // shown again, it loads the one its slider is on.
+        samples.hide();
+        samples.showIndex(1);
+        QVERIFY(!samples.hasImage());
+        QCOMPARE(samples.currentIndex(), 1);
+        samples.show();
+        QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage() && shown.last().at(0).toInt() == 1, streetgan::test::kWaitMs);
 
         SystemPanel sys;
         sys.update(&s.series());

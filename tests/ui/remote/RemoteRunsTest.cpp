@@ -166,6 +166,7 @@ private slots:
 
         // a sample grid comes back through SFTP into the cache
         SamplesPage samples;
+        samples.show();  // a hidden page loads no grid (issue 48)
         samples.setSession(&s);
         QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), streetgan::test::kWaitMs);
         QVERIFY(QFileInfo::exists(tmp_.filePath("cache/streetgan/remote")));
@@ -211,6 +212,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(page.scalars()->panel("lr/G")->pointCount(s.tagSeries().at("lr/G").get(), Metric::LossD), 60, streetgan::test::kWaitMs);
 
         SamplesPage samples;
+        samples.show();  // a hidden page loads no grid (issue 48)
         samples.setSession(&s);
         QTRY_VERIFY_WITH_TIMEOUT(samples.hasImage(), streetgan::test::kWaitMs);
 

@@ -154,6 +154,7 @@ private slots:
         const QString run = copyReferenceRun(tmp_.filePath("grids"));
         RunSession session(run, STREETGAN_TRAINER);
         SamplesPage samples;
+        samples.show();  // a hidden page loads no grid (issue 48)
         samples.setSession(&session);
         QSignalSpy failed(&session, &RunSession::checkpointGridsFailed);
         session.start();
