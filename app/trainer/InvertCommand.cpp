@@ -55,6 +55,10 @@ CLI::App* InvertCommand::setup(CLI::App& parent) {
     a->add_option("--session-out", sessionOut_, "Session file (docs/cli.md) with z as its one keyframe, for `render` and the explorer");
     a->add_option("--restarts", options_.restarts, "Optimisations side by side; the best is kept")->capture_default_str()->check(CLI::Range(1, 64));
     a->add_option("--steps", options_.steps, "Adam steps of each restart")->capture_default_str()->check(CLI::Range(1, 100000));
+    a->add_option("--explore", options_.explore, "Fraction of the steps all restarts run before the best goes on alone (1: all to the end)")
+        ->capture_default_str()
+        ->check(FiniteNumber())
+        ->check(CLI::Range(0.0, 1.0));
     a->add_option("--candidates", options_.candidates, "Random z tried for each restart's start")->capture_default_str()->check(CLI::Range(1, 4096));
     a->add_option("--seed", options_.seed, "Seed of the random starts and noise (same seed, same result)")->capture_default_str();
     a->add_option("--lr", options_.lr, "Peak learning rate")->capture_default_str()->check(FiniteNumber())->check(CLI::Range(1e-6, 10.0));
@@ -68,7 +72,7 @@ CLI::App* InvertCommand::setup(CLI::App& parent) {
         ->capture_default_str()
         ->check(FiniteNumber())
         ->check(CLI::Range(0.0, 1000.0));
-    a->add_flag("--plain", plain_, "Plain z optimisation of the pixel distance instead (the baseline; keeps --steps and --seed)");
+    a->add_flag("--plain", plain_, "Plain z optimisation of the pixel distance instead (the baseline: one start; keeps --steps and --seed)");
     a->add_option("--threads", threads_, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
     a->add_option("--device", device_, "cpu | cuda | auto");
     addGeneratorOption(a, generator_);
@@ -105,8 +109,9 @@ int InvertCommand::execute() {
             std::cerr << "step " << p.step << "/" << p.steps << ": loss " << fixed(p.loss, 4) << ", best PSNR " << fixed(p.bestPsnr, 2) << " dB\n";
     });
     for (size_t i = 0; i < r.restartPsnr.size(); ++i)
-        std::cerr << "restart " << i + 1 << "/" << r.restartPsnr.size() << ": PSNR " << fixed(r.restartPsnr[i], 2) << " dB, loss " << fixed(r.restartLoss[i], 4)
-                  << (static_cast<int>(i) == r.bestRestart ? " (best)" : "") << "\n";
+        std::cerr << "restart " << i + 1 << "/" << r.restartPsnr.size() << (r.restartPsnr.size() > 1 && o.explore < 1 ? " after exploring" : "") << ": PSNR "
+                  << fixed(r.restartPsnr[i], 2) << " dB, loss " << fixed(r.restartLoss[i], 4) << (static_cast<int>(i) == r.bestRestart ? " (best)" : "")
+                  << "\n";
 
     if (!out_.empty()) {
         const at::Tensor pair = at::stack({target, r.reconstruction}).add(1).div(2).clamp(0, 1);
@@ -133,6 +138,8 @@ int InvertCommand::execute() {
                             {"restarts", o.restarts},
                             {"steps", o.steps},
                             {"candidates", o.candidates},
+                            {"explore", o.explore},
+                            {"generator_steps", r.generatorSteps},
                             {"seed", o.seed},
                             {"method", plain_ ? "plain" : "default"},
                             {"discriminator_features", r.usedDiscriminator},
@@ -145,8 +152,9 @@ int InvertCommand::execute() {
         if (!sessionOut_.empty()) j["session"] = sessionOut_;
         std::cout << j.dump() << "\n";
     } else {
-        std::cout << "PSNR " << fixed(r.psnr, 2) << " dB, SSIM " << fixed(r.ssim, 4) << ", " << fixed(r.seconds, 2) << " s (" << o.restarts << " restarts x "
-                  << o.steps << " steps" << (r.usedDiscriminator ? ", D features" : ", no D in the checkpoint") << ")\n";
+        std::cout << "PSNR " << fixed(r.psnr, 2) << " dB, SSIM " << fixed(r.ssim, 4) << ", " << fixed(r.seconds, 2) << " s (" << r.generatorSteps
+                  << " generator steps, " << o.restarts << (o.restarts == 1 ? " start" : " restarts")
+                  << (r.usedDiscriminator ? ", D features" : ", no D in the checkpoint") << ")\n";
     }
     return 0;
 }

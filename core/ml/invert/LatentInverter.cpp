@@ -68,6 +68,9 @@ LatentInverter::Options LatentInverter::Options::plain(int steps, uint64_t seed)
     o.restarts = 1;
     o.steps = steps;
     o.candidates = 1;
+    // Its own learning rate, not the default's: 0.1 gave plain optimisation more than 0.2 on the
+    // bench's synthetic scenes (25.44 against 25.23 dB mean over three at 700 steps).
+    o.lr = 0.1;
     o.rampUp = o.rampDown = 0;
     o.noise = 0;
     o.pixel = PixelLoss::L2;
@@ -85,6 +88,7 @@ void LatentInverter::Options::validate() const {
     requireRange("ramp-down", rampDown, 0, 1);
     requireRange("noise", noise, 0, 10);
     requireRange("noise-ramp", noiseRamp, 1e-6, 1);
+    requireRange("explore", explore, 0, 1);
     requireRange("ssim-weight", ssimWeight, 0, 1000);
     requireRange("feature-weight", featureWeight, 0, 1000);
     requireRange("prior-weight", priorWeight, 0, 1000);
@@ -137,19 +141,53 @@ LatentInverter::Result LatentInverter::invert(const at::Tensor& targetIn, const 
         z = cand.view({r, k, cfg.nz}).gather(1, best.view({r, 1, 1}).expand({r, 1, cfg.nz})).squeeze(1).contiguous();
     }
 
+    // Loss and figures of z (no noise, no gradient); PSNR and SSIM in float64 (ImageSimilarity:
+    // float32 SSIM is good to about 1e-3).
+    struct Evaluation {
+        at::Tensor images, loss, psnr, ssim;  // loss, psnr, ssim: float64 (N) on the CPU
+    };
+    auto evaluate = [&](const at::Tensor& zs) {
+        at::NoGradGuard noGrad;
+        Evaluation e;
+        e.images = fwd(zs);
+        e.loss = ctx.loss(e.images, zs).to(at::kCPU, at::kDouble);
+        const at::Tensor img01 = e.images.to(at::kDouble).add(1).div(2), tgt01 = ctx.target01.to(at::kDouble).expand_as(img01);
+        e.psnr = ImageSimilarity::psnr(img01, tgt01).to(at::kCPU);
+        e.ssim = ImageSimilarity::ssim(img01, tgt01).to(at::kCPU);
+        return e;
+    };
+    Result res;
+    // The restarts' figures and the choice of the best: after the exploration (or at the end).
+    auto chooseRestart = [&](const Evaluation& e) {
+        res.bestRestart = static_cast<int>(e.loss.argmin().item<int64_t>());
+        for (int64_t i = 0; i < e.loss.size(0); ++i) {
+            res.restartLoss.push_back(e.loss[i].item<double>());
+            res.restartPsnr.push_back(e.psnr[i].item<double>());
+        }
+    };
+
     at::Tensor m = at::zeros_like(z), v = at::zeros_like(z);
     constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
+    const int exploreEnd = r > 1 ? std::max(1, static_cast<int>(std::lround(o.explore * o.steps))) : o.steps;
     for (int step = 0; step < o.steps; ++step) {
         if (cancel && cancel->load()) throw RenderCancelled("inversion was cancelled");
+        if (step == exploreEnd && z.size(0) > 1) {
+            // The best restart so far goes on alone, with its Adam state.
+            chooseRestart(evaluate(z));
+            z = z.narrow(0, res.bestRestart, 1).clone();
+            m = m.narrow(0, res.bestRestart, 1).clone();
+            v = v.narrow(0, res.bestRestart, 1).clone();
+        }
         const double t = (step + 0.5) / o.steps;
         const double lr = o.lr * lrFactor(t, o.rampUp, o.rampDown);
         const double noise = o.noise * std::pow(std::max(0.0, 1.0 - t / o.noiseRamp), 2.0);
         const at::Tensor zv = z.detach().requires_grad_(true);
         at::Tensor input = zv;
-        if (noise > 0) input = zv + at::randn({r, cfg.nz}, gen).to(device) * noise;
+        if (noise > 0) input = zv + at::randn({z.size(0), cfg.nz}, gen).to(device) * noise;
         const at::Tensor images = fwd(input);
         const at::Tensor loss = ctx.loss(images, zv);
         const at::Tensor grad = torch::autograd::grad({loss.sum()}, {zv})[0];
+        res.generatorSteps += z.size(0);
         // Adam with bias correction, by hand: the learning rate changes every step.
         m.mul_(kBeta1).add_(grad, 1 - kBeta1);
         v.mul_(kBeta2).addcmul_(grad, grad, 1 - kBeta2);
@@ -165,24 +203,19 @@ LatentInverter::Result LatentInverter::invert(const at::Tensor& targetIn, const 
         }
     }
 
-    Result res;
-    at::NoGradGuard noGrad;
-    const at::Tensor images = fwd(z);
-    const at::Tensor loss = ctx.loss(images, z).to(at::kCPU, at::kDouble);
-    // The reported figures in float64 (ImageSimilarity: float32 SSIM is good to about 1e-3).
-    const at::Tensor img01 = images.to(at::kDouble).add(1).div(2), tgt01 = ctx.target01.to(at::kDouble).expand_as(img01);
-    const at::Tensor psnr = ImageSimilarity::psnr(img01, tgt01).to(at::kCPU, at::kDouble);
-    const at::Tensor ssim = ImageSimilarity::ssim(img01, tgt01).to(at::kCPU, at::kDouble);
-    res.bestRestart = static_cast<int>(loss.argmin().item<int64_t>());
-    for (int64_t i = 0; i < r; ++i) {
-        res.restartLoss.push_back(loss[i].item<double>());
-        res.restartPsnr.push_back(psnr[i].item<double>());
+    const Evaluation e = evaluate(z);
+    int pick = 0;
+    if (z.size(0) > 1) {  // every restart ran to the end
+        chooseRestart(e);
+        pick = res.bestRestart;
+    } else if (res.restartPsnr.empty()) {  // a single restart
+        chooseRestart(e);
     }
-    res.z = z[res.bestRestart].to(at::kCPU, at::kFloat).contiguous();
-    res.reconstruction = images[res.bestRestart].to(at::kCPU, at::kFloat).contiguous();
-    res.loss = res.restartLoss[static_cast<size_t>(res.bestRestart)];
-    res.psnr = res.restartPsnr[static_cast<size_t>(res.bestRestart)];
-    res.ssim = ssim[res.bestRestart].item<double>();
+    res.z = z[pick].to(at::kCPU, at::kFloat).contiguous();
+    res.reconstruction = e.images[pick].to(at::kCPU, at::kFloat).contiguous();
+    res.loss = e.loss[pick].item<double>();
+    res.psnr = e.psnr[pick].item<double>();
+    res.ssim = e.ssim[pick].item<double>();
     res.usedDiscriminator = static_cast<bool>(ctx.d);
     res.seconds = msSince(t0);
     return res;

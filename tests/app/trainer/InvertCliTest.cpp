@@ -57,7 +57,7 @@ TEST(InvertCli, WritesJsonPairAndSession) {
     EXPECT_EQ(j.at("discriminator_features"), false);  // the demo holds G alone
     // Progress on stderr: a line per tenth of the steps, then one per restart.
     EXPECT_NE(r.err.find("step 12/12: loss "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("restart 2/2: PSNR "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("restart 2/2 after exploring: PSNR "), std::string::npos) << r.err;
 
     // [target | reconstruction], 64 px each with make_grid's 2 px padding.
     const cv::Mat pair = cv::imread(dir / "pair.png");

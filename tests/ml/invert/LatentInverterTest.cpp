@@ -25,9 +25,10 @@ using namespace streetgan;
 namespace {
 
 const std::string kNaive64 = std::string(STREETGAN_DEMO_DIR) + "/naive-64-synthetic.pt";
-// The budget of the known-z test and the bounds it must reach (measured: see the test's output).
-constexpr int kTestRestarts = 2, kTestSteps = 100;
-constexpr double kRecoveredPsnr = 25.0, kRecoveredSsim = 0.8;
+// The budget of the known-z test and the bounds it must reach. Measured (2 threads, 2026-11-30):
+// 38.1 dB, SSIM 0.988 in 2.9 s; plain z optimisation with the same 150 generator steps 35.3 dB.
+constexpr int kTestRestarts = 2, kTestSteps = 120;
+constexpr double kRecoveredPsnr = 33.0, kRecoveredSsim = 0.95;
 
 Generator demoGenerator() {
     const CheckpointData ck = Checkpoint::load(kNaive64);
@@ -119,7 +120,7 @@ TEST(LatentInverter, RecoversAKnownZBetterThanPlainOptimisation) {
     EXPECT_FALSE(r.usedDiscriminator);
     ASSERT_EQ(r.z.numel(), 100);
     ASSERT_EQ(r.restartPsnr.size(), static_cast<size_t>(o.restarts));
-    EXPECT_DOUBLE_EQ(r.psnr, r.restartPsnr[static_cast<size_t>(r.bestRestart)]);
+    EXPECT_EQ(r.generatorSteps, 2 * 30 + 90);  // both restarts for a quarter of the steps, then one
     EXPECT_GT(r.seconds, 0.0);
     // The reconstruction is G(z) of the z returned.
     at::Tensor again;
@@ -130,7 +131,8 @@ TEST(LatentInverter, RecoversAKnownZBetterThanPlainOptimisation) {
     }
     EXPECT_TRUE(torch::allclose(r.reconstruction, again, 1e-4, 1e-5));
 
-    const LatentInverter::Result plain = LatentInverter(g, Discriminator(nullptr), LatentInverter::Options::plain(o.restarts * o.steps, 5)).invert(target);
+    const LatentInverter::Result plain =
+        LatentInverter(g, Discriminator(nullptr), LatentInverter::Options::plain(static_cast<int>(r.generatorSteps), 5)).invert(target);
     EXPECT_GT(r.psnr, plain.psnr) << "ours " << r.psnr << " dB, plain " << plain.psnr << " dB";
     std::cout << "known z: " << r.psnr << " dB, SSIM " << r.ssim << ", " << r.seconds << " s; plain: " << plain.psnr << " dB, SSIM " << plain.ssim << ", "
               << plain.seconds << " s\n";
