@@ -16,6 +16,8 @@
 //   256 candidates instead of 64: none; priorWeight 0: +0.08 dB, but |z|^2 / nz of the first
 //   scene went from 1.15 to 1.33, 2.3 standard deviations off the shell (sqrt(2 / nz) = 0.14)
 //   where G was trained and from which the explorer walks. Plain z optimisation: 25.44/0.589.
+//   featureWeight on a 300-step tiny-32 with its D (six scenes): 0: 23.58/0.617, 0.05: 23.68/0.613,
+//   0.5: 23.88/0.591 (bench/results/invert-20261130-024610.md).
 // - Loss per image: pixel distance (mean squared error on [-1, 1], or mean absolute error)
 //   + ssimWeight * (1 - SSIM) on [0, 1] (ImageSimilarity)
 //   + featureWeight * the discriminator's own feature distance where the checkpoint has a D
