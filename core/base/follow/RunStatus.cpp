@@ -22,6 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 constexpr std::streamoff kTailBytes = 4 << 20;
+// What readMore() holds of events.jsonl at a time.
+constexpr uint64_t kReadChunk = 1 << 20;
 
 // The members of `ls --json` (docs/attach-protocol.md, "ls"); state, step, total_steps, epoch,
 // loss_d, loss_g and pid are named as in the events they come from.
@@ -199,16 +201,10 @@ void RunStatus::readMore(const std::string& runDir, RunInfo& info, RunReadProgre
             cutTail = true;
         }
         in.seekg(static_cast<std::streamoff>(from));
-        std::string text(static_cast<size_t>(size - from), '\0');
-        in.read(text.data(), static_cast<std::streamsize>(text.size()));
-        text.resize(static_cast<size_t>(in.gcount()));
-        size_t pos = 0;
-        if (cutTail) pos = text.find('\n') + 1;  // the first line is probably cut
         EventReader reader;
-        size_t nl = std::string::npos;
-        for (; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1) {
-            const ParsedEvent parsed = reader.read(std::string_view(text).substr(pos, nl - pos));
-            if (!parsed.ok()) continue;  // a torn line left by a crash
+        const auto take = [&](std::string_view line) {
+            const ParsedEvent parsed = reader.read(line);
+            if (!parsed.ok()) return;  // a torn line left by a crash
             const EventStamp stamp = stampOf(parsed.event);
             if (!std::isnan(stamp.t)) info.updated = stamp.t;
             if (stamp.step) info.step = std::max(info.step, *stamp.step);
@@ -225,9 +221,32 @@ void RunStatus::readMore(const std::string& runDir, RunInfo& info, RunReadProgre
             } else if (const auto* error = std::get_if<ErrorEvent>(&parsed.event)) {
                 p.lastError = error->message;
             }
+        };
+        // In chunks of kReadChunk: a run followed while it logs fast grows by tens of MB between two
+        // listings, and a buffer of all of it at once stayed in the app's heap (issue 48).
+        uint64_t at = from;  // the file offset of text[0]
+        std::string text;
+        bool skipCut = cutTail;  // the first line of a tail is probably cut
+        while (at + text.size() < size) {
+            const size_t kept = text.size();
+            text.resize(kept + static_cast<size_t>(std::min<uint64_t>(kReadChunk, size - at - kept)));
+            in.read(text.data() + kept, static_cast<std::streamsize>(text.size() - kept));
+            const auto got = static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0));
+            text.resize(kept + got);
+            if (got == 0) break;
+            size_t pos = 0;
+            if (skipCut) {
+                const size_t nl = text.find('\n');
+                if (nl == std::string::npos) continue;
+                pos = nl + 1;
+                skipCut = false;
+            }
+            for (size_t nl = 0; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1) take(std::string_view(text).substr(pos, nl - pos));
+            text.erase(0, pos);
+            at += pos;
         }
         // Up to the last complete line: a line still being written is read whole next time.
-        p.offset = from + pos;
+        p.offset = at;
         // A long run whose status line has scrolled out of the tail is running if it is alive.
         if (cutTail && !p.sawStatus) p.lastStatus = alive ? RunState::kRunning : RunState::kCrashed;
     }

@@ -74,3 +74,29 @@ TEST(RunStatusCache, ReadsOnlyWhatTheLogsGainedAndAgreesWithRunStatus) {
     EXPECT_EQ(after[0].step, 9);
     expectSame(after, RunStatus::list(root.path().string()));
 }
+
+// Growth of several MB between two listings (a run logging fast) is read in chunks, lines cut at
+// every chunk boundary, with the same answer as a fresh read and the offset at the last whole line.
+TEST(RunStatusCache, ManyMegabytesGainedAreReadInChunksWithTheSameAnswer) {
+    TempDir root;
+    fs::create_directories(root / "r");
+    append(logOf(root, "r"), R"({"kind":"status","t":999,"state":"running"})"
+                             "\n");
+    RunStatusCache cache;
+    cache.list(root.path().string());
+    std::string grown;
+    int step = 0;
+    while (grown.size() < (5u << 20) + 12345) grown += metrics(++step);  // lines cross each 1 MiB boundary
+    grown += R"({"kind":"status","t":99999,"state":"finished"})"
+             "\n";
+    const std::string torn = metrics(step + 1).substr(0, 30);  // a line still being written
+    append(logOf(root, "r"), grown + torn);
+    const auto runs = cache.list(root.path().string());
+    EXPECT_EQ(cache.lastBytesRead(), grown.size());  // up to the last whole line
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].step, step);
+    EXPECT_EQ(runs[0].state, "finished");
+    expectSame(runs, RunStatus::list(root.path().string()));
+    append(logOf(root, "r"), metrics(step + 1).substr(30));
+    EXPECT_EQ(cache.list(root.path().string())[0].step, step + 1);  // the torn line, read whole
+}
