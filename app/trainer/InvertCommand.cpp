@@ -54,7 +54,9 @@ CLI::App* InvertCommand::setup(CLI::App& parent) {
     a->add_option("--out", out_, "PNG of the target and the reconstruction side by side");
     a->add_option("--session-out", sessionOut_, "Session file (docs/cli.md) with z as its one keyframe, for `render` and the explorer");
     a->add_option("--restarts", options_.restarts, "Optimisations side by side; the best is kept")->capture_default_str()->check(CLI::Range(1, 64));
-    a->add_option("--steps", options_.steps, "Adam steps of each restart")->capture_default_str()->check(CLI::Range(1, 100000));
+    a->add_option("--steps", options_.steps, "Adam steps of the z kept (all restarts run the first --explore of them)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
     a->add_option("--explore", options_.explore, "Fraction of the steps all restarts run before the best goes on alone (1: all to the end)")
         ->capture_default_str()
         ->check(FiniteNumber())
