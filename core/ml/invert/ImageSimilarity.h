@@ -11,6 +11,8 @@
 //   variances and covariance under an 11 x 11 Gaussian window (sigma 1.5; the window shrinks to
 //   the image's side, kept odd, for images under 11 px), K1 = 0.01, K2 = 0.03, the SSIM map over
 //   the positions where the window fits whole (no padding), averaged over them and the channels.
+//   (Not compared with scikit-image itself, which the build machine lacks; the tests compare it
+//   with the formula written out window by window.)
 //
 // Thread contract: stateless; any thread.
 #pragma once

@@ -72,6 +72,39 @@ TEST(ImageSimilarity, ClosedForms) {
     EXPECT_THROW(ImageSimilarity::ssim(a, a.narrow(2, 0, 8)), DataError);
 }
 
+// Wang et al.'s SSIM written out window by window (no convolution), in double: the reference the
+// depthwise-convolution form must match.
+TEST(ImageSimilarity, SsimMatchesAWindowByWindowReference) {
+    torch::manual_seed(4);
+    const auto d = torch::TensorOptions().dtype(torch::kDouble);
+    const at::Tensor a = torch::rand({1, 2, 14, 13}, d), b = (a * 0.6 + torch::rand({1, 2, 14, 13}, d) * 0.4);
+    constexpr int kSide = 11;
+    double w[kSide][kSide], total = 0;
+    for (int i = 0; i < kSide; ++i)
+        for (int j = 0; j < kSide; ++j) total += w[i][j] = std::exp(-((i - 5) * (i - 5) + (j - 5) * (j - 5)) / (2 * 1.5 * 1.5));
+    const auto x = a.accessor<double, 4>(), y = b.accessor<double, 4>();
+    double sum = 0;
+    int count = 0;
+    for (int c = 0; c < 2; ++c)
+        for (int r = 0; r + kSide <= 14; ++r)
+            for (int q = 0; q + kSide <= 13; ++q) {
+                double mx = 0, my = 0, xx = 0, yy = 0, xy = 0;
+                for (int i = 0; i < kSide; ++i)
+                    for (int j = 0; j < kSide; ++j) {
+                        const double wt = w[i][j] / total, u = x[0][c][r + i][q + j], v = y[0][c][r + i][q + j];
+                        mx += wt * u;
+                        my += wt * v;
+                        xx += wt * u * u;
+                        yy += wt * v * v;
+                        xy += wt * u * v;
+                    }
+                const double c1 = 1e-4, c2 = 9e-4, vx = xx - mx * mx, vy = yy - my * my, cxy = xy - mx * my;
+                sum += (2 * mx * my + c1) * (2 * cxy + c2) / ((mx * mx + my * my + c1) * (vx + vy + c2));
+                ++count;
+            }
+    EXPECT_NEAR(ImageSimilarity::ssim(a, b)[0].item<double>(), sum / count, 1e-12);
+}
+
 TEST(Discriminator, FeaturesAreTheStagesActivations) {
     torch::manual_seed(1);
     Discriminator d(Presets::get("naive-64"));
