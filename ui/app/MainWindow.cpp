@@ -26,6 +26,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <cmath>
+#include <utility>
 
 #include "app/AppSettings.h"
 #include "app/DesktopNotifier.h"
@@ -41,6 +42,7 @@
 #include "base/tensorboard/LocalEventFiles.h"
 #include "base/tensorboard/TensorBoardRun.h"
 #include "checkpoints/CheckpointBrowserPage.h"
+#include "common/FrameThrottle.h"
 #include "common/TrainerLocator.h"
 #include "dashboard/CostPanel.h"
 #include "dashboard/DashboardPage.h"
@@ -301,13 +303,24 @@ void MainWindow::wireRuns() {
         emit runOpened(s);
     });
     connect(runs_.get(), &OpenRuns::closing, this, [this](RunSession* s) {
+        liveSessions_.removeAll(s);
         dashboard_->removeSession(s);
         sidebar_->forgetLive(s->runKey());
     });
     connect(runs_.get(), &OpenRuns::activeChanged, this, [this](RunSession* s) { showActive(s); });
+    // The plots follow each drain (RunSession::kFrameMs); the panels' figures and the runs list's
+    // step need not: at most every kLiveMs, the last drain always shown.
+    liveThrottle_ = new FrameThrottle(
+        kLiveMs,
+        [this] {
+            for (const QPointer<RunSession>& s : std::exchange(liveSessions_, {}))
+                if (s) showLiveState(s);
+            updatePanels();
+        },
+        this);
     connect(runs_.get(), &OpenRuns::appended, this, [this](RunSession* s) {
-        if (s == runs_->active()) updatePanels();
-        showLiveState(s);
+        if (!liveSessions_.contains(s)) liveSessions_ << s;
+        liveThrottle_->request();
     });
     connect(runs_.get(), &OpenRuns::activeConnectionChanged, connection_, &QLabel::setText);
     connect(runs_.get(), &OpenRuns::activeProgress, this, [this](qint64 done, qint64 total, const QString& format) {

@@ -25,6 +25,7 @@ class QToolBar;
 namespace streetgan::ui {
 
 class AppSettings;
+class FrameThrottle;
 class SettingsDialog;
 class WelcomePage;
 class CheckpointBrowserPage;
@@ -143,6 +144,9 @@ private:
     void showLiveState(RunSession* s);
     void updatePanels();
     void updateActions();
+    /// How often the panels and the runs list show a followed run's new figures (issue 48: a
+    /// label changing is laid out again, a list row measured again).
+    static constexpr int kLiveMs = 500;
     /// The runs folder in use from now on: remembered, listed, named on the welcome page.
     void useWorkspace(const QString& dir);
     /// File → Settings… (SettingsDialog; raised when open already).
@@ -172,6 +176,8 @@ private:
     std::unique_ptr<AppSettings> settings_;
     WelcomePage* welcome_ = nullptr;           ///< the centre's page while no run is open
     QPointer<SettingsDialog> settingsDialog_;  ///< while open
+    FrameThrottle* liveThrottle_ = nullptr;
+    QList<QPointer<RunSession>> liveSessions_;  ///< drained since the panels last showed them
     LocalRunStarter* starter_ = nullptr;
     QSet<QString> tensorBoardOffered_;  ///< hosts (identities) whose TensorBoard dialog opened by itself
     SshPrompter* prompter_;

@@ -57,10 +57,13 @@ PlotPanel::PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* par
     plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     plot_->legend->setWrap(2);
     plot_->xAxis->setLabel(tr("step"));
-    // Raw graphs on a layer under the smoothed ones; the crosshair on a buffered layer of its own
-    // (a mouse move replots that layer only).
+    // Raw graphs on a layer under the smoothed ones; the crosshair on top, on a buffered layer of its
+    // own (a mouse move replots that layer only). The overlay (empty state, decimation note) is not
+    // buffered (QCustomPlot buffers it for a selection rectangle, unused here): one full-size
+    // buffer less to clear and compose per replot (issue 48).
     plot_->addLayer("raw", plot_->layer("main"), QCustomPlot::limBelow);
-    plot_->addLayer("crosshair", plot_->layer("legend"), QCustomPlot::limAbove);
+    plot_->layer("overlay")->setMode(QCPLayer::lmLogical);
+    plot_->addLayer("crosshair", plot_->layer("overlay"), QCustomPlot::limAbove);
     plot_->layer("crosshair")->setMode(QCPLayer::lmBuffered);
     empty_ = overlayText(0.5, 0.5, Qt::AlignCenter, 10);
     empty_->setColor(QColor(110, 110, 110));
