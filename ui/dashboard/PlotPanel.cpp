@@ -350,12 +350,22 @@ void PlotPanel::fitToSize() {
         empty_->setText(emptyRaw_);
         return;
     }
+    const QCPRange xr = plot_->xAxis->range();
+    // Measuring text is most of this, and it runs before every replot: only when what is measured
+    // changed (the rect, the labels, the range's digits: a followed run's range grows every frame).
+    const QString key = QString("%1x%2|%3|%4|%5|%6")
+                            .arg(rect.width())
+                            .arg(rect.height())
+                            .arg(QString::number(xr.lower, 'g', 6).size())
+                            .arg(QString::number(xr.upper, 'g', 6).size())
+                            .arg(plot_->xAxis->tickVectorLabels().join('\x1f'), emptyRaw_);
+    if (key == fitKey_) return;
+    fitKey_ = key;
     // Ticks: room for the widest label of the current range, plus a gap, per tick.
     const QFontMetrics xfm(plot_->xAxis->tickLabelFont());
     const auto widest = [&](double lo, double hi) {
         return std::max(xfm.horizontalAdvance(QString::number(lo, 'g', 6)), xfm.horizontalAdvance(QString::number(hi, 'g', 6)));
     };
-    const QCPRange xr = plot_->xAxis->range();
     int xLabel = std::max(widest(xr.lower, xr.upper), xfm.horizontalAdvance(QStringLiteral("00:00:00"))) + 16;
     for (const QString& l : plot_->xAxis->tickVectorLabels()) xLabel = std::max(xLabel, xfm.horizontalAdvance(l) + 16);  // the last drawn (dates)
     plot_->xAxis->ticker()->setTickCount(std::clamp(rect.width() / std::max(1, xLabel), 2, 6));
@@ -653,6 +663,7 @@ void PlotPanel::applyPalette() {
 
 void PlotPanel::changeEvent(QEvent* e) {
     QWidget::changeEvent(e);
+    if (e->type() == QEvent::FontChange) fitKey_.clear();
     if (e->type() == QEvent::PaletteChange) {
         applyPalette();
         plot_->replot(QCustomPlot::rpQueuedReplot);

@@ -144,6 +144,7 @@ private:
     QCPItemText* empty_;
     QCPItemText* decimated_;
     QString emptyRaw_;  ///< the empty-state text unwrapped (emptyText())
+    QString fitKey_;    ///< what fitToSize() last measured
     QCPItemStraightLine* crossLine_;
     QCPItemText* crossLabel_;
     PlotXAxis x_ = PlotXAxis::Step;
