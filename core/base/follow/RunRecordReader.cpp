@@ -289,22 +289,16 @@ bool readTensorBoardFolder(const std::string& runDir, const std::string& sub, Ru
     } catch (const ConfigError&) {
         return false;
     }
-    std::vector<TensorBoardFollower::Item> items;
-    for (bool more = true; more;) {
-        items.clear();
-        more = follower->poll(items);
-        if (!more) follower->flush(items);
-        for (const auto& item : items) {
-            foldTime(stampOf(item.event).t, p);
-            if (const auto* m = std::get_if<MetricsEvent>(&item.event)) {
-                if (m->step) p.lastStep = *m->step;
-                foldMetrics(*m, r, p);
-            } else if (const auto* e = std::get_if<ErrorEvent>(&item.event)) {
-                if (p.eventProblems.size() < kMaxEventProblems) p.eventProblems.push_back(e->message);
-            }
+    follower->drain([&](const TensorBoardFollower::Item& item) {
+        foldTime(stampOf(item.event).t, p);
+        if (const auto* m = std::get_if<MetricsEvent>(&item.event)) {
+            if (m->step) p.lastStep = *m->step;
+            foldMetrics(*m, r, p);
+        } else if (const auto* e = std::get_if<ErrorEvent>(&item.event)) {
+            if (p.eventProblems.size() < kMaxEventProblems) p.eventProblems.push_back(e->message);
         }
-        foldHParams(follower->takeHParams(), p);
-    }
+    });
+    foldHParams(follower->takeHParams(), p);
     p.bytesRead += follower->offset() - offset;
     offset = follower->offset();
     return true;

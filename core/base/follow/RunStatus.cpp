@@ -45,24 +45,18 @@ void readTensorBoard(const std::string& runDir, RunInfo& info, RunReadProgress& 
         p = RunReadProgress();
         follower = std::make_unique<TensorBoardFollower>(files, runDir, 0, std::chrono::milliseconds(0));
     }
-    std::vector<TensorBoardFollower::Item> items;
-    for (bool more = true; more;) {
-        items.clear();
-        more = follower->poll(items);
-        if (!more) follower->flush(items);
-        for (const auto& item : items) {
-            const EventStamp stamp = stampOf(item.event);
-            if (!std::isnan(stamp.t)) info.updated = std::max(info.updated, stamp.t);
-            if (const auto* m = std::get_if<MetricsEvent>(&item.event)) {
-                if (m->step) info.step = *m->step;  // the last step (a restart may go back)
-                if (!std::isnan(m->lossD)) info.lossD = m->lossD;
-                if (!std::isnan(m->lossG)) info.lossG = m->lossG;
-                for (const auto& [tag, v] : m->scalars) info.scalars[tag] = v;
-            } else if (const auto* e = std::get_if<ErrorEvent>(&item.event)) {
-                info.error = e->message;
-            }
+    follower->drain([&](const TensorBoardFollower::Item& item) {
+        const EventStamp stamp = stampOf(item.event);
+        if (!std::isnan(stamp.t)) info.updated = std::max(info.updated, stamp.t);
+        if (const auto* m = std::get_if<MetricsEvent>(&item.event)) {
+            if (m->step) info.step = *m->step;  // the last step (a restart may go back)
+            if (!std::isnan(m->lossD)) info.lossD = m->lossD;
+            if (!std::isnan(m->lossG)) info.lossG = m->lossG;
+            for (const auto& [tag, v] : m->scalars) info.scalars[tag] = v;
+        } else if (const auto* e = std::get_if<ErrorEvent>(&item.event)) {
+            info.error = e->message;
         }
-    }
+    });
     p.offset = follower->offset();
     p.tensorBoard = true;
     p.started = true;

@@ -210,6 +210,16 @@ void TensorBoardFollower::addScalar(const std::string& tag, double value, double
     }
 }
 
+void TensorBoardFollower::drain(const std::function<void(const Item&)>& each) {
+    std::vector<Item> items;
+    for (bool more = true; more;) {
+        items.clear();
+        more = poll(items);
+        if (!more) flush(items);
+        for (const Item& item : items) each(item);
+    }
+}
+
 void TensorBoardFollower::flush(std::vector<Item>& out) {
     if (!group_.open) return;
     group_.open = false;

@@ -34,6 +34,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -64,6 +65,9 @@ public:
     bool poll(std::vector<Item>& out, std::size_t maxBytes = 4 << 20);
     /// Hands out the step still held back (the end of a finished run's reading).
     void flush(std::vector<Item>& out);
+    /// A one-off read (ls, the Runs table): polls up to the end of the run's files as they are now,
+    /// then flushes, handing each event to `each` (held in memory a poll's worth at a time).
+    void drain(const std::function<void(const Item&)>& each);
     /// Blocks until the run's folder changes or `timeout` passes.
     void wait(std::chrono::milliseconds timeout) { files_.wait(runDir_, timeout); }
     /// Where a reader that got every event handed out so far resumes.
