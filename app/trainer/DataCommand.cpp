@@ -18,6 +18,8 @@
 #include <set>
 
 #include "base/dataset/DatasetIndex.h"
+#include "base/dataset/ImageLabels.h"
+#include "base/dataset/MslsLabelReader.h"
 #include "base/synthetic/SyntheticStreets.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/BuildFeatures.h"
@@ -59,6 +61,15 @@ CLI::App* DataCommand::setup(CLI::App& parent) {
     pack_->add_option("--max-per-sequence", cfg_.maxPerSequence, "Cap of images per sequence")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
     verify_ = data->add_subcommand("verify", "Check a packed cache's shards (CRC32C) and index");
     verify_->add_option("dir", spec_, "Cache folder")->required();
+    labels_ = data->add_subcommand("labels", "Labels of a data set's images (MSLS metadata, synthetic scene parameters, city) with classes and counts");
+    labels_->add_option("--data", spec_, "synthetic or an MSLS folder (train_val, a city, a database/query folder)")->required();
+    labels_
+        ->add_option("--labels", wantedLabels_,
+                     "Labels a direction will be fitted on (e.g. night,view_direction): each must exist and have two classes or more")
+        ->delimiter(',');
+    labels_->add_option("--images", cfg_.syntheticImages, "Synthetic scenes labelled")->check(CLI::Range(int64_t{1}, int64_t{100000000}));
+    labels_->add_option("--seed", seed_, "Seed of the synthetic scenes");
+    labels_->add_flag("--json", json_, "One JSON document on stdout");
     return data;
 }
 
@@ -66,6 +77,7 @@ int DataCommand::execute() {
     if (synth_->parsed()) return synth();
     if (pack_->parsed()) return pack();
     if (verify_->parsed()) return verify();
+    if (labels_->parsed()) return labels();
     return stats();
 }
 
@@ -117,6 +129,25 @@ int DataCommand::verify() {
     PackedCacheSource cache(spec_);
     std::cout << spec_ << ": ok, " << cache.size() << " images\n";
     return 0;
+}
+
+int DataCommand::labels() {
+    const ImageLabels l = spec_ == "synthetic" ? ImageLabels::synthetic(seed_, cfg_.syntheticImages) : MslsLabelReader::readFolder(spec_);
+    const std::vector<std::string> errors = l.requireLabels(wantedLabels_, spec_);
+    if (json_) {
+        nlohmann::json j = l.summary(wantedLabels_);
+        j["data"] = spec_;
+        j["errors"] = errors;
+        std::cout << j.dump() << "\n";
+    } else {
+        std::cout << l.summaryText(wantedLabels_);
+    }
+    for (const auto& e : errors) std::cerr << "streetgan-trainer: " << e << "\n";
+    if (wantedLabels_.empty() && l.labels().empty()) {
+        std::cerr << "streetgan-trainer: " << spec_ << " has no labels: give an MSLS folder with postprocessed.csv / raw.csv files, or 'synthetic'\n";
+        return static_cast<int>(ExitCode::Data);
+    }
+    return errors.empty() ? 0 : static_cast<int>(ExitCode::Data);
 }
 
 int DataCommand::synth() {

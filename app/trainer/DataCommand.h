@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/run/TrainConfig.h"
 #include "trainer/Command.h"
@@ -13,6 +14,9 @@ namespace streetgan {
 /// data synth --count N --out DIR [--width 640 --height 480]: the synthetic scenes as JPEG files
 /// (an MSLS-like folder for trying folder training and for the loader benchmark).
 /// data pack SPEC --size PX --out DIR: the packed shard cache (resumable); data verify DIR.
+/// data labels --data DIR [--labels a,b] [--json]: the images' labels (MslsLabelReader, or the
+/// synthetic scenes' parameters) with their classes and counts; exit 6 when a label asked for is
+/// absent or has one class only (ImageLabels::requireLabels).
 class DataCommand : public Command {
 public:
     CLI::App* setup(CLI::App& parent) override;
@@ -23,11 +27,14 @@ private:
     int synth();
     int pack();
     int verify();
+    int labels();
 
     CLI::App* stats_ = nullptr;
     CLI::App* synth_ = nullptr;
     CLI::App* pack_ = nullptr;
     CLI::App* verify_ = nullptr;
+    CLI::App* labels_ = nullptr;
+    std::vector<std::string> wantedLabels_;
     int size_ = 64;
     std::string spec_, out_;
     int64_t count_ = 1000;
