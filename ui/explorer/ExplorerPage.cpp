@@ -2,6 +2,8 @@
 
 #include <QAction>
 #include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -9,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPushButton>
 #include <QRandomGenerator>
 #include <QScrollArea>
@@ -28,6 +31,7 @@
 #include "explorer/KeyframeModel.h"
 #include "explorer/LatentSliders.h"
 #include "explorer/PathPanel.h"
+#include "explorer/ProjectPhotoDialog.h"
 #include "explorer/SeedGridDialog.h"
 #include "explorer/SessionModel.h"
 #include "explorer/WalkPreview.h"
@@ -40,6 +44,16 @@ using nlohmann::json;
 using F = JsonFields;
 
 QString shortHash(const QString& sha) { return sha.left(12) + "…"; }
+
+// The first local file of a drop that names an image the inverter reads (JPEG, PNG, WebP).
+QString droppedImage(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls()) return {};
+    for (const QUrl& url : mime->urls()) {
+        const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
+        if (url.isLocalFile() && QStringList{"jpg", "jpeg", "png", "webp"}.contains(suffix)) return url.toLocalFile();
+    }
+    return {};
+}
 
 QScrollArea* scrolling(QWidget* w, int width) {
     auto* s = new QScrollArea;
@@ -62,6 +76,7 @@ ExplorerPage::ExplorerPage(QWidget* parent)
       model_(new SessionModel(this)),
       loader_(new SessionLoader(view_, this)) {
     setObjectName("explorerPage");
+    setAcceptDrops(true);  // an image file dropped anywhere on the page is projected
     loader_->setConfirm([this](const QString& warning) {
         return QMessageBox::question(this, tr("Another checkpoint"), warning + "\n\n" + tr("Continue with this checkpoint?"),
                                      QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
@@ -111,6 +126,8 @@ QHBoxLayout* ExplorerPage::buildSessionBar() {
     auto* saveButton = button(tr("Save"), "sessionSave", tr("Save the session (docs/cli.md's session file)"));
     auto* saveAsButton = button(tr("Save as…"), "sessionSaveAs", tr("Save the session under another name"));
     auto* exportButton = button(tr("Export…"), "exportOpen", QString::fromStdString(ExportFormat::names()));
+    auto* projectButton =
+        button(tr("Project photo…"), "projectPhotoButton", tr("Find the z of a photo and add it as a keyframe (Ctrl+Shift+P; or drop an image here)"));
     bar->addSpacing(12);
     QUndoStack* undo = model_->undoStack();
     QAction* undoAction = undo->createUndoAction(this, tr("Undo"));
@@ -157,8 +174,14 @@ QHBoxLayout* ExplorerPage::buildSessionBar() {
     connect(saveAsButton, &QPushButton::clicked, this, saveAs);
     connect(saveButton, &QPushButton::clicked, this, [this, saveAs] { sessionPath_.isEmpty() ? saveAs() : void(saveSession(sessionPath_)); });
     connect(exportButton, &QPushButton::clicked, this, [this] { showExportDialog(); });
+    connect(projectButton, &QPushButton::clicked, this, [this] { showProjectPhoto(); });
+    auto* projectAction = new QAction(tr("Project a photo…"), this);
+    projectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    projectAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(projectAction, &QAction::triggered, this, [this] { showProjectPhoto(); });
+    addAction(projectAction);
 
-    needsSession_ = {newButton, saveButton, saveAsButton, exportButton};
+    needsSession_ = {newButton, saveButton, saveAsButton, exportButton, projectButton};
     return bar;
 }
 
@@ -288,6 +311,7 @@ void ExplorerPage::install(const SessionLoader::Opened& opened) {
     checkpointLabel_->setToolTip(checkpoint_ + "\n" + checkpointLine_);
     error_->clear();
     model_->reset(opened.session);
+    if (projectPhoto_) projectPhoto_->setCheckpoint(checkpoint_);
     emit statusMessage(tr("Explorer: %1 (%2 frames)").arg(QFileInfo(sessionPath_.isEmpty() ? checkpoint_ : sessionPath_).fileName()).arg(frameCount()));
     emit sessionLoaded();
     if (opened.play) setPlaying(true);
@@ -323,6 +347,18 @@ void ExplorerPage::addSeedKeyframe(qint64 seed) {
 }
 
 void ExplorerPage::addRandomKeyframe() { addSeedKeyframe(QRandomGenerator::global()->bounded(std::numeric_limits<int>::max())); }
+
+bool ExplorerPage::appendZKeyframe(const std::vector<double>& z) {
+    if (!ready_) return false;
+    if (static_cast<int>(z.size()) != nz_) {
+        showError(tr("The projected z has %1 values but the open generator takes nz=%2; project the photo again").arg(z.size()).arg(nz_));
+        return false;
+    }
+    const int at = keyframes_->count();
+    model_->edit(tr("Add keyframe (projected photo)"), [&](LatentSession& s) { s.keyframes.push_back(SessionKeyframe{std::nullopt, z, std::nullopt}); });
+    keyframes_->select(at);
+    return true;
+}
 
 void ExplorerPage::moveKeyframe(int row, int delta) {
     if (ready_ && model_->moveKeyframe(row, row + delta)) keyframes_->select(row + delta);
@@ -568,6 +604,33 @@ ExportDialog* ExplorerPage::showExportDialog() {
     connect(d, &ExportDialog::exportFinished, this, [this](bool ok, const QString& m) { emit statusMessage(ok ? m : tr("Export: %1").arg(m)); });
     d->open();
     return d;
+}
+
+ProjectPhotoDialog* ExplorerPage::showProjectPhoto(const QString& photo) {
+    if (!ready_) return nullptr;
+    if (!projectPhoto_) {
+        projectPhoto_ = new ProjectPhotoDialog(checkpoint_, this);
+        projectPhoto_->setAttribute(Qt::WA_DeleteOnClose);
+        connect(projectPhoto_, &ProjectPhotoDialog::keyframeRequested, this, [this](const std::vector<double>& z) {
+            if (appendZKeyframe(z)) emit statusMessage(tr("Added the projected photo as keyframe %1").arg(keyframes_->count()));
+        });
+    }
+    projectPhoto_->setCheckpoint(checkpoint_);
+    projectPhoto_->show();
+    projectPhoto_->raise();
+    if (!photo.isEmpty()) projectPhoto_->setPhoto(photo);
+    return projectPhoto_;
+}
+
+void ExplorerPage::dragEnterEvent(QDragEnterEvent* event) {
+    if (ready_ && !droppedImage(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void ExplorerPage::dropEvent(QDropEvent* event) {
+    const QString photo = droppedImage(event->mimeData());
+    if (!ready_ || photo.isEmpty()) return;
+    event->acceptProposedAction();
+    showProjectPhoto(photo);
 }
 
 }  // namespace streetgan::ui

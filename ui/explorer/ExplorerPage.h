@@ -15,7 +15,9 @@
 //    selected keyframe (a seed keyframe becomes its vector, from the worker's `seed-z`);
 //  - output size and upscale, a grid preview of the whole walk;
 //  - undo/redo: every edit is one SessionUndoCommand (slider drags merge into one step);
-//  - New / Open / Save / Save As of session files, Export… (ExportDialog, its own worker).
+//  - New / Open / Save / Save As of session files, Export… (ExportDialog, its own worker);
+//  - Project photo… (Ctrl+Shift+P) or an image file dropped on the page: ProjectPhotoDialog runs
+//    `invert` on the open checkpoint; its z becomes a keyframe at the end of the walk (one step).
 // Interactive frames use RenderClient::latest("view"), so scrubbing never queues up; answers of
 // an older session revision are dropped. Opening is asynchronous: sessionLoaded() or
 // errorOccurred() follows. Nothing here blocks on the worker.
@@ -30,6 +32,7 @@
 #include <QHash>
 #include <QImage>
 #include <QList>
+#include <QPointer>
 #include <QWidget>
 #include <functional>
 #include <vector>
@@ -38,6 +41,8 @@
 
 #include "explorer/SessionLoader.h"
 
+class QDragEnterEvent;
+class QDropEvent;
 class QHBoxLayout;
 class QLabel;
 class QSlider;
@@ -50,6 +55,7 @@ class ExportDialog;
 class KeyframeList;
 class LatentSliders;
 class PathPanel;
+class ProjectPhotoDialog;
 class RenderClient;
 class SeedGridDialog;
 class SessionModel;
@@ -87,6 +93,9 @@ public:
     void moveKeyframe(int row, int delta);
     void duplicateKeyframe(int row);
     void removeKeyframe(int row);
+    /// Appends a keyframe of the vector `z` (a projected photo's) to the end of the walk; false,
+    /// with the error line, when it is not nz values.
+    bool appendZKeyframe(const std::vector<double>& z);
     void setInterpolation(const QString& name);  ///< "slerp" | "linear"
     void setEasing(const QString& name);         ///< Easing names of docs/cli.md
     /// Easing of the segment leaving keyframe `row` ("" = the path's easing).
@@ -119,6 +128,8 @@ public:
     void setGridPreview(bool on);
     SeedGridDialog* showSeedGrid();
     ExportDialog* showExportDialog();
+    /// The one Project-a-photo dialog (made on first use), projecting `photo` when given.
+    ProjectPhotoDialog* showProjectPhoto(const QString& photo = {});
 
     // State.
     bool isReady() const { return ready_; }
@@ -153,6 +164,9 @@ public:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    /// An image file dropped on the page is projected (showProjectPhoto).
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 signals:
     void sessionLoaded();
@@ -208,6 +222,7 @@ private:
     LatentSliders* sliders_;
     ExplorerColumns* columns_;
     QList<QWidget*> needsSession_;
+    QPointer<ProjectPhotoDialog> projectPhoto_;
 };
 
 }  // namespace streetgan::ui
