@@ -2,8 +2,10 @@
 // generator made (rendered by the trainer's `render`) is projected by the real `invert` child at
 // the Fast quality, its PSNR shown, its z added as the walk's last keyframe exactly as the child's
 // JSON gives it, and undone; a text file gets the child's one line and adds nothing; Cancel kills
-// the child; an image dropped on the page opens the dialog on it. Screenshot: project-photo.png
-// (STREETGAN_SCREENSHOT_DIR). Against the embedded demo checkpoint, like ExplorerTest.
+// the child; an image dropped on the page, or Ctrl+Shift+P, opens the dialog. Screenshot:
+// project-photo.png (STREETGAN_SCREENSHOT_DIR). Against the embedded demo checkpoint, like
+// ExplorerTest.
+#include <QAction>
 #include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
@@ -176,6 +178,20 @@ private slots:
         refused.setAccepted(false);
         QCoreApplication::sendEvent(page_, &refused);
         QVERIFY(!refused.isAccepted());
+    }
+
+    void ctrlShiftPOpensTheDialog() {
+        delete page_->findChild<ProjectPhotoDialog*>();
+        const QList<QAction*> actions = page_->actions();
+        const auto it =
+            std::find_if(actions.cbegin(), actions.cend(), [](const QAction* a) { return a->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P); });
+        QVERIFY(it != actions.cend());
+        (*it)->trigger();
+        auto* d = page_->findChild<ProjectPhotoDialog*>();
+        QVERIFY(d);
+        QVERIFY(d->isVisible());
+        QVERIFY(!d->isRunning());  // no photo yet: it waits for one
+        QCOMPARE(d->checkpoint(), page_->checkpoint());
     }
 };
 
