@@ -3,34 +3,60 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 #include "base/synthetic/SyntheticStreets.h"
 
 namespace streetgan {
 
-bool ImageLabels::setClass(const std::string& key, const std::string& label, const std::string& value) {
+uint32_t ImageLabels::keyNumber(const std::string& key) {
+    const auto [it, fresh] = keyIndex_.try_emplace(key, static_cast<uint32_t>(keyNames_.size()));
+    if (fresh) keyNames_.push_back(key);
+    return it->second;
+}
+
+std::optional<uint32_t> ImageLabels::findKey(const std::string& key) const {
+    const auto it = keyIndex_.find(key);
+    if (it == keyIndex_.end()) return std::nullopt;
+    return it->second;
+}
+
+ImageLabels::Column* ImageLabels::column(const std::string& label, Kind kind) {
     auto [it, fresh] = columns_.try_emplace(label);
-    if (fresh) it->second.kind = Kind::Class;
-    if (it->second.kind != Kind::Class) return false;
-    it->second.classes[key] = value;
-    keys_.insert(key);
+    if (fresh) it->second.kind = kind;
+    return it->second.kind == kind ? &it->second : nullptr;
+}
+
+bool ImageLabels::setClass(const std::string& key, const std::string& label, const std::string& value) {
+    Column* col = column(label, Kind::Class);
+    if (!col) return false;
+    const uint32_t k = keyNumber(key);
+    if (col->classOf.size() <= k) col->classOf.resize(keyNames_.size(), -1);
+    const auto [name, fresh] = col->nameIndex.try_emplace(value, static_cast<int32_t>(col->names.size()));
+    if (fresh) col->names.push_back(value);
+    if (col->classOf[k] < 0) ++col->count;
+    col->classOf[k] = name->second;
     return true;
 }
 
 bool ImageLabels::setNumber(const std::string& key, const std::string& label, double value) {
-    auto [it, fresh] = columns_.try_emplace(label);
-    if (fresh) it->second.kind = Kind::Number;
-    if (it->second.kind != Kind::Number) return false;
-    it->second.numbers[key] = value;
-    keys_.insert(key);
+    Column* col = column(label, Kind::Number);
+    if (!col) return false;
+    const uint32_t k = keyNumber(key);
+    if (col->numbers.size() <= k) col->numbers.resize(keyNames_.size(), std::nan(""));
+    if (std::isnan(col->numbers[k])) ++col->count;
+    // A NaN value would read as unset: a label's numbers come from parsed, finite values.
+    col->numbers[k] = value;
     return true;
 }
 
 void ImageLabels::merge(const ImageLabels& other) {
     for (const auto& [label, col] : other.columns_) {
-        for (const auto& [key, v] : col.classes) setClass(key, label, v);
-        for (const auto& [key, v] : col.numbers) setNumber(key, label, v);
+        for (size_t k = 0; k < col.classOf.size(); ++k)
+            if (col.classOf[k] >= 0) setClass(other.keyNames_[k], label, col.names[static_cast<size_t>(col.classOf[k])]);
+        for (size_t k = 0; k < col.numbers.size(); ++k)
+            if (!std::isnan(col.numbers[k])) setNumber(other.keyNames_[k], label, col.numbers[k]);
     }
     problems_.insert(problems_.end(), other.problems_.begin(), other.problems_.end());
 }
@@ -48,32 +74,45 @@ ImageLabels::Kind ImageLabels::kind(const std::string& label) const {
 
 std::optional<std::string> ImageLabels::classOf(const std::string& key, const std::string& label) const {
     const auto it = columns_.find(label);
-    if (it == columns_.end()) return std::nullopt;
-    const auto v = it->second.classes.find(key);
-    if (v == it->second.classes.end()) return std::nullopt;
-    return v->second;
+    const auto k = findKey(key);
+    if (it == columns_.end() || !k || *k >= it->second.classOf.size() || it->second.classOf[*k] < 0) return std::nullopt;
+    return it->second.names[static_cast<size_t>(it->second.classOf[*k])];
 }
 
 std::optional<double> ImageLabels::numberOf(const std::string& key, const std::string& label) const {
     const auto it = columns_.find(label);
-    if (it == columns_.end()) return std::nullopt;
-    const auto v = it->second.numbers.find(key);
-    if (v == it->second.numbers.end()) return std::nullopt;
-    return v->second;
+    const auto k = findKey(key);
+    if (it == columns_.end() || !k || *k >= it->second.numbers.size() || std::isnan(it->second.numbers[*k])) return std::nullopt;
+    return it->second.numbers[*k];
 }
 
 std::map<std::string, int64_t> ImageLabels::classes(const std::string& label) const {
     std::map<std::string, int64_t> out;
     const auto it = columns_.find(label);
-    if (it == columns_.end()) return out;
-    for (const auto& [key, v] : it->second.classes) ++out[v];
+    if (it == columns_.end() || it->second.kind != Kind::Class) return out;
+    std::vector<int64_t> counts(it->second.names.size(), 0);
+    for (const int32_t c : it->second.classOf)
+        if (c >= 0) ++counts[static_cast<size_t>(c)];
+    for (size_t c = 0; c < counts.size(); ++c)
+        if (counts[c] > 0) out[it->second.names[c]] = counts[c];
     return out;
+}
+
+std::pair<double, double> ImageLabels::range(const std::string& label) const {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    const auto it = columns_.find(label);
+    if (it == columns_.end()) return {lo, hi};
+    for (const double v : it->second.numbers)
+        if (!std::isnan(v)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    return {lo, hi};
 }
 
 int64_t ImageLabels::count(const std::string& label) const {
     const auto it = columns_.find(label);
-    if (it == columns_.end()) return 0;
-    return static_cast<int64_t>(it->second.kind == Kind::Class ? it->second.classes.size() : it->second.numbers.size());
+    return it == columns_.end() ? 0 : it->second.count;
 }
 
 std::vector<std::string> ImageLabels::requireLabels(const std::vector<std::string>& wanted, const std::string& dataName) const {
@@ -111,16 +150,6 @@ std::vector<std::pair<std::string, int64_t>> byCount(const std::map<std::string,
     return v;
 }
 
-std::pair<double, double> rangeOf(const ImageLabels& l, const std::string& label) {
-    double lo = INFINITY, hi = -INFINITY;
-    for (const auto& key : l.keys())
-        if (const auto v = l.numberOf(key, label)) {
-            lo = std::min(lo, *v);
-            hi = std::max(hi, *v);
-        }
-    return {lo, hi};
-}
-
 std::string fixed(double v, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);  // the C locale: the trainer never calls setlocale
@@ -137,7 +166,7 @@ nlohmann::json ImageLabels::summary(const std::vector<std::string>& wanted) cons
             j["kind"] = "class";
             j["classes"] = classes(label);
         } else {
-            const auto [lo, hi] = rangeOf(*this, label);
+            const auto [lo, hi] = range(label);
             j["kind"] = "number";
             j["min"] = lo;
             j["max"] = hi;
@@ -152,7 +181,7 @@ std::string ImageLabels::summaryText(const std::vector<std::string>& wanted) con
     for (const auto& label : chosen(wanted, labels(), *this)) {
         const int64_t n = count(label);
         if (kind(label) == Kind::Number) {
-            const auto [lo, hi] = rangeOf(*this, label);
+            const auto [lo, hi] = range(label);
             out += label + ": a number, " + std::to_string(n) + " images, " + fixed(lo, 3) + " to " + fixed(hi, 3) + "\n";
             continue;
         }

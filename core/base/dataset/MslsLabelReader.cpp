@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
 #include <vector>
 
 #include "base/dataset/DatasetNames.h"
@@ -103,13 +102,16 @@ std::optional<double> parseNumber(std::string_view s) {
     return v;
 }
 
+// The whole file in one string (read straight into it: a train_val CSV is tens of MB).
 std::optional<std::string> readText(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
+    std::ifstream in(p, std::ios::binary | std::ios::ate);
     if (!in) return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    if (in.bad()) return std::nullopt;
-    return s.str();
+    const std::streamoff size = in.tellg();
+    if (size < 0) return std::nullopt;
+    std::string text(static_cast<size_t>(size), '\0');
+    in.seekg(0);
+    if (!in.read(text.data(), size)) return std::nullopt;
+    return text;
 }
 
 // The file of `dir` named `name`, any case; empty when none.

@@ -255,7 +255,7 @@ TEST(ImageLabels, SyntheticScenesLabelledWithTheirOwnParameters) {
         const auto s = streets.describe(static_cast<uint64_t>(i));
         const std::string key = std::to_string(i);
         const bool night = s.timeOfDay == SyntheticStreets::TimeOfDay::Night;
-        nights += night;
+        nights += night ? 1 : 0;
         EXPECT_EQ(l.classOf(key, "night"), night ? "true" : "false");
         EXPECT_EQ(l.classOf(key, "time_of_day") == "night", night);
         EXPECT_EQ(l.classOf(key, "snow"), s.snow ? "true" : "false");
@@ -267,6 +267,32 @@ TEST(ImageLabels, SyntheticScenesLabelledWithTheirOwnParameters) {
     EXPECT_TRUE(l.requireLabels({"night", "season", "camera_height"}, "synthetic").empty());
     // Another seed, other scenes.
     EXPECT_NE(ImageLabels::synthetic(8, 300).classes("time_of_day"), l.classes("time_of_day"));
+}
+
+TEST(ImageLabels, OneValuePerKeyAndLabelKindsDoNotMix) {
+    ImageLabels l;
+    EXPECT_TRUE(l.setClass("a", "night", "true"));
+    EXPECT_TRUE(l.setClass("a", "night", "false"));  // a later row of the same key wins
+    EXPECT_TRUE(l.setClass("b", "night", "false"));
+    EXPECT_FALSE(l.setNumber("c", "night", 1.0));  // night is a class label for good
+    EXPECT_EQ(l.count("night"), 2);
+    EXPECT_EQ(l.classes("night"), (std::map<std::string, int64_t>{{"false", 2}}));
+    EXPECT_TRUE(l.setNumber("c", "height", 1.5));
+    EXPECT_TRUE(l.setNumber("d", "height", -2.0));
+    EXPECT_EQ(l.range("height"), std::make_pair(-2.0, 1.5));
+    EXPECT_FALSE(l.numberOf("a", "height"));
+    EXPECT_FALSE(l.classOf("c", "night"));
+    EXPECT_EQ(l.imageCount(), 4);
+
+    ImageLabels other;
+    other.setClass("b", "night", "true");
+    other.setClass("e", "city", "amman");
+    other.addProblem("x.csv: one problem");
+    l.merge(other);
+    EXPECT_EQ(l.classOf("b", "night"), "true");
+    EXPECT_EQ(l.classOf("e", "city"), "amman");
+    EXPECT_EQ(l.imageCount(), 5);
+    EXPECT_EQ(l.problems(), std::vector<std::string>{"x.csv: one problem"});
 }
 
 TEST(ImageLabels, SummaryCountsClassesAndRanges) {
