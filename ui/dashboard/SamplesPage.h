@@ -78,7 +78,7 @@ private:
     bool fetchAsked_ = false;  ///< the user asked for a remote checkpoint's grids: its failure is shown
     /// Grids recently shown, by cost in KiB: 32 MiB hold ~130 grids of a 64-px model, and 7 of a
     /// 128-px one (a count bound would let 64 grids of 4 MB each, 256 MB, pile up).
-    QCache<QString, QImage> cache_{32 * 1024};
+    QCache<QString, QImage> cache_{qsizetype{32} * 1024};
 };
 
 }  // namespace streetgan::ui
