@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -14,7 +15,11 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <type_traits>
+#include <variant>
 
+#include "base/run/TrainConfig.h"
 #include "base/run/TrainOption.h"
 
 namespace streetgan::ui {
@@ -45,7 +50,8 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QS
     form->addRow(tr("Loader threads:"), loaderThreads_);
     form->addRow(tr("Log every (steps):"), logEvery_);
     form->addRow(tr("Sample grid every:"), sampleEvery_);
-    form->addRow(tr("Checkpoint every:"), checkpointEvery_);
+    form->addRow(tr("Checkpoint every:"), checkpointRow());
+    form->addRow(tr("G_ema half-life (kimg):"), emaKimg_);
     layout->addLayout(form);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
@@ -113,7 +119,44 @@ QHBoxLayout* NewRunDialog::buildFields() {
     logEvery_ = wholeBox("log_every");
     sampleEvery_ = wholeBox("sample_every");
     checkpointEvery_ = wholeBox("checkpoint_every");
+    keepCheckpoints_ = wholeBox("keep_checkpoints");
+    bestMetric_ = new QComboBox;
+    for (const std::string& c : TrainOption::choices(*TrainOption::find("best_metric"))) bestMetric_->addItem(QString::fromStdString(c));
+    setting("best_metric", bestMetric_);
+    emaKimg_ = new QDoubleSpinBox;
+    emaKimg_->setDecimals(2);
+    emaKimg_->setSpecialValueText(tr("per step (the decay of --ema)"));  // 0: the per-step rule
+    setting("ema_kimg", emaKimg_);
+    // Not in the presets: the trainer's own defaults (issue 43's settings), read, not restated.
+    for (const auto& [o, box] : settings_)
+        if (box == keepCheckpoints_ || box == bestMetric_ || box == emaKimg_) showTrainerDefault(*o, box);
     return dataRow;
+}
+
+QHBoxLayout* NewRunDialog::checkpointRow() {
+    auto* row = new QHBoxLayout;
+    row->addWidget(checkpointEvery_, 1);
+    row->addWidget(new QLabel(tr("keep")));
+    row->addWidget(keepCheckpoints_, 1);
+    row->addWidget(new QLabel(tr("best by")));
+    row->addWidget(bestMetric_, 1);
+    return row;
+}
+
+void NewRunDialog::showTrainerDefault(const TrainOption::Spec& o, QWidget* box) {
+    TrainConfig defaults;
+    std::visit(
+        [&](auto ref) {
+            const auto& v = ref(defaults);
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                if (auto* combo = qobject_cast<QComboBox*>(box)) combo->setCurrentText(QString::fromStdString(v));
+            } else if constexpr (std::is_arithmetic_v<T>) {
+                if (auto* spin = qobject_cast<QSpinBox*>(box)) spin->setValue(static_cast<int>(v));
+                if (auto* real = qobject_cast<QDoubleSpinBox*>(box)) real->setValue(static_cast<double>(v));
+            }
+        },
+        o.member);
 }
 
 void NewRunDialog::applyPreset(const QString& name) {

@@ -41,11 +41,16 @@ private:
     QHBoxLayout* buildFields();
     void setting(const char* key, QWidget* box);
     QSpinBox* wholeBox(const char* key);
+    /// The row of checkpoint every, how many to keep, and the best checkpoint's metric.
+    QHBoxLayout* checkpointRow();
+    /// Sets the box to the trainer's own default of its option (a default TrainConfig's).
+    static void showTrainerDefault(const TrainOption::Spec& o, QWidget* box);
     QComboBox *target_, *preset_, *dataKind_, *device_;
     QLineEdit *name_, *dataPath_;
     QPushButton* browse_;
-    QSpinBox *steps_, *batch_, *loaderThreads_, *logEvery_, *sampleEvery_, *checkpointEvery_;
-    QDoubleSpinBox* lr_;
+    QSpinBox *steps_, *batch_, *loaderThreads_, *logEvery_, *sampleEvery_, *checkpointEvery_, *keepCheckpoints_;
+    QDoubleSpinBox *lr_, *emaKimg_;
+    QComboBox* bestMetric_;
     QVector<QPair<const TrainOption::Spec*, QWidget*>> settings_;  // the trainer's flags, in the form's order
 };
 

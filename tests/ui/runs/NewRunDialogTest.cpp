@@ -1,0 +1,87 @@
+// NewRunDialog: the checkpoint and G_ema settings (keep, best by, ema_kimg) start at the trainer's
+// own defaults and reach the trainer: the dialog's arguments train a real run whose run.json
+// records what was chosen.
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QProcess>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include "base/run/TrainConfig.h"
+#include "runs/NewRunDialog.h"
+#include "support/UiTestSupport.h"
+
+using namespace streetgan::ui;
+
+namespace {
+
+QString valueAfter(const QStringList& args, const QString& flag) {
+    const qsizetype i = args.indexOf(flag);
+    return i >= 0 && i + 1 < args.size() ? args[i + 1] : QString();
+}
+
+template <class W>
+W* boxOf(NewRunDialog& d, const char* option) {
+    for (W* w : d.findChildren<W*>())
+        if (w->toolTip() == QString::fromUtf8(streetgan::TrainOption::find(option)->help)) return w;
+    return nullptr;
+}
+
+}  // namespace
+
+class NewRunDialogTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+private slots:
+    void initTestCase() { streetgan::test::isolateSettings(tmp_.filePath("settings")); }
+
+    void checkpointAndEmaSettingsReachTheTrainer() {
+        NewRunDialog d({"This computer"});
+        const streetgan::TrainConfig defaults;
+        const QStringList shown = d.trainerArguments(tmp_.path());
+        QCOMPARE(valueAfter(shown, "--keep-checkpoints"), QString::number(defaults.keepCheckpoints));
+        QCOMPARE(valueAfter(shown, "--best-metric"), QString::fromStdString(defaults.bestMetric));
+        QCOMPARE(valueAfter(shown, "--ema-kimg").toDouble(), defaults.emaKimg);
+
+        auto* keep = boxOf<QSpinBox>(d, "keep_checkpoints");
+        auto* best = boxOf<QComboBox>(d, "best_metric");
+        auto* ema = boxOf<QDoubleSpinBox>(d, "ema_kimg");
+        QVERIFY(keep && best && ema);
+        QCOMPARE(ema->text(), ema->specialValueText());  // 0: the per-step rule, said in words
+        keep->setValue(3);
+        ema->setValue(1.5);
+        const int other = best->currentIndex() == 0 ? 1 : 0;
+        QVERIFY(best->count() > 1);
+        best->setCurrentIndex(other);
+        boxOf<QSpinBox>(d, "steps")->setValue(2);
+        boxOf<QSpinBox>(d, "batch")->setValue(4);
+        boxOf<QSpinBox>(d, "sample_every")->setValue(0);
+        boxOf<QSpinBox>(d, "checkpoint_every")->setValue(0);
+        boxOf<QSpinBox>(d, "loader_threads")->setValue(1);
+
+        if (const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR"); !keep.isEmpty()) {
+            d.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&d));
+            d.grab().save(keep + "/new-run-dialog.png");
+        }
+        QStringList args = d.trainerArguments(tmp_.path());
+        QProcess train;
+        train.start(STREETGAN_TRAINER, QStringList{"train"} + args + QStringList{"--threads", "1"});
+        QVERIFY(train.waitForFinished(120000));
+        QVERIFY2(train.exitCode() == 0, train.readAllStandardError().constData());
+        QFile runJson(valueAfter(args, "--run-dir") + "/run.json");
+        QVERIFY(runJson.open(QIODevice::ReadOnly));
+        const nlohmann::json config = nlohmann::json::parse(runJson.readAll().toStdString())["config"];
+        QCOMPARE(config["keep_checkpoints"].get<int>(), 3);
+        QCOMPARE(config["ema_kimg"].get<double>(), 1.5);
+        QCOMPARE(QString::fromStdString(config["best_metric"].get<std::string>()), best->itemText(other));
+    }
+};
+
+QTEST_MAIN(NewRunDialogTest)
+#include "NewRunDialogTest.moc"
