@@ -304,6 +304,7 @@ void MainWindow::wireRuns() {
     });
     connect(runs_.get(), &OpenRuns::closing, this, [this](RunSession* s) {
         liveSessions_.removeAll(s);
+        liveState_.remove(s);
         dashboard_->removeSession(s);
         sidebar_->forgetLive(s->runKey());
     });
@@ -320,7 +321,14 @@ void MainWindow::wireRuns() {
         this);
     connect(runs_.get(), &OpenRuns::appended, this, [this](RunSession* s) {
         if (!liveSessions_.contains(s)) liveSessions_ << s;
-        liveThrottle_->request();
+        // A new state (finished, paused, failed, ...) shows with the drain that brought it.
+        const QString state = QString::fromStdString(s->series().state());
+        if (liveState_.value(s) != state) {
+            liveState_.insert(s, state);
+            liveThrottle_->now();
+        } else {
+            liveThrottle_->request();
+        }
     });
     connect(runs_.get(), &OpenRuns::activeConnectionChanged, connection_, &QLabel::setText);
     connect(runs_.get(), &OpenRuns::activeProgress, this, [this](qint64 done, qint64 total, const QString& format) {

@@ -4,6 +4,7 @@
 // and panels to RunSessions; the work itself lives in those classes. GUI thread.
 #pragma once
 
+#include <QHash>
 #include <QList>
 #include <QMainWindow>
 #include <QPointer>
@@ -177,7 +178,8 @@ private:
     WelcomePage* welcome_ = nullptr;           ///< the centre's page while no run is open
     QPointer<SettingsDialog> settingsDialog_;  ///< while open
     FrameThrottle* liveThrottle_ = nullptr;
-    QList<QPointer<RunSession>> liveSessions_;  ///< drained since the panels last showed them
+    QList<QPointer<RunSession>> liveSessions_;     ///< drained since the panels last showed them
+    QHash<const RunSession*, QString> liveState_;  ///< each open run's state as last drained
     LocalRunStarter* starter_ = nullptr;
     QSet<QString> tensorBoardOffered_;  ///< hosts (identities) whose TensorBoard dialog opened by itself
     SshPrompter* prompter_;

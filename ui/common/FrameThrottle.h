@@ -19,6 +19,9 @@ public:
     void request();
     /// Runs now when a request is waiting.
     void flush();
+    /// Runs now, whatever the interval (a change that must show at once); a waiting request is
+    /// served by it.
+    void now() { fire(); }
     bool pending() const { return pending_; }
 
 private:
