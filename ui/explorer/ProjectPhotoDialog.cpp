@@ -32,13 +32,19 @@ QImage reconstructionOf(const QImage& pair) {
     return pair.copy(2 * kGridPadding + side, kGridPadding, side, side);
 }
 
-// The photo as the inverter sees it: the centred square of its short side (InversionTarget).
+// The photo as the inverter sees it: the centred square of its short side (InversionTarget). Read
+// on the GUI thread, so only what is shown: the square, decoded down to the preview's size where
+// the format can (JPEG), and nothing past the inverter's own limit (ImageDecoder's 40 Mpx, whose
+// refusal the child's line then gives): a 40 Mpx photo is never decoded whole here.
 QImage centredSquare(const QString& path) {
+    constexpr qint64 kMaxPixels = 40'000'000;
     QImageReader reader(path);
-    const QImage image = reader.read();
-    if (image.isNull()) return {};
-    const int side = std::min(image.width(), image.height());
-    return image.copy((image.width() - side) / 2, (image.height() - side) / 2, side, side);
+    const QSize size = reader.size();  // from the header
+    if (!size.isValid() || qint64{size.width()} * size.height() > kMaxPixels) return {};
+    const int side = std::min(size.width(), size.height());
+    reader.setClipRect(QRect((size.width() - side) / 2, (size.height() - side) / 2, side, side));
+    if (side > ProjectPhotoDialog::kShownPx) reader.setScaledSize(QSize(ProjectPhotoDialog::kShownPx, ProjectPhotoDialog::kShownPx));
+    return reader.read();
 }
 
 QLabel* imageLabel(const char* name, const QString& empty) {

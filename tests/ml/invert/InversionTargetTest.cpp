@@ -15,10 +15,13 @@
 #include "base/util/Errors.h"
 #include "ml/dataset/ImageDecoder.h"
 #include "ml/invert/InversionTarget.h"
+#include "support/ErrorText.h"
 #include "support/TempDir.h"
 
 using namespace streetgan;
 using streetgan::test::TempDir;
+
+using streetgan::test::messageOf;
 
 namespace {
 
@@ -33,16 +36,6 @@ void writeJpeg(const std::string& path, int w, int h) {
     std::vector<uchar> bytes;
     cv::imencode(".jpg", m, bytes);
     writeBytes(path, bytes);
-}
-
-template <class E>
-std::string messageOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "(no error of the expected kind)";
 }
 
 }  // namespace

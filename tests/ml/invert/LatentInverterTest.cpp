@@ -19,8 +19,11 @@
 #include "ml/invert/ImageSimilarity.h"
 #include "ml/invert/LatentInverter.h"
 #include "ml/latent/LatentSeed.h"
+#include "support/ErrorText.h"
 
 using namespace streetgan;
+
+using streetgan::test::messageOf;
 
 namespace {
 
@@ -39,16 +42,6 @@ Generator demoGenerator() {
 at::Tensor imageOf(Generator g, uint64_t seed) {
     torch::NoGradGuard noGrad;
     return g->forward(LatentSeed::draw(seed, g->config().nz).view({1, -1, 1, 1}))[0].contiguous();
-}
-
-template <class E>
-std::string messageOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "(no error of the expected kind)";
 }
 
 }  // namespace
