@@ -41,6 +41,9 @@ PACKAGES=(
   # tests: real OpenSSH servers on loopback (remote), SciPy for the FID reference, Pillow to read
   # GIFs back, headless Chromium for the gallery page
   openssh-server openssh-client python3-scipy python3-pil chromium fonts-dejavu-core
+  # tests: a real one-machine Slurm cluster (controller, node daemon, client commands, munge authentication),
+  # started by the tests themselves on their own ports and folders (tests/support/SlurmCluster)
+  slurmctld slurmd slurm-client munge
   # tests: the reference project's gallery API and image utilities, run side by side with `serve`
   python3-flask python3-torchvision
   # packages (packaging/build-debs.sh) and their checks; patchelf: the GPU bundle (packaging/gpu-bundle.sh)
