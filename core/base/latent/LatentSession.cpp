@@ -13,17 +13,29 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMaxSeed = INT64_MAX;
-const std::set<std::string> kKnown = {"checkpoint",     "checkpoint_sha256",
-                                      "keyframes",      "interpolation",
-                                      "easing",         "frames_per_segment",
-                                      "loop",           "size",
-                                      "frame_delay_ms", "truncation",
-                                      "directions",     "pca_components",
-                                      "pca_samples",    "pca_seed",
-                                      "upscale",        "nrow",
-                                      "padding",        "gif_palette",
-                                      "gif_dithering",  "gif_speed",
-                                      "gif_loop_count", "t_range"};
+const std::set<std::string> kKnown = {"checkpoint",
+                                      "checkpoint_sha256",
+                                      "keyframes",
+                                      "interpolation",
+                                      "easing",
+                                      "frames_per_segment",
+                                      "loop",
+                                      "size",
+                                      "frame_delay_ms",
+                                      "truncation",
+                                      "directions",
+                                      "pca_components",
+                                      "pca_samples",
+                                      "pca_seed",
+                                      "upscale",
+                                      "nrow",
+                                      "padding",
+                                      "gif_palette",
+                                      "gif_dithering",
+                                      "gif_speed",
+                                      "gif_loop_count",
+                                      "t_range",
+                                      "named_directions"};
 
 std::string num(double v) {
     json j = v;
@@ -66,6 +78,34 @@ json tRangeJson(const WalkRule::TRange& r) { return json::array({r.start, r.end}
 
 void range(const std::string& key, double v, double lo, double hi) {
     if (!std::isfinite(v) || v < lo || v > hi) bad(key, "is " + num(v) + "; use a value within " + num(lo) + ".." + num(hi));
+}
+
+// "named_directions": [{"name", "z", "amount"}]; the lengths of z against the generator's nz are
+// checked where the generator is known (SessionLatents).
+std::vector<NamedDirectionEdit> namedDirectionsOf(const json& ds) {
+    const char* shape = "; use a list of {\"name\": \"night\", \"z\": [...], \"amount\": A}";
+    if (!ds.is_array()) bad("named_directions", "is " + ds.dump() + shape);
+    if (ds.size() > 256) bad("named_directions", "has " + std::to_string(ds.size()) + " entries; use at most 256");
+    std::vector<NamedDirectionEdit> out;
+    for (size_t i = 0; i < ds.size(); ++i) {
+        const std::string key = "named_directions[" + std::to_string(i) + "]";
+        const json& d = ds[i];
+        if (!d.is_object() || !d.contains("name") || !d.contains("z") || !d.contains("amount")) bad(key, "must be {\"name\": N, \"z\": [...], \"amount\": A}");
+        for (auto it = d.begin(); it != d.end(); ++it)
+            if (it.key() != "name" && it.key() != "z" && it.key() != "amount") bad(key, "has an unknown key '" + it.key() + "'; use name, z, amount");
+        NamedDirectionEdit e;
+        e.name = text(d.at("name"), key + ".name");
+        const json& z = d.at("z");
+        if (!z.is_array() || z.empty() || z.size() > 4096) bad(key + ".z", "must be an array of 1..4096 numbers");
+        for (size_t k = 0; k < z.size(); ++k) {
+            if (!z[k].is_number() || !std::isfinite(z[k].get<double>()))
+                bad(key + ".z", "holds " + z[k].dump() + " at " + std::to_string(k) + "; use finite numbers");
+            e.z.push_back(z[k].get<double>());
+        }
+        e.amount = number(d.at("amount"), key + ".amount", -100, 100);
+        out.push_back(std::move(e));
+    }
+    return out;
 }
 
 }  // namespace
@@ -145,6 +185,7 @@ LatentSession LatentSession::fromJson(const json& j) {
             s.directions.push_back(e);
         }
     }
+    if (has("named_directions")) s.namedDirections = namedDirectionsOf(j.at("named_directions"));
     if (has("upscale")) {
         const std::string v = text(j.at("upscale"), "upscale");
         if (v == "nearest")
@@ -194,6 +235,18 @@ void LatentSession::validate() const {
                                                                    " directions are computed; use 0.." + std::to_string(pcaComponents - 1) +
                                                                    " or raise pca_components");
     }
+    for (size_t i = 0; i < namedDirections.size(); ++i) {
+        const std::string key = "named_directions[" + std::to_string(i) + "]";
+        const auto& z = namedDirections[i].z;
+        range(key + ".amount", namedDirections[i].amount, -100, 100);
+        if (z.empty() || z.size() > 4096) bad(key + ".z", "must hold 1..4096 numbers");
+        double norm2 = 0;
+        for (const double v : z) {
+            if (!std::isfinite(v)) bad(key + ".z", "holds " + num(v) + "; use finite numbers");
+            norm2 += v * v;
+        }
+        if (!(norm2 > 0) || !std::isfinite(norm2)) bad(key + ".z", "is all zeros (or too large); a direction needs a length");
+    }
     const double bytes = static_cast<double>(frameCount()) * size * size * 3;
     if (bytes > 4.0 * 1024 * 1024 * 1024)
         bad("size", "is " + std::to_string(size) + " for " + std::to_string(frameCount()) + " frames: " + num(std::round(bytes / 1073741824.0)) +
@@ -230,6 +283,11 @@ json LatentSession::toJson() const {
     j["pca_components"] = pcaComponents;
     j["pca_samples"] = pcaSamples;
     j["pca_seed"] = pcaSeed;
+    if (!namedDirections.empty()) {  // absent when empty: older files stay byte-identical
+        json nd = json::array();
+        for (const auto& d : namedDirections) nd.push_back({{"name", d.name}, {"z", d.z}, {"amount", d.amount}});
+        j["named_directions"] = nd;
+    }
     j["upscale"] = upscale == Upscale::Nearest ? "nearest" : "smooth";
     j["nrow"] = nrow;
     j["padding"] = padding;
@@ -283,6 +341,7 @@ void LatentSession::makeReferenceWalk(uint64_t seedFrom, uint64_t seedTo) {
     loop = false;
     truncation = 1.0;
     directions.clear();
+    namedDirections.clear();
 }
 
 std::string LatentSession::resolveCheckpoint(const std::string& sessionPath, const std::string& override) const {

@@ -22,6 +22,10 @@
 //   pca_components      directions computed, 1..256 (and <= nz) [10]
 //   pca_samples         latents sampled for the PCA, 100..100000 [2000]
 //   pca_seed            0..2^63-1 [0]
+//   named_directions    [{"name": "night", "z": [nz finite numbers, not all 0], "amount": -100..100}]
+//                       (directions learnt from labels, `streetgan-trainer directions`; applied after
+//                       the PCA edits: z + amount * z_dir / |z_dir|). Written only when not empty,
+//                       so files without it stay byte-identical. [[]]
 //   upscale             "nearest" | "smooth" ["nearest"]
 //   nrow, padding       PNG grid layout: 1..1024 [8], 0..256 [2]
 //   gif_palette         "global" | "per-frame" ["per-frame"]
@@ -46,6 +50,7 @@
 
 #include "base/latent/DirectionEdit.h"
 #include "base/latent/Easing.h"
+#include "base/latent/NamedDirectionEdit.h"
 #include "base/latent/WalkRule.h"
 
 namespace streetgan {
@@ -76,6 +81,7 @@ struct LatentSession {
     int pcaComponents = 10;
     int64_t pcaSamples = 2000;
     uint64_t pcaSeed = 0;
+    std::vector<NamedDirectionEdit> namedDirections;
     enum class Upscale { Nearest, Smooth } upscale = Upscale::Nearest;
     int nrow = 8, padding = 2;
     bool gifPerFramePalette = true;
@@ -108,7 +114,7 @@ struct LatentSession {
     /// random latents, SLERP with t = torch.linspace(0, 8, 16), no loop. This session becomes it:
     /// keyframes seeds `seedFrom`, `seedTo`, SLERP, linear easing, t range [0, kReferenceTEnd],
     /// kReferenceFrames frames (frames_per_segment kReferenceFrames - 1), no loop, truncation 1 and
-    /// no direction edits (the reference has neither); checkpoint and output settings are kept.
+    /// no direction edits (PCA or named) (the reference has neither); checkpoint and output settings are kept.
     static constexpr double kReferenceTEnd = 8.0;
     static constexpr int kReferenceFrames = 16;
     void makeReferenceWalk(uint64_t seedFrom, uint64_t seedTo);

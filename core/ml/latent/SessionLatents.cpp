@@ -47,7 +47,25 @@ at::Tensor SessionLatents::latents(const LatentSession& s, int64_t nz, const Pca
         if (!pca) throw ConfigError("session key 'directions' needs PCA directions of the checkpoint; compute them first");
         z = pca->apply(z, s.directions);
     }
+    if (!s.namedDirections.empty()) z = applyNamed(z, s.namedDirections, nz);
     return z;
+}
+
+at::Tensor SessionLatents::applyNamed(const at::Tensor& z, const std::vector<NamedDirectionEdit>& edits, int64_t nz) {
+    // The offset is summed in double and added once, so many edits cost one pass over the walk.
+    at::Tensor offset = at::zeros({nz}, at::kDouble);
+    for (size_t i = 0; i < edits.size(); ++i) {
+        const auto& e = edits[i];
+        if (static_cast<int64_t>(e.z.size()) != nz)
+            throw ConfigError("session key 'named_directions[" + std::to_string(i) + "].z' (\"" + e.name + "\") has " + std::to_string(e.z.size()) +
+                              " values but the generator takes nz=" + std::to_string(nz) + ": it was fitted on another checkpoint");
+        const at::Tensor d = at::tensor(e.z, at::kDouble);
+        const double norm = d.norm().item<double>();
+        if (!(norm > 0) || !std::isfinite(norm)) throw ConfigError("session key 'named_directions[" + std::to_string(i) + "].z' has no length");
+        offset += d * (e.amount / norm);
+    }
+    const at::Tensor o = offset.to(z.scalar_type());
+    return z + (z.dim() == 4 ? o.view({1, nz, 1, 1}) : z.dim() == 2 ? o.view({1, nz}) : o);
 }
 
 }  // namespace streetgan
