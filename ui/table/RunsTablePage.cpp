@@ -30,6 +30,7 @@
 #include "common/WorkerThreads.h"
 #include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
+#include "table/ColumnFilter.h"
 #include "table/ParallelCoordinatesView.h"
 #include "table/RunRecordLister.h"
 #include "table/RunScatterView.h"
@@ -91,6 +92,7 @@ RunsTablePage::RunsTablePage(QWidget* parent)
     thread_->start();
     connect(model_, &QAbstractItemModel::columnsInserted, this, [this] {
         applyStatistics();
+        applyFilters();
         applyOrder();
         applyColumns();
         updateGroupChoices();
@@ -114,7 +116,10 @@ void RunsTablePage::buildToolBar() {
     filter_->setObjectName("runsTableFilter");
     filter_->setClearButtonEnabled(true);
     filter_->setPlaceholderText(tr("Filter: a run's name, or COLUMN = FILTER; …  (lr = 1e-4..1e-3; preset = tiny-32,small-64; host = /gpu/)"));
-    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& t) { setFilterText(t); });
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& t) {
+        setFilterText(t);
+        changed();
+    });
     differences_ = new QCheckBox(tr("Differences only"));
     differences_->setToolTip(tr("Hide the settings that are the same in the selected runs (in all runs shown when fewer than two are selected)"));
     connect(differences_, &QCheckBox::toggled, this, [this] { updateDifferences(); });
@@ -317,11 +322,9 @@ QMenu* RunsTablePage::headerMenu(int column, QWidget* parent) {
         const QString text = QInputDialog::getText(this, tr("Filter %1").arg(title), tr("A range (0.0001..0.001), a list (a,b,c) or /regular expression/:"),
                                                    QLineEdit::Normal, proxy_->columnFilter(column), &ok);
         if (!ok) return;
-        const QString error = proxy_->setColumnFilter(column, text);
-        filterError_->setText(error);
-        filterError_->setVisible(!error.isEmpty());
+        setColumnFilter(column, text);
     });
-    if (!proxy_->columnFilter(column).isEmpty()) menu->addAction(tr("Clear the filter"), this, [this, column] { proxy_->setColumnFilter(column, {}); });
+    if (!proxy_->columnFilter(column).isEmpty()) menu->addAction(tr("Clear the filter"), this, [this, column] { setColumnFilter(column, {}); });
     if (model_->column(column).kind == RunsTableModel::Kind::Outcome) {
         QMenu* stat = menu->addMenu(tr("Statistic"));
         for (auto s : {RunsTableModel::Statistic::Last, RunsTableModel::Statistic::Min, RunsTableModel::Statistic::Max, RunsTableModel::Statistic::AtBest}) {
@@ -348,8 +351,13 @@ void RunsTablePage::wireSelection() {
         const QStringList keys = selectedKeys();
         parallel_->setHighlighted(QSet<QString>(keys.begin(), keys.end()));
         scatter_->setHighlighted(QSet<QString>(keys.begin(), keys.end()));
+        announced_ = keys;
         emit runsSelected(keys);
     });
+    // A filter that hides selected rows drops them from the selection (Qt's selection model
+    // follows the proxy's removed rows): the dashboard then plots only the runs still shown.
+    for (auto signal : {&QAbstractItemModel::rowsRemoved, &QAbstractItemModel::rowsInserted}) connect(proxy_, signal, this, &RunsTablePage::selectionNarrowed);
+    connect(proxy_, &QAbstractItemModel::layoutChanged, this, &RunsTablePage::selectionNarrowed);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         updateSettingsPanel();
         if (differences_->isChecked()) updateDifferences();
@@ -404,6 +412,31 @@ QString RunsTablePage::setFilterText(const QString& text) {
     filterError_->setVisible(!error.isEmpty());
     if (differences_->isChecked()) updateDifferences();
     return error;
+}
+
+QString RunsTablePage::setColumnFilter(int column, const QString& text) {
+    const QString error = proxy_->setColumnFilter(column, text);
+    filterError_->setText(error);
+    filterError_->setVisible(!error.isEmpty());
+    if (!error.isEmpty()) return error;
+    const QString id = model_->column(column).id();
+    if (text.trimmed().isEmpty())
+        filters_.remove(id);
+    else
+        filters_.insert(id, text);
+    if (differences_->isChecked()) updateDifferences();
+    changed();
+    return {};
+}
+
+void RunsTablePage::applyFilters() {
+    for (auto it = filters_.cbegin(); it != filters_.cend(); ++it)
+        if (const int c = model_->columnOf(it.key()); c >= 0 && proxy_->columnFilter(c) != it.value()) proxy_->setColumnFilter(c, it.value());
+    if (!filterError_->text().isEmpty() && !filter_->text().isEmpty()) setFilterText(filter_->text());
+}
+
+void RunsTablePage::selectionNarrowed() {
+    if (!selectionTimer_->isActive() && selectedKeys() != announced_) selectionTimer_->start();
 }
 
 void RunsTablePage::setDifferencesOnly(bool on) {
@@ -607,7 +640,9 @@ QVariantMap RunsTablePage::columnLayout() const {
         if (model_->columnOf(it.key()) < 0) statistics.insert(it.key(), it.value());  // columns not listed yet keep theirs
     QStringList hidden(hidden_.begin(), hidden_.end());
     hidden.sort();
-    return {{"hidden", hidden}, {"pinned", pinnedIds_}, {"order", order_}, {"statistics", statistics}};
+    QVariantMap filters;
+    for (auto it = filters_.cbegin(); it != filters_.cend(); ++it) filters.insert(it.key(), it.value());
+    return {{"hidden", hidden}, {"pinned", pinnedIds_}, {"order", order_}, {"statistics", statistics}, {"filters", filters}, {"filter", filter_->text()}};
 }
 
 void RunsTablePage::restoreColumnLayout(const QVariantMap& layout) {
@@ -618,6 +653,12 @@ void RunsTablePage::restoreColumnLayout(const QVariantMap& layout) {
     statistics_.clear();
     const QVariantMap stats = layout.value("statistics").toMap();
     for (auto it = stats.cbegin(); it != stats.cend(); ++it) statistics_.insert(it.key(), std::clamp(it.value().toInt(), 0, 3));
+    filters_.clear();
+    const QVariantMap filters = layout.value("filters").toMap();
+    for (auto it = filters.cbegin(); it != filters.cend(); ++it)
+        if (ColumnFilter::parse(it.value().toString()).isActive()) filters_.insert(it.key(), it.value().toString());  // a bad one is dropped
+    setFilterText(layout.value("filter").toString());
+    applyFilters();
     applyStatistics();
     applyOrder();
     applyColumns();

@@ -8,8 +8,10 @@
 // picks an outcome column's statistic. Below, the settings panel (SettingsTreeModel: the selected
 // run's configuration, or two selected runs side by side with their differences marked) and, when
 // present, the parallel-coordinates and scatter views over the same runs (brushing an axis filters
-// the table). The column layout (hidden, pinned, order, statistics: by column id) is what
-// columnLayout() returns and restoreColumnLayout() applies; layoutChanged says when the user changed it.
+// the table). The column layout (hidden, pinned, order, statistics, the header's filters: by column
+// id; the filter box's text) is what columnLayout() returns and restoreColumnLayout() applies;
+// layoutChanged says when the user changed it. A filter that hides selected runs also takes them off
+// the dashboard: runsSelected is announced again with the runs still shown.
 // Filling: the workspace on a RunRecordLister worker thread, each host through
 // RemoteHost::listRecords. The selection (selectedKeys) is announced as runsSelected, which the
 // main window makes the dashboard's plotted runs. GUI thread.
@@ -79,6 +81,11 @@ public:
     void selectKeys(const QStringList& keys);
     /// Applies the filter box's text; returns "" or its problem (also shown under the toolbar).
     QString setFilterText(const QString& text);
+    /// The header's filter of the model's column `column` (ColumnFilter's syntax; "" clears it),
+    /// remembered in the layout by column id; returns "" or its problem (also shown under the
+    /// toolbar). A brush on the parallel coordinates filters too, but is not remembered: it shows
+    /// only while its axis is drawn.
+    QString setColumnFilter(int column, const QString& text);
     void setDifferencesOnly(bool on);
     /// Groups by the model's column `column` (-1: the plain table).
     void setGroupColumn(int column);
@@ -126,6 +133,11 @@ private:
     void applyColumns();
     void applyOrder();
     void applyStatistics();
+    /// The remembered header filters of the columns listed now, and the filter box's text again
+    /// when a column it names was not listed yet.
+    void applyFilters();
+    /// Announces runsSelected when a filter changed which selected runs are shown.
+    void selectionNarrowed();
     void updateDifferences();
     void updateSettingsPanel();
     void updateGroupChoices();
@@ -163,11 +175,13 @@ private:
     bool listing_ = false, again_ = false;
     QPointer<HostListModel> hosts_;
     std::function<double(const QString&)> price_;
-    QSet<QString> hidden_;            ///< column ids the user hid
-    QStringList pinnedIds_;           ///< column ids pinned, in pin order
-    QStringList order_;               ///< the remembered visual order of column ids
-    QSet<int> diffHidden_;            ///< columns hidden by differences only
-    QHash<QString, int> statistics_;  ///< restored statistics by column id (Statistic as int)
+    QSet<QString> hidden_;             ///< column ids the user hid
+    QStringList pinnedIds_;            ///< column ids pinned, in pin order
+    QStringList order_;                ///< the remembered visual order of column ids
+    QSet<int> diffHidden_;             ///< columns hidden by differences only
+    QHash<QString, int> statistics_;   ///< restored statistics by column id (Statistic as int)
+    QHash<QString, QString> filters_;  ///< the header's filters by column id (also of columns not listed yet)
+    QStringList announced_;            ///< the keys runsSelected gave last
     bool applyingOrder_ = false;
 };
 
