@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "base/launch/ExecResult.h"  // what SshSession::exec returns
+
 struct ssh_session_struct;
 struct ssh_channel_struct;
 
@@ -48,13 +50,6 @@ private:
     ssh_channel_struct* channel_ = nullptr;
     std::string label_;
     std::string stderr_;
-};
-
-/// What `SshSession::exec` returns.
-struct ExecResult {
-    std::optional<int> exitStatus;  ///< nullopt: no status (killed by a signal)
-    std::string out, err;
-    bool ok() const { return exitStatus && *exitStatus == 0; }
 };
 
 }  // namespace streetgan
