@@ -34,7 +34,7 @@ QString num(double v) { return QString::number(v, 'g', 4); }
 
 }  // namespace
 
-RunsGroupModel::RunsGroupModel(RunsTableProxy* runs, QObject* parent) : QAbstractTableModel(parent), runs_(runs) {
+RunsGroupModel::RunsGroupModel(RunsTableProxy* runs, QObject* parent) : QAbstractItemModel(parent), runs_(runs) {
     for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved, &QAbstractItemModel::columnsInserted})
         connect(runs, signal, this, &RunsGroupModel::schedule);
     connect(runs, &QAbstractItemModel::dataChanged, this, &RunsGroupModel::schedule);
@@ -93,8 +93,32 @@ void RunsGroupModel::rebuild() {
     endResetModel();
 }
 
-int RunsGroupModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(groups_.size()); }
-int RunsGroupModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 2 + static_cast<int>(columns_.size()); }
+// A group row's internal id is 0; a run's is its group's row + 1.
+QModelIndex RunsGroupModel::index(int row, int column, const QModelIndex& parent) const {
+    if (column < 0 || column >= columnCount() || row < 0) return {};
+    if (!parent.isValid()) return row < groups_.size() ? createIndex(row, column, quintptr(0)) : QModelIndex();
+    if (parent.internalId() != 0 || parent.row() >= groups_.size() || row >= groups_[parent.row()].runs.size()) return {};
+    return createIndex(row, column, quintptr(parent.row() + 1));
+}
+
+QModelIndex RunsGroupModel::parent(const QModelIndex& child) const {
+    if (!child.isValid() || child.internalId() == 0) return {};
+    return createIndex(static_cast<int>(child.internalId() - 1), 0, quintptr(0));
+}
+
+int RunsGroupModel::rowCount(const QModelIndex& parent) const {
+    if (!parent.isValid()) return static_cast<int>(groups_.size());
+    if (parent.internalId() != 0 || parent.column() != 0 || parent.row() >= groups_.size()) return 0;
+    return static_cast<int>(groups_[parent.row()].runs.size());
+}
+
+int RunsGroupModel::columnCount(const QModelIndex&) const { return 2 + static_cast<int>(columns_.size()); }
+
+int RunsGroupModel::tableRow(const QModelIndex& index) const {
+    if (!index.isValid() || index.internalId() == 0) return -1;
+    const int g = static_cast<int>(index.internalId() - 1);
+    return g < groups_.size() && index.row() < groups_[g].runs.size() ? groups_[g].runs[index.row()] : -1;
+}
 
 RunsGroupModel::Stats RunsGroupModel::stats(int row, int column) const {
     if (row < 0 || row >= groups_.size() || column < 2 || column - 2 >= columns_.size()) return {};
@@ -102,9 +126,21 @@ RunsGroupModel::Stats RunsGroupModel::stats(int row, int column) const {
 }
 
 QVariant RunsGroupModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= groups_.size() || index.column() >= columnCount()) return {};
-    const Group& g = groups_[index.row()];
-    const int c = index.column();
+    if (!index.isValid() || index.column() >= columnCount()) return {};
+    if (index.internalId() != 0) return runData(tableRow(index), index.column(), role);
+    return index.row() < groups_.size() ? groupData(index.row(), index.column(), role) : QVariant();
+}
+
+QVariant RunsGroupModel::runData(int row, int c, int role) const {
+    const RunsTableModel* t = runs_->table();
+    if (row < 0 || row >= t->rowCount()) return {};
+    if (role == RunsTableRoles::KeyRole) return t->key(row);
+    if (c == 1) return {};
+    return t->index(row, c == 0 ? int(RunsTableModel::Run) : columns_[c - 2]).data(role);
+}
+
+QVariant RunsGroupModel::groupData(int group, int c, int role) const {
+    const Group& g = groups_[group];
     if (c < 2) {
         if (role == Qt::DisplayRole) return c == 0 ? (g.value.isEmpty() ? tr("(none)") : g.value) : QVariant(static_cast<int>(g.runs.size()));
         if (role == RunsTableRoles::NumberRole && c == 1) return static_cast<double>(g.runs.size());
@@ -130,7 +166,7 @@ QVariant RunsGroupModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunsGroupModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= columnCount())
-        return QAbstractTableModel::headerData(section, orientation, role);
+        return QAbstractItemModel::headerData(section, orientation, role);
     const RunsTableModel* t = runs_->table();
     if (section == 0) return group_ >= 0 && group_ < t->columnCount() ? t->headerData(group_, Qt::Horizontal) : QVariant(tr("Group"));
     if (section == 1) return tr("Runs");

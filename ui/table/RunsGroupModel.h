@@ -4,11 +4,13 @@
 // seeds of one configuration). A numeric cell shows "mean ± std" (its NumberRole is the mean, the
 // tooltip has all four and n); a text column shows its value when the group agrees, else how many
 // values it has. The standard deviation is the sample one (n − 1: what a spread over a few seeds
-// is reported as), 0 for a group of one. Rebuilt (a model reset) when the proxy changes, at most
-// once per event-loop pass. GUI thread.
+// is reported as), 0 for a group of one. A tree: each group row's children are its runs, in the
+// proxy's order, each with its own cells (the table model's) and KeyRole, so a group opens onto the
+// seeds behind its mean. Rebuilt (a model reset) when the proxy changes, at most once per event-loop
+// pass. GUI thread.
 #pragma once
 
-#include <QAbstractTableModel>
+#include <QAbstractItemModel>
 #include <QList>
 #include <QStringList>
 
@@ -16,7 +18,7 @@ namespace streetgan::ui {
 
 class RunsTableProxy;
 
-class RunsGroupModel : public QAbstractTableModel {
+class RunsGroupModel : public QAbstractItemModel {
     Q_OBJECT
 public:
     struct Stats {
@@ -31,11 +33,15 @@ public:
     /// Rebuilds now (otherwise it happens on the next event-loop pass after a change).
     void rebuild();
 
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+    /// The table model's row of the run at `index` (a group's child), -1 for a group row.
+    int tableRow(const QModelIndex& index) const;
     /// Row `row`'s group value (the grouping column's text; "" for runs without it).
     QString groupValue(int row) const { return groups_[row].value; }
     int runCount(int row) const { return static_cast<int>(groups_[row].runs.size()); }
@@ -45,6 +51,8 @@ public:
 
 private:
     void schedule();
+    QVariant groupData(int group, int column, int role) const;
+    QVariant runData(int row, int column, int role) const;
     struct Group {
         QString value;
         QList<int> runs;           ///< table model rows

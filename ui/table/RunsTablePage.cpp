@@ -205,11 +205,26 @@ void RunsTablePage::buildViews() {
         for (int v = 0; v < h->count(); ++v) order_ << model_->column(h->logicalIndex(v)).id();
         changed();
     });
-    groupTable_ = new QTableView;
-    groupTable_->setObjectName("runsGroupTable");
-    groupTable_->setModel(groups_);
-    groupTable_->verticalHeader()->setVisible(false);
-    groupTable_->setSortingEnabled(false);
+    groupTree_ = new QTreeView;
+    groupTree_->setObjectName("runsGroupTree");
+    groupTree_->setModel(groups_);
+    groupTree_->setUniformRowHeights(true);
+    groupTree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    groupTree_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // Selecting a group (all its runs) or runs in it selects them in the table: the dashboard
+    // plots them as it does the table's selection.
+    connect(groupTree_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        QStringList keys;
+        for (const QModelIndex& i : groupTree_->selectionModel()->selectedRows()) {
+            if (groups_->tableRow(i) >= 0) {
+                keys << i.data(RunsTableRoles::KeyRole).toString();
+                continue;
+            }
+            for (int r = 0; r < groups_->rowCount(i); ++r) keys << groups_->index(r, 0, i).data(RunsTableRoles::KeyRole).toString();
+        }
+        keys.removeDuplicates();
+        if (!keys.isEmpty()) selectKeys(keys);
+    });
     auto* plain = new QWidget;
     auto* plainLayout = new QHBoxLayout(plain);
     plainLayout->setContentsMargins(0, 0, 0, 0);
@@ -218,7 +233,7 @@ void RunsTablePage::buildViews() {
     plainLayout->addWidget(table_, 1);
     tables_ = new QStackedWidget;
     tables_->addWidget(plain);
-    tables_->addWidget(groupTable_);
+    tables_->addWidget(groupTree_);
     settingsView_ = new QTreeView;
     settingsView_->setObjectName("runSettings");
     settingsView_->setModel(settings_);

@@ -73,6 +73,7 @@ public:
     QTableView* table() const { return table_; }
     QTableView* pinnedTable() const { return pinned_; }
     QTreeView* settingsView() const { return settingsView_; }
+    QTreeView* groupTree() const { return groupTree_; }
     QLineEdit* filterEdit() const { return filter_; }
 
     /// The keys (RunPalette::key) of the selected runs, in the table's order.
@@ -87,7 +88,8 @@ public:
     /// only while its axis is drawn.
     QString setColumnFilter(int column, const QString& text);
     void setDifferencesOnly(bool on);
-    /// Groups by the model's column `column` (-1: the plain table).
+    /// Groups by the model's column `column` (-1: the plain table). The groups show as a tree:
+    /// selecting a group selects its runs, selecting runs in it selects those (runsSelected).
     void setGroupColumn(int column);
     void setColumnHidden(int column, bool hidden);
     bool isColumnHidden(int column) const;
@@ -155,7 +157,7 @@ private:
     SettingsTreeModel* settings_;
     QTableView* table_;
     QTableView* pinned_;
-    QTableView* groupTable_;
+    QTreeView* groupTree_;
     QStackedWidget* tables_;
     QTreeView* settingsView_;
     ParallelCoordinatesView* parallel_ = nullptr;

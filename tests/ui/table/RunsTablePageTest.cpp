@@ -9,6 +9,7 @@
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -159,6 +160,28 @@ private slots:
         for (int g = 0; g < page.groups()->rowCount(); ++g)
             if (page.groups()->groupValue(g) == "tiny-32") found = page.groups()->runCount(g) == 2;
         QVERIFY(found);
+        // A group opens onto its runs (the seeds behind its mean), each with its own cells; selecting
+        // the group selects its runs for the dashboard.
+        RunsGroupModel* groups = page.groups();
+        int tiny = -1;
+        for (int g = 0; g < groups->rowCount(); ++g)
+            if (groups->groupValue(g) == "tiny-32") tiny = g;
+        const QModelIndex group = groups->index(tiny, 0);
+        QCOMPARE(groups->rowCount(group), 2);
+        QStringList children;
+        for (int r = 0; r < 2; ++r) children << groups->index(r, 0, group).data(RunsTableRoles::KeyRole).toString();
+        children.sort();
+        QStringList both{m->key(alpha), m->key(beta)};
+        both.sort();
+        QCOMPARE(children, both);
+        int lrColumn = -1;
+        for (int c = 2; c < groups->columnCount(); ++c)
+            if (groups->tableColumn(c) == lr) lrColumn = c;
+        QVERIFY(lrColumn >= 2);
+        const QModelIndex child = groups->index(0, lrColumn, group);
+        QCOMPARE(child.data(RunsTableRoles::NumberRole).toDouble(), m->number(groups->tableRow(child), lr));
+        page.groupTree()->selectionModel()->select(group, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QTRY_VERIFY_WITH_TIMEOUT(selected.last().at(0).toStringList().size() == 2, test::kWaitMs);
         page.setGroupColumn(-1);
 
         // CSV of the table as shown.
