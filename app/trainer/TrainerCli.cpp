@@ -13,6 +13,7 @@
 #include "trainer/BenchCommand.h"
 #include "trainer/CommandRunner.h"
 #include "trainer/DataCommand.h"
+#include "trainer/DirectionsCommand.h"
 #include "trainer/DistCheckCommand.h"
 #include "trainer/EvalCommand.h"
 #include "trainer/ExploreWorkerCommand.h"
@@ -48,6 +49,7 @@ int TrainerCli::run(int argc, char** argv) {
     runner.add(std::make_unique<ServeCommand>());
     runner.add(std::make_unique<RenderCommand>());
     runner.add(std::make_unique<InvertCommand>());
+    runner.add(std::make_unique<DirectionsCommand>());
     runner.add(std::make_unique<LaunchCommand>());
     runner.add(std::make_unique<DistCheckCommand>());
     runner.add(std::make_unique<ExploreWorkerCommand>());

@@ -117,6 +117,11 @@ std::vector<NamedDirection> DirectionFitter::fit(const LabelledImages& images, c
                 side.push_back(*s ? 1.0F : 0.0F);
             }
         const at::Tensor y = torch::tensor(side);
+        const auto pos = static_cast<int64_t>(std::count(side.begin(), side.end(), 1.0F)), neg = static_cast<int64_t>(side.size()) - pos;
+        if (std::min(pos, neg) < kMinLabelledPerSide)
+            throw DataError(t.spec + ": too few labelled images: " + std::to_string(pos) + " on the '" + t.positive + "' side and " + std::to_string(neg) +
+                            " on the other of " + std::to_string(n) + " loaded; a classifier needs " + std::to_string(kMinLabelledPerSide) +
+                            " a side: give more labelled images (--images)");
         const at::Tensor feats = labelledFeatures.index_select(0, torch::tensor(rows, torch::kLong));
         LabelClassifier::Trained c;
         try {

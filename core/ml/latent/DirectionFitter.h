@@ -50,6 +50,8 @@ public:
         int64_t extremesPerSide() const;
     };
     static constexpr int64_t kMinExtremes = 10;
+    /// Labelled images each side of a label needs among those loaded (the classifier holds out 20%).
+    static constexpr int64_t kMinLabelledPerSide = 10;
 
     struct Progress {
         std::string stage;  ///< "labelled features", "samples", "fitting"
