@@ -126,7 +126,9 @@ void SshdFixture::start(int port) {
         // below 2); with this it counts itself level 2 and reads no dotfile. The test user's
         // ~/.bashrc is not ours: one with `pyenv init` waited 60 s per session on a lock that a
         // session killed by a fault test had left, and CI ran over time.
-        c << "SetEnv SHLVL=1" << (options_.home.empty() ? std::string() : " \"HOME=" + options_.home + "\"") << "\n";
+        c << "SetEnv SHLVL=1" << (options_.home.empty() ? std::string() : " \"HOME=" + options_.home + "\"");
+        for (const std::string& assignment : options_.setEnv) c << " \"" << assignment << "\"";
+        c << "\n";
         c << "Port " << port_ << "\nListenAddress 127.0.0.1\nHostKey " << hostKey_ << "\nPidFile " << dir_ << "/sshd.pid\n"
           << "AuthorizedKeysFile " << authorizedKeys_ << "\nStrictModes no\nUsePAM no\nPubkeyAuthentication yes\n"
           << "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin yes\n"

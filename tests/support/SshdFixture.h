@@ -24,6 +24,9 @@ public:
         /// The sessions' $HOME (sshd's SetEnv), a folder of the test; empty: the user's own.
         /// (The login folder stays the user's home: `cd` in a session goes to this one.)
         std::string home;
+        /// More environment for every session, "NAME=VALUE" each (sshd's SetEnv): e.g. the
+        /// SLURM_CONF of a test Slurm cluster, for a login node.
+        std::vector<std::string> setEnv;
     };
 
     /// Generates an ed25519 key pair at `path` (and `path`.pub) with ssh-keygen, no passphrase
