@@ -8,9 +8,27 @@
 
 #include "base/daemon/ControlSocket.h"
 #include "base/daemon/TrainControl.h"
+#include "base/launch/LocalShell.h"
+#include "base/slurm/SlurmJobRecord.h"
+#include "base/slurm/SlurmQueue.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
+
+namespace {
+// `stop` of a run submitted to Slurm is scancel, from any node of the cluster: rank 0's control
+// socket is on its compute node, and a queued job has none. Slurm sends the ranks SIGTERM, on
+// which the trainer stops at the next step and checkpoints (docs/slurm.md).
+int cancelSlurmJob(const std::string& runDir, const SlurmJobRecord& job) {
+    LocalShell shell;
+    if (!SlurmQueue(shell).cancel(job.jobId)) {
+        std::cerr << "streetgan-trainer: Slurm job " << job.jobId << " of " << runDir << " has already ended: nothing to stop\n";
+        return static_cast<int>(ExitCode::Config);
+    }
+    std::cout << nlohmann::json({{"ok", true}, {"slurm_job", job.jobId}, {"scancel", true}}).dump() << std::endl;
+    return 0;
+}
+}  // namespace
 
 CLI::App* ControlCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("control", "Send a command to a running trainer: pause, resume, stop, checkpoint-now, sample-now, set-lr VALUE");
@@ -36,6 +54,8 @@ int ControlCommand::execute() {
     } else if (!value_.empty()) {
         throw ConfigError("'" + cmd_ + "' takes no value (got '" + value_ + "')");
     }
+    if (cmd_ == "stop")
+        if (const auto job = SlurmJobRecord::read(runDir_)) return cancelSlurmJob(runDir_, *job);
     const nlohmann::json reply = ControlSocket::request(ControlSocket::pathIn(runDir_), request);
     std::cout << reply.dump() << std::endl;
     if (reply.value("ok", false)) return 0;

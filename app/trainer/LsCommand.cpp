@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/follow/RunRecordReader.h"
+#include "base/launch/LocalShell.h"
+#include "base/slurm/SlurmRunStates.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -72,6 +74,8 @@ const std::vector<std::pair<std::string, std::string (*)(const RunRecord&)>>& bu
         {"kind", [](const RunRecord& r) { return r.kind; }},
         {"state", [](const RunRecord& r) { return r.info.state; }},
         {"host", [](const RunRecord& r) { return r.host.empty() ? std::string("-") : r.host; }},
+        {"job", [](const RunRecord& r) { return r.info.slurmJob.empty() ? std::string("-") : r.info.slurmJob; }},
+        {"reason", [](const RunRecord& r) { return r.info.reason.empty() ? std::string("-") : r.info.reason; }},
         {"step", [](const RunRecord& r) { return std::to_string(r.info.step) + (r.info.totalSteps > 0 ? "/" + std::to_string(r.info.totalSteps) : ""); }},
         {"images", [](const RunRecord& r) { return r.images > 0 ? count(r.images) : std::string("-"); }},
         {"wall", [](const RunRecord& r) { return duration(r.wallSeconds); }},
@@ -133,6 +137,21 @@ bool known(const std::string& column, const std::vector<RunRecord>& runs) {
     return anyHasSetting(runs, column) || anyHasScalar(runs, splitStatistic(column).first);
 }
 
+// Runs submitted to Slurm (RUN/slurm.json) take their state from it, asked of this computer's
+// Slurm in one squeue call for the whole listing; when it cannot be asked, one line says so and
+// the runs show what their trainers wrote.
+void askSlurm(const std::vector<RunInfo*>& runs) {
+    LocalShell shell;
+    const std::string warning = SlurmRunStates::apply(runs, shell);
+    if (!warning.empty()) std::cerr << "streetgan-trainer: " << warning << "\n";
+}
+
+// The end of a Slurm run's line: its job and Slurm's reason ("job 12: Priority").
+std::string slurmNote(const RunInfo& r) {
+    if (r.slurmJob.empty()) return r.reason.empty() ? std::string() : "  " + r.reason;
+    return "  job " + r.slurmJob + (r.reason.empty() ? std::string() : ": " + r.reason);
+}
+
 std::string clip(std::string s) {
     if (s.size() > kMaxCell) s = s.substr(0, kMaxCell - 3) + "...";
     return s;
@@ -145,9 +164,10 @@ CLI::App* LsCommand::setup(CLI::App& parent) {
     a->add_option("root", root_, "Folder of run directories (or one run directory)")->required();
     a->add_flag("--json", json_, "One JSON document: {\"runs\":[...]} (with --table: every run's whole record)");
     auto* table = a->add_flag("--table", table_, "The Runs table: settings that differ, cost, last/best losses and quality figures");
-    a->add_option("--columns", columns_,
-                  "With --table: the columns, comma-separated: name, kind, state, host, step, images, wall, img_per_s, energy_kwh, best, problems, "
-                  "any setting (lr, batch, ...) or scalar (loss_d; loss_d.min, .max, .last, .best: its value at the best checkpoint)")
+    a->add_option(
+         "--columns", columns_,
+         "With --table: the columns, comma-separated: name, kind, state, host, job, reason, step, images, wall, img_per_s, energy_kwh, best, problems, "
+         "any setting (lr, batch, ...) or scalar (loss_d; loss_d.min, .max, .last, .best: its value at the best checkpoint)")
         ->delimiter(',')
         ->needs(table);
     return a;
@@ -155,10 +175,17 @@ CLI::App* LsCommand::setup(CLI::App& parent) {
 
 int LsCommand::execute() {
     if (!table_) {
-        print(RunStatus::list(root_), root_, json_);
+        std::vector<RunInfo> runs = RunStatus::list(root_);
+        std::vector<RunInfo*> infos;
+        for (auto& r : runs) infos.push_back(&r);
+        askSlurm(infos);
+        print(runs, root_, json_);
         return 0;
     }
-    const std::vector<RunRecord> runs = RunRecordReader::list(root_);
+    std::vector<RunRecord> runs = RunRecordReader::list(root_);
+    std::vector<RunInfo*> infos;
+    for (auto& r : runs) infos.push_back(&r.info);
+    askSlurm(infos);
     if (json_) {
         nlohmann::json j = {{"runs", nlohmann::json::array()}};
         for (const auto& r : runs) j["runs"].push_back(r.toJson());
@@ -175,6 +202,8 @@ int LsCommand::execute() {
 
 std::vector<std::string> LsCommand::defaultColumns(const std::vector<RunRecord>& runs) {
     std::vector<std::string> columns = {"name", "state", "host", "step", "images", "wall", "img_per_s"};
+    if (std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) { return !r.info.slurmJob.empty(); }))
+        columns.insert(columns.begin() + 2, {"job", "reason"});  // Slurm runs: their job and why it waits
     std::set<std::string> keys;
     for (const auto& r : runs)
         for (auto it = r.settings.begin(); it != r.settings.end(); ++it) keys.insert(it.key());
@@ -202,7 +231,7 @@ std::vector<std::string> LsCommand::defaultColumns(const std::vector<RunRecord>&
 void LsCommand::printTable(const std::vector<RunRecord>& runs, const std::vector<std::string>& columns) {
     for (const auto& c : columns)
         if (!known(c, runs))
-            throw ConfigError("--columns: '" + c + "' is no column, setting or scalar of these runs: use name, state, host, step, images, wall, " +
+            throw ConfigError("--columns: '" + c + "' is no column, setting or scalar of these runs: use name, state, host, job, reason, step, images, wall, " +
                               "img_per_s, energy_kwh, best, problems, a setting or a scalar (see ls ROOT --table --json)");
     std::vector<std::vector<std::string>> rows;
     rows.push_back(columns);
@@ -238,8 +267,8 @@ void LsCommand::print(const std::vector<RunInfo>& runs, const std::string& root,
     std::printf("%-28s %-11s %15s %9s %9s  %s\n", "RUN", "STATE", "STEP", "LOSS_D", "LOSS_G", "LAST CHECKPOINT");
     for (const auto& r : runs) {
         const std::string step = std::to_string(r.step) + (r.totalSteps > 0 ? "/" + std::to_string(r.totalSteps) : "");
-        std::printf("%-28s %-11s %15s %9s %9s  %s\n", r.name.c_str(), r.state.c_str(), step.c_str(), fixed(r.lossD).c_str(), fixed(r.lossG).c_str(),
-                    r.lastCheckpoint.empty() ? "-" : r.lastCheckpoint.c_str());
+        std::printf("%-28s %-11s %15s %9s %9s  %s%s\n", r.name.c_str(), r.state.c_str(), step.c_str(), fixed(r.lossD).c_str(), fixed(r.lossG).c_str(),
+                    r.lastCheckpoint.empty() ? "-" : r.lastCheckpoint.c_str(), slurmNote(r).c_str());
     }
     std::fflush(stdout);
 }

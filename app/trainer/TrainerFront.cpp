@@ -14,6 +14,7 @@
 #include "trainer/ControlCommand.h"
 #include "trainer/LsCommand.h"
 #include "trainer/RemoteCommand.h"
+#include "trainer/SubmitCommand.h"
 
 #ifndef STREETGAN_TORCH_TRAINER_FROM_BIN
 #error "STREETGAN_TORCH_TRAINER_FROM_BIN (the installed full trainer, relative to the bin folder) comes from app/CMakeLists.txt"
@@ -29,6 +30,7 @@ std::vector<std::unique_ptr<Command>> TrainerFront::torchFreeCommands() {
     commands.push_back(std::make_unique<AttachCommand>());
     commands.push_back(std::make_unique<ControlCommand>());
     commands.push_back(std::make_unique<RemoteCommand>());
+    commands.push_back(std::make_unique<SubmitCommand>());
     return commands;
 }
 

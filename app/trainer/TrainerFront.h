@@ -1,4 +1,4 @@
-// streetgan-trainer itself: runs the commands that need no LibTorch (ls, attach, control, remote)
+// streetgan-trainer itself: runs the commands that need no LibTorch (ls, attach, control, remote, submit)
 // in-process and execs streetgan-trainer-torch, which has every command, for anything else (the
 // other commands, --help, --version). Loading LibTorch costs one to two seconds per process, which
 // `remote fetch` on a fast link, the app's `ls --json` over SSH on every refresh and each `attach`

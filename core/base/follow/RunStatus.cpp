@@ -33,6 +33,8 @@ constexpr char kLastCheckpoint[] = "last_checkpoint";
 constexpr char kUpdated[] = "updated";
 constexpr char kError[] = "error";
 constexpr char kRuns[] = "runs";
+constexpr char kSlurmJob[] = "slurm_job";
+constexpr char kReason[] = "reason";
 
 // A TensorBoard run: the follower from where the last read stopped; what it reads folded in.
 void readTensorBoard(const std::string& runDir, RunInfo& info, RunReadProgress& p) {
@@ -80,6 +82,8 @@ nlohmann::json RunInfo::toJson() const {
     if (lossD) j[F::kLossD] = *lossD;
     if (lossG) j[F::kLossG] = *lossG;
     if (!error.empty()) j[kError] = error;
+    if (!slurmJob.empty()) j[kSlurmJob] = slurmJob;
+    if (!reason.empty()) j[kReason] = reason;
     if (!scalars.empty()) {
         nlohmann::json values = nlohmann::json::object();
         for (const auto& [tag, v] : scalars) values[tag] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
@@ -116,6 +120,8 @@ RunInfo RunInfo::fromJson(const nlohmann::json& j) {
     r.updated = number(kUpdated).value_or(0.0);
     r.pid = integer(F::kPid);
     r.error = text(kError);
+    r.slurmJob = text(kSlurmJob);
+    r.reason = text(kReason);
     if (const auto it = j.find(F::kScalars); it != j.end() && it->is_object())
         for (auto v = it->begin(); v != it->end(); ++v)
             if (v->is_number()) r.scalars[v.key()] = v->get<double>();
@@ -139,7 +145,7 @@ std::vector<RunInfo> RunStatus::listFromJson(const nlohmann::json& j) {
 
 bool RunStatus::isRunDirectory(const std::string& dir) {
     std::error_code ec;
-    return fs::is_regular_file(dir + "/run.json", ec) || fs::is_regular_file(dir + "/events.jsonl", ec);
+    return fs::is_regular_file(dir + "/run.json", ec) || fs::is_regular_file(dir + "/events.jsonl", ec) || fs::is_regular_file(dir + "/slurm.json", ec);
 }
 
 bool RunStatus::isAnyRun(const std::string& dir) { return isRunDirectory(dir) || TensorBoardRun::isRun(dir); }

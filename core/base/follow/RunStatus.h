@@ -22,13 +22,16 @@ namespace streetgan {
 struct RunInfo {
     std::string name;   ///< folder name
     std::string path;   ///< as given (ROOT/name)
-    std::string state;  ///< running | paused | finished | stopped | failed | crashed | new
+    std::string state;  ///< running | paused | finished | stopped | failed | crashed | new (Slurm runs also: SlurmJobState's)
     int64_t step = 0, totalSteps = 0, epoch = 0;
     std::optional<double> lossD, lossG;
     std::string lastCheckpoint;  ///< relative to the run directory, "" when none
     double updated = 0;          ///< wall time of the last event (s since the epoch)
     int64_t pid = 0;             ///< the live trainer's pid, 0 when none
     std::string error;           ///< the last error event's message, if any
+    /// A Slurm run (RUN/slurm.json, docs/slurm.md): its job id, and why it waits or how it ended
+    /// ("Priority", "exit code 3"...); SlurmRunStates sets both and the state from Slurm's.
+    std::string slurmJob, reason;
     /// A TensorBoard run's tags with no field of their own, each with its last value.
     std::map<std::string, double> scalars;
     /// One run of `ls --json`; fromJson() reads it back (absent members keep their defaults).
@@ -48,7 +51,8 @@ struct RunReadProgress {
 
 class RunStatus {
 public:
-    /// A run of our trainer: it holds run.json or events.jsonl.
+    /// A run of our trainer: it holds run.json or events.jsonl, or slurm.json (submitted to Slurm,
+    /// maybe still queued).
     static bool isRunDirectory(const std::string& dir);
     /// A run of ours or a TensorBoard run (what `attach` and the app follow).
     static bool isAnyRun(const std::string& dir);
