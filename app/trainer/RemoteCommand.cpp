@@ -17,12 +17,12 @@
 #include <iostream>
 #include <thread>
 
+#include "base/launch/TrainerCommandLine.h"
 #include "base/remote/RemoteAttach.h"
 #include "base/remote/RemoteCache.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/SftpClient.h"
 #include "base/remote/SftpEventFiles.h"
-#include "base/remote/ShellQuote.h"
 #include "base/remote/SshConfig.h"
 #include "base/remote/SshSession.h"
 #include "base/util/Errors.h"
@@ -155,11 +155,9 @@ int RemoteCommand::execute() {
     return fetch();
 }
 
-int RemoteCommand::passThrough(const std::vector<std::string>& args) {
+int RemoteCommand::passThrough(const std::vector<std::string>& words) {
     auto session = SshSession::connect(sshOptions());
-    std::vector<std::string> words{remoteTrainer_};
-    words.insert(words.end(), args.begin(), args.end());
-    const ExecResult r = session->exec(ShellQuote::join(words));
+    const ExecResult r = session->exec(TrainerCommandLine::shellLine(words));
     std::cout << r.out << std::flush;
     std::cerr << r.err << std::flush;
     if (!r.exitStatus) throw RemoteError(remoteTrainer_ + " on " + session->label() + " ended without an exit status (killed?)");
@@ -170,7 +168,7 @@ int RemoteCommand::passThrough(const std::vector<std::string>& args) {
 }
 
 int RemoteCommand::ls() {
-    std::vector<std::string> args{"ls", root_};
+    std::vector<std::string> args{remoteTrainer_, "ls", root_};
     if (json_) args.emplace_back("--json");
     try {
         return passThrough(args);
@@ -192,18 +190,11 @@ int RemoteCommand::ls() {
     }
 }
 
-int RemoteCommand::control() {
-    std::vector<std::string> args{"control", run_, cmd_};
-    if (!value_.empty()) args.push_back(value_);
-    return passThrough(args);
-}
+int RemoteCommand::control() { return passThrough(TrainerCommandLine(remoteTrainer_).control(run_, cmd_, value_)); }
 
-int RemoteCommand::start() {
-    std::vector<std::string> args{"start", "--detach"};
-    for (const auto& a : start_->remaining())
-        if (a != "--detach") args.push_back(a);
-    return passThrough(args);
-}
+// The trainer's output as it comes (its run folder on stdout, its error on stderr, its exit
+// code): this is the command line, not the app; the words are TrainerCommandLine's.
+int RemoteCommand::start() { return passThrough(TrainerCommandLine(remoteTrainer_).start(start_->remaining())); }
 
 int RemoteCommand::attach() {
     AttachOptions a;

@@ -30,7 +30,8 @@ private:
     int start();
     int control();
     int fetch();
-    int passThrough(const std::vector<std::string>& args);
+    /// Runs `words` (the remote trainer and its arguments) on the host; its output and exit code are ours.
+    int passThrough(const std::vector<std::string>& words);
 
     CLI::App* remote_ = nullptr;
     CLI::App *ls_ = nullptr, *attach_ = nullptr, *start_ = nullptr, *control_ = nullptr, *fetch_ = nullptr;

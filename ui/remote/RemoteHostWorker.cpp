@@ -4,6 +4,9 @@
 
 #include "base/follow/RunStatus.h"
 #include "base/follow/TensorBoardDiscovery.h"
+#include "base/launch/LaunchError.h"
+#include "base/launch/SshRunLauncher.h"
+#include "base/launch/SshShell.h"
 #include "base/remote/RemoteError.h"
 #include "base/remote/RemoteTrainerSetup.h"
 #include "base/remote/SftpClient.h"
@@ -32,8 +35,8 @@ void RemoteHostWorker::disconnectHost() {
 
 std::string RemoteHostWorker::home() {
     if (!home_.empty()) return home_;
-    // `cd` alone goes to $HOME (as listRuns does); -P: as SFTP and the trainer see it.
-    const ExecResult r = session().exec(ShellQuote::join({"sh", "-c", "cd 2>/dev/null; pwd -P"}));
+    // From $HOME (SshShell, as listRuns); -P: as SFTP and the trainer see it.
+    const ExecResult r = SshShell(session()).run("pwd -P");
     std::string h = r.out.substr(0, r.out.find('\n'));
     if (!r.ok() || h.empty() || h[0] != '/') throw std::runtime_error("cannot find the home folder on " + session().label() + ": " + r.err);
     return home_ = h;
@@ -97,9 +100,9 @@ void RemoteHostWorker::listFolder(quint64 jobId, const QString& path) {
 std::string RemoteHostWorker::lsCommand(const std::string& r, const std::vector<std::string>& args) const {
     std::vector<std::string> ls{trainer_.toStdString(), "ls", r};
     ls.insert(ls.end(), args.begin(), args.end());
-    const std::string script = "cd 2>/dev/null; pwd -P; if [ -e " + ShellQuote::quote(r) + " ] || [ -L " + ShellQuote::quote(r) + " ]; then exec " +
-                               ShellQuote::join(ls) + "; else echo '{\"runs\":[]}'; fi";
-    return ShellQuote::join({"sh", "-c", script});  // whatever the login shell is (fish, tcsh)
+    const std::string script = "pwd -P; if [ -e " + ShellQuote::quote(r) + " ] || [ -L " + ShellQuote::quote(r) + " ]; then exec " + ShellQuote::join(ls) +
+                               "; else echo '{\"runs\":[]}'; fi";
+    return SshShell::wrap(script);  // sh from $HOME, whatever the login shell is (fish, tcsh)
 }
 
 void RemoteHostWorker::listRuns(quint64 jobId, const QString& root) {
@@ -202,17 +205,19 @@ std::vector<RunInfo> RemoteHostWorker::tensorBoardRuns(const std::string& root) 
     }
 }
 
+// Through the launcher seam (SshRunLauncher on this worker's session): TrainerCommandLine builds
+// `start --detach ARGS`, SshShell runs it with sh from $HOME, as the listing resolves a relative
+// runs folder.
 void RemoteHostWorker::startRun(quint64 jobId, const QStringList& trainArgs) {
+    std::vector<std::string> args;
+    for (const QString& a : trainArgs) args.push_back(a.toStdString());
     try {
-        // From $HOME, as the listing resolves a relative runs folder ("$0" "$@": any login shell).
-        std::vector<std::string> words{"sh", "-c", "cd 2>/dev/null; exec \"$0\" \"$@\"", trainer_.toStdString(), "start", "--detach"};
-        for (const QString& a : trainArgs) words.push_back(a.toStdString());
-        const ExecResult r = session().exec(ShellQuote::join(words));
-        if (!r.ok()) {
-            emit failed(jobId, tr("The remote trainer refused to start: %1").arg(QString::fromStdString(r.err).trimmed()), true);
-            return;
-        }
-        emit runStarted(jobId, QString::fromStdString(r.out).trimmed());
+        SshRunLauncher launcher(session(), trainer_.toStdString());
+        emit runStarted(jobId, QString::fromStdString(launcher.start(args)));
+    } catch (const LaunchError& e) {
+        // The host answered: the trainer's own line (or, when it is not there, the launcher's).
+        const std::string said = e.notRun() || e.trainerMessage().empty() ? e.what() : e.trainerMessage();
+        emit failed(jobId, tr("The remote trainer refused to start: %1").arg(QString::fromStdString(said)), true);
     } catch (const std::exception& e) {
         session_.reset();
         emit failed(jobId, QString::fromStdString(e.what()), false);

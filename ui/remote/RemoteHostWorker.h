@@ -1,6 +1,7 @@
 // Worker for one remote host: keeps an SshSession on its thread and runs `streetgan-trainer ls
 // ROOT --json` (the runs list), `ls ROOT --table --json` (the Runs table's records, listRecords)
-// and `start --detach ...` over exec channels, and probes which trainer the host
+// over exec channels, starts runs through the launcher seam (SshRunLauncher on its session),
+// and probes which trainer the host
 // runs (RemoteTrainerSetup::probe). Each request carries a job id that
 // comes back with its result. Lives in a worker QThread; call its methods there.
 #pragma once
@@ -60,8 +61,8 @@ signals:
 
 private:
     SshSession& session();
-    /// `sh -c` words that print the login folder (physical) on the first line, then run
-    /// `TRAINER ls ROOT ARGS...` from it, or print {"runs":[]} when ROOT does not exist.
+    /// The command line (SshShell::wrap: sh from $HOME) that prints the home folder (physical) on the first line, then runs
+    /// `TRAINER ls ROOT ARGS...` from it, or prints {"runs":[]} when ROOT does not exist.
     std::string lsCommand(const std::string& root, const std::vector<std::string>& args) const;
     /// A host without the trainer: the TensorBoard runs under `root`, found over SFTP (none when
     /// it cannot be read).

@@ -1,7 +1,11 @@
 #include "runs/LocalRunStarter.h"
 
-#include <QProcess>
+#include <QCoreApplication>
+#include <QPointer>
+#include <QThread>
 
+#include "base/launch/LaunchError.h"
+#include "base/launch/LocalRunLauncher.h"
 #include "common/TrainerLocator.h"
 
 namespace streetgan::ui {
@@ -11,23 +15,33 @@ LocalRunStarter::LocalRunStarter(QObject* parent) : QObject(parent) {}
 QString LocalRunStarter::program() { return TrainerLocator::trainer(); }
 
 void LocalRunStarter::start(const QStringList& args) {
-    auto* p = new QProcess(this);
-    connect(p, &QProcess::finished, this, [this, p](int code, QProcess::ExitStatus) {
-        const QString out = QString::fromLocal8Bit(p->readAllStandardOutput()).trimmed();
-        const QString err = QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
-        p->deleteLater();
-        if (code != 0 || out.isEmpty()) {
-            emit failed(err.isEmpty() ? tr("streetgan-trainer start exited with code %1").arg(code) : err, false);
-            return;
+    std::vector<std::string> words;
+    for (const QString& a : args) words.push_back(a.toStdString());
+    QPointer<LocalRunStarter> self(this);
+    // The thread owns copies of all it uses and reports through the application object, which
+    // outlives the starter (CheckpointBrowserPage's rule).
+    QThread* t = QThread::create([trainer = program().toStdString(), words, self] {
+        QString runDir, message;
+        bool notRun = false;
+        try {
+            runDir = QString::fromStdString(LocalRunLauncher(trainer).start(words));
+        } catch (const LaunchError& e) {
+            // The trainer's own line under the app's heading; without one, the launcher's line.
+            notRun = e.notRun();
+            message = QString::fromStdString(e.trainerMessage().empty() ? e.what() : e.trainerMessage());
+        } catch (const std::exception& e) {  // no process could be made (IoError)
+            message = QString::fromStdString(e.what());
         }
-        emit started(out.split('\n').last().trimmed());  // `start` prints the run folder last
+        QMetaObject::invokeMethod(qApp, [self, runDir, message, notRun] {
+            if (!self) return;
+            if (message.isEmpty())
+                emit self->started(runDir);
+            else
+                emit self->failed(message, notRun);
+        });
     });
-    connect(p, &QProcess::errorOccurred, this, [this, p](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart) return;
-        emit failed(p->errorString(), true);
-        p->deleteLater();
-    });
-    p->start(program(), QStringList{"start", "--detach"} + args);
+    connect(t, &QThread::finished, t, &QObject::deleteLater);
+    t->start();
 }
 
 }  // namespace streetgan::ui

@@ -1,7 +1,10 @@
-// Starts a run on this computer: `streetgan-trainer start --detach ARGS` as a child process
-// (TrainerLocator finds the trainer), which returns once the daemon runs; started() gives the run
-// folder it printed, failed() the trainer's one-line error. Never waits on the GUI thread.
-// GUI thread.
+// Starts a run on this computer through the launcher seam (LocalRunLauncher: `streetgan-trainer
+// start --detach ARGS`, built by TrainerCommandLine, run by /bin/sh from the home folder, so a
+// relative path means the same here as on an SSH host). TrainerLocator finds the trainer. Each
+// start runs on a short-lived thread of its own, as the trainer returns only once the daemon
+// trains; started() gives the run folder it printed, failed() the trainer's one-line error.
+// GUI thread (the signals arrive there; a start still under way when the starter is destroyed
+// finishes on its thread and reports to no one).
 #pragma once
 
 #include <QObject>
