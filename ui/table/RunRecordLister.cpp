@@ -13,7 +13,8 @@ void RunRecordLister::list(quint64 jobId, const QString& root) {
         return;
     }
     try {
-        const std::vector<RunRecord> records = cache_->list(r);
+        const std::vector<RunRecord> records =
+            cache_->list(r, [this, jobId](const std::vector<RunRecord>& batch) { emit partial(jobId, RunRecordList(batch.begin(), batch.end())); });
         emit listed(jobId, RunRecordList(records.begin(), records.end()));
     } catch (const std::exception& e) {
         emit failed(jobId, QString::fromStdString(e.what()));

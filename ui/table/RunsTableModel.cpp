@@ -118,6 +118,7 @@ void RunsTableModel::upsert(const QString& hostLabel, const std::vector<RunRecor
         if (seen.contains(key)) continue;  // one row per run, however often a listing names it
         seen.insert(key);
         if (const int at = rowOf(key); at >= 0) {
+            if (unchanged(rows_[at].record, rec)) continue;
             rows_[at].record = rec;
             firstChanged = firstChanged < 0 ? at : std::min(firstChanged, at);
             lastChanged = std::max(lastChanged, at);
@@ -140,14 +141,33 @@ void RunsTableModel::replaceSource(const QString& hostLabel, const std::vector<R
     upsert(hostLabel, records);
     QSet<QString> keep;
     for (const RunRecord& rec : records) keep.insert(RunPalette::key(hostLabel, QString::fromStdString(rec.info.path)));
+    // Back to front, a block of neighbouring rows at a time; the row ids are renumbered once.
+    bool removed = false;
     for (int r = static_cast<int>(rows_.size()) - 1; r >= 0; --r) {
         if (rows_[r].hostLabel != hostLabel || keep.contains(rows_[r].key)) continue;
-        beginRemoveRows({}, r, r);
-        rows_.removeAt(r);
-        rowIds_.clear();
-        for (int i = 0; i < rows_.size(); ++i) rowIds_.insert(rows_[i].key, i);
+        int first = r;
+        while (first > 0 && rows_[first - 1].hostLabel == hostLabel && !keep.contains(rows_[first - 1].key)) --first;
+        beginRemoveRows({}, first, r);
+        for (int i = first; i <= r; ++i) rowIds_.remove(rows_[i].key);
+        rows_.remove(first, r - first + 1);
         endRemoveRows();
+        removed = true;
+        r = first;
     }
+    if (removed)
+        for (int i = 0; i < rows_.size(); ++i) rowIds_.insert(rows_[i].key, i);
+}
+
+// What a relisting changes: a run that wrote nothing since has the same step, last event time,
+// state, checkpoints and counts, and then the same everything (its files are only appended to, and
+// run.json is written before its events). Comparing these instead of the whole record spares the
+// views a repaint of every row at each relisting.
+bool RunsTableModel::unchanged(const RunRecord& a, const RunRecord& b) {
+    const RunInfo &x = a.info, &y = b.info;
+    return x.step == y.step && x.updated == y.updated && x.state == y.state && x.pid == y.pid && x.error == y.error && x.lastCheckpoint == y.lastCheckpoint &&
+           x.totalSteps == y.totalSteps && x.name == y.name && a.kind == b.kind && a.host == b.host && a.images == b.images && a.settings == b.settings &&
+           a.scalars.size() == b.scalars.size() && a.problems == b.problems && a.best.checkpoint == b.best.checkpoint && a.best.step == b.best.step &&
+           a.info.scalars == b.info.scalars;
 }
 
 void RunsTableModel::removeSource(const QString& hostLabel) { replaceSource(hostLabel, {}); }

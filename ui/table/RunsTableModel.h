@@ -88,6 +88,8 @@ public:
     static QString durationText(double seconds);
 
 private:
+    /// Whether a run's record `b`, listed again, shows the same as `a` (a cheap comparison).
+    static bool unchanged(const RunRecord& a, const RunRecord& b);
     struct Row {
         RunRecord record;
         QString hostLabel, key;

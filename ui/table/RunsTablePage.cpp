@@ -70,6 +70,9 @@ RunsTablePage::RunsTablePage(QWidget* parent)
     wireSelection();
     lister_->moveToThread(thread_);
     connect(thread_, &QThread::finished, lister_, &QObject::deleteLater);
+    connect(lister_, &RunRecordLister::partial, this, [this](quint64 job, const RunRecordList& records) {
+        if (job == job_) model_->upsert({}, toVector(records));
+    });
     connect(lister_, &RunRecordLister::listed, this, [this](quint64 job, const RunRecordList& records) {
         listing_ = false;
         if (job == job_) {

@@ -1,14 +1,22 @@
 #include "base/follow/RunRecordCache.h"
 
+#include <cstddef>
 #include <utility>
 
 namespace streetgan {
 
-std::vector<RunRecord> RunRecordCache::list(const std::string& root) {
+std::vector<RunRecord> RunRecordCache::list(const std::string& root, const Batch& batch, std::chrono::milliseconds every) {
     std::map<std::string, Entry> kept;
     std::vector<RunRecord> out;
     lastBytesRead_ = 0;
+    auto due = std::chrono::steady_clock::now() + every;
+    size_t handedOut = 0;
     for (const std::string& d : RunStatus::runDirectories(root)) {
+        if (batch && std::chrono::steady_clock::now() >= due && out.size() > handedOut) {
+            batch(std::vector<RunRecord>(out.begin() + static_cast<std::ptrdiff_t>(handedOut), out.end()));
+            handedOut = out.size();
+            due = std::chrono::steady_clock::now() + every;
+        }
         Entry e;
         if (auto it = runs_.find(d); it != runs_.end()) e = std::move(it->second);
         RunRecordReader::readMore(d, e.record, e.progress);

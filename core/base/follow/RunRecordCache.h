@@ -5,7 +5,9 @@
 // Not thread-safe: one owner thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,8 +18,13 @@ namespace streetgan {
 
 class RunRecordCache {
 public:
+    /// The records read since the last call, handed out while a listing is still reading.
+    using Batch = std::function<void(const std::vector<RunRecord>& records)>;
     /// The same records, in the same order and with the same contents, as RunRecordReader::list(root).
-    std::vector<RunRecord> list(const std::string& root);
+    /// With `batch`, the records read so far are also handed out every `every` while reading
+    /// (the first listing of a thousand runs takes seconds: a table shows them as they come);
+    /// a listing faster than `every` hands out nothing.
+    std::vector<RunRecord> list(const std::string& root, const Batch& batch = {}, std::chrono::milliseconds every = std::chrono::milliseconds(100));
     /// Bytes of event files (events.jsonl, TensorBoard files) the last list() folded in.
     uint64_t lastBytesRead() const { return lastBytesRead_; }
 

@@ -4,6 +4,7 @@
 // incremental re-read (only new bytes; a replaced file read afresh). RunRecord's JSON both ways.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -296,4 +297,27 @@ TEST(RunRecord, FromJsonKeepsDefaultsForMissingOrIllTypedMembers) {
     EXPECT_NE(all.find(R"(record: scalar 'loss_d': 'last' is \"low\", not a number)"), std::string::npos) << all;
     EXPECT_NE(all.find("record: best: 'step' is 1.5, not a whole number"), std::string::npos) << all;
     EXPECT_EQ(RunRecord::fromJson(nlohmann::json::array()).problems.size(), 1u);
+}
+
+TEST(RunRecordCache, HandsOutWhatItReadSoFarInBatches) {
+    TempDir root;
+    for (const char* name : {"a", "b", "c"}) makeRun(root, name);
+    RunRecordCache cache;
+    std::vector<std::string> batched;
+    int batches = 0;
+    const auto records = cache.list(
+        root.path().string(),
+        [&](const std::vector<RunRecord>& batch) {
+            ++batches;
+            for (const RunRecord& r : batch) batched.push_back(r.info.name);
+        },
+        std::chrono::milliseconds(0));  // due at once: a batch before each run after the first
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_EQ(batches, 2);
+    EXPECT_EQ(batched, (std::vector<std::string>{"a", "b"}));  // in order, each once; c comes with the whole listing
+    // a listing faster than the interval hands out nothing
+    batches = 0;
+    cache.list(
+        root.path().string(), [&](const std::vector<RunRecord>&) { ++batches; }, std::chrono::hours(1));
+    EXPECT_EQ(batches, 0);
 }
