@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "base/launch/ExecResult.h"
+#include "base/util/ExecResult.h"
 
 namespace streetgan {
 

@@ -110,7 +110,10 @@ ExecResult LocalShell::run(const std::string& command, const std::string& stdinD
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
         const int e = errno;
-        for (int* p : {in, out, err}) closeFd(p[0]), closeFd(p[1]);
+        for (int* p : {in, out, err}) {
+            closeFd(p[0]);
+            closeFd(p[1]);
+        }
         throw IoError(std::string("cannot run a command on this computer: no pipe (") + std::strerror(e) + "); close other programs and retry");
     }
     // A command that exits without reading its stdin makes our write raise SIGPIPE: blocked on

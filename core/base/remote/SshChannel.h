@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "base/launch/ExecResult.h"  // what SshSession::exec returns
+#include "base/util/ExecResult.h"  // what SshSession::exec returns
 
 struct ssh_session_struct;
 struct ssh_channel_struct;

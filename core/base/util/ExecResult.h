@@ -1,5 +1,6 @@
 // What running one command to its end gives back: its exit status and everything it wrote to
-// stdout and stderr. SshSession::exec and every CommandShell return it.
+// stdout and stderr. SshSession::exec and every CommandShell return it. In util, not launch/ or
+// remote/: both use it, and launch/ (SshShell) builds on remote/, which may not include launch/ back.
 //
 // Thread contract: a plain value; copy it freely between threads.
 #pragma once
