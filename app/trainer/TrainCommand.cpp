@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -22,7 +23,9 @@
 #include "base/daemon/DaemonReadiness.h"
 #include "base/daemon/RunLock.h"
 #include "base/daemon/TrainControl.h"
+#include "base/launch/LocalShell.h"
 #include "base/model/Presets.h"
+#include "base/remote/ShellQuote.h"
 #include "base/run/RunDirectory.h"
 #include "base/run/TrainOption.h"
 #include "base/util/AtomicFile.h"
@@ -38,6 +41,24 @@ namespace {
 
 std::atomic<bool> gStop{false};
 void onSignal(int) { gStop.store(true); }
+// Slurm's warning before the time limit (sbatch --signal=USR1@S): a stop that requeues the job.
+std::atomic<bool> gRequeue{false};
+void onRequeueSignal(int) {
+    gRequeue.store(true);
+    gStop.store(true);
+}
+
+// `scontrol requeue JOB` of the job this rank 0 runs in, after its checkpoint: Slurm ends the job
+// and starts it again, from the same script, whose `train --resume` continues from there.
+void requeueJob(const std::string& jobId, const std::string& runDir) {
+    const ExecResult r = LocalShell().run("scontrol requeue " + ShellQuote::quote(jobId));
+    if (r.ok()) return;
+    std::string why = r.err.empty() ? r.out : r.err;
+    why = why.substr(0, why.find('\n'));
+    if (why.empty()) why = r.exitStatus ? "exit " + std::to_string(*r.exitStatus) : "killed by signal " + std::to_string(r.signal);
+    throw Error("Slurm did not requeue job " + jobId + " at its time-limit warning (scontrol requeue: " + why +
+                "); the run stopped with a checkpoint: resubmit " + runDir + "/job.sbatch to continue it");
+}
 
 }  // namespace
 
@@ -165,8 +186,14 @@ int TrainCommand::execute() {
 
 int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readiness) {
     gStop = false;
+    gRequeue = false;
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
+    // In a Slurm job, SIGUSR1 is the time-limit warning the job script asks for; elsewhere it
+    // keeps its default action (it ends the process, as before).
+    const char* slurmJob = std::getenv("SLURM_JOB_ID");
+    const bool inSlurmJob = slurmJob && *slurmJob;
+    if (inSlurmJob) std::signal(SIGUSR1, onRequeueSignal);
     if (readiness) std::signal(SIGHUP, SIG_IGN);
     // Distributed (torchrun's environment): rank 0 alone owns the run directory, its lock and the
     // control socket; it takes the lock before the rendezvous, so a busy run fails at once.
@@ -199,6 +226,12 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
     Trainer trainer(cfg, runDir_, resume_, observer);
     if (root) trainer.setControl(&control);
     trainer.setDistributed(dist.get());
+    if (inSlurmJob) {
+        RequeueSignal requeue;
+        requeue.signal = &gRequeue;
+        if (root) requeue.requeue = [jobId = std::string(slurmJob), runDir = runDir_] { requeueJob(jobId, runDir); };
+        trainer.setRequeue(std::move(requeue));
+    }
     try {
         trainer.run(gStop);
     } catch (const IoError& e) {
@@ -208,6 +241,9 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
         if (what.find(AtomicFile::kDiskFull) == std::string::npos) throw;
         throw IoError(what + "; then continue the run with --resume (it goes on from its last checkpoint)");
     }
+    // A requeued job's ranks all exit 0: the job goes on, and a non-zero rank would make srun
+    // (--kill-on-bad-exit) end the others before rank 0 has requeued it.
+    if (trainer.requeued()) return 0;
     return gStop.load() ? static_cast<int>(ExitCode::Interrupted) : 0;
 }
 

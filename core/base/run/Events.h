@@ -54,6 +54,9 @@ inline constexpr char kRunning[] = "running";
 inline constexpr char kPaused[] = "paused";
 inline constexpr char kFinished[] = "finished";
 inline constexpr char kStopped[] = "stopped";
+/// A Slurm job's trainer stopped at its time-limit warning (SIGUSR1) with a checkpoint and
+/// requeued the job, which resumes it; the event's "reason" says why ("time limit").
+inline constexpr char kRequeued[] = "requeued";
 inline constexpr char kFailed[] = "failed";
 inline constexpr char kCrashed[] = "crashed";  ///< derived: running/paused, but no trainer holds the lock
 inline constexpr char kNew[] = "new";          ///< derived: no status event yet and no trainer

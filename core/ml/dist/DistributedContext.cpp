@@ -1,5 +1,11 @@
 #include "ml/dist/DistributedContext.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -15,6 +21,7 @@
 #endif
 #include <torch/torch.h>
 
+#include "base/slurm/SlurmStepEnv.h"
 #include "base/util/Errors.h"
 #include "ml/util/DeviceChoice.h"
 
@@ -43,13 +50,42 @@ std::string firstLine(const std::exception& e) {
     return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
+// True when another socket holds `port` on this machine (bind on the wildcard address fails with
+// EADDRINUSE): why rank 0's store could not listen, told apart from other failures.
+bool portInUse(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return false;
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // as TCPStore: a port in TIME_WAIT is free
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    const bool inUse = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 && errno == EADDRINUSE;
+    ::close(fd);
+    return inUse;
+}
+
 bool isLoopback(const std::string& addr) { return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1"; }
 
 }  // namespace
 
 std::optional<DistributedContext::Env> DistributedContext::Env::fromEnvironment() {
     const char* ws = std::getenv("WORLD_SIZE");
-    if (!ws || !*ws) return std::nullopt;
+    if (!ws || !*ws) {
+        // Not under torchrun or launch: a task of an srun step is a rank by Slurm's variables.
+        const std::optional<SlurmStepEnv> slurm = SlurmStepEnv::fromEnvironment();
+        if (!slurm || slurm->worldSize == 1) return std::nullopt;
+        Env e;
+        e.rank = slurm->rank;
+        e.worldSize = slurm->worldSize;
+        e.localRank = slurm->localRank;
+        e.localWorldSize = slurm->localWorldSize;
+        e.masterAddr = slurm->masterAddr;
+        e.masterPort = slurm->masterPort;
+        e.fromSlurm = true;
+        return e;
+    }
     Env e;
     e.worldSize = envInt("WORLD_SIZE", std::nullopt, 1, 1 << 20);
     if (e.worldSize == 1) return std::nullopt;
@@ -98,8 +134,14 @@ DistributedContext::DistributedContext(const Env& env, const std::string& backen
         auto tcp = c10::make_intrusive<c10d::TCPStore>(env_.masterAddr, o);
         store_ = c10::make_intrusive<c10d::PrefixStore>("streetgan", tcp);
     } catch (const std::exception& e) {
+        if (o.isServer && portInUse(env_.masterPort))
+            throw Error("distributed rendezvous port " + std::to_string(env_.masterPort) + " on " + env_.masterAddr +
+                        " is in use by another program or job, so " + who + " cannot host the rendezvous there: " +
+                        (env_.fromSlurm ? "start the step with `srun --resv-ports` (Slurm then reserves one for it) or set MASTER_PORT to a free port"
+                                        : "set MASTER_PORT (launch --master ADDR:PORT) to a free port"));
         throw Error("distributed rendezvous at " + env_.masterAddr + ":" + std::to_string(env_.masterPort) + " failed for " + who + " (" + firstLine(e) +
-                    "): check that every rank was started with the same MASTER_ADDR/MASTER_PORT and that rank 0 is up");
+                    (env_.fromSlurm ? "): check that every task of the srun step runs the trainer and that rank 0 is up"
+                                    : "): check that every rank was started with the same MASTER_ADDR/MASTER_PORT and that rank 0 is up"));
     }
     try {
         if (nccl) {

@@ -1,5 +1,6 @@
 // One rank of a multi-process training run on PyTorch c10d: reads torchrun's environment
-// (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), meets the other ranks
+// (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), or an srun task's
+// (SLURM_PROCID, SLURM_NTASKS, the node list...: base/slurm/SlurmStepEnv), meets the other ranks
 // through a TCPStore (rank 0 hosts it) and builds the process group: by default Gloo on CPU and
 // NCCL on CUDA (NCCL only in builds against a CUDA LibTorch, STREETGAN_HAVE_NCCL); Gloo also
 // serves CUDA ranks, through host copies, where NCCL cannot (two ranks on one GPU, which NCCL
@@ -36,8 +37,12 @@ public:
         int localWorldSize = 1;
         std::string masterAddr = "127.0.0.1";
         int masterPort = 29500;
-        /// The environment's values when WORLD_SIZE is set and above 1, nullopt otherwise (a
-        /// single process, also under torchrun --nproc 1). Throws ConfigError for malformed values.
+        /// Read from Slurm's variables (an srun task, SlurmStepEnv) rather than torchrun's.
+        bool fromSlurm = false;
+        /// The environment's values when WORLD_SIZE is set and above 1; without WORLD_SIZE, an srun
+        /// task's (SlurmStepEnv: torchrun's variables win when both are set) when its step has more
+        /// than one task; nullopt otherwise (a single process, also under torchrun --nproc 1 or
+        /// srun -n 1). Throws ConfigError for malformed values.
         static std::optional<Env> fromEnvironment();
     };
 

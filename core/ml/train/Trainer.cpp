@@ -20,7 +20,8 @@ int64_t Trainer::run(const std::atomic<bool>& stop) {
     // phases are listed in TrainingRun.h): a failure is written after the loader has stopped.
     RunOutput out(runDir_, !dist_ || dist_->isRoot(), observer_);
     try {
-        TrainingRun run(cfg_, resume_, dist_, control_, out, stop, stoppedByCommand_);
+        requeued_ = false;
+        TrainingRun run(cfg_, resume_, dist_, control_, out, stop, stoppedByCommand_, requeue_, requeued_);
         return run.execute();
     } catch (const std::exception& e) {
         out.fail(e.what());

@@ -14,11 +14,13 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include <torch/types.h>
 
 #include "base/run/TrainConfig.h"
 #include "base/run/TrainObserver.h"
+#include "ml/train/RequeueSignal.h"
 
 namespace streetgan {
 
@@ -37,6 +39,10 @@ public:
     void setDistributed(DistributedContext* dist) { dist_ = dist; }
     /// True when the last run() ended because of a stop command (not a signal or the schedule).
     bool stoppedByCommand() const { return stoppedByCommand_; }
+    /// Slurm's time-limit warning for the next run() (RequeueSignal.h).
+    void setRequeue(RequeueSignal requeue) { requeue_ = std::move(requeue); }
+    /// True when the last run() stopped for a requeue (the status "requeued" is written).
+    bool requeued() const { return requeued_; }
 
 private:
     TrainConfig cfg_;
@@ -46,6 +52,8 @@ private:
     TrainControl* control_ = nullptr;
     DistributedContext* dist_ = nullptr;
     bool stoppedByCommand_ = false;
+    RequeueSignal requeue_;
+    bool requeued_ = false;
 };
 
 }  // namespace streetgan

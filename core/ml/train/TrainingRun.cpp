@@ -43,7 +43,7 @@ torch::Tensor fixedNoise(const TrainConfig& cfg) {
 }  // namespace
 
 TrainingRun::TrainingRun(const TrainConfig& cfg, bool resume, DistributedContext* dist, TrainControl* control, RunOutput& out, const std::atomic<bool>& stop,
-                         bool& stoppedByCommand)
+                         bool& stoppedByCommand, const RequeueSignal& requeue, bool& requeued)
     : cfg_(cfg),
       resume_(resume),
       dist_(dist),
@@ -51,6 +51,8 @@ TrainingRun::TrainingRun(const TrainConfig& cfg, bool resume, DistributedContext
       out_(out),
       stop_(stop),
       stoppedByCommand_(stoppedByCommand),
+      requeue_(requeue),
+      requeued_(requeued),
       root_(out.root()),
       world_(dist ? dist->worldSize() : 1) {}
 
@@ -474,9 +476,10 @@ void TrainingRun::applyControl() {
 
 bool TrainingRun::agreeToStop() {
     if (!dist_) return stoppedByCommand_;
-    auto t = torch::zeros({4}, torch::kFloat64);
+    auto t = torch::zeros({5}, torch::kFloat64);
     auto a = t.accessor<double, 1>();
     a[0] = stop_.load() ? 1 : 0;
+    a[4] = requeue_.signal && requeue_.signal->load() ? 1 : 0;
     if (root_) {
         a[1] = stoppedByCommand_ ? 1 : 0;
         a[2] = paused_ ? 1 : 0;
@@ -488,6 +491,7 @@ bool TrainingRun::agreeToStop() {
         paused_ = a[2] > 0;
         if (a[3] != step_->learningRate()) step_->setLearningRate(a[3]);
     }
+    requeueAgreed_ = a[4] > 0;
     return a[0] > 0 || a[1] > 0;
 }
 
@@ -508,6 +512,18 @@ int64_t TrainingRun::finish() {
         for (MetricEvent& m : metrics_->finish(&stop_)) logMetricEvent(std::move(m));
     }
     const bool stopped = done_ < total_;
+    // Slurm's warning (on any rank, agreed with the stop; alone, this process's own): rank 0 has
+    // written the checkpoint above and requeues the job before it says so. A stop command at
+    // the same step wins: the user asked for the run to end.
+    const bool requeue = stopped && !stoppedByCommand_ && (dist_ ? requeueAgreed_ : requeue_.signal && requeue_.signal->load());
+    if (requeue) {
+        if (root_ && requeue_.requeue) requeue_.requeue();
+        StatusEvent e = status(RunState::kRequeued);
+        e.extra = {{"reason", RequeueSignal::kReason}};
+        out_.emit(e, true);
+        requeued_ = true;
+        return done_;
+    }
     out_.emit(status(stopped ? RunState::kStopped : RunState::kFinished), true);
     return done_;
 }

@@ -34,6 +34,7 @@
 #include "ml/dataset/BatchLoader.h"
 #include "ml/eval/TrainingMetrics.h"
 #include "ml/train/CheckpointKeeper.h"
+#include "ml/train/RequeueSignal.h"
 #include "ml/train/RunOutput.h"
 #include "ml/train/TrainStep.h"
 
@@ -46,8 +47,10 @@ class TrainControl;
 class TrainingRun {
 public:
     /// `stoppedByCommand`: the Trainer's flag, reset when training starts and set by a stop command.
+    /// `requeue`: Slurm's time-limit warning (RequeueSignal.h); `requeued` is set when the run
+    /// stopped for it.
     TrainingRun(const TrainConfig& cfg, bool resume, DistributedContext* dist, TrainControl* control, RunOutput& out, const std::atomic<bool>& stop,
-                bool& stoppedByCommand);
+                bool& stoppedByCommand, const RequeueSignal& requeue, bool& requeued);
     ~TrainingRun();
     TrainingRun(const TrainingRun&) = delete;
     TrainingRun& operator=(const TrainingRun&) = delete;
@@ -100,9 +103,11 @@ private:
     // The control socket's commands, between steps; each leaves an event.
     void applyControl();
     // Distributed: the ranks agree on stop (a signal on any rank, or rank 0's stop command),
-    // pause and the learning rate, all from one allreduce of four numbers. Returns "stop".
+    // pause, the learning rate and whether the stop is a requeue (Slurm's warning on any rank),
+    // all from one allreduce of five numbers. Returns "stop".
     bool agreeToStop();
-    // The last metrics, sample and checkpoint; the stopped/finished status. Returns steps done.
+    // The last metrics, sample and checkpoint; the stopped/finished status, or for a requeue
+    // rank 0's requeue call and the requeued status. Returns steps done.
     int64_t finish();
 
     /// The epoch of a step: epochBase_ plus the epochs of this run's data the steps make.
@@ -117,6 +122,9 @@ private:
     RunOutput& out_;
     const std::atomic<bool>& stop_;
     bool& stoppedByCommand_;
+    const RequeueSignal& requeue_;
+    bool& requeued_;
+    bool requeueAgreed_ = false;  ///< distributed: a rank had Slurm's warning when the stop was agreed
     const bool root_;
     const int64_t world_;
 

@@ -1,0 +1,188 @@
+// The trainer as a Slurm job on a real one-node cluster (tests/support/SlurmCluster), issue 45
+// item 2: each task of `srun -n 2` finds its rank, rank 0's address and a port in Slurm's
+// variables (no torchrun variable is set), the two form a Gloo group whose gradients agree with
+// one process (dist-check), a tiny run writes one run directory (rank 0 alone writes events), and
+// SIGUSR1 (the time-limit warning; here sent at once with scancel) checkpoints, requeues the job
+// and the requeued job resumes with no gap and no duplicate step. Bad input: a rendezvous port in
+// use, malformed SLURM_* values, one line each.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "slurm/SlurmJobSupport.h"
+#include "support/RunProbe.h"
+#include "support/SlurmCluster.h"
+#include "support/TempDir.h"
+
+using namespace streetgan::test;
+using nlohmann::json;
+
+namespace {
+
+bool slurmInstalled() {
+    for (const char* tool : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/srun"})
+        if (::access(tool, X_OK) != 0) return false;
+    return true;
+}
+
+// The JSON objects among an output file's lines.
+std::vector<json> jsonLines(const std::string& text) {
+    std::vector<json> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line))
+        if (!line.empty() && line[0] == '{')
+            if (json j = json::parse(line, nullptr, false); j.is_object()) out.push_back(j);
+    return out;
+}
+
+class TrainerOnSlurm : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+        std::filesystem::create_directories(tmp / "cluster");
+        std::filesystem::create_directories(run);
+        SlurmCluster::Options o;
+        o.cpus = 2;
+        cluster = std::make_unique<SlurmCluster>(tmp / "cluster", o);
+    }
+    std::string output(const std::string& id) const { return CliRunner::slurp(run + "/slurm-" + id + ".out"); }
+
+    TempDir tmp;
+    const std::string run = tmp / "run";
+    std::unique_ptr<SlurmCluster> cluster;
+};
+
+}  // namespace
+
+TEST_F(TrainerOnSlurm, DistCheckOfTwoTasksAgreesWithOneProcess) {
+    const std::string script = writeJobScript(run, 2, "dist-check --preset tiny-32 --batch 4 --device cpu");
+    const std::string id = cluster->submit(CliRunner::quote(script));
+    ASSERT_TRUE(cluster->waitForJobState(id, "COMPLETED", std::chrono::seconds(300))) << cluster->describe(id) << output(id);
+    const auto lines = jsonLines(output(id));
+    ASSERT_EQ(lines.size(), 2u) << output(id);
+    std::set<int> ranks;
+    for (const json& j : lines) {
+        ranks.insert(j.at("rank").get<int>());
+        EXPECT_EQ(j.at("world_size"), 2) << j.dump();
+        EXPECT_EQ(j.at("backend"), "gloo") << j.dump();
+        EXPECT_EQ(j.at("ok"), true) << j.dump();
+        EXPECT_GT(j.at("d_max_grad").get<double>(), 0) << j.dump();  // real gradients were compared
+    }
+    EXPECT_EQ(ranks, (std::set<int>{0, 1}));
+}
+
+TEST_F(TrainerOnSlurm, ATinyRunOfTwoTasksWritesOneRunDirectory) {
+    const std::string script = writeJobScript(run, 2, "train --run-dir " + CliRunner::quote(run) + " --resume " + tinyTrainArgs(6, 3));
+    const std::string id = cluster->submit(CliRunner::quote(script));
+    ASSERT_TRUE(cluster->waitForJobState(id, "COMPLETED", std::chrono::seconds(300))) << cluster->describe(id) << output(id);
+    // `--resume` of a run with no checkpoint yet started it; rank 0 alone wrote each step once.
+    expectContinuousSteps(run, 6);
+    for (const json& e : readEvents(run))
+        if (e.value("kind", "") == "metrics") {
+            EXPECT_EQ(e.value("world_size", 0), 2) << e.dump();
+        }
+    EXPECT_EQ(statuses(run), (std::vector<std::string>{"running", "finished"}));
+    const json runJson = json::parse(CliRunner::slurp(run + "/run.json"));
+    EXPECT_EQ(runJson.at("world_size"), 2);
+    EXPECT_EQ(runJson.at("distributed").at("backend"), "gloo");
+    EXPECT_EQ(runJson.at("distributed").at("global_batch"), 8);
+    EXPECT_FALSE(runJson.contains("resumes")) << runJson.dump();
+}
+
+TEST_F(TrainerOnSlurm, Usr1CheckpointsRequeuesAndTheRequeuedJobResumes) {
+    constexpr int64_t kSteps = 120;
+    const std::string script = writeJobScript(run, 2, "train --run-dir " + CliRunner::quote(run) + " --resume " + tinyTrainArgs(kSteps, 50));
+    const std::string id = cluster->submit(CliRunner::quote(script));
+    ASSERT_TRUE(waitUntil([&] { return lastStep(run) >= 5; }, 300)) << cluster->describe(id) << output(id);
+    // Slurm's warning before the time limit, now: to every task of the job's steps.
+    const auto signal = cluster->run("scancel --signal=USR1 " + id);
+    ASSERT_EQ(signal.code, 0) << signal.output;
+    ASSERT_TRUE(waitUntil([&] { return !statuses(run).empty() && statuses(run).back() == "requeued"; }, 120)) << cluster->describe(id) << output(id);
+    ASSERT_TRUE(cluster->waitForJobState(id, "COMPLETED", std::chrono::seconds(300))) << cluster->describe(id) << output(id);
+    EXPECT_EQ(cluster->job(id)["Restarts"], "1");
+
+    // One series of steps over both starts of the job, ending at the total.
+    expectContinuousSteps(run, kSteps);
+    EXPECT_EQ(statuses(run), (std::vector<std::string>{"running", "requeued", "running", "finished"}));
+    const auto events = readEvents(run);
+    int64_t requeuedAt = -1, checkpointAt = -1;
+    for (const json& e : events) {
+        if (e.value("kind", "") == "status" && e.value("state", "") == "requeued") {
+            requeuedAt = e.value("step", int64_t{-1});
+            EXPECT_EQ(e.value("reason", ""), "time limit") << e.dump();
+        }
+        if (e.value("kind", "") == "checkpoint" && requeuedAt < 0) checkpointAt = e.value("step", int64_t{-1});
+        if (e.value("kind", "") == "status" && e.value("state", "") == "running" && requeuedAt >= 0) {
+            EXPECT_NE(e.value("resumed_from", ""), "") << "the requeued job did not resume: " << e.dump();
+        }
+    }
+    EXPECT_GE(requeuedAt, 5);
+    EXPECT_LT(requeuedAt, kSteps);
+    EXPECT_EQ(checkpointAt, requeuedAt) << "the last checkpoint before the requeue is not of its step";
+    const json runJson = json::parse(CliRunner::slurp(run + "/run.json"));
+    ASSERT_EQ(runJson.at("resumes").size(), 1u) << runJson.dump();
+    EXPECT_EQ(runJson.at("resumes")[0].at("step"), requeuedAt);
+    // Both starts wrote to the same output file (--open-mode=append).
+    const std::string out = output(id);
+    EXPECT_NE(out.find("settings:"), out.rfind("settings:")) << out;
+}
+
+TEST_F(TrainerOnSlurm, ARendezvousPortInUseFailsTheJobWithOneLine) {
+    // The job is held until the port that its id derives (20000 + id % 20000) is taken here.
+    const std::string script = writeJobScript(run, 2, "train --run-dir " + CliRunner::quote(run) + " --resume " + tinyTrainArgs(6, 3));
+    const std::string id = cluster->submit("--hold " + CliRunner::quote(script));
+    const int port = 20000 + std::stoi(id) % 20000;
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << "port " << port << " is taken already";
+    ASSERT_EQ(::listen(fd, 16), 0);
+    ASSERT_EQ(cluster->run("scontrol release " + id).code, 0);
+    EXPECT_TRUE(cluster->waitForJobState(id, "FAILED", std::chrono::seconds(300))) << cluster->describe(id) << output(id);
+    ::close(fd);
+    const std::string out = output(id);
+    const std::string line = "streetgan-trainer: distributed rendezvous port " + std::to_string(port) + " on " + cluster->nodeName() +
+                             " is in use by another program or job, so rank 0 of 2 cannot host the rendezvous there: start the step with "
+                             "`srun --resv-ports` (Slurm then reserves one for it) or set MASTER_PORT to a free port\n";
+    EXPECT_NE(out.find(line), std::string::npos) << out;
+    // No run is left looking alive: nothing started training.
+    EXPECT_TRUE(statuses(run).empty());
+}
+
+// Without a cluster: a task's environment as srun would set it, one value malformed.
+TEST(TrainerSlurmEnvironment, MalformedSlurmVariablesAreOneLineConfigErrors) {
+    TempDir tmp;
+    CliRunner cli(tmp.path().string());
+    const std::string task =
+        "env -u WORLD_SIZE SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURM_NTASKS=2 SLURM_STEP_NUM_TASKS=2 SLURM_LOCALID=0 SLURM_STEP_TASKS_PER_NODE=2 "
+        "SLURM_STEP_NODELIST=vm ";
+    const std::pair<std::string, std::string> cases[] = {
+        {"SLURM_PROCID=x", "Slurm's SLURM_PROCID='x' is not a whole number in 0..1: start the trainer with srun inside the Slurm job"},
+        {"SLURM_PROCID=0 SLURM_STEP_NODELIST='gpu[01-'",
+         "Slurm's SLURM_STEP_NODELIST 'gpu[01-' is not a Slurm host list ('[' without ']'): expected names like gpu[01-03,07],login"},
+        {"SLURM_PROCID=0 SLURM_STEP_TASKS_PER_NODE='2(x'", "Slurm's SLURM_STEP_TASKS_PER_NODE='2(x' is not a list of task counts like 2(x3),1"},
+        {"SLURM_PROCID=0 SLURM_STEP_RESV_PORTS=none", "Slurm's SLURM_STEP_RESV_PORTS='none' does not start with a port number"}};
+    for (const auto& [bad, message] : cases) {
+        const CliResult r = cli.run({"train", "--run-dir", tmp / "run", "--preset", "tiny-32", "--steps", "1", "--device", "cpu"}, task + bad);
+        EXPECT_EQ(r.code, 3) << bad << "\n" << r.err;
+        EXPECT_EQ(r.err.rfind("streetgan-trainer: " + message, 0), 0u) << bad << "\n" << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    // torchrun's variables win over Slurm's: WORLD_SIZE=1 is one process, whatever SLURM_PROCID says.
+    const CliResult r = cli.run({"train", "--run-dir", tmp / "one", "--preset", "tiny-32", "--steps", "1", "--device", "cpu", "--batch", "2",
+                                 "--synthetic-images", "8", "--threads", "1"},
+                                task + "SLURM_PROCID=x WORLD_SIZE=1");
+    EXPECT_EQ(r.code, 0) << r.err;
+}
