@@ -165,9 +165,9 @@ void RunsTableModel::replaceSource(const QString& hostLabel, const std::vector<R
 bool RunsTableModel::unchanged(const RunRecord& a, const RunRecord& b) {
     const RunInfo &x = a.info, &y = b.info;
     return x.step == y.step && x.updated == y.updated && x.state == y.state && x.pid == y.pid && x.error == y.error && x.lastCheckpoint == y.lastCheckpoint &&
-           x.totalSteps == y.totalSteps && x.name == y.name && a.kind == b.kind && a.host == b.host && a.images == b.images && a.settings == b.settings &&
-           a.scalars.size() == b.scalars.size() && a.problems == b.problems && a.best.checkpoint == b.best.checkpoint && a.best.step == b.best.step &&
-           a.info.scalars == b.info.scalars;
+           x.totalSteps == y.totalSteps && x.name == y.name && x.reason == y.reason && x.slurmJob == y.slurmJob && a.kind == b.kind && a.host == b.host &&
+           a.images == b.images && a.settings == b.settings && a.scalars.size() == b.scalars.size() && a.problems == b.problems &&
+           a.best.checkpoint == b.best.checkpoint && a.best.step == b.best.step && a.info.scalars == b.info.scalars;
 }
 
 void RunsTableModel::removeSource(const QString& hostLabel) { replaceSource(hostLabel, {}); }
@@ -294,6 +294,11 @@ QString RunsTableModel::text(int row, int column) const {
 QString RunsTableModel::toolTip(const Row& r, const Column& c) const {
     QStringList lines;
     if (c.kind == Kind::Fixed && c.fixed == Run) lines << QString::fromStdString(r.record.info.path);
+    // A Slurm run: its job, and why it waits or how it ended (the cell keeps the bare state, which filters match).
+    if (c.kind == Kind::Fixed && c.fixed == State && !r.record.info.slurmJob.empty())
+        lines << (r.record.info.reason.empty()
+                      ? tr("Slurm job %1").arg(QString::fromStdString(r.record.info.slurmJob))
+                      : tr("Slurm job %1: %2").arg(QString::fromStdString(r.record.info.slurmJob), QString::fromStdString(r.record.info.reason)));
     if (c.kind == Kind::Outcome) {
         const auto it = r.record.scalars.find(c.name.toStdString());
         if (it != r.record.scalars.end() && it->second.count > 0)

@@ -144,6 +144,35 @@ private slots:
         QCOMPARE(m.index(1, RunsTableModel::Run).data().toString(), QString("broken"));
     }
 
+    void relistingRepaintsOnlyWhatChanged() {
+        RunsTableModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::vector<RunRecord> runs{record("a", 1e-4, 1, "tiny-32", 0.5), record("b", 2e-4, 1, "tiny-32", 0.4), record("c", 3e-4, 1, "tiny-32", 0.3)};
+        m.replaceSource({}, runs);
+        QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
+        m.replaceSource({}, runs);  // the same listing again: nothing to repaint
+        QCOMPARE(changed.count(), 0);
+        // A queued Slurm run whose reason changed (no event written): its row only; the reason and
+        // job in the state's tooltip, the cell the bare state (what filters match).
+        runs[1].info.state = "queued";
+        runs[1].info.slurmJob = "4242";
+        runs[1].info.reason = "Priority";
+        m.replaceSource({}, runs);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.last().at(0).toModelIndex().row(), 1);
+        QCOMPARE(changed.last().at(1).toModelIndex().row(), 1);
+        QCOMPARE(m.index(1, RunsTableModel::State).data().toString(), QString("queued"));
+        QVERIFY(m.index(1, RunsTableModel::State).data(Qt::ToolTipRole).toString().contains("Slurm job 4242: Priority"));
+        runs[1].info.reason = "Resources";
+        m.replaceSource({}, runs);
+        QCOMPARE(changed.count(), 2);
+        // Gone runs leave, neighbours a block at a time, the rest keep their keys.
+        m.replaceSource({}, {runs[1]});
+        QCOMPARE(m.rowCount(), 1);
+        QCOMPARE(m.rowOf(m.key(0)), 0);
+        QCOMPARE(m.index(0, RunsTableModel::Run).data().toString(), QString("b"));
+    }
+
     void differencesOnly() {
         RunsTableModel m;
         m.upsert({}, {record("a", 1e-4, 1, "tiny-32", 0.5), record("b", 1e-4, 2, "tiny-32", 0.4), record("c", 2e-4, 1, "small-64", 0.4)});
