@@ -13,6 +13,8 @@ RunEntry RunEntry::fromInfo(const RunInfo& info) {
     e.totalSteps = info.totalSteps;
     e.updated = info.updated;
     e.error = QString::fromStdString(info.error);
+    e.slurmJob = QString::fromStdString(info.slurmJob);
+    e.reason = QString::fromStdString(info.reason);
     return e;
 }
 

@@ -16,6 +16,8 @@ struct RunEntry {
     qint64 step = 0, totalSteps = 0;
     double updated = 0;
     QString error;
+    /// A Slurm run: its job id, and why it waits or how it ended ("Priority", "time limit").
+    QString slurmJob, reason;
 
     /// The row of one run as RunStatus read it (locally, or from a remote `ls --json`); the one
     /// place where its fields cross over.

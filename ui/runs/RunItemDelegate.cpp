@@ -5,6 +5,7 @@
 #include <QPainterPath>
 
 #include "base/run/Events.h"
+#include "base/slurm/SlurmJobState.h"
 
 namespace streetgan::ui {
 
@@ -25,6 +26,11 @@ QColor RunItemDelegate::stateColour(const QString& state) {
     if (state == QLatin1String(RunState::kFailed)) return QColor(200, 35, 51);
     if (state == QLatin1String(RunState::kCrashed)) return QColor(130, 20, 30);
     if (state == QLatin1String("stalled")) return QColor(214, 90, 0);
+    // A Slurm run's own states (base/slurm/SlurmJobState.h's words).
+    if (state == QLatin1String(SlurmJobState::kQueued)) return QColor(111, 66, 193);
+    if (state == QLatin1String(SlurmJobState::kRequeued) || state == QLatin1String(SlurmJobState::kSuspended)) return QColor(23, 162, 184);
+    if (state == QLatin1String(SlurmJobState::kCancelled)) return QColor(108, 117, 125);
+    if (state == QLatin1String(SlurmJobState::kTimedOut) || state == QLatin1String(SlurmJobState::kPreempted)) return QColor(170, 60, 20);
     return QColor(150, 150, 150);
 }
 

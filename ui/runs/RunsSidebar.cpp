@@ -431,9 +431,12 @@ RunsTreeModel::RunRow RunsSidebar::rowFor(const RunEntry& listed, const QString&
     }
     row.state = shownState(r, now);
     row.detail = r.totalSteps > 0 ? QString("%1/%2").arg(r.step).arg(r.totalSteps) : r.step > 0 ? tr("step %1").arg(r.step) : QString();
+    // A queued Slurm run has no step yet: why it waits is its detail ("Priority", "Resources").
+    if (row.detail.isEmpty() && !r.reason.isEmpty()) row.detail = r.reason;
     row.stateText = row.detail.isEmpty() ? row.state : row.state + " " + row.detail;
     QStringList tip{r.name, tr("on %1: %2").arg(hostText, r.path)};
     tip << row.stateText;
+    if (!r.slurmJob.isEmpty()) tip << (r.reason.isEmpty() ? tr("Slurm job %1").arg(r.slurmJob) : tr("Slurm job %1: %2").arg(r.slurmJob, r.reason));
     if (row.state != r.state) tip << tr("(%1, but no event for %2 min: is the trainer hung?)").arg(r.state).arg(static_cast<int>((now - r.updated) / 60));
     if (r.updated > 0) tip << tr("last event %1").arg(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.updated)).toString());
     if (!r.error.isEmpty()) tip << r.error;

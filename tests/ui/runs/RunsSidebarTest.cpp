@@ -220,6 +220,9 @@ private slots:
         QCOMPARE(RunsSidebar::shownState(r, now), QString("paused"));
         QVERIFY(RunItemDelegate::stateColour("stalled") != RunItemDelegate::stateColour("running"));
         QVERIFY(RunItemDelegate::stateColour("crashed") != RunItemDelegate::stateColour("finished"));
+        // a Slurm run's states have colours of their own (not the grey of an unknown word)
+        for (const char* slurm : {"queued", "requeued", "timed-out"})
+            QVERIFY2(RunItemDelegate::stateColour(slurm) != RunItemDelegate::stateColour("no such state"), slurm);
     }
 
     void checkBoxesDecideWhatIsPlotted() {
