@@ -15,11 +15,13 @@
 
 #include "base/dataset/ImageLabels.h"
 #include "base/dataset/MslsLabelReader.h"
+#include "base/run/TrainConfig.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/BuildFeatures.h"
 #include "base/util/ContentHash.h"
 #include "base/util/Errors.h"
 #include "ml/checkpoint/ModelLoader.h"
+#include "ml/dataset/DataSources.h"
 #include "ml/dataset/SyntheticSource.h"
 #include "ml/export/FrameRenderer.h"
 #include "ml/util/DeviceChoice.h"
@@ -34,6 +36,9 @@ namespace streetgan {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Below this balanced held-out accuracy a classifier is reported as near chance.
+constexpr double kTrustedClassifier = 0.65;
 
 std::atomic<bool> gCancel{false};
 void onSignal(int) { gCancel.store(true); }
@@ -53,7 +58,7 @@ struct Picked {
 
 // The synthetic scenes 0..count-1 (keys "0", "1", ...), or the MSLS folder's photos that carry a
 // label (centre crop, no shift, flip or noise), at most `max` of them, picked by `seed`.
-Picked pickImages(const std::string& data, const ImageLabels& labels, int side, int64_t max, uint64_t seed, uint64_t dataSeed) {
+Picked pickImages(const std::string& data, const ImageLabels& labels, const TrainConfig& run, int64_t max, uint64_t seed, uint64_t dataSeed) {
     Picked p;
     if (data == "synthetic") {
         p.source = std::make_shared<SyntheticSource>(dataSeed, max);
@@ -66,8 +71,7 @@ Picked pickImages(const std::string& data, const ImageLabels& labels, int side, 
 #if !STREETGAN_WITH_PHOTOS
     BuildFeatures::missing("`directions` on a folder of photos", BuildFeatures::Feature::Photos);
 #else
-    AugmentParams a;
-    a.size = side;
+    AugmentParams a = DataSources::augmentParams(run);  // the run's crop, as the model saw its photos
     a.maxShift = 0;
     a.noiseStd = 0;
     a.flip = false;
@@ -130,9 +134,11 @@ int DirectionsCommand::execute() {
     }
     // Labels and targets first: the cheap refusals before the checkpoint and the images.
     const ImageLabels labels = data_ == "synthetic" ? ImageLabels::synthetic(dataSeed_, images_) : MslsLabelReader::readFolder(data_);
-    for (const auto& line : labels.problems()) std::cerr << "streetgan-trainer: " << line << "\n";
     std::vector<LabelTarget> targets;
     for (const auto& spec : labels_) targets.push_back(LabelTarget::parse(spec, labels, data_));
+    // The metadata's problems (a missing column, malformed rows) once the labels asked for are
+    // known to be usable: a refusal stays one line.
+    for (const auto& line : labels.problems()) std::cerr << "streetgan-trainer: warning: " << line << "\n";
 
     const CheckpointData ck = Checkpoint::load(checkpoint_);
     const torch::Device device = DeviceChoice::select(device_);
@@ -149,9 +155,13 @@ int DirectionsCommand::execute() {
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     try {
-        const Picked picked = pickImages(data_, labels, side, images_, options_.seed, dataSeed_);
+        TrainConfig run;
+        if (!ck.configJson.empty()) run.merge(nlohmann::json::parse(ck.configJson));
+        run.model = ck.model;
+        const Picked picked = pickImages(data_, labels, run, images_, options_.seed, dataSeed_);
         if (picked.indices.empty())
             throw DataError(data_ + ": none of its labelled images was found among its photos; check that the images/ folders are there");
+        DirectionFitter::checkInputs(picked.keys, labels, targets, options_);
         std::cerr << "loading " << picked.indices.size() << " labelled images at " << side << " px\n";
         const LabelledImages images = LabelledImages::load(*picked.source, picked.indices, picked.keys, side, {}, &gCancel);
         const DirectionFitter fitter(g, d, options_);
@@ -178,6 +188,11 @@ int DirectionsCommand::execute() {
         for (const auto& nd : found) j["directions"].push_back(nd.toJson());
         j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         AtomicFile::write(out_, j.dump(2) + "\n");
+        // A boundary fitted to a classifier that guesses separates that classifier's whims: say so.
+        for (const auto& nd : found)
+            if (nd.classifierAccuracy < kTrustedClassifier)
+                std::cerr << "streetgan-trainer: warning: the classifier of '" << nd.name << "' is " << percent(nd.classifierAccuracy)
+                          << " right on held-out photos (50% is chance): the direction follows what it scores, not necessarily " << nd.label << "\n";
         if (json_) {
             std::cout << j.dump() << "\n";
         } else {

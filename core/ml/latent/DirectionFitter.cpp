@@ -48,6 +48,22 @@ DirectionFitter::DirectionFitter(Generator g, Discriminator d, Options options) 
     g_->eval();
 }
 
+void DirectionFitter::checkInputs(const std::vector<std::string>& keys, const ImageLabels& labels, const std::vector<LabelTarget>& targets,
+                                  const Options& options) {
+    for (const auto& t : targets) {
+        int64_t pos = 0, neg = 0;
+        for (const auto& key : keys)
+            if (const auto side = t.of(labels, key)) ++(*side ? pos : neg);
+        if (std::min(pos, neg) < kMinLabelledPerSide)
+            throw DataError(t.spec + ": too few labelled images: " + std::to_string(pos) + " on the '" + t.positive + "' side and " + std::to_string(neg) +
+                            " on the other, of " + std::to_string(keys.size()) + " images; a classifier needs " + std::to_string(kMinLabelledPerSide) +
+                            " a side: give more labelled images (--images)");
+    }
+    for (const auto& who : options.orthogonalTo)
+        if (std::none_of(targets.begin(), targets.end(), [&](const LabelTarget& t) { return t.name == who || t.label == who; }))
+            throw ConfigError("--orthogonal-to " + who + " names no direction being fitted; add it to --labels");
+}
+
 at::Tensor DirectionFitter::orthogonalise(const at::Tensor& d, const std::vector<at::Tensor>& others) {
     std::vector<at::Tensor> basis;
     for (const auto& o : others) {
@@ -67,9 +83,7 @@ at::Tensor DirectionFitter::orthogonalise(const at::Tensor& d, const std::vector
 std::vector<NamedDirection> DirectionFitter::fit(const LabelledImages& images, const ImageLabels& labels, const std::vector<LabelTarget>& targets,
                                                  const ProgressFn& progress, const std::atomic<bool>* cancel) const {
     torch::NoGradGuard noGrad;
-    for (const auto& who : options_.orthogonalTo)
-        if (std::none_of(targets.begin(), targets.end(), [&](const LabelTarget& t) { return t.name == who || t.label == who; }))
-            throw ConfigError("--orthogonal-to " + who + " names no direction being fitted; add it to --labels");
+    checkInputs(images.keys, labels, targets, options_);
     auto report = [&](const char* stage, int64_t done, int64_t total) {
         if (progress) progress({stage, done, total});
     };
@@ -117,11 +131,6 @@ std::vector<NamedDirection> DirectionFitter::fit(const LabelledImages& images, c
                 side.push_back(*s ? 1.0F : 0.0F);
             }
         const at::Tensor y = torch::tensor(side);
-        const auto pos = static_cast<int64_t>(std::count(side.begin(), side.end(), 1.0F)), neg = static_cast<int64_t>(side.size()) - pos;
-        if (std::min(pos, neg) < kMinLabelledPerSide)
-            throw DataError(t.spec + ": too few labelled images: " + std::to_string(pos) + " on the '" + t.positive + "' side and " + std::to_string(neg) +
-                            " on the other of " + std::to_string(n) + " loaded; a classifier needs " + std::to_string(kMinLabelledPerSide) +
-                            " a side: give more labelled images (--images)");
         const at::Tensor feats = labelledFeatures.index_select(0, torch::tensor(rows, torch::kLong));
         LabelClassifier::Trained c;
         try {

@@ -68,6 +68,11 @@ public:
     std::vector<NamedDirection> fit(const LabelledImages& images, const ImageLabels& labels, const std::vector<LabelTarget>& targets,
                                     const ProgressFn& progress = {}, const std::atomic<bool>* cancel = nullptr) const;
 
+    /// What fit() refuses before any work, one line each: DataError when fewer than
+    /// kMinLabelledPerSide of `keys` are on either side of a target; ConfigError when
+    /// options.orthogonalTo names no target. Callers may check before loading the images.
+    static void checkInputs(const std::vector<std::string>& keys, const ImageLabels& labels, const std::vector<LabelTarget>& targets, const Options& options);
+
     /// `d` minus its projections on `others` (orthonormalised in order; ones that are (nearly)
     /// dependent on earlier ones are skipped), normalised. DataError when `d` lies within their span.
     static at::Tensor orthogonalise(const at::Tensor& d, const std::vector<at::Tensor>& others);
