@@ -61,6 +61,7 @@
 #include "runs/NewRunDialog.h"
 #include "runs/OpenRuns.h"
 #include "runs/RunSession.h"
+#include "runs/RunTargets.h"
 #include "runs/RunsSidebar.h"
 #include "table/RunsTablePage.h"
 
@@ -801,24 +802,22 @@ void MainWindow::startTinyRun() {
 }
 
 void MainWindow::newRunDialog() {
-    const QList<RemoteHost*> hosts = runs_->hosts()->hosts();  // the same rows as the sidebar's hosts
-    QStringList unavailable{QString()};                        // this computer always can
-    for (RemoteHost* h : hosts) unavailable << HostListModel::cannotTrainReason(h);
-    NewRunDialog d(QStringList{tr("This computer (%1)").arg(sidebar_->workspace())} + runs_->hosts()->labels(), this, unavailable);
+    const RunTargets targets(sidebar_->workspace(), runs_->hosts());  // the same rows as the sidebar's hosts
+    NewRunDialog d(targets.labels(), this, targets.unavailable());
     if (d.exec() != QDialog::Accepted) return;
     if (d.runName().isEmpty()) {
         showError(tr("The run needs a name."), tr("Type a folder name for the run."));
         return;
     }
-    if (d.targetIndex() == 0) {
-        startLocalRun(d.trainerArguments(sidebar_->workspace()));
+    const RunTargets::Target target = targets.at(d.targetIndex());
+    if (!target.host) {
+        startLocalRun(d.trainerArguments(target.root));
         return;
     }
-    RemoteHost* host = hosts.value(d.targetIndex() - 1);
-    if (!host || !runs_->hosts()->hosts().contains(host)) return;
+    if (!runs_->hosts()->hosts().contains(target.host)) return;  // removed while the dialog was open
     progress_->setVisible(true);
     progress_->setRange(0, 0);
-    host->startRun(d.trainerArguments(host->config().root));
+    target.host->startRun(d.trainerArguments(target.root));
 }
 
 RemoteHost* MainWindow::connectHost(const HostConfig& config) {

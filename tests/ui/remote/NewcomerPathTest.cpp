@@ -47,6 +47,7 @@
 #include "remote/SshPrompter.h"
 #include "runs/NewRunDialog.h"
 #include "runs/RunSession.h"
+#include "runs/RunTargets.h"
 #include "runs/RunsFilterProxy.h"
 #include "runs/RunsSidebar.h"
 #include "runs/RunsTreeModel.h"
@@ -509,10 +510,9 @@ private slots:
 
         // Issue 41 item 9: New run lists it greyed with the reason; its menu offers no reinstall
         // but its removal, which takes its row and its sidebar group away.
-        QStringList unavailable{QString()};
-        for (RemoteHost* h : w.hosts()->hosts()) unavailable << HostListModel::cannotTrainReason(h);
-        QCOMPARE(unavailable.value(1), QString("not connected"));
-        NewRunDialog d(QStringList{"This computer"} + w.hosts()->labels(), nullptr, unavailable);
+        const RunTargets targets(w.sidebar()->workspace(), w.hosts());  // the rows MainWindow::newRunDialog lists
+        QCOMPARE(targets.unavailable().value(1), QString("not connected"));
+        NewRunDialog d(targets.labels(), nullptr, targets.unavailable());
         auto* target = d.findChildren<QComboBox*>().value(0);
         QVERIFY(target && target->count() == 2);
         const auto* items = qobject_cast<QStandardItemModel*>(target->model());

@@ -1,0 +1,32 @@
+#include "runs/RunTargets.h"
+
+#include <QCoreApplication>
+
+#include "remote/HostListModel.h"
+
+namespace streetgan::ui {
+
+RunTargets::RunTargets(const QString& workspace, const HostListModel* hosts) {
+    // This computer can always train (its trainer's absence shows when the start fails).
+    targets_ << Target{QCoreApplication::translate("RunTargets", "This computer (%1)").arg(workspace), QString(), nullptr, workspace};
+    if (!hosts) return;
+    const QStringList labels = hosts->labels();
+    for (int i = 0; i < hosts->hosts().size(); ++i) {
+        RemoteHost* host = hosts->hosts().at(i);
+        targets_ << Target{labels.value(i), HostListModel::cannotTrainReason(host), host, host->config().root};
+    }
+}
+
+QStringList RunTargets::labels() const {
+    QStringList out;
+    for (const Target& t : targets_) out << t.label;
+    return out;
+}
+
+QStringList RunTargets::unavailable() const {
+    QStringList out;
+    for (const Target& t : targets_) out << t.unavailable;
+    return out;
+}
+
+}  // namespace streetgan::ui
