@@ -65,8 +65,12 @@ RunLauncher::State ShellRunLauncher::state(const std::string& runDir) {
     if (doc.is_discarded() || !doc.is_object())
         throw LaunchError(commandLine_.trainer() + " on " + label_ + " answered `ls --json` with something else than JSON; update it there", {}, false);
     // `ls RUN` lists RUN itself (its path as given) when RUN is a run; else the runs under it.
+    const auto bare = [](std::string p) {  // "RUN/" and "RUN" are one run
+        while (p.size() > 1 && p.back() == '/') p.pop_back();
+        return p;
+    };
     for (const RunInfo& info : RunStatus::listFromJson(doc))
-        if (info.path == runDir) return stateOf(info);
+        if (bare(info.path) == bare(runDir)) return stateOf(info);
     throw LaunchError(runDir + " on " + label_ + " is no run folder (no run.json, events or slurm.json in it); check the path", {}, false);
 }
 

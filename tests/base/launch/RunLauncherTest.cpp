@@ -38,6 +38,7 @@ protected:
         const RunLauncher::State s = launcher.state(run);
         EXPECT_EQ(s.state, "running");
         EXPECT_FALSE(s.exitCode);
+        EXPECT_EQ(launcher.state(run + "/").state, "running");  // the same run
         launcher.stop(run);
         EXPECT_TRUE(waitFor([&] { return launcher.state(run).state == "stopped"; }, 120)) << launcher.state(run).state;
         // A stopped run takes no more commands: one line naming the host.
