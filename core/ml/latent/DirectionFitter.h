@@ -31,7 +31,7 @@
 #include "base/dataset/ImageLabels.h"
 #include "ml/latent/LabelTarget.h"
 #include "ml/latent/LabelledImages.h"
-#include "ml/latent/NamedDirection.h"
+#include "base/latent/NamedDirection.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
 

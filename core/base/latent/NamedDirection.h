@@ -1,4 +1,4 @@
-// One named direction learnt from labels (issue 44 item 2): its name, what it was fitted on, the
+// One named direction learnt from labels (issue 44 item 2; torch-free, so the app reads the file too): its name, what it was fitted on, the
 // unit normal in z and the accuracies that say how far to trust it. Made by DirectionFitter,
 // written by `streetgan-trainer directions --out FILE` (one JSON document holding a list of them,
 // docs/cli.md "directions") and read back by fromJson (the explorer's named sliders; a session's

@@ -1,4 +1,4 @@
-#include "ml/latent/NamedDirection.h"
+#include "base/latent/NamedDirection.h"
 
 #include <cmath>
 
