@@ -50,8 +50,12 @@ void onRequeueSignal(int) {
 
 // `scontrol requeue JOB` of the job this rank 0 runs in, after its checkpoint: Slurm ends the job
 // and starts it again, from the same script, whose `train --resume` continues from there.
+// scontrol runs inside the job step, so the requeue it asks for sends it SIGTERM too, often
+// before it has read the answer (it then died of the signal with the job requeued): it ignores
+// SIGTERM (an ignored signal stays ignored across exec); Slurm's SIGKILL comes only KillWait
+// seconds later.
 void requeueJob(const std::string& jobId, const std::string& runDir) {
-    const ExecResult r = LocalShell().run("scontrol requeue " + ShellQuote::quote(jobId));
+    const ExecResult r = LocalShell().run("trap '' TERM; exec scontrol requeue " + ShellQuote::quote(jobId));
     if (r.ok()) return;
     std::string why = r.err.empty() ? r.out : r.err;
     why = why.substr(0, why.find('\n'));

@@ -51,6 +51,14 @@ inline std::vector<std::string> statuses(const std::string& runDir) {
     return states;
 }
 
+/// The status and error events, one line each: what a failure message shows of a run.
+inline std::string statusAndErrors(const std::string& runDir) {
+    std::string text;
+    for (const auto& e : readEvents(runDir))
+        if (e.value("kind", "") == "status" || e.value("kind", "") == "error") text += e.dump() + "\n";
+    return text;
+}
+
 /// The last metrics step logged (0 when none).
 inline int64_t lastStep(const std::string& runDir) {
     const auto steps = metricsSteps(runDir);

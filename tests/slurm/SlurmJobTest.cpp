@@ -111,7 +111,7 @@ TEST_F(TrainerOnSlurm, Usr1CheckpointsRequeuesAndTheRequeuedJobResumes) {
 
     // One series of steps over both starts of the job, ending at the total.
     expectContinuousSteps(run, kSteps);
-    EXPECT_EQ(statuses(run), (std::vector<std::string>{"running", "requeued", "running", "finished"}));
+    EXPECT_EQ(statuses(run), (std::vector<std::string>{"running", "requeued", "running", "finished"})) << statusAndErrors(run);
     const auto events = readEvents(run);
     int64_t requeuedAt = -1, checkpointAt = -1;
     for (const json& e : events) {
