@@ -41,6 +41,8 @@ SlurmJobState SlurmJobState::fromSlurm(const std::string& jobId, const std::stri
             s.reason = "out of memory";
         else if (w == "BOOT_FAIL")
             s.reason = "node boot failure";
+        else if (!slurmReason.empty() && slurmReason != "NonZeroExitCode")  // failed before it ran: "BadConstraints"...
+            s.reason = slurmReason;
         else if (signal != 0)
             s.reason = "killed by signal " + std::to_string(signal);
         else if (exitCode)

@@ -33,7 +33,8 @@ struct SlurmJobState {
     std::string slurmState;  ///< Slurm's own word, e.g. "PENDING", "CANCELLED"
     std::string state;       ///< ours, as above
     /// queued: Slurm's reason ("Priority", "Resources", ...); failed: "exit code 3", "killed by
-    /// signal 9", "node failure", "out of memory"; timed-out: "time limit" or "deadline"; else "".
+    /// signal 9", "node failure", "out of memory", or Slurm's reason when the job failed before it
+    /// ran ("BadConstraints"); timed-out: "time limit" or "deadline"; else "".
     std::string reason;
     std::optional<int> exitCode;  ///< the batch script's exit code, when Slurm gives one
     int signal = 0;               ///< the signal that ended it, 0 when none

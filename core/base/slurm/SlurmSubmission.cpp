@@ -70,13 +70,13 @@ std::string SlurmSubmission::refusal(const SlurmJobSpec& spec, const std::string
     if (why.empty()) why = lastMatching(err, "sbatch: error: ");
     if (why.empty()) why = firstLine(err);
     std::string line = "Slurm on " + host + " refused the job of " + spec.runDir + ": " + why;
-    if (mentions(why, "partition") && !spec.partition.empty())
+    if (mentions(why, "account"))  // "Invalid account or account/partition combination": the account
+        line += (spec.account.empty() ? std::string(" (no --account given") : " (--account " + spec.account) +
+                "; `sacctmgr show assoc user=$USER format=account,partition` lists yours)";
+    else if (mentions(why, "partition") && !spec.partition.empty())
         line += " (--partition " + spec.partition + "; `sinfo -s` lists the partitions)";
     else if (mentions(why, "partition"))
         line += " (no --partition given and the cluster has no default: `sinfo -s` lists the partitions)";
-    else if (mentions(why, "account"))
-        line += (spec.account.empty() ? std::string(" (no --account given") : " (--account " + spec.account) +
-                "; `sacctmgr show assoc user=$USER format=account,partition` lists yours)";
     else if (mentions(why, "time limit"))
         line += " (--time " + (spec.timeLimit.empty() ? std::string("not given") : spec.timeLimitText()) + "; `sinfo -s` shows each partition's limit)";
     else if (mentions(why, "node configuration") || mentions(why, "gres") || mentions(why, "gpu"))
