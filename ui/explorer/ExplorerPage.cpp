@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/latent/NamedDirection.h"
 #include "base/util/Errors.h"
 #include "common/JsonFields.h"
 #include "common/RenderClient.h"
@@ -30,6 +31,7 @@
 #include "explorer/KeyframeList.h"
 #include "explorer/KeyframeModel.h"
 #include "explorer/LatentSliders.h"
+#include "explorer/LearnDirectionsDialog.h"
 #include "explorer/PathPanel.h"
 #include "explorer/ProjectPhotoDialog.h"
 #include "explorer/SeedGridDialog.h"
@@ -255,6 +257,55 @@ void ExplorerPage::wireEdits() {
     connect(sliders_, &LatentSliders::rawEdited, this, [this](int d, double v) { setRawZ(d, v); });
     connect(sliders_, &LatentSliders::rawDimensionAdded, this, [this](int d) { addRawDimension(d); });
     connect(sliders_, &LatentSliders::rawDimensionRemoved, this, [this](int d) { removeRawDimension(d); });
+    wireNamedDirections();
+}
+
+void ExplorerPage::wireNamedDirections() {
+    connect(sliders_, &LatentSliders::namedEdited, this, [this](int i, double a) {
+        const QSlider* slider = sliders_->namedSlider(i);
+        if (ready_) model_->setNamedAmount(i, a, slider && slider->isSliderDown());
+    });
+    connect(sliders_, &LatentSliders::namedRenamed, this, [this](int i, const QString& name) {
+        if (ready_) model_->renameNamedDirection(i, name);
+    });
+    connect(sliders_, &LatentSliders::namedRemoved, this, [this](int i) {
+        if (ready_) model_->removeNamedDirection(i);
+    });
+    connect(sliders_, &LatentSliders::directionRenamed, this, [this](int i, const QString& name) {
+        if (ready_) model_->renameDirection(i, name);
+    });
+    connect(sliders_, &LatentSliders::loadDirectionsRequested, this, [this] {
+        if (!ready_) return;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Load directions"), {}, tr("Directions (*.json);;All files (*)"));
+        if (path.isEmpty()) return;
+        const QString error = loadDirections(path);
+        if (!error.isEmpty()) showError(error);
+    });
+    connect(sliders_, &LatentSliders::learnDirectionsRequested, this, [this] { showLearnDirections(); });
+}
+
+QString ExplorerPage::loadDirections(const QString& path) {
+    if (!ready_) return tr("Open a checkpoint first");
+    std::vector<NamedDirection> read;
+    try {
+        read = NamedDirection::readFile(path.toStdString());
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    if (read.empty()) return tr("%1 holds no direction: learn some with `streetgan-trainer directions` or Learn…").arg(path);
+    std::vector<NamedDirectionEdit> edits;
+    for (const NamedDirection& d : read) {
+        // A direction lives in the z of the generator it was learnt on: another size is another model.
+        if (static_cast<int>(d.z.size()) != nz_)
+            return tr("%1: “%2” has %3 numbers, this checkpoint's z has %4: learn it on this checkpoint")
+                .arg(path, QString::fromStdString(d.name))
+                .arg(d.z.size())
+                .arg(nz_);
+        edits.push_back(NamedDirectionEdit{d.name, d.z, 0.0});
+    }
+    const int added = model_->addNamedDirections(edits);
+    emit statusMessage(tr("%n direction(s) added from %1", nullptr, added).arg(QFileInfo(path).fileName()));
+    return {};
 }
 
 ExplorerPage::~ExplorerPage() = default;
@@ -312,6 +363,7 @@ void ExplorerPage::install(const SessionLoader::Opened& opened) {
     error_->clear();
     model_->reset(opened.session);
     if (projectPhoto_) projectPhoto_->setCheckpoint(checkpoint_);
+    if (learnDirections_) learnDirections_->setCheckpoint(checkpoint_);
     emit statusMessage(tr("Explorer: %1 (%2 frames)").arg(QFileInfo(sessionPath_.isEmpty() ? checkpoint_ : sessionPath_).fileName()).arg(frameCount()));
     emit sessionLoaded();
     if (opened.play) setPlaying(true);
@@ -565,6 +617,14 @@ void ExplorerPage::syncRawSliders() {
             for (int d : dims) values.append(z[static_cast<size_t>(d)]);
     }
     sliders_->setState(s.truncation, s.pcaComponents, nz_, directions, dims, values);
+    sliders_->setDirectionNames(model_->directionNames());
+    QStringList names;
+    QList<double> amounts;
+    for (const NamedDirectionEdit& d : s.namedDirections) {
+        names << QString::fromStdString(d.name);
+        amounts << d.amount;
+    }
+    sliders_->setNamed(names, amounts);
 }
 
 bool ExplorerPage::discardChanges() {
@@ -620,6 +680,22 @@ ProjectPhotoDialog* ExplorerPage::showProjectPhoto(const QString& photo) {
     projectPhoto_->raise();
     if (!photo.isEmpty()) projectPhoto_->setPhoto(photo);
     return projectPhoto_;
+}
+
+LearnDirectionsDialog* ExplorerPage::showLearnDirections() {
+    if (!ready_) return nullptr;
+    if (!learnDirections_) {
+        learnDirections_ = new LearnDirectionsDialog(checkpoint_, this);
+        learnDirections_->setAttribute(Qt::WA_DeleteOnClose);
+        connect(learnDirections_, &LearnDirectionsDialog::directionsLearnt, this, [this](const QString& file) {
+            const QString error = loadDirections(file);
+            if (!error.isEmpty()) showError(error);
+        });
+    }
+    learnDirections_->setCheckpoint(checkpoint_);
+    learnDirections_->show();
+    learnDirections_->raise();
+    return learnDirections_;
 }
 
 void ExplorerPage::dragEnterEvent(QDragEnterEvent* event) {

@@ -55,6 +55,7 @@ class ExportDialog;
 class KeyframeList;
 class LatentSliders;
 class PathPanel;
+class LearnDirectionsDialog;
 class ProjectPhotoDialog;
 class RenderClient;
 class SeedGridDialog;
@@ -121,6 +122,9 @@ public:
     void setRawZ(int dim, double value);
     void addRawDimension(int dim);
     void removeRawDimension(int dim);
+    /// Adds the directions of a `streetgan-trainer directions --out` file as named sliders (at 0);
+    /// "" or the one line saying why not (not such a file, learnt for another z size).
+    QString loadDirections(const QString& path);
 
     // View.
     void setCurrentFrame(int index);
@@ -130,6 +134,8 @@ public:
     ExportDialog* showExportDialog();
     /// The one Project-a-photo dialog (made on first use), projecting `photo` when given.
     ProjectPhotoDialog* showProjectPhoto(const QString& photo = {});
+    /// The one Learn-directions dialog (made on first use); what it learns is added by loadDirections.
+    LearnDirectionsDialog* showLearnDirections();
 
     // State.
     bool isReady() const { return ready_; }
@@ -181,6 +187,7 @@ private:
     QWidget* buildKeyframesAndPath();
     QWidget* buildCentre();
     void wireEdits();
+    void wireNamedDirections();
     void install(const SessionLoader::Opened& opened);
     /// The session changed (an edit, undo, redo or a newly opened one): widgets, frames.
     void onSessionChanged();
@@ -223,6 +230,7 @@ private:
     ExplorerColumns* columns_;
     QList<QWidget*> needsSession_;
     QPointer<ProjectPhotoDialog> projectPhoto_;
+    QPointer<LearnDirectionsDialog> learnDirections_;
 };
 
 }  // namespace streetgan::ui

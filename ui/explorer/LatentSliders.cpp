@@ -4,9 +4,11 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QKeyEvent>
 #include <QKeySequence>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
@@ -101,6 +103,8 @@ LatentSliders::LatentSliders(QWidget* parent) : QWidget(parent) {
     dirLayout->addLayout(directionBox_);
     layout->addWidget(dirGroup);
     connect(components_, &QSpinBox::valueChanged, this, [this](int k) { emit componentsEdited(k); });
+
+    layout->addWidget(buildNamedGroup());
 
     auto* rawGroup = new QGroupBox(tr("Raw z of the selected keyframe"));
     auto* rawLayout = new QVBoxLayout(rawGroup);
@@ -202,6 +206,9 @@ void LatentSliders::rebuildDirections(int components) {
         auto* s = makeSlider(-3 * kSteps, 3 * kSteps);
         s->setObjectName(QString("direction%1").arg(i));
         QWidget* row = makeRow(s, QString("d%1").arg(i), tr("Direction %1 in units of its sigma (%1 = most activation variance explained)").arg(i));
+        row->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(row, &QWidget::customContextMenuRequested, this, [this, row, i](const QPoint& at) { directionMenu(row, i, at); });
+        if (directionNames_.contains(i)) setRowName(s, directionNames_.value(i));
         showValue(s, 0);
         directionBox_->addWidget(row);
         directionRows_.append(row);
@@ -276,12 +283,124 @@ void LatentSliders::setState(double truncation, int components, int nz, const QH
 }
 
 // ---------------------------------------------------------------------------------------------
+// Named directions and names
+
+QWidget* LatentSliders::buildNamedGroup() {
+    auto* group = new QGroupBox(tr("Named directions"));
+    group->setObjectName("namedDirections");
+    auto* v = new QVBoxLayout(group);
+    auto* buttons = new QHBoxLayout;
+    auto* learn = new QPushButton(tr("Learn…"));
+    learn->setObjectName("learnDirections");
+    learn->setToolTip(tr("Learn directions such as night, winter or a city from a labelled data set (MSLS or the synthetic streets)"));
+    auto* load = new QPushButton(tr("Load…"));
+    load->setObjectName("loadDirections");
+    load->setToolTip(tr("Add the directions of a file written by `streetgan-trainer directions --out FILE`"));
+    buttons->addWidget(learn);
+    buttons->addWidget(load);
+    buttons->addStretch();
+    v->addLayout(buttons);
+    namedBox_ = new QVBoxLayout;
+    namedBox_->setSpacing(2);
+    v->addLayout(namedBox_);
+    connect(learn, &QPushButton::clicked, this, &LatentSliders::learnDirectionsRequested);
+    connect(load, &QPushButton::clicked, this, &LatentSliders::loadDirectionsRequested);
+    return group;
+}
+
+void LatentSliders::rebuildNamed(const QStringList& names) {
+    if (names == namedNames_) return;
+    for (QWidget* row : namedRows_) {
+        row->hide();
+        row->deleteLater();  // not delete: this may run inside a signal of one of these rows
+    }
+    for (QSlider* s : std::as_const(named_)) forgetRow(s);
+    namedRows_.clear();
+    named_.clear();
+    namedNames_ = names;
+    for (int i = 0; i < names.size(); ++i) {
+        auto* s = makeSlider(-3 * kSteps, 3 * kSteps);
+        s->setObjectName(QString("named%1").arg(i));
+        auto* remove = new QToolButton;
+        remove->setText("×");
+        remove->setToolTip(tr("Remove this direction from the session"));
+        QWidget* row = makeRow(s, names[i], tr("“%1”: moves every frame along this direction learnt from labels (-3..+3 in z)").arg(names[i]), remove);
+        row->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(row, &QWidget::customContextMenuRequested, this, [this, row, i](const QPoint& at) { namedMenu(row, i, at); });
+        showValue(s, 0);
+        namedBox_->addWidget(row);
+        namedRows_.append(row);
+        named_.append(s);
+        connect(s, &QSlider::valueChanged, this, [this, i, s](int t) {
+            showValue(s, units(t));
+            emit namedEdited(i, units(t));
+        });
+        connect(remove, &QToolButton::clicked, this, [this, i] { emit namedRemoved(i); });
+    }
+    markSelection();
+}
+
+void LatentSliders::setNamed(const QStringList& names, const QList<double>& amounts) {
+    rebuildNamed(names);
+    for (int i = 0; i < named_.size(); ++i) {
+        const double amount = amounts.value(i, 0.0);
+        const QSignalBlocker b(named_[i]);
+        named_[i]->setValue(ticks(amount));  // beyond ±3 (typed into a file): kept, the slider at its end
+        showValue(named_[i], amount);
+    }
+}
+
+void LatentSliders::setDirectionNames(const QHash<int, QString>& names) {
+    directionNames_ = names;
+    for (auto it = directions_.begin(); it != directions_.end(); ++it) setRowName(it.value(), names.value(it.key(), QString("d%1").arg(it.key())));
+}
+
+void LatentSliders::setRowName(QSlider* slider, const QString& name) {
+    auto it = rows_.find(slider);
+    if (it == rows_.end() || it->name->text() == name) return;
+    it->name->setText(name);
+    QFont bold = it->name->font();
+    bold.setBold(true);
+    it->name->setMinimumWidth(QFontMetrics(bold).horizontalAdvance(name) + 2);
+}
+
+QString LatentSliders::sliderName(const QSlider* slider) const {
+    const auto it = rows_.find(slider);
+    return it == rows_.end() ? QString() : it->name->text();
+}
+
+void LatentSliders::directionMenu(QWidget* row, int index, const QPoint& at) {
+    QMenu menu;
+    menu.addAction(tr("Name this direction…"), this, [this, index] {
+        bool ok = false;
+        const QString name =
+            QInputDialog::getText(this, tr("Name direction %1").arg(index), tr("What moving along d%1 changes (sky, trees, lighting…):").arg(index),
+                                  QLineEdit::Normal, directionNames_.value(index), &ok);
+        if (ok) emit directionRenamed(index, name.trimmed());
+    });
+    if (directionNames_.contains(index)) menu.addAction(tr("Clear the name"), this, [this, index] { emit directionRenamed(index, {}); });
+    menu.exec(row->mapToGlobal(at));
+}
+
+void LatentSliders::namedMenu(QWidget* row, int index, const QPoint& at) {
+    QMenu menu;
+    menu.addAction(tr("Rename…"), this, [this, index] {
+        bool ok = false;
+        const QString name = QInputDialog::getText(this, tr("Rename direction"), tr("New name:"), QLineEdit::Normal, namedNames_.value(index), &ok).trimmed();
+        if (ok && !name.isEmpty()) emit namedRenamed(index, name);
+    });
+    menu.addAction(tr("Remove"), this, [this, index] { emit namedRemoved(index); });
+    menu.exec(row->mapToGlobal(at));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Selection and keys
 
 QList<QSlider*> LatentSliders::orderedSliders() const {
     QList<QSlider*> out{truncation_};
     for (int i = 0; i < directions_.size(); ++i)
         if (QSlider* s = directions_.value(i)) out.append(s);
+    out.append(named_);
     for (int d : rawDims_)
         if (QSlider* s = raw_.value(d)) out.append(s);
     return out;

@@ -1,6 +1,9 @@
 // The explorer's slider panel: truncation psi (0..2, scale towards the mean), the top-k PCA
-// directions of the checkpoint (each -3..+3 of its sigma; k = the session's pca_components) and
-// sliders for chosen raw z dimensions of the selected keyframe (-3..+3). Like KeyframeList it only
+// directions of the checkpoint (each -3..+3 of its sigma; k = the session's pca_components; a
+// direction can be given a name from its row's context menu), the named directions learnt from
+// labels ("night", "winter": -3..+3 along the unit direction in z; Learn… and Load… ask the page
+// for more, a row's context menu renames or removes one) and sliders for chosen raw z dimensions
+// of the selected keyframe (-3..+3). Like KeyframeList it only
 // emits edits; ExplorerPage applies them to the session (undoably) and calls the setters back.
 // `dragStarted` marks the start of a mouse drag so the page merges that drag into one undo step.
 //
@@ -55,6 +58,14 @@ public:
     QSlider* truncationSlider() const { return truncation_; }
     QSlider* directionSlider(int index) const { return directions_.value(index); }
     QSlider* rawSlider(int dim) const { return raw_.value(dim); }
+    /// The slider of the session's named direction `index` (its position in named_directions).
+    QSlider* namedSlider(int index) const { return named_.value(index); }
+    /// The named directions' rows: names and amounts, in the session's order (no signals).
+    void setNamed(const QStringList& names, const QList<double>& amounts);
+    /// The names given to PCA directions (a row shows its name instead of "dN").
+    void setDirectionNames(const QHash<int, QString>& names);
+    /// The name a slider's row shows ("psi", "d3", "sky", "night", "z5").
+    QString sliderName(const QSlider* slider) const;
     QSpinBox* componentsBox() const { return components_; }
     QSpinBox* rawDimensionBox() const { return rawDim_; }
     /// Every slider in panel order (truncation, directions, raw dimensions): PageUp/PageDown's order.
@@ -73,6 +84,13 @@ signals:
     void componentsEdited(int k);
     void rawEdited(int dim, double value);
     void rawDimensionAdded(int dim);
+    void namedEdited(int index, double amount);
+    void namedRenamed(int index, const QString& name);
+    void namedRemoved(int index);
+    /// A PCA direction's name given ("" clears it).
+    void directionRenamed(int index, const QString& name);
+    void learnDirectionsRequested();
+    void loadDirectionsRequested();
     void rawDimensionRemoved(int dim);
     void dragStarted();
     /// The selected slider changed (a click, focus or PageUp/PageDown).
@@ -93,6 +111,12 @@ private:
     QSlider* makeSlider(int lo, int hi);
     void rebuildDirections(int components);
     void rebuildRaw(const QList<int>& dims);
+    QWidget* buildNamedGroup();
+    void rebuildNamed(const QStringList& names);
+    /// The context menu of PCA direction `index`'s row, or of named direction `named`'s.
+    void directionMenu(QWidget* row, int index, const QPoint& at);
+    void namedMenu(QWidget* row, int index, const QPoint& at);
+    void setRowName(QSlider* slider, const QString& name);
     void forgetRow(QSlider* slider);
     void showValue(QSlider* slider, double value);
     void markSelection();
@@ -104,8 +128,12 @@ private:
     QSpinBox* rawDim_;
     QVBoxLayout* directionBox_;
     QVBoxLayout* rawBox_;
-    QList<QWidget*> directionRows_, rawRows_;
+    QVBoxLayout* namedBox_ = nullptr;
+    QList<QWidget*> directionRows_, rawRows_, namedRows_;
     QHash<int, QSlider*> directions_, raw_;
+    QList<QSlider*> named_;
+    QStringList namedNames_;
+    QHash<int, QString> directionNames_;
     QHash<const QSlider*, Row> rows_;
     QList<int> rawDims_;
     QPointer<QSlider> selected_;

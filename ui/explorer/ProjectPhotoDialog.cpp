@@ -15,7 +15,7 @@
 
 #include "common/JsonFields.h"
 #include "common/JsonText.h"
-#include "common/TrainerLocator.h"
+#include "common/TrainerChild.h"
 
 namespace streetgan::ui {
 namespace {
@@ -64,8 +64,10 @@ QPixmap shown(const QImage& image) {
 
 }  // namespace
 
-ProjectPhotoDialog::ProjectPhotoDialog(const QString& checkpoint, QWidget* parent) : QDialog(parent), checkpoint_(checkpoint) {
+ProjectPhotoDialog::ProjectPhotoDialog(const QString& checkpoint, QWidget* parent) : QDialog(parent), checkpoint_(checkpoint), child_(new TrainerChild(this)) {
     setWindowTitle(tr("Project a photo"));
+    connect(child_, &TrainerChild::stderrLine, this, &ProjectPhotoDialog::onStderrLine);
+    connect(child_, &TrainerChild::finished, this, &ProjectPhotoDialog::onFinished);
     setObjectName("projectPhotoDialog");
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buildImages());
@@ -136,7 +138,7 @@ QLayout* ProjectPhotoDialog::buildImages() {
 
 ProjectPhotoDialog::~ProjectPhotoDialog() { stopChild(); }
 
-qint64 ProjectPhotoDialog::processId() const { return process_ ? process_->processId() : 0; }
+qint64 ProjectPhotoDialog::processId() const { return child_->processId(); }
 QString ProjectPhotoDialog::statusLine() const { return status_->text(); }
 
 void ProjectPhotoDialog::setCheckpoint(const QString& checkpoint) {
@@ -167,70 +169,39 @@ void ProjectPhotoDialog::start() {
     QStringList args{"invert", "--checkpoint", checkpoint_, "--image", photo_, "--json", "--out", outDir_->filePath("pair.png")};
     const int steps = quality_->currentData().toInt();
     if (steps > 0) args << "--steps" << QString::number(steps);
-    process_ = new QProcess(this);
-    process_->setProgram(TrainerLocator::trainer());
-    process_->setArguments(args);
-    connect(process_, &QProcess::readyReadStandardError, this, &ProjectPhotoDialog::onStderr);
-    connect(process_, &QProcess::finished, this, &ProjectPhotoDialog::onFinished);
-    connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart) onFinished(-1, QProcess::CrashExit);
-    });
     progress_->setRange(0, 0);  // busy until the first step line gives the count
     progress_->setFormat(tr("starting…"));
     showStatus(tr("Projecting %1…").arg(QFileInfo(photo_).fileName()), false);
     project_->setEnabled(false);
     cancel_->setEnabled(true);
-    process_->start();
+    child_->start(args, tr("the projection"));
 }
+
+bool ProjectPhotoDialog::isRunning() const { return child_->isRunning(); }
 
 // Progress lines: "step N/M: loss L, best PSNR P dB" (InvertCommand); the restart summaries and
-// anything else are kept only as the last line, the error message if the child fails.
-void ProjectPhotoDialog::onStderr() {
+// anything else only count as the last line, the error message if the child fails.
+void ProjectPhotoDialog::onStderrLine(const QString& line) {
     static const QRegularExpression stepLine(R"(^step (\d+)/(\d+):.*best PSNR ([-\d.]+) dB)");
-    stderrPending_ += process_->readAllStandardError();
-    qsizetype end = 0;
-    while ((end = stderrPending_.indexOf('\n')) >= 0) {
-        const QString line = QString::fromLocal8Bit(stderrPending_.left(end)).trimmed();
-        stderrPending_.remove(0, end + 1);
-        if (line.isEmpty()) continue;
-        lastStderrLine_ = line;
-        const QRegularExpressionMatch m = stepLine.match(line);
-        if (!m.hasMatch()) continue;
-        progress_->setRange(0, m.captured(2).toInt());
-        progress_->setValue(m.captured(1).toInt());
-        progress_->setFormat(tr("step %v of %m · best PSNR %1 dB").arg(m.captured(3)));
-    }
+    const QRegularExpressionMatch m = stepLine.match(line);
+    if (!m.hasMatch()) return;
+    progress_->setRange(0, m.captured(2).toInt());
+    progress_->setValue(m.captured(1).toInt());
+    progress_->setFormat(tr("step %v of %m · best PSNR %1 dB").arg(m.captured(3)));
 }
 
-void ProjectPhotoDialog::onFinished(int exitCode, QProcess::ExitStatus status) {
-    QProcess* p = process_;
-    if (!p) return;
-    process_ = nullptr;
-    const QByteArray out = p->readAllStandardOutput();
-    stderrPending_ += p->readAllStandardError();
-    const QString rest = QString::fromLocal8Bit(stderrPending_).trimmed();
-    if (!rest.isEmpty()) lastStderrLine_ = rest.section('\n', -1);
-    const QString startError = p->error() == QProcess::FailedToStart ? p->errorString() : QString();
-    p->disconnect(this);
-    p->deleteLater();
+void ProjectPhotoDialog::onFinished(bool ok, const QByteArray& out, const QString& error) {
     project_->setEnabled(true);
     cancel_->setEnabled(false);
     progress_->setRange(0, 1);
-
-    if (status == QProcess::NormalExit && exitCode == 0 && takeResult(out)) {
+    if (ok && takeResult(out)) {
         progress_->setValue(1);
         progress_->setFormat(tr("done"));
         showStatus(tr("PSNR %1 dB · SSIM %2 · %3 s").arg(result_->psnr, 0, 'f', 1).arg(result_->ssim, 0, 'f', 2).arg(result_->seconds, 0, 'f', 1), false);
         emit projected();
         return;
     }
-    QString message;
-    if (!startError.isEmpty())
-        message = tr("cannot run %1 (%2): check the trainer's path (STREETGAN_TRAINER)").arg(TrainerLocator::trainer(), startError);
-    else if (!lastStderrLine_.isEmpty())
-        message = QString(lastStderrLine_).remove(QStringLiteral("streetgan-trainer: "));
-    else
-        message = tr("the projection ended with exit code %1 and no result").arg(exitCode);
+    const QString message = ok ? tr("the projection gave no result (its output could not be read)") : error;
     progress_->setValue(0);
     progress_->setFormat(tr("failed"));
     showStatus(message, true);
@@ -263,7 +234,7 @@ bool ProjectPhotoDialog::takeResult(const QByteArray& out) {
 }
 
 void ProjectPhotoDialog::cancel() {
-    if (!process_) return;
+    if (!child_->isRunning()) return;
     stopChild();
     progress_->setRange(0, 1);
     progress_->setValue(0);
@@ -272,14 +243,7 @@ void ProjectPhotoDialog::cancel() {
 }
 
 void ProjectPhotoDialog::stopChild() {
-    if (!process_) return;
-    QProcess* p = process_;
-    process_ = nullptr;
-    p->disconnect(this);
-    p->kill();
-    p->waitForFinished(1000);  // a killed child ends at once; reap it here
-    p->deleteLater();
-    stderrPending_.clear();
+    child_->cancel();
     project_->setEnabled(!photo_.isEmpty());
     cancel_->setEnabled(false);
 }
@@ -287,8 +251,6 @@ void ProjectPhotoDialog::stopChild() {
 void ProjectPhotoDialog::clearResult() {
     result_.reset();
     resultJson_.clear();
-    lastStderrLine_.clear();
-    stderrPending_.clear();
     add_->setEnabled(false);
     reconstructionView_->setPixmap({});
     reconstructionView_->setText(tr("the reconstruction appears here"));

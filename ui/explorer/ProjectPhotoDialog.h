@@ -1,7 +1,6 @@
 // "Project a photo" of the latent explorer (issue 44 item 1): finds the z whose generated image
 // looks most like a photo by running `streetgan-trainer invert --checkpoint CK --image PHOTO --json
-// --out PAIR.png` (docs/cli.md "invert"; TrainerLocator finds the binary) as a child process, the
-// way ParzenRunner runs its evals. The dialog shows the photo as the inverter sees it (the centred
+// --out PAIR.png` (docs/cli.md "invert") as a child process (TrainerChild). The dialog shows the photo as the inverter sees it (the centred
 // square of its short side), the child's progress from its stderr lines ("step N/M: ..., best PSNR
 // P dB"), then the reconstruction beside the photo with "PSNR · SSIM · seconds"; "Add as keyframe"
 // emits keyframeRequested() with the z of the child's JSON, parsed as is (the page adds it through
@@ -17,7 +16,6 @@
 
 #include <QDialog>
 #include <QImage>
-#include <QProcess>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -29,6 +27,8 @@ class QPushButton;
 class QTemporaryDir;
 
 namespace streetgan::ui {
+
+class TrainerChild;
 
 class ProjectPhotoDialog : public QDialog {
     Q_OBJECT
@@ -59,7 +59,7 @@ public:
     /// Kills a running child and reaps it; the dialog stays open.
     void cancel();
 
-    bool isRunning() const { return process_ != nullptr; }
+    bool isRunning() const;
     /// The running child's process id (0 when none).
     qint64 processId() const;
     const std::optional<Result>& result() const { return result_; }
@@ -77,17 +77,15 @@ signals:
 
 private:
     QLayout* buildImages();
-    void onStderr();
-    void onFinished(int exitCode, QProcess::ExitStatus status);
+    void onStderrLine(const QString& line);
+    void onFinished(bool ok, const QByteArray& out, const QString& error);
     bool takeResult(const QByteArray& out);
     void stopChild();
     void showStatus(const QString& text, bool error);
     void clearResult();
 
     QString checkpoint_, photo_;
-    QProcess* process_ = nullptr;
-    QByteArray stderrPending_;
-    QString lastStderrLine_;
+    TrainerChild* child_;
     std::unique_ptr<QTemporaryDir> outDir_;
     std::optional<Result> result_;
     QByteArray resultJson_;

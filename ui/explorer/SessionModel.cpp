@@ -17,7 +17,7 @@ namespace streetgan::ui {
 namespace {
 
 // Merge keys of SessionUndoCommand: one per slider.
-constexpr int kMergeTruncation = 1, kMergeDirection = 1000, kMergeRaw = 100000;
+constexpr int kMergeTruncation = 1, kMergeDirection = 1000, kMergeRaw = 100000, kMergeNamed = 10000;
 
 std::optional<Easing::Kind> easingNamed(const QString& name) {
     try {
@@ -260,6 +260,66 @@ void SessionModel::removeRawDimension(int dim) {
         else
             s.extra[kRawDimsKey] = kept;
     });
+}
+
+QHash<int, QString> SessionModel::directionNames() const {
+    QHash<int, QString> names;
+    const nlohmann::json& v = JsonFields::at(session_.extra, kDirectionNamesKey);
+    if (!v.is_object()) return names;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        bool ok = false;
+        const int index = QString::fromStdString(it.key()).toInt(&ok);
+        if (ok && index >= 0 && it.value().is_string()) names.insert(index, QString::fromStdString(it.value().get<std::string>()));
+    }
+    return names;
+}
+
+void SessionModel::renameDirection(int index, const QString& name) {
+    const QString trimmed = name.trimmed();
+    edit(trimmed.isEmpty() ? tr("Unname direction %1").arg(index) : tr("Name direction %1 “%2”").arg(index).arg(trimmed), [&](LatentSession& s) {
+        nlohmann::json& names = s.extra[kDirectionNamesKey];
+        if (!names.is_object()) names = nlohmann::json::object();
+        if (trimmed.isEmpty())
+            names.erase(std::to_string(index));
+        else
+            names[std::to_string(index)] = trimmed.toStdString();
+        if (names.empty()) s.extra.erase(kDirectionNamesKey);
+    });
+}
+
+int SessionModel::addNamedDirections(const std::vector<NamedDirectionEdit>& directions) {
+    int added = 0;
+    edit(tr("Add %n named direction(s)", nullptr, static_cast<int>(directions.size())), [&](LatentSession& s) {
+        for (const NamedDirectionEdit& d : directions) {
+            auto it = std::find_if(s.namedDirections.begin(), s.namedDirections.end(), [&](const NamedDirectionEdit& e) { return e.name == d.name; });
+            if (it != s.namedDirections.end()) {
+                it->z = d.z;  // the same name learnt again: the new vector, the amount the user set
+                continue;
+            }
+            s.namedDirections.push_back(d);
+            ++added;
+        }
+    });
+    return added;
+}
+
+void SessionModel::setNamedAmount(int index, double amount, bool dragging) {
+    if (index < 0 || index >= static_cast<int>(session_.namedDirections.size())) return;
+    edit(
+        tr("%1: %2").arg(QString::fromStdString(session_.namedDirections[static_cast<size_t>(index)].name)).arg(amount, 0, 'f', 2),
+        [&](LatentSession& s) { s.namedDirections[static_cast<size_t>(index)].amount = amount; }, kMergeNamed + index, dragging);
+}
+
+void SessionModel::renameNamedDirection(int index, const QString& name) {
+    const QString trimmed = name.trimmed();
+    if (index < 0 || index >= static_cast<int>(session_.namedDirections.size()) || trimmed.isEmpty()) return;
+    edit(tr("Rename direction “%1”").arg(trimmed), [&](LatentSession& s) { s.namedDirections[static_cast<size_t>(index)].name = trimmed.toStdString(); });
+}
+
+void SessionModel::removeNamedDirection(int index) {
+    if (index < 0 || index >= static_cast<int>(session_.namedDirections.size())) return;
+    edit(tr("Remove direction “%1”").arg(QString::fromStdString(session_.namedDirections[static_cast<size_t>(index)].name)),
+         [&](LatentSession& s) { s.namedDirections.erase(s.namedDirections.begin() + index); });
 }
 
 }  // namespace streetgan::ui

@@ -9,7 +9,9 @@
 // the key; undo brings the walk back. The frame count is base's (LatentSession::frameCount).
 //
 // The app's own key "explorer_raw_dims" (docs/cli.md: "the app may write more") lists the z dimensions
-// that have a slider, so a saved session reopens with the same sliders.
+// that have a slider, so a saved session reopens with the same sliders; "explorer_direction_names"
+// holds the names the user gave PCA directions ({"3": "sky"}). Named directions learnt from labels
+// are the session's own "named_directions" (render replays them).
 //
 // Saving writes the session as the app always wrote it (JsonText: Qt's indented JSON format, keys
 // sorted): a session saved after open is byte-identical to one an earlier build saved.
@@ -17,6 +19,7 @@
 // Thread contract: GUI thread.
 #pragma once
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -38,6 +41,7 @@ class SessionModel : public QObject {
     Q_OBJECT
 public:
     static constexpr const char* kRawDimsKey = "explorer_raw_dims";
+    static constexpr const char* kDirectionNamesKey = "explorer_direction_names";
 
     explicit SessionModel(QObject* parent = nullptr);
 
@@ -103,6 +107,18 @@ public:
     QList<int> rawDims(int nz) const;
     void addRawDimension(int dim);
     void removeRawDimension(int dim);
+    /// The names given to PCA directions, by index.
+    QHash<int, QString> directionNames() const;
+    /// Names PCA direction `index` ("" removes its name); one step.
+    void renameDirection(int index, const QString& name);
+
+    // Named directions (session key named_directions), by their position in the list.
+    /// Adds `directions` (their amounts as given) as one step; one with the name of a direction
+    /// already there replaces its vector and keeps its amount. Returns how many were new.
+    int addNamedDirections(const std::vector<NamedDirectionEdit>& directions);
+    void setNamedAmount(int index, double amount, bool dragging);
+    void renameNamedDirection(int index, const QString& name);
+    void removeNamedDirection(int index);
 
 signals:
     /// The session changed (an edit, undo, redo or reset).
