@@ -29,9 +29,9 @@
 #include <ATen/core/Tensor.h>
 
 #include "base/dataset/ImageLabels.h"
+#include "base/latent/NamedDirection.h"
 #include "ml/latent/LabelTarget.h"
 #include "ml/latent/LabelledImages.h"
-#include "base/latent/NamedDirection.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
 
