@@ -22,16 +22,17 @@ inline std::string tinyTrainArgs(int64_t steps, int64_t checkpointEvery) {
 }
 
 /// RUN/job.sbatch: `tasks` ranks on the one node, requeueable, output appended to
-/// RUN/slurm-<job>.out, and `srun --kill-on-bad-exit=1 TRAINER <trainerArgs>`; `sbatchLines`
-/// are more #SBATCH options (e.g. "--time=1").
-inline std::string writeJobScript(const std::string& runDir, int tasks, const std::string& trainerArgs, const std::vector<std::string>& sbatchLines = {}) {
+/// RUN/slurm-<job>.out, and `srun --kill-on-bad-exit=1 <srunOptions> TRAINER <trainerArgs>`;
+/// `sbatchLines` are more #SBATCH options (e.g. "--time=1"), `prelude` shell lines before srun.
+inline std::string writeJobScript(const std::string& runDir, int tasks, const std::string& trainerArgs, const std::vector<std::string>& sbatchLines = {},
+                                  const std::string& prelude = "", const std::string& srunOptions = "") {
     const std::string path = runDir + "/job.sbatch";
     std::ofstream s(path);
     s << "#!/bin/sh\n#SBATCH --job-name=streetgan-test\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=" << tasks << "\n"
       << "#SBATCH --requeue\n#SBATCH --open-mode=append\n#SBATCH --output=" << runDir << "/slurm-%j.out\n";
     for (const std::string& line : sbatchLines) s << "#SBATCH " << line << "\n";
     s << "export OMP_NUM_THREADS=1\n"
-      << "srun --kill-on-bad-exit=1 " << CliRunner::quote(STREETGAN_TRAINER) << " " << trainerArgs << "\n";
+      << prelude << "srun --kill-on-bad-exit=1 " << srunOptions << " " << CliRunner::quote(STREETGAN_TRAINER) << " " << trainerArgs << "\n";
     return path;
 }
 

@@ -49,11 +49,32 @@ protected:
         if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
         std::filesystem::create_directories(tmp / "cluster");
         std::filesystem::create_directories(run);
+        cluster = std::make_unique<SlurmCluster>(tmp / "cluster", clusterOptions());
+    }
+    virtual SlurmCluster::Options clusterOptions() const {
         SlurmCluster::Options o;
         o.cpus = 2;
-        cluster = std::make_unique<SlurmCluster>(tmp / "cluster", o);
+        return o;
     }
     std::string output(const std::string& id) const { return CliRunner::slurp(run + "/slurm-" + id + ".out"); }
+
+    // Submits `script` held, takes the port its job id derives (20000 + id % 20000) with a
+    // listening socket (`listener`), then lets the job go. Returns the job id.
+    std::string submitWithItsPortTaken(const std::string& script, int& listener, int& port) {
+        const std::string id = cluster->submit("--hold " + CliRunner::quote(script));
+        port = 20000 + std::stoi(id) % 20000;
+        listener = ::socket(AF_INET, SOCK_STREAM, 0);
+        const int one = 1;
+        ::setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_ANY);
+        a.sin_port = htons(static_cast<uint16_t>(port));
+        EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << "port " << port << " is taken already";
+        EXPECT_EQ(::listen(listener, 16), 0);
+        EXPECT_EQ(cluster->run("scontrol release " + id).code, 0);
+        return id;
+    }
 
     TempDir tmp;
     const std::string run = tmp / "run";
@@ -135,30 +156,85 @@ TEST_F(TrainerOnSlurm, Usr1CheckpointsRequeuesAndTheRequeuedJobResumes) {
     EXPECT_NE(out.find("settings:"), out.rfind("settings:")) << out;
 }
 
-TEST_F(TrainerOnSlurm, ARendezvousPortInUseFailsTheJobWithOneLine) {
-    // The job is held until the port that its id derives (20000 + id % 20000) is taken here.
-    const std::string script = writeJobScript(run, 2, "train --run-dir " + CliRunner::quote(run) + " --resume " + tinyTrainArgs(6, 3));
-    const std::string id = cluster->submit("--hold " + CliRunner::quote(script));
-    const int port = 20000 + std::stoi(id) % 20000;
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    const int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << "port " << port << " is taken already";
-    ASSERT_EQ(::listen(fd, 16), 0);
-    ASSERT_EQ(cluster->run("scontrol release " + id).code, 0);
+TEST_F(TrainerOnSlurm, ARequeueThatSlurmRefusesFailsTheRunWithOneLine) {
+    // --no-requeue on sbatch's command line wins over the script's --requeue.
+    const std::string script = writeJobScript(run, 2, "train --run-dir " + CliRunner::quote(run) + " --resume " + tinyTrainArgs(100000, 100000));
+    const std::string id = cluster->submit("--no-requeue " + CliRunner::quote(script));
+    ASSERT_TRUE(waitUntil([&] { return lastStep(run) >= 3; }, 300)) << cluster->describe(id) << output(id);
+    ASSERT_EQ(cluster->run("scancel --signal=USR1 " + id).code, 0);
     EXPECT_TRUE(cluster->waitForJobState(id, "FAILED", std::chrono::seconds(300))) << cluster->describe(id) << output(id);
-    ::close(fd);
+    EXPECT_EQ(cluster->job(id)["Restarts"], "0");
+    // The run says failed, with the reason, never "requeued"; its checkpoint of that step is there.
+    const auto states = statuses(run);
+    EXPECT_EQ(states, (std::vector<std::string>{"running", "failed"})) << statusAndErrors(run);
+    std::string error;
+    int64_t checkpointAt = -1;
+    for (const json& e : readEvents(run)) {
+        if (e.value("kind", "") == "error") error = e.value("message", "");
+        if (e.value("kind", "") == "checkpoint") checkpointAt = e.value("step", int64_t{-1});
+    }
+    const std::string prefix = "Slurm did not requeue job " + id + " at its time-limit warning (scontrol requeue: ";
+    EXPECT_EQ(error.rfind(prefix, 0), 0u) << error;
+    EXPECT_NE(error.find("); the run stopped with a checkpoint: resubmit " + run + "/job.sbatch to continue it"), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    EXPECT_EQ(checkpointAt, lastStep(run));  // the step the ranks stopped at
+    EXPECT_NE(output(id).find("streetgan-trainer: " + prefix), std::string::npos) << output(id);
+}
+
+TEST_F(TrainerOnSlurm, ARendezvousPortInUseFailsTheJobWithOneLine) {
+    const std::string script = writeJobScript(run, 2, "train --run-dir " + CliRunner::quote(run) + " --resume " + tinyTrainArgs(6, 3));
+    int listener = -1, port = 0;
+    const std::string id = submitWithItsPortTaken(script, listener, port);
+    EXPECT_TRUE(cluster->waitForJobState(id, "FAILED", std::chrono::seconds(300))) << cluster->describe(id) << output(id);
+    ::close(listener);
     const std::string out = output(id);
     const std::string line = "streetgan-trainer: distributed rendezvous port " + std::to_string(port) + " on " + cluster->nodeName() +
-                             " is in use by another program or job, so rank 0 of 2 cannot host the rendezvous there: start the step with "
-                             "`srun --resv-ports` (Slurm then reserves one for it) or set MASTER_PORT to a free port\n";
+                             " is in use by another program or job, so rank 0 of 2 cannot host the rendezvous there: export MASTER_PORT=<a free "
+                             "port> in the job script, or have Slurm reserve ports (srun --resv-ports=1)\n";
     EXPECT_NE(out.find(line), std::string::npos) << out;
     // No run is left looking alive: nothing started training.
-    EXPECT_TRUE(statuses(run).empty());
+    EXPECT_TRUE(statuses(run).empty()) << statusAndErrors(run);
+
+    // The way out the line names: the job script exports MASTER_PORT, which wins over the
+    // derived port (taken again).
+    const int free = [] {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_ANY);
+        ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+        socklen_t len = sizeof a;
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+        ::close(fd);
+        return static_cast<int>(ntohs(a.sin_port));
+    }();
+    const std::string retry =
+        writeJobScript(run, 2, "dist-check --preset tiny-32 --batch 2 --device cpu", {}, "export MASTER_PORT=" + std::to_string(free) + "\n");
+    const std::string second = submitWithItsPortTaken(retry, listener, port);
+    EXPECT_TRUE(cluster->waitForJobState(second, "COMPLETED", std::chrono::seconds(300))) << cluster->describe(second) << output(second);
+    ::close(listener);
+}
+
+// A cluster that reserves ports for every step (MpiParams=ports): the tasks meet on the first of
+// SLURM_STEP_RESV_PORTS, not on the derived port (taken here).
+class TrainerOnSlurmWithReservedPorts : public TrainerOnSlurm {
+protected:
+    SlurmCluster::Options clusterOptions() const override {
+        SlurmCluster::Options o = TrainerOnSlurm::clusterOptions();
+        o.extraConfig = {"MpiParams=ports=47100-47199"};
+        return o;
+    }
+};
+
+TEST_F(TrainerOnSlurmWithReservedPorts, TheRanksMeetOnTheReservedPort) {
+    const std::string script = writeJobScript(run, 2, "dist-check --preset tiny-32 --batch 2 --device cpu");
+    int listener = -1, port = 0;
+    const std::string id = submitWithItsPortTaken(script, listener, port);
+    EXPECT_TRUE(cluster->waitForJobState(id, "COMPLETED", std::chrono::seconds(300))) << cluster->describe(id) << output(id);
+    ::close(listener);
+    const auto lines = jsonLines(output(id));
+    ASSERT_EQ(lines.size(), 2u) << output(id);
+    for (const json& j : lines) EXPECT_EQ(j.at("ok"), true) << j.dump();
 }
 
 // Without a cluster: a task's environment as srun would set it, one value malformed.

@@ -6,7 +6,7 @@
 //   local world size SLURM_NTASKS_PER_NODE, else this node's entry (SLURM_NODEID) of
 //                    SLURM_STEP_TASKS_PER_NODE / SLURM_TASKS_PER_NODE ("2(x3),1": 2,2,2,1)
 //   master address   the first node of SLURM_STEP_NODELIST, else SLURM_JOB_NODELIST / SLURM_NODELIST
-//   master port      the first of SLURM_STEP_RESV_PORTS (srun --resv-ports), else
+//   master port      the first of SLURM_STEP_RESV_PORTS (MpiParams=ports, srun --resv-ports=1), else
 //                    20000 + job id % 20000 (derivedPort)
 // A task is in a step when SLURM_STEP_ID is set and numeric (a batch script's own shell is not:
 // there the trainer is one process). A malformed value is a ConfigError naming the variable.
@@ -42,7 +42,7 @@ struct SlurmStepEnv {
     /// rendezvous); two jobs on the same first node get different ports unless their ids are
     /// 20000 apart; most of the range (20000-32767) lies below the ports Linux picks for
     /// outgoing connections (32768-60999 by default). A port that is taken anyway fails the
-    /// rendezvous with one line saying so; srun --resv-ports (SLURM_STEP_RESV_PORTS) avoids it.
+    /// rendezvous with one line saying so; reserved ports (SLURM_STEP_RESV_PORTS) avoid it.
     static int derivedPort(unsigned long long jobId);
 };
 

@@ -84,6 +84,9 @@ std::optional<DistributedContext::Env> DistributedContext::Env::fromEnvironment(
         e.masterAddr = slurm->masterAddr;
         e.masterPort = slurm->masterPort;
         e.fromSlurm = true;
+        // A job script may still choose the rendezvous itself (a port it knows to be free).
+        if (const char* addr = std::getenv("MASTER_ADDR"); addr && *addr) e.masterAddr = addr;
+        if (const char* port = std::getenv("MASTER_PORT"); port && *port) e.masterPort = envInt("MASTER_PORT", std::nullopt, 1, 65535);
         return e;
     }
     Env e;
@@ -137,7 +140,7 @@ DistributedContext::DistributedContext(const Env& env, const std::string& backen
         if (o.isServer && portInUse(env_.masterPort))
             throw Error("distributed rendezvous port " + std::to_string(env_.masterPort) + " on " + env_.masterAddr +
                         " is in use by another program or job, so " + who + " cannot host the rendezvous there: " +
-                        (env_.fromSlurm ? "start the step with `srun --resv-ports` (Slurm then reserves one for it) or set MASTER_PORT to a free port"
+                        (env_.fromSlurm ? "export MASTER_PORT=<a free port> in the job script, or have Slurm reserve ports (srun --resv-ports=1)"
                                         : "set MASTER_PORT (launch --master ADDR:PORT) to a free port"));
         throw Error("distributed rendezvous at " + env_.masterAddr + ":" + std::to_string(env_.masterPort) + " failed for " + who + " (" + firstLine(e) +
                     (env_.fromSlurm ? "): check that every task of the srun step runs the trainer and that rank 0 is up"

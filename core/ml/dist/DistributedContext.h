@@ -40,9 +40,9 @@ public:
         /// Read from Slurm's variables (an srun task, SlurmStepEnv) rather than torchrun's.
         bool fromSlurm = false;
         /// The environment's values when WORLD_SIZE is set and above 1; without WORLD_SIZE, an srun
-        /// task's (SlurmStepEnv: torchrun's variables win when both are set) when its step has more
-        /// than one task; nullopt otherwise (a single process, also under torchrun --nproc 1 or
-        /// srun -n 1). Throws ConfigError for malformed values.
+        /// task's (SlurmStepEnv; MASTER_ADDR and MASTER_PORT, when set, still win) when its step
+        /// has more than one task; nullopt otherwise (a single process, also under torchrun
+        /// --nproc 1 or srun -n 1). Throws ConfigError for malformed values.
         static std::optional<Env> fromEnvironment();
     };
 
