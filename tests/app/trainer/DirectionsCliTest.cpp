@@ -1,6 +1,7 @@
 // `streetgan-trainer directions`: named directions fitted on the synthetic streets' labels with the
 // demo tiny-32 (the file's contents, the same file for the same seed), a session carrying one
-// rendered by `render` (frames change with it), and bad input refused with one line each and
+// rendered by `render` (frames change with it), an MSLS folder of photos, a training checkpoint's
+// discriminator features, and bad input refused with one line each and
 // nothing written: a label absent or with one class (an MSLS tree in the real format), a class
 // no image has, a class label without its class, a checkpoint that is not one, too few labelled
 // images, --orthogonal-to naming no direction.
@@ -119,6 +120,20 @@ TEST_F(DirectionsCli, FitsOnAnMslsFolderOfPhotos) {
     EXPECT_EQ(c["discriminator_features"], false);  // the demo holds G only
     // The warning shows exactly when the classifier is near chance.
     EXPECT_EQ(r.err.find("warning: the classifier of 'night' is") != std::string::npos, c["held_out_accuracy"].get<double>() < 0.65) << r.err;
+}
+
+// A training checkpoint has a discriminator: the classifier adds D's features to the thumbnail.
+TEST_F(DirectionsCli, UsesTheDiscriminatorOfATrainingCheckpoint) {
+    const CliResult train =
+        cli.run({"train", "--run-dir", tmp / "run", "--preset", "tiny-32", "--steps", "4", "--batch", "4", "--log-every", "2", "--threads", "2"});
+    ASSERT_EQ(train.code, 0) << train.err;
+    const CliResult r = cli.run({"directions", "--checkpoint", tmp / "run/checkpoints/checkpoint_0.pt", "--data", "synthetic", "--labels", "night", "--samples",
+                                 "500", "--images", "300", "--threads", "2", "--out", tmp / "d.json", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto d = nlohmann::json::parse(r.out)["directions"][0];
+    EXPECT_EQ(d["classifier"]["discriminator_features"], true);
+    EXPECT_GT(d["classifier"]["held_out_accuracy"].get<double>(), 0.9);
+    EXPECT_EQ(d["boundary"]["extremes_per_side"], 10);
 }
 
 TEST_F(DirectionsCli, BadInputIsOneLineAndWritesNothing) {
