@@ -164,6 +164,13 @@ int DirectionsCommand::execute() {
         DirectionFitter::checkInputs(picked.keys, labels, targets, options_);
         std::cerr << "loading " << picked.indices.size() << " labelled images at " << side << " px\n";
         const LabelledImages images = LabelledImages::load(*picked.source, picked.indices, picked.keys, side, {}, &gCancel);
+        // PhotoSource replaces an unreadable photo by the next usable one (training's rule), so
+        // such an image would carry its neighbour's labels: say how many there were.
+        int64_t replaced = 0;
+        for (const auto& [reason, n] : picked.source->skipped()) replaced += n;
+        if (replaced > 0)
+            std::cerr << "streetgan-trainer: warning: " << replaced << " labelled photos could not be read and were replaced by the next usable one "
+                      << "(their labels may not fit them); run `data stats " << data_ << "` to see which\n";
         const DirectionFitter fitter(g, d, options_);
         std::string lastStage;
         const std::vector<NamedDirection> found = fitter.fit(
