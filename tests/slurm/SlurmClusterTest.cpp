@@ -93,13 +93,15 @@ TEST(SlurmCluster, TwoClustersRunSideBySide) {
     options.maxTime = "1";
     options.secondPartition = "long";
     SlurmCluster two(b.path().string(), options);
-    const std::string first = one.submit("--output=/dev/null --wrap true");
-    const std::string second = two.submit("--output=/dev/null -p long --wrap true");
+    const std::string first = one.submit("--job-name=one --output=/dev/null --wrap true");
+    const std::string second = two.submit("--job-name=two --output=/dev/null -p long --wrap true");
     EXPECT_TRUE(one.waitForJobState(first, "COMPLETED")) << one.describe(first);
     EXPECT_TRUE(two.waitForJobState(second, "COMPLETED")) << two.describe(second);
-    // Each its own controller: the job ids are counted separately, the partitions differ.
-    EXPECT_EQ(first, "1");
-    EXPECT_EQ(second, "1");
+    // Each its own controller: each knows its own job (their ids start at random, so they differ
+    // too, whence different derived rendezvous ports), the partitions differ.
+    EXPECT_EQ(one.job(first)["JobName"], "one");
+    EXPECT_EQ(two.job(second)["JobName"], "two");
+    EXPECT_NE(first, second);
     EXPECT_EQ(one.run("sinfo -h -o %P").output, "debug*\n");
     EXPECT_EQ(two.run("sinfo -h -o '%P %l' | sort").output, "debug* 1:00\nlong infinite\n");
     // A job over the partition's time limit waits, and says why.

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -71,6 +72,34 @@ std::string hostName() {
     return buf;
 }
 
+bool portFree(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    ::close(fd);
+    return free;
+}
+
+// The first job id of a cluster: random in 1000..18999, with the rendezvous ports its next 50
+// jobs derive (20000 + id % 20000, base/slurm/SlurmStepEnv) free now. Clusters of tests that run
+// at the same time then hand out different ids: counting from 1, their first 2-rank jobs would
+// all meet on port 20001.
+int chooseFirstJobId() {
+    std::random_device device;
+    std::mt19937 random(device() ^ static_cast<unsigned>(::getpid()));
+    int base = 0;
+    for (int attempt = 0; attempt < 50; ++attempt) {
+        base = 1000 + static_cast<int>(random() % 18000);
+        bool free = true;
+        for (int i = 0; i < 50 && free; ++i) free = portFree(20000 + base + i);
+        if (free) break;
+    }
+    return base;
+}
+
 bool alive(pid_t pid) { return pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == 0; }
 
 // SIGTERM, then SIGKILL once `grace` has passed; waits for the child.
@@ -98,6 +127,7 @@ SlurmCluster::SlurmCluster(const std::string& dir, const Options& options) : dir
     node_ = hostName();
     mungeSocket_ = dir_ + "/munge.socket";
     if (options_.cpus <= 0) options_.cpus = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+    firstJobId_ = chooseFirstJobId();
     for (const char* sub : {"/state", "/spool"}) ::mkdir((dir_ + sub).c_str(), 0700);
 
     // A key of our own (munged wants it readable by its user alone), so that no system munged
@@ -183,8 +213,8 @@ void SlurmCluster::writeConfig(int ctldPort, int slurmdPort) {
       // look dead (SlurmdTimeout) or a message time out
       << "ReturnToService=2\nSlurmdTimeout=300\nSlurmctldTimeout=120\nMessageTimeout=30\n"
       // finished jobs stay in `scontrol show job` (there is no sacct here) for an hour
-      << "JobRequeue=" << (options_.jobRequeue ? 1 : 0)
-      << "\nMinJobAge=3600\nKillWait=10\nInactiveLimit=0\n"
+      << "JobRequeue=" << (options_.jobRequeue ? 1 : 0) << "\nMinJobAge=3600\nKillWait=10\nInactiveLimit=0\nFirstJobId=" << firstJobId_
+      << "\n"
       // a node with more CPUs than this machine has is not drained
       << "SlurmdParameters=config_overrides\nDebugFlags=NO_CONF_HASH\n"
       << "NodeName=" << node_ << " CPUs=" << options_.cpus << " State=UNKNOWN\n"

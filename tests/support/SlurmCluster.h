@@ -11,7 +11,9 @@
 // Settings for a fast single-node cluster (each is commented in SlurmCluster.cpp): the main
 // scheduler runs every second and at once on submission (batch_sched_delay=0), a requeued job
 // waits `credExpire` seconds (Slurm's minimum 5, not its 120), jobs that ended stay visible to
-// `scontrol show job` for an hour (MinJobAge), no accounting (sacct has no database here).
+// `scontrol show job` for an hour (MinJobAge), no accounting (sacct has no database here). Job ids
+// start at a random number (FirstJobId), so that clusters of tests running at the same time do
+// not give their jobs the same ids, and with them the same derived rendezvous ports.
 //
 // Thread contract: one test thread owns a cluster; the const members may be called from any
 // thread (each runs its own client process).
@@ -97,6 +99,7 @@ private:
 
     std::string dir_, conf_, node_, mungeSocket_;
     Options options_;
+    int firstJobId_ = 1;
     pid_t munged_ = -1, slurmctld_ = -1, slurmd_ = -1;
 };
 
