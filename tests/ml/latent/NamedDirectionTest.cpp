@@ -145,6 +145,21 @@ TEST(LabelTarget, SidesNamesAndRefusals) {
     EXPECT_EQ(messageOf<ConfigError>([&] { LabelTarget::parse("layout", s, "synthetic"); }).rfind("--labels entry 'layout': say which class", 0), 0U);
     EXPECT_THROW(LabelTarget::parse("=x", s, "synthetic"), ConfigError);
     EXPECT_THROW(LabelTarget::parse("camera_height=2", s, "synthetic"), ConfigError);
+    // MSLS's labels: sideways against forward/backward, one city against the rest.
+    ImageLabels msls;
+    const char* views[] = {"forward", "sideways", "backward", "sideways"};
+    for (int i = 0; i < 4; ++i) {
+        msls.setClass("k" + std::to_string(i), "view_direction", views[i]);
+        msls.setClass("k" + std::to_string(i), "city", i < 3 ? "berlin" : "paris");
+    }
+    const LabelTarget sideways = LabelTarget::parse("view_direction", msls, "MSLS");
+    EXPECT_EQ(sideways.name, "sideways");
+    EXPECT_EQ(sideways.positives, 2);
+    EXPECT_FALSE(*sideways.of(msls, "k2"));
+    const LabelTarget berlin = LabelTarget::parse("city=berlin", msls, "MSLS");
+    EXPECT_EQ(berlin.name, "berlin");
+    EXPECT_EQ(berlin.negatives, 1);
+    EXPECT_FALSE(sideways.of(msls, "elsewhere").has_value());
     ImageLabels oneClass;
     oneClass.setClass("a", "night", "false");
     oneClass.setClass("b", "night", "false");
