@@ -32,10 +32,10 @@
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/dataset/SyntheticSource.h"
+#include "ml/directions/LabelClassifier.h"
+#include "ml/directions/LabelTarget.h"
+#include "ml/directions/LabelledImages.h"
 #include "ml/export/ImageGrid.h"
-#include "ml/latent/LabelClassifier.h"
-#include "ml/latent/LabelTarget.h"
-#include "ml/latent/LabelledImages.h"
 #include "ml/latent/LatentSeed.h"
 
 using namespace streetgan;

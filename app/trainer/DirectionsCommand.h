@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "ml/latent/DirectionFitter.h"
+#include "ml/directions/DirectionFitter.h"
 #include "trainer/Command.h"
 
 namespace streetgan {

@@ -19,10 +19,10 @@
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/dataset/SyntheticSource.h"
+#include "ml/directions/DirectionFitter.h"
+#include "ml/directions/LogisticFit.h"
 #include "ml/export/FrameRenderer.h"
-#include "ml/latent/DirectionFitter.h"
 #include "ml/latent/LatentSeed.h"
-#include "ml/latent/LogisticFit.h"
 #include "ml/latent/SessionLatents.h"
 #include "support/ErrorText.h"
 

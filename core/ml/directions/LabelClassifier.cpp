@@ -1,4 +1,4 @@
-#include "ml/latent/LabelClassifier.h"
+#include "ml/directions/LabelClassifier.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>

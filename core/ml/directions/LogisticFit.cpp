@@ -1,4 +1,4 @@
-#include "ml/latent/LogisticFit.h"
+#include "ml/directions/LogisticFit.h"
 
 #include <torch/torch.h>
 

@@ -1,4 +1,4 @@
-#include "ml/latent/DirectionFitter.h"
+#include "ml/directions/DirectionFitter.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "base/util/Errors.h"
+#include "ml/directions/LabelClassifier.h"
 #include "ml/export/FrameRenderer.h"
-#include "ml/latent/LabelClassifier.h"
 #include "ml/latent/LatentSeed.h"
 
 namespace streetgan {

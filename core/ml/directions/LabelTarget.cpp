@@ -1,4 +1,4 @@
-#include "ml/latent/LabelTarget.h"
+#include "ml/directions/LabelTarget.h"
 
 #include <algorithm>
 #include <map>

@@ -19,7 +19,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "ml/latent/LogisticFit.h"
+#include "ml/directions/LogisticFit.h"
 #include "ml/model/Discriminator.h"
 
 namespace streetgan {

@@ -30,8 +30,8 @@
 
 #include "base/dataset/ImageLabels.h"
 #include "base/latent/NamedDirection.h"
-#include "ml/latent/LabelTarget.h"
-#include "ml/latent/LabelledImages.h"
+#include "ml/directions/LabelTarget.h"
+#include "ml/directions/LabelledImages.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
 

@@ -1,4 +1,4 @@
-#include "ml/latent/LabelledImages.h"
+#include "ml/directions/LabelledImages.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
