@@ -414,7 +414,7 @@ void MainWindow::buildRunMenu(QMenu* runMenu) {
                                   tr("Stop %1? It writes a last checkpoint and ends; you can resume it later with --resume.").arg(runs_->active()->title())) !=
                 QMessageBox::Yes)
             return;
-        if (RunSession* a = runs_->active()) a->sendCommand("stop");  // (the run may have been closed meanwhile)
+        stopActiveRun();  // (the run may have been closed meanwhile)
     });
     checkpoint_ = menuAction(runMenu, tr("&Checkpoint now"), QKeySequence(tr("Ctrl+K")), [this] {
         if (RunSession* a = runs_->active()) a->sendCommand("checkpoint-now");
@@ -804,6 +804,7 @@ void MainWindow::startTinyRun() {
 void MainWindow::newRunDialog() {
     const RunTargets targets(sidebar_->workspace(), runs_->hosts());  // the same rows as the sidebar's hosts
     NewRunDialog d(targets.labels(), this, targets.unavailable());
+    d.setSlurmTargets(targets.slurm());
     if (d.exec() != QDialog::Accepted) return;
     if (d.runName().isEmpty()) {
         showError(tr("The run needs a name."), tr("Type a folder name for the run."));
@@ -817,7 +818,55 @@ void MainWindow::newRunDialog() {
     if (!runs_->hosts()->hosts().contains(target.host)) return;  // removed while the dialog was open
     progress_->setVisible(true);
     progress_->setRange(0, 0);
-    target.host->startRun(d.trainerArguments(target.root));
+    if (target.slurm)
+        target.host->submitRun(d.trainerArguments(target.root), d.slurmJob());
+    else
+        target.host->startRun(d.trainerArguments(target.root));
+}
+
+void MainWindow::stopActiveRun() {
+    RunSession* a = runs_->active();
+    if (!a) return;
+    RemoteHost* host = runs_->hostOf(a);
+    if (host && host->isSlurmRun(a->runDir()))
+        host->cancelRun(a->runDir());  // scancel: a queued job has no trainer to tell, a running one gets SIGTERM
+    else
+        a->sendCommand("stop");
+}
+
+void MainWindow::wireSlurmHost(RemoteHost* host) {
+    connect(host, &RemoteHost::runSubmitted, this, [this, host](const QString& path) {
+        showStatus(tr("%1: submitted to Slurm on %2; the runs list shows it queued and why, and it plots once its job runs.")
+                       .arg(QFileInfo(path).fileName(), host->label()),
+                   15000);
+        waitingSlurmRuns_[host].insert(path);
+        host->refresh();
+        openRemoteRun(host, path);  // the active run now: Stop cancels it even while it waits
+    });
+    connect(host, &RemoteHost::runCancelled, this, [this, host](const QString& path) {
+        showStatus(tr("%1: its Slurm job is cancelled on %2.").arg(QFileInfo(path).fileName(), host->label()), 8000);
+    });
+    connect(host, &RemoteHost::runsListed, this, [this, host] { followStartedSlurmRuns(host); });
+    connect(host, &QObject::destroyed, this, [this, host] { waitingSlurmRuns_.remove(host); });
+}
+
+void MainWindow::followStartedSlurmRuns(RemoteHost* host) {
+    // A queued run's follow ended at once (no trainer held its lock): once the trainer has logged
+    // a step (it holds the lock then) or the job has ended, the run is followed again from its
+    // start, so its series plot live. A job cancelled before it ran has nothing to follow.
+    static const QSet<QString> kEnded = {"finished", "failed", "cancelled", "timed-out", "stopped", "crashed", "preempted"};
+    QSet<QString>& waiting = waitingSlurmRuns_[host];
+    for (const QString& path : QSet<QString>(waiting)) {
+        const RunEntry* run = host->listedRun(path);
+        if (!run || (run->step == 0 && !kEnded.contains(run->state))) continue;
+        waiting.remove(path);
+        if (run->step == 0 && run->state == "cancelled") continue;
+        RunSession* followed = nullptr;
+        for (RunSession* s : runs_->sessions())
+            if (runs_->hostOf(s) == host && s->runDir() == path) followed = s;
+        if (followed) runs_->close(followed);
+        openRemoteRun(host, path);
+    }
 }
 
 RemoteHost* MainWindow::connectHost(const HostConfig& config) {
@@ -828,6 +877,7 @@ RemoteHost* MainWindow::connectHost(const HostConfig& config) {
         // (and are saved through configChanged), not after a restart.
         host->setRoot(config.root);
         if (!config.trainer.isEmpty() && config.trainer != host->config().trainer) host->setTrainer(config.trainer);
+        host->setScheduler(config.scheduler);
     }
     settings_->addRecentHost(host->config());
     if (!created) connection_->setText(tr("%1: connecting…").arg(host->label()));
@@ -868,6 +918,7 @@ void MainWindow::wireHost(RemoteHost* host) {
         }
     });
     connect(host, &RemoteHost::configChanged, this, [this](const HostConfig& c) { settings_->addRecentHost(c); });
+    wireSlurmHost(host);
 }
 
 void MainWindow::connectDialog() {

@@ -161,6 +161,13 @@ private:
     void showStatus(const QString& text, int ms = 0);
     /// The window's reactions to a host of hosts_ (once per host, HostListModel::hostAdded).
     void wireHost(RemoteHost* host);
+    /// A Slurm login node's reactions: a submitted run opens at once (queued: the runs list shows
+    /// Slurm's reason) and is followed again, live, once its listing shows the trainer's first step.
+    void wireSlurmHost(RemoteHost* host);
+    /// Re-follows the submitted runs of `host` whose jobs have started (followSlurmRun_).
+    void followStartedSlurmRuns(RemoteHost* host);
+    /// Stop of the active run: scancel of its job for a Slurm run, else the trainer's `stop`.
+    void stopActiveRun();
     void rebuildRecentMenu();
     void newRunDialog();
     void connectDialog();
@@ -181,7 +188,8 @@ private:
     QList<QPointer<RunSession>> liveSessions_;     ///< drained since the panels last showed them
     QHash<const RunSession*, QString> liveState_;  ///< each open run's state as last drained
     LocalRunStarter* starter_ = nullptr;
-    QSet<QString> tensorBoardOffered_;  ///< hosts (identities) whose TensorBoard dialog opened by itself
+    QHash<RemoteHost*, QSet<QString>> waitingSlurmRuns_;  ///< submitted runs not followed live yet
+    QSet<QString> tensorBoardOffered_;                    ///< hosts (identities) whose TensorBoard dialog opened by itself
     SshPrompter* prompter_;
     /// The open runs and the hosts; destroyed before the pages that show them (members go before
     /// the child widgets).

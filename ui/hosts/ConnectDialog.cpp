@@ -1,5 +1,6 @@
 #include "hosts/ConnectDialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -56,6 +57,10 @@ ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) :
     form->addRow(tr("Jump host:"), jump_);
     form->addRow(tr("Runs folder there:"), root_);
     form->addRow(tr("Trainer there:"), trainer_);
+    slurm_ = new QCheckBox(tr("Slurm login node: New run submits jobs to its cluster"));
+    slurm_->setToolTip(tr(
+        "Runs are submitted with sbatch (one job each) instead of started on this host; the runs folder must be on the file system the compute nodes share."));
+    form->addRow(QString(), slurm_);
     layout->addLayout(form);
     auto* hint = new QLabel(tr("Passwords and passphrases are asked when needed and never stored."));
     hint->setWordWrap(true);
@@ -91,6 +96,7 @@ ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) :
         jump_->clear();
         root_->setText(blank.root);
         trainer_->setText(blank.trainer);
+        slurm_->setChecked(false);
     });
     if (!recent.isEmpty()) setConfig(recent.front());
     showConfigPort();
@@ -124,6 +130,7 @@ void ConnectDialog::setConfig(const HostConfig& c) {
     jump_->setText(c.jump);
     root_->setText(c.root);
     trainer_->setText(c.trainer);
+    slurm_->setChecked(c.isSlurm());
 }
 
 HostConfig ConnectDialog::config() const {
@@ -140,6 +147,7 @@ HostConfig ConnectDialog::config() const {
     c.jump = jump_->text().trimmed();
     c.root = root_->text().trimmed().isEmpty() ? QString("streetgan-runs") : root_->text().trimmed();
     c.trainer = trainer_->text().trimmed().isEmpty() ? QString("streetgan-trainer") : trainer_->text().trimmed();
+    c.scheduler = slurm_->isChecked() ? QString(HostConfig::kSlurm) : QString();
     return c;
 }
 

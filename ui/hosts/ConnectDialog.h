@@ -10,6 +10,7 @@
 #include "base/remote/SshConfig.h"
 #include "remote/RemoteHost.h"
 
+class QCheckBox;
 class QComboBox;
 class QLineEdit;
 class QSpinBox;
@@ -33,6 +34,7 @@ private:
     QComboBox* host_;
     QLineEdit *user_, *key_, *jump_, *root_, *trainer_;
     QSpinBox* port_;
+    QCheckBox* slurm_;  ///< the host is a Slurm login node (HostConfig::scheduler)
     QString filledFrom_;
     /// Parsed config files by path: configPort() runs on each keystroke, the file is read once.
     mutable QHash<QString, SshConfig> configs_;  ///< the remembered host whose values the fields show (empty: none)

@@ -1,6 +1,7 @@
 #include "remote/RemoteHost.h"
 
 #include <QThread>
+#include <QTimer>
 
 #include "base/remote/SshSession.h"
 #include "common/WorkerThreads.h"
@@ -48,7 +49,8 @@ QVariantMap HostConfig::toVariant() const {
             {"root", root},
             {"trainer", trainer},
             {"knownHosts", knownHosts},
-            {"configFile", configFile}};
+            {"configFile", configFile},
+            {"scheduler", scheduler}};
 }
 
 HostConfig HostConfig::fromVariant(const QVariantMap& m) {
@@ -62,6 +64,7 @@ HostConfig HostConfig::fromVariant(const QVariantMap& m) {
     c.trainer = m.value("trainer", c.trainer).toString();
     c.knownHosts = m.value("knownHosts").toString();
     c.configFile = m.value("configFile").toString();
+    c.scheduler = m.value("scheduler").toString() == kSlurm ? QString(kSlurm) : QString();  // an unknown word: a plain host
     return c;
 }
 
@@ -84,6 +87,7 @@ RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent
         listed_ = true;
         succeeded();
         emit runsListed(runs);
+        pollSlurmRuns();
     });
     connect(worker_, &RemoteHostWorker::recordsListed, this, [this, done](quint64 job, const RunRecordList& records) {
         done();
@@ -95,6 +99,18 @@ RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent
         done();
         startJobs_.remove(job);
         emit runStarted(path);
+    });
+    connect(worker_, &RemoteHostWorker::runSubmitted, this, [this, done](quint64 job, const QString& path) {
+        done();
+        startJobs_.remove(job);
+        submitted_.insert(path);
+        emit runSubmitted(path);
+    });
+    connect(worker_, &RemoteHostWorker::runCancelled, this, [this, done](quint64 job, const QString& path) {
+        done();
+        startJobs_.remove(job);
+        emit runCancelled(path);
+        refresh();  // the listing shows it cancelled
     });
     connect(worker_, &RemoteHostWorker::trainerProbed, this, [this, done](quint64, const TrainerStatus& status) {
         done();
@@ -171,6 +187,46 @@ void RemoteHost::startRun(const QStringList& args) {
     QMetaObject::invokeMethod(worker_, [w = worker_, job, args] { w->startRun(job, args); });
 }
 
+void RemoteHost::submitRun(const QStringList& args, const SlurmJobSpec& job) {
+    if (busy_++ == 0) emit busyChanged(true);
+    const quint64 id = ++job_;
+    startJobs_.insert(id);  // a refusal is the submission's failure, not the host's
+    QMetaObject::invokeMethod(worker_, [w = worker_, id, args, job] { w->submitRun(id, args, job); });
+}
+
+void RemoteHost::cancelRun(const QString& runDir) {
+    if (busy_++ == 0) emit busyChanged(true);
+    const quint64 id = ++job_;
+    startJobs_.insert(id);
+    QMetaObject::invokeMethod(worker_, [w = worker_, id, runDir] { w->cancelRun(id, runDir); });
+}
+
+const RunEntry* RemoteHost::listedRun(const QString& runDir) const {
+    for (const RunEntry& r : runs_)
+        if (r.path == runDir) return &r;
+    return nullptr;
+}
+
+bool RemoteHost::isSlurmRun(const QString& runDir) const {
+    const RunEntry* r = listedRun(runDir);
+    return submitted_.contains(runDir) || (r && !r->slurmJob.isEmpty());
+}
+
+void RemoteHost::pollSlurmRuns() {
+    // Every 2 s: one squeue through the host's session per listing, cheap for the login node,
+    // and a queued run is seen running within a plot's first points.
+    static const QSet<QString> kMoving = {"queued", "running", "paused", "requeued", "suspended", "new"};
+    bool moving = false;
+    for (const RunEntry& r : runs_) moving = moving || (!r.slurmJob.isEmpty() && kMoving.contains(r.state));
+    for (const QString& dir : submitted_) moving = moving || !listedRun(dir);
+    if (!moving || slurmPoll_) return;
+    slurmPoll_ = true;
+    QTimer::singleShot(2000, this, [this] {
+        slurmPoll_ = false;
+        refresh();
+    });
+}
+
 void RemoteHost::probeTrainer() {
     if (busy_++ == 0) emit busyChanged(true);
     const quint64 job = ++job_;
@@ -199,6 +255,12 @@ void RemoteHost::noteFollowConnection(bool healthy, const QString& text) {
 void RemoteHost::setRoot(const QString& root) {
     if (root.isEmpty() || root == config_.root) return;
     config_.root = root;
+    emit configChanged(config_);
+}
+
+void RemoteHost::setScheduler(const QString& scheduler) {
+    if (scheduler == config_.scheduler) return;
+    config_.scheduler = scheduler;
     emit configChanged(config_);
 }
 

@@ -12,6 +12,7 @@
 #include <QVariantMap>
 
 #include "base/remote/SshOptions.h"
+#include "base/slurm/SlurmJobSpec.h"
 #include "common/RunEntry.h"
 #include "remote/RemoteFolder.h"
 #include "remote/RemoteHostRecords.h"
@@ -34,6 +35,14 @@ struct HostConfig {
     QString trainer = "streetgan-trainer";  ///< the remote binary
     QString knownHosts;                     ///< empty: ~/.ssh/known_hosts (tests set one)
     QString configFile;                     ///< empty: ~/.ssh/config
+    /// "slurm": the host is a Slurm cluster's login node, and New run submits there (sbatch, one
+    /// job per run) instead of starting the trainer on it; "": runs start on the host itself.
+    /// Chosen in the Connect dialog and remembered per host rather than detected (`command -v
+    /// sbatch`): a GPU box may have Slurm's client tools and still train directly, and only the
+    /// user knows that the runs folder is on the file system the compute nodes share.
+    QString scheduler;
+    static constexpr const char* kSlurm = "slurm";
+    bool isSlurm() const { return scheduler == kSlurm; }
 
     QString label() const;
     /// Who the host is once its ~/.ssh/config is applied: "user@address:port" (SshSession::resolve,
@@ -71,6 +80,15 @@ public:
     void listRecords();
     /// Starts `streetgan-trainer start --detach ARGS` on the host.
     void startRun(const QStringList& args);
+    /// A Slurm login node (config().isSlurm()): submits a job running `train --run-dir RUN
+    /// --resume ARGS` on its ranks, as `job` asks (SlurmRunLauncher); runSubmitted or failed answers.
+    void submitRun(const QStringList& args, const SlurmJobSpec& job);
+    /// Cancels the Slurm job of `runDir` (scancel, queued or running); runCancelled or failed answers.
+    void cancelRun(const QString& runDir);
+    /// Whether `runDir` is a Slurm run of this host: submitted from here, or listed with a job.
+    bool isSlurmRun(const QString& runDir) const;
+    /// The listing's entry of `runDir`; nullptr when it is not listed (yet).
+    const RunEntry* listedRun(const QString& runDir) const;
     const RunEntryList& runs() const { return runs_; }
     /// Asks which streetgan-trainer the host runs; trainerProbed answers.
     void probeTrainer();
@@ -86,6 +104,8 @@ public:
     /// Lists runs under `root` from now on (the Connect dialog's "Runs folder there" changed on a
     /// connected host); emits configChanged so that the settings keep it. Call refresh() after.
     void setRoot(const QString& root);
+    /// Submits to Slurm from now on (HostConfig::scheduler); emits configChanged.
+    void setScheduler(const QString& scheduler);
     /// Looks for folders of TensorBoard runs under the host's home folder (a host with another
     /// trainer's logs); tensorBoardFoldersFound answers. Not the host's failure when it fails.
     void findTensorBoardFolders();
@@ -96,6 +116,9 @@ signals:
     void connected(const QString& label);
     void runsListed(const streetgan::ui::RunEntryList& runs);
     void runStarted(const QString& runPath);
+    /// A run submitted to Slurm (it may wait queued: the listing shows Slurm's state and reason).
+    void runSubmitted(const QString& runPath);
+    void runCancelled(const QString& runPath);
     void recordsListed(const streetgan::ui::RunRecordList& records);
     void recordsFailed(const QString& message);
     /// A request failed. Emitted once per failure: while the host is failing already with the
@@ -112,6 +135,9 @@ signals:
 private:
     void succeeded();
     void fail(const QString& message);
+    /// While a Slurm run of the listing is queued or running, lists again in a few seconds: its
+    /// state changes on the cluster, where nothing tells the app.
+    void pollSlurmRuns();
     HostConfig config_;
     QString identity_, lastError_;
     bool listed_ = false;
@@ -124,7 +150,9 @@ private:
     QSet<quint64> startJobs_;        ///< starts in flight (their failure is not the host's)
     QSet<quint64> recordJobs_;       ///< records listings in flight (their failure is the table's)
     QString followProblem_;
-    bool reachable_ = false;  ///< the host answered the last request (a failure then is not "not connected")
+    QSet<QString> submitted_;  ///< run folders submitted to Slurm from here
+    bool slurmPoll_ = false;   ///< a listing of Slurm runs is due
+    bool reachable_ = false;   ///< the host answered the last request (a failure then is not "not connected")
     int busy_ = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "base/remote/SftpEventFiles.h"
 #include "base/remote/ShellQuote.h"
 #include "base/remote/SshSession.h"
+#include "base/slurm/SlurmRunLauncher.h"
 #include "base/tensorboard/TensorBoardRun.h"
 
 namespace streetgan::ui {
@@ -221,6 +222,38 @@ void RemoteHostWorker::startRun(quint64 jobId, const QStringList& trainArgs) {
     } catch (const std::exception& e) {
         session_.reset();
         emit failed(jobId, QString::fromStdString(e.what()), false);
+    }
+}
+
+void RemoteHostWorker::launchFailed(quint64 jobId, const QString& doing, const std::exception& e) {
+    if (dynamic_cast<const LaunchError*>(&e)) {
+        emit failed(jobId, tr("%1: %2").arg(doing, QString::fromStdString(e.what())), true);
+        return;
+    }
+    session_.reset();
+    emit failed(jobId, QString::fromStdString(e.what()), false);
+}
+
+// A Slurm login node: the launcher's shell is this worker's session (SshShell, from $HOME, as
+// startRun), so a relative runs folder means the same for the listing and the job.
+void RemoteHostWorker::submitRun(quint64 jobId, const QStringList& trainArgs, const SlurmJobSpec& job) {
+    std::vector<std::string> args;
+    for (const QString& a : trainArgs) args.push_back(a.toStdString());
+    try {
+        SlurmRunLauncher launcher(std::make_unique<SshShell>(session()), TrainerCommandLine(trainer_.toStdString()), job);
+        emit runSubmitted(jobId, QString::fromStdString(launcher.start(args)));
+    } catch (const std::exception& e) {
+        launchFailed(jobId, tr("The job was not submitted"), e);
+    }
+}
+
+void RemoteHostWorker::cancelRun(quint64 jobId, const QString& runDir) {
+    try {
+        SlurmRunLauncher launcher(std::make_unique<SshShell>(session()), TrainerCommandLine(trainer_.toStdString()), SlurmJobSpec{});
+        launcher.stop(runDir.toStdString());
+        emit runCancelled(jobId, runDir);
+    } catch (const std::exception& e) {
+        launchFailed(jobId, tr("The job was not cancelled"), e);
     }
 }
 

@@ -13,6 +13,7 @@
 
 #include "base/follow/RunStatus.h"
 #include "base/remote/SshOptions.h"
+#include "base/slurm/SlurmJobSpec.h"
 #include "common/RunEntry.h"
 #include "remote/RemoteFolder.h"
 #include "remote/RemoteHostRecords.h"
@@ -34,6 +35,11 @@ public:
     /// emits recordsListed, or failed (a trainer too old for --table says so).
     void listRecords(quint64 jobId, const QString& root);
     void startRun(quint64 jobId, const QStringList& trainArgs);
+    /// Submits the run to the host's Slurm cluster (SlurmRunLauncher on this session's shell);
+    /// emits runSubmitted with its run folder, or failed with Slurm's line (reached).
+    void submitRun(quint64 jobId, const QStringList& trainArgs, const streetgan::SlurmJobSpec& job);
+    /// scancel of the run's Slurm job (SlurmRunLauncher::stop); emits runCancelled or failed.
+    void cancelRun(quint64 jobId, const QString& runDir);
     /// Probes the host's trainer (the remembered one, PATH, ~/.local/bin); emits trainerProbed.
     void probeTrainer(quint64 jobId);
     /// The trainer the next commands run (after a set-up installed one elsewhere).
@@ -50,6 +56,8 @@ signals:
     void runsListed(quint64 jobId, const streetgan::ui::RunEntryList& runs);
     void recordsListed(quint64 jobId, const streetgan::ui::RunRecordList& records);
     void runStarted(quint64 jobId, const QString& runPath);
+    void runSubmitted(quint64 jobId, const QString& runPath);
+    void runCancelled(quint64 jobId, const QString& runPath);
     void trainerProbed(quint64 jobId, const streetgan::ui::TrainerStatus& status);
     /// `error` empty: the search listed `listed` folders (`cut`: it stopped at its bound).
     void tensorBoardFoldersFound(quint64 jobId, const QString& home, const streetgan::ui::RemoteFolderList& folders, int listed, bool cut,
@@ -69,6 +77,8 @@ private:
     std::vector<RunInfo> tensorBoardRuns(const std::string& root);
     /// The home folder ($HOME, physical), asked once per connection.
     std::string home();
+    /// The one line of a launcher's failure: emits failed (reached when the host answered).
+    void launchFailed(quint64 jobId, const QString& doing, const std::exception& e);
     SshOptions ssh_;
     QString trainer_;
     std::unique_ptr<SshSession> session_;

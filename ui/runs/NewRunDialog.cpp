@@ -21,6 +21,7 @@
 
 #include "base/run/TrainConfig.h"
 #include "base/run/TrainOption.h"
+#include "runs/SlurmJobFields.h"
 
 namespace streetgan::ui {
 
@@ -53,8 +54,15 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QS
     form->addRow(tr("Checkpoint every:"), checkpointRow());
     form->addRow(tr("G_ema half-life (kimg):"), emaKimg_);
     layout->addLayout(form);
+    slurm_ = new SlurmJobFields;
+    slurm_->setVisible(false);
+    layout->addWidget(slurm_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
+    connect(target_, &QComboBox::currentIndexChanged, this, [this, buttons] {
+        slurm_->setVisible(slurmTarget());
+        buttons->button(QDialogButtonBox::Ok)->setText(slurmTarget() ? tr("Submit") : tr("Start"));
+    });
     layout->addWidget(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -75,6 +83,24 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QS
     });
     applyPreset("tiny-cpu");
     syncData();
+}
+
+void NewRunDialog::setSlurmTargets(const QList<bool>& slurm) {
+    slurmRows_ = slurm;
+    slurm_->setVisible(slurmTarget());
+}
+
+bool NewRunDialog::slurmTarget() const { return slurmRows_.value(target_->currentIndex(), false); }
+
+SlurmJobSpec NewRunDialog::slurmJob() const { return slurm_->spec(); }
+
+void NewRunDialog::accept() {
+    if (slurmTarget()) {
+        const QString problem = slurm_->problem();
+        slurm_->showProblem(problem);
+        if (!problem.isEmpty()) return;
+    }
+    QDialog::accept();
 }
 
 // "Train on": this computer and the hosts; those that cannot train now stay listed, greyed, with

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <QDialog>
+#include <QList>
 #include <QPair>
 #include <QStringList>
 #include <QVector>
 
 #include "base/run/TrainOption.h"
+#include "base/slurm/SlurmJobSpec.h"
 
 class QComboBox;
 class QLineEdit;
@@ -19,6 +21,8 @@ class QPushButton;
 class QHBoxLayout;
 
 namespace streetgan::ui {
+
+class SlurmJobFields;
 
 class NewRunDialog : public QDialog {
     Q_OBJECT
@@ -35,6 +39,17 @@ public:
     QStringList trainerArguments(const QString& root) const;
     /// The arguments of the one-click first run: a tiny CPU run on synthetic streets.
     static QStringList tinyRunArguments(const QString& runDir);
+    /// Marks the "Train on" rows that are Slurm login nodes (`slurm[i]`): for those the dialog
+    /// shows the job's fields (SlurmJobFields) and Start submits.
+    void setSlurmTargets(const QList<bool>& slurm);
+    /// Whether the chosen row is a Slurm login node.
+    bool slurmTarget() const;
+    /// What the job asks of Slurm (valid once the dialog was accepted for a Slurm row).
+    SlurmJobSpec slurmJob() const;
+    SlurmJobFields* slurmFields() const { return slurm_; }
+    /// Accepts unless the chosen row is Slurm's and its fields are refused: the refusal's one
+    /// line then shows under them and the dialog stays open.
+    void accept() override;
 
 private:
     void buildTarget(const QStringList& targets, const QStringList& unavailable);
@@ -51,6 +66,8 @@ private:
     QSpinBox *steps_, *batch_, *loaderThreads_, *logEvery_, *sampleEvery_, *checkpointEvery_, *keepCheckpoints_;
     QDoubleSpinBox *lr_, *emaKimg_;
     QComboBox* bestMetric_;
+    SlurmJobFields* slurm_;
+    QList<bool> slurmRows_;
     QVector<QPair<const TrainOption::Spec*, QWidget*>> settings_;  // the trainer's flags, in the form's order
 };
 

@@ -13,13 +13,21 @@ RunTargets::RunTargets(const QString& workspace, const HostListModel* hosts) {
     const QStringList labels = hosts->labels();
     for (int i = 0; i < hosts->hosts().size(); ++i) {
         RemoteHost* host = hosts->hosts().at(i);
-        targets_ << Target{labels.value(i), HostListModel::cannotTrainReason(host), host, host->config().root};
+        const bool slurm = host->config().isSlurm();
+        const QString label = slurm ? QCoreApplication::translate("RunTargets", "Slurm cluster via %1").arg(labels.value(i)) : labels.value(i);
+        targets_ << Target{label, HostListModel::cannotTrainReason(host), host, host->config().root, slurm};
     }
 }
 
 QStringList RunTargets::labels() const {
     QStringList out;
     for (const Target& t : targets_) out << t.label;
+    return out;
+}
+
+QList<bool> RunTargets::slurm() const {
+    QList<bool> out;
+    for (const Target& t : targets_) out << t.slurm;
     return out;
 }
 

@@ -24,6 +24,9 @@ public:
         QString unavailable;         ///< why it cannot train now; empty: it can
         RemoteHost* host = nullptr;  ///< the SSH host; nullptr: this computer
         QString root;                ///< the folder a new run goes under (on the target)
+        /// The host is a Slurm login node (HostConfig::scheduler): the run is submitted as a job
+        /// (RemoteHost::submitRun, i.e. SlurmRunLauncher) instead of started on the host.
+        bool slurm = false;
     };
 
     /// `hosts` may be null (no host list: this computer only).
@@ -34,6 +37,8 @@ public:
     /// The rows' labels and reasons, as NewRunDialog takes them.
     QStringList labels() const;
     QStringList unavailable() const;
+    /// Which rows are Slurm login nodes, as NewRunDialog::setSlurmTargets takes them.
+    QList<bool> slurm() const;
 
 private:
     QList<Target> targets_;
