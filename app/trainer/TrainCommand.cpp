@@ -169,7 +169,8 @@ int TrainCommand::execute() {
 
     if (mode_ == Mode::Start && DistributedContext::Env::fromEnvironment())
         throw ConfigError(
-            "start --detach cannot be one rank of a distributed run (WORLD_SIZE is set): run `streetgan-trainer launch ... -- train ...` instead");
+            "start --detach cannot be one rank of a distributed run (WORLD_SIZE is set, or this is a task of an srun step of several): run "
+            "`streetgan-trainer launch ... -- train ...` or `srun ... streetgan-trainer train ...` instead");
     if (mode_ == Mode::Start) {
         const auto r = DaemonLauncher::launch(cfg, runDir_, resume_, std::chrono::seconds(static_cast<int64_t>(startWait_)));
         if (!r.ready)
