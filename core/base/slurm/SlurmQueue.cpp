@@ -70,11 +70,12 @@ std::string lastLine(const std::string& text) {
 SlurmQueue::SlurmQueue(CommandShell& shell) : shell_(shell) {}
 
 std::string SlurmQueue::squeueCommand(const std::vector<std::string>& jobIds) {
-    return "squeue --noheader --states=all --jobs=" + joinIds(jobIds) + " " + ShellQuote::quote("--Format=JobID:|,State:|,Reason:|,exit_code:|");
+    return "timeout " + std::to_string(kQuerySeconds) + " squeue --noheader --states=all --jobs=" + joinIds(jobIds) + " " +
+           ShellQuote::quote("--Format=JobID:|,State:|,Reason:|,exit_code:|");
 }
 
 std::string SlurmQueue::sacctCommand(const std::vector<std::string>& jobIds) {
-    return "sacct -n -P -X -j " + joinIds(jobIds) + " -o JobID,State,ExitCode,Reason";
+    return "timeout " + std::to_string(kQuerySeconds) + " sacct -n -P -X -j " + joinIds(jobIds) + " -o JobID,State,ExitCode,Reason";
 }
 
 std::vector<SlurmJobState> SlurmQueue::parseSqueue(const std::string& out) {
@@ -119,6 +120,8 @@ std::string SlurmQueue::failure(const std::string& tool, const std::string& host
         return "there is no " + tool + " on " + host +
                "'s PATH: is it a Slurm login node? (a command over SSH runs without your interactive shell's `module load`: put Slurm on PATH in "
                "~/.bashrc or ~/.profile)";
+    if (exitStatus && *exitStatus == 124)
+        return tool + " on " + host + " did not answer within " + std::to_string(kQuerySeconds) + " s: is slurmctld up? (`scontrol ping` there)";
     const std::string said = lastLine(err);
     return tool + " on " + host + " failed" +
            (said.empty() ? std::string(exitStatus ? " with exit code " + std::to_string(*exitStatus) : " (killed)") : ": " + said);
@@ -136,7 +139,7 @@ std::map<std::string, SlurmJobState> SlurmQueue::states(const std::vector<std::s
     } else if (q.err.find("Invalid job id specified") == std::string::npos) {  // asked for one job only, squeue says so when it has ended
         const std::string why = failure("squeue", shell_.label(), q.exitStatus, q.err);
         if (q.exitStatus && *q.exitStatus == 127) throw ConfigError(why);
-        throw IoError(why + "; is slurmctld up? (`scontrol ping`)");
+        throw IoError(q.exitStatus && *q.exitStatus == 124 ? why : why + "; is slurmctld up? (`scontrol ping`)");
     }
     std::vector<std::string> missing;
     for (const auto& id : ids)

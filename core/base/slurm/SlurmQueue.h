@@ -33,19 +33,23 @@ public:
     /// states() first: scancel itself is silent about those); throws as states() does.
     bool cancel(const std::string& jobId);
 
-    /// squeue --noheader --states=all --jobs=IDS --Format=JobID:|,State:|,Reason:|,exit_code:|
+    /// Seconds a query may take: squeue and sacct wait 18 s to a minute for a controller that
+    /// does not answer (its MessageTimeout, retried), and every listing of a folder holding a Slurm
+    /// run would wait with them; coreutils' `timeout` bounds them (exit 124: no answer).
+    static constexpr int kQuerySeconds = 10;
+    /// timeout 10 squeue --noheader --states=all --jobs=IDS --Format=JobID:|,State:|,Reason:|,exit_code:|
     /// (--states=all: with --jobs alone squeue leaves out jobs that have ended).
     static std::string squeueCommand(const std::vector<std::string>& jobIds);
     /// One state per line of that output ("1|FAILED|NonZeroExitCode|768|": exit_code is the wait
     /// status, exit code 3); lines that are not four fields are skipped.
     static std::vector<SlurmJobState> parseSqueue(const std::string& out);
-    /// sacct -n -P -X -j IDS -o JobID,State,ExitCode,Reason
+    /// timeout 10 sacct -n -P -X -j IDS -o JobID,State,ExitCode,Reason
     static std::string sacctCommand(const std::vector<std::string>& jobIds);
     /// One state per line of that output ("3|FAILED|3:0|NonZeroExitCode": ExitCode is
     /// code:signal); job steps (an id with '.') and malformed lines are skipped.
     static std::vector<SlurmJobState> parseSacct(const std::string& out);
-    /// The one line for a Slurm command that failed on `host`: not installed (exit 127), or
-    /// Slurm's own last error line.
+    /// The one line for a Slurm command that failed on `host`: not installed (exit 127), no
+    /// answer within kQuerySeconds (124), or Slurm's own last error line.
     static std::string failure(const std::string& tool, const std::string& host, std::optional<int> exitStatus, const std::string& err);
 
 private:

@@ -40,9 +40,13 @@ std::map<std::string, SlurmJobState> byId(const std::vector<SlurmJobState>& stat
 }  // namespace
 
 TEST(SlurmQueueParseTest, SqueueCommandAsksForEveryStateOfTheGivenJobs) {
-    EXPECT_EQ(SlurmQueue::squeueCommand({"12", "7"}), "squeue --noheader --states=all --jobs=12,7 '--Format=JobID:|,State:|,Reason:|,exit_code:|'");
-    EXPECT_EQ(SlurmQueue::sacctCommand({"12"}), "sacct -n -P -X -j 12 -o JobID,State,ExitCode,Reason");
+    EXPECT_EQ(SlurmQueue::squeueCommand({"12", "7"}), "timeout 10 squeue --noheader --states=all --jobs=12,7 '--Format=JobID:|,State:|,Reason:|,exit_code:|'");
+    EXPECT_EQ(SlurmQueue::sacctCommand({"12"}), "timeout 10 sacct -n -P -X -j 12 -o JobID,State,ExitCode,Reason");
     EXPECT_THROW(SlurmQueue::squeueCommand({"12;reboot"}), std::exception);
+    // a controller that does not answer: timeout's 124, one line saying so
+    const std::string silent = SlurmQueue::failure("squeue", "login1", 124, "");
+    EXPECT_NE(silent.find("did not answer within 10 s"), std::string::npos) << silent;
+    EXPECT_NE(silent.find("scontrol ping"), std::string::npos) << silent;
 }
 
 TEST(SlurmQueueParseTest, ReadsRealSqueueOutput) {
