@@ -7,6 +7,7 @@
 // use, malformed SLURM_* values, one line each.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -154,6 +155,30 @@ TEST_F(TrainerOnSlurm, Usr1CheckpointsRequeuesAndTheRequeuedJobResumes) {
     // Both starts wrote to the same output file (--open-mode=append).
     const std::string out = output(id);
     EXPECT_NE(out.find("settings:"), out.rfind("settings:")) << out;
+}
+
+// The warning reaching one rank only (rank 1 here: rank 0, which requeues, never saw it) still
+// stops both at one step and requeues: the per-step agreement carries it.
+TEST_F(TrainerOnSlurm, AWarningToOneRankRequeuesTheWholeJob) {
+    constexpr int64_t kSteps = 60;
+    const std::string script = writeJobScript(run, 2, "train --run-dir " + CliRunner::quote(run) + " --resume " + tinyTrainArgs(kSteps, 1000));
+    const std::string id = cluster->submit(CliRunner::quote(script));
+    ASSERT_TRUE(waitUntil([&] { return lastStep(run) >= 3; }, 300)) << cluster->describe(id) << output(id);
+    // Rank 1's process: the trainer whose environment says SLURM_PROCID=1 in this job.
+    pid_t rank1 = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string env = CliRunner::slurp(entry.path().string() + "/environ");
+        const std::string nul(1, '\0');
+        if ((nul + env).find(nul + "SLURM_PROCID=1" + nul) != std::string::npos && (nul + env).find(nul + "SLURM_JOB_ID=" + id + nul) != std::string::npos &&
+            CliRunner::slurp(entry.path().string() + "/cmdline").find("streetgan-trainer") != std::string::npos)
+            rank1 = static_cast<pid_t>(std::stoi(entry.path().filename().string()));
+    }
+    ASSERT_GT(rank1, 0) << "rank 1's process not found";
+    ASSERT_EQ(::kill(rank1, SIGUSR1), 0);
+    ASSERT_TRUE(cluster->waitForJobState(id, "COMPLETED", std::chrono::seconds(300))) << cluster->describe(id) << output(id);
+    EXPECT_EQ(cluster->job(id)["Restarts"], "1");
+    EXPECT_EQ(statuses(run), (std::vector<std::string>{"running", "requeued", "running", "finished"})) << statusAndErrors(run);
+    expectContinuousSteps(run, kSteps);
 }
 
 TEST_F(TrainerOnSlurm, ARequeueThatSlurmRefusesFailsTheRunWithOneLine) {
