@@ -34,7 +34,7 @@ bool slurmInstalled() {
 }
 
 // Polls `done` every 100 ms until it holds or `deadline` passes (a busy 2-core machine: generous).
-bool waitFor(const std::function<bool()>& done, std::chrono::seconds deadline = std::chrono::seconds(180)) {
+bool waitLong(const std::function<bool()>& done, std::chrono::seconds deadline = std::chrono::seconds(180)) {
     const auto end = Clock::now() + deadline;
     while (Clock::now() < end) {
         if (done()) return true;
@@ -80,7 +80,7 @@ protected:
     }
     // Waits until the launcher reports `state`; the last state seen goes to `seen`.
     static bool waitForState(RunLauncher& l, const std::string& run, const std::string& state, RunLauncher::State& seen) {
-        return waitFor([&] {
+        return waitLong([&] {
             seen = l.state(run);
             return seen.state == state;
         });
@@ -101,7 +101,7 @@ TEST_F(SlurmRunLauncherTest, LocalShellSubmitsRunsReadsSlurmsStatesAndCancels) {
     RunLauncher::State s;
     ASSERT_TRUE(waitForState(*launcher, run, "finished", s)) << s.state << " " << s.reason << cluster->logs();
     // The trainer says finished a moment before its job ends; then the exit code is Slurm's.
-    ASSERT_TRUE(waitFor([&] { return (s = launcher->state(run)).exitCode.has_value(); })) << s.state;
+    ASSERT_TRUE(waitLong([&] { return (s = launcher->state(run)).exitCode.has_value(); })) << s.state;
     EXPECT_EQ(s.state, "finished");
     EXPECT_EQ(*s.exitCode, 0);
 
@@ -109,7 +109,7 @@ TEST_F(SlurmRunLauncherTest, LocalShellSubmitsRunsReadsSlurmsStatesAndCancels) {
     const std::string blocker = cluster->submit("--output=/dev/null --wrap 'sleep 600'");
     ASSERT_TRUE(cluster->waitForJobState(blocker, "RUNNING")) << cluster->describe(blocker);
     const std::string waits = launcher->start(tinyRun(root + "/waits", 4));
-    ASSERT_TRUE(waitFor([&] {
+    ASSERT_TRUE(waitLong([&] {
         s = launcher->state(waits);
         return s.state == "queued" && !s.reason.empty();
     })) << s.state;
@@ -156,7 +156,7 @@ TEST_F(SlurmRunLauncherTest, ALoginNodeOverSshRunsAndCancelsARelativeRun) {
     EXPECT_EQ(run, std::filesystem::canonical(tmp / "home").string() + "/runs/long");
     RunLauncher::State s;
     // Running: the trainer's own state through `ls` on the login node, once it wrote one.
-    ASSERT_TRUE(waitFor([&] { return std::filesystem::exists(run + "/events.jsonl") && (s = launcher.state("runs/long")).state == "running"; }))
+    ASSERT_TRUE(waitLong([&] { return std::filesystem::exists(run + "/events.jsonl") && (s = launcher.state("runs/long")).state == "running"; }))
         << s.state << " " << s.reason << cluster->logs();
     launcher.stop("runs/long");
     ASSERT_TRUE(waitForState(launcher, run, "cancelled", s)) << s.state;
