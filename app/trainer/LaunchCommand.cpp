@@ -1,10 +1,17 @@
 #include "trainer/LaunchCommand.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
@@ -16,6 +23,22 @@ namespace {
 
 std::atomic<int> gSignal{0};
 void onSignal(int sig) { gSignal.store(sig); }
+
+std::string absolutePath(const std::string& p) {
+    std::string a = std::filesystem::absolute(p).lexically_normal().string();
+    while (a.size() > 1 && a.back() == '/') a.pop_back();
+    return a;
+}
+
+// The --run-dir of the ranks' `train` command ("" when it has none).
+std::string runDirOf(const std::vector<std::string>& command) {
+    std::string dir;
+    for (size_t i = 0; i < command.size(); ++i) {
+        if (command[i] == "--run-dir" && i + 1 < command.size()) dir = command[i + 1];
+        if (command[i].rfind("--run-dir=", 0) == 0) dir = command[i].substr(10);
+    }
+    return dir;
+}
 
 }  // namespace
 
@@ -29,6 +52,8 @@ CLI::App* LaunchCommand::setup(CLI::App& parent) {
     a->add_option("--grace", grace_, "Seconds the other ranks get to exit after one fails, before SIGKILL")
         ->check(FiniteNumber())
         ->check(CLI::Range(0.0, 3600.0));
+    a->add_flag("--detach", detach_, "Run as a daemon of its own session (one node of a run across hosts); prints {pid, log, master, run_dir}");
+    a->add_option("--log", log_, "With --detach: the launch's log (default RUN/launch-node<R>.log of train's --run-dir)");
     a->add_option("command", command_, "The trainer command every rank runs, after --: train --run-dir DIR ...")->required();
     return a;
 }
@@ -42,11 +67,13 @@ int LaunchCommand::execute() {
     if (!master_.empty()) {
         const auto colon = master_.rfind(':');
         int port = 0;
+        // Port 0 asks node 0 of a detached launch to pick a free port here (it prints which).
+        const int lowest = detach_ && nodeRank_ == 0 ? 0 : 1;
         try {
             if (colon == std::string::npos || colon == 0) throw std::invalid_argument("no port");
             size_t used = 0;
             port = std::stoi(master_.substr(colon + 1), &used);
-            if (used != master_.size() - colon - 1 || port < 1 || port > 65535) throw std::invalid_argument("bad port");
+            if (used != master_.size() - colon - 1 || port < lowest || port > 65535) throw std::invalid_argument("bad port");
         } catch (const std::exception&) {
             throw ConfigError("--master '" + master_ + "' is not ADDR:PORT: give node 0's address and a free port, e.g. 10.0.0.1:29500");
         }
@@ -57,6 +84,13 @@ int LaunchCommand::execute() {
         throw ConfigError("launch runs `train` (or `dist-check`) on every rank: give it after --, e.g. launch --nproc 2 -- train --run-dir DIR");
     o.args = command_;
     o.exe = Paths::selfExecutable();
+    if (detach_) {
+        // The port is picked here, not in the daemon, so that the line printed names it.
+        if (o.masterPort == 0 && nodeRank_ == 0) o.masterPort = RankLauncher::freePort();
+        master_ = o.masterAddr + ":" + std::to_string(o.masterPort);
+        const RankLauncher check(o);  // the options' refusals, before anything is started
+        return detach();
+    }
 
     gSignal = 0;
     std::signal(SIGINT, onSignal);
@@ -65,6 +99,77 @@ int LaunchCommand::execute() {
     const int code = launcher.run(gSignal);
     if (!launcher.failure().empty()) std::cerr << "streetgan-trainer: " << launcher.failure() << "\n";
     return code;
+}
+
+int LaunchCommand::detach() {
+    const std::string runDir = command_.front() == "train" && !runDirOf(command_).empty() ? absolutePath(runDirOf(command_)) : std::string();
+    if (log_.empty() && runDir.empty())
+        throw ConfigError("launch --detach needs --log FILE for `" + command_.front() + "` (only a train run has a folder for it: RUN/launch-node<R>.log)");
+    const std::string log = absolutePath(log_.empty() ? runDir + "/launch-node" + std::to_string(nodeRank_) + ".log" : log_);
+    // On a node other than 0 this makes RUN with the log alone in it: listings skip such a folder
+    // (no run.json, events or slurm.json), and on a shared file system it is rank 0's own run.
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(log).parent_path(), ec);
+    const int logFd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+    if (logFd < 0) throw IoError("cannot open '" + log + "' for the detached launch's log (" + std::strerror(errno) + "); give a writable --log FILE");
+    const int nullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int pipeFds[2] = {-1, -1};
+    if (nullFd < 0 || ::pipe2(pipeFds, O_CLOEXEC) != 0) {
+        const int e = errno;
+        for (int fd : {logFd, nullFd, pipeFds[0], pipeFds[1]})
+            if (fd >= 0) ::close(fd);
+        throw IoError(std::string("cannot prepare the detached launch (") + std::strerror(e) + ")");
+    }
+    // The daemon is this launch without --detach and --log. Everything exec needs is built before
+    // fork (LibTorch may have threads: the child makes async-signal-safe calls only).
+    const std::string exe = Paths::selfExecutable();
+    std::vector<std::string> args{
+        exe,        "launch", "--nproc", std::to_string(nproc_), "--nnodes", std::to_string(nnodes_), "--node-rank", std::to_string(nodeRank_),
+        "--master", master_,  "--grace", std::to_string(grace_), "--"};
+    args.insert(args.end(), command_.begin(), command_.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    static const char kExecFailed[] = "cannot execute the trainer binary";
+
+    const pid_t child = ::fork();
+    if (child < 0) {
+        const int e = errno;
+        for (int fd : {logFd, nullFd, pipeFds[0], pipeFds[1]}) ::close(fd);
+        throw IoError(std::string("cannot start the detached launch (fork: ") + std::strerror(e) + ")");
+    }
+    if (child == 0) {
+        // A session of its own: no SIGHUP when the SSH session that started it ends, and its pid
+        // is the process group of the launch and its ranks (stop() signals that group).
+        ::setsid();
+        ::dup2(nullFd, STDIN_FILENO);
+        ::dup2(logFd, STDOUT_FILENO);
+        ::dup2(logFd, STDERR_FILENO);
+        ::signal(SIGHUP, SIG_IGN);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::execv(exe.c_str(), argv.data());
+        [[maybe_unused]] const ssize_t w = ::write(pipeFds[1], kExecFailed, sizeof kExecFailed - 1);
+        ::_exit(127);
+    }
+    ::close(pipeFds[1]);
+    ::close(logFd);
+    ::close(nullFd);
+    // The pipe closes on exec (O_CLOEXEC): end of file and nothing read means the daemon runs.
+    std::string said;
+    char buf[256];
+    for (;;) {
+        const ssize_t n = ::read(pipeFds[0], buf, sizeof buf);
+        if (n > 0) said.append(buf, static_cast<size_t>(n));
+        if (n == 0 || (n < 0 && errno != EINTR)) break;
+    }
+    ::close(pipeFds[0]);
+    if (!said.empty()) throw IoError("the detached launch did not start: " + said + " (" + exe + ")");
+    nlohmann::json line{{"pid", child}, {"log", log}, {"master", master_}, {"node_rank", nodeRank_}};
+    if (!runDir.empty()) line["run_dir"] = runDir;
+    std::cout << line.dump() << std::endl;
+    return 0;
 }
 
 }  // namespace streetgan

@@ -17,6 +17,9 @@
 #include <iostream>
 #include <thread>
 
+#include "base/launch/MultiHostRunLauncher.h"
+#include "base/launch/SshRunLauncher.h"
+#include "base/launch/SshShell.h"
 #include "base/launch/TrainerCommandLine.h"
 #include "base/remote/RemoteAttach.h"
 #include "base/remote/RemoteCache.h"
@@ -26,6 +29,7 @@
 #include "base/remote/SshConfig.h"
 #include "base/remote/SshSession.h"
 #include "base/util/Errors.h"
+#include "trainer/FiniteNumber.h"
 #include "trainer/LsCommand.h"
 
 namespace streetgan {
@@ -68,7 +72,11 @@ std::optional<std::string> askTty(const std::string& prompt) {
 CLI::App* RemoteCommand::setup(CLI::App& parent) {
     remote_ = parent.add_subcommand("remote", "Runs on a remote host over SSH (libssh; ~/.ssh/config aliases, jump hosts, SFTP)");
     remote_->require_subcommand(1);
-    remote_->add_option("--host", host_, "Remote host: an ~/.ssh/config alias or a host name, optionally USER@HOST")->required();
+    remote_
+        ->add_option("--host", hosts_,
+                     "Remote host: an ~/.ssh/config alias or a host name, optionally USER@HOST[:PORT]; several (start, stop): one run across them, the first "
+                     "the rendezvous")
+        ->required();
     remote_->add_option("--port", port_, "SSH port (default: config, else 22)")->check(CLI::Range(1, 65535));
     remote_->add_option("--user", user_, "Remote user (default: config, else the local user)");
     remote_->add_option("--identity", identities_, "Private key file (repeatable; replaces the config's IdentityFile)");
@@ -91,6 +99,8 @@ CLI::App* RemoteCommand::setup(CLI::App& parent) {
     attach_->add_option("--max-reconnects", maxReconnects_, "Consecutive failed reconnects before giving up")->check(CLI::Range(0, 1000));
 
     start_ = remote_->add_subcommand("start", "Start a detached training run on the remote host (train options are forwarded); prints its run directory");
+    start_->add_option("--nproc-per-node", nprocPerNode_, "With several --host: ranks on each host (ranks = hosts x this)")->check(CLI::Range(1, 1024));
+    start_->add_option("train-options", startArgs_, "The train options (after --, or as they come)");
     start_->allow_extras();
     start_->prefix_command();
 
@@ -98,6 +108,12 @@ CLI::App* RemoteCommand::setup(CLI::App& parent) {
     control_->add_option("run", run_, "Remote run directory")->required();
     control_->add_option("cmd", cmd_, "Command")->required();
     control_->add_option("value", value_, "Value (set-lr)");
+
+    stop_ = remote_->add_subcommand("stop", "Stop a run (every rank on every --host of a run across hosts) and wait until its ranks are gone");
+    stop_->add_option("run", run_, "Remote run directory (rank 0's, on the first --host)")->required();
+    stop_->add_option("--stop-wait", stopWait_, "Seconds the ranks get to stop after rank 0's stop, before SIGTERM and SIGKILL")
+        ->check(FiniteNumber())
+        ->check(CLI::Range(0.0, 86400.0));
 
     fetch_ = remote_->add_subcommand("fetch", "Download a checkpoint of a remote run over SFTP (resumes partial downloads)");
     fetch_->add_option("run", run_, "Remote run directory")->required();
@@ -111,10 +127,20 @@ CLI::App* RemoteCommand::setup(CLI::App& parent) {
     return remote_;
 }
 
-SshOptions RemoteCommand::sshOptions() const {
+SshOptions RemoteCommand::sshOptions() const { return sshOptionsFor(0); }
+
+SshOptions RemoteCommand::sshOptionsFor(size_t index) const {
     SshOptions o;
-    o.host = host_;
+    o.host = hosts_.at(index);
     if (port_ > 0) o.port = port_;
+    // HOST:PORT (one colon, digits after it): several hosts cannot share one --port.
+    if (const size_t colon = o.host.rfind(':'); colon != std::string::npos && o.host.find(':') == colon && colon + 1 < o.host.size()) {
+        const std::string digits = o.host.substr(colon + 1);
+        if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 5 || std::stoi(digits) < 1 || std::stoi(digits) > 65535)
+            throw ConfigError("--host '" + o.host + "' is not [USER@]HOST[:PORT]: give the port as a number 1..65535");
+        o.port = std::stoi(digits);
+        o.host = o.host.substr(0, colon);
+    }
     if (!user_.empty()) o.user = user_;
     o.identityFiles = identities_;
     if (!jump_.empty()) o.jump = jump_;
@@ -148,9 +174,12 @@ SshOptions RemoteCommand::sshOptions() const {
 }
 
 int RemoteCommand::execute() {
+    if (hosts_.size() > 1 && !start_->parsed() && !stop_->parsed())
+        throw ConfigError("several --host are for `remote start` and `remote stop` (one run across hosts); give one --host for the other commands");
     if (ls_->parsed()) return ls();
     if (attach_->parsed()) return attach();
-    if (start_->parsed()) return start();
+    if (stop_->parsed()) return stop();
+    if (start_->parsed()) return hosts_.size() > 1 ? startAcrossHosts() : start();
     if (control_->parsed()) return control();
     return fetch();
 }
@@ -194,7 +223,64 @@ int RemoteCommand::control() { return passThrough(TrainerCommandLine(remoteTrain
 
 // The trainer's output as it comes (its run folder on stdout, its error on stderr, its exit
 // code): this is the command line, not the app; the words are TrainerCommandLine's.
-int RemoteCommand::start() { return passThrough(TrainerCommandLine(remoteTrainer_).start(start_->remaining())); }
+// start's train options: those CLI11 left over, then those after `--` (the `--` itself, which
+// CLI11 may leave among the extras, is no train option).
+std::vector<std::string> RemoteCommand::startArguments() const {
+    std::vector<std::string> args;
+    for (const std::string& a : start_->remaining())
+        if (a != "--" || !args.empty()) args.push_back(a);
+    args.insert(args.end(), startArgs_.begin(), startArgs_.end());
+    return args;
+}
+
+int RemoteCommand::start() { return passThrough(TrainerCommandLine(remoteTrainer_).start(startArguments())); }
+
+namespace {
+// One SSH session per host and the MultiHostRunLauncher over them; sessions outlive the launcher.
+struct HostSessions {
+    std::vector<std::unique_ptr<SshSession>> sessions;
+    std::unique_ptr<MultiHostRunLauncher> launcher;
+};
+
+// Every host is connected before anything starts: a host that cannot be reached is one line
+// naming it (SshSession's) and nothing runs anywhere.
+HostSessions connectHosts(const std::vector<SshOptions>& options, const std::string& trainer, const MultiHostRunLauncher::Options& o) {
+    HostSessions h;
+    std::vector<MultiHostRunLauncher::Host> hosts;
+    for (const SshOptions& opt : options) {
+        h.sessions.push_back(SshSession::connect(opt));
+        hosts.push_back({std::make_unique<SshShell>(*h.sessions.back()), h.sessions.back()->target().hostName});
+    }
+    h.launcher = std::make_unique<MultiHostRunLauncher>(std::move(hosts), trainer, o);
+    return h;
+}
+}  // namespace
+
+int RemoteCommand::startAcrossHosts() {
+    const std::vector<std::string> args = startArguments();
+    std::vector<SshOptions> options;
+    for (size_t i = 0; i < hosts_.size(); ++i) options.push_back(sshOptionsFor(i));
+    MultiHostRunLauncher::Options o;
+    o.nprocPerNode = nprocPerNode_;
+    HostSessions h = connectHosts(options, remoteTrainer_, o);
+    std::cout << h.launcher->start(args) << std::endl;
+    return 0;
+}
+
+int RemoteCommand::stop() {
+    std::vector<SshOptions> options;
+    for (size_t i = 0; i < hosts_.size(); ++i) options.push_back(sshOptionsFor(i));
+    if (hosts_.size() == 1) {  // a run on one host: its trainer's control stop
+        auto session = SshSession::connect(options[0]);
+        SshRunLauncher(*session, remoteTrainer_).stop(run_);
+        return 0;
+    }
+    MultiHostRunLauncher::Options o;
+    o.stopWait = std::chrono::milliseconds(static_cast<int64_t>(stopWait_ * 1000));
+    HostSessions h = connectHosts(options, remoteTrainer_, o);
+    h.launcher->stop(run_);
+    return 0;
+}
 
 int RemoteCommand::attach() {
     AttachOptions a;

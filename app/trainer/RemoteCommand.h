@@ -14,7 +14,10 @@ struct SshOptions;
 ///        [--known-hosts FILE] [--ssh-config FILE] [--remote-trainer PATH] [--accept-new-host-key]
 ///        [--password-env VAR]
 ///   ls ROOT [--json] | attach RUN [--from-offset B] [--seconds N] | start TRAIN-OPTIONS... |
-///   control RUN CMD [VALUE] | fetch RUN --checkpoint latest|NAME [--to DIR]
+///   control RUN CMD [VALUE] | fetch RUN --checkpoint latest|NAME [--to DIR] | stop RUN
+/// Several --host [USER@]HOST[:PORT] (start and stop only): one run across those hosts, host 0 the
+/// rendezvous, `start [--nproc-per-node N] TRAIN-OPTIONS...` (MultiHostRunLauncher) prints rank
+/// 0's run directory; `stop RUN` stops every rank on every host.
 /// The SSH client of core/remote for terminal users and tests: remote commands run
 /// `--remote-trainer` (default streetgan-trainer on the remote PATH) over an exec channel with
 /// every argument shell-quoted; attach follows with reconnects; fetch uses SFTP.
@@ -30,12 +33,22 @@ private:
     int start();
     int control();
     int fetch();
+    int stop();
+    /// start and stop with several hosts: a MultiHostRunLauncher over one session per host.
+    int startAcrossHosts();
+    std::vector<std::string> startArguments() const;
+    /// The SSH options of --host number `index` (its USER@ and :PORT applied).
+    SshOptions sshOptionsFor(size_t index) const;
     /// Runs `words` (the remote trainer and its arguments) on the host; its output and exit code are ours.
     int passThrough(const std::vector<std::string>& words);
 
     CLI::App* remote_ = nullptr;
-    CLI::App *ls_ = nullptr, *attach_ = nullptr, *start_ = nullptr, *control_ = nullptr, *fetch_ = nullptr;
-    std::string host_, user_, jump_, knownHosts_, sshConfig_, remoteTrainer_ = "streetgan-trainer", passwordEnv_;
+    CLI::App *ls_ = nullptr, *attach_ = nullptr, *start_ = nullptr, *control_ = nullptr, *fetch_ = nullptr, *stop_ = nullptr;
+    std::vector<std::string> hosts_;
+    std::vector<std::string> startArgs_;  // start's train options given after --
+    int nprocPerNode_ = 1;
+    double stopWait_ = 120;
+    std::string user_, jump_, knownHosts_, sshConfig_, remoteTrainer_ = "streetgan-trainer", passwordEnv_;
     int port_ = 0;
     std::vector<std::string> identities_;
     bool acceptNewHostKey_ = false;

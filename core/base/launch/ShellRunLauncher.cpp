@@ -23,23 +23,22 @@ std::string lastLine(const std::string& text) {
 ShellRunLauncher::ShellRunLauncher(std::unique_ptr<CommandShell> shell, TrainerCommandLine commandLine)
     : shell_(std::move(shell)), commandLine_(std::move(commandLine)), label_(shell_->label()) {}
 
-LaunchError ShellRunLauncher::failure(const std::string& doing, const ExecResult& r) const {
-    const std::string& trainer = commandLine_.trainer();
+LaunchError ShellRunLauncher::failureOn(const std::string& trainer, const std::string& label, const std::string& doing, const ExecResult& r) {
     const std::string said = trimmed(r.err);
     // 127: the shell found no such program; 126: found, not executable. Only when the trainer
     // printed nothing: a trainer's own exit code never collides then.
     if (r.exitStatus && (*r.exitStatus == 127 || *r.exitStatus == 126) && trimmed(r.out).empty())
-        return LaunchError(trainer + " cannot be run on " + label_ + " (" + (said.empty() ? "not found" : lastLine(said)) +
+        return LaunchError(trainer + " cannot be run on " + label + " (" + (said.empty() ? "not found" : lastLine(said)) +
                                "); install streetgan-trainer there or give the path of the one to run",
                            said.empty() ? "not found" : lastLine(said), true);
     if (!r.exitStatus)
-        return LaunchError(trainer + " on " + label_ + " was killed before it could " + doing + "; check the host's memory and logs, then try again", said,
+        return LaunchError(trainer + " on " + label + " was killed before it could " + doing + "; check the host's memory and logs, then try again", said,
                            false);
     if (said.empty())
-        return LaunchError(trainer + " on " + label_ + " could not " + doing + ": it exited with code " + std::to_string(*r.exitStatus) +
+        return LaunchError(trainer + " on " + label + " could not " + doing + ": it exited with code " + std::to_string(*r.exitStatus) +
                                " and no message; run the same command there to see why",
                            said, false);
-    return LaunchError(trainer + " on " + label_ + " could not " + doing + ": " + lastLine(said), said, false);
+    return LaunchError(trainer + " on " + label + " could not " + doing + ": " + lastLine(said), said, false);
 }
 
 std::string ShellRunLauncher::start(const std::vector<std::string>& trainArgs) {

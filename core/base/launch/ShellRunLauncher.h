@@ -29,12 +29,14 @@ public:
     const TrainerCommandLine& commandLine() const { return commandLine_; }
     /// A run's state as RunStatus read it (the reason: its last error, once it failed or crashed).
     static State stateOf(const RunInfo& info);
+    /// The LaunchError for a trainer command (`trainer`) on the target `label` that did not
+    /// succeed: `doing` says what it was for ("start the run", "stop RUN").
+    static LaunchError failureOn(const std::string& trainer, const std::string& label, const std::string& doing, const ExecResult& result);
 
 protected:
     CommandShell& shell() { return *shell_; }
-    /// The LaunchError for a trainer command that did not succeed: `doing` says what it was
-    /// for ("start the run", "stop RUN").
-    LaunchError failure(const std::string& doing, const ExecResult& result) const;
+    /// failureOn() for this launcher's trainer and target.
+    LaunchError failure(const std::string& doing, const ExecResult& result) const { return failureOn(commandLine_.trainer(), label_, doing, result); }
 
 private:
     std::unique_ptr<CommandShell> shell_;

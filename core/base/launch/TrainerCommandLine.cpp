@@ -1,5 +1,7 @@
 #include "base/launch/TrainerCommandLine.h"
 
+#include <nlohmann/json.hpp>
+
 #include "base/remote/ShellQuote.h"
 
 namespace streetgan {
@@ -37,6 +39,36 @@ std::vector<std::string> TrainerCommandLine::slurmTrain(const std::string& runDi
         words.push_back(a);
     }
     return words;
+}
+
+std::vector<std::string> TrainerCommandLine::launchNode(int nproc, int nnodes, int nodeRank, const std::string& master,
+                                                        const std::vector<std::string>& trainArgs) const {
+    std::vector<std::string> words{
+        trainer_,   "launch", "--detach", "--nproc", std::to_string(nproc), "--nnodes", std::to_string(nnodes), "--node-rank", std::to_string(nodeRank),
+        "--master", master,   "--",       "train"};
+    for (size_t i = 0; i < trainArgs.size(); ++i) {
+        const std::string& a = trainArgs[i];
+        if (a == "--detach" || isFlag(a, "--wait")) {
+            if (a == "--wait" && i + 1 < trainArgs.size()) ++i;  // and its value
+            continue;
+        }
+        words.push_back(a);
+    }
+    return words;
+}
+
+std::optional<TrainerCommandLine::DetachedLaunch> TrainerCommandLine::detachedLaunch(const std::string& launchOutput) {
+    const nlohmann::json j = nlohmann::json::parse(startedRunDir(launchOutput), nullptr, false);
+    if (!j.is_object() || !j.contains("pid") || !j["pid"].is_number_integer() || !j.contains("log") || !j["log"].is_string() || !j.contains("master") ||
+        !j["master"].is_string())
+        return std::nullopt;
+    DetachedLaunch d;
+    d.pid = j["pid"].get<long>();
+    d.log = j["log"].get<std::string>();
+    d.master = j["master"].get<std::string>();
+    if (j.contains("run_dir") && j["run_dir"].is_string()) d.runDir = j["run_dir"].get<std::string>();
+    if (d.pid <= 1) return std::nullopt;
+    return d;
 }
 
 std::string TrainerCommandLine::shellLine(const std::vector<std::string>& words) { return ShellQuote::join(words); }

@@ -45,3 +45,31 @@ TEST(TrainerCommandLineTest, StartedRunDirIsTheLastLinePrinted) {
     EXPECT_EQ(TrainerCommandLine::startedRunDir(""), "");
     EXPECT_EQ(TrainerCommandLine::startedRunDir("\n  \n"), "");
 }
+
+// A node of a run across hosts: launch --detach with the node's place, train's options after --,
+// start's own --detach and --wait (both spellings) dropped.
+TEST(TrainerCommandLineTest, LaunchNodeIsADetachedLaunchOfTrain) {
+    const TrainerCommandLine t("tr");
+    EXPECT_EQ(t.launchNode(2, 3, 1, "gpu01:29500", {"--run-dir", "runs/a", "--detach", "--wait", "30", "--wait=5", "--steps", "9"}),
+              (Words{"tr", "launch", "--detach", "--nproc", "2", "--nnodes", "3", "--node-rank", "1", "--master", "gpu01:29500", "--", "train", "--run-dir",
+                     "runs/a", "--steps", "9"}));
+}
+
+// launch --detach's line read back; anything else (an older trainer, a shell's noise, a pid that
+// could be every process) is no launch.
+TEST(TrainerCommandLineTest, DetachedLaunchLineIsReadOrRefused) {
+    const auto d = TrainerCommandLine::detachedLaunch(
+        "motd\n{\"log\":\"/h/runs/a/launch-node0.log\",\"master\":\"gpu01:41234\",\"node_rank\":0,\"pid\":4242,\"run_dir\":\"/h/runs/a\"}\n");
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->pid, 4242);
+    EXPECT_EQ(d->log, "/h/runs/a/launch-node0.log");
+    EXPECT_EQ(d->master, "gpu01:41234");
+    EXPECT_EQ(d->runDir, "/h/runs/a");
+    const auto noRun = TrainerCommandLine::detachedLaunch("{\"log\":\"/h/c.log\",\"master\":\"m:1\",\"pid\":7}");
+    ASSERT_TRUE(noRun);
+    EXPECT_EQ(noRun->runDir, "");
+    for (const std::string bad : {"", "/h/runs/a", "{\"log\":\"x\",\"master\":\"m:1\"}", "{\"log\":\"x\",\"master\":\"m:1\",\"pid\":\"12\"}",
+                                  "{\"log\":\"x\",\"master\":\"m:1\",\"pid\":-1}", "{\"log\":\"x\",\"master\":\"m:1\",\"pid\":1}", "[1,2]",
+                                  "{\"log\":3,\"master\":\"m:1\",\"pid\":12}"})
+        EXPECT_FALSE(TrainerCommandLine::detachedLaunch(bad)) << bad;
+}
