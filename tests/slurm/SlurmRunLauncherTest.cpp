@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,16 @@ bool waitLong(const std::function<bool()>& done, std::chrono::seconds deadline =
 std::vector<std::string> tinyRun(const std::string& runDir, int steps) {
     return {"--run-dir",          runDir, "--preset", "tiny-32", "--steps", std::to_string(steps), "--batch", "4", "--log-every", "1",
             "--synthetic-images", "32",   "--device", "cpu"};
+}
+
+// A run that goes on until it is cancelled: epochs of 100000 images and no sample grids, so that
+// it writes no epoch-end checkpoint or grid while the test runs (a test killed mid-way must not
+// leave a run filling the disk).
+std::vector<std::string> endlessRun(const std::string& runDir) {
+    auto args = tinyRun(runDir, 1000000);
+    args[std::find(args.begin(), args.end(), "--synthetic-images") - args.begin() + 1] = "100000";
+    args.insert(args.end(), {"--sample-every", "0"});
+    return args;
 }
 
 SlurmJobSpec oneTask() {
@@ -152,7 +163,7 @@ TEST_F(SlurmRunLauncherTest, ALoginNodeOverSshRunsAndCancelsARelativeRun) {
     SlurmRunLauncher launcher(std::make_unique<SshShell>(*session), TrainerCommandLine(STREETGAN_TRAINER), oneTask());
     EXPECT_EQ(launcher.label(), "Slurm on " + session->label());
     // Relative: from the login node's home (the sshd's SetEnv HOME), made absolute for the nodes.
-    const std::string run = launcher.start(tinyRun("runs/long", 1000000));
+    const std::string run = launcher.start(endlessRun("runs/long"));
     EXPECT_EQ(run, std::filesystem::canonical(tmp / "home").string() + "/runs/long");
     RunLauncher::State s;
     // Running: the trainer's own state through `ls` on the login node, once it wrote one.

@@ -839,9 +839,8 @@ void MainWindow::wireSlurmHost(RemoteHost* host) {
         showStatus(tr("%1: submitted to Slurm on %2; the runs list shows it queued and why, and it plots once its job runs.")
                        .arg(QFileInfo(path).fileName(), host->label()),
                    15000);
-        waitingSlurmRuns_[host].insert(path);
-        host->refresh();
-        openRemoteRun(host, path);  // the active run now: Stop cancels it even while it waits
+        waitingSlurmRuns_[host].insert(path);  // (the host lists it again by itself)
+        openRemoteRun(host, path);             // the active run now: Stop cancels it even while it waits
     });
     connect(host, &RemoteHost::runCancelled, this, [this, host](const QString& path) {
         showStatus(tr("%1: its Slurm job is cancelled on %2.").arg(QFileInfo(path).fileName(), host->label()), 8000);

@@ -79,27 +79,29 @@ ConnectDialog::ConnectDialog(const QList<HostConfig>& recent, QWidget* parent) :
     });
     // Each host starts from its own remembered values, or blank: typing a new host after a
     // remembered one clears what that one filled in (its trainer path is no other host's).
-    connect(host_, &QComboBox::editTextChanged, this, [this](const QString& text) {
-        showConfigPort();
-        const QString h = text.trimmed();
-        for (const HostConfig& r : recent_)
-            if (r.host == h) {
-                if (filledFrom_ != h) setConfig(r);
-                return;
-            }
-        if (filledFrom_.isEmpty()) return;  // the user's own values for this new host stay
-        filledFrom_.clear();
-        HostConfig blank;
-        user_->clear();
-        port_->setValue(0);
-        key_->clear();
-        jump_->clear();
-        root_->setText(blank.root);
-        trainer_->setText(blank.trainer);
-        slurm_->setChecked(false);
-    });
+    connect(host_, &QComboBox::editTextChanged, this, &ConnectDialog::hostTyped);
     if (!recent.isEmpty()) setConfig(recent.front());
     showConfigPort();
+}
+
+void ConnectDialog::hostTyped(const QString& text) {
+    showConfigPort();
+    const QString h = text.trimmed();
+    for (const HostConfig& r : recent_)
+        if (r.host == h) {
+            if (filledFrom_ != h) setConfig(r);
+            return;
+        }
+    if (filledFrom_.isEmpty()) return;  // the user's own values for this new host stay
+    filledFrom_.clear();
+    HostConfig blank;
+    user_->clear();
+    port_->setValue(0);
+    key_->clear();
+    jump_->clear();
+    root_->setText(blank.root);
+    trainer_->setText(blank.trainer);
+    slurm_->setChecked(blank.isSlurm());
 }
 
 int ConnectDialog::configPort() const {

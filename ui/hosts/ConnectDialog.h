@@ -29,6 +29,9 @@ public:
 
 private:
     void showConfigPort();
+    /// The host field's text changed: a remembered host fills its values in, a new one after a
+    /// remembered one starts blank.
+    void hostTyped(const QString& text);
 
     QList<HostConfig> recent_;
     QComboBox* host_;

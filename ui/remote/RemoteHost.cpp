@@ -105,6 +105,7 @@ RemoteHost::RemoteHost(HostConfig config, SshPrompter* prompter, QObject* parent
         startJobs_.remove(job);
         submitted_.insert(path);
         emit runSubmitted(path);
+        refresh();  // listed queued (or running) at once; pollSlurmRuns keeps it moving
     });
     connect(worker_, &RemoteHostWorker::runCancelled, this, [this, done](quint64 job, const QString& path) {
         done();

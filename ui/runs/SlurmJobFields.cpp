@@ -28,10 +28,13 @@ SlurmJobFields::SlurmJobFields(QWidget* parent) : QWidget(parent) {
     tasksPerNode_ = countBox(1, 4096, 1, tr("Ranks per node, one srun task each (#SBATCH --ntasks-per-node)"));
     gpusPerNode_ = countBox(0, 1024, 0, tr("GPUs per node, one per rank on it; 0: a CPU job (#SBATCH --gpus-per-node)"));
     time_ = new QLineEdit;
+    time_->setObjectName("slurmTime");
     time_->setPlaceholderText(tr("the partition's, or HH:MM:SS, D-HH:MM..."));
     partition_ = new QLineEdit;
+    partition_->setObjectName("slurmPartition");
     partition_->setPlaceholderText(tr("the cluster's default"));
     account_ = new QLineEdit;
+    account_->setObjectName("slurmAccount");
     account_->setPlaceholderText(tr("yours by default"));
     extra_ = new QPlainTextEdit;
     extra_->setPlaceholderText(tr("one #SBATCH option a line, e.g. --mem=16G"));

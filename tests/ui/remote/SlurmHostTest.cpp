@@ -9,26 +9,37 @@
 // from the cancel to the run listed cancelled.
 #include <unistd.h>
 
+#include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <fstream>
 
+#include "app/MainWindow.h"
+#include "base/remote/SshOptions.h"
 #include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
 #include "runs/NewRunDialog.h"
+#include "runs/RunSession.h"
 #include "runs/RunTargets.h"
+#include "runs/RunsSidebar.h"
 #include "runs/SlurmJobFields.h"
 #include "support/SlurmCluster.h"
 #include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
 
 using namespace streetgan::ui;
+using streetgan::HostKeyDecision;
+using streetgan::HostKeyInfo;
 using streetgan::test::SlurmCluster;
 using streetgan::test::SshdFixture;
 
@@ -58,6 +69,15 @@ class SlurmHostTest : public QObject {
     static QStringList tinyRun(const QString& runDir, int steps) {
         return {"--run-dir",          runDir, "--preset", "tiny-32", "--steps", QString::number(steps), "--batch", "4", "--log-every", "1",
                 "--synthetic-images", "32",   "--device", "cpu"};
+    }
+
+    // A run that goes on until it is cancelled, writing no epoch-end checkpoint or grid meanwhile
+    // (a test killed mid-way must not leave a run filling the disk).
+    static QStringList endlessRun(const QString& runDir) {
+        QStringList args = tinyRun(runDir, 1000000);
+        args[args.indexOf("--synthetic-images") + 1] = "100000";
+        return args << "--sample-every"
+                    << "0";
     }
 
 private slots:
@@ -103,16 +123,17 @@ private slots:
         target->setCurrentIndex(2);
         QVERIFY(d.slurmTarget());
         QVERIFY(d.slurmFields()->isVisibleTo(&d));
-        auto edits = d.slurmFields()->findChildren<QLineEdit*>();
-        QCOMPARE(edits.size(), 3);  // time limit, partition, account
-        edits[0]->setText("soon");
+        auto* time = d.slurmFields()->findChild<QLineEdit*>("slurmTime");
+        auto* partition = d.slurmFields()->findChild<QLineEdit*>("slurmPartition");
+        QVERIFY(time && partition);
+        time->setText("soon");
         d.accept();
         QCOMPARE(d.result(), int(QDialog::Rejected));  // stays open
         auto* problem = d.slurmFields()->findChild<QLabel*>("slurmProblem");
         QVERIFY(problem && problem->isVisibleTo(&d));
         QVERIFY2(problem->text().contains("soon") && !problem->text().contains('\n'), qPrintable(problem->text()));
-        edits[0]->setText("00:10:00");
-        edits[1]->setText("debug");
+        time->setText("00:10:00");
+        partition->setText("debug");
         d.accept();
         QCOMPARE(d.result(), int(QDialog::Accepted));
         QCOMPARE(d.slurmJob().timeLimit, std::string("00:10:00"));
@@ -157,7 +178,7 @@ private slots:
         QCOMPARE(entry(run).step, qint64(6));
 
         // A long run cancelled from the app while it runs: shown cancelled.
-        host.submitRun(tinyRun("runs/long", 1000000), job);
+        host.submitRun(endlessRun("runs/long"), job);
         QTRY_VERIFY_WITH_TIMEOUT(submitted.count() == 2 || failed.count() > 0, streetgan::test::kWaitMs);
         const QString longRun = submitted.last().at(0).toString();
         QTRY_VERIFY2_WITH_TIMEOUT(entry(longRun).step > 0, qPrintable(entry(longRun).state), streetgan::test::kWaitMs);
@@ -175,6 +196,71 @@ private slots:
         QVERIFY2(line.contains("--partition nosuchpartition") && !line.contains('\n'), qPrintable(line));
         QVERIFY(!QFileInfo::exists(tmp_.filePath("home/runs/refused")));
         QCOMPARE(submitted.count(), 2);
+    }
+
+    // The window: a submitted run opens at once and waits queued (Slurm's reason in the listing),
+    // is plotted live once its job runs, and finishes; a queued run stopped with Run > Stop is
+    // cancelled. Prints submit -> first plotted point and Stop -> shown cancelled.
+    void theWindowPlotsASubmittedRunAndStopCancelsAQueuedOne() {
+        MainWindow w(tmp_.filePath("workspace"));
+        w.prompter()->hostKeyDialog = [](const HostKeyInfo&) { return HostKeyDecision::AcceptOnce; };
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        RemoteHost* host = w.connectHost(login());
+        QTRY_VERIFY2_WITH_TIMEOUT(host->listed(), qPrintable(host->lastError()), streetgan::test::kWaitMs);
+        const std::string blocker = cluster_->submit("--output=/dev/null --wrap 'sleep 600'");
+        QVERIFY2(cluster_->waitForJobState(blocker, "RUNNING"), cluster_->describe(blocker).c_str());
+
+        QSignalSpy opened(&w, &MainWindow::runOpened);
+        streetgan::SlurmJobSpec job;
+        job.timeLimit = "00:10:00";
+        QElapsedTimer clock;
+        clock.start();
+        host->submitRun(tinyRun("runs/window", 30), job);
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), streetgan::test::kWaitMs);
+        const QString run = w.activeSession()->runDir();
+        QCOMPARE(run, QDir(tmp_.filePath("home")).canonicalPath() + "/runs/window");
+        const auto listed = [&](const QString& path) {
+            const RunEntry* r = host->listedRun(path);
+            return r ? *r : RunEntry{};
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(listed(run).state == "queued" && listed(run).reason == "Resources", streetgan::test::kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(w.sidebar()->runIndex(w.activeSession()->runKey()).isValid(), streetgan::test::kWaitMs);
+
+        QCOMPARE(cluster_->run("scancel " + blocker).code, 0);
+        QTRY_VERIFY_WITH_TIMEOUT(w.activeSession() && w.activeSession()->runDir() == run && w.activeSession()->series().lastStep() > 0,
+                                 streetgan::test::kWaitMs);
+        qInfo("submit -> first point plotted in the app: %.1f s", clock.elapsed() / 1000.0);
+        QVERIFY(w.sidebar()->isPlotted(w.activeSession()->runKey()));
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(w.activeSession()->series().state()), QString("finished"), streetgan::test::kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(listed(run).state, QString("finished"), streetgan::test::kWaitMs);
+
+        // A run waiting behind another job, stopped from the app's Run menu: scancel.
+        const std::string blocker2 = cluster_->submit("--output=/dev/null --wrap 'sleep 600'");
+        QVERIFY2(cluster_->waitForJobState(blocker2, "RUNNING"), cluster_->describe(blocker2).c_str());
+        host->submitRun(tinyRun("runs/stopped", 30), job);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() >= 3 && w.activeSession()->runDir().endsWith("/runs/stopped"), streetgan::test::kWaitMs);
+        const QString stopped = w.activeSession()->runDir();
+        QTRY_VERIFY_WITH_TIMEOUT(listed(stopped).state == "queued", streetgan::test::kWaitMs);
+        QAction* stop = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == "&Stop") stop = a;
+        QVERIFY(stop);
+        auto* yes = new QTimer(&w);  // answers the confirmation (a modal box) once it shows
+        connect(yes, &QTimer::timeout, yes, [yes] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                box->button(QMessageBox::Yes)->click();
+                yes->stop();
+            }
+        });
+        yes->start(20);
+        clock.restart();
+        stop->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(listed(stopped).state, QString("cancelled"), streetgan::test::kWaitMs);
+        qInfo("Stop in the app -> the queued run shown cancelled: %.1f s", clock.elapsed() / 1000.0);
+        QCOMPARE(cluster_->job(blocker2)["JobState"], std::string("RUNNING"));  // only its own job was cancelled
+        QCOMPARE(cluster_->run("scancel " + blocker2).code, 0);
     }
 };
 
