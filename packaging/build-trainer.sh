@@ -64,6 +64,8 @@ need libarchive-dev /usr/include/archive.h
 need libdeflate-dev /usr/include/libdeflate.h
 need zlib1g-dev /usr/include/zlib.h
 need libssh-dev /usr/include/libssh/libssh.h
+need libcurl4-openssl-dev /usr/include/*/curl/curl.h /usr/include/curl/curl.h
+need libexpat1-dev /usr/include/expat.h
 need libssl-dev /usr/include/openssl/evp.h
 need libgif-dev /usr/include/gif_lib.h
 need libimagequant-dev /usr/include/libimagequant.h

@@ -66,7 +66,7 @@ if [[ ! -f $build/vendor/include/httplib.h ]]; then
     "${version:-0.11.4}" >"$build/vendor/lib/pkgconfig/cpp-httplib.pc"
 fi
 
-packages=build-essential,git,ccache,python3-pip,python3-venv,pkg-config,patchelf,binutils,libssh-dev,zlib1g-dev,libdeflate-dev,libssl-dev,libgif-dev,libimagequant-dev
+packages=build-essential,git,ccache,python3-pip,python3-venv,pkg-config,patchelf,binutils,libssh-dev,zlib1g-dev,libdeflate-dev,libssl-dev,libgif-dev,libimagequant-dev,libcurl4-openssl-dev,libexpat1-dev
 packaging/chroot.sh make "$suite" "$root" "$packages"
 mkdir -p "$root/usr/local" "$root/etc/ssl/certs"
 ln -sfn "$cuda" "$root/usr/local/cuda"

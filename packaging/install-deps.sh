@@ -31,6 +31,9 @@ PACKAGES=(
   libopenblas0-openmp
   # remote: SSH client and SFTP (libssh 0.10); GIF export (giflib + libimagequant); gallery HTTP server
   libssh-dev libgif-dev libimagequant-dev libcpp-httplib-dev
+  # training from S3 (core/base/s3): libcurl (OpenSSL flavour, as libssh and libcrypto already are)
+  # signs requests with its built-in AWS SigV4 (7.75+); expat parses ListObjectsV2's XML
+  libcurl4-openssl-dev libexpat1-dev
   # video export: Debian's FFmpeg libraries; animated WebP export: libwebp (its mux library)
   libavcodec-dev libavformat-dev libswscale-dev libavutil-dev libwebp-dev
   # desktop app: Qt 6 Widgets (and D-Bus for notifications), QCustomPlot for Qt 6, SVG export;

@@ -1,0 +1,81 @@
+// S3Client: the S3 requests the loader and the checkpoint sync need, on one bucket: GET (whole
+// or a byte range), HEAD, ListObjectsV2 (following continuation tokens), PUT, and CreateBucket
+// (for S3-compatible stores and tests). Requests are signed by libcurl's AWS SigV4 with the
+// credentials the source gives at each request (so refreshed ones are used as soon as they are).
+// Addressing: AWS's virtual-hosted style (https://bucket.s3.REGION.amazonaws.com/key; path style
+// on s3.REGION.amazonaws.com for dotted bucket names, whose host would not match the wildcard
+// certificate), or path style on `endpoint` (--s3-endpoint: MinIO, SeaweedFS, Ceph...).
+// Throttling (503 SlowDown, 500/502/504) and dropped connections are retried with exponential
+// backoff and full jitter; every other failure is an S3Error with one line naming what to fix.
+//
+// Thread contract: one thread at a time per client (it owns one CurlSession, whose connection
+// is reused from request to request); make one client per thread. The credential source must be
+// callable from any thread (S3CredentialChain::credentials is).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/s3/CurlSession.h"
+#include "base/s3/S3Credentials.h"
+#include "base/s3/S3Responses.h"
+
+namespace streetgan::s3 {
+
+struct S3ClientOptions {
+    /// "" for AWS; else the base URL of an S3-compatible store ("http://127.0.0.1:8333"),
+    /// addressed path-style.
+    std::string endpoint;
+    std::string region = "us-east-1";
+    int maxAttempts = 6;  ///< per request, the first included
+    std::chrono::milliseconds backoffBase{50}, backoffCap{5000};
+};
+
+class S3Client {
+public:
+    using CredentialSource = std::function<S3Credentials()>;
+    S3Client(std::string bucket, S3ClientOptions options, CredentialSource credentials);
+
+    std::string get(const std::string& key);
+    /// Bytes [offset, offset + length) of the object (fewer at its end).
+    std::string getRange(const std::string& key, std::uint64_t offset, std::uint64_t length);
+    S3Object head(const std::string& key);
+    /// One page of at most `maxKeys` keys under `prefix` after `continuationToken` ("" first).
+    S3ListPage listPage(const std::string& prefix, const std::string& continuationToken = "", int maxKeys = 1000, const std::string& delimiter = "");
+    /// Every object under `prefix`, page after page.
+    std::vector<S3Object> list(const std::string& prefix, int pageSize = 1000);
+    void put(const std::string& key, std::string_view body);
+    void createBucket();
+
+    const std::string& bucket() const { return bucket_; }
+    /// How many requests were sent again after a throttle or a dropped connection, in all.
+    int retries() const { return retries_; }
+
+    /// S3's URI encoding (SigV4's): every byte but A-Z a-z 0-9 - _ . ~ as %XX; '/' kept when
+    /// `keepSlash` (object keys in paths).
+    static std::string uriEncode(std::string_view text, bool keepSlash);
+
+private:
+    struct Call {
+        std::string method, key, what;  ///< what: "GET s3://b/k" for messages
+        std::map<std::string, std::string> query;
+        std::string range;
+        std::string_view body;
+        bool bucketLevel = false;
+    };
+    CurlSession::Response send(const Call& call);
+    std::string url(const Call& call) const;
+    [[noreturn]] void fail(const Call& call, const CurlSession::Response& response) const;
+
+    std::string bucket_;
+    S3ClientOptions options_;
+    CredentialSource credentials_;
+    CurlSession http_;
+    int retries_ = 0;
+};
+
+}  // namespace streetgan::s3
