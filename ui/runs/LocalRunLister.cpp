@@ -5,6 +5,7 @@
 
 #include "base/follow/RunStatus.h"
 #include "base/run/Events.h"
+#include "base/slurm/SlurmRunStates.h"
 
 namespace streetgan::ui {
 
@@ -18,8 +19,15 @@ void LocalRunLister::list(quint64 jobId, const QString& root, const QStringList&
         return;
     }
     try {
+        std::vector<RunInfo> runs = cache_.list(root.toStdString());
+        std::vector<RunInfo*> each;
+        for (RunInfo& r : runs) each.push_back(&r);
+        // Slurm that cannot be asked leaves the trainers' states; its one line goes with each such run.
+        if (const std::string why = SlurmRunStates::apply(each, shell_); !why.empty())
+            for (RunInfo& r : runs)
+                if (!r.slurmJob.empty() && r.reason.empty()) r.reason = why;
         RunEntryList out;
-        for (const RunInfo& r : cache_.list(root.toStdString())) out.push_back(RunEntry::fromInfo(r));
+        for (const RunInfo& r : runs) out.push_back(RunEntry::fromInfo(r));
         emit listed(jobId, out, opened);
     } catch (const std::exception& e) {
         emit failed(jobId, QString::fromStdString(e.what()), opened);

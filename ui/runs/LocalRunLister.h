@@ -1,7 +1,9 @@
 // Worker: lists the runs of a local folder off the GUI thread (base's RunStatusCache: state from
 // each events.jsonl and the trainer lock; a refresh reads only what the files gained), and with
 // them the runs opened from elsewhere (the sidebar's "Opened" group), each read by its own
-// RunStatusCache the same way. Results carry the job id. Lives on one worker thread.
+// RunStatusCache the same way. A run submitted to Slurm from this computer (RUN/slurm.json, a login
+// node or a shared file system) shows Slurm's state and reason (SlurmRunStates: one squeue per
+// listing, only when such a run is there). Results carry the job id. Lives on one worker thread.
 #pragma once
 
 #include <QObject>
@@ -10,6 +12,7 @@
 #include <string>
 
 #include "base/follow/RunStatusCache.h"
+#include "base/launch/LocalShell.h"
 #include "common/RunEntry.h"
 
 namespace streetgan::ui {
@@ -33,6 +36,7 @@ signals:
 private:
     RunEntry listOne(const QString& runDir);
     RunStatusCache cache_;
+    LocalShell shell_;  ///< where squeue runs for the Slurm runs of a listing
     // One cache per opened run: a RunStatusCache forgets the runs its last list() did not see,
     // so the workspace's cannot keep them.
     std::map<std::string, RunStatusCache> opened_;
