@@ -100,7 +100,6 @@ CLI::App* RemoteCommand::setup(CLI::App& parent) {
 
     start_ = remote_->add_subcommand("start", "Start a detached training run on the remote host (train options are forwarded); prints its run directory");
     start_->add_option("--nproc-per-node", nprocPerNode_, "With several --host: ranks on each host (ranks = hosts x this)")->check(CLI::Range(1, 1024));
-    start_->add_option("train-options", startArgs_, "The train options (after --, or as they come)");
     start_->allow_extras();
     start_->prefix_command();
 
@@ -179,6 +178,8 @@ int RemoteCommand::execute() {
     if (ls_->parsed()) return ls();
     if (attach_->parsed()) return attach();
     if (stop_->parsed()) return stop();
+    if (start_->parsed() && hosts_.size() == 1 && start_->count("--nproc-per-node") > 0)
+        throw ConfigError("--nproc-per-node is for a run across several --host; on one host, start its ranks there with `launch --nproc N -- train ...`");
     if (start_->parsed()) return hosts_.size() > 1 ? startAcrossHosts() : start();
     if (control_->parsed()) return control();
     return fetch();
@@ -223,17 +224,7 @@ int RemoteCommand::control() { return passThrough(TrainerCommandLine(remoteTrain
 
 // The trainer's output as it comes (its run folder on stdout, its error on stderr, its exit
 // code): this is the command line, not the app; the words are TrainerCommandLine's.
-// start's train options: those CLI11 left over, then those after `--` (the `--` itself, which
-// CLI11 may leave among the extras, is no train option).
-std::vector<std::string> RemoteCommand::startArguments() const {
-    std::vector<std::string> args;
-    for (const std::string& a : start_->remaining())
-        if (a != "--" || !args.empty()) args.push_back(a);
-    args.insert(args.end(), startArgs_.begin(), startArgs_.end());
-    return args;
-}
-
-int RemoteCommand::start() { return passThrough(TrainerCommandLine(remoteTrainer_).start(startArguments())); }
+int RemoteCommand::start() { return passThrough(TrainerCommandLine(remoteTrainer_).start(start_->remaining())); }
 
 namespace {
 // One SSH session per host and the MultiHostRunLauncher over them; sessions outlive the launcher.
@@ -257,7 +248,7 @@ HostSessions connectHosts(const std::vector<SshOptions>& options, const std::str
 }  // namespace
 
 int RemoteCommand::startAcrossHosts() {
-    const std::vector<std::string> args = startArguments();
+    const std::vector<std::string> args = start_->remaining();
     std::vector<SshOptions> options;
     for (size_t i = 0; i < hosts_.size(); ++i) options.push_back(sshOptionsFor(i));
     MultiHostRunLauncher::Options o;

@@ -36,7 +36,6 @@ private:
     int stop();
     /// start and stop with several hosts: a MultiHostRunLauncher over one session per host.
     int startAcrossHosts();
-    std::vector<std::string> startArguments() const;
     /// The SSH options of --host number `index` (its USER@ and :PORT applied).
     SshOptions sshOptionsFor(size_t index) const;
     /// Runs `words` (the remote trainer and its arguments) on the host; its output and exit code are ours.
@@ -45,7 +44,6 @@ private:
     CLI::App* remote_ = nullptr;
     CLI::App *ls_ = nullptr, *attach_ = nullptr, *start_ = nullptr, *control_ = nullptr, *fetch_ = nullptr, *stop_ = nullptr;
     std::vector<std::string> hosts_;
-    std::vector<std::string> startArgs_;  // start's train options given after --
     int nprocPerNode_ = 1;
     double stopWait_ = 120;
     std::string user_, jump_, knownHosts_, sshConfig_, remoteTrainer_ = "streetgan-trainer", passwordEnv_;

@@ -244,7 +244,7 @@ TEST_F(MultiHostRunLauncherTest, TheCommandLineStartsAndStopsARunAcrossHosts) {
                                           "--remote-trainer",
                                           STREETGAN_TRAINER};
     std::vector<std::string> start = remote;
-    start.insert(start.end(), {"start", "--nproc-per-node", "1", "--"});
+    start.insert(start.end(), {"start", "--nproc-per-node", "1"});
     for (const std::string& a : tinyRun(dir, 100000)) start.push_back(a);
     const CliResult started = CliRunner(tmp.path().string()).run(start);
     ASSERT_EQ(started.code, 0) << started.err;
