@@ -67,6 +67,15 @@
 
 namespace streetgan::ui {
 
+namespace {
+// A Slurm run's listed state once its job has ended for good (SlurmJobState's words and the
+// trainer's): nothing to cancel, nothing more to follow.
+bool slurmRunEnded(const QString& state) {
+    static const QSet<QString> kEnded = {"finished", "failed", "cancelled", "timed-out", "stopped", "crashed", "preempted"};
+    return kEnded.contains(state);
+}
+}  // namespace
+
 MainWindow::MainWindow(const QString& workspace, QWidget* parent)
     : QMainWindow(parent), settings_(std::make_unique<AppSettings>()), prompter_(new SshPrompter(this)), runs_(std::make_unique<OpenRuns>(prompter_)) {
     setWindowTitle(tr("StreetGAN Studio"));
@@ -760,7 +769,7 @@ void MainWindow::updateActions() {
     const bool live = state == QLatin1String(RunState::kRunning) || state == QLatin1String(RunState::kPaused);
     pause_->setEnabled(live && state == QLatin1String(RunState::kRunning));
     resume_->setEnabled(state == QLatin1String(RunState::kPaused));
-    stop_->setEnabled(live);
+    stop_->setEnabled(live || stoppableSlurmRun());
     checkpoint_->setEnabled(live);
     sample_->setEnabled(live);
     setLr_->setEnabled(live);
@@ -834,6 +843,16 @@ void MainWindow::stopActiveRun() {
         a->sendCommand("stop");
 }
 
+bool MainWindow::stoppableSlurmRun() const {
+    // A Slurm job can be cancelled while it waits (its trainer has not started: the run's own
+    // state says nothing yet) and while it runs; not once it has ended.
+    RunSession* a = runs_->active();
+    RemoteHost* host = a ? runs_->hostOf(a) : nullptr;
+    if (!host || !host->isSlurmRun(a->runDir())) return false;
+    const RunEntry* listed = host->listedRun(a->runDir());
+    return !listed || !slurmRunEnded(listed->state);
+}
+
 void MainWindow::wireSlurmHost(RemoteHost* host) {
     connect(host, &RemoteHost::runSubmitted, this, [this, host](const QString& path) {
         showStatus(tr("%1: submitted to Slurm on %2; the runs list shows it queued and why, and it plots once its job runs.")
@@ -845,7 +864,10 @@ void MainWindow::wireSlurmHost(RemoteHost* host) {
     connect(host, &RemoteHost::runCancelled, this, [this, host](const QString& path) {
         showStatus(tr("%1: its Slurm job is cancelled on %2.").arg(QFileInfo(path).fileName(), host->label()), 8000);
     });
-    connect(host, &RemoteHost::runsListed, this, [this, host] { followStartedSlurmRuns(host); });
+    connect(host, &RemoteHost::runsListed, this, [this, host] {
+        followStartedSlurmRuns(host);
+        updateActions();  // Stop of a queued Slurm run follows its listing
+    });
     connect(host, &QObject::destroyed, this, [this, host] { waitingSlurmRuns_.remove(host); });
 }
 
@@ -853,11 +875,10 @@ void MainWindow::followStartedSlurmRuns(RemoteHost* host) {
     // A queued run's follow ended at once (no trainer held its lock): once the trainer has logged
     // a step (it holds the lock then) or the job has ended, the run is followed again from its
     // start, so its series plot live. A job cancelled before it ran has nothing to follow.
-    static const QSet<QString> kEnded = {"finished", "failed", "cancelled", "timed-out", "stopped", "crashed", "preempted"};
     QSet<QString>& waiting = waitingSlurmRuns_[host];
     for (const QString& path : QSet<QString>(waiting)) {
         const RunEntry* run = host->listedRun(path);
-        if (!run || (run->step == 0 && !kEnded.contains(run->state))) continue;
+        if (!run || (run->step == 0 && !slurmRunEnded(run->state))) continue;
         waiting.remove(path);
         if (run->step == 0 && run->state == "cancelled") continue;
         RunSession* followed = nullptr;

@@ -168,6 +168,8 @@ private:
     void followStartedSlurmRuns(RemoteHost* host);
     /// Stop of the active run: scancel of its job for a Slurm run, else the trainer's `stop`.
     void stopActiveRun();
+    /// Whether the active run is a Slurm run whose job has not ended (Stop cancels it).
+    bool stoppableSlurmRun() const;
     void rebuildRecentMenu();
     void newRunDialog();
     void connectDialog();

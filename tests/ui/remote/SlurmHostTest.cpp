@@ -247,7 +247,8 @@ private slots:
         for (QAction* a : w.findChildren<QAction*>())
             if (a->text() == "&Stop") stop = a;
         QVERIFY(stop);
-        auto* yes = new QTimer(&w);  // answers the confirmation (a modal box) once it shows
+        QTRY_VERIFY_WITH_TIMEOUT(stop->isEnabled(), streetgan::test::kWaitMs);  // a queued job can be cancelled
+        auto* yes = new QTimer(&w);                                             // answers the confirmation (a modal box) once it shows
         connect(yes, &QTimer::timeout, yes, [yes] {
             if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
                 box->button(QMessageBox::Yes)->click();
