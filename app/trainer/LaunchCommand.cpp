@@ -86,9 +86,10 @@ int LaunchCommand::execute() {
     o.exe = Paths::selfExecutable();
     if (detach_) {
         // The port is picked here, not in the daemon, so that the line printed names it.
-        if (o.masterPort == 0 && nodeRank_ == 0) o.masterPort = RankLauncher::freePort();
-        master_ = o.masterAddr + ":" + std::to_string(o.masterPort);
+        // Several nodes without --master stay refused (below): 127.0.0.1 is no address for them.
+        if (o.masterPort == 0 && nodeRank_ == 0 && (nnodes_ == 1 || !master_.empty())) o.masterPort = RankLauncher::freePort();
         const RankLauncher check(o);  // the options' refusals, before anything is started
+        master_ = o.masterAddr + ":" + std::to_string(o.masterPort);
         return detach();
     }
 
@@ -103,6 +104,8 @@ int LaunchCommand::execute() {
 
 int LaunchCommand::detach() {
     const std::string runDir = command_.front() == "train" && !runDirOf(command_).empty() ? absolutePath(runDirOf(command_)) : std::string();
+    if (command_.front() == "train" && runDirOf(command_).empty())
+        throw ConfigError("launch --detach -- train needs --run-dir DIR: the run's folder (rank 0's), where this node's log goes too");
     if (log_.empty() && runDir.empty())
         throw ConfigError("launch --detach needs --log FILE for `" + command_.front() + "` (only a train run has a folder for it: RUN/launch-node<R>.log)");
     const std::string log = absolutePath(log_.empty() ? runDir + "/launch-node" + std::to_string(nodeRank_) + ".log" : log_);

@@ -7,6 +7,7 @@
 // (launch --detach on each) agrees with one process.
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -315,4 +316,51 @@ TEST_F(MultiHostRunLauncherTest, DistCheckOverTwoHostsAgreesWithOneProcess) {
         EXPECT_EQ(j["world_size"], 2) << j.dump();
         EXPECT_TRUE(j["ok"].get<bool>()) << j.dump();
     }
+}
+
+// stop() reads the nodes from RUN/nodes.json on host 0: a damaged or foreign file, a host not
+// given, or no file at all is one line naming it, and nothing is signalled.
+TEST_F(MultiHostRunLauncherTest, NodesFileProblemsAreOneLineEach) {
+    auto l = launcher();
+    const std::string dir = tmp / "shared/nodes";
+    fs::create_directories(dir);
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"", "was not started across hosts"},
+        {"{not json", "is not a list of nodes"},
+        {R"({"version":7,"nodes":[]})", "has a version this trainer does not know (7)"},
+        {R"({"version":1,"nodes":[{"host":"x"}]})", "has a node without a host or a process"},
+        {R"({"version":1,"nodes":[{"host":"someone@elsewhere:22","pid":4242}]})", "someone@elsewhere:22, which is not among the hosts given"},
+    };
+    for (const auto& [content, expected] : cases) {
+        fs::remove(dir + "/nodes.json");
+        if (!content.empty()) std::ofstream(dir + "/nodes.json") << content;
+        try {
+            l->stop(dir);
+            ADD_FAILURE() << "stopped with nodes.json " << content;
+        } catch (const LaunchError& e) {
+            const std::string m = e.what();
+            EXPECT_NE(m.find(expected), std::string::npos) << m;
+            EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+        }
+    }
+}
+
+// launch --detach refuses what it cannot run before it starts anything: one line each.
+TEST_F(MultiHostRunLauncherTest, DetachedLaunchRefusalsAreOneLine) {
+    const CliRunner cli(tmp.path().string());
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"launch", "--detach", "--nproc", "1", "--", "dist-check"}, "needs --log FILE"},
+        {{"launch", "--detach", "--nproc", "1", "--", "train", "--steps", "3"}, "needs --run-dir DIR"},
+        {{"launch", "--detach", "--nproc", "1", "--nnodes", "2", "--node-rank", "1", "--master", "127.0.0.1:0", "--", "train", "--run-dir", "r"},
+         "is not ADDR:PORT"},
+        {{"launch", "--detach", "--nproc", "1", "--nnodes", "2", "--node-rank", "0", "--", "train", "--run-dir", "r"}, "needs --master ADDR:PORT"},
+    };
+    for (const auto& [args, expected] : cases) {
+        const CliResult r = cli.run(args);
+        EXPECT_EQ(r.code, 3) << r.err;
+        EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_EQ(r.out, "");
+    }
+    EXPECT_FALSE(exists(tmp / "r"));
 }
