@@ -3,9 +3,10 @@
 // SSH host); both run the trainer's `start --detach` (TrainerCommandLine) through a CommandShell,
 // and a run is alive while its trainer holds the run lock (RunStatus). A Slurm cluster (a
 // SlurmRunLauncher over the login node's shell: sbatch of the job script, `queued` with Slurm's
-// reason, scancel) and several SSH hosts started as one rank group are further implementations
-// of this same interface: their start() returns the one run directory, their state() the run's
-// state as one, their stop() stops every rank.
+// reason, scancel) and several SSH hosts started as one rank group (MultiHostRunLauncher: a
+// detached `launch` per host) are further implementations of this same interface: their start()
+// returns the one run directory, their state() the run's state as one, their stop() stops every
+// rank.
 //
 // Thread contract: a launcher is used by one thread at a time (a worker thread: every call may
 // block on a process or the network); label() may be called from any thread.
