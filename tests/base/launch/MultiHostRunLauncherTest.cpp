@@ -51,6 +51,20 @@ std::vector<pid_t> processesWithArgument(const std::string& word) {
     return found;
 }
 
+// The process group of `pid` (-1 when it is gone).
+long groupOf(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(in, line);
+    const size_t paren = line.rfind(") ");
+    if (paren == std::string::npos) return -1;
+    std::istringstream rest(line.substr(paren + 2));
+    std::string state;
+    long ppid = 0, group = -1;
+    rest >> state >> ppid >> group;
+    return group;
+}
+
 // A process of group `pgid` that is not a zombie (the test's PID 1 may never reap the launches).
 bool groupAlive(long pgid) {
     for (const auto& e : fs::directory_iterator("/proc")) {
@@ -363,4 +377,28 @@ TEST_F(MultiHostRunLauncherTest, DetachedLaunchRefusalsAreOneLine) {
         EXPECT_EQ(r.out, "");
     }
     EXPECT_FALSE(exists(tmp / "r"));
+}
+
+// A node that dies mid-run: rank 1 on host B killed. Rank 0 fails at its next collective with
+// one line, the run shows failed (not running), and nothing of it is left on either host.
+TEST_F(MultiHostRunLauncherTest, ARankKilledMidRunFailsTheRunAndLeavesNothing) {
+    auto l = launcher();
+    const std::string dir = tmp / "shared/killed";
+    const std::string run = l->start(tinyRun(dir, 100000));
+    const nlohmann::json nodes = readJson(run + "/nodes.json");
+    const long groupB = nodes["nodes"][1]["pid"].get<long>();
+    pid_t rank1 = -1;
+    ASSERT_TRUE(waitFor(
+        [&] {
+            for (pid_t p : processesWithArgument(dir))
+                if (groupOf(p) == groupB && p != groupB) rank1 = p;  // the train under B's launch
+            return rank1 > 0;
+        },
+        60));
+    ASSERT_EQ(::kill(rank1, SIGKILL), 0);
+    ASSERT_TRUE(waitFor([&] { return l->state(run).state == "failed"; }, 120)) << l->state(run).state;
+    const RunLauncher::State s = l->state(run);
+    EXPECT_NE(s.reason.find("rank"), std::string::npos) << s.reason;
+    EXPECT_EQ(s.reason.find('\n'), std::string::npos) << s.reason;
+    EXPECT_TRUE(waitFor([&] { return processesWithArgument(dir).empty(); }, 120)) << processesWithArgument(dir).size();
 }
