@@ -6,7 +6,7 @@
 
 namespace streetgan {
 
-/// explore-worker [--device auto|cpu|cuda] [--threads N]: the app's rendering child process
+/// explore-worker [--device auto|cpu|cuda] [--threads N] [--precision auto|bf16|fp32]: the app's rendering child process
 /// (docs/explore-worker.md). Requests on stdin, replies (JSON headers and binary image payloads) on
 /// stdout, nothing else on stdout; diagnostics on stderr. Exits 0 on EOF or `quit`.
 class ExploreWorkerCommand : public Command {
@@ -16,7 +16,8 @@ public:
 
 private:
     std::string device_ = "auto";
-    std::string generator_;  // --generator: "" (G_ema where there is one), ema or raw
+    std::string generator_;           // --generator: "" (G_ema where there is one), ema or raw
+    std::string precision_ = "auto";  // --precision: of preview frames (RenderPrecision)
     int threads_ = 0;
 };
 

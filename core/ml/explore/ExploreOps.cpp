@@ -13,9 +13,11 @@
 #include "ml/export/FrameRenderer.h"
 #include "ml/export/GifWriter.h"
 #include "ml/export/ImageGrid.h"
+#include "ml/export/RenderPrecision.h"
 #include "ml/export/SessionExporter.h"
 #include "ml/latent/LatentSeed.h"
 #include "ml/latent/PcaDirections.h"
+#include "ml/latent/SessionLatents.h"
 #include "ml/latent/Truncation.h"
 
 namespace streetgan {
@@ -150,8 +152,8 @@ double msSince(std::chrono::steady_clock::time_point t0) { return std::chrono::d
 
 }  // namespace
 
-ExploreOps::ExploreOps(c10::Device device, std::string pcaCacheDir, size_t cacheCapacity, GeneratorChoice generator)
-    : cache_(device, cacheCapacity, generator), pcaCacheDir_(std::move(pcaCacheDir)) {}
+ExploreOps::ExploreOps(c10::Device device, std::string pcaCacheDir, size_t cacheCapacity, GeneratorChoice generator, std::string precision)
+    : cache_(device, cacheCapacity, generator, std::move(precision)), pcaCacheDir_(std::move(pcaCacheDir)) {}
 
 bool ExploreOps::knows(const std::string& op) {
     static const std::set<std::string> ops{"open", "frames", "latents", "pca", "export", "evolution", "session", "seed-z"};
@@ -183,7 +185,10 @@ ExploreReply ExploreOps::open(const json& r) {
                     {"fixed_noise", lg->fixedNoise.defined() ? lg->fixedNoise.size(0) : 0},
                     {"g_params", lg->gParams},
                     {"device", cache_.device().str()},
-                    {"reference", lg->reference}};
+                    {"reference", lg->reference},
+                    {"precision", RenderPrecision::name(lg->precision)},
+                    {"cpu_bf16", RenderPrecision::cpuBf16Name()},
+                    {"frame_gflop", RenderPrecision::frameGflop(lg->g->config())}};
     return reply;
 }
 
@@ -195,14 +200,9 @@ ExploreReply ExploreOps::frames(const json& r, const std::atomic<bool>& cancel, 
     const int64_t from = integer(r, "from", 0, 0, total - 1);
     const int64_t count = integer(r, "count", total - from, 1, total - from);
     const bool grid = boolean(r, "grid", false);
-    std::string key = lg->sha256 + s.toJson().dump();
-    if (key != latentsKey_) {
-        latentsKey_.clear();  // stays empty if latents() throws
-        latents_ = SessionExporter::latents(s, lg->g, lg->sha256, pcaCacheDir_);
-        latentsKey_ = std::move(key);
-    }
-    const at::Tensor z = latents_;
-    const FrameRenderer renderer(lg->g, SessionExporter::rendererOptions(s));
+    FrameRenderer::Options ro = SessionExporter::rendererOptions(s);
+    ro.precision = lg->precision;
+    const FrameRenderer renderer(lg->g, ro, lg->frozen);
     // On the CPU a frame's bytes do not depend on the batch it was rendered in (checked by the
     // tests), so only the requested frames are rendered. cuDNN may choose its algorithm by batch
     // size, so on CUDA the batches `render` uses (multiples of the renderer's batch from frame 0)
@@ -213,10 +213,12 @@ ExploreReply ExploreOps::frames(const json& r, const std::atomic<bool>& cancel, 
         start = from / b * b;
         end = std::min(total, (end + b - 1) / b * b);
     }
-    at::Tensor f = renderer.render(z.narrow(0, start, end - start), progress, &cancel).narrow(0, from - start, count);
+    const at::Tensor z = SessionLatents::latents(s, lg->nz, pcaFor(s, *lg), start, end - start);
+    at::Tensor f = renderer.render(z, progress, &cancel).narrow(0, from - start, count);
     ExploreReply reply;
     describeImages(reply, grid ? framesGrid(f, s.nrow, s.padding) : f);
     reply.fields["frame_count"] = total;
+    reply.fields["precision"] = RenderPrecision::name(lg->precision);
     reply.fields["ms"] = msSince(t0);
     return reply;
 }
@@ -238,7 +240,9 @@ ExploreReply ExploreOps::latents(const json& r, const std::atomic<bool>& cancel)
         const bool normalize = boolean(*g, "normalize", true);
         if (cancel.load()) throw RenderCancelled("rendering was cancelled");
         at::Tensor images;
-        {
+        if (lg->frozen) {
+            images = lg->frozen->forward(z.to(at::kCPU, at::kFloat));
+        } else {
             c10::InferenceMode guard;
             Generator gen = lg->g;
             images = gen->forward(z.to(cache_.device(), at::kFloat)).to(at::kCPU);
@@ -250,10 +254,24 @@ ExploreReply ExploreOps::latents(const json& r, const std::atomic<bool>& cancel)
         FrameRenderer::Options ro;
         ro.size = static_cast<int>(integer(r, "size", lg->imgSize, 8, 2048));
         ro.upscale = upscaleOf(r);
-        describeImages(reply, FrameRenderer(lg->g, ro).render(z, {}, &cancel));
+        ro.precision = lg->precision;
+        describeImages(reply, FrameRenderer(lg->g, ro, lg->frozen).render(z, {}, &cancel));
     }
+    reply.fields["precision"] = RenderPrecision::name(lg->precision);
     reply.fields["ms"] = msSince(t0);
     return reply;
+}
+
+const PcaDirections* ExploreOps::pcaFor(const LatentSession& s, const LoadedGenerator& lg) {
+    if (s.directions.empty()) return nullptr;
+    const PcaDirections::Options po = SessionLatents::pcaOptions(s, lg.nz);
+    std::string key = lg.sha256 + "/" + std::to_string(po.samples) + "/" + std::to_string(po.components) + "/" + std::to_string(po.seed);
+    if (key != pcaKey_ || !pca_) {
+        pcaKey_.clear();  // stays empty if cached() throws
+        pca_ = std::make_unique<PcaDirections>(PcaDirections::cached(lg.g, lg.sha256, po, pcaCacheDir_));
+        pcaKey_ = std::move(key);
+    }
+    return pca_.get();
 }
 
 ExploreReply ExploreOps::pca(const json& r) {

@@ -44,7 +44,7 @@ std::string firstLine(std::string s) {
 ExploreWorker::ExploreWorker(int inFd, int outFd, Options options) : inFd_(inFd), outFd_(outFd), options_(std::move(options)) {
     if (options_.threads > 0) at::set_num_threads(options_.threads);
     ops_ = std::make_unique<ExploreOps>(DeviceChoice::select(options_.device), options_.pcaCacheDir, options_.generators,
-                                        ModelLoader::parseChoice(options_.generator));
+                                        ModelLoader::parseChoice(options_.generator), options_.precision);
 }
 
 ExploreWorker::~ExploreWorker() = default;

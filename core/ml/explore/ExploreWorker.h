@@ -35,11 +35,12 @@ namespace streetgan {
 class ExploreWorker {
 public:
     struct Options {
-        std::string device = "auto";  ///< auto | cpu | cuda (DeviceChoice::select)
-        int threads = 0;              ///< torch intra-op threads, 0 = LibTorch's default
-        std::string pcaCacheDir;      ///< "" = PcaDirections' default cache folder
-        size_t generators = 4;        ///< generators kept loaded (LRU)
-        std::string generator;        ///< "ema" | "raw" | "" (G_ema where the checkpoint has one): ModelLoader
+        std::string device = "auto";     ///< auto | cpu | cuda (DeviceChoice::select)
+        int threads = 0;                 ///< torch intra-op threads, 0 = LibTorch's default
+        std::string pcaCacheDir;         ///< "" = PcaDirections' default cache folder
+        size_t generators = 4;           ///< generators kept loaded (LRU)
+        std::string generator;           ///< "ema" | "raw" | "" (G_ema where the checkpoint has one): ModelLoader
+        std::string precision = "auto";  ///< of preview frames: auto | bf16 | fp32 (RenderPrecision)
     };
 
     /// Throws ConfigError for an unusable device.

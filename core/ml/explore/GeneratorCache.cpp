@@ -7,6 +7,7 @@
 #include "base/util/Errors.h"
 #include "ml/checkpoint/Checkpoint.h"
 #include "ml/checkpoint/ModelLoader.h"
+#include "ml/export/RenderPrecision.h"
 #include "ml/model/WeightInit.h"
 
 namespace streetgan {
@@ -27,8 +28,11 @@ std::string presetOf(const ModelConfig& m) {
 
 }  // namespace
 
-GeneratorCache::GeneratorCache(c10::Device device, size_t capacity, GeneratorChoice choice)
-    : device_(device), capacity_(capacity < 1 ? 1 : capacity), choice_(choice) {}
+GeneratorCache::GeneratorCache(c10::Device device, size_t capacity, GeneratorChoice choice, std::string precision)
+    : device_(device), capacity_(capacity < 1 ? 1 : capacity), choice_(choice), precision_(std::move(precision)) {
+    RenderPrecision::check(precision_);
+    if (precision_ == "bf16") RenderPrecision::choose(precision_, ModelConfig{}, device_);  // refuses CUDA now, not at the first open
+}
 
 std::shared_ptr<const LoadedGenerator> GeneratorCache::get(const std::string& path) {
     std::error_code ec;
@@ -58,6 +62,15 @@ std::shared_ptr<const LoadedGenerator> GeneratorCache::get(const std::string& pa
     lg->step = lg->reference ? -1 : ck.step;
     lg->gParams = WeightInit::trainableParameters(*lg->g);
     if (ck.fixedNoise.defined()) lg->fixedNoise = ck.fixedNoise.to(at::kCPU, at::kFloat).reshape({ck.fixedNoise.size(0), ck.model.nz, 1, 1});
+    lg->precision = RenderPrecision::choose(precision_, ck.model, device_);
+    if (lg->precision == FrozenGenerator::Precision::BFloat16) {
+        try {
+            lg->frozen = std::make_shared<const FrozenGenerator>(lg->g, lg->precision);
+        } catch (const ConfigError&) {
+            if (precision_ != "auto") throw;
+            lg->precision = FrozenGenerator::Precision::Float32;  // auto: what this build can run
+        }
+    }
     entries_.push_front({path, mtime, lg});
     while (entries_.size() > capacity_) entries_.pop_back();
     return lg;

@@ -9,11 +9,19 @@
 
 namespace streetgan {
 
-FrameRenderer::FrameRenderer(Generator g, Options options) : g_(std::move(g)), options_(options) {
+FrameRenderer::FrameRenderer(Generator g, Options options, std::shared_ptr<const FrozenGenerator> frozen)
+    : g_(std::move(g)), options_(options), frozen_(std::move(frozen)) {
     if (options_.size < 1 || options_.size > 4096) throw ConfigError("frame renderer: size must be within 1..4096 (got " + std::to_string(options_.size) + ")");
     if (options_.batch < 1 || options_.batch > 4096)
         throw ConfigError("frame renderer: batch must be within 1..4096 (got " + std::to_string(options_.batch) + ")");
     g_->eval();
+    if (options_.precision == FrozenGenerator::Precision::Float32) {
+        frozen_.reset();
+    } else if (!frozen_) {
+        frozen_ = std::make_shared<const FrozenGenerator>(g_, options_.precision);
+    } else if (frozen_->precision() != options_.precision || frozen_->config().nz != g_->config().nz) {
+        throw ConfigError("frame renderer: the frozen generator given has another precision or nz than the renderer's");
+    }
 }
 
 int64_t FrameRenderer::nz() const { return g_->config().nz; }
@@ -38,7 +46,8 @@ at::Tensor FrameRenderer::render(const at::Tensor& z, const FrameProgress& progr
         at::Tensor frames;
         {
             c10::InferenceMode guard;
-            const at::Tensor images = g->forward(z.narrow(0, start, count).reshape({count, nzv, 1, 1}).to(device, at::kFloat));
+            const at::Tensor zb = z.narrow(0, start, count).reshape({count, nzv, 1, 1});
+            const at::Tensor images = frozen_ ? frozen_->forward(zb.to(at::kCPU, at::kFloat)) : g->forward(zb.to(device, at::kFloat));
             frames = resize(GifWriter::fromImages(images), options_.size, options_.upscale);
         }
         out.narrow(0, start, count).copy_(frames);

@@ -5,19 +5,24 @@
 // fromImages) -> RGB channels last (N, size, size, 3) on the CPU, upscaled (or downscaled) from the
 // model's resolution by PixelResize: Nearest (hard pixel edges), Smooth = cubic when enlarging,
 // area when shrinking (OpenCV's INTER_NEAREST, INTER_CUBIC, INTER_AREA). size == the model's resolution copies the pixels.
+// Precision::BFloat16 runs a FrozenGenerator in bfloat16 on the CPU instead of the module (the
+// explorer's preview where it pays, RenderPrecision): frames within RenderPrecision::kMinPsnrDb of
+// float32's. Float32 (the default) is Generator::forward: the bytes `render` writes.
 //
 // Thread contract: a FrameRenderer shares the Generator module it was given (ownership is shared
 // through the module holder) and runs it; use one instance from one thread at a time (LibTorch
-// modules are not thread-safe). The progress callback runs on the calling thread after each batch;
+// modules are not thread-safe). A FrozenGenerator it was given is only read (any thread). The progress callback runs on the calling thread after each batch;
 // `cancel` is polled between batches (then RenderCancelled is thrown).
 #pragma once
 
 #include <atomic>
 #include <functional>
+#include <memory>
 
 #include <ATen/core/Tensor.h>
 
 #include "base/util/Errors.h"
+#include "ml/model/FrozenGenerator.h"
 #include "ml/model/Generator.h"
 
 namespace streetgan {
@@ -38,10 +43,14 @@ public:
         int size = 128;  ///< output edge in pixels, 1..4096
         Upscale upscale = Upscale::Nearest;
         int batch = 16;  ///< latents per generator call, 1..4096
+        FrozenGenerator::Precision precision = FrozenGenerator::Precision::Float32;
     };
 
-    /// Puts `g` in eval mode. Throws ConfigError for options out of range.
-    FrameRenderer(Generator g, Options options);
+    /// Puts `g` in eval mode. Throws ConfigError for options out of range. With BFloat16, `frozen`
+    /// is used when given (a bfloat16 FrozenGenerator of `g`: building one reorders every weight,
+    /// so callers that render often keep it; ConfigError for one of another precision), else one is
+    /// built here (ConfigError when this CPU cannot run bfloat16).
+    FrameRenderer(Generator g, Options options, std::shared_ptr<const FrozenGenerator> frozen = nullptr);
 
     /// Latents (N, nz, 1, 1) or (N, nz), any device -> uint8 (N, size, size, 3) on the CPU.
     /// Throws DataError for latents of another nz, RenderCancelled on cancel.
@@ -59,6 +68,7 @@ public:
 private:
     Generator g_;
     Options options_;
+    std::shared_ptr<const FrozenGenerator> frozen_;  ///< set for BFloat16 only
 };
 
 }  // namespace streetgan

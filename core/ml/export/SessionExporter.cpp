@@ -50,9 +50,7 @@ void SessionExporter::checkOutput(const LatentSession& session, const std::strin
 at::Tensor SessionExporter::latents(const LatentSession& session, const Generator& g, const std::string& checkpointSha256, const std::string& pcaCacheDir) {
     const int64_t nz = g->config().nz;
     if (session.directions.empty()) return SessionLatents::latents(session, nz, nullptr);
-    const PcaDirections::Options po = SessionLatents::pcaOptions(session);
-    if (po.components > nz)
-        throw ConfigError("session key 'pca_components' is " + std::to_string(po.components) + " but the generator has nz=" + std::to_string(nz));
+    const PcaDirections::Options po = SessionLatents::pcaOptions(session, nz);
     const PcaDirections pca = PcaDirections::cached(g, checkpointSha256, po, pcaCacheDir);
     return SessionLatents::latents(session, nz, &pca);
 }

@@ -40,8 +40,21 @@ LatentPath SessionLatents::path(const LatentSession& s, int64_t nz) {
     return LatentPath(keyframeLatents(s, nz), o);
 }
 
-at::Tensor SessionLatents::latents(const LatentSession& s, int64_t nz, const PcaDirections* pca) {
-    at::Tensor z = path(s, nz).frames();
+at::Tensor SessionLatents::latents(const LatentSession& s, int64_t nz, const PcaDirections* pca) { return finish(path(s, nz).frames(), s, nz, pca); }
+
+at::Tensor SessionLatents::latents(const LatentSession& s, int64_t nz, const PcaDirections* pca, int64_t from, int64_t count) {
+    const LatentPath p = path(s, nz);
+    const int64_t total = p.frameCount();
+    if (count < 1 || from < 0 || from >= total || count > total - from)
+        throw ConfigError("latent walk: frames " + std::to_string(from) + ".." + std::to_string(from + count - 1) + " are not within the walk's 0.." +
+                          std::to_string(total - 1));
+    // LatentPath::frames() fills its rows with frame(i) too.
+    at::Tensor z = at::empty({count, nz, 1, 1}, at::kFloat);
+    for (int64_t i = 0; i < count; ++i) z[i].copy_(p.frame(from + i).view({nz, 1, 1}));
+    return finish(std::move(z), s, nz, pca);
+}
+
+at::Tensor SessionLatents::finish(at::Tensor z, const LatentSession& s, int64_t nz, const PcaDirections* pca) {
     if (s.truncation != 1.0) z = Truncation::apply(z, s.truncation);
     if (!s.directions.empty()) {
         if (!pca) throw ConfigError("session key 'directions' needs PCA directions of the checkpoint; compute them first");
@@ -49,6 +62,12 @@ at::Tensor SessionLatents::latents(const LatentSession& s, int64_t nz, const Pca
     }
     if (!s.namedDirections.empty()) z = applyNamed(z, s.namedDirections, nz);
     return z;
+}
+
+PcaDirections::Options SessionLatents::pcaOptions(const LatentSession& s, int64_t nz) {
+    if (s.pcaComponents > nz)
+        throw ConfigError("session key 'pca_components' is " + std::to_string(s.pcaComponents) + " but the generator has nz=" + std::to_string(nz));
+    return pcaOptions(s);
 }
 
 at::Tensor SessionLatents::applyNamed(const at::Tensor& z, const std::vector<NamedDirectionEdit>& edits, int64_t nz) {

@@ -21,7 +21,7 @@
 #include "ml/export/ImageGrid.h"
 #include "ml/latent/LatentSeed.h"
 #include "ml/latent/Slerp.h"
-#include "ml/serve/FrozenGenerator.h"
+#include "ml/model/FrozenGenerator.h"
 
 namespace streetgan {
 namespace {

@@ -70,7 +70,7 @@
 
 #include "base/model/ModelConfig.h"
 #include "base/serve/GalleryRoutes.h"
-#include "ml/serve/FrozenGenerator.h"
+#include "ml/model/FrozenGenerator.h"
 
 namespace streetgan {
 

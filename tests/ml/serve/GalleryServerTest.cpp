@@ -22,7 +22,7 @@
 #include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/ImageGrid.h"
 #include "ml/latent/LatentSeed.h"
-#include "ml/serve/FrozenGenerator.h"
+#include "ml/model/FrozenGenerator.h"
 #include "ml/serve/GalleryServer.h"
 #include "support/TempDir.h"
 #include "trainer/ServeCommand.h"

@@ -1,4 +1,4 @@
-#include "ml/serve/FrozenGenerator.h"
+#include "ml/model/FrozenGenerator.h"
 
 #include <string>
 
@@ -81,6 +81,16 @@ FrozenGenerator::FrozenGenerator(const Generator& g, Precision precision)
     }
     if (layers_.empty()) bad("the generator has no layers");
     if (compute_ != at::kFloat) {
+        if (at::hasMKLDNN()) {
+            try {
+                for (Layer& l : layers_)
+                    for (const at::Tensor& p : l.phases) l.packed.push_back(at::mkldnn_reorder_conv2d_weight(p.to_mkldnn(), {0, 0}, {1, 1}, {1, 1}, 1));
+                forward(at::zeros({1, cfg_.nz}));
+                for (Layer& l : layers_) l.phases.clear();  // forward() reads the packed copies only
+            } catch (const c10::Error&) {
+                for (Layer& l : layers_) l.packed.clear();  // this LibTorch's oneDNN cannot: conv2d below
+            }
+        }
         try {
             forward(at::zeros({1, cfg_.nz}));
         } catch (const c10::Error& e) {
@@ -113,7 +123,10 @@ at::Tensor FrozenGenerator::forward(const at::Tensor& zIn) const {
                     for (size_t b = 0; b < 2; ++b) {
                         const auto ia = static_cast<int64_t>(a), ib = static_cast<int64_t>(b);
                         const at::Tensor window = xp.narrow(2, ia, h + 1).narrow(3, ib, w + 1);
-                        y.select(5, ib).select(3, ia).copy_(at::conv2d(window, l.phases[a * 2 + b], l.bias));
+                        const size_t p = a * 2 + b;
+                        y.select(5, ib).select(3, ia).copy_(l.packed.empty()
+                                                                ? at::conv2d(window, l.phases[p], l.bias)
+                                                                : at::mkldnn_convolution(window.contiguous(), l.packed[p], l.bias, {0, 0}, {1, 1}, {1, 1}, 1));
                     }
                 x = y.view({n, l.outChannels, 2 * h, 2 * w});
                 break;
