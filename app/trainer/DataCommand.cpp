@@ -20,6 +20,8 @@
 #include "base/dataset/DatasetIndex.h"
 #include "base/dataset/ImageLabels.h"
 #include "base/dataset/MslsLabelReader.h"
+#include "base/s3/S3CredentialChain.h"
+#include "base/s3/S3DatasetListing.h"
 #include "base/synthetic/SyntheticStreets.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/BuildFeatures.h"
@@ -36,7 +38,8 @@ CLI::App* DataCommand::setup(CLI::App& parent) {
     auto* data = parent.add_subcommand("data", "Inspect data sources");
     data->require_subcommand(1);
     stats_ = data->add_subcommand("stats", "Images, skipped files by reason, cities and sequences of a data source");
-    stats_->add_option("spec", spec_, "synthetic or a folder of photos")->required();
+    stats_->add_option("spec", spec_, "synthetic, a folder of photos, or s3://bucket/prefix (a photo folder in S3: listed, not decoded)")->required();
+    stats_->add_option("--s3-endpoint", s3Endpoint_, "An S3-compatible store's URL (path-style), for s3:// data; default AWS");
     stats_->add_option("--cities", cfg_.cities, "Keep only these cities")->delimiter(',');
     stats_->add_option("--exclude-cities", cfg_.excludeCities, "Drop these cities")->delimiter(',');
     stats_->add_option("--max-per-sequence", cfg_.maxPerSequence, "Cap of training images per sequence")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
@@ -173,6 +176,21 @@ int DataCommand::synth() {
 #endif
 }
 
+nlohmann::json DataCommand::s3Stats() {
+    // Listed and indexed as a local folder is (S3DatasetListing, DatasetIndex); no image is
+    // fetched or decoded yet (the concurrent reader is issue 47's next step), hence "unchecked".
+    IndexOptions o = DataSources::indexOptions(cfg_);
+    o.split = IndexOptions::Split::All;
+    const auto chain = s3::S3CredentialChain::fromProcess();
+    s3::S3ClientOptions options;
+    options.endpoint = s3Endpoint_;
+    options.region = chain->region();
+    const auto listing = s3::S3DatasetListing::list(s3::S3Url::parse(spec_), options, [chain] { return chain->credentials(); });
+    nlohmann::json stats = DatasetIndex::fromListing(listing, o).stats();
+    stats["check"] = {{"decode", false}, {"decoded", 0}, {"cached", 0}, {"unchecked", stats.value("images", int64_t{0})}};
+    return stats;
+}
+
 int DataCommand::stats() {
     nlohmann::json stats;
     if (spec_ == "synthetic") {
@@ -181,6 +199,8 @@ int DataCommand::stats() {
                  {"skipped_reasons", nlohmann::json::object()},
                  {"cities", {{"synthetic", cfg_.syntheticImages}}},
                  {"sequences", 0}};
+    } else if (s3::S3Url::isS3(spec_)) {
+        stats = s3Stats();
     } else {
         std::error_code ec;
         if (!std::filesystem::exists(spec_, ec)) throw DataError("data source '" + spec_ + "' does not exist: give a folder, an archive or 'synthetic'");

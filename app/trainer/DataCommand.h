@@ -1,5 +1,6 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,9 @@
 namespace streetgan {
 
 /// data stats SPEC [--json] [--no-decode]: images, skipped (by reason, with the files named),
-/// cities with counts and shares, sequences. Every image is decoded (all cores, a progress bar on
+/// cities with counts and shares, sequences. SPEC s3://bucket/prefix [--s3-endpoint URL]: the
+/// same from a bucket's listing (S3DatasetListing; credentials and region from the AWS chain),
+/// listed only. Every image is decoded (all cores, a progress bar on
 /// stderr when it is a terminal) unless its verdict is cached (PhotoListing, ImageVerdictCache).
 /// data synth --count N --out DIR [--width 640 --height 480]: the synthetic scenes as JPEG files
 /// (an MSLS-like folder for trying folder training and for the loader benchmark).
@@ -24,6 +27,7 @@ public:
 
 private:
     int stats();
+    nlohmann::json s3Stats();
     int synth();
     int pack();
     int verify();
@@ -37,6 +41,7 @@ private:
     std::vector<std::string> wantedLabels_;
     int size_ = 64;
     std::string spec_, out_;
+    std::string s3Endpoint_;  ///< --s3-endpoint (data stats s3://...)
     int64_t count_ = 1000;
     int width_ = 640, height_ = 480, quality_ = 90;
     uint64_t seed_ = 0;

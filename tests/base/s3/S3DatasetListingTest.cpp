@@ -6,19 +6,33 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "base/dataset/DatasetIndexTestSupport.h"
+#include "support/CliRunner.h"
 #include "support/SeaweedFixture.h"
 
 using namespace streetgan;
 using namespace streetgan::s3;
 using namespace streetgan::test::datasetindex;
+using streetgan::test::CliRunner;
 using streetgan::test::SeaweedFixture;
 
 namespace {
+
+// Uploads every file below `folder` to `bucket` under `prefix`.
+void upload(S3Client& client, const fs::path& folder, const std::string& prefix) {
+    for (const auto& f : fs::recursive_directory_iterator(folder)) {
+        if (!f.is_regular_file()) continue;
+        std::ifstream in(f.path(), std::ios::binary);
+        std::stringstream bytes;
+        bytes << in.rdbuf();
+        client.put(prefix + f.path().lexically_relative(folder).generic_string(), bytes.str());
+    }
+}
 
 std::vector<SortKey> sortKeys(const DatasetIndex& idx) {
     std::vector<SortKey> out;
@@ -72,13 +86,7 @@ TEST(S3DatasetListing, IndexesAnMslsFolderInABucketAsTheSameFolderOnDisk) {
     const S3Client::CredentialSource keys = [] { return S3Credentials{SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey, "", std::nullopt, "test"}; };
     S3Client client("msls", options, keys);
     client.createBucket();
-    for (const auto& f : fs::recursive_directory_iterator(trainVal)) {
-        if (!f.is_regular_file()) continue;
-        std::ifstream in(f.path(), std::ios::binary);
-        std::stringstream bytes;
-        bytes << in.rdbuf();
-        client.put("datasets/msls/train_val/" + f.path().lexically_relative(trainVal).generic_string(), bytes.str());
-    }
+    upload(client, trainVal, "datasets/msls/train_val/");
     client.put("datasets/msls/train_val/berlin/", "");  // a folder marker, as consoles make them
 
     IndexOptions all;
@@ -96,4 +104,48 @@ TEST(S3DatasetListing, IndexesAnMslsFolderInABucketAsTheSameFolderOnDisk) {
         DatasetIndex::fromListing(S3DatasetListing::list(S3Url::parse("s3://msls/datasets/msls/train_val/amsterdam/database/images"), options, keys), all);
     expectSameIndex(images, DatasetIndex::fromListing(DatasetIndex::listFolder((trainVal / "amsterdam" / "database" / "images").string()), all));
     EXPECT_EQ(images.sequenceCount(), 2);
+}
+
+// `streetgan-trainer data stats s3://... --s3-endpoint URL`: the keys from the environment (the
+// AWS chain), the same document as `data stats` of the folder on disk (listing only, as with
+// --no-decode) but for its root; a wrong secret and a missing bucket are one line each.
+TEST(S3DatasetListing, DataStatsOfABucketPrefixMatchesTheLocalFolder) {
+    if (const std::string reason = SeaweedFixture::unavailableReason(); !reason.empty()) GTEST_SKIP() << reason;
+    TempDir local;
+    makeMsls(local.path());
+    writeFile(local.path() / "train_val" / "berlin" / "database" / "images" / "empty.jpg", "");
+    TempDir serverDir;
+    SeaweedFixture server(serverDir.str());
+    S3ClientOptions options;
+    options.endpoint = server.endpoint();
+    S3Client client("msls", options, [] { return S3Credentials{SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey, "", std::nullopt, "test"}; });
+    client.createBucket();
+    upload(client, local.path() / "train_val", "msls/train_val/");
+
+    const CliRunner cli(local.str());
+    const std::string keys = std::string("AWS_ACCESS_KEY_ID=") + SeaweedFixture::kAccessKey + " AWS_SECRET_ACCESS_KEY=";
+    const std::string isolated = "env -u AWS_PROFILE -u AWS_SESSION_TOKEN AWS_EC2_METADATA_DISABLED=true HOME=" + local.str() + " ";
+    const auto remote = cli.run({"data", "stats", "s3://msls/msls/train_val", "--s3-endpoint", server.endpoint(), "--json", "--max-per-sequence", "2"},
+                                isolated + keys + SeaweedFixture::kSecretKey);
+    ASSERT_EQ(remote.code, 0) << remote.err;
+    const auto there = cli.run({"data", "stats", (local.path() / "train_val").string(), "--no-decode", "--json", "--max-per-sequence", "2"});
+    ASSERT_EQ(there.code, 0) << there.err;
+    auto a = nlohmann::json::parse(remote.out), b = nlohmann::json::parse(there.out);
+    EXPECT_EQ(a["root"], "s3://msls/msls/train_val");
+    EXPECT_EQ(a["images"], b["images"]);
+    EXPECT_GT(a["images"].get<int64_t>(), 0);
+    EXPECT_EQ(a["check"]["unchecked"], a["images"]);
+    for (auto* j : {&a, &b}) {
+        j->erase("root");
+        j->erase("check");
+    }
+    EXPECT_EQ(a, b);
+
+    const auto wrong = cli.run({"data", "stats", "s3://msls/msls/train_val", "--s3-endpoint", server.endpoint()}, isolated + keys + "not-it");
+    EXPECT_EQ(wrong.code, 5);
+    EXPECT_NE(wrong.err.find("SignatureDoesNotMatch"), std::string::npos) << wrong.err;
+    EXPECT_EQ(std::count(wrong.err.begin(), wrong.err.end(), '\n'), 1) << wrong.err;
+    const auto noBucket = cli.run({"data", "stats", "s3://nosuch/x", "--s3-endpoint", server.endpoint()}, isolated + keys + SeaweedFixture::kSecretKey);
+    EXPECT_EQ(noBucket.code, 5);
+    EXPECT_NE(noBucket.err.find("there is no bucket 'nosuch'"), std::string::npos) << noBucket.err;
 }
