@@ -66,7 +66,15 @@ S3Credentials S3CredentialChain::resolve() {
 
 S3Credentials S3CredentialChain::credentials() {
     std::lock_guard lock(mutex_);
-    if (current_.empty() || current_.expiresWithin(kRefreshMargin)) current_ = resolve();
+    if (current_.empty() || current_.expiresWithin(kRefreshMargin)) {
+        // A refresh that fails while the credentials in hand are still valid (IMDS busy for a
+        // moment) keeps them: the next use tries again, and only expired ones are an error.
+        try {
+            current_ = resolve();
+        } catch (const Error&) {
+            if (current_.empty() || current_.expiresWithin(std::chrono::seconds(0))) throw;
+        }
+    }
     return current_;
 }
 

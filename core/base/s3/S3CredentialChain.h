@@ -5,7 +5,8 @@
 //   3. the EC2 instance role through IMDSv2 (unless AWS_EC2_METADATA_DISABLED=true).
 // The region: AWS_REGION, AWS_DEFAULT_REGION, the profile's region, the instance's, else us-east-1.
 // Temporary credentials are refreshed kRefreshMargin before they expire, so no request is signed
-// with a key that lapses in flight. Bad input (a half-set environment, a profile AWS_PROFILE
+// with a key that lapses in flight; while a refresh fails, the ones in hand are used until they
+// expire. Bad input (a half-set environment, a profile AWS_PROFILE
 // names that no file has, a malformed file) is a one-line ConfigError.
 //
 // Thread contract: credentials() and region() may be called from any thread (a mutex serialises

@@ -146,10 +146,11 @@ TEST(ImdsClient, ParsesTheRoleDocumentAndRefusesAMalformedOne) {
 }
 
 // A loopback server speaking IMDSv2: a token by PUT, refused (401) without it, and the role's
-// credentials, new keys on each fetch, expiring `lifetime` from now.
+// credentials, new keys on each fetch, expiring `lifetime` from now; after `answered` fetches
+// the role's document is a 500 (the service failing for a while).
 class ImdsServer {
 public:
-    explicit ImdsServer(std::chrono::seconds lifetime) {
+    explicit ImdsServer(std::chrono::seconds lifetime, int answered = 1000) {
         auto& s = http_.server();
         s.Put("/latest/api/token", [](const httplib::Request& req, httplib::Response& res) {
             if (req.get_header_value("X-aws-ec2-metadata-token-ttl-seconds").empty())
@@ -165,13 +166,18 @@ public:
         s.Get("/latest/meta-data/iam/security-credentials/", [authorised](const httplib::Request& req, httplib::Response& res) {
             if (authorised(req, res)) res.set_content("trainer-role\n", "text/plain");
         });
-        s.Get("/latest/meta-data/iam/security-credentials/trainer-role", [this, authorised, lifetime](const httplib::Request& req, httplib::Response& res) {
-            if (!authorised(req, res)) return;
-            const int n = ++fetches;
-            res.set_content(R"({"Code":"Success","AccessKeyId":"ASIA)" + std::to_string(n) + R"(","SecretAccessKey":"s","Token":"t)" + std::to_string(n) +
-                                R"(","Expiration":")" + isoUtc(std::chrono::system_clock::now() + lifetime) + "\"}",
-                            "application/json");
-        });
+        s.Get("/latest/meta-data/iam/security-credentials/trainer-role",
+              [this, authorised, lifetime, answered](const httplib::Request& req, httplib::Response& res) {
+                  if (!authorised(req, res)) return;
+                  const int n = ++fetches;
+                  if (n > answered) {
+                      res.status = 500;
+                      return;
+                  }
+                  res.set_content(R"({"Code":"Success","AccessKeyId":"ASIA)" + std::to_string(n) + R"(","SecretAccessKey":"s","Token":"t)" + std::to_string(n) +
+                                      R"(","Expiration":")" + isoUtc(std::chrono::system_clock::now() + lifetime) + "\"}",
+                                  "application/json");
+              });
         s.Get("/latest/meta-data/placement/region", [authorised](const httplib::Request& req, httplib::Response& res) {
             if (authorised(req, res)) res.set_content("ca-central-1", "text/plain");
         });
@@ -210,6 +216,25 @@ TEST(S3CredentialChain, TakesTheInstanceRoleThroughImdsV2AndRefreshesBeforeExpir
         EXPECT_EQ(chain.credentials().accessKeyId, "ASIA1");
         EXPECT_EQ(chain.credentials().accessKeyId, "ASIA2");
         EXPECT_EQ(imds.fetches.load(), 2);
+    }
+    {
+        // A refresh that fails while the keys in hand are still valid keeps them (and retries).
+        ImdsServer imds(S3CredentialChain::kRefreshMargin / 2, 1);
+        auto env = base;
+        env["AWS_EC2_METADATA_SERVICE_ENDPOINT"] = imds.url();
+        S3CredentialChain chain(env);
+        EXPECT_EQ(chain.credentials().accessKeyId, "ASIA1");
+        EXPECT_EQ(chain.credentials().accessKeyId, "ASIA1");
+        EXPECT_EQ(imds.fetches.load(), 2);
+    }
+    {
+        // Expired ones are not kept: a failing refresh is then the error.
+        ImdsServer imds(std::chrono::seconds(-60), 1);
+        auto env = base;
+        env["AWS_EC2_METADATA_SERVICE_ENDPOINT"] = imds.url();
+        S3CredentialChain chain(env);
+        EXPECT_EQ(chain.credentials().accessKeyId, "ASIA1");  // the first answer is taken as it is
+        EXPECT_NE(refusal(chain).find("no AWS credentials"), std::string::npos);
     }
 }
 
