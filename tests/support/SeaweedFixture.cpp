@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -61,7 +62,10 @@ SeaweedFixture::SeaweedFixture(const std::string& dir) : dir_(dir), weed_(std::s
 
 bool SeaweedFixture::start() {
     std::vector<int> ports;
-    for (int i = 0; i < 10; ++i) ports.push_back(RankProcess::freePort());
+    while (ports.size() < 10) {  // ten different ones: the kernel may hand the same free port out twice
+        const int port = RankProcess::freePort();
+        if (std::find(ports.begin(), ports.end(), port) == ports.end()) ports.push_back(port);
+    }
     masterPort_ = ports[0];
     filerPort_ = ports[4];
     s3Port_ = ports[6];
