@@ -20,12 +20,6 @@ using namespace streetgan::test;
 
 namespace {
 
-bool slurmInstalled() {
-    for (const char* tool : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/srun"})
-        if (::access(tool, X_OK) != 0) return false;
-    return true;
-}
-
 std::string slurp(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;
@@ -36,7 +30,7 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 TEST(SlurmCluster, StartsRunsAStepAndABatchJobAndStopsItsDaemons) {
-    if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+    if (!streetgan::test::SlurmCluster::installed()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
     TempDir tmp;
     pid_t daemons[3] = {};
     {
@@ -86,7 +80,7 @@ TEST(SlurmCluster, StartsRunsAStepAndABatchJobAndStopsItsDaemons) {
 }
 
 TEST(SlurmCluster, TwoClustersRunSideBySide) {
-    if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+    if (!streetgan::test::SlurmCluster::installed()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
     TempDir a, b;
     SlurmCluster one(a.path().string());
     SlurmCluster::Options options;
@@ -116,7 +110,7 @@ TEST(SlurmCluster, TwoClustersRunSideBySide) {
 // The cluster as a login node: an ssh session of the test sshd (SetEnv SLURM_CONF) reaches it
 // with the plain client commands, as the app's Slurm launcher does.
 TEST(SlurmCluster, ReachedThroughTheTestSshdAsALoginNode) {
-    if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+    if (!streetgan::test::SlurmCluster::installed()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
     TempDir tmp;
     std::filesystem::create_directories(tmp / "slurm");
     std::filesystem::create_directories(tmp / "sshd");

@@ -27,12 +27,6 @@ using nlohmann::json;
 
 namespace {
 
-bool slurmInstalled() {
-    for (const char* tool : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/srun"})
-        if (::access(tool, X_OK) != 0) return false;
-    return true;
-}
-
 // The JSON objects among an output file's lines.
 std::vector<json> jsonLines(const std::string& text) {
     std::vector<json> out;
@@ -47,7 +41,7 @@ std::vector<json> jsonLines(const std::string& text) {
 class TrainerOnSlurm : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+        if (!streetgan::test::SlurmCluster::installed()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
         std::filesystem::create_directories(tmp / "cluster");
         std::filesystem::create_directories(run);
         cluster = std::make_unique<SlurmCluster>(tmp / "cluster", clusterOptions());

@@ -28,12 +28,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-bool slurmInstalled() {
-    for (const char* tool : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/srun", "/usr/bin/squeue"})
-        if (::access(tool, X_OK) != 0) return false;
-    return true;
-}
-
 // Polls `done` every 100 ms until it holds or `deadline` passes (a busy 2-core machine: generous).
 bool waitLong(const std::function<bool()>& done, std::chrono::seconds deadline = std::chrono::seconds(180)) {
     const auto end = Clock::now() + deadline;
@@ -69,7 +63,7 @@ SlurmJobSpec oneTask() {
 class SlurmRunLauncherTest : public RemoteTest {
 protected:
     void SetUp() override {
-        if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+        if (!streetgan::test::SlurmCluster::installed()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
         RemoteTest::SetUp();
         std::filesystem::create_directories(tmp / "c");
         std::filesystem::create_directories(tmp / "home");

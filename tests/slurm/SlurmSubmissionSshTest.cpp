@@ -28,12 +28,6 @@ using namespace streetgan::test;
 
 namespace {
 
-bool slurmInstalled() {
-    for (const char* tool : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/squeue"})
-        if (::access(tool, X_OK) != 0) return false;
-    return true;
-}
-
 // The test sshd as the cluster's login node: its sessions have the cluster's SLURM_CONF (and
 // `path`, when given, as their PATH).
 class SlurmOverSsh : public RemoteTest {
@@ -74,7 +68,7 @@ protected:
 }  // namespace
 
 TEST_F(SlurmOverSsh, SubmitsFollowsAndListsARunToFinished) {
-    if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+    if (!streetgan::test::SlurmCluster::installed()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
     startCluster();
     const SlurmJobSpec s = spec("tiny", 4);
     const SlurmJobRecord record = SlurmSubmission(*shell).submit(s, 1796000000);
@@ -94,7 +88,7 @@ TEST_F(SlurmOverSsh, SubmitsFollowsAndListsARunToFinished) {
 }
 
 TEST_F(SlurmOverSsh, QueuedBehindAnExclusiveJobCancelledOnceAndRefusalsNameTheHost) {
-    if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+    if (!streetgan::test::SlurmCluster::installed()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
     startCluster();
     const std::string blocker = cluster->submit("--exclusive --output=/dev/null --wrap 'sleep 600'");
     ASSERT_TRUE(cluster->waitForJobState(blocker, "RUNNING")) << cluster->describe(blocker);
@@ -120,7 +114,7 @@ TEST_F(SlurmOverSsh, QueuedBehindAnExclusiveJobCancelledOnceAndRefusalsNameTheHo
 }
 
 TEST_F(SlurmOverSsh, NoSbatchOnTheHostIsOneLine) {
-    if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+    if (!streetgan::test::SlurmCluster::installed()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
     // The session's PATH has the shell's tools but no Slurm.
     const std::string bin = tmp / "bin";
     std::filesystem::create_directories(bin);

@@ -26,12 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-bool slurmInstalled() {
-    for (const char* tool : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/srun", "/usr/bin/squeue"})
-        if (::access(tool, X_OK) != 0) return false;
-    return true;
-}
-
 // Polls `done` every 50 ms until it holds or `deadline` passes (a busy 2-core machine: generous).
 bool waitFor(const std::function<bool()>& done, std::chrono::seconds deadline = std::chrono::seconds(120)) {
     const auto end = Clock::now() + deadline;
@@ -52,7 +46,7 @@ std::vector<std::string> tinyRun(int steps) {
 class SubmitSlurm : public ::testing::Test {
 protected:
     void start(int cpus) {
-        if (!slurmInstalled()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
+        if (!streetgan::test::SlurmCluster::installed()) GTEST_SKIP() << "Slurm (slurm-wlm, munge) is not installed";
         SlurmCluster::Options o;
         o.cpus = cpus;
         std::filesystem::create_directories(tmp_.path() / "c");

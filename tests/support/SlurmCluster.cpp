@@ -377,4 +377,11 @@ std::string SlurmCluster::logs(int lines) const {
     return s;
 }
 
+bool SlurmCluster::installed() {
+    for (const char* tool :
+         {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/srun", "/usr/bin/squeue", "/usr/bin/scancel"})
+        if (::access(tool, X_OK) != 0) return false;
+    return true;
+}
+
 }  // namespace streetgan::test

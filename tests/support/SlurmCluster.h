@@ -47,6 +47,10 @@ public:
         std::vector<std::string> extraConfig;
     };
 
+    /// Whether Debian's Slurm and munge are installed (munged, slurmctld, slurmd, sbatch, srun,
+    /// squeue, scancel): the tests skip without them.
+    static bool installed();
+
     /// Starts the cluster in `dir` (an empty folder the cluster may fill; its path plus
     /// "/munge.socket" must fit a Unix socket address). Throws std::runtime_error with the
     /// daemons' logs when it does not come up within 60 s.

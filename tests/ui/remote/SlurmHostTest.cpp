@@ -49,11 +49,6 @@ class SlurmHostTest : public QObject {
     std::unique_ptr<SlurmCluster> cluster_;
     std::unique_ptr<SshdFixture> sshd_;
 
-    static bool slurmInstalled() {
-        for (const char* tool : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/srun", "/usr/bin/squeue"})
-            if (::access(tool, X_OK) != 0) return false;
-        return true;
-    }
     HostConfig login() const {
         HostConfig c;
         c.host = "127.0.0.1";
@@ -82,7 +77,7 @@ class SlurmHostTest : public QObject {
 
 private slots:
     void initTestCase() {
-        if (!slurmInstalled()) QSKIP("Slurm (slurm-wlm, munge) is not installed");
+        if (!streetgan::test::SlurmCluster::installed()) QSKIP("Slurm (slurm-wlm, munge) is not installed");
         streetgan::test::isolateSettings(tmp_.filePath("settings"));
         for (const char* d : {"c", "sshd", "home"}) QDir().mkpath(tmp_.filePath(d));
         SlurmCluster::Options c;

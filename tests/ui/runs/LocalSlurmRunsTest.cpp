@@ -22,15 +22,7 @@ using namespace streetgan::ui;
 using streetgan::test::ModelRow;
 using streetgan::test::SlurmCluster;
 
-namespace {
-
-bool slurmInstalled() {
-    for (const char* tool : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/squeue"})
-        if (::access(tool, X_OK) != 0) return false;
-    return true;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 class LocalSlurmRunsTest : public QObject {
     Q_OBJECT
@@ -47,7 +39,7 @@ class LocalSlurmRunsTest : public QObject {
 
 private slots:
     void aQueuedRunShowsSlurmsStateAndReason() {
-        if (!slurmInstalled()) QSKIP("Slurm (slurm-wlm, munge) is not installed");
+        if (!streetgan::test::SlurmCluster::installed()) QSKIP("Slurm (slurm-wlm, munge) is not installed");
         streetgan::test::isolateSettings(tmp_.filePath("settings"));
         QDir().mkpath(tmp_.filePath("c"));
         SlurmCluster::Options o;
