@@ -2,11 +2,12 @@
 // asks `streetgan-trainer explore-worker` for one frame of a walk at a time, as the scrubber does,
 // and waits for it: request -> pipe -> LatentSession::latents + FrameRenderer -> pipe -> QImage.
 //   bench_explore --checkpoint CK [--size 128] [--frames 200] [--segment 200] [--edit] [--device cpu]
-// --segment: frames per segment of the 4-keyframe walk (the walk's latents are computed once per
-// session and checkpoint); --edit changes the session's truncation with every request, as a
-// slider drag does, so each request computes the whole walk's latents again.
+// --segment: frames per segment of the 4-keyframe walk; --edit changes the session's truncation
+// with every request, as a slider drag does (the worker computes the latents of the frame asked
+// for, not the walk's: issue 44 item 4).
 // Prints one JSON line: median / p90 / min round-trip ms over the frames (after 5 warm-up frames),
-// the worker's own render ms (median), and the first request's ms (process start + load).
+// the worker's own render ms (median), the first request's ms (process start + load) and the
+// precision the worker rendered in (its reply's "precision": explore-worker --precision auto).
 // The trainer is found like the app finds it (TrainerLocator: $STREETGAN_TRAINER, ...).
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
     RenderClient client(p.value("device"));
     std::vector<double> roundTrip, workerMs;
     double firstMs = 0;
+    QString precision = "fp32";  // workers before issue 44 item 4 did not say
     int sent = 0;
     const int warmup = 5;
     QElapsedTimer timer;
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
             return;
         }
         if (sent == 1) firstMs = ms;
+        precision = JsonFields::text(h, "precision", precision);
         if (sent > warmup) {
             roundTrip.push_back(ms);
             workerMs.push_back(JsonFields::number(h, "ms"));
@@ -87,8 +90,8 @@ int main(int argc, char** argv) {
     if (rc != 0) return rc;
     std::printf(
         "{\"checkpoint\":\"%s\",\"walk_frames\":%d,\"edit\":%s,\"size\":%d,\"frames\":%zu,\"round_trip_ms_median\":%.2f,\"round_trip_ms_p90\":%.2f,"
-        "\"round_trip_ms_min\":%.2f,\"worker_ms_median\":%.2f,\"first_request_ms\":%.1f,\"fps_at_median\":%.1f}\n",
+        "\"round_trip_ms_min\":%.2f,\"worker_ms_median\":%.2f,\"first_request_ms\":%.1f,\"fps_at_median\":%.1f,\"precision\":\"%s\"}\n",
         qPrintable(ck), walk, edit ? "true" : "false", size, roundTrip.size(), percentile(roundTrip, 0.5), percentile(roundTrip, 0.9),
-        percentile(roundTrip, 0.0), percentile(workerMs, 0.5), firstMs, 1000.0 / percentile(roundTrip, 0.5));
+        percentile(roundTrip, 0.0), percentile(workerMs, 0.5), firstMs, 1000.0 / percentile(roundTrip, 0.5), qPrintable(precision));
     return 0;
 }
