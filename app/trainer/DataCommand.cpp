@@ -65,7 +65,8 @@ CLI::App* DataCommand::setup(CLI::App& parent) {
     verify_ = data->add_subcommand("verify", "Check a packed cache's shards (CRC32C) and index");
     verify_->add_option("dir", spec_, "Cache folder")->required();
     labels_ = data->add_subcommand("labels", "Labels of a data set's images (MSLS metadata, synthetic scene parameters, city) with classes and counts");
-    labels_->add_option("--data", spec_, "synthetic or an MSLS folder (train_val, a city, a database/query folder)")->required();
+    labels_->add_option("--data", spec_, "synthetic, an MSLS folder (train_val, a city, a database/query folder) or an MSLS batch (.zip, .tar, .tar.gz)")
+        ->required();
     labels_
         ->add_option("--labels", wantedLabels_,
                      "Labels a direction will be fitted on (e.g. night,view_direction): each must exist and have two classes or more")
@@ -135,7 +136,7 @@ int DataCommand::verify() {
 }
 
 int DataCommand::labels() {
-    const ImageLabels l = spec_ == "synthetic" ? ImageLabels::synthetic(seed_, cfg_.syntheticImages) : MslsLabelReader::readFolder(spec_);
+    const ImageLabels l = spec_ == "synthetic" ? ImageLabels::synthetic(seed_, cfg_.syntheticImages) : MslsLabelReader::read(spec_);
     const std::vector<std::string> errors = l.requireLabels(wantedLabels_, spec_);
     if (json_) {
         nlohmann::json j = l.summary(wantedLabels_);

@@ -75,7 +75,10 @@ Picked pickImages(const std::string& data, const ImageLabels& labels, const Trai
     a.maxShift = 0;
     a.noiseStd = 0;
     a.flip = false;
-    const auto photos = PhotoSource::folder(data, IndexOptions{}, a);
+    // A folder, or an MSLS batch read in place (zip, tar), as `train --data` takes them.
+    std::error_code ec;
+    const auto photos =
+        std::filesystem::is_regular_file(data, ec) ? PhotoSource::archive(data, IndexOptions{}, a) : PhotoSource::folder(data, IndexOptions{}, a);
     std::vector<int64_t> labelled;
     const auto& entries = photos->index().entries();
     const std::set<std::string> keys = labels.keys();
@@ -96,7 +99,7 @@ Picked pickImages(const std::string& data, const ImageLabels& labels, const Trai
 CLI::App* DirectionsCommand::setup(CLI::App& parent) {
     auto* a = parent.add_subcommand("directions", "Named latent directions (night, sideways, winter, a city) learnt from a data set's labels");
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference Python checkpoint")->required();
-    a->add_option("--data", data_, "synthetic or an MSLS folder (train_val, a city, a database/query folder)")->required();
+    a->add_option("--data", data_, "synthetic, an MSLS folder (train_val, a city, a database/query folder) or an MSLS batch (.zip, .tar, .tar.gz)")->required();
     a->add_option("--labels", labels_, "Labels to fit, comma-separated: night, view_direction, season, time_of_day, city=berlin, camera_height, ...")
         ->required()
         ->delimiter(',');
@@ -133,7 +136,7 @@ int DirectionsCommand::execute() {
         if (fs::is_directory(p, ec)) throw IoError("--out '" + out_ + "' is a folder; give a file name");
     }
     // Labels and targets first: the cheap refusals before the checkpoint and the images.
-    const ImageLabels labels = data_ == "synthetic" ? ImageLabels::synthetic(dataSeed_, images_) : MslsLabelReader::readFolder(data_);
+    const ImageLabels labels = data_ == "synthetic" ? ImageLabels::synthetic(dataSeed_, images_) : MslsLabelReader::read(data_);
     std::vector<LabelTarget> targets;
     for (const auto& spec : labels_) targets.push_back(LabelTarget::parse(spec, labels, data_));
     // The metadata's problems (a missing column, malformed rows) once the labels asked for are

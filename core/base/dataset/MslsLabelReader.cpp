@@ -1,5 +1,6 @@
 #include "base/dataset/MslsLabelReader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -7,8 +8,10 @@
 #include <functional>
 #include <vector>
 
+#include "base/dataset/ArchiveReader.h"
 #include "base/dataset/DatasetNames.h"
 #include "base/dataset/SequenceCsv.h"
+#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
 #include "base/util/FloatChars.h"
 
@@ -317,6 +320,57 @@ ImageLabels MslsLabelReader::readFolder(const std::string& root) {
     }
     if (ec) out.addProblem(root + ": the walk stopped early: " + ec.message());
     return out;
+}
+
+ImageLabels MslsLabelReader::readArchive(const ArchiveReader& archive) {
+#if !STREETGAN_WITH_PHOTOS
+    (void)archive;
+    BuildFeatures::missing("the labels of an MSLS batch (.zip, .tar)", BuildFeatures::Feature::Photos);
+#else
+    ImageLabels out;
+    bool anyCsv = false;
+    for (size_t i = 0; i < archive.size(); ++i) {
+        const std::string& name = archive.entry(i).name;
+        // .../<city>/<database|query>/<file> or .../<city>/<database|query>/images/<file>
+        std::vector<std::string> parts;
+        for (const auto& part : fs::path(name)) parts.push_back(part.string());
+        const size_t n = parts.size();
+        // As in a folder: nothing under a hidden folder or __MACOSX.
+        if (std::any_of(parts.begin(), parts.end() - (n > 0 ? 1 : 0), [](const std::string& p) { return dataset_names::isHiddenFolderName(p); })) continue;
+        const bool image = n >= 4 && toLower(parts[n - 2]) == "images" && isSplitName(parts[n - 3]);
+        if (image) {
+            if (dataset_names::isImageExtension(dataset_names::extensionOf(parts[n - 1])))
+                out.setClass(dataset_names::stemOf(parts[n - 1]), "city", parts[n - 4]);
+            continue;
+        }
+        if (n < 3 || !isSplitName(parts[n - 2])) continue;
+        const std::string file = toLower(parts[n - 1]);
+        if (file != "postprocessed.csv" && file != "raw.csv") continue;
+        anyCsv = true;
+        const std::string where = archive.path() + ": " + name;
+        if (!archive.intact(i)) {
+            out.addProblem(where + ": damaged in the archive: no labels from it");
+            continue;
+        }
+        const std::string text = archive.readText(name);
+        if (file == "raw.csv")
+            readRaw(text, where, parts[n - 3], out);
+        else
+            readPostprocessed(text, where, parts[n - 3], out);
+    }
+    if (!anyCsv) out.addProblem(archive.path() + ": no postprocessed.csv or raw.csv in it: its images have only the city label");
+    return out;
+#endif
+}
+
+ImageLabels MslsLabelReader::read(const std::string& data) {
+    std::error_code ec;
+    if (!fs::is_regular_file(data, ec)) return readFolder(data);
+#if !STREETGAN_WITH_PHOTOS
+    BuildFeatures::missing("the labels of an MSLS batch (.zip, .tar)", BuildFeatures::Feature::Photos);
+#else
+    return readArchive(ArchiveReader(data));
+#endif
 }
 
 }  // namespace streetgan

@@ -32,11 +32,21 @@
 
 namespace streetgan {
 
+class ArchiveReader;
+
 class MslsLabelReader {
 public:
     /// The labels of every database/query folder below `root` (hidden folders, __MACOSX and
     /// directory symlinks are not entered). Throws IoError when `root` is not a readable folder.
     static ImageLabels readFolder(const std::string& root);
+    /// The labels of an MSLS batch read in place (zip, tar, tar.gz: the downloaded form): every
+    /// entry `.../<city>/{database,query}/images/<key>.<ext>` gets its city, every
+    /// `.../<city>/{database,query}/{postprocessed,raw}.csv` is read as in a folder. A batch of
+    /// images alone has only the city labels (one problem line says so). Throws as ArchiveReader
+    /// does (IoError, DataError) for a file that is no readable archive.
+    static ImageLabels readArchive(const ArchiveReader& archive);
+    /// readFolder for a folder, readArchive for a file (what `--data` names).
+    static ImageLabels read(const std::string& data);
 
     /// One postprocessed.csv's text: night, view_direction, control_panel and `city` of its
     /// rows into `out`; `path` names the file in problem lines.

@@ -7,6 +7,8 @@
 // images, --orthogonal-to naming no direction.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -120,6 +122,15 @@ TEST_F(DirectionsCli, FitsOnAnMslsFolderOfPhotos) {
     EXPECT_EQ(c["discriminator_features"], false);  // the demo holds G only
     // The warning shows exactly when the classifier is near chance.
     EXPECT_EQ(r.err.find("warning: the classifier of 'night' is") != std::string::npos, c["held_out_accuracy"].get<double>() < 0.65) << r.err;
+
+    // The same tree as an MSLS batch read in place (the downloaded zip): the same images and labels.
+    const std::string zip = std::string(STREETGAN_PYTHON) + " -m zipfile -c '" + (tmp / "batch.zip") + "' '" + (tmp / "msls/train_val") + "'";
+    ASSERT_EQ(std::system(zip.c_str()), 0) << zip;
+    const CliResult z = directions({"--data", tmp / "batch.zip", "--labels", "night", "--samples", "1000", "--out", tmp / "z.json", "--json"});
+    ASSERT_EQ(z.code, 0) << z.err;
+    const auto zj = nlohmann::json::parse(z.out);
+    EXPECT_EQ(zj["labelled_images"], 100);
+    EXPECT_EQ(zj["directions"][0]["classifier"]["positives"], 34);
 }
 
 // A training checkpoint has a discriminator: the classifier adds D's features to the thumbnail.

@@ -3,7 +3,12 @@
 // rows, quoted fields, a BOM and CRLF; the season rule on both hemispheres; the city folders (and
 // that label keys are DatasetIndex's keys); the synthetic scenes' own parameters; the refusals a
 // direction fit needs (absent label, one class only).
+#include <archive.h>
+#include <archive_entry.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
 
 #include <string>
 #include <vector>
@@ -222,6 +227,55 @@ TEST(ImageLabels, CityFoldersFromAnyLevelOfTheTree) {
     EXPECT_NE(noCsv.problems()[0].find("amman/database: no postprocessed.csv or raw.csv: its images have only the city label"), std::string::npos);
 
     EXPECT_THROW(MslsLabelReader::readFolder((tmp.path() / "nothing-here").string()), IoError);
+}
+
+// Every regular file under `root` into a zip (libarchive's writer), named by its path under `root`.
+void zipTree(const fs::path& root, const fs::path& zip) {
+    archive* a = archive_write_new();
+    ASSERT_EQ(archive_write_set_format_zip(a), ARCHIVE_OK);
+    ASSERT_EQ(archive_write_open_filename(a, zip.c_str()), ARCHIVE_OK);
+    for (const auto& f : fs::recursive_directory_iterator(root)) {
+        if (!f.is_regular_file()) continue;
+        std::ifstream in(f.path(), std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        archive_entry* e = archive_entry_new();
+        archive_entry_set_pathname(e, fs::relative(f.path(), root).string().c_str());
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        archive_entry_set_size(e, static_cast<la_int64_t>(bytes.size()));
+        ASSERT_EQ(archive_write_header(a, e), ARCHIVE_OK);
+        ASSERT_EQ(archive_write_data(a, bytes.data(), bytes.size()), static_cast<la_ssize_t>(bytes.size()));
+        archive_entry_free(e);
+    }
+    ASSERT_EQ(archive_write_close(a), ARCHIVE_OK);
+    archive_write_free(a);
+}
+
+TEST(ImageLabels, AnMslsBatchReadInPlaceHasTheLabelsOfItsFolder) {
+    TempDir tmp;
+    makeMsls(tmp.path() / "tree");
+    zipTree(tmp.path() / "tree", tmp.path() / "batch.zip");
+    const ImageLabels folder = MslsLabelReader::readFolder((tmp.path() / "tree").string());
+    const ImageLabels zip = MslsLabelReader::read((tmp.path() / "batch.zip").string());
+    EXPECT_EQ(zip.keys(), folder.keys());
+    for (const char* label : {"city", "night", "view_direction", "season"}) EXPECT_EQ(zip.classes(label), folder.classes(label)) << label;
+    EXPECT_EQ(zip.classOf("lonely", "city"), "berlin");  // an image with no CSV row still has its city
+    EXPECT_EQ(zip.classOf("q1", "night"), "true");
+    EXPECT_TRUE(zip.problems().empty()) << zip.problems().front();
+
+    // A batch of images alone: their cities, and one line saying why nothing else.
+    fs::remove_all(tmp.path() / "images-only");
+    fs::create_directories(tmp.path() / "images-only/train_val/amman/database/images");
+    writeImage(tmp.path() / "images-only/train_val/amman/database/images/a1.jpg");
+    zipTree(tmp.path() / "images-only", tmp.path() / "images.zip");
+    const ImageLabels images = MslsLabelReader::read((tmp.path() / "images.zip").string());
+    EXPECT_EQ(images.classOf("a1", "city"), "amman");
+    ASSERT_EQ(images.problems().size(), 1u);
+    EXPECT_NE(images.problems()[0].find("images.zip: no postprocessed.csv or raw.csv in it"), std::string::npos) << images.problems()[0];
+
+    // A file that is no archive: the reader's one line.
+    std::ofstream(tmp.path() / "notes.zip") << "not an archive";
+    EXPECT_THROW(MslsLabelReader::read((tmp.path() / "notes.zip").string()), Error);
 }
 
 TEST(ImageLabels, RequireLabelsNamesAbsentAndSingleClassLabels) {
