@@ -25,7 +25,7 @@ AwsConfigFiles::Sections readFile(const std::string& path, bool configStyle) {
 
 // The section name a header line "[...]" stands for; "" for a section to skip.
 std::string sectionName(const std::string& inner, bool configStyle) {
-    const std::string name = trim(inner);
+    std::string name = trim(inner);
     if (!configStyle || name == "default") return name;
     if (name.rfind("profile", 0) == 0 && name.size() > 7 && (name[7] == ' ' || name[7] == '\t')) return trim(name.substr(8));
     return "";  // [sso-session x], [services x]: not profiles
