@@ -98,7 +98,7 @@ QModelIndex RunsGroupModel::index(int row, int column, const QModelIndex& parent
     if (column < 0 || column >= columnCount() || row < 0) return {};
     if (!parent.isValid()) return row < groups_.size() ? createIndex(row, column, quintptr(0)) : QModelIndex();
     if (parent.internalId() != 0 || parent.row() >= groups_.size() || row >= groups_[parent.row()].runs.size()) return {};
-    return createIndex(row, column, quintptr(parent.row() + 1));
+    return createIndex(row, column, quintptr(parent.row()) + 1);
 }
 
 QModelIndex RunsGroupModel::parent(const QModelIndex& child) const {

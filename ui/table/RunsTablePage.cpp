@@ -433,7 +433,7 @@ QString RunsTablePage::setFilterText(const QString& text) {
 }
 
 QString RunsTablePage::setColumnFilter(int column, const QString& text) {
-    const QString error = proxy_->setColumnFilter(column, text);
+    QString error = proxy_->setColumnFilter(column, text);
     filterError_->setText(error);
     filterError_->setVisible(!error.isEmpty());
     if (!error.isEmpty()) return error;
