@@ -192,7 +192,10 @@ TEST_F(MultiHostRunLauncherTest, StopEndsEveryRankOnEveryHost) {
     EXPECT_EQ(l->state(run).state, "running");
     // 2 launches + 4 ranks carry the run folder among their arguments.
     EXPECT_TRUE(waitFor([&] { return processesWithArgument(dir).size() == 6; }, 60)) << processesWithArgument(dir).size();
-    EXPECT_EQ(readJson(run + "/run.json").value("world_size", 0), 4);
+    // The run counts as started once rank 0 holds it (its lock, events.jsonl); run.json may follow a moment later.
+    nlohmann::json runJson;
+    EXPECT_TRUE(waitFor([&] { return (runJson = readJson(run + "/run.json")).is_object(); }, 60));
+    EXPECT_EQ(runJson.is_object() ? runJson.value("world_size", 0) : 0, 4);
     const nlohmann::json nodes = readJson(run + "/nodes.json");
     l->stop(run);
     // stop() returns once every rank is gone: no waiting here.
