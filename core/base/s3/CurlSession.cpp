@@ -6,6 +6,13 @@
 #include <mutex>
 #include <stdexcept>
 
+// Debian 11's libcurl 7.74 (the build floor of the GPU bundle, packaging/gpu-bundle-floor.sh)
+// predates CURLOPT_AWS_SIGV4 (7.75): its number from 7.75's curl.h, so the bundle builds; a libcurl
+// that old refuses the option when a request is signed, and perform() says so in one line.
+#ifndef CURLOPT_AWS_SIGV4
+#define CURLOPT_AWS_SIGV4 static_cast<CURLoption>(CURLOPTTYPE_STRINGPOINT + 305)
+#endif
+
 namespace streetgan::s3 {
 
 namespace {
@@ -95,7 +102,11 @@ CurlSession::Response CurlSession::perform(const Request& request) {
     }
     if (!request.range.empty()) curl_easy_setopt(curl_, CURLOPT_RANGE, request.range.c_str());
     if (!request.sigv4.empty()) {
-        curl_easy_setopt(curl_, CURLOPT_AWS_SIGV4, request.sigv4.c_str());
+        if (curl_easy_setopt(curl_, CURLOPT_AWS_SIGV4, request.sigv4.c_str()) != CURLE_OK) {
+            response.curlError = std::string("this libcurl (") + curl_version_info(CURLVERSION_NOW)->version +
+                                 ") cannot sign S3 requests: install libcurl 7.75 or newer (Debian 12's 7.88, Ubuntu 22.04's 7.81)";
+            return response;
+        }
         curl_easy_setopt(curl_, CURLOPT_USERPWD, request.userpwd.c_str());
     }
     curl_slist* headers = nullptr;
