@@ -55,6 +55,7 @@
 #include "hosts/TensorBoardFolderDialog.h"
 #include "hosts/TrainerSetupDialog.h"
 #include "remote/HostListModel.h"
+#include "remote/MultiHostRuns.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
 #include "runs/LocalRunStarter.h"
@@ -102,6 +103,7 @@ MainWindow::MainWindow(const QString& workspace, QWidget* parent)
     wirePages();
     wireRuns();
     wireLocalStarts();
+    wireMultiHostRuns();
     const bool restored = restoreGeometry(settings_->windowGeometry());
     restoreState(settings_->windowState());
     fitToScreen(!restored);
@@ -247,16 +249,8 @@ void MainWindow::wireRunsTable() {
     connect(runsTable_, &RunsTablePage::layoutChanged, this, [this](const QVariantMap& l) { settings_->setRunsTableLayout(l); });
     connect(runsTable_, &RunsTablePage::statusMessage, this, [this](const QString& m) { showStatus(m, 10000); });
     connect(runsTable_, &RunsTablePage::runsSelected, this, [this](const QStringList& keys) { plotTableSelection(keys); });
+    // A remote run's best checkpoint comes here too, once the table downloaded it.
     connect(runsTable_, &RunsTablePage::openCheckpointRequested, this, [this](const QString& path) { openCheckpoint(path); });
-    // A remote run's best checkpoint: the run opens, and its checkpoint browser (which downloads
-    // through RemoteCheckpointFetcher) lists it.
-    connect(runsTable_, &RunsTablePage::openRemoteRunRequested, this, [this](RemoteHost* host, const QString& run, const QString& checkpoint) {
-        openRemoteRun(host, run);
-        tabs_->setCurrentWidget(checkpoints_);
-        showStatus(tr("%1: its best checkpoint is %2 in this list; double-click it to download it and open it in the explorer.")
-                       .arg(QFileInfo(run).fileName(), QFileInfo(checkpoint).fileName()),
-                   15000);
-    });
 }
 
 void MainWindow::plotTableSelection(const QStringList& keys) {
@@ -805,6 +799,30 @@ void MainWindow::wireLocalStarts() {
     });
 }
 
+void MainWindow::wireMultiHostRuns() {
+    multiHost_ = new MultiHostRuns(this);
+    connect(multiHost_, &MultiHostRuns::busyChanged, this, [this](bool busy) {
+        progress_->setVisible(busy);
+        progress_->setRange(0, 0);
+        progress_->setFormat(tr("talking to the hosts…"));
+    });
+    connect(multiHost_, &MultiHostRuns::started, this, [this](RemoteHost* host, const QString& path) {
+        host->refresh();  // listed once, under rank 0's host
+        openRemoteRun(host, path);
+    });
+    connect(multiHost_, &MultiHostRuns::failed, this, [this](const QString& m) {
+        emit runStartFailed(m);
+        showError(tr("The run across hosts did not start: %1").arg(m),
+                  tr("Every host needs streetgan-trainer and the data at the same path, and must reach rank 0's host; nothing was left running."));
+    });
+    connect(multiHost_, &MultiHostRuns::stopped, this, [this](const QString& path, const QString& hosts) {
+        showStatus(tr("%1: every rank stopped on %2.").arg(QFileInfo(path).fileName(), hosts), 8000);
+    });
+    connect(multiHost_, &MultiHostRuns::stopFailed, this, [this](const QString& m) {
+        showError(tr("The run across hosts did not stop: %1").arg(m), tr("Connect every host of the run, then stop it again."));
+    });
+}
+
 void MainWindow::startTinyRun() {
     const QString dir = sidebar_->workspace() + "/tiny-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
     startLocalRun(NewRunDialog::tinyRunArguments(dir));
@@ -814,12 +832,21 @@ void MainWindow::newRunDialog() {
     const RunTargets targets(sidebar_->workspace(), runs_->hosts());  // the same rows as the sidebar's hosts
     NewRunDialog d(targets.labels(), this, targets.unavailable());
     d.setSlurmTargets(targets.slurm());
+    if (targets.multiHostRow() >= 0) d.setMultiHostTarget(targets.multiHostRow(), targets.multiHostChoices());
     if (d.exec() != QDialog::Accepted) return;
     if (d.runName().isEmpty()) {
         showError(tr("The run needs a name."), tr("Type a folder name for the run."));
         return;
     }
     const RunTargets::Target target = targets.at(d.targetIndex());
+    if (target.multiHost) {
+        QList<RemoteHost*> hosts;  // rank 0's first
+        for (int i : d.multiHostFields()->chosen()) hosts << target.hosts.value(i);
+        for (RemoteHost* h : hosts)
+            if (!runs_->hosts()->hosts().contains(h)) return;  // removed while the dialog was open
+        multiHost_->start(hosts, d.multiHostFields()->nprocPerNode(), d.trainerArguments(hosts.front()->config().root));
+        return;
+    }
     if (!target.host) {
         startLocalRun(d.trainerArguments(target.root));
         return;
@@ -837,7 +864,9 @@ void MainWindow::stopActiveRun() {
     RunSession* a = runs_->active();
     if (!a) return;
     RemoteHost* host = runs_->hostOf(a);
-    if (host && host->isSlurmRun(a->runDir()))
+    if (multiHost_->isMultiHostRun(host, a->runDir()))
+        multiHost_->stop(host, a->runDir());  // rank 0's stop, then every host's ranks waited for (or ended)
+    else if (host && host->isSlurmRun(a->runDir()))
         host->cancelRun(a->runDir());  // scancel: a queued job has no trainer to tell, a running one gets SIGTERM
     else
         a->sendCommand("stop");

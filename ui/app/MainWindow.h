@@ -37,6 +37,7 @@ class DashboardPage;
 class ExplorerPage;
 class HostListModel;
 class LocalRunStarter;
+class MultiHostRuns;
 class OpenRuns;
 class RemoteHost;
 class RunAlerts;
@@ -139,6 +140,9 @@ private:
     void plotTableSelection(const QStringList& keys);
     /// Runs started on this computer (LocalRunStarter): opened when they run, else one error.
     void wireLocalStarts();
+    /// Runs across several hosts (MultiHostRuns): opened as rank 0's host's run once every rank
+    /// met, else one error; Stop of one stops every rank on every host.
+    void wireMultiHostRuns();
     /// Pages, panels, title and actions follow the active run.
     void showActive(RunSession* s);
     /// Hands the open run's state and step/total (its own events) to the sidebar.
@@ -190,6 +194,7 @@ private:
     QList<QPointer<RunSession>> liveSessions_;     ///< drained since the panels last showed them
     QHash<const RunSession*, QString> liveState_;  ///< each open run's state as last drained
     LocalRunStarter* starter_ = nullptr;
+    MultiHostRuns* multiHost_ = nullptr;
     QHash<RemoteHost*, QSet<QString>> waitingSlurmRuns_;  ///< submitted runs not followed live yet
     QSet<QString> tensorBoardOffered_;                    ///< hosts (identities) whose TensorBoard dialog opened by itself
     SshPrompter* prompter_;

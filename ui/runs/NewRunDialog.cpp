@@ -57,10 +57,14 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QS
     slurm_ = new SlurmJobFields;
     slurm_->setVisible(false);
     layout->addWidget(slurm_);
+    multiHost_ = new MultiHostFields;
+    multiHost_->setVisible(false);
+    layout->addWidget(multiHost_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
     connect(target_, &QComboBox::currentIndexChanged, this, [this, buttons] {
         slurm_->setVisible(slurmTarget());
+        multiHost_->setVisible(multiHostTarget());
         buttons->button(QDialogButtonBox::Ok)->setText(slurmTarget() ? tr("Submit") : tr("Start"));
     });
     layout->addWidget(buttons);
@@ -94,10 +98,23 @@ bool NewRunDialog::slurmTarget() const { return slurmRows_.value(target_->curren
 
 SlurmJobSpec NewRunDialog::slurmJob() const { return slurm_->spec(); }
 
+bool NewRunDialog::multiHostTarget() const { return multiHostRow_ >= 0 && target_->currentIndex() == multiHostRow_; }
+
+void NewRunDialog::setMultiHostTarget(int row, const QList<MultiHostFields::Host>& hosts) {
+    multiHostRow_ = row;
+    multiHost_->setHosts(hosts);
+    multiHost_->setVisible(multiHostTarget());
+}
+
 void NewRunDialog::accept() {
     if (slurmTarget()) {
         const QString problem = slurm_->problem();
         slurm_->showProblem(problem);
+        if (!problem.isEmpty()) return;
+    }
+    if (multiHostTarget()) {
+        const QString problem = multiHost_->problem();
+        multiHost_->showProblem(problem);
         if (!problem.isEmpty()) return;
     }
     QDialog::accept();

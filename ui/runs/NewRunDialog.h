@@ -1,5 +1,6 @@
 // New run: presets, data source (synthetic by default; a folder, archive or packed cache with a
-// file picker), hyperparameters, device, and where (this computer or a connected host). Produces
+// file picker), hyperparameters, device, and where (this computer, a connected host, a Slurm
+// cluster, or several hosts as one run: MultiHostFields). Produces
 // the arguments of `streetgan-trainer start --detach`; each setting's range, tip and flag come from
 // TrainOption's table.
 #pragma once
@@ -12,6 +13,7 @@
 
 #include "base/run/TrainOption.h"
 #include "base/slurm/SlurmJobSpec.h"
+#include "runs/MultiHostFields.h"
 
 class QComboBox;
 class QLineEdit;
@@ -47,8 +49,14 @@ public:
     /// What the job asks of Slurm (valid once the dialog was accepted for a Slurm row).
     SlurmJobSpec slurmJob() const;
     SlurmJobFields* slurmFields() const { return slurm_; }
-    /// Accepts unless the chosen row is Slurm's and its fields are refused: the refusal's one
-    /// line then shows under them and the dialog stays open.
+    /// Makes "Train on" row `row` the run across several hosts: for it the dialog shows the
+    /// hosts' check-list (MultiHostFields) with `hosts`.
+    void setMultiHostTarget(int row, const QList<MultiHostFields::Host>& hosts);
+    /// Whether the chosen row is the run across several hosts.
+    bool multiHostTarget() const;
+    MultiHostFields* multiHostFields() const { return multiHost_; }
+    /// Accepts unless the chosen row is Slurm's or several hosts' and its fields are refused: the
+    /// refusal's one line then shows under them and the dialog stays open.
     void accept() override;
 
 private:
@@ -68,6 +76,8 @@ private:
     QComboBox* bestMetric_;
     SlurmJobFields* slurm_;
     QList<bool> slurmRows_;
+    MultiHostFields* multiHost_;
+    int multiHostRow_ = -1;
     QVector<QPair<const TrainOption::Spec*, QWidget*>> settings_;  // the trainer's flags, in the form's order
 };
 

@@ -43,8 +43,14 @@ private slots:
         RemoteHost* hostA = hosts.hostFor(a);
         RemoteHost* hostB = hosts.hostFor(b);
         const RunTargets targets(tmp_.path(), &hosts);
-        QCOMPARE(targets.targets().size(), 3);
-        QCOMPARE(targets.labels(), QStringList{"This computer (" + tmp_.path() + ")"} + hosts.labels());
+        // Two plain hosts: a last row starts one run across them.
+        QCOMPARE(targets.targets().size(), 4);
+        QCOMPARE(targets.labels(), QStringList{"This computer (" + tmp_.path() + ")"} + hosts.labels() + QStringList{"Several hosts (one run across them)"});
+        QCOMPARE(targets.multiHostRow(), 3);
+        QVERIFY(targets.at(3).multiHost && !targets.at(3).host);
+        QCOMPARE(targets.at(3).hosts, (QList<RemoteHost*>{hostA, hostB}));
+        QCOMPARE(targets.multiHostChoices().size(), 2);
+        QCOMPARE(targets.multiHostChoices().value(1).unavailable, QString("not connected yet"));
         QCOMPARE(targets.at(1).host, hostA);
         QCOMPARE(targets.at(2).host, hostB);
         QCOMPARE(targets.at(1).root, QString("runs-a"));
@@ -54,7 +60,7 @@ private slots:
         QCOMPARE(targets.unavailable().value(2), HostListModel::cannotTrainReason(hostB));
         NewRunDialog d(targets.labels(), nullptr, targets.unavailable());
         auto* target = d.findChildren<QComboBox*>().value(0);
-        QVERIFY(target && target->count() == 3);
+        QVERIFY(target && target->count() == 4);
         const auto* items = qobject_cast<QStandardItemModel*>(target->model());
         QVERIFY(items && items->item(0)->isEnabled() && !items->item(1)->isEnabled() && !items->item(2)->isEnabled());
         QVERIFY2(items->item(2)->text().endsWith("— not connected yet"), qPrintable(items->item(2)->text()));
