@@ -52,7 +52,9 @@ SeaweedFixture::SeaweedFixture(const std::string& dir) : dir_(dir), weed_(std::s
         throw std::runtime_error("no SeaweedFS at " + weed_ + ": run tests/python/s3-env.sh " + STREETGAN_S3_VENV +
                                  " (ctest runs it as the fixture s3_env_build)");
     std::ofstream(dir_ + "/s3.json") << R"({"identities":[{"name":"streetgan-test","credentials":[{"accessKey":")" << kAccessKey << R"(","secretKey":")"
-                                     << kSecretKey << R"("}],"actions":["Admin","Read","Write","List","Tagging"]}]})";
+                                     << kSecretKey << R"("}],"actions":["Admin","Read","Write","List","Tagging"]},)"
+                                     << R"({"name":"streetgan-reader","credentials":[{"accessKey":")" << kReaderKey << R"(","secretKey":")" << kReaderSecret
+                                     << R"("}],"actions":["Read:streetgan-data/public/*","List:streetgan-data"]}]})";
     // A port picked free may be taken before weed binds it (another test's server): then weed
     // exits, and a new set of ports is tried.
     for (int attempt = 0; attempt < 4; ++attempt)

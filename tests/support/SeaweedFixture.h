@@ -26,6 +26,10 @@ class SeaweedFixture {
 public:
     static constexpr const char* kAccessKey = "STREETGANTESTKEY";
     static constexpr const char* kSecretKey = "streetgan-test-secret";
+    /// A second identity, for access-denied answers: it may list the bucket "streetgan-data"
+    /// and read only the keys under its "public/" prefix.
+    static constexpr const char* kReaderKey = "STREETGANREADER";
+    static constexpr const char* kReaderSecret = "streetgan-reader-secret";
 
     /// Non-empty when the venv could not be made because pip's index is unreachable (s3-env.sh
     /// leaves that reason beside the venv): the tests skip with it. Empty otherwise.

@@ -16,20 +16,19 @@ bool retryable(const CurlSession::Response& r, const S3ErrorBody& body) {
     return body.code == "SlowDown" || body.code == "RequestTimeout";
 }
 
-// Full jitter (AWS's "Exponential Backoff and Jitter"): a uniform wait in [0, min(cap, base*2^n)],
-// so that many workers throttled together do not come back together.
-std::chrono::milliseconds backoff(int attempt, std::chrono::milliseconds base, std::chrono::milliseconds cap) {
-    thread_local std::mt19937_64 rng{std::random_device{}()};
-    const auto ceiling = std::min<long long>(cap.count(), base.count() << std::min(attempt, 20));
-    return std::chrono::milliseconds(std::uniform_int_distribution<long long>(0, std::max<long long>(ceiling, 1))(rng));
-}
-
 std::string header(const CurlSession::Response& r, const std::string& name) {
     const auto it = r.headers.find(name);
     return it == r.headers.end() ? "" : it->second;
 }
 
 }  // namespace
+
+// Full jitter (AWS's "Exponential Backoff and Jitter"): a uniform wait in [0, min(cap, base*2^n)],
+// so that many workers throttled together do not come back together.
+std::chrono::milliseconds S3Client::backoff(int attempt, std::chrono::milliseconds base, std::chrono::milliseconds cap, std::mt19937_64& rng) {
+    const auto ceiling = std::min<long long>(cap.count(), base.count() << std::clamp(attempt, 0, 20));
+    return std::chrono::milliseconds(std::uniform_int_distribution<long long>(0, std::max<long long>(ceiling, 1))(rng));
+}
 
 S3Client::S3Client(std::string bucket, S3ClientOptions options, CredentialSource credentials)
     : bucket_(std::move(bucket)), options_(std::move(options)), credentials_(std::move(credentials)) {
@@ -83,12 +82,14 @@ CurlSession::Response S3Client::send(const Call& call) {
         r.sigv4 = "aws:amz:" + options_.region + ":s3";
         r.userpwd = creds.accessKeyId + ":" + creds.secretAccessKey;
         if (!creds.sessionToken.empty()) r.headers.push_back("x-amz-security-token: " + creds.sessionToken);
+        if (!call.ifMatch.empty()) r.headers.push_back("If-Match: " + call.ifMatch);
         CurlSession::Response response = http_.perform(r);
         const bool ok = response.curlError.empty() && response.status >= 200 && response.status < 300;
         if (ok) return response;
         if (attempt >= options_.maxAttempts || !retryable(response, S3ErrorBody::parse(response.body))) return response;
         ++retries_;
-        std::this_thread::sleep_for(backoff(attempt, options_.backoffBase, options_.backoffCap));
+        thread_local std::mt19937_64 rng{std::random_device{}()};
+        std::this_thread::sleep_for(backoff(attempt, options_.backoffBase, options_.backoffCap, rng));
     }
 }
 
@@ -119,9 +120,16 @@ void S3Client::fail(const Call& call, const CurlSession::Response& r) const {
                                            (options_.endpoint.empty() ? "" : " and --s3-endpoint"));
     if (code == "NoSuchKey" || (r.status == 404 && call.method == "HEAD"))
         throw S3Error(K::NotFound, call.what + ": no such object: check the key (list the prefix)");
-    if (code == "AccessDenied" || r.status == 403)
-        throw S3Error(K::AccessDenied, call.what + ": access denied (" + code + ") for " + credentials_().source +
-                                           ": the IAM policy must allow s3:GetObject, s3:ListBucket (and s3:PutObject to sync) on the bucket");
+    if (code == "AccessDenied" || r.status == 403) {
+        // The action and resource the request needs, as an IAM policy names them (docs/s3.md).
+        const std::string arn = "arn:aws:s3:::" + bucket_;
+        std::string need = call.method == "PUT" || call.method == "POST" || call.method == "DELETE"
+                               ? (call.bucketLevel ? "s3:CreateBucket on " + arn : "s3:PutObject on " + arn + "/" + call.key)
+                               : (call.bucketLevel ? "s3:ListBucket on " + arn : "s3:GetObject on " + arn + "/" + call.key);
+        // Without s3:ListBucket, AWS answers a GET of a missing key 403, not 404.
+        if (!call.bucketLevel && call.method != "PUT") need += " (and s3:ListBucket on " + arn + ", or a missing key reads as denied)";
+        throw S3Error(K::AccessDenied, call.what + ": access denied (" + code + ") to " + credentials_().source + ": the IAM policy must allow " + need);
+    }
     if (code == "SlowDown" || r.status == 503)
         throw S3Error(K::Throttled, call.what + ": still throttled (" + code + ") after " + std::to_string(options_.maxAttempts) +
                                         " attempts: fewer requests in flight, or retry later");
@@ -129,31 +137,66 @@ void S3Client::fail(const Call& call, const CurlSession::Response& r) const {
                                 (body.code.empty() ? "" : " " + body.code + (body.message.empty() ? "" : " (" + body.message + ")")));
 }
 
-std::string S3Client::get(const std::string& key) {
-    Call call{"GET", key, "GET s3://" + bucket_ + "/" + key, {}, "", {}, false};
-    auto r = send(call);
-    if (!r.curlError.empty() || r.status != 200) fail(call, r);
-    return std::move(r.body);
-}
+std::string S3Client::get(const std::string& key) { return read(key, 0, std::nullopt); }
 
 std::string S3Client::getRange(const std::string& key, std::uint64_t offset, std::uint64_t length) {
     if (length == 0) return "";
-    Call call{"GET",
-              key,
-              "GET s3://" + bucket_ + "/" + key + " bytes " + std::to_string(offset) + "+" + std::to_string(length),
-              {},
-              std::to_string(offset) + "-" + std::to_string(offset + length - 1),
-              {},
-              false};
-    auto r = send(call);
-    if (r.curlError.empty() && r.status == 200) return r.body.substr(std::min<std::uint64_t>(offset, r.body.size()), length);  // no Range support
-    if (r.curlError.empty() && r.status == 416) return "";                                                                     // the range starts past the end
-    if (!r.curlError.empty() || r.status != 206) fail(call, r);
-    return std::move(r.body);
+    return read(key, offset, length);
+}
+
+std::string S3Client::read(const std::string& key, std::uint64_t offset, std::optional<std::uint64_t> length) {
+    const std::string object = "s3://" + bucket_ + "/" + key;
+    Call call{"GET", key, "GET " + object, {}, "", {}, false, ""};
+    if (length) {
+        call.what += " bytes " + std::to_string(offset) + "+" + std::to_string(*length);
+        call.range = std::to_string(offset) + "-" + std::to_string(offset + *length - 1);
+    }
+    std::string body, etag;
+    int fruitless = 0;  // resumed requests in a row that brought no byte
+    for (bool resuming = false;; resuming = true) {
+        auto r = send(call);
+        if (r.curlError.empty() && r.status == 416) return body;  // the range starts at or past the end
+        if (resuming && r.curlError.empty() && r.status == 412)
+            throw S3Error(S3Error::Kind::Changed,
+                          call.what + ": the object was replaced while it was read (its ETag is no longer " + etag + "): read it again");
+        if (r.status != 200 && r.status != 206) fail(call, r);
+        const std::string tag = header(r, "etag");
+        if (resuming && !etag.empty() && !tag.empty() && tag != etag)  // a server that ignores If-Match
+            throw S3Error(S3Error::Kind::Changed,
+                          call.what + ": the object was replaced while it was read (ETag " + etag + ", now " + tag + "): read it again");
+        if (etag.empty()) etag = tag;
+        const std::uint64_t next = offset + body.size();  // the first byte still wanted
+        std::string got = std::move(r.body);
+        if (r.status == 200 && !call.range.empty()) got.erase(0, std::min<std::uint64_t>(next, got.size()));  // Range ignored: the whole object came
+        if (r.status == 206) {
+            // "bytes FIRST-LAST/TOTAL": it must start where asked, or the bytes would be misplaced.
+            const std::string contentRange = header(r, "content-range");
+            const size_t dash = contentRange.find('-');
+            if (contentRange.rfind("bytes ", 0) != 0 || dash == std::string::npos || contentRange.substr(6, dash - 6) != std::to_string(next))
+                throw S3Error(S3Error::Kind::Other, call.what + ": " + (options_.endpoint.empty() ? "S3" : options_.endpoint) + " answered the range " +
+                                                        std::to_string(next) + "- with Content-Range '" + contentRange + "': check --s3-endpoint");
+        }
+        if (length) got.resize(std::min<std::uint64_t>(got.size(), *length - body.size()));
+        body += got;
+        if (r.curlError.empty() || (length && body.size() == *length)) return body;
+        // The connection dropped mid-body: go on from the byte reached, with the same ETag.
+        fruitless = got.empty() ? fruitless + 1 : 0;
+        if (fruitless >= options_.maxAttempts)
+            throw S3Error(S3Error::Kind::Network, call.what + ": the connection dropped " + std::to_string(fruitless) + " times in a row at byte " +
+                                                      std::to_string(offset + body.size()) + " (" + r.curlError + "): check the network");
+        ++retries_;
+        ++resumes_;
+        if (fruitless > 0) {
+            thread_local std::mt19937_64 rng{std::random_device{}()};
+            std::this_thread::sleep_for(backoff(fruitless, options_.backoffBase, options_.backoffCap, rng));
+        }
+        call.range = std::to_string(offset + body.size()) + "-" + (length ? std::to_string(offset + *length - 1) : "");
+        call.ifMatch = etag;
+    }
 }
 
 S3Object S3Client::head(const std::string& key) {
-    Call call{"HEAD", key, "HEAD s3://" + bucket_ + "/" + key, {}, "", {}, false};
+    Call call{"HEAD", key, "HEAD s3://" + bucket_ + "/" + key, {}, "", {}, false, ""};
     auto r = send(call);
     if (!r.curlError.empty() || r.status != 200) fail(call, r);
     S3Object o{key, 0, header(r, "etag")};
@@ -167,7 +210,7 @@ S3Object S3Client::head(const std::string& key) {
 }
 
 S3ListPage S3Client::listPage(const std::string& prefix, const std::string& continuationToken, int maxKeys, const std::string& delimiter) {
-    Call call{"GET", "", "list s3://" + bucket_ + "/" + prefix, {{"list-type", "2"}, {"max-keys", std::to_string(maxKeys)}}, "", {}, true};
+    Call call{"GET", "", "list s3://" + bucket_ + "/" + prefix, {{"list-type", "2"}, {"max-keys", std::to_string(maxKeys)}}, "", {}, true, ""};
     if (!prefix.empty()) call.query["prefix"] = prefix;
     if (!continuationToken.empty()) call.query["continuation-token"] = continuationToken;
     if (!delimiter.empty()) call.query["delimiter"] = delimiter;
@@ -188,13 +231,13 @@ std::vector<S3Object> S3Client::list(const std::string& prefix, int pageSize) {
 }
 
 void S3Client::put(const std::string& key, std::string_view body) {
-    Call call{"PUT", key, "PUT s3://" + bucket_ + "/" + key, {}, "", body, false};
+    Call call{"PUT", key, "PUT s3://" + bucket_ + "/" + key, {}, "", body, false, ""};
     auto r = send(call);
     if (!r.curlError.empty() || r.status != 200) fail(call, r);
 }
 
 void S3Client::createBucket() {
-    Call call{"PUT", "", "create bucket s3://" + bucket_, {}, "", {}, true};
+    Call call{"PUT", "", "create bucket s3://" + bucket_, {}, "", {}, true, ""};
     auto r = send(call);
     if (!r.curlError.empty() || r.status != 200) fail(call, r);
 }

@@ -6,7 +6,10 @@
 // on s3.REGION.amazonaws.com for dotted bucket names, whose host would not match the wildcard
 // certificate), or path style on `endpoint` (--s3-endpoint: MinIO, SeaweedFS, Ceph...).
 // Throttling (503 SlowDown, 500/502/504) and dropped connections are retried with exponential
-// backoff and full jitter; every other failure is an S3Error with one line naming what to fix.
+// backoff and full jitter; a GET whose connection drops mid-body goes on by a ranged GET from the
+// byte reached, If-Match the first answer's ETag (an object replaced meanwhile is an S3Error of
+// kind Changed, never two objects spliced); every other failure is an S3Error with one line
+// naming what to fix.
 //
 // Thread contract: one thread at a time per client (it owns one CurlSession, whose connection
 // is reused from request to request); make one client per thread. The credential source must be
@@ -16,6 +19,8 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +59,11 @@ public:
     const std::string& bucket() const { return bucket_; }
     /// How many requests were sent again after a throttle or a dropped connection, in all.
     int retries() const { return retries_; }
+    /// How many of those went on by range from the byte a dropped GET had reached.
+    int resumes() const { return resumes_; }
+    /// The wait before retry number `attempt` (1 = the first retry): uniform in
+    /// [0, min(cap, base * 2^attempt)] ("full jitter"), drawn from `rng`.
+    static std::chrono::milliseconds backoff(int attempt, std::chrono::milliseconds base, std::chrono::milliseconds cap, std::mt19937_64& rng);
 
     /// S3's URI encoding (SigV4's): every byte but A-Z a-z 0-9 - _ . ~ as %XX; '/' kept when
     /// `keepSlash` (object keys in paths).
@@ -66,8 +76,12 @@ private:
         std::string range;
         std::string_view body;
         bool bucketLevel = false;
+        std::string ifMatch;  ///< an ETag the object must still have (a resumed GET)
     };
     CurlSession::Response send(const Call& call);
+    /// GET of the whole object (no length) or of [offset, offset + length), resumed by range
+    /// across dropped connections.
+    std::string read(const std::string& key, std::uint64_t offset, std::optional<std::uint64_t> length);
     std::string url(const Call& call) const;
     [[noreturn]] void fail(const Call& call, const CurlSession::Response& response) const;
 
@@ -75,7 +89,7 @@ private:
     S3ClientOptions options_;
     CredentialSource credentials_;
     CurlSession http_;
-    int retries_ = 0;
+    int retries_ = 0, resumes_ = 0;
 };
 
 }  // namespace streetgan::s3

@@ -20,6 +20,7 @@ public:
         AccessDenied,  ///< 403 AccessDenied: the policy does not allow it
         Throttled,     ///< 503 SlowDown still answered after every retry
         Network,       ///< no answer: DNS, refused, reset, timeout
+        Changed,       ///< the object was replaced while it was read (its ETag changed)
         Other,         ///< any other answer S3 gave
     };
     S3Error(Kind kind, const std::string& message) : IoError(message), kind_(kind) {}

@@ -1,0 +1,214 @@
+// S3Client on a bad link: a real S3 server (SeaweedFS, tests/support/SeaweedFixture) behind
+// tests/support/DelayProxy, which answers 503 SlowDown, cuts responses mid-body and delays every
+// byte. Throttled requests succeed after backoff (retries counted by the client and by the proxy);
+// a dropped GET goes on by range from the byte reached (nothing fetched twice) and never splices
+// a replaced object; listings work at a 100 ms round trip; a missing object is reported at once.
+// And the one-line answers SeaweedFS really gives: a forbidden object, a wrong region (accepted:
+// SeaweedFS has one region and checks none; AWS's 301 is in S3ClientTest).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <numeric>
+
+#include "base/s3/S3Client.h"
+#include "base/s3/S3Error.h"
+#include "support/DelayProxy.h"
+#include "support/SeaweedFixture.h"
+#include "support/TempDir.h"
+
+using namespace streetgan::s3;
+using streetgan::test::DelayProxy;
+using streetgan::test::SeaweedFixture;
+using streetgan::test::TempDir;
+
+namespace {
+
+S3Client::CredentialSource keys(const std::string& id, const std::string& secret) {
+    return [=] { return S3Credentials{id, secret, "", std::nullopt, "test keys"}; };
+}
+
+S3ClientOptions at(const std::string& endpoint) {
+    S3ClientOptions o;
+    o.endpoint = endpoint;
+    o.backoffBase = std::chrono::milliseconds(1);  // retries in tests need no real backoff
+    return o;
+}
+
+S3Error::Kind failureKind(const std::function<void()>& f, std::string* line) {
+    try {
+        f();
+    } catch (const S3Error& e) {
+        *line = e.what();
+        return e.kind();
+    }
+    ADD_FAILURE() << "no S3Error";
+    return S3Error::Kind::Other;
+}
+
+std::string photoBytes(size_t size, unsigned seed) {
+    std::string bytes(size, '\0');
+    for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>(((i + seed) * 2654435761u) >> 13);
+    return bytes;
+}
+
+int port(const std::string& endpoint) { return std::stoi(endpoint.substr(endpoint.rfind(':') + 1)); }
+
+class S3FaultsTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (const std::string reason = SeaweedFixture::unavailableReason(); !reason.empty()) GTEST_SKIP() << reason;
+        server_ = std::make_unique<SeaweedFixture>(dir_.path().string());
+        direct_ = std::make_unique<S3Client>("streetgan-data", at(server_->endpoint()), keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+        direct_->createBucket();
+        proxy_ = std::make_unique<DelayProxy>("127.0.0.1", port(server_->endpoint()));
+        client_ = std::make_unique<S3Client>("streetgan-data", at(proxy_->url()), keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+    }
+    std::vector<DelayProxy::Exchange> gets() const {
+        std::vector<DelayProxy::Exchange> out;
+        for (const auto& e : proxy_->exchanges())
+            if (e.method == "GET") out.push_back(e);
+        return out;
+    }
+    TempDir dir_;
+    std::unique_ptr<SeaweedFixture> server_;
+    std::unique_ptr<S3Client> direct_;  ///< straight to the server: the test's own view
+    std::unique_ptr<DelayProxy> proxy_;
+    std::unique_ptr<S3Client> client_;  ///< through the proxy: the client under test
+};
+
+}  // namespace
+
+TEST_F(S3FaultsTest, ThrottledRequestsSucceedAfterBackoff) {
+    const std::string photo = photoBytes(40000, 1);
+    direct_->put("train/a.jpg", photo);
+    proxy_->throttleNext(3);
+    EXPECT_EQ(client_->get("train/a.jpg"), photo);
+    EXPECT_EQ(client_->retries(), 3);
+    EXPECT_EQ(proxy_->throttled(), 3);
+    const auto seen = gets();
+    ASSERT_EQ(seen.size(), 4u);
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(seen[i].throttled) << i;
+    EXPECT_EQ(seen[3].status, 200);
+    EXPECT_EQ(seen[3].bodyBytes, photo.size());
+
+    proxy_->throttleNext(2);  // a listing is retried the same way
+    EXPECT_EQ(client_->list("train/").size(), 1u);
+    EXPECT_EQ(client_->retries(), 5);
+
+    // Throttled on every attempt: one line naming the throttle and the attempts.
+    proxy_->clearLog();
+    proxy_->throttleNext(1000);
+    auto options = at(proxy_->url());
+    options.maxAttempts = 4;
+    S3Client throttled("streetgan-data", options, keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+    std::string line;
+    EXPECT_EQ(failureKind([&] { throttled.get("train/a.jpg"); }, &line), S3Error::Kind::Throttled);
+    EXPECT_EQ(gets().size(), 4u);
+    EXPECT_NE(line.find("SlowDown"), std::string::npos) << line;
+    EXPECT_NE(line.find("after 4 attempts"), std::string::npos) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    proxy_->throttleNext(0);
+}
+
+TEST_F(S3FaultsTest, ADroppedObjectIsResumedByRangeFromTheByteReached) {
+    const std::string photo = photoBytes(2'000'000, 2);
+    direct_->put("train/big.jpg", photo);
+    proxy_->dropNextResponseAfter(700'000);
+    EXPECT_EQ(client_->get("train/big.jpg"), photo);
+    EXPECT_EQ(client_->resumes(), 1);
+    auto seen = gets();
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_TRUE(seen[0].dropped);
+    EXPECT_EQ(seen[0].range, "");
+    EXPECT_EQ(seen[0].bodyBytes, 700'000u);
+    EXPECT_EQ(seen[1].range, "bytes=700000-");
+    EXPECT_EQ(seen[1].status, 206);
+    // Nothing fetched twice: the two answers' bodies add up to the object.
+    EXPECT_EQ(seen[0].bodyBytes + seen[1].bodyBytes, photo.size());
+
+    // A byte range dropped part-way goes on within the range.
+    proxy_->clearLog();
+    proxy_->dropNextResponseAfter(300'000);
+    EXPECT_EQ(client_->getRange("train/big.jpg", 100'000, 1'000'000), photo.substr(100'000, 1'000'000));
+    EXPECT_EQ(client_->resumes(), 2);
+    seen = gets();
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[0].range, "bytes=100000-1099999");
+    EXPECT_EQ(seen[1].range, "bytes=400000-1099999");
+    EXPECT_EQ(seen[0].bodyBytes + seen[1].bodyBytes, 1'000'000u);
+
+    // Dropped twice in one object.
+    proxy_->clearLog();
+    proxy_->dropNextResponseAfter(500'000, [&] { proxy_->dropNextResponseAfter(600'000); });
+    EXPECT_EQ(client_->get("train/big.jpg"), photo);
+    seen = gets();
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen[2].range, "bytes=1100000-");
+    EXPECT_EQ(seen[0].bodyBytes + seen[1].bodyBytes + seen[2].bodyBytes, photo.size());
+}
+
+TEST_F(S3FaultsTest, AnObjectReplacedWhileReadIsNeverSpliced) {
+    const std::string before = photoBytes(1'000'000, 3), after = photoBytes(1'000'000, 4);
+    direct_->put("train/c.jpg", before);
+    // The object is replaced between the drop and the resumed request.
+    proxy_->dropNextResponseAfter(400'000, [&] { direct_->put("train/c.jpg", after); });
+    std::string line;
+    EXPECT_EQ(failureKind([&] { client_->get("train/c.jpg"); }, &line), S3Error::Kind::Changed);
+    EXPECT_NE(line.find("s3://streetgan-data/train/c.jpg"), std::string::npos) << line;
+    EXPECT_NE(line.find("replaced while it was read"), std::string::npos) << line;
+    const auto seen = gets();
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[1].status, 412);  // SeaweedFS honours If-Match
+    EXPECT_EQ(client_->get("train/c.jpg"), after);
+}
+
+TEST_F(S3FaultsTest, ListsAndReadsAtA100MsRoundTrip) {
+    for (int i = 0; i < 25; ++i) direct_->put("msls/city" + std::to_string(i % 2) + "/img" + std::to_string(i) + ".jpg", photoBytes(1000 + i, i));
+    proxy_->setRoundTrip(std::chrono::milliseconds(100));
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto all = client_->list("msls/", 10);  // three pages
+    const auto elapsed = std::chrono::steady_clock::now() - t0;
+    EXPECT_EQ(all.size(), 25u);
+    EXPECT_EQ(gets().size(), 3u);
+    // The delay is there (a lower bound only: three requests, each a whole round trip).
+    EXPECT_GE(elapsed, std::chrono::milliseconds(300));
+    EXPECT_EQ(client_->get("msls/city1/img7.jpg"), photoBytes(1007, 7));
+    EXPECT_EQ(client_->retries(), 0);
+}
+
+TEST_F(S3FaultsTest, AMissingObjectIsReportedNotRetried) {
+    std::string line;
+    EXPECT_EQ(failureKind([&] { client_->get("train/missing.jpg"); }, &line), S3Error::Kind::NotFound);
+    EXPECT_NE(line.find("s3://streetgan-data/train/missing.jpg"), std::string::npos) << line;
+    EXPECT_EQ(failureKind([&] { client_->getRange("train/missing.jpg", 10, 10); }, &line), S3Error::Kind::NotFound);
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    EXPECT_EQ(client_->retries(), 0);
+    EXPECT_EQ(gets().size(), 2u);
+}
+
+TEST_F(S3FaultsTest, AForbiddenObjectNamesTheActionToAllow) {
+    direct_->put("public/a.jpg", "open");
+    direct_->put("private/b.jpg", "closed");
+    S3Client reader("streetgan-data", at(server_->endpoint()), keys(SeaweedFixture::kReaderKey, SeaweedFixture::kReaderSecret));
+    EXPECT_EQ(reader.get("public/a.jpg"), "open");
+    EXPECT_EQ(reader.list("").size(), 2u);
+    std::string line;
+    EXPECT_EQ(failureKind([&] { reader.get("private/b.jpg"); }, &line), S3Error::Kind::AccessDenied);
+    EXPECT_NE(line.find("s3:GetObject on arn:aws:s3:::streetgan-data/private/b.jpg"), std::string::npos) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    EXPECT_EQ(failureKind([&] { reader.put("public/c.jpg", "x"); }, &line), S3Error::Kind::AccessDenied);
+    EXPECT_NE(line.find("s3:PutObject on arn:aws:s3:::streetgan-data/public/c.jpg"), std::string::npos) << line;
+    EXPECT_EQ(reader.retries(), 0);
+}
+
+// SeaweedFS signs and checks with whatever region the request names: a client set to another
+// region reads as usual. (AWS answers 301 with the bucket's region: S3ClientTest's loopback.)
+TEST_F(S3FaultsTest, SeaweedFsAcceptsAnyRegion) {
+    direct_->put("k.jpg", "data");
+    auto options = at(server_->endpoint());
+    options.region = "eu-west-1";
+    S3Client elsewhere("streetgan-data", options, keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+    EXPECT_EQ(elsewhere.get("k.jpg"), "data");
+}

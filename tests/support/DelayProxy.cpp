@@ -1,0 +1,381 @@
+#include "support/DelayProxy.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <stdexcept>
+
+namespace streetgan::test {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void nonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+void noDelay(int fd) {
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+// The value of header `name` (lower case) in an HTTP header block, or "".
+std::string headerValue(const std::string& block, const std::string& name) {
+    size_t pos = block.find("\r\n");
+    while (pos != std::string::npos && pos + 2 < block.size()) {
+        const size_t end = block.find("\r\n", pos + 2);
+        const std::string line = block.substr(pos + 2, (end == std::string::npos ? block.size() : end) - pos - 2);
+        const size_t colon = line.find(':');
+        if (colon != std::string::npos && lower(line.substr(0, colon)) == name) {
+            const size_t b = line.find_first_not_of(" \t", colon + 1);
+            return b == std::string::npos ? "" : line.substr(b);
+        }
+        pos = end;
+    }
+    return "";
+}
+
+// S3's answer to too many requests (as AWS words it).
+const char* const kSlowDown =
+    "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nConnection: close\r\nContent-Length: 183\r\n\r\n"
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message>"
+    "<RequestId>DELAYPROXY</RequestId></Error>";
+
+}  // namespace
+
+struct DelayProxy::Connection {
+    struct Chunk {
+        Clock::time_point due;
+        std::string data;
+        bool close = false;  ///< close the connection once everything before it is written
+    };
+    int client = -1, server = -1;
+    std::deque<Chunk> toClient, toServer;
+    // Request side (client -> server): a header block being read, then its body's length.
+    std::string requestHead;
+    std::uint64_t requestBodyLeft = 0;
+    bool discardClient = false;  ///< a throttled request: nothing more goes to the server
+    // Response side (server -> client): the header block of the current exchange, then its body.
+    std::string responseHead;
+    bool inResponseBody = false;
+    long long exchange = -1;  ///< absolute index in the log
+    std::uint64_t bodySeen = 0, dropAt = 0;
+    bool dropping = false, cut = false;
+    std::function<void()> beforeDrop;
+    bool closed = false;
+};
+
+DelayProxy::DelayProxy(std::string targetHost, int targetPort, std::chrono::milliseconds roundTrip, int listenPort)
+    : host_(std::move(targetHost)), targetPort_(targetPort), oneWayUs_(roundTrip.count() * 500) {
+    listenFd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int one = 1;
+    ::setsockopt(listenFd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(listenPort));
+    if (::bind(listenFd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listenFd_, 128) != 0) {
+        const std::string why = std::strerror(errno);
+        ::close(listenFd_);
+        throw std::runtime_error("DelayProxy cannot listen on 127.0.0.1:" + std::to_string(listenPort) + ": " + why);
+    }
+    socklen_t len = sizeof addr;
+    ::getsockname(listenFd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    nonBlocking(listenFd_);
+    if (::pipe2(wakeFd_, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("DelayProxy: pipe2 failed");
+    thread_ = std::thread([this] { run(); });
+}
+
+DelayProxy::~DelayProxy() {
+    stop_ = true;
+    const char byte = 0;
+    (void)!::write(wakeFd_[1], &byte, 1);
+    thread_.join();
+    for (auto& c : connections_) close(*c);
+    ::close(listenFd_);
+    ::close(wakeFd_[0]);
+    ::close(wakeFd_[1]);
+}
+
+std::string DelayProxy::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+void DelayProxy::setRoundTrip(std::chrono::milliseconds roundTrip) { oneWayUs_ = roundTrip.count() * 500; }
+
+void DelayProxy::dropNextResponseAfter(std::uint64_t bytes, std::function<void()> beforeDrop) {
+    std::lock_guard lock(mutex_);
+    dropArmed_ = true;
+    dropAfter_ = bytes;
+    beforeDrop_ = std::move(beforeDrop);
+}
+
+void DelayProxy::throttleNext(int count) {
+    std::lock_guard lock(mutex_);
+    throttleLeft_ = count;
+}
+
+std::vector<DelayProxy::Exchange> DelayProxy::exchanges() const {
+    std::lock_guard lock(mutex_);
+    return log_;
+}
+
+int DelayProxy::throttled() const {
+    std::lock_guard lock(mutex_);
+    return throttled_;
+}
+
+void DelayProxy::clearLog() {
+    std::lock_guard lock(mutex_);
+    logBase_ += static_cast<long long>(log_.size());
+    log_.clear();
+}
+
+DelayProxy::Exchange* DelayProxy::entry(long long exchange) {
+    if (exchange < logBase_ || exchange - logBase_ >= static_cast<long long>(log_.size())) return nullptr;
+    return &log_[static_cast<size_t>(exchange - logBase_)];
+}
+
+void DelayProxy::run() {
+    while (!stop_) pollOnce();
+}
+
+void DelayProxy::pollOnce() {
+    std::vector<pollfd> fds{{wakeFd_[0], POLLIN, 0}, {listenFd_, POLLIN, 0}};
+    const auto now = Clock::now();
+    auto next = now + std::chrono::milliseconds(200);
+    for (auto& c : connections_) {
+        const bool clientDue = !c->toClient.empty() && c->toClient.front().due <= now;
+        const bool serverDue = !c->toServer.empty() && c->toServer.front().due <= now;
+        if (!c->toClient.empty()) next = std::min(next, c->toClient.front().due);
+        if (!c->toServer.empty()) next = std::min(next, c->toServer.front().due);
+        fds.push_back({c->client, static_cast<short>(POLLIN | (clientDue ? POLLOUT : 0)), 0});
+        fds.push_back({c->server, static_cast<short>((c->server >= 0 ? POLLIN : 0) | (serverDue ? POLLOUT : 0)), 0});
+    }
+    const auto waitMs = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count();
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(0, waitMs + 1)));
+    if (fds[0].revents & POLLIN) {
+        char drain[64];
+        while (::read(wakeFd_[0], drain, sizeof drain) > 0) {}
+    }
+    if (fds[1].revents & POLLIN) acceptOne();
+    for (size_t i = 0; i < connections_.size() && 2 + 2 * i + 1 < fds.size(); ++i) {
+        Connection& c = *connections_[i];
+        if (!c.closed && (fds[2 + 2 * i].revents & (POLLIN | POLLHUP | POLLERR))) readFrom(c, true);
+        if (!c.closed && c.server >= 0 && (fds[3 + 2 * i].revents & (POLLIN | POLLHUP | POLLERR))) readFrom(c, false);
+        if (!c.closed) flush(c);
+    }
+    connections_.erase(std::remove_if(connections_.begin(), connections_.end(), [](const auto& c) { return c->closed; }), connections_.end());
+}
+
+void DelayProxy::acceptOne() {
+    const int client = ::accept4(listenFd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client < 0) return;
+    const int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(targetPort_));
+    ::inet_pton(AF_INET, host_ == "localhost" ? "127.0.0.1" : host_.c_str(), &addr.sin_addr);
+    // A blocking connect: the target is on loopback, so it answers at once.
+    if (::connect(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(server);
+        ::close(client);
+        return;
+    }
+    for (const int fd : {client, server}) {
+        nonBlocking(fd);
+        noDelay(fd);
+    }
+    auto c = std::make_unique<Connection>();
+    c->client = client;
+    c->server = server;
+    connections_.push_back(std::move(c));
+}
+
+void DelayProxy::readFrom(Connection& c, bool fromClient) {
+    const int fd = fromClient ? c.client : c.server;
+    std::string buffer(1 << 18, '\0');
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    const auto due = Clock::now() + std::chrono::microseconds(oneWayUs_.load());
+    if (n <= 0) {
+        // End of one side: the other side is closed once what is queued for it has gone out.
+        if (fromClient) {
+            c.toServer.push_back({due, "", true});
+        } else {
+            ::close(c.server);
+            c.server = -1;
+            c.toClient.push_back({due, "", true});
+        }
+        return;
+    }
+    buffer.resize(static_cast<size_t>(n));
+    if (fromClient)
+        onClientBytes(c, std::move(buffer));
+    else
+        onServerBytes(c, std::move(buffer));
+}
+
+void DelayProxy::onClientBytes(Connection& c, std::string data) {
+    const auto now = Clock::now();
+    const auto oneWay = std::chrono::microseconds(oneWayUs_.load());
+    while (!data.empty() && !c.discardClient) {
+        if (c.requestBodyLeft > 0) {
+            const size_t n = static_cast<size_t>(std::min<std::uint64_t>(c.requestBodyLeft, data.size()));
+            c.toServer.push_back({now + oneWay, data.substr(0, n)});
+            c.requestBodyLeft -= n;
+            data.erase(0, n);
+            continue;
+        }
+        c.requestHead += data;
+        data.clear();
+        const size_t end = c.requestHead.find("\r\n\r\n");
+        if (end == std::string::npos) return;
+        std::string head = c.requestHead.substr(0, end + 4);
+        data = c.requestHead.substr(end + 4);
+        c.requestHead.clear();
+        const size_t sp1 = head.find(' '), sp2 = head.find(' ', sp1 + 1);
+        Exchange ex;
+        ex.method = head.substr(0, sp1);
+        ex.target = head.substr(sp1 + 1, sp2 - sp1 - 1);
+        ex.range = headerValue(head, "range");
+        const std::string length = headerValue(head, "content-length");
+        c.requestBodyLeft = length.empty() ? 0 : std::stoull(length);
+        bool throttle = false;
+        {
+            std::lock_guard lock(mutex_);
+            if (throttleLeft_ > 0) {
+                --throttleLeft_;
+                ++throttled_;
+                throttle = true;
+                ex.throttled = true;
+                ex.status = 503;
+            }
+            log_.push_back(ex);
+            c.exchange = logBase_ + static_cast<long long>(log_.size()) - 1;
+        }
+        c.responseHead.clear();
+        c.inResponseBody = false;
+        c.bodySeen = 0;
+        c.dropping = false;
+        if (throttle) {
+            // The request never reaches the server; the answer comes after a whole round trip.
+            c.discardClient = true;
+            if (c.server >= 0) {
+                ::close(c.server);
+                c.server = -1;
+            }
+            c.toServer.clear();
+            c.toClient.push_back({now + 2 * oneWay, kSlowDown});
+            c.toClient.push_back({now + 2 * oneWay, "", true});
+            return;
+        }
+        c.toServer.push_back({now + oneWay, std::move(head)});
+    }
+}
+
+void DelayProxy::onServerBytes(Connection& c, std::string data) {
+    const auto due = Clock::now() + std::chrono::microseconds(oneWayUs_.load());
+    if (c.cut) return;
+    std::string out;
+    while (!data.empty()) {
+        if (!c.inResponseBody) {
+            c.responseHead += data;
+            data.clear();
+            const size_t end = c.responseHead.find("\r\n\r\n");
+            if (end == std::string::npos) break;
+            out += c.responseHead.substr(0, end + 4);
+            data = c.responseHead.substr(end + 4);
+            const int status = std::atoi(c.responseHead.c_str() + std::min<size_t>(9, c.responseHead.size()));
+            c.responseHead.clear();
+            if (status == 100) continue;  // 100 Continue: the real answer's headers follow
+            c.inResponseBody = true;
+            std::lock_guard lock(mutex_);
+            if (Exchange* ex = entry(c.exchange)) ex->status = status;
+            if (dropArmed_) {
+                dropArmed_ = false;
+                c.dropping = true;
+                c.dropAt = dropAfter_;
+                c.beforeDrop = std::move(beforeDrop_);
+                beforeDrop_ = nullptr;
+            }
+            continue;
+        }
+        size_t n = data.size();
+        if (c.dropping) n = static_cast<size_t>(std::min<std::uint64_t>(n, c.dropAt - c.bodySeen));
+        out.append(data, 0, n);
+        c.bodySeen += n;
+        {
+            std::lock_guard lock(mutex_);
+            if (Exchange* ex = entry(c.exchange)) ex->bodyBytes += n;
+        }
+        data.erase(0, n);
+        if (c.dropping && c.bodySeen >= c.dropAt) {
+            c.cut = true;
+            {
+                std::lock_guard lock(mutex_);
+                if (Exchange* ex = entry(c.exchange)) ex->dropped = true;
+            }
+            ::close(c.server);
+            c.server = -1;
+            c.toClient.push_back({due, std::move(out)});
+            c.toClient.push_back({due, "", true});
+            return;
+        }
+    }
+    if (!out.empty()) c.toClient.push_back({due, std::move(out)});
+}
+
+void DelayProxy::flush(Connection& c) {
+    const auto now = Clock::now();
+    for (const bool toClient : {true, false}) {
+        auto& queue = toClient ? c.toClient : c.toServer;
+        const int fd = toClient ? c.client : c.server;
+        while (!queue.empty() && queue.front().due <= now) {
+            auto& chunk = queue.front();
+            if (chunk.close) {
+                if (c.cut && c.beforeDrop) {
+                    c.beforeDrop();
+                    c.beforeDrop = nullptr;
+                }
+                close(c);
+                return;
+            }
+            if (fd < 0) {
+                queue.pop_front();
+                continue;
+            }
+            const ssize_t n = ::send(fd, chunk.data.data(), chunk.data.size(), MSG_NOSIGNAL);
+            if (n < 0) {
+                if (errno == EAGAIN || errno == EINTR) break;
+                close(c);
+                return;
+            }
+            chunk.data.erase(0, static_cast<size_t>(n));
+            if (!chunk.data.empty()) break;
+            queue.pop_front();
+        }
+    }
+}
+
+void DelayProxy::close(Connection& c) {
+    if (c.client >= 0) ::close(c.client);
+    if (c.server >= 0) ::close(c.server);
+    c.client = c.server = -1;
+    c.closed = true;
+}
+
+}  // namespace streetgan::test
