@@ -26,6 +26,8 @@ inline constexpr const char* kDirSymlink = "directory symlink";
 inline constexpr const char* kArchiveLink = "link in archive";
 /// An entry whose path climbs out of the root with "..".
 inline constexpr const char* kOutsideRoot = "path leaving the root (..)";
+/// An archive entry cut short by the end of a truncated archive (or corrupt where it lies).
+inline constexpr const char* kTruncatedEntry = "truncated archive entry";
 
 // warnings(): CSV problems
 inline constexpr const char* kMalformedCsv = "malformed csv line";
