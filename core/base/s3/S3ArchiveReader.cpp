@@ -23,10 +23,8 @@ const char* compressionOf(const std::string& head) {
     const auto starts = [&](const char* magic, size_t n) { return head.size() >= n && std::memcmp(head.data(), magic, n) == 0; };
     if (starts("\x1f\x8b", 2)) return "gzip";
     if (starts("BZh", 3)) return "bzip2";
-    if (starts("\xfd"
-               "7zXZ\0",
-               6))
-        return "xz";
+    static const char xz[] = {'\xfd', '7', 'z', 'X', 'Z', '\0'};
+    if (starts(xz, sizeof xz)) return "xz";
     if (starts("\x28\xb5\x2f\xfd", 4)) return "zstd";
     if (starts("LZIP", 4)) return "lzip";
     if (starts("\x04\x22\x4d\x18", 4)) return "lz4";
@@ -41,7 +39,7 @@ bool isZip(const std::string& head) {
 
 }  // namespace
 
-S3ArchiveReader::S3ArchiveReader(const S3Url& url, S3ClientOptions options, S3Client::CredentialSource credentials, std::string indexCacheDir)
+S3ArchiveReader::S3ArchiveReader(const S3Url& url, S3ClientOptions options, S3Client::CredentialSource credentials, const std::string& indexCacheDir)
     : bucket_(url.bucket), key_(url.prefix), uri_(url.str()), options_(std::move(options)), credentials_(std::move(credentials)) {
     if (key_.empty() || key_.back() == '/')
         throw ConfigError(uri_ + " names a folder, not a zip or tar object: give the batch's key (s3://bucket/path/batch.zip)");

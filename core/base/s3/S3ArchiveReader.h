@@ -42,7 +42,7 @@ public:
     /// loads its cached index or lists it. Throws DataError for an empty object, one that is not
     /// a zip or tar, and a compressed tar (one line each, naming the object); ConfigError when
     /// `url` names no object (a prefix ending in '/').
-    S3ArchiveReader(const S3Url& url, S3ClientOptions options, S3Client::CredentialSource credentials, std::string indexCacheDir = "");
+    S3ArchiveReader(const S3Url& url, S3ClientOptions options, S3Client::CredentialSource credentials, const std::string& indexCacheDir = "");
     ~S3ArchiveReader();
     S3ArchiveReader(const S3ArchiveReader&) = delete;
     S3ArchiveReader& operator=(const S3ArchiveReader&) = delete;
