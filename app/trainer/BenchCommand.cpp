@@ -23,6 +23,7 @@
 #include "ml/dataset/SyntheticSource.h"
 #include "ml/train/TrainStep.h"
 #include "ml/util/DeviceChoice.h"
+#include "trainer/S3DataOptions.h"
 
 namespace streetgan {
 
@@ -41,7 +42,8 @@ CLI::App* BenchCommand::setup(CLI::App& parent) {
     train_->add_flag("--cuda-graph", cudaGraph_, "Capture the step as a CUDA graph and replay it (as train --cuda-graph)");
     train_->add_flag("--json", json_, "One JSON document on stdout");
     loader_ = bench->add_subcommand("loader", "Augmented images/s through the training loader (reference augmentation)");
-    loader_->add_option("--data", data_, "synthetic or a folder of photos");
+    loader_->add_option("--data", data_, "synthetic, a folder of photos, a packed cache, or s3://bucket/prefix (--s3-cache-gb 0: every image from the bucket)");
+    S3DataOptions::add(*loader_, s3_);
     loader_->add_option("--size", size_, "Image side in pixels")->check(CLI::IsMember({32, 64, 128, 256}));
     loader_->add_option("--threads", loaderThreads_, "Loader threads")->check(CLI::Range(1, 256));
     loader_->add_option("--batch", batch_, "Batch size")->check(CLI::Range(int64_t{1}, int64_t{65536}));
@@ -68,7 +70,7 @@ void report(bool json, const nlohmann::json& j, const std::string& text) {
 }  // namespace
 
 int BenchCommand::loader() {
-    TrainConfig cfg;
+    TrainConfig cfg = s3_;
     cfg.model.imgSize = size_;
     cfg.batch = batch_;
     auto source = DataSources::open(data_, cfg);

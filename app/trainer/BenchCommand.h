@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/run/TrainConfig.h"
 #include "trainer/Command.h"
 
 namespace streetgan {
@@ -26,6 +27,7 @@ private:
     CLI::App* train_ = nullptr;
     CLI::App* loader_ = nullptr;
     std::string data_ = "synthetic";
+    TrainConfig s3_;  // bench loader's --s3-* options (S3DataOptions)
     int size_ = 64, loaderThreads_ = 1;
     double seconds_ = 5;
     bool decodeOnly_ = false;

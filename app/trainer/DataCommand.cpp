@@ -20,8 +20,8 @@
 #include "base/dataset/DatasetIndex.h"
 #include "base/dataset/ImageLabels.h"
 #include "base/dataset/MslsLabelReader.h"
-#include "base/s3/S3CredentialChain.h"
-#include "base/s3/S3DatasetListing.h"
+#include "base/s3/S3Dataset.h"
+#include "base/s3/S3Url.h"
 #include "base/synthetic/SyntheticStreets.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/BuildFeatures.h"
@@ -31,6 +31,7 @@
 #include "ml/dataset/PackedCacheWriter.h"
 #include "ml/dataset/PhotoListing.h"
 #include "ml/dataset/PhotoSource.h"
+#include "trainer/S3DataOptions.h"
 
 namespace streetgan {
 
@@ -38,8 +39,9 @@ CLI::App* DataCommand::setup(CLI::App& parent) {
     auto* data = parent.add_subcommand("data", "Inspect data sources");
     data->require_subcommand(1);
     stats_ = data->add_subcommand("stats", "Images, skipped files by reason, cities and sequences of a data source");
-    stats_->add_option("spec", spec_, "synthetic, a folder of photos, or s3://bucket/prefix (a photo folder in S3: listed, not decoded)")->required();
-    stats_->add_option("--s3-endpoint", s3Endpoint_, "An S3-compatible store's URL (path-style), for s3:// data; default AWS");
+    stats_->add_option("spec", spec_, "synthetic, a folder of photos, an archive, a packed cache, or s3://bucket/prefix (a photo folder or packed cache in S3)")
+        ->required();
+    S3DataOptions::add(*stats_, cfg_);
     stats_->add_option("--cities", cfg_.cities, "Keep only these cities")->delimiter(',');
     stats_->add_option("--exclude-cities", cfg_.excludeCities, "Drop these cities")->delimiter(',');
     stats_->add_option("--max-per-sequence", cfg_.maxPerSequence, "Cap of training images per sequence")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
@@ -54,7 +56,8 @@ CLI::App* DataCommand::setup(CLI::App& parent) {
     synth_->add_option("--quality", quality_, "JPEG quality")->check(CLI::Range(1, 100));
     synth_->add_option("--seed", seed_, "Seed of the scenes");
     pack_ = data->add_subcommand("pack", "Pre-crop and pre-scale a folder of photos into a packed shard cache (resumable)");
-    pack_->add_option("spec", spec_, "Folder of photos")->required();
+    pack_->add_option("spec", spec_, "Folder of photos, or s3://bucket/prefix (a photo folder in S3)")->required();
+    S3DataOptions::add(*pack_, cfg_);
     pack_->add_option("--size", size_, "Image side the cache serves")->required()->check(CLI::IsMember({32, 64, 128, 256}));
     pack_->add_option("--out", out_, "Cache folder")->required();
     pack_->add_option("--crop-factor", cfg_.cropFactor, "Centre crop side = factor x size source pixels")->check(CLI::Range(0.01, 64.0));
@@ -63,7 +66,8 @@ CLI::App* DataCommand::setup(CLI::App& parent) {
     pack_->add_option("--exclude-cities", cfg_.excludeCities, "Drop these cities")->delimiter(',');
     pack_->add_option("--max-per-sequence", cfg_.maxPerSequence, "Cap of images per sequence")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
     verify_ = data->add_subcommand("verify", "Check a packed cache's shards (CRC32C) and index");
-    verify_->add_option("dir", spec_, "Cache folder")->required();
+    verify_->add_option("dir", spec_, "Cache folder, or s3://bucket/prefix (a packed cache in S3: every shard read back)")->required();
+    S3DataOptions::add(*verify_, cfg_);
     labels_ = data->add_subcommand("labels", "Labels of a data set's images (MSLS metadata, synthetic scene parameters, city) with classes and counts");
     labels_->add_option("--data", spec_, "synthetic, an MSLS folder (train_val, a city, a database/query folder) or an MSLS batch (.zip, .tar, .tar.gz)")
         ->required();
@@ -95,8 +99,14 @@ int DataCommand::pack() {
     BuildFeatures::missing("`data pack`", BuildFeatures::Feature::Photos);
 #else
     cfg_.model.imgSize = size_;
-    const DatasetIndex index = DatasetIndex::scanFolder(spec_, DataSources::indexOptions(cfg_));
+    std::optional<PhotoListing> bucket;  // s3://: its listing (read ahead, concurrently)
+    if (s3::S3Url::isS3(spec_)) bucket.emplace(DataSources::s3Photos(spec_, DataSources::s3Options(cfg_)));
+    const DatasetIndex index = bucket ? DatasetIndex::fromListing(bucket->listing(), DataSources::indexOptions(cfg_))
+                                      : DatasetIndex::scanFolder(spec_, DataSources::indexOptions(cfg_));
     index.requireNonEmpty(spec_);
+    const PackedCacheWriter::ByteReader read =
+        bucket ? PhotoListing::readingAhead(index.entries(), bucket->reader(), bucket->prefetcher(), bucket->prefetchWindow())
+               : PackedCacheWriter::folderReader(spec_);
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     int64_t lastShown = -1;
     auto progress = [&](int64_t done, int64_t total) {
@@ -114,7 +124,7 @@ int DataCommand::pack() {
     gCancel = false;
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
-    const auto summary = PackedCacheWriter::pack(index, PackedCacheWriter::folderReader(spec_), out_, DataSources::augmentParams(cfg_), progress, &gCancel);
+    const auto summary = PackedCacheWriter::pack(index, read, out_, DataSources::augmentParams(cfg_), progress, &gCancel);
     if (tty) std::fprintf(stderr, "\r\033[K");
     if (!summary.complete) {
         std::cerr << "streetgan-trainer: packing interrupted after " << summary.images << " images: run the same command again to resume\n";
@@ -129,6 +139,12 @@ int DataCommand::pack() {
 }
 
 int DataCommand::verify() {
+    if (s3::S3Url::isS3(spec_)) {
+        const auto bucket = DataSources::openS3(spec_, DataSources::s3Options(cfg_));
+        PackedCacheSource::verifyS3(*bucket);
+        std::cout << spec_ << ": ok, " << PackedCacheSource::s3(bucket)->size() << " images\n";
+        return 0;
+    }
     PackedCacheSource::verify(spec_);
     PackedCacheSource cache(spec_);
     std::cout << spec_ << ": ok, " << cache.size() << " images\n";
@@ -177,19 +193,21 @@ int DataCommand::synth() {
 #endif
 }
 
-nlohmann::json DataCommand::s3Stats() {
-    // Listed and indexed as a local folder is (S3DatasetListing, DatasetIndex); no image is
-    // fetched or decoded yet (the concurrent reader is issue 47's next step), hence "unchecked".
-    IndexOptions o = DataSources::indexOptions(cfg_);
-    o.split = IndexOptions::Split::All;
-    const auto chain = s3::S3CredentialChain::fromProcess();
-    s3::S3ClientOptions options;
-    options.endpoint = s3Endpoint_;
-    options.region = chain->region();
-    const auto listing = s3::S3DatasetListing::list(s3::S3Url::parse(spec_), options, [chain] { return chain->credentials(); });
-    nlohmann::json stats = DatasetIndex::fromListing(listing, o).stats();
-    stats["check"] = {{"decode", false}, {"decoded", 0}, {"cached", 0}, {"unchecked", stats.value("images", int64_t{0})}};
-    return stats;
+nlohmann::json DataCommand::packedStats(const PackedCacheSource& cache) {
+    std::map<std::string, int64_t> cities;
+    std::set<std::pair<std::string, std::string>> sequences;
+    for (const auto& r : cache.records()) {
+        ++cities[r.city];
+        if (!r.sequence.empty()) sequences.emplace(r.city, r.sequence);
+    }
+    int64_t skipped = 0;
+    for (const auto& [k, v] : cache.skipped()) skipped += v;
+    return {{"images", cache.size()},
+            {"skipped", skipped},
+            {"skipped_reasons", cache.skipped()},
+            {"cities", cities},
+            {"sequences", sequences.size()},
+            {"packed_size", cache.params().size}};
 }
 
 int DataCommand::stats() {
@@ -200,35 +218,27 @@ int DataCommand::stats() {
                  {"skipped_reasons", nlohmann::json::object()},
                  {"cities", {{"synthetic", cfg_.syntheticImages}}},
                  {"sequences", 0}};
-    } else if (s3::S3Url::isS3(spec_)) {
-        stats = s3Stats();
     } else {
         std::error_code ec;
-        if (!std::filesystem::exists(spec_, ec)) throw DataError("data source '" + spec_ + "' does not exist: give a folder, an archive or 'synthetic'");
+        const bool inBucket = s3::S3Url::isS3(spec_);
+        if (!inBucket && !std::filesystem::exists(spec_, ec))
+            throw DataError("data source '" + spec_ + "' does not exist: give a folder, an archive, s3://bucket/prefix or 'synthetic'");
         IndexOptions o = DataSources::indexOptions(cfg_);
         o.split = IndexOptions::Split::All;  // stats describe the whole selection; "split" says how it divides
-        if (std::filesystem::exists(spec_ + "/index.json", ec) && std::filesystem::exists(spec_ + "/shard_00000.bin", ec)) {
-            const PackedCacheSource cache(spec_);  // what a run from this cache trains on
-            std::map<std::string, int64_t> cities;
-            std::set<std::pair<std::string, std::string>> sequences;
-            for (const auto& r : cache.records()) {
-                ++cities[r.city];
-                if (!r.sequence.empty()) sequences.emplace(r.city, r.sequence);
-            }
-            int64_t skipped = 0;
-            for (const auto& [k, v] : cache.skipped()) skipped += v;
-            stats = {{"images", cache.size()},
-                     {"skipped", skipped},
-                     {"skipped_reasons", cache.skipped()},
-                     {"cities", cities},
-                     {"sequences", sequences.size()},
-                     {"packed_size", cache.params().size}};
+        std::shared_ptr<const s3::S3Dataset> bucket;
+        if (inBucket && !DataSources::isS3Archive(spec_)) bucket = DataSources::openS3(spec_, DataSources::s3Options(cfg_));
+        if (bucket && DataSources::isPackedCache(*bucket)) {
+            stats = packedStats(*PackedCacheSource::s3(bucket));
+        } else if (!inBucket && std::filesystem::exists(spec_ + "/index.json", ec) && std::filesystem::exists(spec_ + "/shard_00000.bin", ec)) {
+            stats = packedStats(PackedCacheSource(spec_));  // what a run from this cache trains on
         } else {
 #if !STREETGAN_WITH_PHOTOS
             BuildFeatures::missing("data source '" + spec_ + "'", BuildFeatures::Feature::Photos);
 #else
             // The same listing and verdicts PhotoSource trains from, so the counts agree.
-            PhotoListing listing = std::filesystem::is_directory(spec_, ec) ? PhotoListing::folder(spec_) : PhotoListing::archive(spec_);
+            PhotoListing listing = inBucket                                   ? DataSources::s3Photos(spec_, DataSources::s3Options(cfg_), bucket)
+                                   : std::filesystem::is_directory(spec_, ec) ? PhotoListing::folder(spec_)
+                                                                              : PhotoListing::archive(spec_);
             const bool tty = ::isatty(STDERR_FILENO) != 0;
             auto progress = [&](int64_t done, int64_t total) {
                 if (!tty || total == 0) return;

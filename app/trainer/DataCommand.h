@@ -9,10 +9,12 @@
 
 namespace streetgan {
 
+class PackedCacheSource;
+
 /// data stats SPEC [--json] [--no-decode]: images, skipped (by reason, with the files named),
-/// cities with counts and shares, sequences. SPEC s3://bucket/prefix [--s3-endpoint URL]: the
-/// same from a bucket's listing (S3DatasetListing; credentials and region from the AWS chain),
-/// listed only. Every image is decoded (all cores, a progress bar on
+/// cities with counts and shares, sequences. SPEC s3://bucket/prefix [--s3-endpoint URL ...]: the
+/// same of a photo folder or packed cache in a bucket (credentials and region from the AWS chain;
+/// images fetched concurrently and cached, S3DataOptions); pack and verify take s3:// too. Every image is decoded (all cores, a progress bar on
 /// stderr when it is a terminal) unless its verdict is cached (PhotoListing, ImageVerdictCache).
 /// data synth --count N --out DIR [--width 640 --height 480]: the synthetic scenes as JPEG files
 /// (an MSLS-like folder for trying folder training and for the loader benchmark).
@@ -27,7 +29,7 @@ public:
 
 private:
     int stats();
-    nlohmann::json s3Stats();
+    static nlohmann::json packedStats(const PackedCacheSource& cache);
     int synth();
     int pack();
     int verify();
@@ -41,13 +43,12 @@ private:
     std::vector<std::string> wantedLabels_;
     int size_ = 64;
     std::string spec_, out_;
-    std::string s3Endpoint_;  ///< --s3-endpoint (data stats s3://...)
     int64_t count_ = 1000;
     int width_ = 640, height_ = 480, quality_ = 90;
     uint64_t seed_ = 0;
     bool json_ = false;
     bool noDecode_ = false;
-    TrainConfig cfg_;  // selection flags (cities, cap, split) share the train command's meaning
+    TrainConfig cfg_;  // selection flags (cities, cap, split) and the --s3-* options share the train command's meaning
 };
 
 }  // namespace streetgan

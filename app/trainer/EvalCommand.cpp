@@ -23,6 +23,7 @@
 #include "ml/eval/ParzenWindow.h"
 #include "ml/util/DeviceChoice.h"
 #include "trainer/GeneratorOption.h"
+#include "trainer/S3DataOptions.h"
 
 namespace streetgan {
 namespace {
@@ -42,8 +43,10 @@ CLI::App* EvalCommand::setup(CLI::App& parent) {
         parent.add_subcommand("eval", "Evaluate a checkpoint: Parzen-window log-likelihood (default), FID, KID, precision/recall, sliced Wasserstein distance");
     a->add_option("--checkpoint", checkpoint_, "StreetGAN or reference checkpoint")->required();
     dataOption_ = a->add_option("--data", data_,
-                                "Real images: synthetic, a folder or an archive (parzen: its held-out split; fid/kid/pr: the training selection); "
-                                "default: the data the checkpoint was trained on, else synthetic");
+                                "Real images: synthetic, a folder, an archive or s3://bucket/prefix (parzen: its held-out split; fid/kid/pr: the "
+                                "training selection); default: the data the checkpoint was trained on, else synthetic");
+    S3DataOptions::add(*a, s3_);
+    app_ = a;
     a->add_option("--metric", metric_, std::string("parzen, ") + QualityMetric::namesText() + ", or several: " + QualityMetric::namesCsv());
     a->add_option("--features", features_, "TorchScript feature model for fid/kid/pr (clean-fid's inception-2015-12-05.pt)");
     a->add_option("--samples", samples_, "Generated samples")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
@@ -98,6 +101,7 @@ int EvalCommand::execute() {
     TrainConfig run;
     if (!ck.configJson.empty()) run.merge(nlohmann::json::parse(ck.configJson));
     run.model.imgSize = ck.model.imgSize;
+    S3DataOptions::applyGiven(*app_, s3_, run);
     if (dataOption_->count() == 0 && !ck.configJson.empty()) data_ = run.data;  // judge a model on its own data
     const bool tty = ::isatty(STDERR_FILENO) != 0;
 

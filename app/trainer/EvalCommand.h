@@ -36,6 +36,8 @@ private:
     std::string checkpoint_, data_ = "synthetic", device_ = "cpu";
     std::string generator_;              // --generator: "" (G_ema where there is one), ema or raw
     CLI::Option* dataOption_ = nullptr;  // not given: the data the checkpoint was trained on
+    CLI::App* app_ = nullptr;
+    TrainConfig s3_;  // --s3-* given: they override the checkpoint run's (S3DataOptions)
     std::string metric_ = "parzen", features_, cacheDir_;
     int64_t samples_ = 10000, validation_ = 1000, test_ = 1000, realSamples_ = 0;
     int64_t kidSubsets_ = 100, kidSubsetSize_ = 1000, prK_ = 3;

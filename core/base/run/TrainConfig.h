@@ -30,6 +30,11 @@ struct TrainConfig {
     std::vector<std::string> excludeCities;  ///< drop these cities
     int64_t maxPerSequence = 0;              ///< cap of training images per sequence (0: none)
     double validationPercent = 0.0;          ///< held out by key hash, never trained on
+    std::string s3Endpoint;                  ///< s3:// data (s3::S3LoadOptions): an S3-compatible store's URL; "": AWS
+    int s3Concurrency = 48;                  ///< s3:// data: GETs in flight
+    std::string s3Cache;                     ///< s3:// data: local cache of objects and listings ("": $XDG_CACHE_HOME/streetgan/s3)
+    double s3CacheGb = 20;                   ///< s3:// data: object cache limit, least recently used out first (0: off)
+    double s3ListingMaxAge = 24;             ///< s3:// data: hours a cached listing is used before listing again (0: always)
     uint64_t seed = 0;                       ///< seeds weights, data order, noise: runs are reproducible on CPU
     std::string device = "auto";             ///< auto | cpu | cuda | cuda:N
     int64_t batch = 128;
@@ -67,6 +72,11 @@ struct TrainConfig {
     /// tens of MB): 5 bound the disk while leaving a few recent steps to go back to; the epochs'
     /// own files and best.pt are never pruned, nor one whose quality figure is still being computed.
     int64_t keepCheckpoints = 5;
+    /// s3://bucket/prefix each checkpoint is uploaded to, with the run's files (ml/train/CheckpointSync;
+    /// "": none); a `train --resume` with it in a folder without checkpoints continues from there.
+    std::string checkpointSync;
+    /// auto: watch EC2's spot interruption notice when on EC2 (checkpoint and stop, as on SIGTERM) | off
+    std::string spotNotice = "auto";
     int loaderThreads = 2;         ///< data loader worker threads
     int prefetch = 4;              ///< ready batches queued ahead of the trainer
     int threads = 0;               ///< torch intra-op threads (0: LibTorch's default)

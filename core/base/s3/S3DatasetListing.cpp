@@ -27,14 +27,19 @@ std::optional<std::string> S3DatasetListing::keyFor(const std::string& folderPre
 }
 
 DatasetIndex::Listing S3DatasetListing::list(const S3Url& url, const S3ClientOptions& options, const S3Client::CredentialSource& credentials) {
-    const std::string prefix = url.folderPrefix();
     S3Client client(url.bucket, options, credentials);
+    return fromObjects(url, client.list(url.folderPrefix()), options, credentials);
+}
+
+DatasetIndex::Listing S3DatasetListing::fromObjects(const S3Url& url, const std::vector<S3Object>& objects, const S3ClientOptions& options,
+                                                    const S3Client::CredentialSource& credentials) {
+    const std::string prefix = url.folderPrefix();
     DatasetIndex::Listing listing;
     listing.root = url.str();
     // What fromListing classifies against: its last components matter (an MSLS city or images
     // folder as the root), and the scheme keeps it from being mistaken for a local path.
     listing.rootPath = url.uri(prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1));
-    for (S3Object& o : client.list(prefix)) {
+    for (const S3Object& o : objects) {
         if (o.key.size() <= prefix.size() || o.key.back() == '/') continue;  // the prefix itself, folder markers
         listing.files.push_back({o.key.substr(prefix.size()), o.size, 0});
     }

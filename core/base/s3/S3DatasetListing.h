@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/dataset/DatasetIndex.h"
 #include "base/s3/S3Client.h"
@@ -24,6 +25,9 @@ public:
     /// the clients (one for the listing, one for the reader). Throws S3Error as S3Client does,
     /// naming the --data value.
     static DatasetIndex::Listing list(const S3Url& url, const S3ClientOptions& options, const S3Client::CredentialSource& credentials);
+    /// The same from objects already listed under url.folderPrefix() (S3ListingCache).
+    static DatasetIndex::Listing fromObjects(const S3Url& url, const std::vector<S3Object>& objects, const S3ClientOptions& options,
+                                             const S3Client::CredentialSource& credentials);
 
     /// The key a listing path stands for: `folderPrefix` + `path` with "." and ".." resolved
     /// ("../seq_info.csv" of an images folder); nullopt when ".." climbs above the bucket.

@@ -2,6 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
+#include <algorithm>
 
 #if STREETGAN_WITH_PHOTOS
 #include <opencv2/core/utility.hpp>
@@ -107,9 +108,37 @@ void BatchLoader::start(int64_t first) {
 #endif
     stopping_ = false;
     nextToClaim_ = nextToDeliver_ = first;
+    {
+        std::lock_guard<std::mutex> lock(announceMutex_);
+        announced_ = first;
+    }
     done_.clear();
     error_ = nullptr;
     for (int t = 0; t < opt_.threads; ++t) workers_.emplace_back([this] { work(); });
+}
+
+void BatchLoader::announce(int64_t step) {
+    const int64_t window = source_->prefetchWindow();
+    if (window <= 0) return;
+    // Whole steps, the one claimed included; in chunks of at least half the window, so that the
+    // source is not called for every batch.
+    const int64_t ahead = std::max<int64_t>(1, (window + opt_.batch - 1) / opt_.batch);
+    int64_t from, to;
+    {
+        std::lock_guard<std::mutex> lock(announceMutex_);
+        if (announced_ > step + ahead / 2) return;
+        from = std::max(announced_, step);
+        to = step + ahead + 1;
+        announced_ = to;
+    }
+    std::vector<int64_t> indices;
+    indices.reserve(static_cast<size_t>((to - from) * opt_.batch));
+    for (int64_t s = from; s < to; ++s) {
+        const auto perm = permutation(s / stepsPerEpoch_);
+        const int64_t inEpoch = s % stepsPerEpoch_;
+        for (int64_t i = 0; i < opt_.batch; ++i) indices.push_back((*perm)[static_cast<size_t>((inEpoch * opt_.batch + i) * opt_.worldSize + opt_.rank)]);
+    }
+    source_->prefetch(indices.data(), indices.size());
 }
 
 void BatchLoader::work() {
@@ -122,6 +151,7 @@ void BatchLoader::work() {
             step = nextToClaim_++;
         }
         try {
+            announce(step);
             Batch b = make(step);
             std::lock_guard<std::mutex> lock(mutex_);
             done_.emplace(step, std::move(b));

@@ -5,6 +5,11 @@
 // comes from a generator seeded by (seed, s). So a resumed run sees exactly the batches the
 // uninterrupted run would have seen, whatever the number of worker threads.
 //
+// Read-ahead: a source that gains from it (ImageSource::prefetchWindow() > 0: S3) is told the
+// images of the steps ahead of the one a worker claims, in the order they will be loaded
+// (ImageSource::prefetch), so its fetches are in flight before a worker asks for them. Only
+// timing depends on it: the batches stay the pure function above.
+//
 // Thread contract: one consumer thread calls next(); `threads` workers fill a queue of at most
 // `prefetch` ready batches. A worker's DataError is rethrown by next().
 #pragma once
@@ -58,6 +63,9 @@ public:
 
 private:
     void work();
+    /// Announces to the source the images of the steps from `step` up to its prefetch window
+    /// ahead, those not announced yet.
+    void announce(int64_t step);
     std::shared_ptr<const std::vector<int64_t>> permutation(int64_t epoch) const;
 
     std::shared_ptr<const ImageSource> source_;
@@ -72,6 +80,9 @@ private:
     int64_t nextToClaim_ = 0;
     int64_t nextToDeliver_ = 0;
     std::exception_ptr error_;
+
+    std::mutex announceMutex_;
+    int64_t announced_ = 0;  ///< steps before this one were announced
 
     mutable std::mutex permMutex_;
     mutable std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> perms_;

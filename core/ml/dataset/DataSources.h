@@ -5,18 +5,26 @@
 #include <string>
 
 #include "base/dataset/DatasetIndex.h"
+#include "base/s3/S3LoadOptions.h"
 #include "ml/dataset/Augmentation.h"
 #include "ml/dataset/ImageSource.h"
+#include "ml/dataset/PhotoListing.h"
 
 namespace streetgan {
 
 struct TrainConfig;
+
+namespace s3 {
+class S3Dataset;
+}
 
 class DataSources {
 public:
     /// "synthetic": the procedural street scenes (cfg.syntheticImages per epoch, cfg.seed).
     /// Throws DataError naming the spec when it cannot be opened or is not supported.
     /// A folder: its images (MSLS layout recognised), selected and augmented as cfg says.
+    /// s3://bucket/prefix: a packed cache uploaded there (index.json and shard_00000.bin below
+    /// the prefix), else a photo folder (S3Dataset, read as cfg's s3 options say).
     static std::shared_ptr<const ImageSource> open(const std::string& spec, const TrainConfig& cfg);
     /// Held-out real photos of `spec` for evaluation: the validation split by key hash (the run's
     /// validation_percent, or 5% when the run used none), centre crop without random shift, flip or
@@ -26,7 +34,20 @@ public:
     static IndexOptions indexOptions(const TrainConfig& cfg);
     /// A folder of photos or a zip/tar batch (PhotoSource); ConfigError in a build without photos
     /// (BuildFeatures).
-    static std::shared_ptr<const ImageSource> photos(const std::string& spec, const IndexOptions& index, const AugmentParams& augment);
+    static std::shared_ptr<const ImageSource> photos(const std::string& spec, const IndexOptions& index, const AugmentParams& augment,
+                                                     const s3::S3LoadOptions& s3 = {});
+    /// The s3 options of a run's config (--s3-endpoint, --s3-concurrency, --s3-cache...).
+    static s3::S3LoadOptions s3Options(const TrainConfig& cfg);
+    /// Opens the prefix s3://bucket/prefix for reading (listing cached); S3Error when it cannot
+    /// be listed.
+    static std::shared_ptr<const s3::S3Dataset> openS3(const std::string& spec, const s3::S3LoadOptions& options);
+    /// Whether an s3:// spec names an archive object (.zip, .tar, .tar.gz, .tgz), not a prefix.
+    static bool isS3Archive(const std::string& spec);
+    /// The photos of an s3:// spec: a folder's (PhotoListing::s3 of `opened`, or of the prefix
+    /// opened now), or an archive object's. The one dispatch for photos(), data stats and pack.
+    static PhotoListing s3Photos(const std::string& spec, const s3::S3LoadOptions& options, std::shared_ptr<const s3::S3Dataset> opened = nullptr);
+    /// Whether the data set is a packed cache (index.json and shard_00000.bin at its top).
+    static bool isPackedCache(const s3::S3Dataset& bucket);
     /// The reference augmentation with the run's parameters, at the model's resolution.
     static AugmentParams augmentParams(const TrainConfig& cfg);
 };

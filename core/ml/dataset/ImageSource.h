@@ -3,6 +3,7 @@
 // call load() concurrently) and deterministic for a given (index, augmentSeed).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -24,6 +25,17 @@ public:
     virtual double noiseStd() const { return 0.0; }
     /// Images skipped as bad input so far, by reason (thread-safe snapshot).
     virtual std::map<std::string, int64_t> skipped() const { return {}; }
+    /// How many images ahead of the one it loads the loader should announce through prefetch()
+    /// (BatchLoader does, from its per-epoch order); 0: the source gains nothing from it (local
+    /// data).
+    virtual int64_t prefetchWindow() const { return 0; }
+    /// The indices load() will be asked for soon, in that order: a source whose reads are round
+    /// trips (S3) starts fetching them. A hint only: what load() gives never depends on it, so the
+    /// loader's determinism holds whatever was announced. Any thread; must not block long.
+    virtual void prefetch(const int64_t* indices, size_t n) const {
+        (void)indices;
+        (void)n;
+    }
 };
 
 }  // namespace streetgan

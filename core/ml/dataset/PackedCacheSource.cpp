@@ -12,7 +12,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
+#include "base/s3/S3Dataset.h"
 #include "base/util/Crc32c.h"
 #include "base/util/Errors.h"
 #include "ml/dataset/PackedCacheWriter.h"
@@ -38,17 +40,11 @@ struct Parsed {
 
 std::string repack(const std::string& dir) { return "; delete '" + dir + "' and pack the data again"; }
 
-Parsed parseIndex(const std::string& dir) {
-    const std::string path = dir + "/index.json";
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::ifstream progress(dir + "/progress.json");
-        if (progress) throw DataError("packed cache '" + dir + "' is incomplete (packing was interrupted): run the pack again, it resumes where it stopped");
-        throw DataError("no packed cache in '" + dir + "' (index.json missing): pack the data set into it first");
-    }
+// The index in `text` (read from `dir`/index.json, named `path` in messages).
+Parsed parseIndexText(const std::string& text, const std::string& dir, const std::string& path) {
     json j;
     try {
-        j = json::parse(in);
+        j = json::parse(text);
     } catch (const json::exception& e) {
         throw DataError("packed cache index '" + path + "' is unreadable (" + std::string(e.what()) + ")" + repack(dir));
     }
@@ -101,6 +97,41 @@ Parsed parseIndex(const std::string& dir) {
         if (filled[s] != p.shards[s].bytes || p.shards[s].file != PackedCacheWriter::shardName(static_cast<int64_t>(s)))
             throw DataError("packed cache index '" + path + "' is inconsistent for shard '" + p.shards[s].file + "'" + repack(dir));
     return p;
+}
+
+Parsed parseIndex(const std::string& dir) {
+    const std::string path = dir + "/index.json";
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::ifstream progress(dir + "/progress.json");
+        if (progress) throw DataError("packed cache '" + dir + "' is incomplete (packing was interrupted): run the pack again, it resumes where it stopped");
+        throw DataError("no packed cache in '" + dir + "' (index.json missing): pack the data set into it first");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parseIndexText(text.str(), dir, path);
+}
+
+// The index of the cache in a bucket, read through its fetcher (cached by ETag like any object).
+Parsed parseS3Index(const s3::S3Dataset& ds) {
+    const std::string& dir = ds.spec();
+    if (!ds.find("index.json")) {
+        if (ds.find("progress.json"))
+            throw DataError("packed cache '" + dir + "' is incomplete (packing was interrupted): finish the pack and upload it again");
+        throw DataError("no packed cache in '" + dir + "' (index.json missing): upload a packed cache's folder there");
+    }
+    return parseIndexText(ds.fetcher().get(ds.request("index.json")), dir, ds.url().uri(ds.url().folderPrefix() + "index.json"));
+}
+
+// Throws when a shard object is missing or has the wrong size.
+void checkShardObject(const s3::S3Dataset& ds, const Shard& s) {
+    const std::string& dir = ds.spec();
+    const std::string uri = ds.url().uri(ds.url().folderPrefix() + s.file);
+    const s3::S3Object* o = ds.find(s.file);
+    if (!o) throw DataError("packed cache shard '" + uri + "' is missing" + repack(dir));
+    if (static_cast<int64_t>(o->size) != s.bytes)
+        throw DataError("packed cache shard '" + uri + "' is " + (static_cast<int64_t>(o->size) < s.bytes ? "truncated" : "too long") + " (" +
+                        std::to_string(o->size) + " of " + std::to_string(s.bytes) + " bytes)" + repack(dir));
 }
 
 // Throws when a shard is missing or has the wrong size.
@@ -160,6 +191,73 @@ PackedCacheSource::PackedCacheSource(const std::string& dir) : dir_(dir) {
     }
 }
 
+std::shared_ptr<PackedCacheSource> PackedCacheSource::s3(std::shared_ptr<const s3::S3Dataset> ds) {
+    const std::string spec = ds->spec();
+    Parsed p = parseS3Index(*ds);
+    for (const Shard& s : p.shards) checkShardObject(*ds, s);
+    std::shared_ptr<PackedCacheSource> cache(new PackedCacheSource());
+    cache->dir_ = spec;
+    cache->params_ = p.params;
+    cache->records_ = std::move(p.records);
+    cache->skipped_ = std::move(p.skipped);
+    cache->root_ = std::move(p.root);
+    std::set<std::string> cities;
+    for (const auto& r : cache->records_) cities.insert(r.city);
+    cache->cityCount_ = static_cast<int64_t>(cities.size());
+    for (const Shard& s : p.shards) cache->shardFiles_.push_back(s.file);
+    cache->s3_ = std::move(ds);
+    cache->prefetchWindow_ = int64_t{8} * std::max(1, cache->s3_->options().concurrency);
+    return cache;
+}
+
+s3::S3Fetcher::Request PackedCacheSource::bandRequest(const Record& r) const {
+    const auto bytes = static_cast<uint64_t>(params_.size) * static_cast<uint64_t>(r.cols) * 3;
+    return s3_->request(shardFiles_[static_cast<size_t>(r.shard)], static_cast<uint64_t>(r.offset), bytes);
+}
+
+void PackedCacheSource::prefetch(const int64_t* indices, size_t n) const {
+    if (!s3_) return;
+    std::vector<s3::S3Fetcher::Request> requests;
+    requests.reserve(n);
+    for (size_t k = 0; k < n; ++k)
+        if (indices[k] >= 0 && indices[k] < size()) requests.push_back(bandRequest(records_[static_cast<size_t>(indices[k])]));
+    s3_->fetcher().prefetch(requests);
+}
+
+void PackedCacheSource::verifyS3(const s3::S3Dataset& bucket) {
+    const s3::S3Dataset* ds = &bucket;
+    const std::string& spec = ds->spec();
+    const Parsed p = parseS3Index(*ds);
+    // Every byte from the bucket (never the local object cache), in chunks a few of which are in
+    // flight at once.
+    constexpr uint64_t kChunk = uint64_t{8} << 20;
+    constexpr size_t kAhead = 8;
+    for (const Shard& s : p.shards) {
+        checkShardObject(*ds, s);
+        const std::string uri = ds->url().uri(ds->url().folderPrefix() + s.file);
+        std::vector<s3::S3Fetcher::Request> chunks;
+        for (uint64_t at = 0; at < static_cast<uint64_t>(s.bytes); at += kChunk) {
+            s3::S3Fetcher::Request r = ds->request(s.file, at, std::min<uint64_t>(kChunk, static_cast<uint64_t>(s.bytes) - at));
+            r.cacheable = false;
+            chunks.push_back(r);
+        }
+        uint32_t crc = 0;
+        int64_t total = 0;
+        for (size_t i = 0; i < chunks.size(); ++i) {
+            if (i % kAhead == 0)
+                ds->fetcher().prefetch(
+                    {chunks.begin() + static_cast<std::ptrdiff_t>(i), chunks.begin() + static_cast<std::ptrdiff_t>(std::min(chunks.size(), i + 2 * kAhead))});
+            const std::string bytes = ds->fetcher().get(chunks[i]);
+            crc = Crc32c::extend(crc, bytes.data(), bytes.size());
+            total += static_cast<int64_t>(bytes.size());
+        }
+        if (total != s.bytes)
+            throw DataError("cannot read all of packed cache shard '" + uri + "' (" + std::to_string(total) + " of " + std::to_string(s.bytes) + " bytes)" +
+                            repack(spec));
+        if (crc != s.crc) throw DataError("packed cache shard '" + uri + "' is corrupt (CRC-32C mismatch: the object changed after packing)" + repack(spec));
+    }
+}
+
 PackedCacheSource::~PackedCacheSource() {
     for (const Mapping& m : shards_) ::munmap(const_cast<uint8_t*>(m.data), m.bytes);
 }
@@ -183,7 +281,14 @@ void PackedCacheSource::load(int64_t index, int size, uint64_t augmentSeed, uint
     sc = std::clamp<long>(sc, -r.margin, r.margin);
     const int start = r.margin - static_cast<int>(sc);  // band column shown at output column 0
     const size_t rowBytes = static_cast<size_t>(S) * 3;
-    const uint8_t* base = shards_[static_cast<size_t>(r.shard)].data + r.offset + static_cast<size_t>(start) * 3;
+    std::string fetched;  // the record's band, from the bucket (or the object cache)
+    if (s3_) {
+        fetched = s3_->fetcher().get(bandRequest(r));
+        if (fetched.size() != static_cast<size_t>(S) * static_cast<size_t>(r.cols) * 3)
+            throw DataError("packed cache '" + dir_ + "' gave " + std::to_string(fetched.size()) + " bytes for image '" + r.key + "'" + repack(dir_));
+    }
+    const uint8_t* band = s3_ ? reinterpret_cast<const uint8_t*>(fetched.data()) : shards_[static_cast<size_t>(r.shard)].data + r.offset;
+    const uint8_t* base = band + static_cast<size_t>(start) * 3;
     const size_t stride = static_cast<size_t>(r.cols) * 3;
     if (!d.flipped) {
         for (int y = 0; y < S; ++y) std::memcpy(rgb + y * rowBytes, base + y * stride, rowBytes);
@@ -202,8 +307,8 @@ void PackedCacheSource::load(int64_t index, int size, uint64_t augmentSeed, uint
 
 std::string PackedCacheSource::describe() const {
     return "packed cache '" + dir_ + "' (" + std::to_string(records_.size()) + " images, " + std::to_string(cityCount_) + " cities, " +
-           std::to_string(params_.size) + " px, " + std::to_string(shards_.size()) + " shards" + (root_.empty() ? std::string() : ", from '" + root_ + "'") +
-           ")";
+           std::to_string(params_.size) + " px, " + std::to_string(s3_ ? shardFiles_.size() : shards_.size()) + " shards" +
+           (root_.empty() ? std::string() : ", from '" + root_ + "'") + ")";
 }
 
 void PackedCacheSource::verify(const std::string& dir) {

@@ -20,14 +20,20 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
+#include "base/s3/S3Fetcher.h"
 #include "ml/dataset/Augmentation.h"
 #include "ml/dataset/ImageSource.h"
 
 namespace streetgan {
+
+namespace s3 {
+class S3Dataset;
+}
 
 class PackedCacheSource : public ImageSource {
 public:
@@ -50,6 +56,11 @@ public:
     /// Opens the cache in `dir`. Throws DataError (missing/incomplete/other-version index, missing
     /// or truncated shard, inconsistent records) with a one-line message naming what to re-pack.
     explicit PackedCacheSource(const std::string& dir);
+    /// The packed cache uploaded under s3://bucket/prefix: index.json read (and cached) once,
+    /// each image's band by a ranged GET through the dataset's fetcher (in flight ahead of the
+    /// loader through prefetch(), kept in the object cache); the same checks and messages as a
+    /// local cache (shard sizes from the listing).
+    static std::shared_ptr<PackedCacheSource> s3(std::shared_ptr<const s3::S3Dataset> bucket);
     ~PackedCacheSource() override;
     PackedCacheSource(const PackedCacheSource&) = delete;
     PackedCacheSource& operator=(const PackedCacheSource&) = delete;
@@ -60,6 +71,8 @@ public:
     std::string describe() const override;
     double noiseStd() const override { return params_.noiseStd; }
     std::map<std::string, int64_t> skipped() const override { return skipped_; }
+    int64_t prefetchWindow() const override { return s3_ ? prefetchWindow_ : 0; }
+    void prefetch(const int64_t* indices, size_t n) const override;
 
     const AugmentParams& params() const { return params_; }
     const std::vector<Record>& records() const { return records_; }
@@ -69,8 +82,13 @@ public:
     /// Re-checks every shard's CRC-32C and the index's consistency; throws DataError naming the
     /// first bad shard (or record) and saying to re-pack.
     static void verify(const std::string& dir);
+    /// verify() of a cache in a bucket: every shard read back by ranged GETs (not from the
+    /// object cache) against its CRC.
+    static void verifyS3(const s3::S3Dataset& bucket);
 
 private:
+    PackedCacheSource() = default;
+    s3::S3Fetcher::Request bandRequest(const Record& r) const;
     struct Mapping {
         const uint8_t* data = nullptr;
         size_t bytes = 0;
@@ -82,6 +100,9 @@ private:
     std::map<std::string, int64_t> skipped_;
     std::string root_;
     int64_t cityCount_ = 0;
+    std::shared_ptr<const s3::S3Dataset> s3_;  ///< set: the cache is in a bucket (no mappings)
+    std::vector<std::string> shardFiles_;      ///< the shards' names (S3)
+    int64_t prefetchWindow_ = 0;
 };
 
 }  // namespace streetgan

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "base/s3/S3Dataset.h"
 #include "base/util/Errors.h"
 #include "ml/dataset/ImageDecoder.h"
 #include "ml/dataset/PackedCacheWriter.h"
@@ -23,6 +26,68 @@ PhotoListing PhotoListing::folder(const std::string& root) {
     l.cache_ = ImageVerdictCache::forFolder(l.listing_.rootPath, kChecker);
     l.known_ = l.cache_->load();
     return l;
+}
+
+PhotoListing PhotoListing::s3(const std::shared_ptr<const s3::S3Dataset>& bucket) {
+    const std::shared_ptr<const s3::S3Dataset> ds = bucket;
+    const std::string& spec = ds->spec();
+    const s3::S3LoadOptions& options = ds->options();
+    PhotoListing l;
+    l.listing_ = ds->listing();
+    l.name_ = "S3 folder '" + spec + "'";
+    l.read_ = [ds](const ImageEntry& e) {
+        const std::string bytes = ds->fetcher().get(ds->request(e.path));
+        return std::vector<uint8_t>(bytes.begin(), bytes.end());
+    };
+    l.prefetch_ = [ds](const std::vector<const ImageEntry*>& upcoming) {
+        std::vector<s3::S3Fetcher::Request> requests;
+        requests.reserve(upcoming.size());
+        for (const ImageEntry* e : upcoming)
+            if (ds->find(e->path)) requests.push_back(ds->request(e->path));
+        ds->fetcher().prefetch(requests);
+    };
+    // Enough announced to keep every request slot busy while the loader consumes what came in.
+    l.prefetchWindow_ = int64_t{8} * std::max(1, options.concurrency);
+    uint64_t hash = 1469598103934665603ULL;  // FNV-1a of the endpoint and the URL, as the listing's file
+    for (const char c : options.endpoint + "|" + spec) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    char name[40];
+    std::snprintf(name, sizeof name, "%016llx.sgverdicts", static_cast<unsigned long long>(hash));
+    l.cache_ = std::make_shared<ImageVerdictCache>(std::vector<std::string>{ds->cacheDir() + "/verdicts/" + name},
+                                                   "s3\n" + std::string(kChecker) + "\n" + options.endpoint + "\n" + spec);
+    l.known_ = l.cache_->load();
+    return l;
+}
+
+PhotoListing::ByteReader PhotoListing::readingAhead(const std::vector<ImageEntry>& entries, ByteReader read, Prefetcher prefetch, int64_t window) {
+    if (!prefetch || window <= 0) return read;
+    struct Ahead {
+        std::vector<ImageEntry> entries;
+        std::unordered_map<std::string, size_t> position;
+        std::mutex mutex;
+        size_t announced = 0;  ///< entries before this one were announced
+    };
+    auto a = std::make_shared<Ahead>();
+    a->entries = entries;
+    for (size_t i = 0; i < a->entries.size(); ++i) a->position.emplace(a->entries[i].path, i);
+    const auto w = static_cast<size_t>(window);
+    return [a, read = std::move(read), prefetch = std::move(prefetch), w](const ImageEntry& e) {
+        const auto it = a->position.find(e.path);
+        if (it != a->position.end()) {
+            std::vector<const ImageEntry*> upcoming;
+            {
+                std::lock_guard lock(a->mutex);
+                const size_t at = it->second;
+                // In chunks of half a window, not one by one.
+                if (a->announced <= at + w / 2) {
+                    const size_t end = std::min(a->entries.size(), at + w + 1);
+                    for (size_t k = std::max(a->announced, at); k < end; ++k) upcoming.push_back(&a->entries[k]);
+                    a->announced = std::max(a->announced, end);
+                }
+            }
+            if (!upcoming.empty()) prefetch(upcoming);
+        }
+        return read(e);
+    };
 }
 
 DatasetIndex::Listing PhotoListing::archiveListing(const ArchiveReader& reader, std::shared_ptr<const ArchiveReader> keepAlive) {
@@ -111,6 +176,13 @@ PhotoListing::CheckSummary PhotoListing::check(const IndexOptions& options, bool
         return summary;
     }
     std::vector<std::string> verdicts(todo.size());
+    ByteReader read = read_;
+    if (prefetch_) {
+        std::vector<ImageEntry> order;
+        order.reserve(todo.size());
+        for (const ImageEntry* e : todo) order.push_back(*e);
+        read = readingAhead(order, read_, prefetch_, prefetchWindow_);
+    }
     std::atomic<size_t> next{0};
     std::atomic<int64_t> done{0};
     std::atomic<bool> failed{false};
@@ -122,7 +194,7 @@ PhotoListing::CheckSummary PhotoListing::check(const IndexOptions& options, bool
             if (i >= todo.size()) return;
             const ImageEntry& e = *todo[i];
             try {
-                const std::vector<uint8_t> bytes = read_(e);
+                const std::vector<uint8_t> bytes = read(e);
                 verdicts[i] = verdictOf(bytes.data(), bytes.size(), name_ + ": " + e.path);
             } catch (const Error&) {
                 verdicts[i] = kUnreadable;

@@ -37,6 +37,10 @@
 
 namespace streetgan {
 
+namespace s3 {
+class S3Dataset;
+}
+
 class PhotoListing {
 public:
     /// Names the checks behind a verdict (part of the cache key).
@@ -46,6 +50,9 @@ public:
 
     /// An image's bytes; thread-safe; throws Error when it cannot be read.
     using ByteReader = std::function<std::vector<uint8_t>(const ImageEntry&)>;
+    /// Announces images the reader will be asked for soon, in that order (an S3 listing's
+    /// fetcher gets them ahead, concurrently); empty for local data, where reads are cheap.
+    using Prefetcher = std::function<void(const std::vector<const ImageEntry*>& upcoming)>;
     /// (checked so far, to check) on the thread that called check().
     using Progress = std::function<void(int64_t done, int64_t total)>;
 
@@ -63,6 +70,15 @@ public:
     /// Opens the archive `path` (IoError / DataError as ArchiveReader) and loads its verdicts.
     /// Entries cut short by a truncated archive are skipped as "truncated archive entry".
     static PhotoListing archive(const std::string& path);
+    /// The photo folder under s3://bucket/prefix (S3Dataset: listing cached, objects fetched
+    /// concurrently and cached on disk as `options` say) and its verdicts, kept in the S3 cache
+    /// folder keyed by the endpoint and the URL (objects have no mtime: a verdict holds for a path
+    /// and size).
+    static PhotoListing s3(const std::shared_ptr<const s3::S3Dataset>& bucket);
+    /// A reader that, reading `entries[i]`, announces the next `window` entries to `prefetch`
+    /// (in `entries`' order: a reader that goes through them in order, such as `data pack`, never
+    /// waits for a round trip once warm). `read` itself when `prefetch` is empty.
+    static ByteReader readingAhead(const std::vector<ImageEntry>& entries, ByteReader read, Prefetcher prefetch, int64_t window);
     /// The listing of an open archive (no verdicts); `keepAlive` owns `reader` for the listing's
     /// CSV reader (empty when the listing is used while `reader` lives).
     static DatasetIndex::Listing archiveListing(const ArchiveReader& reader, std::shared_ptr<const ArchiveReader> keepAlive = nullptr);
@@ -76,6 +92,10 @@ public:
     const std::string& name() const { return name_; }
     const ByteReader& reader() const { return read_; }
     const std::shared_ptr<ImageVerdictCache>& verdicts() const { return cache_; }
+    /// Empty for local data; see Prefetcher.
+    const Prefetcher& prefetcher() const { return prefetch_; }
+    /// Images worth announcing ahead of the one read (0 when there is no prefetcher).
+    int64_t prefetchWindow() const { return prefetchWindow_; }
     const DatasetIndex::Listing& listing() const { return listing_; }
 
     /// Gives every image the city filter of `options` keeps a verdict: from the cache, else (when
@@ -94,6 +114,8 @@ private:
     std::string name_;
     DatasetIndex::Listing listing_;
     ByteReader read_;
+    Prefetcher prefetch_;
+    int64_t prefetchWindow_ = 0;
     std::shared_ptr<ImageVerdictCache> cache_;
     ImageVerdictCache::Map known_;  ///< stored verdicts plus those check() found
 };

@@ -39,7 +39,27 @@ PhotoSource::~PhotoSource() {
 std::shared_ptr<PhotoSource> PhotoSource::fromListing(const PhotoListing& listing, const IndexOptions& index, const AugmentParams& augment) {
     DatasetIndex selected = listing.index(index);
     Verdicts verdicts{listing.verdicts(), listing.known(selected)};
-    return std::make_shared<PhotoSource>(listing.name(), std::move(selected), listing.reader(), augment, std::move(verdicts));
+    auto source = std::make_shared<PhotoSource>(listing.name(), std::move(selected), listing.reader(), augment, std::move(verdicts));
+    source->setPrefetcher(listing.prefetcher(), listing.prefetchWindow());
+    return source;
+}
+
+void PhotoSource::setPrefetcher(std::function<void(const std::vector<const ImageEntry*>&)> prefetch, int64_t window) {
+    prefetch_ = std::move(prefetch);
+    prefetchWindow_ = window;
+}
+
+void PhotoSource::prefetch(const int64_t* indices, size_t n) const {
+    if (!prefetch_ || n == 0) return;
+    const int64_t size = index_.size();
+    std::vector<const ImageEntry*> upcoming;
+    upcoming.reserve(n);
+    for (size_t k = 0; k < n; ++k) {
+        if (indices[k] < 0) continue;
+        const auto i = static_cast<size_t>(indices[k] % size);
+        if (state_[i].load(std::memory_order_relaxed) != kBad) upcoming.push_back(&index_.entries()[i]);
+    }
+    if (!upcoming.empty()) prefetch_(upcoming);
 }
 
 std::shared_ptr<PhotoSource> PhotoSource::folder(const std::string& root, const IndexOptions& index, const AugmentParams& augment) {

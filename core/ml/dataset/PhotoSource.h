@@ -68,6 +68,11 @@ public:
     std::string describe() const override;
     double noiseStd() const override { return augment_.noiseStd; }
     std::map<std::string, int64_t> skipped() const override;
+    int64_t prefetchWindow() const override { return prefetch_ ? prefetchWindow_ : 0; }
+    /// Announces the entries of `indices` (known-bad ones left out) to the listing's prefetcher.
+    void prefetch(const int64_t* indices, size_t n) const override;
+    /// Reads ahead through `prefetch` (PhotoListing::prefetcher); set before the source is shared.
+    void setPrefetcher(std::function<void(const std::vector<const ImageEntry*>&)> prefetch, int64_t window);
 
     const DatasetIndex& index() const { return index_; }
 
@@ -80,6 +85,8 @@ private:
     std::string name_;
     DatasetIndex index_;
     ByteReader read_;
+    std::function<void(const std::vector<const ImageEntry*>&)> prefetch_;
+    int64_t prefetchWindow_ = 0;
     AugmentParams augment_;
     std::shared_ptr<ImageVerdictCache> cache_;
     std::unique_ptr<std::atomic<uint8_t>[]> state_;  ///< per entry: kUnknown, kGood or kBad
