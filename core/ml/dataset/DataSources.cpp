@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "base/run/TrainConfig.h"
+#include "base/s3/S3ArchiveDataset.h"
 #include "base/s3/S3Dataset.h"
 #include "base/s3/S3Url.h"
 #include "base/util/BuildFeatures.h"
@@ -76,10 +77,7 @@ bool DataSources::isS3Archive(const std::string& spec) {
 }
 
 PhotoListing DataSources::s3Photos(const std::string& spec, const s3::S3LoadOptions& options, std::shared_ptr<const s3::S3Dataset> opened) {
-    if (isS3Archive(spec))
-        throw ConfigError("'" + spec +
-                          "' is an archive in a bucket, which is not read in place yet: give the prefix of a photo folder or a packed cache "
-                          "(s3://bucket/folder), or a local copy of the archive");
+    if (isS3Archive(spec)) return PhotoListing::s3Archive(s3::S3ArchiveDataset::open(spec, options));
     return PhotoListing::s3(opened ? std::move(opened) : openS3(spec, options));
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -11,8 +12,10 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/s3/S3ArchiveDataset.h"
 #include "base/s3/S3Dataset.h"
 #include "base/util/Errors.h"
+#include "base/util/Paths.h"
 #include "ml/dataset/ImageDecoder.h"
 #include "ml/dataset/PackedCacheWriter.h"
 
@@ -54,6 +57,28 @@ PhotoListing PhotoListing::s3(const std::shared_ptr<const s3::S3Dataset>& bucket
     std::snprintf(name, sizeof name, "%016llx.sgverdicts", static_cast<unsigned long long>(hash));
     l.cache_ = std::make_shared<ImageVerdictCache>(std::vector<std::string>{ds->cacheDir() + "/verdicts/" + name},
                                                    "s3\n" + std::string(kChecker) + "\n" + options.endpoint + "\n" + spec);
+    l.known_ = l.cache_->load();
+    return l;
+}
+
+PhotoListing PhotoListing::s3Archive(const std::shared_ptr<const s3::S3ArchiveDataset>& batch) {
+    const std::shared_ptr<const s3::S3ArchiveReader>& reader = batch->reader();
+    PhotoListing l;
+    l.listing_ = reader->listing(reader);
+    l.name_ = reader->name();
+    l.read_ = [batch](const ImageEntry& e) { return batch->read(e.path); };
+    l.prefetch_ = [batch](const std::vector<const ImageEntry*>& upcoming) {
+        std::vector<std::string> paths;
+        paths.reserve(upcoming.size());
+        for (const ImageEntry* e : upcoming) paths.push_back(e->path);
+        batch->prefetch(paths);
+    };
+    l.prefetchWindow_ = int64_t{8} * std::max(1, batch->options().concurrency);
+    // Verdicts beside the bucket folders' (S3 cache folder), keyed by the object's version too.
+    const std::string identity = batch->options().endpoint + "|" + reader->uri();
+    const std::string file = std::filesystem::path(Paths::cacheFileFor("", identity, ".sgverdicts")).filename().string();
+    l.cache_ = std::make_shared<ImageVerdictCache>(std::vector<std::string>{batch->cacheDir() + "/verdicts/" + file},
+                                                   "s3 archive\n" + std::string(kChecker) + "\n" + identity + "\n" + reader->etag());
     l.known_ = l.cache_->load();
     return l;
 }

@@ -33,20 +33,22 @@
 
 #include "base/dataset/ArchiveReader.h"
 #include "base/dataset/DatasetIndex.h"
+#include "base/dataset/DatasetNames.h"
 #include "base/dataset/ImageVerdictCache.h"
 
 namespace streetgan {
 
 namespace s3 {
+class S3ArchiveDataset;
 class S3Dataset;
-}
+}  // namespace s3
 
 class PhotoListing {
 public:
     /// Names the checks behind a verdict (part of the cache key).
     static constexpr const char* kChecker = "probe+decode/8 v1";
     static constexpr const char* kUnreadable = "unreadable file";
-    static constexpr const char* kTruncatedEntry = "truncated archive entry";
+    static constexpr const char* kTruncatedEntry = dataset_names::kTruncatedEntry;
 
     /// An image's bytes; thread-safe; throws Error when it cannot be read.
     using ByteReader = std::function<std::vector<uint8_t>(const ImageEntry&)>;
@@ -75,6 +77,11 @@ public:
     /// folder keyed by the endpoint and the URL (objects have no mtime: a verdict holds for a path
     /// and size).
     static PhotoListing s3(const std::shared_ptr<const s3::S3Dataset>& bucket);
+    /// A zip or plain tar batch in a bucket read in place (S3ArchiveDataset: entries fetched as
+    /// byte ranges, concurrently and through the object cache) and its verdicts, kept in the S3
+    /// cache folder keyed by the endpoint, the URL and the object's ETag. Entries cut short by a
+    /// truncated object are skipped as "truncated archive entry", as for a local archive.
+    static PhotoListing s3Archive(const std::shared_ptr<const s3::S3ArchiveDataset>& batch);
     /// A reader that, reading `entries[i]`, announces the next `window` entries to `prefetch`
     /// (in `entries`' order: a reader that goes through them in order, such as `data pack`, never
     /// waits for a round trip once warm). `read` itself when `prefetch` is empty.
