@@ -20,13 +20,10 @@
 #include "base/util/BuildFeatures.h"
 #include "base/util/ContentHash.h"
 #include "base/util/Errors.h"
-#include "ml/checkpoint/ModelLoader.h"
 #include "ml/dataset/DataSources.h"
 #include "ml/dataset/SyntheticSource.h"
 #include "ml/export/FrameRenderer.h"
-#include "ml/util/DeviceChoice.h"
 #include "trainer/FiniteNumber.h"
-#include "trainer/GeneratorOption.h"
 
 #if STREETGAN_WITH_PHOTOS
 #include "ml/dataset/PhotoSource.h"
@@ -118,15 +115,13 @@ CLI::App* DirectionsCommand::setup(CLI::App& parent) {
         ->check(CLI::Range(int64_t{10}, int64_t{1000000}));
     a->add_option("--data-seed", dataSeed_, "Seed of the synthetic scenes")->capture_default_str();
     a->add_flag("--json", json_, "One JSON document on stdout (the file's)");
-    a->add_option("--threads", threads_, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
-    a->add_option("--device", device_, "cpu | cuda | auto");
-    addGeneratorOption(a, generator_);
+    models_.addOptions(a);
     return a;
 }
 
 int DirectionsCommand::execute() {
     const auto t0 = std::chrono::steady_clock::now();
-    if (threads_ > 0) torch::set_num_threads(threads_);
+    models_.applyThreads();
     options_.validate();
     {
         const fs::path p(out_);
@@ -143,15 +138,10 @@ int DirectionsCommand::execute() {
     // known to be usable: a refusal stays one line.
     for (const auto& line : labels.problems()) std::cerr << "streetgan-trainer: warning: " << line << "\n";
 
-    const CheckpointData ck = Checkpoint::load(checkpoint_);
-    const torch::Device device = DeviceChoice::select(device_);
-    const Generator g = ModelLoader::generator(ck, checkpoint_, "", device, ModelLoader::parseChoice(generator_));
-    Discriminator d{nullptr};
-    if (!ck.generatorOnly()) {
-        d = Discriminator(ck.model);
-        Checkpoint::apply(*d, ck.discriminator, "D", checkpoint_);
-        d->to(device);
-    }
+    models_.load(checkpoint_);
+    const CheckpointData& ck = models_.data;
+    const Generator& g = models_.g;
+    const Discriminator& d = models_.d;
     const int side = static_cast<int>(ck.model.imgSize);
 
     gCancel = false;

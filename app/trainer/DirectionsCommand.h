@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ml/directions/DirectionFitter.h"
+#include "trainer/CheckpointModels.h"
 #include "trainer/Command.h"
 
 namespace streetgan {
@@ -25,12 +26,12 @@ public:
     int execute() override;
 
 private:
-    std::string checkpoint_, data_, out_, device_ = "cpu", generator_;
+    CheckpointModels models_;
+    std::string checkpoint_, data_, out_;
     std::vector<std::string> labels_;
     DirectionFitter::Options options_;
     int64_t images_ = 2000;
     uint64_t dataSeed_ = 0;
-    int threads_ = 0;
     bool json_ = false;
 };
 

@@ -13,12 +13,9 @@
 #include "base/latent/LatentSession.h"
 #include "base/util/ContentHash.h"
 #include "base/util/Errors.h"
-#include "ml/checkpoint/ModelLoader.h"
 #include "ml/export/ImageGrid.h"
 #include "ml/invert/InversionTarget.h"
-#include "ml/util/DeviceChoice.h"
 #include "trainer/FiniteNumber.h"
-#include "trainer/GeneratorOption.h"
 
 namespace streetgan {
 namespace fs = std::filesystem;
@@ -75,15 +72,13 @@ CLI::App* InvertCommand::setup(CLI::App& parent) {
         ->check(FiniteNumber())
         ->check(CLI::Range(0.0, 1000.0));
     a->add_flag("--plain", plain_, "Plain z optimisation of the pixel distance instead (the baseline: one start; keeps --steps and --seed)");
-    a->add_option("--threads", threads_, "Torch intra-op threads (0: default)")->check(CLI::Range(0, 1024));
-    a->add_option("--device", device_, "cpu | cuda | auto");
-    addGeneratorOption(a, generator_);
+    models_.addOptions(a);
     return a;
 }
 
 int InvertCommand::execute() {
     const auto t0 = std::chrono::steady_clock::now();
-    if (threads_ > 0) torch::set_num_threads(threads_);
+    models_.applyThreads();
     // Everything that can be refused is checked before the optimisation.
     LatentInverter::Options o = plain_ ? LatentInverter::Options::plain(options_.steps, options_.seed) : options_;
     if (!plain_) o.pixel = pixel_ == "l1" ? LatentInverter::PixelLoss::L1 : LatentInverter::PixelLoss::L2;
@@ -92,15 +87,10 @@ int InvertCommand::execute() {
     checkOutput(out_, "--out", ".png");
     checkOutput(sessionOut_, "--session-out", ".json");
 
-    const CheckpointData ck = Checkpoint::load(checkpoint_);
-    const torch::Device device = DeviceChoice::select(device_);
-    const Generator g = ModelLoader::generator(ck, checkpoint_, "", device, ModelLoader::parseChoice(generator_));
-    Discriminator d{nullptr};
-    if (!ck.generatorOnly()) {
-        d = Discriminator(ck.model);
-        Checkpoint::apply(*d, ck.discriminator, "D", checkpoint_);
-        d->to(device);
-    }
+    models_.load(checkpoint_);
+    const CheckpointData& ck = models_.data;
+    const Generator& g = models_.g;
+    const Discriminator& d = models_.d;
     const int side = static_cast<int>(ck.model.imgSize);
     const at::Tensor target = InversionTarget::load(image_, side, crop);
 

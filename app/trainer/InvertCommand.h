@@ -13,6 +13,7 @@
 #include <string>
 
 #include "ml/invert/LatentInverter.h"
+#include "trainer/CheckpointModels.h"
 #include "trainer/Command.h"
 
 namespace streetgan {
@@ -23,9 +24,9 @@ public:
     int execute() override;
 
 private:
-    std::string checkpoint_, image_, out_, sessionOut_, crop_, device_ = "cpu", generator_, pixel_ = "l2";
+    CheckpointModels models_;
+    std::string checkpoint_, image_, out_, sessionOut_, crop_, pixel_ = "l2";
     bool json_ = false, plain_ = false;
-    int threads_ = 0;
     LatentInverter::Options options_;  // the options bind to its fields: its defaults are the CLI's
 };
 

@@ -1,18 +1,13 @@
 #include "trainer/LaunchCommand.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/daemon/DetachedProcess.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
 #include "ml/dist/RankLauncher.h"
@@ -113,61 +108,17 @@ int LaunchCommand::detach() {
     // (no run.json, events or slurm.json), and on a shared file system it is rank 0's own run.
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(log).parent_path(), ec);
-    const int logFd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
-    if (logFd < 0) throw IoError("cannot open '" + log + "' for the detached launch's log (" + std::strerror(errno) + "); give a writable --log FILE");
-    const int nullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int pipeFds[2] = {-1, -1};
-    if (nullFd < 0 || ::pipe2(pipeFds, O_CLOEXEC) != 0) {
-        const int e = errno;
-        for (int fd : {logFd, nullFd, pipeFds[0], pipeFds[1]})
-            if (fd >= 0) ::close(fd);
-        throw IoError(std::string("cannot prepare the detached launch (") + std::strerror(e) + ")");
-    }
-    // The daemon is this launch without --detach and --log. Everything exec needs is built before
-    // fork (LibTorch may have threads: the child makes async-signal-safe calls only).
+    DetachedProcess node(log, 0644, "the detached launch's log", "give a writable --log FILE");
+    // The daemon is this launch without --detach and --log. Once forked, not twice: its pid is the
+    // process group of the launch and its ranks (stop() signals that group).
     const std::string exe = Paths::selfExecutable();
     std::vector<std::string> args{
         exe,        "launch", "--nproc", std::to_string(nproc_), "--nnodes", std::to_string(nnodes_), "--node-rank", std::to_string(nodeRank_),
         "--master", master_,  "--grace", std::to_string(grace_), "--"};
     args.insert(args.end(), command_.begin(), command_.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    static const char kExecFailed[] = "cannot execute the trainer binary";
-
-    const pid_t child = ::fork();
-    if (child < 0) {
-        const int e = errno;
-        for (int fd : {logFd, nullFd, pipeFds[0], pipeFds[1]}) ::close(fd);
-        throw IoError(std::string("cannot start the detached launch (fork: ") + std::strerror(e) + ")");
-    }
-    if (child == 0) {
-        // A session of its own: no SIGHUP when the SSH session that started it ends, and its pid
-        // is the process group of the launch and its ranks (stop() signals that group).
-        ::setsid();
-        ::dup2(nullFd, STDIN_FILENO);
-        ::dup2(logFd, STDOUT_FILENO);
-        ::dup2(logFd, STDERR_FILENO);
-        ::signal(SIGHUP, SIG_IGN);
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        ::execv(exe.c_str(), argv.data());
-        [[maybe_unused]] const ssize_t w = ::write(pipeFds[1], kExecFailed, sizeof kExecFailed - 1);
-        ::_exit(127);
-    }
-    ::close(pipeFds[1]);
-    ::close(logFd);
-    ::close(nullFd);
-    // The pipe closes on exec (O_CLOEXEC): end of file and nothing read means the daemon runs.
-    std::string said;
-    char buf[256];
-    for (;;) {
-        const ssize_t n = ::read(pipeFds[0], buf, sizeof buf);
-        if (n > 0) said.append(buf, static_cast<size_t>(n));
-        if (n == 0 || (n < 0 && errno != EINTR)) break;
-    }
-    ::close(pipeFds[0]);
+    const pid_t child = node.start(args, DetachedProcess::Forks::Once, DetachedProcess::Readiness::Closed, "cannot execute the trainer binary");
+    // The pipe closes on exec: end of file and nothing read means the daemon runs.
+    const std::string said = node.readAll();
     if (!said.empty()) throw IoError("the detached launch did not start: " + said + " (" + exe + ")");
     nlohmann::json line{{"pid", child}, {"log", log}, {"master", master_}, {"node_rank", nodeRank_}};
     if (!runDir.empty()) line["run_dir"] = runDir;

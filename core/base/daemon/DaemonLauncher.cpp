@@ -1,19 +1,16 @@
 #include "base/daemon/DaemonLauncher.h"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/daemon/DetachedProcess.h"
 #include "base/daemon/RunLock.h"
 #include "base/run/RunDirectory.h"
 #include "base/util/AtomicFile.h"
@@ -49,49 +46,13 @@ DaemonLauncher::Result DaemonLauncher::launch(const TrainConfig& cfg, const std:
 
     const std::string exe = Paths::selfExecutable();
 
-    int pipeFds[2];
-    if (::pipe2(pipeFds, O_CLOEXEC) != 0) throw IoError(std::string("cannot create a pipe: ") + std::strerror(errno));
     const std::string logPath = abs + "/trainer.log";
-    const int logFd = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-    const int nullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (logFd < 0 || nullFd < 0) {
-        const int err = errno;
-        for (int fd : {pipeFds[0], pipeFds[1], logFd, nullFd})
-            if (fd >= 0) ::close(fd);
-        throw IoError("cannot open '" + logPath + "' for the trainer's log: " + std::strerror(err));
-    }
-
-    // Everything the child needs is prepared before fork: between fork and exec only
-    // async-signal-safe calls are allowed (LibTorch may have started threads).
-    std::vector<std::string> args = {exe, "train", "--run-dir", abs, "--config", configPath, "--daemon-fd", std::to_string(pipeFds[1])};
+    DetachedProcess daemon(logPath, 0600, "the trainer's log");
+    // The trainer writes "ready" or "error CODE MESSAGE" into the kept pipe (--daemon-fd).
+    std::vector<std::string> args = {exe, "train", "--run-dir", abs, "--config", configPath, "--daemon-fd", std::to_string(daemon.writeFd())};
     if (resume) args.emplace_back("--resume");
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    static const char kExecFailed[] = "error 1 cannot execute the trainer binary\n";
-
-    const pid_t child = ::fork();
-    if (child < 0) throw IoError(std::string("cannot fork the trainer: ") + std::strerror(errno));
-    if (child == 0) {
-        ::setsid();  // a session of its own: no controlling terminal, no SIGHUP from the caller's
-        if (::fork() != 0) ::_exit(0);
-        ::dup2(nullFd, STDIN_FILENO);
-        ::dup2(logFd, STDOUT_FILENO);
-        ::dup2(logFd, STDERR_FILENO);
-        ::fcntl(pipeFds[1], F_SETFD, 0);  // the readiness pipe survives exec
-        ::signal(SIGHUP, SIG_IGN);
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        ::execv(exe.c_str(), argv.data());
-        [[maybe_unused]] const ssize_t w = ::write(pipeFds[1], kExecFailed, sizeof kExecFailed - 1);
-        ::_exit(127);
-    }
-    ::close(pipeFds[1]);
-    ::close(logFd);
-    ::close(nullFd);
-    int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    daemon.start(args, DetachedProcess::Forks::Twice, DetachedProcess::Readiness::Kept, "error 1 cannot execute the trainer binary\n");
+    const int readFd = daemon.readFd();
 
     Result result;
     result.runDir = abs;
@@ -100,22 +61,20 @@ DaemonLauncher::Result DaemonLauncher::launch(const TrainConfig& cfg, const std:
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
         if (left <= 0) break;
-        pollfd p{pipeFds[0], POLLIN, 0};
+        pollfd p{readFd, POLLIN, 0};
         const int r = ::poll(&p, 1, static_cast<int>(left));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
         char buf[1024];
-        const ssize_t got = ::read(pipeFds[0], buf, sizeof buf);
+        const ssize_t got = ::read(readFd, buf, sizeof buf);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) {  // EOF: the daemon exited (or closed the pipe) without a word
-            ::close(pipeFds[0]);
             const std::string last = lastLineOf(logPath);
             throw Error("the detached trainer exited before training: " + (last.empty() ? std::string("no message") : last) + " (log: " + logPath + ")");
         }
         reply.append(buf, static_cast<size_t>(got));
         if (reply.find('\n') != std::string::npos) break;
     }
-    ::close(pipeFds[0]);
     reply = reply.substr(0, reply.find('\n'));
     if (reply == "ready") {
         result.ready = true;
