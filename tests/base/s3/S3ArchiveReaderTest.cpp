@@ -3,10 +3,12 @@
 // from 4 threads at once (ZIP64 included); a truncated zip and tar in the bucket keep their
 // complete entries and name the damaged one; the index cache makes a second open cost one HEAD and
 // is listed again when the object changes; a missing object, a non-archive and a tar.gz are one
-// line each.
+// line each; S3ArchiveDataset fetches each entry's range once, then serves it from the object cache.
 #include "base/s3/S3ArchiveReader.h"
 
 #include <gtest/gtest.h>
+
+#include <stdlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +18,7 @@
 #include <thread>
 
 #include "base/dataset/DatasetNames.h"
+#include "base/s3/S3ArchiveDataset.h"
 #include "base/s3/S3Error.h"
 #include "s3/S3ArchiveTestSupport.h"
 #include "support/SeaweedFixture.h"
@@ -193,4 +196,45 @@ TEST_F(S3ArchiveReaderTest, AMissingObjectANonArchiveAndATarGzAreOneLineEach) {
     EXPECT_NE(lineOf("s3://batches/msls/empty.zip").find("archive is empty"), std::string::npos);
     EXPECT_NE(lineOf("s3://batches/msls/").find("names a folder"), std::string::npos);
     for (const std::string& line : {missing, notes, gz}) EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+}
+
+// S3ArchiveDataset, what the loader reads a batch through: each entry's range fetched once
+// (announced ahead, concurrently), the same bytes as the file on disk; a second open finds the
+// index in the cache folder and every range in the object cache (no GET at all).
+TEST_F(S3ArchiveReaderTest, TheDatasetFetchesEachRangeOnceThenFromTheObjectCache) {
+    const std::string uri = upload("batch.tar", readAll(local("batch.tar")));
+    // The AWS chain from this process's environment: the test's keys, nothing else.
+    ::setenv("AWS_ACCESS_KEY_ID", SeaweedFixture::kAccessKey, 1);
+    ::setenv("AWS_SECRET_ACCESS_KEY", SeaweedFixture::kSecretKey, 1);
+    ::setenv("AWS_REGION", "us-east-1", 1);
+    ::setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
+    ::unsetenv("AWS_SESSION_TOKEN");
+    ::unsetenv("AWS_PROFILE");
+    S3LoadOptions options;
+    options.endpoint = server_->endpoint();
+    options.cacheDir = cache_.path().string() + "/s3";
+    options.concurrency = 4;
+    const ArchiveReader disk(local("batch.tar"), ArchiveReader::IndexCache::Off);
+    std::vector<std::string> paths;
+    int64_t nonEmpty = 0;  // an empty entry has no range to fetch
+    for (size_t i = 0; i < disk.size(); ++i) {
+        paths.push_back(disk.entry(i).name);
+        nonEmpty += disk.entry(i).size > 0 ? 1 : 0;
+    }
+    ASSERT_LT(nonEmpty, static_cast<int64_t>(disk.size())) << "batch.tar holds an empty file";
+    for (int pass = 0; pass < 2; ++pass) {
+        const auto batch = S3ArchiveDataset::open(uri, options);
+        EXPECT_EQ(batch->reader()->fromCache(), pass == 1);
+        EXPECT_EQ(fs::path(batch->reader()->indexPath()).parent_path(), fs::path(options.cacheDir) / "archive-index");
+        batch->prefetch(paths);
+        for (size_t i = 0; i < disk.size(); ++i) EXPECT_TRUE(batch->read(paths[i]) == disk.read(i)) << paths[i];
+        const S3Fetcher::Counters c = batch->fetcher().counters();
+        if (pass == 0) {
+            EXPECT_EQ(c.requests, nonEmpty) << "one ranged GET per entry";
+        } else {
+            EXPECT_EQ(c.requests, 0);
+            EXPECT_EQ(c.diskHits, nonEmpty);
+        }
+    }
+    for (const char* v : {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_EC2_METADATA_DISABLED"}) ::unsetenv(v);
 }
