@@ -7,10 +7,10 @@
 
 #include <random>
 
+#include "base/s3/S3ArchiveTestSupport.h"
 #include "base/s3/S3TarFormat.h"
 #include "base/s3/S3ZipFormat.h"
 #include "base/util/Errors.h"
-#include "s3/S3ArchiveTestSupport.h"
 
 using namespace streetgan;
 using namespace streetgan::s3;

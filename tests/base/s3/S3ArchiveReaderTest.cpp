@@ -19,8 +19,8 @@
 
 #include "base/dataset/DatasetNames.h"
 #include "base/s3/S3ArchiveDataset.h"
+#include "base/s3/S3ArchiveTestSupport.h"
 #include "base/s3/S3Error.h"
-#include "s3/S3ArchiveTestSupport.h"
 #include "support/SeaweedFixture.h"
 
 using namespace streetgan;
