@@ -23,6 +23,18 @@ class AddGaussianNoise:
         return t + torch.randn(t.size()) * self.std + self.mean
 
 
+def reference_transform(size):
+    """The reference transforms for `size` px outputs (also bench/s3_reference.py's)."""
+    return transforms.Compose([
+        transforms.RandomAffine(degrees=0, translate=(0.2, 0)),
+        transforms.CenterCrop(4 * size),
+        transforms.Resize(size),
+        transforms.ToTensor(),
+        AddGaussianNoise(0.0, 0.05),
+        transforms.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5)),
+    ])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", required=True, help="ImageFolder root (one sub-folder per class/city)")
@@ -33,14 +45,7 @@ def main():
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(1)
-    tf = transforms.Compose([
-        transforms.RandomAffine(degrees=0, translate=(0.2, 0)),
-        transforms.CenterCrop(4 * a.size),
-        transforms.Resize(a.size),
-        transforms.ToTensor(),
-        AddGaussianNoise(0.0, 0.05),
-        transforms.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5)),
-    ])
+    tf = reference_transform(a.size)
     ds = datasets.ImageFolder(a.data, transform=tf)
     dl = DataLoader(ds, batch_size=a.batch, shuffle=True, num_workers=a.threads, drop_last=True, persistent_workers=True)
     images, it = 0, iter(dl)
