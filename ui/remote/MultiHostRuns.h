@@ -56,9 +56,10 @@ private:
     MultiHostWorker* worker_;
     quint64 job_ = 0;
     int busy_ = 0;
-    QHash<quint64, Hosts> starts_;   ///< starts in flight
-    QHash<quint64, QString> stops_;  ///< stops in flight: the hosts' labels
-    QHash<QString, Hosts> runs_;     ///< key(): the runs started here
+    QHash<quint64, Hosts> starts_;      ///< starts in flight
+    QHash<quint64, QString> stops_;     ///< stops in flight: the hosts' labels
+    QHash<quint64, QString> stopping_;  ///< stops in flight: key() of their run
+    QHash<QString, Hosts> runs_;        ///< key(): the runs started here
 };
 
 }  // namespace streetgan::ui
