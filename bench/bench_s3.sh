@@ -11,7 +11,7 @@
 # Ratios: s3 / s3torchconnector (target >= 3) and s3 / local (target >= 0.9 at 20 ms).
 # Figures, never pass/fail. The photos are `data synth` street scenes (640x480 JPEG, MSLS-like).
 # Env: BENCH_IMAGES (3000), BENCH_SECONDS (8), BENCH_THREADS (2), BENCH_RTTS ("20 100"),
-# BENCH_BATCH (32), BENCH_RESULTS (bench/results; "" = print only), STREETGAN_S3_VENV (the S3 tests'
+# BENCH_BATCH (32), BENCH_S3_CONCURRENCY (the trainer's --s3-concurrency default), BENCH_RESULTS (bench/results; "" = print only), STREETGAN_S3_VENV (the S3 tests'
 # venv, build/release/s3-venv, made if missing), BENCH_S3_VENV (/tmp/streetgan-bench-s3-venv: a venv
 # over Debian's python3-torch/torchvision with s3torchconnector, made if missing).
 set -euo pipefail
@@ -91,7 +91,7 @@ proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 field() { "$py" -c "import json,sys; print('%.1f' % json.load(sys.stdin)['$1'])"; }
 ours() {  # ours DATA [ENDPOINT]: img/s of bench loader
     local extra=()
-    [[ -n ${2:-} ]] && extra=(--s3-endpoint "$2" --s3-cache "$work/cache" --s3-cache-gb 0)
+    [[ -n ${2:-} ]] && extra=(--s3-endpoint "$2" --s3-cache "$work/cache" --s3-cache-gb 0 ${BENCH_S3_CONCURRENCY:+--s3-concurrency "$BENCH_S3_CONCURRENCY"})
     "$trainer" bench loader --data "$1" "${extra[@]}" --size "$size" --threads "$threads" --batch "$batch" --seconds "$seconds" --json | field images_per_s
 }
 local_ips=$(ours "$work/photos")
@@ -115,7 +115,7 @@ for rtt in $rtts; do
     echo "$line"
     rows+=("{\"rtt_ms\": $rtt, \"s3_images_per_s\": $s3, \"s3torchconnector_images_per_s\": $ref, \"local_images_per_s\": $local_ips, \"server_proxy_cores\": $srv}")
 done
-note="$images 640x480 JPEG photos ($((bytes / images / 1024)) KiB each), ${size} px, reference augmentation, $threads threads, batch $batch, ${seconds} s each; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+note="$images 640x480 JPEG photos ($((bytes / images / 1024)) KiB each), ${size} px, reference augmentation, $threads threads, batch $batch, ${seconds} s each, --s3-concurrency ${BENCH_S3_CONCURRENCY:-default}; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "($note)"
 if [[ -n $results ]]; then
     stamp=$(date -u +%Y%m%d-%H%M%S)
