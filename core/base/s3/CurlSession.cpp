@@ -97,6 +97,11 @@ CurlSession::Response CurlSession::perform(const Request& request) {
         curl_easy_setopt(curl_, CURLOPT_SEEKFUNCTION, onSeek);
         curl_easy_setopt(curl_, CURLOPT_SEEKDATA, &upload);
         curl_easy_setopt(curl_, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    } else if (request.method == "POST") {
+        // The body from memory: libcurl's SigV4 then signs its hash (S3's multipart completion).
+        curl_easy_setopt(curl_, CURLOPT_POST, 1L);
+        curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+        curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, request.body.empty() ? "" : request.body.data());  // (NULL: a read callback's)
     } else if (request.method != "GET") {
         curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     }

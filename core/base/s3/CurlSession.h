@@ -21,10 +21,10 @@ namespace streetgan::s3 {
 class CurlSession {
 public:
     struct Request {
-        std::string method = "GET";  ///< GET, HEAD, PUT
+        std::string method = "GET";  ///< GET, HEAD, PUT, POST, DELETE
         std::string url;
         std::vector<std::string> headers;  ///< "Name: value"
-        std::string_view body;             ///< PUT's body (must outlive perform())
+        std::string_view body;             ///< PUT's or POST's body (must outlive perform())
         std::string range;                 ///< "first-last" bytes, or empty
         /// libcurl's SigV4 provider string ("aws:amz:REGION:s3") and "KEY:SECRET"; empty: unsigned.
         std::string sigv4, userpwd;

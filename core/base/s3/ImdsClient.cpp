@@ -36,15 +36,28 @@ ImdsClient::ImdsClient(std::string endpoint) : endpoint_(std::move(endpoint)) {
     while (!endpoint_.empty() && endpoint_.back() == '/') endpoint_.pop_back();
 }
 
+std::string ImdsClient::endpointFor(const std::string& disabled, const std::string& endpoint) {
+    if (disabled == "true") return "";
+    return endpoint.empty() ? kDefaultEndpoint : endpoint;
+}
+
+bool ImdsClient::takeToken() {
+    if (!token_.empty()) return true;
+    auto put = request("PUT", endpoint_ + "/latest/api/token");
+    put.headers.emplace_back(kTokenTtl);
+    const auto answer = http_.perform(put);
+    if (answer.status != 200) return false;  // no IMDS (or IMDSv2 off): not ours to use
+    token_ = answer.body;
+    return true;
+}
+
+bool ImdsClient::available() { return takeToken(); }
+
+std::optional<std::string> ImdsClient::spotInstanceAction() { return get("/latest/meta-data/spot/instance-action"); }
+
 std::optional<std::string> ImdsClient::get(const std::string& path) {
     for (int attempt = 0; attempt < 2; ++attempt) {
-        if (token_.empty()) {
-            auto put = request("PUT", endpoint_ + "/latest/api/token");
-            put.headers.emplace_back(kTokenTtl);
-            const auto answer = http_.perform(put);
-            if (answer.status != 200) return std::nullopt;  // no IMDS (or IMDSv2 off): not ours to use
-            token_ = answer.body;
-        }
+        if (!takeToken()) return std::nullopt;
         auto r = request("GET", endpoint_ + path);
         r.headers.push_back("X-aws-ec2-metadata-token: " + token_);
         const auto answer = http_.perform(r);

@@ -56,6 +56,26 @@ public:
     void put(const std::string& key, std::string_view body);
     void createBucket();
 
+    // Large objects and deletion (S3ClientMultipart.cpp).
+    /// S3's smallest part but the last (5 MiB) and most parts of one upload (10000).
+    static constexpr std::uint64_t kMinPartSize = 5ULL << 20;
+    static constexpr int kMaxParts = 10000;
+    /// Uploads the file at `path` to `key`: one PUT when it is at most `partSize` bytes, else a
+    /// multipart upload of `partSize` parts (more when 10000 would not hold it), read from the file
+    /// one part at a time and aborted when any step fails (no half object and no parts left billed).
+    /// The object appears whole or not at all. Throws S3Error, or IoError when the file cannot be read.
+    void putFile(const std::string& key, const std::string& path, std::uint64_t partSize = 64ULL << 20);
+    /// CreateMultipartUpload: the new upload's id.
+    std::string startMultipartUpload(const std::string& key);
+    /// UploadPart `partNumber` (1..10000): the part's ETag, as CompleteMultipartUpload wants it.
+    std::string uploadPart(const std::string& key, const std::string& uploadId, int partNumber, std::string_view body);
+    /// CompleteMultipartUpload of the parts 1..N whose ETags are `etags`, in order.
+    void completeMultipartUpload(const std::string& key, const std::string& uploadId, const std::vector<std::string>& etags);
+    /// AbortMultipartUpload: the parts are dropped (an upload already gone is no error).
+    void abortMultipartUpload(const std::string& key, const std::string& uploadId);
+    /// DeleteObject (a missing key is no error, as on S3).
+    void remove(const std::string& key);
+
     const std::string& bucket() const { return bucket_; }
     /// How many requests were sent again after a throttle or a dropped connection, in all.
     int retries() const { return retries_; }

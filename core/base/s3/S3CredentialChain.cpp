@@ -56,8 +56,8 @@ S3Credentials S3CredentialChain::resolve() {
             throw ConfigError("the profile '" + profileName + "' in " + profile.keysFrom + " has aws_access_key_id but no aws_secret_access_key: add it");
         return {profile.accessKeyId, profile.secretAccessKey, profile.sessionToken, std::nullopt, "profile '" + profileName + "' in " + profile.keysFrom};
     }
-    if (env("AWS_EC2_METADATA_DISABLED") != "true") {
-        if (!imds_) imds_ = std::make_unique<ImdsClient>(orDefault(env("AWS_EC2_METADATA_SERVICE_ENDPOINT"), "http://169.254.169.254"));
+    if (const std::string endpoint = ImdsClient::endpointFor(env("AWS_EC2_METADATA_DISABLED"), env("AWS_EC2_METADATA_SERVICE_ENDPOINT")); !endpoint.empty()) {
+        if (!imds_) imds_ = std::make_unique<ImdsClient>(endpoint);
         if (auto role = imds_->roleCredentials()) return *role;
     }
     throw ConfigError("no AWS credentials: not in the environment (AWS_ACCESS_KEY_ID), not in the profile '" + profileName + "' of " + files.credentialsPath() +

@@ -92,6 +92,17 @@ S3ListPage S3ListPage::parse(const std::string& xml, const std::string& what) {
     return page;
 }
 
+S3MultipartStart S3MultipartStart::parse(const std::string& xml, const std::string& what) {
+    S3MultipartStart start;
+    PathReader reader([&](const std::string& path, const std::string& text) {
+        if (path == "InitiateMultipartUploadResult/UploadId") start.uploadId = text;
+    });
+    if (const std::string error = reader.run(xml); !error.empty())
+        throw S3Error(S3Error::Kind::Other, what + ": the answer is not well-formed XML (" + error + "): check --s3-endpoint points at an S3 service");
+    if (start.uploadId.empty()) throw S3Error(S3Error::Kind::Other, what + ": the answer has no UploadId: the endpoint does not support multipart uploads");
+    return start;
+}
+
 S3ErrorBody S3ErrorBody::parse(const std::string& xml) {
     S3ErrorBody body;
     PathReader reader([&](const std::string& path, const std::string& text) {

@@ -1,6 +1,7 @@
-// S3Responses: the XML bodies S3 answers with that we read: a ListObjectsV2 page and an error
-// document. Both are parsed here with expat (a streaming parser: a 1000-key page is parsed
-// without building a tree), because they share the one reader; hence two small types in one file.
+// S3Responses: the XML bodies S3 answers with that we read: a ListObjectsV2 page, an error
+// document and CreateMultipartUpload's answer. All are parsed here with expat (a streaming parser:
+// a 1000-key page is parsed without building a tree), because they share the one reader; hence
+// three small types in one file.
 // Malformed XML is a one-line S3Error naming the request.
 //
 // Thread contract: none needed (pure functions and values).
@@ -25,6 +26,13 @@ struct S3ListPage {
     std::string nextContinuationToken;
     /// Parses a ListBucketResult; `what` names the request in errors ("the listing of s3://b/p").
     static S3ListPage parse(const std::string& xml, const std::string& what);
+};
+
+/// CreateMultipartUpload's answer (InitiateMultipartUploadResult): the upload's id.
+struct S3MultipartStart {
+    std::string uploadId;
+    /// Throws S3Error naming `what` when the document is malformed or has no UploadId.
+    static S3MultipartStart parse(const std::string& xml, const std::string& what);
 };
 
 struct S3ErrorBody {
