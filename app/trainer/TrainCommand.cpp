@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -28,9 +29,13 @@
 #include "base/remote/ShellQuote.h"
 #include "base/run/RunDirectory.h"
 #include "base/run/TrainOption.h"
+#include "base/s3/ImdsClient.h"
+#include "base/s3/S3CredentialChain.h"
+#include "base/s3/SpotNoticeWatch.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "ml/dist/DistributedContext.h"
+#include "ml/train/CheckpointSync.h"
 #include "ml/train/Trainer.h"
 #include "ml/util/DeviceChoice.h"
 #include "trainer/ConsoleReporter.h"
@@ -62,6 +67,24 @@ void requeueJob(const std::string& jobId, const std::string& runDir) {
     if (why.empty()) why = r.exitStatus ? "exit " + std::to_string(*r.exitStatus) : "killed by signal " + std::to_string(r.signal);
     throw Error("Slurm did not requeue job " + jobId + " at its time-limit warning (scontrol requeue: " + why +
                 "); the run stopped with a checkpoint: resubmit " + runDir + "/job.sbatch to continue it");
+}
+
+void say(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
+std::string environment(const char* name) {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+}
+
+// --checkpoint-sync's bucket: the AWS chain's credentials and region, at --s3-endpoint (as the data).
+CheckpointSync::Target syncTarget(const std::string& url, const std::string& endpoint) {
+    CheckpointSync::Target t;
+    t.url = s3::S3Url::parse(url);
+    const auto chain = s3::S3CredentialChain::fromProcess();
+    t.options.endpoint = endpoint;
+    t.options.region = chain->region();
+    t.credentials = [chain] { return chain->credentials(); };
+    return t;
 }
 
 }  // namespace
@@ -134,6 +157,11 @@ nlohmann::json TrainCommand::givenSettings() const {
 }
 
 int TrainCommand::execute() {
+    // A resume in a folder without checkpoints (a new machine) continues from the synced ones; rank
+    // 0 alone: it reads the checkpoint for every rank.
+    const auto distEnv = DistributedContext::Env::fromEnvironment();
+    if (resume_ && !flags_.checkpointSync.empty() && (!distEnv || distEnv->rank == 0))
+        CheckpointSync::restore(runDir_, syncTarget(flags_.checkpointSync, flags_.s3Endpoint), say);
     TrainConfig cfg;
     cfg.model = Presets::get("naive-64");  // the reference model
     cfg.model.preset = "naive-64";
@@ -165,6 +193,7 @@ int TrainCommand::execute() {
     }
     cfg.merge(given);
     cfg.validate();
+    if (!cfg.checkpointSync.empty()) s3::S3Url::parse(cfg.checkpointSync);  // a bad value is refused before anything starts
     if (resumedConfig.is_object()) cfg.checkResume(resumedConfig, runDir_ + "/run.json");
 
     if (mode_ == Mode::Start && DistributedContext::Env::fromEnvironment())
@@ -228,6 +257,23 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
         std::fputs(settings.c_str(), readiness || ::isatty(STDERR_FILENO) == 0 ? stdout : stderr);
         std::fflush(stdout);
     }
+    // Each checkpoint uploaded on a thread of its own (rank 0 writes them).
+    std::optional<CheckpointSync> sync;
+    if (root && !cfg.checkpointSync.empty()) {
+        sync.emplace(runDir_, syncTarget(cfg.checkpointSync, cfg.s3Endpoint), say);
+        sync->setInner(observer);
+        observer = &*sync;
+    }
+    // EC2's two-minute spot warning stops the run as SIGTERM does (every rank watches its own
+    // instance; the ranks agree on the stop).
+    std::optional<s3::SpotNoticeWatch> spot;
+    if (cfg.spotNotice == "auto")
+        spot.emplace(s3::ImdsClient::endpointFor(environment("AWS_EC2_METADATA_DISABLED"), environment("AWS_EC2_METADATA_SERVICE_ENDPOINT")),
+                     s3::SpotNoticeWatch::kInterval, [](const s3::SpotNoticeWatch::Notice& n) {
+                         say("EC2 spot interruption notice: the instance is to " + (n.action.empty() ? std::string("stop") : n.action) + " at " +
+                             (n.time.empty() ? n.document : n.time) + "; checkpointing and stopping");
+                         gStop.store(true);
+                     });
     Trainer trainer(cfg, runDir_, resume_, observer);
     if (root) trainer.setControl(&control);
     trainer.setDistributed(dist.get());
@@ -237,14 +283,24 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
         if (root) requeue.requeue = [jobId = std::string(slurmJob), runDir = runDir_] { requeueJob(jobId, runDir); };
         trainer.setRequeue(std::move(requeue));
     }
+    std::exception_ptr failure;
     try {
         trainer.run(gStop);
-    } catch (const IoError& e) {
-        // A full disk ends a run between checkpoints: say how to go on once there is room (the
-        // checkpoint and the event log are intact, see AtomicFile and EventLog).
-        const std::string what = e.what();
-        if (what.find(AtomicFile::kDiskFull) == std::string::npos) throw;
-        throw IoError(what + "; then continue the run with --resume (it goes on from its last checkpoint)");
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    spot.reset();
+    if (sync) sync->finish();  // the last checkpoint (a stop's) is in the bucket before the process ends
+    if (failure) {
+        try {
+            std::rethrow_exception(failure);
+        } catch (const IoError& e) {
+            // A full disk ends a run between checkpoints: say how to go on once there is room (the
+            // checkpoint and the event log are intact, see AtomicFile and EventLog).
+            const std::string what = e.what();
+            if (what.find(AtomicFile::kDiskFull) == std::string::npos) throw;
+            throw IoError(what + "; then continue the run with --resume (it goes on from its last checkpoint)");
+        }
     }
     // A requeued job's ranks all exit 0: the job goes on, and a non-zero rank would make srun
     // (--kill-on-bad-exit) end the others before rank 0 has requeued it.

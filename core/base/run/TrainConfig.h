@@ -72,6 +72,11 @@ struct TrainConfig {
     /// tens of MB): 5 bound the disk while leaving a few recent steps to go back to; the epochs'
     /// own files and best.pt are never pruned, nor one whose quality figure is still being computed.
     int64_t keepCheckpoints = 5;
+    /// s3://bucket/prefix each checkpoint is uploaded to, with the run's files (ml/train/CheckpointSync;
+    /// "": none); a `train --resume` with it in a folder without checkpoints continues from there.
+    std::string checkpointSync;
+    /// auto: watch EC2's spot interruption notice when on EC2 (checkpoint and stop, as on SIGTERM) | off
+    std::string spotNotice = "auto";
     int loaderThreads = 2;         ///< data loader worker threads
     int prefetch = 4;              ///< ready batches queued ahead of the trainer
     int threads = 0;               ///< torch intra-op threads (0: LibTorch's default)

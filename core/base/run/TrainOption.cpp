@@ -97,6 +97,12 @@ const std::vector<TrainOption::Spec>& TrainOption::all() {
          "Steps between checkpoints (0: epoch ends and end only)", nullptr},
         {"keep_checkpoints", "--keep-checkpoints", STREETGAN_OPTION_MEMBER(keepCheckpoints), 0, 1e9, kAny,
          "Mid-epoch checkpoints kept, the newest (0: all); epoch ends and best.pt are always kept", nullptr},
+        {"checkpoint_sync", "--checkpoint-sync", STREETGAN_OPTION_MEMBER(checkpointSync), 0, 0, kAny,
+         "s3://bucket/prefix: upload each checkpoint and the run's files there (with --resume in a folder without checkpoints: continue "
+         "from there)",
+         nullptr},
+        {"spot_notice", "--spot-notice", STREETGAN_OPTION_MEMBER(spotNotice), 0, 0, "auto,off",
+         "auto: on EC2, checkpoint and stop at the spot interruption notice (as on SIGTERM) | off", nullptr},
         {"loader_threads", "--loader-threads", STREETGAN_OPTION_MEMBER(loaderThreads), 1, 256, kAny, "Data loader threads", nullptr},
         {"prefetch", "--prefetch", STREETGAN_OPTION_MEMBER(prefetch), 1, 1024, kAny, "Ready batches queued ahead of the trainer", nullptr},
         {"threads", "--threads", STREETGAN_OPTION_MEMBER(threads), 0, 1024, kAny, "Torch intra-op threads (0: default)", nullptr},
