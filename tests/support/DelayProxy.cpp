@@ -116,11 +116,17 @@ std::string DelayProxy::url() const { return "http://127.0.0.1:" + std::to_strin
 
 void DelayProxy::setRoundTrip(std::chrono::milliseconds roundTrip) { oneWayUs_ = roundTrip.count() * 500; }
 
-void DelayProxy::dropNextResponseAfter(std::uint64_t bytes, std::function<void()> beforeDrop) {
+void DelayProxy::dropNextResponseAfter(std::uint64_t bytes, std::function<void()> beforeDrop, std::string targetPart) {
     std::lock_guard lock(mutex_);
     dropArmed_ = true;
     dropAfter_ = bytes;
     beforeDrop_ = std::move(beforeDrop);
+    dropTarget_ = std::move(targetPart);
+}
+
+int DelayProxy::dropped() const {
+    std::lock_guard lock(mutex_);
+    return dropped_;
 }
 
 void DelayProxy::throttleNext(int count) {
@@ -304,8 +310,9 @@ void DelayProxy::onServerBytes(Connection& c, std::string data) {
             if (status == 100) continue;  // 100 Continue: the real answer's headers follow
             c.inResponseBody = true;
             std::lock_guard lock(mutex_);
-            if (Exchange* ex = entry(c.exchange)) ex->status = status;
-            if (dropArmed_) {
+            Exchange* ex = entry(c.exchange);
+            if (ex) ex->status = status;
+            if (dropArmed_ && (dropTarget_.empty() || (ex && ex->target.find(dropTarget_) != std::string::npos))) {
                 dropArmed_ = false;
                 c.dropping = true;
                 c.dropAt = dropAfter_;
@@ -328,6 +335,7 @@ void DelayProxy::onServerBytes(Connection& c, std::string data) {
             {
                 std::lock_guard lock(mutex_);
                 if (Exchange* ex = entry(c.exchange)) ex->dropped = true;
+                ++dropped_;
             }
             ::close(c.server);
             c.server = -1;

@@ -51,9 +51,12 @@ public:
     /// "http://127.0.0.1:PORT", for --s3-endpoint.
     std::string url() const;
     void setRoundTrip(std::chrono::milliseconds roundTrip);
-    /// The next response whose headers arrive is cut after `bytes` bytes of its body; `beforeDrop`
-    /// (if any) runs just before the connection is closed (a test may replace the object there).
-    void dropNextResponseAfter(std::uint64_t bytes, std::function<void()> beforeDrop = {});
+    /// The next response whose headers arrive (to a request whose target contains `targetPart`)
+    /// is cut after `bytes` bytes of its body; `beforeDrop` (if any) runs just before the
+    /// connection is closed (a test may replace the object there, or arm the next drop).
+    void dropNextResponseAfter(std::uint64_t bytes, std::function<void()> beforeDrop = {}, std::string targetPart = "");
+    /// How many responses were cut so far.
+    int dropped() const;
     /// The next `count` requests are answered 503 SlowDown by the proxy.
     void throttleNext(int count);
     /// Every request seen so far, in the order their headers arrived.
@@ -82,6 +85,8 @@ private:
     std::uint64_t dropAfter_ = 0;
     bool dropArmed_ = false;
     std::function<void()> beforeDrop_;
+    std::string dropTarget_;
+    int dropped_ = 0;
     int throttleLeft_ = 0, throttled_ = 0;
     std::vector<std::unique_ptr<Connection>> connections_;  // proxy thread only
     std::atomic<bool> stop_{false};

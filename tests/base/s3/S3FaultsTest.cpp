@@ -3,22 +3,27 @@
 // byte. Throttled requests succeed after backoff (retries counted by the client and by the proxy);
 // a dropped GET goes on by range from the byte reached (nothing fetched twice) and never splices
 // a replaced object; listings work at a 100 ms round trip; a missing object is reported at once.
-// And the one-line answers SeaweedFS really gives: a forbidden object, a wrong region (accepted:
+// The loader end to end: `data stats` of a bucket through throttles and cut transfers equals the
+// folder on disk. And the one-line answers SeaweedFS really gives: a forbidden object, a wrong region (accepted:
 // SeaweedFS has one region and checks none; AWS's 301 is in S3ClientTest).
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <memory>
-#include <numeric>
+#include <nlohmann/json.hpp>
 
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Error.h"
+#include "support/CliRunner.h"
 #include "support/DelayProxy.h"
 #include "support/SeaweedFixture.h"
 #include "support/TempDir.h"
 
 using namespace streetgan::s3;
+using streetgan::test::CliResult;
+using streetgan::test::CliRunner;
 using streetgan::test::DelayProxy;
 using streetgan::test::SeaweedFixture;
 using streetgan::test::TempDir;
@@ -211,4 +216,47 @@ TEST_F(S3FaultsTest, SeaweedFsAcceptsAnyRegion) {
     options.region = "eu-west-1";
     S3Client elsewhere("streetgan-data", options, keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
     EXPECT_EQ(elsewhere.get("k.jpg"), "data");
+}
+
+// The loader's own requests (many in flight, prefetched) through the same faults: every image of
+// a bucket folder is read and decoded by `data stats` although the first requests are throttled
+// and three photos' transfers are cut part-way, and the document equals the folder's on disk.
+TEST_F(S3FaultsTest, DataStatsThroughThrottlesAndCutTransfersEqualsTheFolderOnDisk) {
+    namespace fs = std::filesystem;
+    const fs::path photos = dir_.path() / "photos";
+    const CliRunner cli(dir_.path().string());
+    const CliResult synth = cli.run({"data", "synth", "--count", "24", "--out", photos.string()});
+    ASSERT_EQ(synth.code, 0) << synth.err;
+    for (const auto& f : fs::recursive_directory_iterator(photos))
+        if (f.is_regular_file()) direct_->put("photos/" + f.path().lexically_relative(photos).generic_string(), CliRunner::slurp(f.path().string()));
+
+    proxy_->setRoundTrip(std::chrono::milliseconds(20));
+    proxy_->throttleNext(4);
+    // Three photos cut after 5000 bytes of their body, one after the other.
+    proxy_->dropNextResponseAfter(
+        5000,
+        [&] {
+            proxy_->dropNextResponseAfter(
+                5000, [&] { proxy_->dropNextResponseAfter(5000, {}, ".jpg"); }, ".jpg");
+        },
+        ".jpg");
+    const std::string env = "env -u AWS_PROFILE -u AWS_SESSION_TOKEN AWS_EC2_METADATA_DISABLED=true AWS_REGION=us-east-1 HOME=" + dir_.path().string() +
+                            " XDG_CACHE_HOME=" + (dir_.path() / "xdg").string() + " AWS_ACCESS_KEY_ID=" + SeaweedFixture::kAccessKey +
+                            " AWS_SECRET_ACCESS_KEY=" + SeaweedFixture::kSecretKey + " ";
+    const CliResult there = cli.run({"data", "stats", "s3://streetgan-data/photos", "--json", "--s3-endpoint", proxy_->url(), "--s3-cache-gb", "0"}, env);
+    ASSERT_EQ(there.code, 0) << there.err;
+    const CliResult here = cli.run({"data", "stats", photos.string(), "--json"});
+    ASSERT_EQ(here.code, 0) << here.err;
+    auto a = nlohmann::json::parse(there.out), b = nlohmann::json::parse(here.out);
+    EXPECT_EQ(a["images"], 24);
+    EXPECT_EQ(a["check"]["decoded"], b["check"]["decoded"]);
+    for (auto* j : {&a, &b}) j->erase("root");
+    EXPECT_EQ(a, b);
+    // The faults happened, and each cut photo went on by range from byte 5000.
+    EXPECT_EQ(proxy_->throttled(), 4);
+    EXPECT_EQ(proxy_->dropped(), 3);
+    int resumed = 0;
+    for (const auto& e : gets())
+        if (e.range.rfind("bytes=5000-", 0) == 0) ++resumed;
+    EXPECT_EQ(resumed, 3);
 }
