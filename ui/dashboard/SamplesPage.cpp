@@ -157,7 +157,11 @@ void SamplesPage::showCheckpointGrids(bool on) { source_->setCurrentIndex(on ? 1
 
 bool SamplesPage::offersSourceChoice() const { return source_->isVisibleTo(this); }
 
-const std::vector<RunFileRef>& SamplesPage::refs() const { return showingCheckpointGrids() ? session_->checkpointGrids() : session_->series().samples(); }
+size_t SamplesPage::refCount() const { return showingCheckpointGrids() ? session_->checkpointGrids().size() : session_->series().samples().size(); }
+
+RunFileRef SamplesPage::refAt(size_t index) const {
+    return showingCheckpointGrids() ? session_->checkpointGrids()[index] : session_->series().samples()[index];
+}
 
 void SamplesPage::restart() {
     current_ = QImage();
@@ -174,7 +178,7 @@ void SamplesPage::restart() {
         stepLabel_->setText(tr("no sample grids yet"));
 }
 
-int SamplesPage::count() const { return session_ ? static_cast<int>(refs().size()) : 0; }
+int SamplesPage::count() const { return session_ ? static_cast<int>(refCount()) : 0; }
 int SamplesPage::currentIndex() const { return slider_->value(); }
 
 void SamplesPage::refresh() {
@@ -198,7 +202,7 @@ void SamplesPage::showIndex(int index) {
         return;
     }
     pendingIndex_ = index;
-    const auto& ref = refs()[static_cast<size_t>(index)];
+    const RunFileRef ref = refAt(static_cast<size_t>(index));
     if (showingCheckpointGrids())
         stepLabel_->setText(
             tr("img_list[%1] of %2  (%3 of %4)").arg(ref.step).arg(QFileInfo(session_->gridsCheckpoint()).fileName()).arg(index + 1).arg(count()));

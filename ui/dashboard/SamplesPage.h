@@ -13,6 +13,8 @@
 
 #include <vector>
 
+#include "events/EventBatch.h"
+
 class QLabel;
 class QSlider;
 class QComboBox;
@@ -23,7 +25,6 @@ class QTimer;
 namespace streetgan::ui {
 
 class RunSession;
-struct RunFileRef;
 
 class SamplesPage : public QWidget {
     Q_OBJECT
@@ -52,7 +53,9 @@ private:
     void refresh();
     void updatePixmap();
     void onImage(quint64 job, const QString& rel, const QImage& image);
-    const std::vector<RunFileRef>& refs() const;
+    /// The timeline shown: the checkpoint's grids or the logged samples.
+    size_t refCount() const;
+    RunFileRef refAt(size_t index) const;
     void onGridsChanged();
     void restart();
 

@@ -167,7 +167,7 @@ size_t RunSeries::append(EventBatch&& b) {
     const size_t sysFrom = b.system.size() > kSystemKept ? b.system.size() - kSystemKept : 0;
     system_.insert(system_.end(), b.system.begin() + static_cast<std::ptrdiff_t>(sysFrom), b.system.end());
     while (system_.size() > kSystemKept) system_.pop_front();
-    samples_.insert(samples_.end(), b.samples.begin(), b.samples.end());
+    for (const RunFileRef& r : b.samples) samples_.push_back(r);
     checkpoints_.insert(checkpoints_.end(), b.checkpoints.begin(), b.checkpoints.end());
     // EventLineParser puts a metric event's SWD among the scalars under the tag TensorBoard gets.
     for (const ScalarPoint& p : b.scalars)
@@ -209,6 +209,7 @@ size_t RunSeries::memoryBytes() const {
     size_t bytes = (step_.capacity() + epochX_.capacity() + t_.capacity()) * sizeof(double);
     for (const auto& v : values_) bytes += v.capacity() * sizeof(float);
     bytes += checkpointMetrics_.capacity() * sizeof(CheckpointMetrics) + system_.size() * sizeof(SystemSample) + swd_.capacity() * sizeof(swd_[0]);
+    bytes += samples_.memoryBytes();
     return bytes;
 }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "events/EventBatch.h"
+#include "events/RunFileList.h"
 
 namespace streetgan::ui {
 
@@ -80,7 +81,8 @@ public:
     /// energy_j counts from each trainer process's start, so a reading below the one before it
     /// starts a new process (--resume) whose joules add to the earlier ones.
     double energyJoules() const { return std::isfinite(energyLast_) ? energyBase_ + energyLast_ : energyLast_; }
-    const std::vector<RunFileRef>& samples() const { return samples_; }
+    /// The sample grids, in the order logged (their paths made from their steps: RunFileList).
+    const RunFileList& samples() const { return samples_; }
     const std::vector<RunFileRef>& checkpoints() const { return checkpoints_; }
     const std::vector<std::string>& errors() const { return errors_; }
     const std::string& state() const { return state_; }
@@ -132,7 +134,8 @@ private:
     std::deque<SystemSample> system_;
     int64_t systemReadings_ = 0;
     double energyBase_ = 0, energyLast_ = std::numeric_limits<double>::quiet_NaN();  // energyJoules()
-    std::vector<RunFileRef> samples_, checkpoints_;
+    RunFileList samples_{"samples/step_", ".png"};                                   // RunDirectory::samplePath
+    std::vector<RunFileRef> checkpoints_;
     std::vector<std::string> errors_;
     std::string state_, device_;
     int64_t totalSteps_ = -1, lastStep_ = -1, stepsPerEpoch_ = -1, offset_ = 0, lines_ = 0;

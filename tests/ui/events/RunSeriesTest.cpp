@@ -233,6 +233,38 @@ private slots:
         QCOMPARE(panel.valueText("Memory"), QString("19999 MB"));
     }
 
+    void sampleGridsCostTheirStep() {
+        // A week of grids (one every 50 steps of a run logging every step): the trainer's names
+        // are made again from the steps; any other name (a TensorBoard run's images, a padded
+        // number, a step that does not match) comes back exactly as logged.
+        RunSeries s;
+        constexpr int64_t grids = 200000;
+        for (int64_t i = 0; i < grids;) {
+            EventBatch b;
+            for (int64_t j = i; j < i + 1000; ++j) b.samples.push_back(RunFileRef{50 * j, "samples/step_" + std::to_string(50 * j) + ".png"});
+            s.append(std::move(b));
+            i += 1000;
+        }
+        const std::vector<RunFileRef> odd{{7, "samples/step_007.png"}, {8, "samples/step_9.png"},       {9, "images/fake/9.png"},
+                                          {-3, "samples/step_-3.png"}, {10, "samples/step_10.png.tmp"}, {11, "Samples/step_11.png"}};
+        EventBatch b;
+        b.samples = odd;
+        s.append(std::move(b));
+        QCOMPARE(s.samples().size(), static_cast<size_t>(grids) + odd.size());
+        QCOMPARE(s.samples().otherPaths(), size_t{5});  // step -3's name follows the rule
+        for (int64_t j : {int64_t{0}, int64_t{1}, int64_t{12345}, grids - 1}) {
+            QCOMPARE(s.samples()[static_cast<size_t>(j)].step, 50 * j);
+            QCOMPARE(s.samples()[static_cast<size_t>(j)].path, "samples/step_" + std::to_string(50 * j) + ".png");
+        }
+        for (size_t k = 0; k < odd.size(); ++k) {
+            QCOMPARE(s.samples()[static_cast<size_t>(grids) + k].step, odd[k].step);
+            QCOMPARE(s.samples()[static_cast<size_t>(grids) + k].path, odd[k].path);
+        }
+        QCOMPARE(s.samples().back().path, odd.back().path);
+        // ~8 bytes a grid (capacity up to twice that), not a string each (~90 bytes)
+        QVERIFY2(s.samples().memoryBytes() <= 2 * sizeof(int64_t) * static_cast<size_t>(grids) + 4096, qPrintable(QString::number(s.samples().memoryBytes())));
+    }
+
     void appendReportsTheFirstChangedRow() {
         // A view that keeps rows and drops them from append()'s answer (PlotPanel) ends equal to
         // one built from all the rows at once; rows before the answer never change.
