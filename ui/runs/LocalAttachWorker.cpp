@@ -19,6 +19,7 @@ namespace streetgan::ui {
 namespace {
 
 using S = AttachStatus::State;
+constexpr size_t kPollBytes = size_t{256} << 10;
 
 std::string line(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
@@ -50,7 +51,11 @@ void LocalAttachWorker::follow(int64_t offset) {
             std::vector<nlohmann::json> lines;
             while (!stopping_) {
                 lines.clear();
-                const bool more = stream.poll(lines);
+                // A backlog (a run opened late, a flood of events) in pieces of 256 KiB, ~1,000
+                // events: read 4 MiB at a time, each line as a JSON object, this thread's heap
+                // peaked at ~25 MB, which the allocator kept after (issue 48: the app's memory
+                // stepped up with each burst and stayed there).
+                const bool more = stream.poll(lines, kPollBytes);
                 EventBatch batch;
                 for (const auto& j : lines) parser.parseProtocol(line(j), batch);
                 if (!batch.empty()) {

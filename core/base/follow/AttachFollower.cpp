@@ -56,10 +56,10 @@ bool AttachFollower::pollTensorBoard(std::vector<nlohmann::json>& out) {
     return false;
 }
 
-bool AttachFollower::poll(std::vector<nlohmann::json>& out) {
+bool AttachFollower::poll(std::vector<nlohmann::json>& out, size_t maxBytes) {
     if (tb_) return pollTensorBoard(out);
     const bool alive = RunLock::isHeld(runDir_);  // before reading: a trainer gone now has written everything
-    const auto lines = follower_->read();
+    const auto lines = follower_->read(maxBytes);
     for (const EventLine& l : lines) {
         ParsedEvent parsed = reader_.read(l.text);
         if (!parsed.ok()) continue;  // a torn line left by a crash

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,8 +38,9 @@ public:
     /// Appends the protocol lines available now to `out`. True when event lines were read (more
     /// of the backlog may follow: poll again at once); false when there was nothing new, then
     /// the live line is added once, and the end line when the trainer is gone (ended() is then
-    /// true); wait() before the next poll.
-    bool poll(std::vector<nlohmann::json>& out);
+    /// true); wait() before the next poll. A backlog is read about `maxBytes` of events.jsonl at
+    /// a time (each line becomes a JSON object of ~1 KB: a caller that keeps memory low passes less).
+    bool poll(std::vector<nlohmann::json>& out, size_t maxBytes = size_t{4} << 20);
     bool ended() const { return ended_; }
     /// Blocks until the run's events change or `timeout` passes.
     void wait(std::chrono::milliseconds timeout);

@@ -10,6 +10,7 @@
 #include "base/daemon/ControlSocket.h"
 #include "base/daemon/RunLock.h"
 #include "base/daemon/TrainControl.h"
+#include "base/follow/AttachFollower.h"
 #include "base/follow/EventFollower.h"
 #include "base/follow/RunStatus.h"
 #include "base/run/EventLog.h"
@@ -137,6 +138,39 @@ TEST(EventFollower, ReturnsCompleteLinesWithTheirByteRanges) {
     EXPECT_EQ(resumed.read().front().text, "{\"b\":2}");
     EXPECT_THROW(EventFollower(path, 5), ConfigError);
     EXPECT_THROW(EventFollower(path, 1000), ConfigError);
+}
+
+TEST(AttachFollower, ReadsABacklogInPiecesOfAboutMaxBytes) {
+    // The app follows a run's backlog a few hundred KiB at a time (issue 48: a 4 MiB read became
+    // ~25 MB of JSON objects at once); every event comes, in order, each exactly once.
+    TempDir tmp;
+    const std::string dir = tmp.path();
+    {
+        std::ofstream f(dir + "/events.jsonl");
+        for (int i = 0; i < 20000; ++i)
+            f << R"({"kind":"metrics","step":)" << i << R"(,"t":1000.5,"loss_d":0.25,"loss_g":1.5})"
+              << "\n";
+    }
+    AttachFollower follower(dir, 0);
+    std::vector<json> lines;
+    int64_t next = 0, polls = 0;
+    while (follower.poll(lines, 64 << 10)) {
+        ++polls;
+        size_t events = 0;
+        for (const json& l : lines) {
+            if (!l.contains("event")) continue;
+            ++events;
+            EXPECT_EQ(l["event"]["step"].get<int64_t>(), next);
+            ++next;
+        }
+        EXPECT_LE(events * 75, size_t{128} << 10);  // one 64 KiB read, or two: not the whole file
+        lines.clear();
+    }
+    EXPECT_EQ(next, 20000);
+    EXPECT_GT(polls, 10);
+    ASSERT_EQ(lines.size(), 2u);  // then the live line, and the end line (no trainer holds the run)
+    EXPECT_EQ(lines[0].value("live", false), true);
+    EXPECT_EQ(lines[0].value("offset", int64_t{0}), follower.offset());
 }
 
 TEST(EventLog, CutsATornLineLeftByACrashBeforeAppending) {
