@@ -57,14 +57,15 @@ PlotPanel::PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* par
     plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     plot_->legend->setWrap(2);
     plot_->xAxis->setLabel(tr("step"));
-    // Raw graphs on a layer under the smoothed ones; the crosshair on top, on a buffered layer of its
-    // own (a mouse move replots that layer only). The overlay (empty state, decimation note) is not
-    // buffered (QCustomPlot buffers it for a selection rectangle, unused here): one full-size
-    // buffer less to clear and compose per replot (issue 48).
+    // Raw graphs on a layer under the smoothed ones; the crosshair on top. The overlay (empty
+    // state, decimation note) is not buffered (QCustomPlot buffers it for a selection rectangle,
+    // unused here), and the crosshair only while it is shown (showCrosshair: a mouse move then
+    // replots that layer only): each buffer is a full-size image cleared and composed on every
+    // replot, ten a second per plot while a run is followed (issue 48).
     plot_->addLayer("raw", plot_->layer("main"), QCustomPlot::limBelow);
     plot_->layer("overlay")->setMode(QCPLayer::lmLogical);
     plot_->addLayer("crosshair", plot_->layer("overlay"), QCustomPlot::limAbove);
-    plot_->layer("crosshair")->setMode(QCPLayer::lmBuffered);
+    plot_->layer("crosshair")->setMode(QCPLayer::lmLogical);
     empty_ = overlayText(0.5, 0.5, Qt::AlignCenter, 10);
     empty_->setColor(QColor(110, 110, 110));
     empty_->setClipToAxisRect(false);
@@ -197,6 +198,7 @@ void PlotPanel::take(Trace& t) {
     for (size_t i = t.rows; i < n; ++i) {
         const double val = v[i];
         if (std::isfinite(val)) {
+            t.logged = true;
             const double key = keyOf(r, i);
             if (std::isfinite(key)) {
                 xMin_ = std::min(xMin_, key);
@@ -239,6 +241,7 @@ void PlotPanel::rebuild() {
     xMax_ = yMax_ = -kInf;
     for (auto& t : traces_) {
         t->rows = 0;
+        t->logged = false;
         t->ema.clear();
         t->ema.shrink_to_fit();
         t->rawLod.clear();
@@ -316,9 +319,10 @@ void PlotPanel::updateEmptyState() {
             QStringList silent;
             std::vector<bool> has(traces_.size(), false);
             for (size_t k = 0; k < traces_.size(); ++k) {
+                // What take() saw: this runs before every replot, and scanning a metric the run
+                // never logs went through all its rows each time (issue 48).
                 const Trace& t = *traces_[k];
-                const float* v = t.run->values(t.metric);
-                for (size_t i = 0; i < t.run->rows() && !has[k]; ++i) has[k] = std::isfinite(v[i]);
+                has[k] = t.logged;
                 values = values || has[k];
                 if (!has[k] && !silent.contains(t.name)) silent << t.name;
             }
@@ -593,6 +597,8 @@ void PlotPanel::showCrosshair(double key) {
     crossLabel_->position->setCoords(left, rect.top() + 4);
     crossLine_->setVisible(true);
     crossLabel_->setVisible(true);
+    // Its own buffer while shown (the first replot after this one is a full one, which sets it up).
+    plot_->layer("crosshair")->setMode(QCPLayer::lmBuffered);
     plot_->layer("crosshair")->replot();
 }
 
@@ -600,6 +606,7 @@ void PlotPanel::hideCrosshair() {
     if (!crossLine_->visible()) return;
     crossLine_->setVisible(false);
     crossLabel_->setVisible(false);
+    plot_->layer("crosshair")->setMode(QCPLayer::lmLogical);  // a full replot, without its buffer
     plot_->layer("crosshair")->replot();
 }
 

@@ -113,7 +113,8 @@ private:
         QCPGraph* smooth = nullptr;
         MinMaxPyramid rawLod, smoothLod;
         std::vector<float> ema;
-        size_t rows = 0;  // rows taken into account
+        size_t rows = 0;      // rows taken into account
+        bool logged = false;  // a finite value was taken (the run logs this metric)
     };
     void take(Trace& t);
     void refreshView();
