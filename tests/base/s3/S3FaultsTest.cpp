@@ -7,6 +7,7 @@
 // folder on disk. And the one-line answers SeaweedFS really gives: a forbidden object, a wrong region (accepted:
 // SeaweedFS has one region and checks none; AWS's 301 is in S3ClientTest).
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <chrono>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/s3/LoopbackHttpServer.h"
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Error.h"
 #include "support/CliRunner.h"
@@ -25,6 +27,7 @@ using namespace streetgan::s3;
 using streetgan::test::CliResult;
 using streetgan::test::CliRunner;
 using streetgan::test::DelayProxy;
+using streetgan::test::LoopbackHttpServer;
 using streetgan::test::SeaweedFixture;
 using streetgan::test::TempDir;
 
@@ -259,4 +262,29 @@ TEST_F(S3FaultsTest, DataStatsThroughThrottlesAndCutTransfersEqualsTheFolderOnDi
     for (const auto& e : gets())
         if (e.range.rfind("bytes=5000-", 0) == 0) ++resumed;
     EXPECT_EQ(resumed, 3);
+}
+
+// AWS's other wrong-region answers (SeaweedFS gives none): a HEAD's 301 carries the region in a
+// header only (no body), and a request signed for the wrong region on the bucket's own regional
+// endpoint is 400 AuthorizationHeaderMalformed with the expected region in the XML.
+TEST(S3FaultsAwsAnswers, WrongRegionAnswersWithoutABodyOrAsMalformedAuthorizationNameTheRegion) {
+    LoopbackHttpServer aws;
+    aws.server().Head(".*", [](const httplib::Request&, httplib::Response& res) {
+        res.status = 301;
+        res.set_header("x-amz-bucket-region", "ap-southeast-2");
+    });
+    aws.server().Get(".*", [](const httplib::Request&, httplib::Response& res) {
+        res.status = 400;
+        res.set_content(
+            R"(<?xml version="1.0" encoding="UTF-8"?><Error><Code>AuthorizationHeaderMalformed</Code><Message>The authorization header is malformed; the region 'us-east-1' is wrong; expecting 'eu-central-1'</Message><Region>eu-central-1</Region></Error>)",
+            "application/xml");
+    });
+    aws.start();
+    S3Client client("msls", at(aws.url()), keys("AK", "S"));
+    std::string line;
+    EXPECT_EQ(failureKind([&] { client.head("a.jpg"); }, &line), S3Error::Kind::WrongRegion);
+    EXPECT_NE(line.find("set AWS_REGION=ap-southeast-2"), std::string::npos) << line;
+    EXPECT_EQ(failureKind([&] { client.get("a.jpg"); }, &line), S3Error::Kind::WrongRegion);
+    EXPECT_NE(line.find("is in the region eu-central-1, not us-east-1"), std::string::npos) << line;
+    EXPECT_EQ(client.retries(), 0);
 }
