@@ -32,12 +32,33 @@ void CheckpointTableModel::setRows(const QList<CheckpointInfo>& rows) {
         if (!info.remote) r.localPath = info.path;
         next << r;
     }
+    QList<Row> references;
     for (const Row& r : rows_)
-        if (r.info.reference) next << r;
-    beginResetModel();
-    rows_ = std::move(next);
-    reindex();
-    endResetModel();
+        if (r.info.reference) references << r;
+    const qsizetype before = rows_.size() - references.size();  // the run's rows (references are last)
+    // A followed run's new checkpoints come at the end: its rows so far stay, updated in place, and
+    // the new ones are inserted after them. A reset for each checkpoint made the table lay out all
+    // its rows again, thousands in a long run (issue 48: CPU that grew with the run).
+    bool grows = next.size() >= before;
+    for (qsizetype i = 0; grows && i < before; ++i) grows = next[i].info.path == rows_[i].info.path;
+    if (!grows) {
+        beginResetModel();
+        rows_ = std::move(next);
+        rows_ += references;
+        reindex();
+        endResetModel();
+        return;
+    }
+    for (qsizetype i = 0; i < before; ++i) rows_[i] = std::move(next[i]);
+    if (before > 0) emit dataChanged(index(0, 0), index(static_cast<int>(before) - 1, ColumnCount - 1));
+    if (next.size() > before) {
+        beginInsertRows({}, static_cast<int>(before), static_cast<int>(next.size()) - 1);
+        for (qsizetype i = before; i < next.size(); ++i) rows_.insert(i, std::move(next[i]));
+        reindex();
+        endInsertRows();
+    } else {
+        reindex();
+    }
 }
 
 void CheckpointTableModel::reindex() {

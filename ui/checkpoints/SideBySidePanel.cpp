@@ -7,6 +7,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "common/JsonFields.h"
 #include "common/RenderClient.h"
 
@@ -65,20 +67,22 @@ SideBySidePanel::SideBySidePanel(RenderClient* client, QWidget* parent) : QWidge
 void SideBySidePanel::setCheckpoints(const QList<CheckpointChoice>& choices) {
     if (choices == choices_) return;
     const QString keep[2] = {leftCheckpoint(), rightCheckpoint()};
+    // A followed run adds its checkpoints at the end: only those are added, and a side is rendered
+    // again only when its checkpoint changed (issue 48: a run of thousands of checkpoints refilled
+    // both pickers and rendered both sides again for each new one, on screen or not).
+    const bool grows = choices.size() > choices_.size() && std::equal(choices_.cbegin(), choices_.cend(), choices.cbegin());
+    const qsizetype from = grows ? choices_.size() : 0;
     choices_ = choices;
     for (int side = 0; side < 2; ++side) {
         QSignalBlocker block(pickers_[side]);
-        pickers_[side]->clear();
-        int select = -1;
-        for (int i = 0; i < choices.size(); ++i) {
-            pickers_[side]->addItem(choices[i].label, choices[i].path);
-            if (choices[i].path == keep[side]) select = i;
-        }
+        if (!grows) pickers_[side]->clear();
+        for (qsizetype i = from; i < choices.size(); ++i) pickers_[side]->addItem(choices[i].label, choices[i].path);
+        int select = keep[side].isEmpty() ? -1 : pickers_[side]->findData(keep[side]);
         // Defaults: the first checkpoint on the left, the latest on the right.
         if (select < 0 && !choices.isEmpty()) select = side == 0 ? 0 : static_cast<int>(choices.size()) - 1;
         pickers_[side]->setCurrentIndex(select);
+        if (pickers_[side]->currentData().toString() != keep[side] || !grows) renderSide(side);
     }
-    render();
 }
 
 void SideBySidePanel::setLeft(int index) { pickers_[0]->setCurrentIndex(index); }

@@ -250,6 +250,30 @@ private slots:
         QCOMPARE(sbs->rightCheckpoint(), model()->row(2).localPath);
         QVERIFY(sbs->leftImage() != sbs->rightImage());
         QCOMPARE(sbs->leftImage().size(), sbs->rightImage().size());
+
+        // A followed run's new checkpoint is added at the end of both pickers; the sides keep
+        // their checkpoints and pictures (not rendered again: issue 48), and the new one is offered.
+        const QImage left = sbs->leftImage(), right = sbs->rightImage();
+        const QString leftPath = sbs->leftCheckpoint(), rightPath = sbs->rightCheckpoint();
+        QList<CheckpointChoice> grown;
+        for (int i = 0; i < 3; ++i) grown << CheckpointChoice{QString("c%1").arg(i), model()->row(i).localPath};
+        sbs->setCheckpoints(grown);  // the same paths, other labels: not a growth, filled again
+        QTRY_VERIFY_WITH_TIMEOUT(!sbs->leftImage().isNull() && !sbs->rightImage().isNull(), streetgan::test::kWaitMs);
+        QCOMPARE(sbs->leftCheckpoint(), leftPath);
+        QCOMPARE(sbs->rightCheckpoint(), rightPath);
+        grown << CheckpointChoice{"new", model()->row(1).localPath};
+        sbs->setCheckpoints(grown);
+        QCOMPARE(sbs->leftCheckpoint(), leftPath);
+        QCOMPARE(sbs->rightCheckpoint(), rightPath);
+        QCOMPARE(sbs->leftImage(), left);  // kept, not cleared for a new render
+        QCOMPARE(sbs->rightImage(), right);
+        sbs->setRight(3);
+        QCOMPARE(sbs->rightCheckpoint(), model()->row(1).localPath);
+        QTRY_VERIFY_WITH_TIMEOUT(!sbs->rightImage().isNull(), streetgan::test::kWaitMs);
+        QList<CheckpointChoice> page;  // the page's own list again, for the tests after this one
+        for (int i = 0; i < 3; ++i)
+            page << CheckpointChoice{QString("epoch %1 · step %2").arg(model()->row(i).info.epoch).arg(model()->row(i).info.step), model()->row(i).localPath};
+        sbs->setCheckpoints(page);
     }
 
     void referenceCheckpointByDrop() {

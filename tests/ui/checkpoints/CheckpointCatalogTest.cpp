@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -265,6 +266,53 @@ private slots:
         QCOMPARE(model.headerData(CheckpointTableModel::Swd, Qt::Horizontal).toString(), QStringLiteral("SWD ×10³"));
         QCOMPARE(model.data(model.index(0, CheckpointTableModel::Swd)).toString(), QStringLiteral("41.25"));
         QCOMPARE(model.data(model.index(1, CheckpointTableModel::Swd)).toString(), QStringLiteral("—"));
+    }
+
+    void aNewCheckpointIsInsertedNotAReset() {
+        // A followed run's refresh: the rows so far stay (their thumbnails too), the new one is
+        // inserted after them and before a reference row; anything else resets the model.
+        const auto info = [](int epoch) {
+            CheckpointInfo c;
+            c.path = QString("/run/checkpoints/checkpoint_%1.pt").arg(epoch);
+            c.relativePath = QString("checkpoints/checkpoint_%1.pt").arg(epoch);
+            c.epoch = epoch;
+            c.step = 100 * epoch;
+            c.size = 10;
+            return c;
+        };
+        CheckpointTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset), inserts(&model, &QAbstractItemModel::rowsInserted);
+        model.setRows({info(1), info(2)});
+        CheckpointInfo ref = info(9);
+        ref.path = "/elsewhere/reference.pt";
+        ref.reference = true;
+        model.addReference(ref);
+        QImage thumb(8, 8, QImage::Format_RGB32);
+        thumb.fill(Qt::red);
+        model.setThumbnail(info(1).path, thumb);
+        QCOMPARE(model.thumbnails(), 1);
+        resets.clear();
+        inserts.clear();
+        model.setRows({info(1), info(2), info(3)});
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(inserts.count(), 1);
+        QCOMPARE(inserts.at(0).at(1).toInt(), 2);
+        QCOMPARE(inserts.at(0).at(2).toInt(), 2);
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(model.row(2).info.path, info(3).path);
+        QCOMPARE(model.rowOf(ref.path), 3);
+        QVERIFY(model.row(3).info.reference);
+        QCOMPARE(model.row(0).thumbnail, thumb);
+        QCOMPARE(model.thumbnails(), 1);
+        model.setRows({info(1), info(2), info(3)});  // nothing new: no insert, no reset
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(inserts.count(), 1);
+        model.setRows({info(2), info(3)});  // a checkpoint pruned: a reset
+        QCOMPARE(resets.count(), 1);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.rowOf(info(1).path), -1);
+        QCOMPARE(model.rowOf(ref.path), 2);
     }
 
     void malformedLinesAreIgnored() {
