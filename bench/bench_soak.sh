@@ -17,6 +17,8 @@
 #                           desktop; default: Qt's offscreen platform
 #   BENCH_SCREENSHOT        FILE.png: at the end, a second app opened on the whole run grabs its
 #                           window after BENCH_SCREENSHOT_DELAY_MS (default 15000)
+#   BENCH_AT_END            a shell command run before the app is closed, {pid} standing for its
+#                           pid (a look inside: gdb's malloc_info, a heap profiler's dump)
 #   STREETGAN_APP           the app (default build/release/app/streetgan)
 #   BENCH_RESULTS_DIR       where the results go (default bench/results)
 set -euo pipefail

@@ -52,6 +52,15 @@ def proc_stat(pid):
     return (int(rest[11]) + int(rest[12])) / TICK, rss_pages * PAGE / 2**20, int(rest[1])
 
 
+def machine_ticks():
+    """(busy, total) jiffies of the whole machine (/proc/stat's cpu line): how busy the other work
+    sharing the machine kept it."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    idle = v[3] + v[4]
+    return sum(v) - idle, sum(v)
+
+
 def children(pid):
     """Every descendant of pid."""
     kids, parents = [], {pid}
@@ -158,7 +167,7 @@ def main():
             if comm(pid) == name:
                 return pid
         return None
-    last = {"t": t_start, "cpu": {}}
+    last = {"t": t_start, "cpu": {}, "machine": machine_ticks()}
 
     def sample(phase):
         now = time.time()
@@ -173,6 +182,10 @@ def main():
             row["procs"][str(pid)] = {"name": "app" if pid == main_pid else comm(pid), "rss_mb": round(st[1], 2),
                                       "cpu_s": st[0], "cpu_percent": round(100 * (st[0] - cpu0) / dt, 1)}
             last["cpu"][pid] = st[0]
+        busy, total = machine_ticks()
+        # The whole machine's CPU over the interval, in cores (the app's share included).
+        row["machine_cores"] = round((os.cpu_count() or 1) * (busy - last["machine"][0]) / max(1, total - last["machine"][1]), 2)
+        last["machine"] = (busy, total)
         last["t"] = now
         samples.append(row)
         if proc.poll() is not None:
@@ -224,6 +237,9 @@ def main():
         subprocess.run([app, "--open-run", run.folder, "--workspace", os.path.join(work, "workspace"), "--screenshot", shot, "--delay",
                         os.environ.get("BENCH_SCREENSHOT_DELAY_MS", "15000")], env=dict(env, QT_QPA_PLATFORM="offscreen"),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    at_end = os.environ.get("BENCH_AT_END")
+    if at_end:  # e.g. a look inside the app before it goes: "gdb -p {pid} ..." ({pid}: the app's)
+        subprocess.run(at_end.replace("{pid}", str(app_pid())), shell=True, timeout=300)
     proc.terminate()
     try:
         proc.wait(20)
@@ -248,9 +264,49 @@ def series(doc, who):
 
 
 def steady_cpu(doc, phase):
-    vals = [p["cpu_percent"] for s in doc["samples"] if s["phase"] == phase for p in s["procs"].values() if p["name"] == "app"]
-    vals = vals[1:]  # the first sample's interval includes the phase change
-    return sum(vals) / len(vals) if vals else float("nan")
+    """The app's CPU over a phase: its own CPU seconds (utime + stime, all its threads) per second
+    of wall time, in % of a core, from the first sample of the phase (whose interval includes the
+    phase change) to the last."""
+    rows = [s for s in doc["samples"] if s["phase"] == phase]
+    return cpu_between(rows[0], rows[-1]) if len(rows) > 1 else float("nan")
+
+
+def app_proc(sample):
+    return next((p for p in sample["procs"].values() if p["name"] == "app"), None)
+
+
+def cpu_between(a, b):
+    pa, pb = app_proc(a), app_proc(b)
+    if not pa or not pb or b["t"] <= a["t"]:
+        return float("nan")
+    return 100 * (pb["cpu_s"] - pa["cpu_s"]) / (b["t"] - a["t"])
+
+
+def steady_windows(doc, phase, window_s=20):
+    """(app CPU %, machine cores busy) over each window_s of a phase: the spread of the figure."""
+    rows = [s for s in doc["samples"] if s["phase"] == phase]
+    out, i = [], 0
+    while i < len(rows) - 1:
+        j = i
+        while j + 1 < len(rows) and rows[j + 1]["t"] - rows[i]["t"] <= window_s + 0.5:
+            j += 1
+        if j == i or rows[j]["t"] - rows[i]["t"] < window_s / 2:
+            break
+        busy = [s.get("machine_cores") for s in rows[i + 1: j + 1] if s.get("machine_cores") is not None]
+        out.append((cpu_between(rows[i], rows[j]), sum(busy) / len(busy) if busy else float("nan")))
+        i = j
+    return out
+
+
+def rss_by_million(doc):
+    """The app's RSS when each further million events had been written (flood and after)."""
+    out, next_m = [], 1_000_000
+    for s in doc["samples"]:
+        p = app_proc(s)
+        if p and s["events"] >= next_m:
+            out.append((next_m, p["rss_mb"]))
+            next_m = (s["events"] // 1_000_000 + 1) * 1_000_000
+    return out
 
 
 def plot(app, kids, path):
@@ -289,6 +345,17 @@ def report(doc, out):
     print("children RSS (explore worker...): start %.1f MB, end %.1f MB" % (kids[0][1], kids[-1][1]))
     print("app CPU at %g events/s: %.1f%% of a core before, %.1f%% after %d events" % (doc["rate"], steady_cpu(doc, "steady-before"),
                                                                                     steady_cpu(doc, "steady-after"), doc["events"]))
+    for phase in ("steady-before", "steady-after"):
+        w = steady_windows(doc, phase)
+        if w:
+            print("  %s, per 20 s: %s (the machine: %s cores busy of %s)" % (phase, ", ".join("%.1f%%" % c for c, _ in w),
+                                                                              ", ".join("%.2f" % m for _, m in w), doc["host"]["cpus"]))
+    by_m = rss_by_million(doc)
+    if len(by_m) > 1:
+        print("app RSS at each million events written: " + ", ".join("%dM %.1f" % (e // 1_000_000, r) for e, r in by_m))
+        steps = [b[1] - a[1] for a, b in zip(by_m, by_m[1:])]
+        print("  per further million: " + ", ".join("%+.1f" % d for d in steps) + " MB; end %.1f MB, %+.1f MB since %dM" % (
+            app[-1][1], app[-1][1] - by_m[-1][1], by_m[-1][0] // 1_000_000))
     plot(app, kids, out + ".png")
     print("JSON: %s.json\nplot: %s.png" % (out, out))
 
