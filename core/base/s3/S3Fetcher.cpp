@@ -7,9 +7,17 @@ namespace streetgan::s3 {
 S3Fetcher::S3Fetcher(std::string bucket, S3ClientOptions client, S3Client::CredentialSource credentials, Options options)
     : bucket_(std::move(bucket)), client_(std::move(client)), credentials_(std::move(credentials)), options_(std::move(options)) {
     options_.concurrency = std::max(1, options_.concurrency);
+    options_.maxConcurrency = std::max(options_.concurrency, options_.maxConcurrency);
     options_.maxReady = std::max<size_t>(1, options_.maxReady);
     workers_.reserve(static_cast<size_t>(options_.concurrency));
     for (int i = 0; i < options_.concurrency; ++i) workers_.emplace_back([this] { work(); });
+    counters_.workers = options_.concurrency;
+}
+
+void S3Fetcher::growLocked() {
+    if (stopping_ || busy_ < static_cast<int>(workers_.size()) || queue_.empty() || static_cast<int>(workers_.size()) >= options_.maxConcurrency) return;
+    workers_.emplace_back([this] { work(); });
+    counters_.workers = static_cast<int64_t>(workers_.size());
 }
 
 S3Fetcher::~S3Fetcher() {
@@ -41,6 +49,7 @@ void S3Fetcher::work() {
         it->second.state = State::InFlight;
         const Request request = it->second.request;
         ++counters_.requests;
+        ++busy_;
         lock.unlock();
         std::string bytes;
         std::exception_ptr error;
@@ -51,6 +60,7 @@ void S3Fetcher::work() {
             error = std::current_exception();
         }
         lock.lock();
+        --busy_;
         counters_.retries += client.retries() - retriesSeen;
         retriesSeen = client.retries();
         counters_.bytes += static_cast<int64_t>(bytes.size());
@@ -137,6 +147,7 @@ std::string S3Fetcher::get(const Request& request) {
         queue_.push_front(key);
         work_.notify_one();
     }
+    growLocked();  // waiting while every worker is busy: the link needs more in flight
     ++counters_.waits;
     ++it->second.waiters;
     done_.wait(lock, [&] {

@@ -10,6 +10,11 @@
 // machine. A blocked thread costs a stack (idle, a few pages); 32-64 of them are nothing beside
 // the images they fetch, and the loader's own threads stay free for decoding.
 //
+// Sized to the link: the pool starts at `concurrency` threads and grows by one, up to
+// `maxConcurrency`, each time a get() has to wait while every worker is busy and objects are still
+// queued (the round trips, not the loader, are the bottleneck), as the SFTP reader grows its
+// requests in flight; at 100 ms a round trip a 2-thread loader needs ~200 GETs in flight.
+//
 // Fetched bytes wait in memory until get() takes them; at most `maxReady` objects do (the oldest
 // unclaimed are dropped, still in the disk cache when there is one). An announced object already
 // in the disk cache is not fetched again. A failed fetch keeps its S3Error for the get() that
@@ -47,7 +52,8 @@ public:
         bool cacheable = true;
     };
     struct Options {
-        int concurrency = 48;                  ///< requests in flight (worker threads)
+        int concurrency = 48;                  ///< requests in flight (worker threads) at first
+        int maxConcurrency = 256;              ///< the most they grow to (at least `concurrency`)
         std::shared_ptr<S3ObjectCache> cache;  ///< null: no disk cache
         size_t maxReady = 4096;                ///< fetched objects held in memory until claimed
     };
@@ -60,6 +66,7 @@ public:
         int64_t memoryHits = 0;  ///< get()s served by a prefetched object, ready
         int64_t waits = 0;       ///< get()s that waited for a fetch (in flight, or sent by them)
         int64_t dropped = 0;     ///< prefetched objects dropped unclaimed (maxReady)
+        int64_t workers = 0;     ///< worker threads now (requests that can be in flight)
     };
 
     S3Fetcher(std::string bucket, S3ClientOptions client, S3Client::CredentialSource credentials, Options options);
@@ -76,7 +83,8 @@ public:
     /// The cache key of a request: "endpoint|bucket|key|version[|offset+length]".
     std::string id(const Request& request) const;
     const std::string& bucket() const { return bucket_; }
-    int concurrency() const { return options_.concurrency; }
+    /// The most requests in flight it may grow to (a prefetch window should cover them).
+    int maxConcurrency() const { return options_.maxConcurrency; }
 
 private:
     enum class State { Queued, InFlight, Ready, Failed };
@@ -91,6 +99,8 @@ private:
     /// Takes the outcome of a Ready or Failed item (under the lock); erases it when no one else waits.
     std::string take(std::unordered_map<std::string, Item>::iterator it, std::unique_lock<std::mutex>& lock);
     void trimReadyLocked();
+    /// One more worker when every one is busy, objects are queued and the pool may grow.
+    void growLocked();
 
     std::string bucket_;
     S3ClientOptions client_;
@@ -102,6 +112,7 @@ private:
     std::deque<std::string> queue_;       ///< ids to fetch, front first (stale ids skipped)
     std::deque<std::string> readyOrder_;  ///< ids that became Ready, oldest first
     size_t ready_ = 0;
+    int busy_ = 0;  ///< workers with a request in flight
     bool stopping_ = false;
     Counters counters_;
     std::vector<std::thread> workers_;

@@ -10,8 +10,9 @@ namespace streetgan::s3 {
 
 struct S3LoadOptions {
     std::string endpoint;  ///< --s3-endpoint: an S3-compatible store's base URL; "" for AWS
-    /// --s3-concurrency: GETs in flight. Sized to a link's bandwidth-delay product: a 64 px MSLS
-    /// image is ~100-300 kB, so at 20-100 ms a round trip 32-64 requests keep 1-10 Gbit/s busy.
+    /// --s3-concurrency: GETs in flight at first; S3Fetcher grows them (to 256, or this if more)
+    /// while the loader waits on round trips: 48 keep a 2-thread loader fed at ~20 ms, ~200 are
+    /// needed at 100 ms.
     int concurrency = 48;
     std::string cacheDir;  ///< --s3-cache: "" = S3ObjectCache::defaultDir()
     /// --s3-cache-gb: the object cache's size limit (LRU); 0: no object cache (listings still are).

@@ -206,7 +206,8 @@ std::shared_ptr<PackedCacheSource> PackedCacheSource::s3(std::shared_ptr<const s
     cache->cityCount_ = static_cast<int64_t>(cities.size());
     for (const Shard& s : p.shards) cache->shardFiles_.push_back(s.file);
     cache->s3_ = std::move(ds);
-    cache->prefetchWindow_ = int64_t{8} * std::max(1, cache->s3_->options().concurrency);
+    cache->prefetchWindow_ =
+        std::max<int64_t>(int64_t{8} * std::max(1, cache->s3_->options().concurrency), int64_t{2} * cache->s3_->fetcher().maxConcurrency());
     return cache;
 }
 

@@ -32,7 +32,7 @@ PhotoListing PhotoListing::folder(const std::string& root) {
 }
 
 PhotoListing PhotoListing::s3(const std::shared_ptr<const s3::S3Dataset>& bucket) {
-    const std::shared_ptr<const s3::S3Dataset> ds = bucket;
+    const std::shared_ptr<const s3::S3Dataset>& ds = bucket;
     const std::string& spec = ds->spec();
     const s3::S3LoadOptions& options = ds->options();
     PhotoListing l;
@@ -50,7 +50,7 @@ PhotoListing PhotoListing::s3(const std::shared_ptr<const s3::S3Dataset>& bucket
         ds->fetcher().prefetch(requests);
     };
     // Enough announced to keep every request slot busy while the loader consumes what came in.
-    l.prefetchWindow_ = int64_t{8} * std::max(1, options.concurrency);
+    l.prefetchWindow_ = std::max<int64_t>(int64_t{8} * std::max(1, options.concurrency), int64_t{2} * ds->fetcher().maxConcurrency());
     uint64_t hash = 1469598103934665603ULL;  // FNV-1a of the endpoint and the URL, as the listing's file
     for (const char c : options.endpoint + "|" + spec) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
     char name[40];

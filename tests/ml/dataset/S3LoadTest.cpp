@@ -22,6 +22,7 @@
 #include "base/run/TrainConfig.h"
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Dataset.h"
+#include "base/s3/S3Fetcher.h"
 #include "base/s3/S3ListingCache.h"
 #include "base/s3/S3ObjectCache.h"
 #include "ml/dataset/BatchLoader.h"
@@ -292,6 +293,31 @@ TEST_F(S3Load, TheObjectCacheEvictsTheLeastRecentlyUsedUnderASmallLimit) {
     EXPECT_LE(onDisk, 20000u);
     batches(source, epoch, epoch);  // what was evicted is fetched again
     EXPECT_GT(bucket->fetcher().counters().requests, first);
+}
+
+TEST_F(S3Load, TheFetcherGrowsItsRequestsInFlightWhileItsCallerWaits) {
+    s3::S3ClientOptions co;
+    co.endpoint = server_->endpoint();
+    s3::S3Client client("data", co, [] { return keys(); });
+    std::vector<s3::S3Fetcher::Request> all;
+    std::vector<uint64_t> sizes;
+    for (const s3::S3Object& o : client.list("msls/train_val/")) {
+        all.push_back({o.key, o.etag, 0, 0, true});
+        sizes.push_back(o.size);
+    }
+    ASSERT_GT(all.size(), 20u);
+    s3::S3Fetcher::Options fo;
+    fo.concurrency = 1;
+    fo.maxConcurrency = 4;
+    s3::S3Fetcher fetcher(
+        "data", co, [] { return keys(); }, fo);
+    fetcher.prefetch(all);
+    // Asked for from the back of the queue: each get() waits while the one worker is busy and
+    // objects are queued, so the pool grows, up to its limit.
+    for (size_t i = all.size(); i-- > 0;) EXPECT_EQ(fetcher.get(all[i]).size(), sizes[i]) << all[i].key;
+    const auto c = fetcher.counters();
+    EXPECT_EQ(c.workers, 4);
+    EXPECT_EQ(c.requests, static_cast<int64_t>(all.size()));  // each object once
 }
 
 TEST_F(S3Load, APackedCacheInABucketLoadsAsOnDiskAndVerifies) {
