@@ -54,16 +54,17 @@ QByteArray readAll(const QString& path) {
 }
 
 // The trainer processes of a run on the "host" whose sessions have $HOME `home`: a launch or a
-// rank (argv[1] launch or train) of the trainer binary, not a zombie, with that HOME (sshd's
+// rank (argv[1] launch or train) of the trainer's programs, not a zombie, with that HOME (sshd's
 // SetEnv, inherited by every process a session starts). An attach of the app is none of them.
 QList<qint64> ranksOn(const QString& home) {
     QList<qint64> found;
+    // The trainer and the LibTorch program it runs `train` (and a rank) with: streetgan-trainer*.
     const QString trainer = QFileInfo(STREETGAN_TRAINER).canonicalFilePath();
     const QByteArray homeVar = "HOME=" + home.toLocal8Bit();
     for (const QFileInfo& p : QDir("/proc").entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         bool ok = false;
         const qint64 pid = p.fileName().toLongLong(&ok);
-        if (!ok || QFileInfo(p.filePath() + "/exe").canonicalFilePath() != trainer) continue;
+        if (!ok || !QFileInfo(p.filePath() + "/exe").canonicalFilePath().startsWith(trainer)) continue;
         const QByteArray stat = readAll(p.filePath() + "/stat");
         if (stat.mid(stat.lastIndexOf(')') + 2, 1) == "Z") continue;
         const QList<QByteArray> argv = readAll(p.filePath() + "/cmdline").split('\0');
