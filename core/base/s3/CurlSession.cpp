@@ -90,18 +90,17 @@ CurlSession::Response CurlSession::perform(const Request& request) {
     }
     if (request.method == "HEAD") {
         curl_easy_setopt(curl_, CURLOPT_NOBODY, 1L);
-    } else if (request.method == "PUT") {
+    } else if (request.method == "PUT" || request.method == "POST") {
+        // A POST's body goes as a PUT's does, by the read callback, under its own method name:
+        // sent as POSTFIELDS (a form POST, its body's hash signed), CompleteMultipartUpload was
+        // answered SignatureDoesNotMatch (SeaweedFS, libcurl 7.88); this way it is accepted.
+        if (request.method == "POST") curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, "POST");
         curl_easy_setopt(curl_, CURLOPT_UPLOAD, 1L);
         curl_easy_setopt(curl_, CURLOPT_READFUNCTION, onRead);
         curl_easy_setopt(curl_, CURLOPT_READDATA, &upload);
         curl_easy_setopt(curl_, CURLOPT_SEEKFUNCTION, onSeek);
         curl_easy_setopt(curl_, CURLOPT_SEEKDATA, &upload);
         curl_easy_setopt(curl_, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-    } else if (request.method == "POST") {
-        // The body from memory: libcurl's SigV4 then signs its hash (S3's multipart completion).
-        curl_easy_setopt(curl_, CURLOPT_POST, 1L);
-        curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-        curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, request.body.empty() ? "" : request.body.data());  // (NULL: a read callback's)
     } else if (request.method != "GET") {
         curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     }
