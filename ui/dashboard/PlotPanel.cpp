@@ -57,11 +57,10 @@ PlotPanel::PlotPanel(const QString& title, QVector<Metric> metrics, QWidget* par
     plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     plot_->legend->setWrap(2);
     plot_->xAxis->setLabel(tr("step"));
-    // Raw graphs on a layer under the smoothed ones; the crosshair on top. The overlay (empty
-    // state, decimation note) is not buffered (QCustomPlot buffers it for a selection rectangle,
-    // unused here), and the crosshair only while it is shown (showCrosshair: a mouse move then
-    // replots that layer only): each buffer is a full-size image cleared and composed on every
-    // replot, ten a second per plot while a run is followed (issue 48).
+    // Raw graphs under the smoothed ones; the crosshair on top. The overlay (empty state, decimation
+    // note) is unbuffered (QCustomPlot buffers it for a selection rectangle, unused here), the crosshair
+    // buffered only while shown (showCrosshair): each buffer is a full-size image cleared and composed
+    // at every replot, ten a second per plot while following (issue 48).
     plot_->addLayer("raw", plot_->layer("main"), QCustomPlot::limBelow);
     plot_->layer("overlay")->setMode(QCPLayer::lmLogical);
     plot_->addLayer("crosshair", plot_->layer("overlay"), QCustomPlot::limAbove);
