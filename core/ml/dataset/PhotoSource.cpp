@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "base/dataset/ArchiveReader.h"
+#include "base/s3/S3Error.h"
 #include "base/util/Errors.h"
 #include "ml/dataset/ImageDecoder.h"
 #include "ml/dataset/PhotoListing.h"
@@ -109,6 +110,15 @@ void PhotoSource::load(int64_t index, int size, uint64_t augmentSeed, uint8_t* r
             return;
         } catch (const BadImageError& err) {
             verdict = ImageDecoder::reasonName(err.reason());
+            lastError = err.what();
+        } catch (const s3::S3Error& err) {
+            // A missing, forbidden or replaced object is this image's problem: skipped and counted.
+            // Anything else (credentials, bucket, region, a link down or throttled past every
+            // retry) is the whole source's: it stops the run with S3Error's one line, rather than
+            // skipping image after image of a week-long run.
+            using K = s3::S3Error::Kind;
+            if (err.kind() != K::NotFound && err.kind() != K::AccessDenied && err.kind() != K::Changed) throw;
+            verdict = PhotoListing::kUnreadable;
             lastError = err.what();
         } catch (const Error& err) {  // the reader failed (I/O error, damaged archive entry)
             verdict = PhotoListing::kUnreadable;

@@ -22,6 +22,7 @@
 #include "base/run/TrainConfig.h"
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Dataset.h"
+#include "base/s3/S3Error.h"
 #include "base/s3/S3Fetcher.h"
 #include "base/s3/S3ListingCache.h"
 #include "base/s3/S3ObjectCache.h"
@@ -276,6 +277,32 @@ TEST_F(S3Load, EveryObjectIsFetchedOnceAndALaterEpochAndALaterRunReadTheDiskCach
     batches(source, 2 * (source->size() / 4));
     EXPECT_EQ(bucket->fetcher().counters().requests, 0);
     EXPECT_GT(bucket->fetcher().counters().diskHits, 0);
+}
+
+// Keys that stop working once the listing and the CSVs are cached (an expired session, a rotated
+// secret): the first image's GET stops the source with S3's one line, instead of skipping image
+// after image as unreadable.
+TEST_F(S3Load, CredentialsThatStopWorkingStopTheSourceInsteadOfSkippingImages) {
+    const TrainConfig cfg = config();
+    const s3::S3LoadOptions o = options();
+    // The listing and the CSVs, cached (the index reads the CSVs); no image is read yet.
+    PhotoListing::s3(DataSources::openS3(bucketFolder(), o)).index(DataSources::indexOptions(cfg));
+    struct WrongSecret {
+        WrongSecret() { ::setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret", 1); }
+        ~WrongSecret() { ::setenv("AWS_SECRET_ACCESS_KEY", SeaweedFixture::kSecretKey, 1); }
+    } wrong;
+    // Outside the try: these must come from the caches, so that it is an image's GET that fails.
+    const auto bucket = DataSources::openS3(bucketFolder(), o);
+    const PhotoListing listing = PhotoListing::s3(bucket);
+    try {
+        const auto source = PhotoSource::fromListing(listing, DataSources::indexOptions(cfg), DataSources::augmentParams(cfg));
+        ADD_FAILURE() << "the source opened with a wrong secret key; skip reasons: " << source->skipped().size();
+    } catch (const s3::S3Error& e) {
+        EXPECT_EQ(e.kind(), s3::S3Error::Kind::Credentials) << e.what();
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "not S3's credentials line: " << e.what();
+    }
+    EXPECT_LE(bucket->fetcher().counters().requests, 16) << "images were tried one after another";
 }
 
 TEST_F(S3Load, TheObjectCacheEvictsTheLeastRecentlyUsedUnderASmallLimit) {
