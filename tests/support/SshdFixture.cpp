@@ -136,6 +136,9 @@ void SshdFixture::start(int port) {
           << "Subsystem sftp internal-sftp\nLogLevel " << options_.logLevel << "\nMaxStartups 100\nMaxSessions 50\n"
           << "LoginGraceTime 60\nClientAliveInterval 0\nPrintMotd no\nPrintLastLog no\nUseDNS no\n";
         c.close();
+        // Emptied before the fork: the child's own O_TRUNC may come after the wait below first reads
+        // the file, which would then find the previous server's "Server listening" line (restart()).
+        std::ofstream(logFile_, std::ios::trunc).close();
         const pid_t pid = ::fork();
         if (pid < 0) throw std::runtime_error("fork failed");
         if (pid == 0) {

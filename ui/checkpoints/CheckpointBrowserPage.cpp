@@ -21,12 +21,12 @@
 #include "checkpoints/CheckpointTableModel.h"
 #include "checkpoints/EvolutionPanel.h"
 #include "checkpoints/ParzenRunner.h"
-#include "checkpoints/RemoteCheckpointFetcher.h"
 #include "checkpoints/SideBySidePanel.h"
 #include "common/JsonFields.h"
 #include "common/RenderClient.h"
 #include "common/TrainerLocator.h"
 #include "common/WorkerThreads.h"
+#include "remote/RemoteCheckpointFetcher.h"
 #include "runs/RunSession.h"
 
 namespace streetgan::ui {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/follow/RunRecordCache.h"
 #include "base/follow/RunStatus.h"
 #include "base/follow/TensorBoardDiscovery.h"
 #include "base/launch/LaunchError.h"
@@ -160,9 +161,14 @@ void RemoteHostWorker::listRecords(quint64 jobId, const QString& root) {
             const ExecResult res = session().exec(cmd);
             const size_t eol = res.out.find('\n');
             const std::string home = eol == std::string::npos ? res.out : res.out.substr(0, eol);
+            if (!res.ok() && res.exitStatus && *res.exitStatus == 127) {
+                // No trainer there: the TensorBoard runs of the runs folder, as listRuns lists them.
+                const std::string r = root.toStdString();
+                emit recordsListed(jobId, tensorBoardRecords(r.empty() || r[0] == '/' || home.empty() ? r : home + "/" + r));
+                return;
+            }
             if (!res.ok()) {
-                const QString err =
-                    res.exitStatus && *res.exitStatus == 127 ? tr("%1 is not installed there").arg(trainer_) : QString::fromStdString(res.err).trimmed();
+                const QString err = QString::fromStdString(res.err).trimmed();
                 emit failed(jobId, tr("Listing the runs table of %1 on %2 failed: %3").arg(root, QString::fromStdString(session().label()), err), true);
                 return;
             }
@@ -204,6 +210,22 @@ std::vector<RunInfo> RemoteHostWorker::tensorBoardRuns(const std::string& root) 
     } catch (const std::exception&) {  // no such folder, no SFTP: none
         return {};
     }
+}
+
+RunRecordList RemoteHostWorker::tensorBoardRecords(const std::string& root) {
+    if (!records_ || root != recordsRoot_) records_ = std::make_unique<RunRecordCache>();  // another folder: nothing to reuse
+    recordsRoot_ = root;
+    std::vector<RunRecord> found;
+    try {
+        SftpClient sftp(session());
+        SftpEventFiles files(sftp);
+        found = records_->listTensorBoard(files, root);
+    } catch (const ConnectionLostError&) {
+        throw;
+    } catch (const std::exception&) {  // no such folder, no SFTP: none (listRuns' rule)
+        return {};
+    }
+    return RunRecordList(found.begin(), found.end());
 }
 
 // Through the launcher seam (SshRunLauncher on this worker's session): TrainerCommandLine builds

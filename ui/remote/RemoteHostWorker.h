@@ -1,8 +1,8 @@
 // Worker for one remote host: keeps an SshSession on its thread and runs `streetgan-trainer ls
 // ROOT --json` (the runs list), `ls ROOT --table --json` (the Runs table's records, listRecords)
-// over exec channels, starts runs through the launcher seam (SshRunLauncher on its session),
-// and probes which trainer the host
-// runs (RemoteTrainerSetup::probe). Each request carries a job id that
+// over exec channels (on a host without the trainer: its TensorBoard runs, read over SFTP),
+// starts runs through the launcher seam (SshRunLauncher on its session), and probes which trainer
+// the host runs (RemoteTrainerSetup::probe). Each request carries a job id that
 // comes back with its result. Lives in a worker QThread; call its methods there.
 #pragma once
 
@@ -20,8 +20,9 @@
 #include "remote/TrainerStatus.h"
 
 namespace streetgan {
+class RunRecordCache;
 class SshSession;
-}
+}  // namespace streetgan
 
 namespace streetgan::ui {
 
@@ -32,7 +33,8 @@ public:
     ~RemoteHostWorker() override;
     void listRuns(quint64 jobId, const QString& root);
     /// The Runs table's records of the runs under `root` (`ls ROOT --table --json`, one exec);
-    /// emits recordsListed, or failed (a trainer too old for --table says so).
+    /// emits recordsListed, or failed (a trainer too old for --table says so). A host without
+    /// the trainer: the TensorBoard runs under `root` (tensorBoardRecords), as listRuns lists them.
     void listRecords(quint64 jobId, const QString& root);
     void startRun(quint64 jobId, const QStringList& trainArgs);
     /// Submits the run to the host's Slurm cluster (SlurmRunLauncher on this session's shell);
@@ -75,6 +77,9 @@ private:
     /// A host without the trainer: the TensorBoard runs under `root`, found over SFTP (none when
     /// it cannot be read).
     std::vector<RunInfo> tensorBoardRuns(const std::string& root);
+    /// A host without the trainer: the Runs table's records of the TensorBoard runs under `root`
+    /// (absolute), read over SFTP, only what their files gained since the last listing.
+    RunRecordList tensorBoardRecords(const std::string& root);
     /// The home folder ($HOME, physical), asked once per connection.
     std::string home();
     /// The one line of a launcher's failure: emits failed (reached when the host answered).
@@ -83,6 +88,8 @@ private:
     QString trainer_;
     std::unique_ptr<SshSession> session_;
     std::string home_;
+    std::unique_ptr<RunRecordCache> records_;  ///< tensorBoardRecords' reads, of recordsRoot_
+    std::string recordsRoot_;
 };
 
 }  // namespace streetgan::ui

@@ -2,8 +2,10 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFont>
 #include <QIcon>
 #include <QLocale>
+#include <QPalette>
 #include <QStyle>
 #include <QtMath>
 
@@ -294,6 +296,9 @@ QString RunsTableModel::text(int row, int column) const {
 QString RunsTableModel::toolTip(const Row& r, const Column& c) const {
     QStringList lines;
     if (c.kind == Kind::Fixed && c.fixed == Run) lines << QString::fromStdString(r.record.info.path);
+    if (c.kind == Kind::Fixed && c.fixed == BestCheckpoint && !r.record.best.checkpoint.empty())
+        lines << (r.hostLabel.isEmpty() ? tr("Double-click: open it in the checkpoint browser and the explorer")
+                                        : tr("Double-click: download it from %1 and open it in the checkpoint browser and the explorer").arg(r.hostLabel));
     // A Slurm run: its job, and why it waits or how it ended (the cell keeps the bare state, which filters match).
     if (c.kind == Kind::Fixed && c.fixed == State && !r.record.info.slurmJob.empty())
         lines << (r.record.info.reason.empty()
@@ -330,6 +335,16 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         }
         case Qt::TextAlignmentRole:
             if (c.kind == Kind::Outcome || (c.kind == Kind::Fixed && c.fixed >= Steps && c.fixed <= Cost)) return int(Qt::AlignRight | Qt::AlignVCenter);
+            return {};
+        case Qt::ForegroundRole:  // the Best checkpoint cell is a link (double-click opens it)
+            if (c.kind == Kind::Fixed && c.fixed == BestCheckpoint && !r.record.best.checkpoint.empty()) return QApplication::palette().link();
+            return {};
+        case Qt::FontRole:
+            if (c.kind == Kind::Fixed && c.fixed == BestCheckpoint && !r.record.best.checkpoint.empty()) {
+                QFont f;
+                f.setUnderline(true);
+                return f;
+            }
             return {};
         case Qt::DecorationRole:
             if (c.kind == Kind::Fixed && c.fixed == Run && !r.record.problems.empty()) return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);

@@ -30,6 +30,7 @@
 #include "common/WorkerThreads.h"
 #include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
+#include "table/BestCheckpointDownload.h"
 #include "table/ColumnFilter.h"
 #include "table/ParallelCoordinatesView.h"
 #include "table/RunRecordLister.h"
@@ -165,6 +166,12 @@ void RunsTablePage::buildToolBar() {
     auto* bar = new QHBoxLayout;
     bar->addWidget(filter_, 1);
     for (QWidget* w : std::initializer_list<QWidget*>{differences_, new QLabel(tr("Group by")), groupBy_, columns, exportCsvButton, best}) bar->addWidget(w);
+    download_ = new BestCheckpointDownload;
+    connect(download_, &BestCheckpointDownload::fetched, this, [this](const QString& run, const QString& local) {
+        emit statusMessage(tr("%1: its best checkpoint is downloaded to %2").arg(run, local));
+        emit openCheckpointRequested(local);
+    });
+    connect(download_, &BestCheckpointDownload::failed, this, &RunsTablePage::statusMessage);
     filterError_ = new QLabel;
     filterError_->setObjectName("runsTableFilterError");
     filterError_->setWordWrap(true);
@@ -172,6 +179,7 @@ void RunsTablePage::buildToolBar() {
     auto* top = new QVBoxLayout(this);
     top->addLayout(bar);
     top->addWidget(filterError_);
+    top->addWidget(download_);
 }
 
 void RunsTablePage::buildViews() {
@@ -643,7 +651,8 @@ bool RunsTablePage::openBest(int row) {
         emit statusMessage(tr("%1: %2 is not connected now; connect to it to open the run's best checkpoint.").arg(name, label));
         return false;
     }
-    emit openRemoteRunRequested(host, QString::fromStdString(model_->record(row).info.path), path);
+    // Downloaded (progress and Cancel in the strip under the toolbar), then opened as a local one.
+    download_->start(host, name, path);
     return true;
 }
 

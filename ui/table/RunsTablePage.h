@@ -3,7 +3,8 @@
 // outcomes. Toolbar: the filter box (RunsTableProxy::setFilterText), "Differences only" (hides the
 // setting columns equal across the selected runs, or across all shown when fewer than two are
 // selected), "Group by" (RunsGroupModel in place of the table), a Columns menu, Export CSV… and
-// Open best checkpoint. The header: click sorts, shift-click adds a sort key; its context menu
+// Open best checkpoint (a remote run's is downloaded first, with progress, and opened as a local
+// one). The header: click sorts, shift-click adds a sort key; its context menu
 // hides, pins (a frozen view on the left sharing the model and selection), filters a column and
 // picks an outcome column's statistic. Below, the settings panel (SettingsTreeModel: the selected
 // run's configuration, or two selected runs side by side with their differences marked) and, when
@@ -41,6 +42,7 @@ class QTreeView;
 
 namespace streetgan::ui {
 
+class BestCheckpointDownload;
 class HostListModel;
 class ParallelCoordinatesView;
 class RunScatterView;
@@ -104,9 +106,11 @@ public:
     QList<int> visibleColumns() const;
     /// Writes the table as shown to `path`; "" or the one-line reason it failed.
     QString exportCsv(const QString& path) const;
-    /// Opens the best checkpoint of the model's row `row` (openCheckpointRequested, or for a
-    /// remote run openRemoteRunRequested); false when the run has none.
+    /// Opens the best checkpoint of the model's row `row` (openCheckpointRequested); a remote run's
+    /// is downloaded first (bestDownload(): progress, Cancel; a host that cannot be reached is one
+    /// line in statusMessage). False when the run has none or its host is not connected.
     bool openBest(int row);
+    BestCheckpointDownload* bestDownload() const { return download_; }
 
     QVariantMap columnLayout() const;
     void restoreColumnLayout(const QVariantMap& layout);
@@ -115,10 +119,9 @@ public:
 
 signals:
     void runsSelected(const QStringList& keys);
-    /// A local checkpoint to open in the checkpoint browser and the explorer.
+    /// A local checkpoint to open in the checkpoint browser and the explorer (a remote run's best
+    /// one: once downloaded into the cache).
     void openCheckpointRequested(const QString& path);
-    /// A remote run to open (its checkpoint browser lists `checkpoint`, downloaded from there).
-    void openRemoteRunRequested(streetgan::ui::RemoteHost* host, const QString& runPath, const QString& checkpoint);
     void layoutChanged(const QVariantMap& layout);
     void statusMessage(const QString& message);
     /// A listing reached the table (`source`: "" for the workspace, else the host's label).
@@ -164,6 +167,7 @@ private:
     RunScatterView* scatter_ = nullptr;
     QLineEdit* filter_;
     QLabel* filterError_;
+    BestCheckpointDownload* download_;
     QCheckBox* differences_;
     QComboBox* groupBy_;
     QComboBox* outcome_ = nullptr;

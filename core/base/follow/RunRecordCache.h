@@ -25,6 +25,12 @@ public:
     /// (the first listing of a thousand runs takes seconds: a table shows them as they come);
     /// a listing faster than `every` hands out nothing.
     std::vector<RunRecord> list(const std::string& root, const Batch& batch = {}, std::chrono::milliseconds every = std::chrono::milliseconds(100));
+    /// The TensorBoard runs under `root` read through `files` (a host without our trainer, over
+    /// SFTP), found and named as RunStatus::listTensorBoard does, each read as list() reads a
+    /// TensorBoard run and as incrementally. A run that cannot be read (IoError: removed while
+    /// listed, unreadable) is kept with the error in its problems; the source's other errors (a
+    /// lost connection) pass through. Don't mix roots of two sources in one cache.
+    std::vector<RunRecord> listTensorBoard(EventFileSource& files, const std::string& root);
     /// Bytes of event files (events.jsonl, TensorBoard files) the last list() folded in.
     uint64_t lastBytesRead() const { return lastBytesRead_; }
 

@@ -280,8 +280,7 @@ void foldHParams(std::vector<TfRecordReader::HParams> all, Progress& p) {
 
 // One folder of a TensorBoard run ("" the run itself, else an hparams sub-folder) from its
 // offset. False when the offset is no longer valid (its files were replaced or cut).
-bool readTensorBoardFolder(const std::string& runDir, const std::string& sub, RunRecord& r, Progress& p) {
-    LocalEventFiles files;
+bool readTensorBoardFolder(EventFileSource& files, const std::string& runDir, const std::string& sub, RunRecord& r, Progress& p) {
     uint64_t& offset = p.tensorBoardOffsets[sub];
     std::unique_ptr<TensorBoardFollower> follower;
     try {
@@ -304,9 +303,8 @@ bool readTensorBoardFolder(const std::string& runDir, const std::string& sub, Ru
     return true;
 }
 
-void readTensorBoard(const std::string& runDir, RunRecord& r, Progress& p) {
+void readTensorBoard(EventFileSource& files, const std::string& runDir, RunRecord& r, Progress& p) {
     for (int attempt = 0; attempt < 2; ++attempt) {
-        LocalEventFiles files;
         std::vector<std::string> folders = {std::string()};
         try {
             const auto more = TensorBoardRun::hparamsFolders(files, runDir, files.list(runDir));
@@ -316,7 +314,7 @@ void readTensorBoard(const std::string& runDir, RunRecord& r, Progress& p) {
             return;
         }
         bool ok = true;
-        for (const auto& sub : folders) ok = ok && readTensorBoardFolder(runDir, sub, r, p);
+        for (const auto& sub : folders) ok = ok && readTensorBoardFolder(files, runDir, sub, r, p);
         if (ok) return;
         resetFold(r, p);  // replaced or cut: read afresh
     }
@@ -363,11 +361,21 @@ void RunRecordReader::readMore(const std::string& runDir, RunRecord& record, Pro
     p.tensorBoard = tb;
     p.bytesRead = 0;
     if (tb) {
-        readTensorBoard(runDir, record, p);
+        LocalEventFiles files;
+        readTensorBoard(files, runDir, record, p);
     } else {
         readRunJson(runDir, p);
         readEvents(runDir, record, p);
     }
+    p.started = true;
+    finish(record, p);
+}
+
+void RunRecordReader::readTensorBoardMore(EventFileSource& files, const std::string& runDir, RunRecord& record, Progress& p) {
+    RunStatus::readTensorBoardMore(files, runDir, record.info, p.status);
+    p.tensorBoard = true;
+    p.bytesRead = 0;
+    readTensorBoard(files, runDir, record, p);
     p.started = true;
     finish(record, p);
 }

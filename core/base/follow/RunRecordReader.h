@@ -37,6 +37,7 @@
 
 #include "base/follow/RunRecord.h"
 #include "base/follow/RunStatus.h"
+#include "base/tensorboard/EventFileSource.h"
 
 namespace streetgan {
 
@@ -78,6 +79,9 @@ public:
 
     /// Folds what the run gained since `progress` into `record` (the first time: all of it).
     static void readMore(const std::string& runDir, RunRecord& record, Progress& progress);
+    /// readMore() of a TensorBoard run whose files are read through `files` (a host without our
+    /// trainer, over SFTP, where RunStatus::listTensorBoard found it); the files' errors pass through.
+    static void readTensorBoardMore(EventFileSource& files, const std::string& runDir, RunRecord& record, Progress& progress);
     static RunRecord read(const std::string& runDir);
     /// Every run under `root` as RunStatus::list finds and names them; IoError when ROOT is not a folder.
     static std::vector<RunRecord> list(const std::string& root);

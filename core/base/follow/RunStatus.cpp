@@ -37,8 +37,7 @@ constexpr char kSlurmJob[] = "slurm_job";
 constexpr char kReason[] = "reason";
 
 // A TensorBoard run: the follower from where the last read stopped; what it reads folded in.
-void readTensorBoard(const std::string& runDir, RunInfo& info, RunReadProgress& p) {
-    LocalEventFiles files;
+void readTensorBoard(EventFileSource& files, const std::string& runDir, RunInfo& info, RunReadProgress& p) {
     std::unique_ptr<TensorBoardFollower> follower;
     try {
         follower = std::make_unique<TensorBoardFollower>(files, runDir, p.tensorBoard ? p.offset : 0, std::chrono::milliseconds(0));
@@ -171,7 +170,8 @@ void RunStatus::readMore(const std::string& runDir, RunInfo& info, RunReadProgre
             info.name = named.filename().string();
         }
         info.path = runDir;
-        readTensorBoard(runDir, info, p);
+        LocalEventFiles files;
+        readTensorBoard(files, runDir, info, p);
         return;
     }
     if (p.tensorBoard) {  // it became one of our runs
@@ -298,6 +298,11 @@ std::string RunStatus::tensorBoardNameUnder(const std::string& root, const std::
 
 std::string RunStatus::listedName(const std::string& root, const std::string& dir, const RunInfo& info) {
     return info.state == TensorBoardRun::kState ? tensorBoardNameUnder(root, dir) : nameUnder(root, dir);
+}
+
+void RunStatus::readTensorBoardMore(EventFileSource& files, const std::string& runDir, RunInfo& info, RunReadProgress& progress) {
+    readTensorBoard(files, runDir, info, progress);
+    info.path = runDir;  // after: a read afresh starts from a blank RunInfo
 }
 
 std::vector<RunInfo> RunStatus::listTensorBoard(EventFileSource& files, const std::string& root) {

@@ -70,6 +70,9 @@ public:
     /// The TensorBoard runs under `root` as list() finds them, read through `files` (SFTP, on a
     /// host without our trainer): name, path and state only (their event files are not read).
     static std::vector<RunInfo> listTensorBoard(EventFileSource& files, const std::string& root);
+    /// readMore() of a TensorBoard run whose event files are read through `files` (a host's, over
+    /// SFTP): what they gained since `progress` (state "tensorboard"; a name is not given).
+    static void readTensorBoardMore(EventFileSource& files, const std::string& runDir, RunInfo& info, RunReadProgress& progress);
     /// The name list() gives the run `dir` found under `root`.
     static std::string nameUnder(const std::string& root, const std::string& dir);
     /// A TensorBoard run's name as its users know it: nameUnder(), but the reference project's

@@ -104,3 +104,30 @@ TEST(RunRecordTensorBoard, ACopyReadAgainFoldsOnlyWhatItGained) {
     const auto fresh = RunRecordReader::list(root.path().string());
     for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(fresh[i].toJson(), again[i].toJson());
 }
+
+// A host without our trainer (its files read over SFTP, through an EventFileSource): the same
+// runs, names and records as the local listing, and a second listing reads only what they gained.
+TEST(RunRecordTensorBoard, ListedThroughAnEventSourceAsListedHere) {
+    streetgan::test::TempDir root;
+    fs::copy(kRuns + "/pytorch", root / "pytorch", fs::copy_options::recursive);
+    fs::copy(kRuns + "/tbapi", root / "tbapi", fs::copy_options::recursive);
+    LocalEventFiles files;
+    RunRecordCache cache;
+    const auto first = cache.listTensorBoard(files, root.path().string());
+    EXPECT_GT(cache.lastBytesRead(), 0u);
+    const auto here = RunRecordReader::list(root.path().string());
+    ASSERT_EQ(first.size(), here.size());
+    for (size_t i = 0; i < here.size(); ++i) {
+        SCOPED_TRACE(here[i].info.name);
+        EXPECT_EQ(first[i].info.name, here[i].info.name);
+        EXPECT_EQ(first[i].info.path, here[i].info.path);
+        EXPECT_EQ(first[i].toJson(), here[i].toJson());
+    }
+    const auto again = cache.listTensorBoard(files, root.path().string());
+    EXPECT_EQ(cache.lastBytesRead(), 0u);
+    ASSERT_EQ(again.size(), first.size());
+    for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(again[i].toJson(), first[i].toJson());
+    // A run removed there is gone from the next listing (and from the cache).
+    fs::remove_all(root / "tbapi/trial-2");
+    EXPECT_EQ(cache.listTensorBoard(files, root.path().string()).size(), first.size() - 1);
+}

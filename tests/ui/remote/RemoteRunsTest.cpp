@@ -15,12 +15,12 @@
 
 #include <QPushButton>
 #include <QTreeView>
-#include "checkpoints/RemoteCheckpointFetcher.h"
 #include "dashboard/DashboardPage.h"
 #include "dashboard/PlotPanel.h"
 #include "dashboard/SamplesPage.h"
 #include "dashboard/ScalarsPanel.h"
 #include "remote/HostListModel.h"
+#include "remote/RemoteCheckpointFetcher.h"
 #include "remote/RemoteHost.h"
 #include "remote/SshPrompter.h"
 #include "runs/NewRunDialog.h"

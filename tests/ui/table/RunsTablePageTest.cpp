@@ -4,25 +4,36 @@
 // --table --json` over SSH, RemoteHost::listRecords). Checked: the rows and columns filled off the
 // GUI thread, the models under QAbstractItemModelTester, selection -> settings panel (one run's
 // tree, two runs' diff) and runsSelected, differences only, the filter box and its error line,
-// grouping, pinning and hiding, the layout remembered and restored by column id, CSV export, and
-// the best checkpoint opened (local) or its run asked for (remote).
+// grouping, pinning and hiding, the layout remembered and restored by column id, CSV export, the
+// best checkpoint opened (local) or downloaded and opened (remote, through a test sshd of its own;
+// Cancel; the host gone and back), and a host without our trainer whose TensorBoard runs (with
+// hparams written by PyTorch and TensorBoard) are rows, read over SFTP. With
+// STREETGAN_SCREENSHOT_DIR set, saves runs-table-remote-best.png and runs-table-remote-tensorboard.png.
 #include <QAbstractItemModelTester>
+#include <QDirIterator>
 #include <QFile>
+#include <QFont>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
 
+#include <memory>
+
 #include "remote/HostListModel.h"
 #include "remote/RemoteHost.h"
 #include "support/SshdFixture.h"
 #include "support/UiTestSupport.h"
+#include "table/BestCheckpointDownload.h"
 #include "table/ParallelCoordinatesView.h"
 #include "table/RunsGroupModel.h"
 #include "table/RunsTableModel.h"
@@ -45,6 +56,16 @@ QString train(const QString& runDir, const QStringList& extra) {
     return p.exitCode() == 0 ? QString() : QString::fromLocal8Bit(p.readAllStandardError());
 }
 
+bool copyTree(const QString& from, const QString& to) {
+    QDirIterator it(from, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString f = it.next();
+        const QString target = to + "/" + QDir(from).relativeFilePath(f);
+        if (!QDir().mkpath(QFileInfo(target).absolutePath()) || !QFile::copy(f, target)) return false;
+    }
+    return QFileInfo(to).isDir();
+}
+
 int rowNamed(const RunsTableModel& m, const QString& name) {
     for (int r = 0; r < m.rowCount(); ++r)
         if (m.text(r, RunsTableModel::Run) == name) return r;
@@ -57,6 +78,23 @@ class RunsTablePageTest : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
     QString root_;
+
+    // A test sshd of its own (its folder `name`, its known_hosts line in a file of its own) and the
+    // host that reaches it, its runs under `root`, its trainer `trainer`.
+    std::unique_ptr<SshdFixture> startSshd(const QString& name, const QString& root, const QString& trainer, HostConfig& config) {
+        QDir().mkpath(tmp_.filePath(name));
+        auto sshd = std::make_unique<SshdFixture>(tmp_.filePath(name).toStdString(), tmp_.filePath("authorized_keys").toStdString());
+        config = test::loopbackHost(sshd->port(), tmp_, trainer);
+        config.knownHosts = tmp_.filePath(name + "-known_hosts");
+        QFile known(config.knownHosts);
+        if (known.open(QIODevice::WriteOnly)) known.write(QByteArray::fromStdString(sshd->knownHostsLine() + "\n"));
+        config.root = root;
+        return sshd;
+    }
+
+    static void saveShot(QWidget& w, const QString& name) {
+        if (const QString keep = qEnvironmentVariable("STREETGAN_SCREENSHOT_DIR"); !keep.isEmpty()) w.grab().save(keep + "/" + name);
+    }
 
 private slots:
     void initTestCase() {
@@ -71,6 +109,8 @@ private slots:
         QFile bad(root_ + "/broken/run.json");
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write("{\"config\": {\"lr\": 0.001,");  // cut short
+        SshdFixture::generateKey(tmp_.filePath("id_user").toStdString());
+        QVERIFY(QFile::copy(tmp_.filePath("id_user.pub"), tmp_.filePath("authorized_keys")));
     }
 
     void fillsFromTheWorkspace() {
@@ -250,8 +290,6 @@ private slots:
 
     void remoteHostThroughSshd() {
         QDir().mkpath(tmp_.filePath("sshd"));
-        SshdFixture::generateKey(tmp_.filePath("id_user").toStdString());
-        QFile::copy(tmp_.filePath("id_user.pub"), tmp_.filePath("authorized_keys"));
         SshdFixture sshd(tmp_.filePath("sshd").toStdString(), tmp_.filePath("authorized_keys").toStdString());
         QFile known(tmp_.filePath("known_hosts"));
         QVERIFY(known.open(QIODevice::WriteOnly));
@@ -279,6 +317,152 @@ private slots:
         QVERIFY(QDir(tmp_.filePath("remote-runs/gamma")).removeRecursively());
         host->listRecords();
         QTRY_COMPARE_WITH_TIMEOUT(m->rowCount(), 0, test::kWaitMs);
+    }
+
+    // Issue 43 item 4 on a remote run: one click downloads the best checkpoint (its progress in the
+    // strip under the toolbar) and opens the local copy as a local run's; Cancel answers at once;
+    // a host that went away is one line naming the run and the connection, and the next click once
+    // it is back works again.
+    void remoteBestCheckpointInOneClick() {
+        const QString root = tmp_.filePath("remote-best");
+        const QString e = train(root + "/delta", {});
+        QVERIFY2(e.isEmpty(), qPrintable(e));
+        HostConfig c;
+        auto sshd = startSshd("sshd-best", root, STREETGAN_TRAINER, c);
+        HostListModel hosts(nullptr);
+        RunsTablePage page;
+        page.setHostModel(&hosts);
+        page.resize(1280, 500);
+        page.show();
+        RemoteHost* host = hosts.hostFor(c);
+        host->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(page.model()->rowCount(), 1, test::kWaitMs);
+        RunsTableModel* m = page.model();
+        const QString remoteBest = root + "/delta/checkpoints/best.pt";
+        QCOMPARE(m->bestCheckpointPath(0), remoteBest);
+        // The cell is a link, its tooltip says what a double-click does.
+        const QModelIndex best = m->index(0, RunsTableModel::BestCheckpoint);
+        QVERIFY(best.data(Qt::FontRole).value<QFont>().underline());
+        QVERIFY2(best.data(Qt::ToolTipRole).toString().contains("download it from " + host->label()), qPrintable(best.data(Qt::ToolTipRole).toString()));
+        QSignalSpy open(&page, &RunsTablePage::openCheckpointRequested);
+        QSignalSpy status(&page, &RunsTablePage::statusMessage);
+        QSignalSpy progress(page.bestDownload()->progressBar(), &QProgressBar::valueChanged);
+        QVERIFY(page.openBest(0));
+        QVERIFY(page.bestDownload()->isVisible());
+        QVERIFY2(page.bestDownload()->text().startsWith("delta: connecting to " + host->label()), qPrintable(page.bestDownload()->text()));
+        saveShot(page, "runs-table-remote-best.png");
+        QTRY_COMPARE_WITH_TIMEOUT(open.count(), 1, test::kWaitMs);
+        const QString local = open.last().at(0).toString();
+        QVERIFY2(local.startsWith(tmp_.filePath("settings/cache/streetgan/remote/")) && local.endsWith("/delta/checkpoints/best.pt"), qPrintable(local));
+        QFile a(remoteBest), b(local);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QVERIFY(a.size() > 0);
+        QVERIFY(a.readAll() == b.readAll());
+        QVERIFY(!progress.isEmpty());
+        QCOMPARE(progress.last().at(0).toInt(), 1000);  // per mille: all of it
+        QVERIFY(page.bestDownload()->isHidden());
+
+        // Cancel: said at once, nothing opened.
+        QVERIFY(page.openBest(0));
+        page.bestDownload()->cancel();
+        QVERIFY(page.bestDownload()->isHidden());
+        QVERIFY2(status.last().at(0).toString().contains("cancelled"), qPrintable(status.last().at(0).toString()));
+
+        // The host is gone: one line, the run and why; no file opened.
+        sshd->stop();
+        status.clear();
+        QVERIFY(page.openBest(0));
+        QTRY_VERIFY_WITH_TIMEOUT(!status.isEmpty() && !page.bestDownload()->isRunning(), test::kWaitMs);
+        const QString said = status.last().at(0).toString();
+        QVERIFY2(said.startsWith("delta's best checkpoint: ") && said.contains("cannot connect") && !said.contains('\n'), qPrintable(said));
+        QCOMPARE(open.count(), 1);
+        // Back: the next click connects afresh.
+        sshd->restart();
+        status.clear();
+        QVERIFY(page.openBest(0));
+        QTRY_VERIFY_WITH_TIMEOUT(open.count() == 2 || !status.isEmpty(), test::kWaitMs);
+        QVERIFY2(open.count() == 2, qPrintable(status.isEmpty() ? QString() : status.last().at(0).toString()));
+        QCOMPARE(open.last().at(0).toString(), local);
+        // A host no longer in the app: said, nothing started.
+        HostListModel none(nullptr);
+        page.setHostModel(&none);
+        QVERIFY(!page.openBest(0));
+        QVERIFY(!page.bestDownload()->isRunning());
+    }
+
+    // Issue 43 item 1 on a host without our trainer (issue 41's DL1 path: its runs folder followed
+    // over SFTP): its TensorBoard runs, written by PyTorch's SummaryWriter.add_hparams and by
+    // TensorBoard's own hparams API (tests/python/make_tensorboard_hparams.py), are rows of the
+    // table with their hparams (add_hparams' sub-folder folded back), their scalars' last, min and
+    // max, their state and host, and a run added there shows with the next listing.
+    void tensorBoardOnlyHostInTheTable() {
+        const QString runs = tmp_.filePath("tb-host/runs");
+        QVERIFY(copyTree(STREETGAN_TEST_TB_HPARAMS "/pytorch", runs + "/pytorch"));
+        QVERIFY(copyTree(STREETGAN_TEST_TB_HPARAMS "/tbapi", runs + "/tbapi"));
+        QFile ef(STREETGAN_TEST_TB_HPARAMS "/expected.json");
+        QVERIFY(ef.open(QIODevice::ReadOnly));
+        const QJsonObject expected = QJsonDocument::fromJson(ef.readAll()).object();
+        QCOMPARE(expected.size(), 5);
+        HostConfig c;
+        auto sshd = startSshd("sshd-tb", runs, "streetgan-trainer-not-installed-here", c);
+        HostListModel hosts(nullptr);
+        RunsTablePage page;
+        QAbstractItemModelTester tester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        page.setHostModel(&hosts);
+        page.resize(1280, 640);
+        page.show();
+        RemoteHost* host = hosts.hostFor(c);
+        host->refresh();  // no trainer there: the runs list is the TensorBoard runs, over SFTP
+        QTRY_COMPARE_WITH_TIMEOUT(page.model()->rowCount(), 5, test::kWaitMs);
+        RunsTableModel* m = page.model();
+        for (auto it = expected.begin(); it != expected.end(); ++it) {
+            const int row = rowNamed(*m, it.key());
+            QVERIFY2(row >= 0, qPrintable(it.key()));
+            QCOMPARE(m->hostLabel(row), host->label());
+            QCOMPARE(m->text(row, RunsTableModel::Host), host->label());
+            QCOMPARE(m->text(row, RunsTableModel::State), QString("tensorboard"));
+            QCOMPARE(m->record(row).kind, std::string("tensorboard"));
+            const QJsonObject want = it.value().toObject();
+            const QJsonObject settings = want.value("settings").toObject();
+            for (auto s = settings.begin(); s != settings.end(); ++s) {
+                const int col = m->columnOf("setting:" + s.key());
+                QVERIFY2(col > 0, qPrintable(s.key()));
+                if (s.value().isDouble())
+                    QCOMPARE(m->number(row, col), s.value().toDouble());
+                else if (s.value().isString())
+                    QCOMPARE(m->text(row, col), s.value().toString());
+                else
+                    QCOMPARE(m->text(row, col), RunsTableModel::settingText(s.value().toBool()));
+            }
+            const QJsonObject scalars = want.value("scalars").toObject();
+            for (auto t = scalars.begin(); t != scalars.end(); ++t) {
+                const int col = m->columnOf("scalar:" + t.key());
+                QVERIFY2(col > 0, qPrintable(t.key()));
+                const QJsonObject stats = t.value().toObject();
+                m->setStatistic(col, RunsTableModel::Statistic::Min);
+                QCOMPARE(m->number(row, col), stats.value("min").toDouble());
+                m->setStatistic(col, RunsTableModel::Statistic::Max);
+                QCOMPARE(m->number(row, col), stats.value("max").toDouble());
+                m->setStatistic(col, RunsTableModel::Statistic::Last);
+                QCOMPARE(m->number(row, col), stats.value("last").toDouble());
+            }
+            QCOMPARE(static_cast<int>(m->record(row).problems.size()), want.value("problems").toInt());
+        }
+        // add_hparams' time.time() sub-folders are no rows of their own.
+        for (int r = 0; r < m->rowCount(); ++r) QVERIFY2(!m->text(r, RunsTableModel::Run).contains('.'), qPrintable(m->text(r, RunsTableModel::Run)));
+        const QString tip = m->index(rowNamed(*m, "tbapi/trial-2"), RunsTableModel::Run).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("kept as its JSON text"), qPrintable(tip));
+        // The filter box reads the hparams as it reads our settings.
+        QVERIFY(page.setFilterText("optimizer = adam").isEmpty());
+        QCOMPARE(page.proxy()->rowCount(), 2);
+        page.setFilterText({});
+        page.selectKeys({m->key(rowNamed(*m, "pytorch/sweep-a")), m->key(rowNamed(*m, "pytorch/sweep-b"))});
+        saveShot(page, "runs-table-remote-tensorboard.png");
+        // A run written there later is a row after the next listing.
+        QVERIFY(copyTree(STREETGAN_TEST_TB_HPARAMS "/pytorch/sweep-b", runs + "/pytorch/sweep-c"));
+        host->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(m->rowCount(), 6, test::kWaitMs);
+        QVERIFY(rowNamed(*m, "pytorch/sweep-c") >= 0);
     }
 };
 

@@ -1,4 +1,4 @@
-#include "checkpoints/RemoteCheckpointFetcher.h"
+#include "remote/RemoteCheckpointFetcher.h"
 
 #include "base/remote/RemoteCache.h"
 #include "base/remote/SftpEventFiles.h"
