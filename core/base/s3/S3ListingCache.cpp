@@ -7,21 +7,13 @@
 #include <sstream>
 
 #include "base/util/AtomicFile.h"
+#include "base/util/Fnv1a.h"
 
 namespace streetgan::s3 {
 
 namespace {
 
 constexpr const char* kMagic = "SGS3LST1";
-
-uint64_t fnv1a(const std::string& s) {
-    uint64_t h = 1469598103934665603ULL;
-    for (const char c : s) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 std::string decode(const std::string& s) {
     std::string out;
@@ -75,9 +67,7 @@ bool readCache(const std::string& path, const std::string& id, double maxAgeHour
 }  // namespace
 
 std::string S3ListingCache::fileFor(const std::string& cacheDir, const std::string& endpoint, const std::string& bucket, const std::string& prefix) {
-    char name[40];
-    std::snprintf(name, sizeof name, "%016llx.sglist", static_cast<unsigned long long>(fnv1a(idOf(endpoint, bucket, prefix))));
-    return cacheDir + "/listings/" + name;
+    return cacheDir + "/listings/" + Fnv1a::hex(idOf(endpoint, bucket, prefix)) + ".sglist";
 }
 
 std::vector<S3Object> S3ListingCache::list(S3Client& client, const std::string& endpoint, const std::string& prefix, const std::string& cacheDir,

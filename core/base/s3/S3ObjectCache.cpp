@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/util/Errors.h"
+#include "base/util/Fnv1a.h"
 #include "base/util/Paths.h"
 
 namespace streetgan::s3 {
@@ -19,15 +20,6 @@ namespace streetgan::s3 {
 namespace {
 
 constexpr const char* kMagic = "SGS3OBJ1";
-
-uint64_t fnv1a(const std::string& s) {
-    uint64_t h = 1469598103934665603ULL;
-    for (const char c : s) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 bool writeAll(int fd, const char* data, size_t size) {
     while (size > 0) {
@@ -73,11 +65,7 @@ S3ObjectCache::S3ObjectCache(std::string dir, uint64_t limitBytes) : dir_(std::m
     evictLocked(limit_);
 }
 
-std::string S3ObjectCache::fileFor(const std::string& id) const {
-    char name[32];
-    std::snprintf(name, sizeof name, "%016llx.obj", static_cast<unsigned long long>(fnv1a(id)));
-    return name;
-}
+std::string S3ObjectCache::fileFor(const std::string& id) const { return Fnv1a::hex(id) + ".obj"; }
 
 void S3ObjectCache::touch(const std::string& name, Slot& slot) {
     lruOrder_.erase(slot.tick);

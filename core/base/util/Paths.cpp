@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "base/util/Errors.h"
+#include "base/util/Fnv1a.h"
 
 namespace streetgan {
 namespace {
@@ -57,11 +58,7 @@ std::string Paths::cacheDir(const std::string& sub) { return xdgDir("XDG_CACHE_H
 std::string Paths::dataDir(const std::string& sub) { return xdgDir("XDG_DATA_HOME", "/.local/share", "streetgan-data-", sub); }
 
 std::string Paths::cacheFileFor(const std::string& sub, const std::string& absPath, const std::string& ext) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across runs and builds (std::hash is not)
-    for (unsigned char c : absPath) h = (h ^ c) * 1099511628211ull;
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return cacheDir(sub) + "/" + hex + ext;
+    return cacheDir(sub) + "/" + Fnv1a::hex(absPath) + ext;
 }
 
 }  // namespace streetgan

@@ -15,6 +15,7 @@
 #include "base/s3/S3ArchiveDataset.h"
 #include "base/s3/S3Dataset.h"
 #include "base/util/Errors.h"
+#include "base/util/Fnv1a.h"
 #include "base/util/Paths.h"
 #include "ml/dataset/ImageDecoder.h"
 #include "ml/dataset/PackedCacheWriter.h"
@@ -51,10 +52,8 @@ PhotoListing PhotoListing::s3(const std::shared_ptr<const s3::S3Dataset>& bucket
     };
     // Enough announced to keep every request slot busy while the loader consumes what came in.
     l.prefetchWindow_ = std::max<int64_t>(int64_t{8} * std::max(1, options.concurrency), int64_t{2} * ds->fetcher().maxConcurrency());
-    uint64_t hash = 1469598103934665603ULL;  // FNV-1a of the endpoint and the URL, as the listing's file
-    for (const char c : options.endpoint + "|" + spec) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-    char name[40];
-    std::snprintf(name, sizeof name, "%016llx.sgverdicts", static_cast<unsigned long long>(hash));
+    // Named by the endpoint and the URL, as the listing's file.
+    const std::string name = Fnv1a::hex(options.endpoint + "|" + spec) + ".sgverdicts";
     l.cache_ = std::make_shared<ImageVerdictCache>(std::vector<std::string>{ds->cacheDir() + "/verdicts/" + name},
                                                    "s3\n" + std::string(kChecker) + "\n" + options.endpoint + "\n" + spec);
     l.known_ = l.cache_->load();
