@@ -12,6 +12,7 @@
 
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Error.h"
+#include "base/s3/S3TestCalls.h"
 #include "support/SeaweedFixture.h"
 #include "support/TempDir.h"
 
@@ -32,16 +33,6 @@ std::string pattern(size_t n, unsigned seed) {
 }
 
 void writeFile(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
-
-S3Error::Kind kindOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const S3Error& e) {
-        return e.kind();
-    }
-    ADD_FAILURE() << "no S3Error";
-    return S3Error::Kind::Other;
-}
 
 class S3MultipartTest : public ::testing::Test {
 protected:
@@ -87,7 +78,7 @@ TEST_F(S3MultipartTest, AnAbortedUploadCannotBeCompletedAndLeavesNoObject) {
     EXPECT_FALSE(etag.empty());
     client_->abortMultipartUpload("run/aborted.pt", id);
     EXPECT_THROW(client_->completeMultipartUpload("run/aborted.pt", id, {etag}), S3Error);
-    EXPECT_EQ(kindOf([&] { client_->head("run/aborted.pt"); }), S3Error::Kind::NotFound);
+    EXPECT_EQ(streetgan::test::s3FailureKind([&] { client_->head("run/aborted.pt"); }), S3Error::Kind::NotFound);
 }
 
 TEST_F(S3MultipartTest, AFailedUploadIsOneErrorAndLeavesNoObject) {
@@ -96,7 +87,7 @@ TEST_F(S3MultipartTest, AFailedUploadIsOneErrorAndLeavesNoObject) {
     S3ClientOptions o;
     o.endpoint = server_->endpoint();
     S3Client gone("no-such-bucket", o, seaweedKeys());
-    EXPECT_EQ(kindOf([&] { gone.putFile("run/x.pt", dir_.file("big.pt"), S3Client::kMinPartSize); }), S3Error::Kind::NoSuchBucket);
+    EXPECT_EQ(streetgan::test::s3FailureKind([&] { gone.putFile("run/x.pt", dir_.file("big.pt"), S3Client::kMinPartSize); }), S3Error::Kind::NoSuchBucket);
     // A file that is not there: an IoError naming it, before any request.
     try {
         client_->putFile("run/y.pt", dir_.file("missing.pt"));
@@ -104,12 +95,12 @@ TEST_F(S3MultipartTest, AFailedUploadIsOneErrorAndLeavesNoObject) {
     } catch (const streetgan::IoError& e) {
         EXPECT_NE(std::string(e.what()).find("missing.pt"), std::string::npos) << e.what();
     }
-    EXPECT_EQ(kindOf([&] { client_->head("run/y.pt"); }), S3Error::Kind::NotFound);
+    EXPECT_EQ(streetgan::test::s3FailureKind([&] { client_->head("run/y.pt"); }), S3Error::Kind::NotFound);
 }
 
 TEST_F(S3MultipartTest, DeleteRemovesAndAMissingKeyIsNoError) {
     client_->put("run/old.pt", "old");
     client_->remove("run/old.pt");
-    EXPECT_EQ(kindOf([&] { client_->head("run/old.pt"); }), S3Error::Kind::NotFound);
+    EXPECT_EQ(streetgan::test::s3FailureKind([&] { client_->head("run/old.pt"); }), S3Error::Kind::NotFound);
     EXPECT_NO_THROW(client_->remove("run/never-there.pt"));
 }

@@ -14,44 +14,26 @@
 
 #include "base/s3/LoopbackHttpServer.h"
 #include "base/s3/S3Error.h"
+#include "base/s3/S3TestCalls.h"
 #include "support/SeaweedFixture.h"
 #include "support/TempDir.h"
 
 using namespace streetgan::s3;
 using streetgan::test::LoopbackHttpServer;
+using streetgan::test::s3At;
+using streetgan::test::s3FailureKind;
+using streetgan::test::s3Keys;
 using streetgan::test::SeaweedFixture;
 using streetgan::test::TempDir;
 
 namespace {
-
-S3Client::CredentialSource keys(const std::string& id, const std::string& secret) {
-    return [=] { return S3Credentials{id, secret, "", std::nullopt, "test keys"}; };
-}
-
-S3ClientOptions at(const std::string& endpoint) {
-    S3ClientOptions o;
-    o.endpoint = endpoint;
-    o.backoffBase = std::chrono::milliseconds(1);  // retries in tests need no real backoff
-    return o;
-}
-
-S3Error::Kind failureKind(const std::function<void()>& f, std::string* line) {
-    try {
-        f();
-    } catch (const S3Error& e) {
-        *line = e.what();
-        return e.kind();
-    }
-    ADD_FAILURE() << "no S3Error";
-    return S3Error::Kind::Other;
-}
 
 class S3ClientTest : public ::testing::Test {
 protected:
     void SetUp() override {
         if (const std::string reason = SeaweedFixture::unavailableReason(); !reason.empty()) GTEST_SKIP() << reason;
         server_ = std::make_unique<SeaweedFixture>(dir_.path().string());
-        client_ = std::make_unique<S3Client>("streetgan-data", at(server_->endpoint()), keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+        client_ = std::make_unique<S3Client>("streetgan-data", s3At(server_->endpoint()), s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
         client_->createBucket();
     }
     TempDir dir_;
@@ -113,24 +95,24 @@ TEST_F(S3ClientTest, ListsEveryKeyAcrossContinuationTokens) {
 TEST_F(S3ClientTest, EachFailureIsOneLineNamingWhatToFix) {
     client_->put("k.jpg", "data");
     std::string line;
-    S3Client unknownKey("streetgan-data", at(server_->endpoint()), keys("AKNOBODY", "whatever"));
-    EXPECT_EQ(failureKind([&] { unknownKey.get("k.jpg"); }, &line), S3Error::Kind::Credentials);
+    S3Client unknownKey("streetgan-data", s3At(server_->endpoint()), s3Keys("AKNOBODY", "whatever"));
+    EXPECT_EQ(s3FailureKind([&] { unknownKey.get("k.jpg"); }, &line), S3Error::Kind::Credentials);
     EXPECT_NE(line.find("AKNOBODY (InvalidAccessKeyId)"), std::string::npos) << line;
     EXPECT_NE(line.find("AWS_ACCESS_KEY_ID"), std::string::npos) << line;
-    S3Client wrongSecret("streetgan-data", at(server_->endpoint()), keys(SeaweedFixture::kAccessKey, "not-the-secret"));
-    EXPECT_EQ(failureKind([&] { wrongSecret.list(""); }, &line), S3Error::Kind::Credentials);
+    S3Client wrongSecret("streetgan-data", s3At(server_->endpoint()), s3Keys(SeaweedFixture::kAccessKey, "not-the-secret"));
+    EXPECT_EQ(s3FailureKind([&] { wrongSecret.list(""); }, &line), S3Error::Kind::Credentials);
     EXPECT_NE(line.find("SignatureDoesNotMatch"), std::string::npos) << line;
     EXPECT_NE(line.find("AWS_SECRET_ACCESS_KEY"), std::string::npos) << line;
-    S3Client noBucket("no-such-bucket", at(server_->endpoint()), keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
-    EXPECT_EQ(failureKind([&] { noBucket.list("x/"); }, &line), S3Error::Kind::NoSuchBucket);
+    S3Client noBucket("no-such-bucket", s3At(server_->endpoint()), s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+    EXPECT_EQ(s3FailureKind([&] { noBucket.list("x/"); }, &line), S3Error::Kind::NoSuchBucket);
     EXPECT_NE(line.find("no bucket 'no-such-bucket'"), std::string::npos) << line;
-    EXPECT_EQ(failureKind([&] { noBucket.put("x/k", "v"); }, &line), S3Error::Kind::NoSuchBucket);
-    EXPECT_EQ(failureKind([&] { client_->get("missing.jpg"); }, &line), S3Error::Kind::NotFound);
+    EXPECT_EQ(s3FailureKind([&] { noBucket.put("x/k", "v"); }, &line), S3Error::Kind::NoSuchBucket);
+    EXPECT_EQ(s3FailureKind([&] { client_->get("missing.jpg"); }, &line), S3Error::Kind::NotFound);
     EXPECT_NE(line.find("s3://streetgan-data/missing.jpg"), std::string::npos) << line;
-    EXPECT_EQ(failureKind([&] { client_->head("missing.jpg"); }, &line), S3Error::Kind::NotFound);
+    EXPECT_EQ(s3FailureKind([&] { client_->head("missing.jpg"); }, &line), S3Error::Kind::NotFound);
     EXPECT_EQ(line.find('\n'), std::string::npos);
-    S3Client nothingThere("streetgan-data", at("http://127.0.0.1:1"), keys("a", "b"));
-    EXPECT_EQ(failureKind([&] { nothingThere.get("k"); }, &line), S3Error::Kind::Network);
+    S3Client nothingThere("streetgan-data", s3At("http://127.0.0.1:1"), s3Keys("a", "b"));
+    EXPECT_EQ(s3FailureKind([&] { nothingThere.get("k"); }, &line), S3Error::Kind::Network);
     EXPECT_NE(line.find("--s3-endpoint"), std::string::npos) << line;
     EXPECT_EQ(client_->retries(), 0);
 }
@@ -147,9 +129,9 @@ TEST(S3ClientAwsAnswers, AWrongRegionNamesTheBucketsRegion) {
             "application/xml");
     });
     aws.start();
-    S3Client client("msls-eu", at(aws.url()), keys("AK", "S"));
+    S3Client client("msls-eu", s3At(aws.url()), s3Keys("AK", "S"));
     std::string line;
-    EXPECT_EQ(failureKind([&] { client.list("train/"); }, &line), S3Error::Kind::WrongRegion);
+    EXPECT_EQ(s3FailureKind([&] { client.list("train/"); }, &line), S3Error::Kind::WrongRegion);
     EXPECT_NE(line.find("is in the region eu-west-1, not us-east-1: set AWS_REGION=eu-west-1"), std::string::npos) << line;
 }
 
@@ -166,18 +148,18 @@ TEST(S3ClientAwsAnswers, SlowDownIsRetriedWithBackoffThenNamed) {
         res.set_content("photo-bytes", "image/jpeg");
     });
     aws.start();
-    S3Client client("msls", at(aws.url()), keys("AK", "S"));
+    S3Client client("msls", s3At(aws.url()), s3Keys("AK", "S"));
     EXPECT_EQ(client.get("a.jpg"), "photo-bytes");
     EXPECT_EQ(client.retries(), 2);
     EXPECT_EQ(requests.load(), 3);
 
     requests = 0;
     throttleFirst = 1000;
-    auto options = at(aws.url());
+    auto options = s3At(aws.url());
     options.maxAttempts = 4;
-    S3Client throttled("msls", options, keys("AK", "S"));
+    S3Client throttled("msls", options, s3Keys("AK", "S"));
     std::string line;
-    EXPECT_EQ(failureKind([&] { throttled.get("a.jpg"); }, &line), S3Error::Kind::Throttled);
+    EXPECT_EQ(s3FailureKind([&] { throttled.get("a.jpg"); }, &line), S3Error::Kind::Throttled);
     EXPECT_EQ(requests.load(), 4);
     EXPECT_NE(line.find("SlowDown"), std::string::npos) << line;
     EXPECT_NE(line.find("after 4 attempts"), std::string::npos) << line;

@@ -18,6 +18,7 @@
 #include "base/s3/LoopbackHttpServer.h"
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Error.h"
+#include "base/s3/S3TestCalls.h"
 #include "support/CliRunner.h"
 #include "support/DelayProxy.h"
 #include "support/SeaweedFixture.h"
@@ -28,32 +29,13 @@ using streetgan::test::CliResult;
 using streetgan::test::CliRunner;
 using streetgan::test::DelayProxy;
 using streetgan::test::LoopbackHttpServer;
+using streetgan::test::s3At;
+using streetgan::test::s3FailureKind;
+using streetgan::test::s3Keys;
 using streetgan::test::SeaweedFixture;
 using streetgan::test::TempDir;
 
 namespace {
-
-S3Client::CredentialSource keys(const std::string& id, const std::string& secret) {
-    return [=] { return S3Credentials{id, secret, "", std::nullopt, "test keys"}; };
-}
-
-S3ClientOptions at(const std::string& endpoint) {
-    S3ClientOptions o;
-    o.endpoint = endpoint;
-    o.backoffBase = std::chrono::milliseconds(1);  // retries in tests need no real backoff
-    return o;
-}
-
-S3Error::Kind failureKind(const std::function<void()>& f, std::string* line) {
-    try {
-        f();
-    } catch (const S3Error& e) {
-        *line = e.what();
-        return e.kind();
-    }
-    ADD_FAILURE() << "no S3Error";
-    return S3Error::Kind::Other;
-}
 
 std::string photoBytes(size_t size, unsigned seed) {
     std::string bytes(size, '\0');
@@ -68,10 +50,10 @@ protected:
     void SetUp() override {
         if (const std::string reason = SeaweedFixture::unavailableReason(); !reason.empty()) GTEST_SKIP() << reason;
         server_ = std::make_unique<SeaweedFixture>(dir_.path().string());
-        direct_ = std::make_unique<S3Client>("streetgan-data", at(server_->endpoint()), keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+        direct_ = std::make_unique<S3Client>("streetgan-data", s3At(server_->endpoint()), s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
         direct_->createBucket();
         proxy_ = std::make_unique<DelayProxy>("127.0.0.1", port(server_->endpoint()));
-        client_ = std::make_unique<S3Client>("streetgan-data", at(proxy_->url()), keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+        client_ = std::make_unique<S3Client>("streetgan-data", s3At(proxy_->url()), s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
     }
     std::vector<DelayProxy::Exchange> gets() const {
         std::vector<DelayProxy::Exchange> out;
@@ -108,11 +90,11 @@ TEST_F(S3FaultsTest, ThrottledRequestsSucceedAfterBackoff) {
     // Throttled on every attempt: one line naming the throttle and the attempts.
     proxy_->clearLog();
     proxy_->throttleNext(1000);
-    auto options = at(proxy_->url());
+    auto options = s3At(proxy_->url());
     options.maxAttempts = 4;
-    S3Client throttled("streetgan-data", options, keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+    S3Client throttled("streetgan-data", options, s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
     std::string line;
-    EXPECT_EQ(failureKind([&] { throttled.get("train/a.jpg"); }, &line), S3Error::Kind::Throttled);
+    EXPECT_EQ(s3FailureKind([&] { throttled.get("train/a.jpg"); }, &line), S3Error::Kind::Throttled);
     EXPECT_EQ(gets().size(), 4u);
     EXPECT_NE(line.find("SlowDown"), std::string::npos) << line;
     EXPECT_NE(line.find("after 4 attempts"), std::string::npos) << line;
@@ -163,7 +145,7 @@ TEST_F(S3FaultsTest, AnObjectReplacedWhileReadIsNeverSpliced) {
     // The object is replaced between the drop and the resumed request.
     proxy_->dropNextResponseAfter(400'000, [&] { direct_->put("train/c.jpg", after); });
     std::string line;
-    EXPECT_EQ(failureKind([&] { client_->get("train/c.jpg"); }, &line), S3Error::Kind::Changed);
+    EXPECT_EQ(s3FailureKind([&] { client_->get("train/c.jpg"); }, &line), S3Error::Kind::Changed);
     EXPECT_NE(line.find("s3://streetgan-data/train/c.jpg"), std::string::npos) << line;
     EXPECT_NE(line.find("replaced while it was read"), std::string::npos) << line;
     const auto seen = gets();
@@ -188,9 +170,9 @@ TEST_F(S3FaultsTest, ListsAndReadsAtA100MsRoundTrip) {
 
 TEST_F(S3FaultsTest, AMissingObjectIsReportedNotRetried) {
     std::string line;
-    EXPECT_EQ(failureKind([&] { client_->get("train/missing.jpg"); }, &line), S3Error::Kind::NotFound);
+    EXPECT_EQ(s3FailureKind([&] { client_->get("train/missing.jpg"); }, &line), S3Error::Kind::NotFound);
     EXPECT_NE(line.find("s3://streetgan-data/train/missing.jpg"), std::string::npos) << line;
-    EXPECT_EQ(failureKind([&] { client_->getRange("train/missing.jpg", 10, 10); }, &line), S3Error::Kind::NotFound);
+    EXPECT_EQ(s3FailureKind([&] { client_->getRange("train/missing.jpg", 10, 10); }, &line), S3Error::Kind::NotFound);
     EXPECT_EQ(line.find('\n'), std::string::npos) << line;
     EXPECT_EQ(client_->retries(), 0);
     EXPECT_EQ(gets().size(), 2u);
@@ -199,14 +181,14 @@ TEST_F(S3FaultsTest, AMissingObjectIsReportedNotRetried) {
 TEST_F(S3FaultsTest, AForbiddenObjectNamesTheActionToAllow) {
     direct_->put("public/a.jpg", "open");
     direct_->put("private/b.jpg", "closed");
-    S3Client reader("streetgan-data", at(server_->endpoint()), keys(SeaweedFixture::kReaderKey, SeaweedFixture::kReaderSecret));
+    S3Client reader("streetgan-data", s3At(server_->endpoint()), s3Keys(SeaweedFixture::kReaderKey, SeaweedFixture::kReaderSecret));
     EXPECT_EQ(reader.get("public/a.jpg"), "open");
     EXPECT_EQ(reader.list("").size(), 2u);
     std::string line;
-    EXPECT_EQ(failureKind([&] { reader.get("private/b.jpg"); }, &line), S3Error::Kind::AccessDenied);
+    EXPECT_EQ(s3FailureKind([&] { reader.get("private/b.jpg"); }, &line), S3Error::Kind::AccessDenied);
     EXPECT_NE(line.find("s3:GetObject on arn:aws:s3:::streetgan-data/private/b.jpg"), std::string::npos) << line;
     EXPECT_EQ(line.find('\n'), std::string::npos) << line;
-    EXPECT_EQ(failureKind([&] { reader.put("public/c.jpg", "x"); }, &line), S3Error::Kind::AccessDenied);
+    EXPECT_EQ(s3FailureKind([&] { reader.put("public/c.jpg", "x"); }, &line), S3Error::Kind::AccessDenied);
     EXPECT_NE(line.find("s3:PutObject on arn:aws:s3:::streetgan-data/public/c.jpg"), std::string::npos) << line;
     EXPECT_EQ(reader.retries(), 0);
 }
@@ -215,9 +197,9 @@ TEST_F(S3FaultsTest, AForbiddenObjectNamesTheActionToAllow) {
 // region reads as usual. (AWS answers 301 with the bucket's region: S3ClientTest's loopback.)
 TEST_F(S3FaultsTest, SeaweedFsAcceptsAnyRegion) {
     direct_->put("k.jpg", "data");
-    auto options = at(server_->endpoint());
+    auto options = s3At(server_->endpoint());
     options.region = "eu-west-1";
-    S3Client elsewhere("streetgan-data", options, keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
+    S3Client elsewhere("streetgan-data", options, s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
     EXPECT_EQ(elsewhere.get("k.jpg"), "data");
 }
 
@@ -288,11 +270,11 @@ TEST(S3FaultsAwsAnswers, WrongRegionAnswersWithoutABodyOrAsMalformedAuthorizatio
             "application/xml");
     });
     aws.start();
-    S3Client client("msls", at(aws.url()), keys("AK", "S"));
+    S3Client client("msls", s3At(aws.url()), s3Keys("AK", "S"));
     std::string line;
-    EXPECT_EQ(failureKind([&] { client.head("a.jpg"); }, &line), S3Error::Kind::WrongRegion);
+    EXPECT_EQ(s3FailureKind([&] { client.head("a.jpg"); }, &line), S3Error::Kind::WrongRegion);
     EXPECT_NE(line.find("set AWS_REGION=ap-southeast-2"), std::string::npos) << line;
-    EXPECT_EQ(failureKind([&] { client.get("a.jpg"); }, &line), S3Error::Kind::WrongRegion);
+    EXPECT_EQ(s3FailureKind([&] { client.get("a.jpg"); }, &line), S3Error::Kind::WrongRegion);
     EXPECT_NE(line.find("is in the region eu-central-1, not us-east-1"), std::string::npos) << line;
     EXPECT_EQ(client.retries(), 0);
 }
