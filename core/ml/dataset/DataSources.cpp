@@ -77,8 +77,15 @@ bool DataSources::isS3Archive(const std::string& spec) {
 }
 
 PhotoListing DataSources::s3Photos(const std::string& spec, const s3::S3LoadOptions& options, std::shared_ptr<const s3::S3Dataset> opened) {
+#if STREETGAN_WITH_PHOTOS
     if (isS3Archive(spec)) return PhotoListing::s3Archive(s3::S3ArchiveDataset::open(spec, options));
     return PhotoListing::s3(opened ? std::move(opened) : openS3(spec, options));
+#else
+    // PhotoListing is not compiled without photos (the GPU bundle reads packed caches only).
+    (void)options;
+    (void)opened;
+    BuildFeatures::missing("data source '" + spec + "'", BuildFeatures::Feature::Photos);
+#endif
 }
 
 bool DataSources::isPackedCache(const s3::S3Dataset& bucket) { return bucket.find("index.json") && bucket.find("shard_00000.bin"); }
