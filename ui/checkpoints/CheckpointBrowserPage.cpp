@@ -16,7 +16,10 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include "checkpoints/CheckpointTableModel.h"
 #include "checkpoints/EvolutionPanel.h"
@@ -47,8 +50,13 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
     table_->setIconSize(QSize(CheckpointTableModel::kThumbnailEdge, CheckpointTableModel::kThumbnailEdge));
     table_->verticalHeader()->setDefaultSectionSize(CheckpointTableModel::kThumbnailEdge + 6);
     table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Columns grow to their new rows' contents (fitColumns), the name takes the room left and the
+    // thumbnail's is fixed: ResizeToContents measured a thousand rows' cells at each change.
     table_->horizontalHeader()->setSectionResizeMode(CheckpointTableModel::Name, QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(CheckpointTableModel::Thumbnail, QHeaderView::Fixed);
+    table_->setColumnWidth(CheckpointTableModel::Thumbnail,
+                           std::max(CheckpointTableModel::kThumbnailEdge + 12, table_->horizontalHeader()->sectionSizeHint(CheckpointTableModel::Thumbnail)));
+    fitColumns(0, -1);
     table_->setWordWrap(false);  // a long one-line error stays one line (the tooltip shows it whole)
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->setAcceptDrops(false);  // drops land on the page
@@ -69,6 +77,12 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
     status_->setWordWrap(true);
     layout->addWidget(status_);
 
+    fullScanTimer_ = new QTimer(this);
+    fullScanTimer_->setSingleShot(true);
+    fullScanTimer_->setInterval(kFullScanMs);
+    connect(fullScanTimer_, &QTimer::timeout, this, [this] {
+        if (session_ && !session_->isRemote()) reloadLocal(true);
+    });
     wireTable();
     wireParzen();
     wireRender();
@@ -126,6 +140,16 @@ void CheckpointBrowserPage::wireTable() {
     QScrollBar* bar = table_->verticalScrollBar();
     connect(bar, &QScrollBar::valueChanged, this, [this] { requestThumbnails(); });
     connect(bar, &QScrollBar::rangeChanged, this, [this] { requestThumbnails(); });
+    // The columns fit the rows that come or change (their first and last 64 when many at once).
+    const auto fitRange = [this](int first, int last) {
+        fitColumns(first, std::min(last, first + 63));
+        if (last - first >= 64) fitColumns(last - 63, last);
+    };
+    connect(model_, &QAbstractItemModel::rowsInserted, this, [fitRange](const QModelIndex&, int first, int last) { fitRange(first, last); });
+    connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& tl, const QModelIndex& br) {
+        if (br.row() - tl.row() < 64) fitColumns(tl.row(), br.row());
+    });
+    connect(model_, &QAbstractItemModel::modelReset, this, [this, fitRange] { fitRange(0, model_->rowCount() - 1); });
     connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& i) {
         if (model_->row(i.row()).info.remote && model_->row(i.row()).localPath.isEmpty())
             download(i.row());
@@ -231,9 +255,10 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
     ssh_ = std::move(ssh);
     ++catalogJob_;  // answers for the previous run are dropped
     listFailed_ = false;
-    reading_ = rereadWanted_ = false;
-    catalog_ = CheckpointCatalog();
+    reading_ = rereadWanted_ = fullScanWanted_ = false;
+    catalog_ = std::make_shared<CheckpointCatalog>();
     eventsOffset_ = 0;
+    fullScanTimer_->stop();
     seenCheckpointEvents_ = 0;
     for (auto it = thumbnailJobs_.cbegin(); it != thumbnailJobs_.cend(); ++it) render_->cancel(it.key());
     thumbnailJobs_.clear();
@@ -261,11 +286,17 @@ void CheckpointBrowserPage::setSession(RunSession* session, std::optional<SshOpt
         }
         startFetcher(session);
     }
-    // A live run: re-read when the attach stream reports a new checkpoint.
+    // A live run: re-read when the attach stream reports a new checkpoint (a local run: what is
+    // new, and the whole folder within kFullScanMs).
     connect(session, &RunSession::appended, this, [this] {
         if (!session_ || session_->series().checkpoints().size() == seenCheckpointEvents_) return;
         seenCheckpointEvents_ = session_->series().checkpoints().size();
-        refresh();
+        if (session_->isRemote()) {
+            reloadRemote();
+            return;
+        }
+        reloadLocal(false);
+        if (!fullScanTimer_->isActive()) fullScanTimer_->start();
     });
     seenCheckpointEvents_ = session->series().checkpoints().size();
     setStatus(tr("Reading the checkpoints of %1…").arg(session->title()));
@@ -325,7 +356,7 @@ void CheckpointBrowserPage::startFetcher(RunSession* session) {
 
 void CheckpointBrowserPage::refresh() {
     if (!session_) return;
-    session_->isRemote() ? reloadRemote() : reloadLocal();
+    session_->isRemote() ? reloadRemote() : reloadLocal(true);
 }
 
 void CheckpointBrowserPage::reloadRemote() {
@@ -335,64 +366,97 @@ void CheckpointBrowserPage::reloadRemote() {
     QMetaObject::invokeMethod(fetcher_, [f = fetcher_, job, dir] { f->list(job, dir); });
 }
 
-void CheckpointBrowserPage::reloadLocal() {
+void CheckpointBrowserPage::reloadLocal(bool fullScan) {
     if (reading_) {
         rereadWanted_ = true;
+        fullScanWanted_ = fullScanWanted_ || fullScan;
         return;
     }
     reading_ = true;
     const quint64 job = catalogJob_;
     const QString dir = session_->runDir();
     QPointer<CheckpointBrowserPage> self(this);
-    // events.jsonl may hold millions of lines: read it (from where the last read stopped) on a
-    // short-lived thread that owns copies of everything it touches, and hand the result back
+    // events.jsonl may hold millions of lines: read from where the last read stopped on a
+    // short-lived thread, the only user of the catalog meanwhile; only what changed comes back,
     // through the application object (which outlives the page).
-    QThread* t = QThread::create([catalog = catalog_, offset = eventsOffset_, dir, job, self]() mutable {
+    QThread* t = QThread::create([catalog = catalog_, offset = eventsOffset_, dir, job, self, fullScan] {
         QString error;
         qint64 end = offset;
+        CheckpointCatalog::Changes changes;
         try {
-            end = catalog.readEvents(dir + "/events.jsonl", offset);
-            catalog.scanLocal(dir);
+            end = catalog->readEvents(dir + "/events.jsonl", offset);
+            fullScan ? catalog->scanLocal(dir) : catalog->scanNew(dir);
+            changes = catalog->takeChanges();
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }
-        QMetaObject::invokeMethod(qApp, [self, catalog, end, job, error] {
-            if (self) self->onCatalog(job, catalog, end, error);
+        QMetaObject::invokeMethod(qApp, [self, changes = std::move(changes), end, job, error] {
+            if (self) self->onCatalog(job, changes, end, error);
         });
     });
     connect(t, &QThread::finished, t, &QObject::deleteLater);
     t->start();
 }
 
-void CheckpointBrowserPage::onCatalog(quint64 job, const CheckpointCatalog& catalog, qint64 offset, const QString& error) {
+void CheckpointBrowserPage::onCatalog(quint64 job, const CheckpointCatalog::Changes& changes, qint64 offset, const QString& error) {
     if (job != catalogJob_) return;
     reading_ = false;
     if (!error.isEmpty()) {
         setStatus(error);
+        catalog_ = std::make_shared<CheckpointCatalog>();  // what it read before the error: read again
+        eventsOffset_ = 0;
     } else {
-        catalog_ = catalog;
         eventsOffset_ = offset;
-        const auto rows = catalog_.rows();
-        applyRows(rows);
-        setStatus(rows.isEmpty() ? tr("%1 has no checkpoints yet.").arg(session_ ? session_->title() : QString())
-                                 : tr("%n checkpoint(s)", nullptr, static_cast<int>(rows.size())));
+        applyChanges(changes);
+        const int n = model_->runRows();
+        setStatus(n == 0 ? tr("%1 has no checkpoints yet.").arg(session_ ? session_->title() : QString()) : tr("%n checkpoint(s)", nullptr, n));
         emit catalogLoaded(model_->rowCount());
     }
     if (rereadWanted_) {
         rereadWanted_ = false;
-        reloadLocal();
+        reloadLocal(std::exchange(fullScanWanted_, false));
     }
 }
 
 void CheckpointBrowserPage::applyRows(const QList<CheckpointInfo>& rows) {
     model_->setRows(rows);
-    // Cached Parzen values for files that did not change.
-    for (const auto& r : model_->rows()) {
+    applyCachedParzen(rows);
+    requestThumbnails();
+    updateChoices();
+}
+
+// A local run's changes: work in proportion to them, not to the rows (issue 48).
+void CheckpointBrowserPage::applyChanges(const CheckpointCatalog::Changes& changes) {
+    const int appendedFrom = model_->applyChanges(changes.rows, changes.removed);
+    applyCachedParzen(changes.rows);
+    requestThumbnails();
+    if (appendedFrom >= 0)
+        appendChoices(appendedFrom);
+    else
+        updateChoices();
+}
+
+// Cached Parzen values for files that did not change.
+void CheckpointBrowserPage::applyCachedParzen(const QList<CheckpointInfo>& rows) {
+    for (const CheckpointInfo& info : rows) {
+        const int i = model_->rowOf(info.path);
+        if (i < 0) continue;
+        const auto& r = model_->row(i);
         if (r.localPath.isEmpty() || r.parzen != CheckpointTableModel::ParzenState::None) continue;
         if (const auto c = parzen_->cached(r.localPath)) model_->setParzen(r.info.path, CheckpointTableModel::ParzenState::Done, c->logLikelihood, c->stdError);
     }
-    requestThumbnails();
-    updateChoices();
+}
+
+// Columns grow to fit rows [first, last] (new or changed ones), never shrink.
+void CheckpointBrowserPage::fitColumns(int first, int last) {
+    QHeaderView* header = table_->horizontalHeader();
+    last = std::min(last, model_->rowCount() - 1);
+    for (int c = 0; c < CheckpointTableModel::ColumnCount; ++c) {
+        if (c == CheckpointTableModel::Name || c == CheckpointTableModel::Thumbnail) continue;  // stretched, fixed
+        int w = std::max(header->sectionSize(c), header->sectionSizeHint(c));
+        for (int r = std::max(0, first); r <= last; ++r) w = std::max(w, table_->sizeHintForIndex(model_->index(r, c)).width() + 1);  // + the grid line
+        if (w != header->sectionSize(c)) header->resizeSection(c, w);
+    }
 }
 
 void CheckpointBrowserPage::setThumbnailWindow(int margin, int kept) {
@@ -447,18 +511,38 @@ void CheckpointBrowserPage::requestThumbnail(const QString& path, const QString&
     thumbnailJobs_.insert(render_->send(req), path);
 }
 
+CheckpointChoice CheckpointBrowserPage::choiceOf(const CheckpointInfo& info, const QString& localPath) const {
+    return {info.reference ? info.name() : tr("epoch %1 · step %2").arg(info.epoch).arg(info.step), localPath};
+}
+
 void CheckpointBrowserPage::updateChoices() {
     QList<CheckpointChoice> run, all;
     for (const auto& r : model_->rows()) {
         if (r.localPath.isEmpty() || !r.error.isEmpty()) continue;
-        QString label = r.info.reference ? r.info.name() : tr("epoch %1 · step %2").arg(r.info.epoch).arg(r.info.step);
-        const CheckpointChoice c{label, r.localPath};
+        const CheckpointChoice c = choiceOf(r.info, r.localPath);
         all << c;
         if (!r.info.reference) run << c;
     }
     // The evolution plays the run's own checkpoints in order; references only when there is no run.
     evolution_->setCheckpoints(run.isEmpty() ? all : run);
     sideBySide_->setCheckpoints(all);
+}
+
+// Rows from `fromRow` on were appended to the run's: offered after the others, as updateChoices()
+// would list them, without listing them all (reference rows, which follow the run's: in full).
+void CheckpointBrowserPage::appendChoices(int fromRow) {
+    const int run = model_->runRows();
+    if (run < model_->rowCount()) {
+        updateChoices();
+        return;
+    }
+    QList<CheckpointChoice> more;
+    for (int i = fromRow; i < run; ++i) {
+        const auto& r = model_->row(i);
+        if (!r.localPath.isEmpty() && r.error.isEmpty()) more << choiceOf(r.info, r.localPath);
+    }
+    evolution_->appendCheckpoints(more);
+    sideBySide_->appendCheckpoints(more);
 }
 
 void CheckpointBrowserPage::addReferenceCheckpoint(const QString& path) {

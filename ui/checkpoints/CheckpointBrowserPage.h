@@ -14,6 +14,7 @@
 #include <QSet>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -29,6 +30,7 @@ class QPushButton;
 class QTabWidget;
 class QTableView;
 class QThread;
+class QTimer;
 
 namespace streetgan::ui {
 
@@ -53,8 +55,11 @@ public:
     void setSession(RunSession* session, std::optional<SshOptions> ssh = std::nullopt);
     /// Adds a checkpoint from outside the run (a reference Python checkpoint, another run's file).
     void addReferenceCheckpoint(const QString& path);
-    /// Re-reads the run's checkpoints now.
+    /// Re-reads the run's checkpoints now (a local run's folder listed whole).
     void refresh();
+    /// A followed local run's folder is listed whole (files pruned or written without an event)
+    /// at most this often; between, a new checkpoint costs what is new (CheckpointCatalog::scanNew).
+    static constexpr int kFullScanMs = 30000;
 
     /// Queues Parzen evaluations for the rows (local files; remote ones are downloaded first).
     void computeParzen(const QList<int>& rows);
@@ -100,15 +105,20 @@ private:
     void wireRender();
     void startFetcher(RunSession* session);
     void setStatus(const QString& message);
-    void reloadLocal();
+    void reloadLocal(bool fullScan);
     void reloadRemote();
-    void onCatalog(quint64 job, const CheckpointCatalog& catalog, qint64 offset, const QString& error);
+    void onCatalog(quint64 job, const CheckpointCatalog::Changes& changes, qint64 offset, const QString& error);
     void applyRows(const QList<CheckpointInfo>& rows);
+    void applyChanges(const CheckpointCatalog::Changes& changes);
+    void applyCachedParzen(const QList<CheckpointInfo>& rows);
+    void fitColumns(int first, int last);
     void requestThumbnails();
     std::pair<int, int> thumbnailRows() const;
     void keepThumbnailBudget();
     void requestThumbnail(const QString& path, const QString& localPath);
     void updateChoices();
+    void appendChoices(int fromRow);
+    CheckpointChoice choiceOf(const CheckpointInfo& info, const QString& localPath) const;
     QList<int> selectedRows() const;
     static QStringList checkpointFiles(const QMimeData* mime);
 
@@ -127,10 +137,13 @@ private:
     QPushButton* explorerButton_;
     QPushButton* downloadAllButton_;
 
-    CheckpointCatalog catalog_;  ///< local run: what was read so far
-    qint64 eventsOffset_ = 0;    ///< local run: events.jsonl read up to here
+    /// Local run: what was read so far. Only the one reading thread at a time uses it (reading_),
+    /// never the GUI thread: it is not copied for each read (issue 48: thousands of checkpoints).
+    std::shared_ptr<CheckpointCatalog> catalog_;
+    qint64 eventsOffset_ = 0;  ///< local run: events.jsonl read up to here
     quint64 catalogJob_ = 0;
-    bool reading_ = false, rereadWanted_ = false;
+    bool reading_ = false, rereadWanted_ = false, fullScanWanted_ = false;
+    QTimer* fullScanTimer_;
     size_t seenCheckpointEvents_ = 0;
 
     QHash<qint64, QString> thumbnailJobs_;        ///< render id -> checkpoint path (table key)

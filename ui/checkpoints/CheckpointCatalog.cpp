@@ -8,6 +8,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <utility>
 
 #include "base/remote/SftpClient.h"
 #include "base/run/CheckpointName.h"
@@ -54,7 +55,10 @@ void CheckpointCatalog::addEventLine(std::string_view line) {
         last_.dX = m->dX;
         last_.dGz = m->dGz1;
     } else if (const auto* q = std::get_if<MetricEvent>(&parsed.event)) {
-        if (q->step && q->swd && std::isfinite(*q->swd)) swdByStep_.insert(*q->step, *q->swd);
+        if (q->step && q->swd && std::isfinite(*q->swd)) {
+            swdByStep_.insert(*q->step, *q->swd);
+            if (const auto it = pathOfStep_.constFind(*q->step); it != pathOfStep_.constEnd()) touched_.insert(*it);
+        }
     } else if (const auto* ck = std::get_if<CheckpointEvent>(&parsed.event)) {
         if (ck->path.empty()) return;  // no path (or not a string): nothing to match a file with
         CheckpointInfo c;
@@ -70,6 +74,9 @@ void CheckpointCatalog::addEventLine(std::string_view line) {
             c.dGz = last_.dGz;
         }
         byPath_.insert(c.relativePath, c);
+        touched_.insert(c.relativePath);
+        unscanned_ << c.relativePath;
+        if (c.step >= 0) pathOfStep_.insert(c.step, c.relativePath);
         ++events_;
     }
 }
@@ -100,21 +107,56 @@ qint64 CheckpointCatalog::readEvents(const QString& eventsPath, qint64 fromOffse
 
 void CheckpointCatalog::scanLocal(const QString& runDir) {
     remote_ = false;
-    files_.clear();
+    unscanned_.clear();
+    QHash<QString, FileEntry> found;
     if (!QFileInfo::exists(runDir + "/events.jsonl") && TensorBoardRun::isRun(runDir.toStdString())) {
         // Another trainer's TensorBoard run: its torch.save checkpoints, wherever it keeps them.
         LocalEventFiles files;
         for (const auto& f : TensorBoardRun::checkpoints(files, runDir.toStdString())) {
             const QString rel = QDir::cleanPath(QString::fromStdString(f.path));
-            files_.insert(rel, FileEntry{QDir::cleanPath(runDir + "/" + rel), static_cast<qint64>(f.size), QDateTime::fromSecsSinceEpoch(f.mtime)});
+            found.insert(rel, FileEntry{QDir::cleanPath(runDir + "/" + rel), static_cast<qint64>(f.size), QDateTime::fromSecsSinceEpoch(f.mtime)});
         }
-        return;
+    } else {
+        const QDir dir(runDir + "/checkpoints");
+        const auto entries = dir.entryInfoList({"checkpoint_*.pt"}, QDir::Files);
+        for (const QFileInfo& fi : entries) {
+            if (epochFromName(fi.fileName()) < 0) continue;  // temp names of a save in progress
+            found.insert("checkpoints/" + fi.fileName(), FileEntry{fi.absoluteFilePath(), fi.size(), fi.lastModified()});
+        }
     }
-    const QDir dir(runDir + "/checkpoints");
-    const auto entries = dir.entryInfoList({"checkpoint_*.pt"}, QDir::Files);
-    for (const QFileInfo& fi : entries) {
-        if (epochFromName(fi.fileName()) < 0) continue;  // temp names of a save in progress
-        files_.insert("checkpoints/" + fi.fileName(), FileEntry{fi.absoluteFilePath(), fi.size(), fi.lastModified()});
+    replaceFiles(std::move(found));
+}
+
+// The files a scan found replace the earlier ones: those gone, new or changed are the changes.
+void CheckpointCatalog::replaceFiles(QHash<QString, FileEntry> found) {
+    for (auto it = files_.constBegin(); it != files_.constEnd(); ++it) {
+        const auto now = found.constFind(it.key());
+        if (now == found.constEnd()) {
+            removed_ << it->path;
+            touched_.remove(it.key());
+        } else if (now->size != it->size || now->modified != it->modified || now->path != it->path) {
+            touched_.insert(it.key());
+        }
+    }
+    for (auto it = found.constBegin(); it != found.constEnd(); ++it)
+        if (!files_.contains(it.key())) touched_.insert(it.key());
+    files_ = std::move(found);
+}
+
+void CheckpointCatalog::scanNew(const QString& runDir) {
+    remote_ = false;
+    for (const QString& rel : std::exchange(unscanned_, {})) {
+        // scanLocal()'s files only: checkpoint_<epoch>[_step<step>].pt right in checkpoints/
+        if (!rel.startsWith(QLatin1String("checkpoints/")) || rel.count('/') != 1 || epochFromName(QFileInfo(rel).fileName()) < 0) continue;
+        const QFileInfo fi(runDir + "/" + rel);
+        if (fi.isFile()) {
+            files_.insert(rel, FileEntry{fi.absoluteFilePath(), fi.size(), fi.lastModified()});
+            touched_.insert(rel);
+        } else if (const auto it = files_.constFind(rel); it != files_.constEnd()) {
+            removed_ << it->path;
+            touched_.remove(rel);
+            files_.erase(it);
+        }
     }
 }
 
@@ -158,27 +200,43 @@ void CheckpointCatalog::setRemote(const QString& runDir, const RunSeries& series
     }
 }
 
-QList<CheckpointInfo> CheckpointCatalog::rows() const {
-    QList<CheckpointInfo> out;
-    for (auto it = files_.constBegin(); it != files_.constEnd(); ++it) {
-        CheckpointInfo c = byPath_.value(it.key());
-        c.relativePath = it.key();
-        c.path = it->path;
-        c.size = it->size;
-        c.modified = it->modified;
-        c.remote = remote_;
-        if (c.epoch < 0) c.epoch = epochFromName(QFileInfo(it.key()).fileName());
-        if (c.step < 0) c.step = stepFromName(QFileInfo(it.key()).fileName());
-        if (c.step >= 0) c.swd = swdByStep_.value(c.step, CheckpointInfo::kNaN);
-        out << c;
-    }
+CheckpointInfo CheckpointCatalog::rowOf(const QString& relativePath, const FileEntry& file) const {
+    CheckpointInfo c = byPath_.value(relativePath);
+    c.relativePath = relativePath;
+    c.path = file.path;
+    c.size = file.size;
+    c.modified = file.modified;
+    c.remote = remote_;
+    if (c.epoch < 0) c.epoch = epochFromName(QFileInfo(relativePath).fileName());
+    if (c.step < 0) c.step = stepFromName(QFileInfo(relativePath).fileName());
+    if (c.step >= 0) c.swd = swdByStep_.value(c.step, CheckpointInfo::kNaN);
+    return c;
+}
+
+bool CheckpointCatalog::before(const CheckpointInfo& a, const CheckpointInfo& b) {
+    if (a.epoch != b.epoch) return a.epoch < b.epoch;
     // An epoch's own file whose step no event gave is its epoch's last (CheckpointName's order).
     const auto sortStep = [](const CheckpointInfo& c) {
         return c.step >= 0 || !CheckpointName::parse(c.name().toStdString()) ? c.step : std::numeric_limits<qint64>::max();
     };
-    std::sort(out.begin(), out.end(), [&](const CheckpointInfo& a, const CheckpointInfo& b) {
-        return a.epoch != b.epoch ? a.epoch < b.epoch : sortStep(a) != sortStep(b) ? sortStep(a) < sortStep(b) : a.path < b.path;
-    });
+    const qint64 sa = sortStep(a), sb = sortStep(b);
+    return sa != sb ? sa < sb : a.path < b.path;
+}
+
+QList<CheckpointInfo> CheckpointCatalog::rows() const {
+    QList<CheckpointInfo> out;
+    out.reserve(files_.size());
+    for (auto it = files_.constBegin(); it != files_.constEnd(); ++it) out << rowOf(it.key(), *it);
+    std::sort(out.begin(), out.end(), before);
+    return out;
+}
+
+CheckpointCatalog::Changes CheckpointCatalog::takeChanges() {
+    Changes out;
+    for (const QString& rel : std::exchange(touched_, {}))
+        if (const auto it = files_.constFind(rel); it != files_.constEnd()) out.rows << rowOf(rel, *it);  // an event without its file is no row
+    std::sort(out.rows.begin(), out.rows.end(), before);
+    out.removed = std::exchange(removed_, {});
     return out;
 }
 

@@ -11,7 +11,9 @@
 #include <QDateTime>
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QString>
+#include <QStringList>
 
 #include <cmath>
 #include <limits>
@@ -64,6 +66,10 @@ public:
     /// Lists `runDir`/checkpoints' checkpoint files (size, mtime); replaces an earlier scan. For
     /// another trainer's TensorBoard run, every .pt/.pth in TensorBoardRun::checkpointFolders().
     void scanLocal(const QString& runDir);
+    /// Stats only the files of the checkpoint events read since the last scan (a followed run's new
+    /// checkpoints): work in proportion to what is new, where scanLocal() lists the whole folder
+    /// (which also finds files pruned or written without an event).
+    void scanNew(const QString& runDir);
     /// A remote run: checkpoint events and losses from the attach stream's series, files from the
     /// SFTP listing (remote paths under `runDir`: names of checkpoints/, or paths relative to the
     /// run when they hold a '/', a TensorBoard run's).
@@ -73,6 +79,16 @@ public:
     /// epoch's own file after its step files when its step is unknown).
     QList<CheckpointInfo> rows() const;
     qint64 checkpointEvents() const { return events_; }
+
+    /// What changed since the last takeChanges(): the rows (as rows() makes them, in its order) whose
+    /// event, file or SWD is new or changed, and the paths (CheckpointInfo::path) of files gone.
+    struct Changes {
+        QList<CheckpointInfo> rows;
+        QStringList removed;
+    };
+    Changes takeChanges();
+    /// rows()'s order: epoch, then step (an epoch's own file whose step no event gave last), then path.
+    static bool before(const CheckpointInfo& a, const CheckpointInfo& b);
 
     /// The epoch in a name "checkpoint_<epoch>.pt" or "checkpoint_<epoch>_step<step>.pt"; -1 when
     /// the name has another form.
@@ -90,8 +106,15 @@ private:
         qint64 size = -1;
         QDateTime modified;
     };
+    CheckpointInfo rowOf(const QString& relativePath, const FileEntry& file) const;
+    void replaceFiles(QHash<QString, FileEntry> found);
+
     QHash<QString, CheckpointInfo> byPath_;  ///< relative path -> the latest event for it
     QHash<QString, FileEntry> files_;        ///< relative path -> file
+    QSet<QString> touched_;                  ///< relative paths whose row changed since takeChanges()
+    QStringList removed_;                    ///< paths of files gone since takeChanges()
+    QStringList unscanned_;                  ///< relative paths of events read since the last scan
+    QHash<qint64, QString> pathOfStep_;      ///< a checkpoint event's step -> its relative path (for a later SWD)
     Losses last_;
     QHash<qint64, double> swdByStep_;  ///< metric events' SWD by step (they come after the checkpoint)
     bool remote_ = false;

@@ -61,6 +61,93 @@ void CheckpointTableModel::setRows(const QList<CheckpointInfo>& rows) {
     }
 }
 
+int CheckpointTableModel::runRows() const {
+    int n = static_cast<int>(rows_.size());
+    while (n > 0 && rows_[n - 1].info.reference) --n;
+    return n;
+}
+
+void CheckpointTableModel::reindexFrom(int first) {
+    for (int i = first; i < rows_.size(); ++i) rowOfPath_.insert(rows_[i].info.path, i);
+}
+
+void CheckpointTableModel::removeRowAt(int r) {
+    beginRemoveRows({}, r, r);
+    thumbnails_ -= rows_[r].thumbnail.isNull() ? 0 : 1;
+    rowOfPath_.remove(rows_[r].info.path);
+    rows_.removeAt(r);
+    reindexFrom(r);
+    endRemoveRows();
+}
+
+// Row r gets `info`: 1 when it stays in its place with its file unchanged, 0 when it stays with its
+// state dropped (the file changed), -1 when it no longer sorts there (left for the caller to move).
+int CheckpointTableModel::updateInPlace(int r, const CheckpointInfo& info, int runRows) {
+    const bool ordered =
+        (r == 0 || !CheckpointCatalog::before(info, rows_[r - 1].info)) && (r + 1 >= runRows || !CheckpointCatalog::before(rows_[r + 1].info, info));
+    if (!ordered) return -1;
+    Row& row = rows_[r];
+    const bool same = sameFile(row.info, info);
+    if (!same) {
+        thumbnails_ -= row.thumbnail.isNull() ? 0 : 1;
+        row = Row{};
+    }
+    row.info = info;
+    if (!info.remote) row.localPath = info.path;
+    changed(r, 0, ColumnCount - 1);
+    return same ? 1 : 0;
+}
+
+int CheckpointTableModel::applyChanges(const QList<CheckpointInfo>& rows, const QStringList& removed) {
+    bool onlyAppended = true;
+    for (const QString& path : removed) {
+        const int r = rowOf(path);
+        if (r < 0 || rows_[r].info.reference) continue;
+        removeRowAt(r);
+        onlyAppended = false;
+    }
+    const int firstAppended = runRows();
+    QList<Row> batch;  // rows that go after the run's last row, in order: inserted at once
+    const auto flush = [&] {
+        if (batch.isEmpty()) return;
+        const int at = runRows();
+        beginInsertRows({}, at, at + static_cast<int>(batch.size()) - 1);
+        for (qsizetype i = 0; i < batch.size(); ++i) rows_.insert(at + i, std::move(batch[i]));
+        reindexFrom(at);
+        endInsertRows();
+        batch.clear();
+    };
+    for (const CheckpointInfo& info : rows) {
+        if (const int old = rowOf(info.path); old >= 0) {
+            if (rows_[old].info.reference) continue;  // the user's reference row stays as added
+            const int kept = updateInPlace(old, info, runRows());
+            onlyAppended = onlyAppended && kept == 1;
+            if (kept >= 0) continue;
+            removeRowAt(old);  // it sorts elsewhere now: inserted again below
+        }
+        Row r;
+        r.info = info;
+        if (!info.remote) r.localPath = info.path;
+        const int run = runRows();
+        const CheckpointInfo* last = !batch.isEmpty() ? &batch.back().info : run > 0 ? &rows_[run - 1].info : nullptr;
+        if (!last || !CheckpointCatalog::before(info, *last)) {
+            batch << std::move(r);
+            continue;
+        }
+        flush();
+        onlyAppended = false;
+        const auto at = std::upper_bound(rows_.cbegin(), rows_.cbegin() + runRows(), info,
+                                         [](const CheckpointInfo& a, const Row& b) { return CheckpointCatalog::before(a, b.info); });
+        const int pos = static_cast<int>(at - rows_.cbegin());
+        beginInsertRows({}, pos, pos);
+        rows_.insert(pos, std::move(r));
+        reindexFrom(pos);
+        endInsertRows();
+    }
+    flush();
+    return onlyAppended ? firstAppended : -1;
+}
+
 void CheckpointTableModel::reindex() {
     rowOfPath_.clear();
     rowOfPath_.reserve(rows_.size());

@@ -39,6 +39,16 @@ public:
 
     /// Replaces the run's rows (reference rows stay at the end); keeps per-row state by path.
     void setRows(const QList<CheckpointInfo>& rows);
+    /// A followed run's changes (CheckpointCatalog::takeChanges(): rows in the catalog's order, the
+    /// paths of files gone): each row updated in place (its state kept unless its file changed),
+    /// inserted where the order puts it (new ones at the end in one insert), or removed; work in
+    /// proportion to the changes, not to the rows (issue 48: the whole list was merged, and the
+    /// table's rows all changed, for each new checkpoint of a run of thousands). Returns the first
+    /// row appended when the changes only appended rows at the end of the run's rows or updated
+    /// rows in place with their files unchanged (runRows() when none was appended), else -1.
+    int applyChanges(const QList<CheckpointInfo>& rows, const QStringList& removed);
+    /// The run's rows, the first ones (reference rows follow them).
+    int runRows() const;
     /// Adds (or finds) a reference checkpoint row; returns its row index.
     int addReference(const CheckpointInfo& info);
     void clear();
@@ -70,6 +80,9 @@ public:
 private:
     void changed(int r, int firstColumn, int lastColumn);
     void reindex();
+    void reindexFrom(int first);
+    void removeRowAt(int r);
+    int updateInPlace(int r, const CheckpointInfo& info, int runRows);
     QList<Row> rows_;
     QHash<QString, int> rowOfPath_;  ///< info.path -> row: setRows() merges thousands of rows by path
     int thumbnails_ = 0;

@@ -123,11 +123,21 @@ QHBoxLayout* EvolutionPanel::buildPlayer() {
 void EvolutionPanel::setCheckpoints(const QList<CheckpointChoice>& choices) {
     if (choices == choices_) return;
     choices_ = choices;
+    choicesChanged();
+}
+
+void EvolutionPanel::appendCheckpoints(const QList<CheckpointChoice>& more) {
+    if (more.isEmpty()) return;
+    choices_ += more;
+    choicesChanged();
+}
+
+void EvolutionPanel::choicesChanged() {
     frames_.clear();
     slider_->setRange(0, 0);
     view_->setPixmap({});
-    view_->setText(choices.size() < 1 ? tr("No checkpoints yet.")
-                                      : tr("%n checkpoint(s): Render to see them on the same latent vectors.", nullptr, static_cast<int>(choices.size())));
+    view_->setText(choices_.size() < 1 ? tr("No checkpoints yet.")
+                                       : tr("%n checkpoint(s): Render to see them on the same latent vectors.", nullptr, static_cast<int>(choices_.size())));
     frameLabel_->clear();
 }
 

@@ -35,6 +35,9 @@ public:
 
     /// The checkpoints in order (local paths). Frames rendered for another list are dropped.
     void setCheckpoints(const QList<CheckpointChoice>& choices);
+    /// More checkpoints after those offered (a followed run's new ones), as setCheckpoints() with
+    /// the longer list, without comparing the lists.
+    void appendCheckpoints(const QList<CheckpointChoice>& more);
     /// Latent source: the checkpoints' fixed noise (first `count` rows) or seeds seed..seed+count-1.
     void setSource(bool fixedNoise, int seed, int count);
     /// Renders one grid per checkpoint; answers with framesReady() or failed().
@@ -61,6 +64,7 @@ private:
     QHBoxLayout* buildPlayer();
     nlohmann::json request() const;
     void setBusy(bool rendering);
+    void choicesChanged();
 
     RenderClient* client_;
     QList<CheckpointChoice> choices_;

@@ -73,13 +73,28 @@ void SideBySidePanel::setCheckpoints(const QList<CheckpointChoice>& choices) {
     const bool grows = choices.size() > choices_.size() && std::equal(choices_.cbegin(), choices_.cend(), choices.cbegin());
     const qsizetype from = grows ? choices_.size() : 0;
     choices_ = choices;
+    fillPickers(from, grows, keep);
+}
+
+void SideBySidePanel::appendCheckpoints(const QList<CheckpointChoice>& more) {
+    if (more.isEmpty()) return;
+    const QString keep[2] = {leftCheckpoint(), rightCheckpoint()};
+    const qsizetype from = choices_.size();
+    choices_ += more;
+    fillPickers(from, true, keep);
+}
+
+// Adds choices_[from..] to both pickers (cleared first unless `grows`) and selects `keep` again
+// (appended items leave a picker's index as it was: no search); a side renders when its
+// checkpoint changed.
+void SideBySidePanel::fillPickers(qsizetype from, bool grows, const QString (&keep)[2]) {
     for (int side = 0; side < 2; ++side) {
         QSignalBlocker block(pickers_[side]);
         if (!grows) pickers_[side]->clear();
-        for (qsizetype i = from; i < choices.size(); ++i) pickers_[side]->addItem(choices[i].label, choices[i].path);
-        int select = keep[side].isEmpty() ? -1 : pickers_[side]->findData(keep[side]);
+        for (qsizetype i = from; i < choices_.size(); ++i) pickers_[side]->addItem(choices_[i].label, choices_[i].path);
+        int select = keep[side].isEmpty() ? -1 : grows ? pickers_[side]->currentIndex() : pickers_[side]->findData(keep[side]);
         // Defaults: the first checkpoint on the left, the latest on the right.
-        if (select < 0 && !choices.isEmpty()) select = side == 0 ? 0 : static_cast<int>(choices.size()) - 1;
+        if (select < 0 && !choices_.isEmpty()) select = side == 0 ? 0 : static_cast<int>(choices_.size()) - 1;
         pickers_[side]->setCurrentIndex(select);
         if (pickers_[side]->currentData().toString() != keep[side] || !grows) renderSide(side);
     }

@@ -29,6 +29,10 @@ public:
 
     /// The checkpoints offered on both sides (local paths); keeps the selection where it can.
     void setCheckpoints(const QList<CheckpointChoice>& choices);
+    /// More checkpoints after those offered (a followed run's new ones): added to both pickers,
+    /// whose selections stay; nothing is compared or rendered again (a side with no checkpoint yet
+    /// gets its default).
+    void appendCheckpoints(const QList<CheckpointChoice>& more);
     void setLeft(int index);
     void setRight(int index);
     void setSeed(int seed);
@@ -51,6 +55,7 @@ protected:
 
 private:
     void renderSide(int side);
+    void fillPickers(qsizetype from, bool grows, const QString (&keep)[2]);
     void showImages();
 
     RenderClient* client_;

@@ -315,6 +315,125 @@ private slots:
         QCOMPARE(model.rowOf(ref.path), 2);
     }
 
+    void aFollowedRunsChangesAreWhatIsNew() {
+        // Issue 48: a followed run's read hands back only the rows that are new or changed, and the
+        // files gone; the new checkpoint's file alone is looked at (scanNew), the folder listed
+        // whole only by scanLocal.
+        QTemporaryDir tmp;
+        const QString dir = tmp.path();
+        QDir().mkpath(dir + "/checkpoints");
+        for (int e = 0; e < 3; ++e) write(dir + QStringLiteral("/checkpoints/checkpoint_%1.pt").arg(e), QByteArray(10 + e, 'x'));
+        write(dir + "/events.jsonl", metrics(2, 0, 1, 1) + checkpoint(2, 0) + metrics(4, 1, 1, 1) + checkpoint(4, 1) + metrics(6, 2, 1, 1) + checkpoint(6, 2));
+        CheckpointCatalog c;
+        qint64 end = c.readEvents(dir + "/events.jsonl");
+        c.scanLocal(dir);
+        auto changes = c.takeChanges();
+        QCOMPARE(changes.rows.size(), 3);  // the first read: every row, in rows()'s order
+        for (int i = 0; i < 3; ++i) QCOMPARE(changes.rows[i].path, c.rows()[i].path);
+        QVERIFY(changes.removed.isEmpty());
+        QVERIFY(c.takeChanges().rows.isEmpty());  // taken
+
+        // A new checkpoint; a file nobody announced appears meanwhile (seen by a whole listing only).
+        write(dir + "/checkpoints/checkpoint_3.pt", QByteArray(13, 'x'));
+        write(dir + "/checkpoints/checkpoint_9.pt", QByteArray(5, 'x'));
+        write(dir + "/events.jsonl", metrics(8, 3, 0.25, 2) + checkpoint(8, 3), QIODevice::Append);
+        end = c.readEvents(dir + "/events.jsonl", end);
+        c.scanNew(dir);
+        changes = c.takeChanges();
+        QCOMPARE(changes.rows.size(), 1);
+        QCOMPARE(changes.rows[0].epoch, 3);
+        QCOMPARE(changes.rows[0].step, 8);
+        QCOMPARE(changes.rows[0].lossD, 0.25);
+        QCOMPARE(changes.rows[0].size, 13);
+        QCOMPARE(c.rows().size(), 4);  // checkpoint_9.pt: not listed yet
+
+        // The SWD of an earlier checkpoint's step comes later: that row changes.
+        write(dir + "/events.jsonl", "{\"kind\":\"metric\",\"step\":4,\"swd\":12.5}\n", QIODevice::Append);
+        end = c.readEvents(dir + "/events.jsonl", end);
+        c.scanNew(dir);
+        changes = c.takeChanges();
+        QCOMPARE(changes.rows.size(), 1);
+        QCOMPARE(changes.rows[0].epoch, 1);
+        QCOMPARE(changes.rows[0].swd, 12.5);
+
+        // A whole listing: the unannounced file is new, a pruned one is gone, a rewritten one changed.
+        QVERIFY(QFile::remove(dir + "/checkpoints/checkpoint_0.pt"));
+        write(dir + "/checkpoints/checkpoint_2.pt", QByteArray(50, 'y'));
+        c.scanLocal(dir);
+        changes = c.takeChanges();
+        QCOMPARE(changes.removed, QStringList{QDir(dir).absoluteFilePath("checkpoints/checkpoint_0.pt")});
+        QCOMPARE(changes.rows.size(), 2);
+        QCOMPARE(changes.rows[0].epoch, 2);
+        QCOMPARE(changes.rows[0].size, 50);
+        QCOMPARE(changes.rows[1].epoch, 9);
+        QCOMPARE(c.rows().size(), 4);
+        c.scanLocal(dir);
+        changes = c.takeChanges();
+        QVERIFY(changes.rows.isEmpty() && changes.removed.isEmpty());  // nothing changed: nothing to do
+    }
+
+    void changesApplyInPlace() {
+        // The model takes a followed run's changes without a reset: new rows at the end of the
+        // run's rows in one insert (before a reference row), an update in place keeping the row's
+        // thumbnail, a row gone removed, a row that sorts earlier inserted where it sorts.
+        const auto info = [](int epoch, qint64 size = 10) {
+            CheckpointInfo c;
+            c.path = QString("/run/checkpoints/checkpoint_%1.pt").arg(epoch);
+            c.relativePath = QString("checkpoints/checkpoint_%1.pt").arg(epoch);
+            c.epoch = epoch;
+            c.step = 100 * epoch;
+            c.size = size;
+            return c;
+        };
+        CheckpointTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset), inserts(&model, &QAbstractItemModel::rowsInserted),
+            removes(&model, &QAbstractItemModel::rowsRemoved), changes(&model, &QAbstractItemModel::dataChanged);
+        QCOMPARE(model.applyChanges({info(1), info(2), info(4)}, {}), 0);
+        QCOMPARE(inserts.count(), 1);
+        CheckpointInfo ref = info(9);
+        ref.path = "/elsewhere/reference.pt";
+        ref.reference = true;
+        model.addReference(ref);
+        QImage thumb(8, 8, QImage::Format_RGB32);
+        thumb.fill(Qt::red);
+        model.setThumbnail(info(1).path, thumb);
+        inserts.clear();
+        changes.clear();
+
+        CheckpointInfo swd = info(1);
+        swd.swd = 3.5;
+        QCOMPARE(model.applyChanges({swd, info(5), info(6)}, {}), 3);  // appended from row 3
+        QCOMPARE(inserts.count(), 1);
+        QCOMPARE(inserts.at(0).at(1).toInt(), 3);
+        QCOMPARE(inserts.at(0).at(2).toInt(), 4);
+        QCOMPARE(changes.count(), 1);  // row 0 only
+        QCOMPARE(changes.at(0).at(0).value<QModelIndex>().row(), 0);
+        QCOMPARE(changes.at(0).at(1).value<QModelIndex>().row(), 0);
+        QCOMPARE(model.row(0).thumbnail, thumb);
+        QCOMPARE(model.row(0).info.swd, 3.5);
+        QCOMPARE(model.rowOf(ref.path), 5);
+        QCOMPARE(model.runRows(), 5);
+        QCOMPARE(model.applyChanges({}, {}), 5);  // nothing: nothing appended
+
+        QCOMPARE(model.applyChanges({info(3)}, {info(1).path}), -1);  // one gone, one in between
+        QCOMPARE(removes.count(), 1);
+        QCOMPARE(model.runRows(), 5);
+        const QList<int> epochs = {2, 3, 4, 5, 6};
+        for (int r = 0; r < epochs.size(); ++r) {
+            QCOMPARE(model.row(r).info.epoch, epochs[r]);
+            QCOMPARE(model.rowOf(model.row(r).info.path), r);
+        }
+        QCOMPARE(model.rowOf(ref.path), 5);
+        QCOMPARE(model.thumbnails(), 0);  // the thumbnail went with its row
+
+        model.setThumbnail(info(4).path, thumb);
+        QCOMPARE(model.applyChanges({info(4, 99)}, {}), -1);  // its file was rewritten: its state goes
+        QVERIFY(model.row(2).thumbnail.isNull());
+        QCOMPARE(model.thumbnails(), 0);
+        QCOMPARE(resets.count(), 0);
+    }
+
     void malformedLinesAreIgnored() {
         CheckpointCatalog c;
         for (const char* line : {"", "not json", "[1,2]", "{\"kind\":5}", "{\"kind\":\"checkpoint\"}", "{\"kind\":\"checkpoint\",\"path\":3}", "{broken"})
