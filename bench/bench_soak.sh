@@ -13,12 +13,18 @@
 #   BENCH_STEADY_S          seconds of each steady phase (default 60)
 #   BENCH_SAMPLE_EVERY      steps between sample grids (default 50)
 #   BENCH_CHECKPOINT_EVERY  steps between checkpoints (default 2000)
+#   BENCH_APP_SHARE         0..1: the app runs only that share of each 100 ms (SIGSTOP/SIGCONT), as
+#                           on a machine busy with other work (default 1: not throttled)
 #   BENCH_XVFB              1: the app on a virtual X server (xvfb-run), its window painted as on a
 #                           desktop; default: Qt's offscreen platform
 #   BENCH_SCREENSHOT        FILE.png: at the end, a second app opened on the whole run grabs its
 #                           window after BENCH_SCREENSHOT_DELAY_MS (default 15000)
 #   BENCH_AT_END            a shell command run before the app is closed, {pid} standing for its
 #                           pid (a look inside: gdb's malloc_info, a heap profiler's dump)
+#   BENCH_DURING_BEFORE     a shell command started with the steady phase before the flood, {pid}
+#                           standing for the app's pid (a profile of the app following a fresh run:
+#                           "perf record --call-graph dwarf -p {pid} -o FILE -- sleep 30")
+#   BENCH_DURING_AFTER      the same, started with the steady phase after the flood
 #   STREETGAN_APP           the app (default build/release/app/streetgan)
 #   BENCH_RESULTS_DIR       where the results go (default bench/results)
 set -euo pipefail

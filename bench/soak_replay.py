@@ -12,7 +12,10 @@ RunLock does) and is the pid of the run's status event.
 Phases, each sampled once a second (events written, RSS of the app and of each child, CPU):
   steady-before  RATE events/s for STEADY_S seconds, on a fresh app
   flood          as fast as the app is fed (batches of 2,000 lines, 20 ms apart) to EVENTS events
+  catch-up       nothing written, until the app has read everything (it reads next to nothing for
+                 3 s: /proc/PID/io's rchar; the seconds this takes are the lag)
   steady-after   RATE events/s for STEADY_S seconds again
+  tail           nothing written, until the app has read everything again: 3 s when it kept up
 BENCH_XVFB=1 runs the app on a virtual X server (xvfb-run) instead of Qt's offscreen platform, so
 that its window is mapped and painted as on a desktop. The step the app shows is not observable
 from outside the app; the catch-up time stands for it.
@@ -27,8 +30,10 @@ import os
 import random
 import shutil
 import struct
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 EVENTS = int(os.environ.get("BENCH_EVENTS", "1000000"))
@@ -36,6 +41,10 @@ RATE = float(os.environ.get("BENCH_RATE", "100"))
 STEADY_S = float(os.environ.get("BENCH_STEADY_S", "60"))
 SAMPLE_EVERY = int(os.environ.get("BENCH_SAMPLE_EVERY", "50"))
 CHECKPOINT_EVERY = int(os.environ.get("BENCH_CHECKPOINT_EVERY", "2000"))
+APP_SHARE = float(os.environ.get("BENCH_APP_SHARE", "1"))
+# The app has caught up when it reads less than this in a second with nothing new written (it reads
+# events.jsonl with three readers: the follower, the checkpoint catalog, the runs list's status).
+CALM_READ_BYTES = 256 << 10
 TICK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -50,6 +59,45 @@ def proc_stat(pid):
     except (OSError, IndexError, ValueError):
         return None
     return (int(rest[11]) + int(rest[12])) / TICK, rss_pages * PAGE / 2**20, int(rest[1])
+
+
+def read_bytes(pid):
+    """Bytes the process read so far (/proc/PID/io rchar: every read and pread, all its threads)."""
+    try:
+        with open("/proc/%d/io" % pid) as f:
+            for line in f:
+                if line.startswith("rchar:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+class Throttle(threading.Thread):
+    """Lets the app run only `share` of each 100 ms (SIGSTOP, then SIGCONT): a machine so busy with
+    other work that the app gets that share of a core, reproduced without burning the CPU."""
+
+    def __init__(self, pid, share):
+        super().__init__(daemon=True)
+        self.pid, self.share, self.stopping = pid, share, threading.Event()
+
+    def run(self):
+        try:
+            while not self.stopping.is_set():
+                time.sleep(0.1 * self.share)
+                os.kill(self.pid, signal.SIGSTOP)
+                time.sleep(0.1 * (1 - self.share))
+                os.kill(self.pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+
+    def stop(self):
+        self.stopping.set()
+        self.join()
+        try:
+            os.kill(self.pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
 
 
 def machine_ticks():
@@ -181,6 +229,8 @@ def main():
             dt = max(now - last["t"], 1e-6)
             row["procs"][str(pid)] = {"name": "app" if pid == main_pid else comm(pid), "rss_mb": round(st[1], 2),
                                       "cpu_s": st[0], "cpu_percent": round(100 * (st[0] - cpu0) / dt, 1)}
+            if pid == main_pid:
+                row["procs"][str(pid)]["read_bytes"] = read_bytes(pid)
             last["cpu"][pid] = st[0]
         busy, total = machine_ticks()
         # The whole machine's CPU over the interval, in cores (the app's share included).
@@ -197,6 +247,10 @@ def main():
         time.sleep(0.5)
     time.sleep(5)
     sample("start")
+    throttle = None
+    if APP_SHARE < 1:
+        throttle = Throttle(app_pid(), APP_SHARE)
+        throttle.start()
 
     def steady(phase):
         t_end = time.time() + STEADY_S
@@ -210,7 +264,22 @@ def main():
                 sample(phase)
                 next_sample += 1
 
+    # A look at the app while it follows, before and after the flood (e.g. "perf record -g -p {pid}
+    # -o FILE -- sleep 30"): BENCH_DURING_BEFORE, BENCH_DURING_AFTER, started with the phase.
+    def look_start(var):
+        cmd = os.environ.get(var)
+        return subprocess.Popen(cmd.replace("{pid}", str(app_pid())), shell=True) if cmd else None
+
+    def look_end(look):
+        if look:
+            try:
+                look.wait(120)
+            except subprocess.TimeoutExpired:
+                look.kill()
+
+    look = look_start("BENCH_DURING_BEFORE")
     steady("steady-before")
+    look_end(look)
     flood_start = time.time()
     next_sample = time.time() + 1
     while run.written < EVENTS:
@@ -221,17 +290,33 @@ def main():
         if time.time() >= next_sample:
             sample("flood")
             next_sample = time.time() + 1
-    # The app reads behind a flood: wait until it has caught up (its CPU back under 25% of a core
-    # for 3 s in a row), so that steady-after measures following, not catching up. The time it
-    # takes is the bench's measure of lag.
-    flood_end, calm = time.time(), 0
-    while calm < 3 and time.time() - flood_end < 1800:
-        time.sleep(1)
-        sample("catch-up")
-        cpu = [p["cpu_percent"] for p in samples[-1]["procs"].values() if p["name"] == "app"]
-        calm = calm + 1 if cpu and cpu[0] < 25 else 0
-    catch_up_s = time.time() - flood_end
+    # The app reads behind a flood: wait until it has caught up, so that steady-after measures
+    # following, not catching up. Caught up: it reads next to nothing for 3 s in a row (its reads of
+    # events.jsonl, /proc/PID/io). Its CPU is no sign of it: on a machine busy with other work a
+    # starved app still catching up uses no more than its share of a core, which looked like
+    # following (the 26% "after the flood" of results/soak-20261130-095222). The seconds this
+    # takes are the bench's measure of lag.
+    def wait_caught_up(phase):
+        t0, calm = time.time(), 0
+        while calm < 3 and time.time() - t0 < 1800:
+            time.sleep(1)
+            before = app_proc(samples[-1]) or {}
+            sample(phase)
+            after = app_proc(samples[-1]) or {}
+            a, b = before.get("read_bytes"), after.get("read_bytes")
+            calm = calm + 1 if a is not None and b is not None and b - a < CALM_READ_BYTES else 0
+        return time.time() - t0
+
+    flood_end = time.time()
+    catch_up_s = wait_caught_up("catch-up")
+    look = look_start("BENCH_DURING_AFTER")
     steady("steady-after")
+    look_end(look)
+    # Whether the app kept up in steady-after: the seconds it still reads once nothing more comes
+    # (about 3 s, the calm it waits for, when it kept up).
+    tail_s = wait_caught_up("tail")
+    if throttle:
+        throttle.stop()
     shot = os.environ.get("BENCH_SCREENSHOT")
     if shot:  # what a second app, opened now on the whole run, shows (it reads every event again)
         subprocess.run([app, "--open-run", run.folder, "--workspace", os.path.join(work, "workspace"), "--screenshot", shot, "--delay",
@@ -246,8 +331,9 @@ def main():
     except subprocess.TimeoutExpired:
         proc.kill()
 
-    doc = {"events": run.written, "steps": run.step, "catch_up_s": round(catch_up_s, 1), "flood_s": round(flood_end - flood_start, 1), "rate": RATE, "steady_s": STEADY_S, "sample_every": SAMPLE_EVERY,
-           "checkpoint_every": CHECKPOINT_EVERY, "host": {"cpus": os.cpu_count()}, "samples": samples}
+    doc = {"events": run.written, "steps": run.step, "catch_up_s": round(catch_up_s, 1), "tail_s": round(tail_s, 1), "flood_s": round(flood_end - flood_start, 1),
+           "rate": RATE, "steady_s": STEADY_S, "sample_every": SAMPLE_EVERY, "checkpoint_every": CHECKPOINT_EVERY, "app_share": APP_SHARE,
+           "host": {"cpus": os.cpu_count()}, "samples": samples}
     with open(out + ".json", "w") as f:
         json.dump(doc, f)
     report(doc, out)
@@ -342,6 +428,10 @@ def report(doc, out):
     print("app RSS: start %.1f MB, after the flood %.1f MB, end %.1f MB" % (app[0][1], series({"samples": flood}, "app")[-1][1], app[-1][1]))
     if "catch_up_s" in doc:
         print("flood: %d events written in %.0f s; the app caught up %.0f s after it ended" % (doc["events"], doc["flood_s"], doc["catch_up_s"]))
+    if "tail_s" in doc:
+        print("after steady-after, the app read for %.0f s more (3 s: it kept up)" % (doc["tail_s"] - 3))
+    if doc.get("app_share", 1) < 1:
+        print("the app ran %.0f%% of the time (BENCH_APP_SHARE: SIGSTOP/SIGCONT every 100 ms)" % (100 * doc["app_share"]))
     print("children RSS (explore worker...): start %.1f MB, end %.1f MB" % (kids[0][1], kids[-1][1]))
     print("app CPU at %g events/s: %.1f%% of a core before, %.1f%% after %d events" % (doc["rate"], steady_cpu(doc, "steady-before"),
                                                                                     steady_cpu(doc, "steady-after"), doc["events"]))
