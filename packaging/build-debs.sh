@@ -40,13 +40,10 @@ pack() { # pack COMPONENT: one package into $work/COMPONENT
 pack trainer
 trainer_deb=$packed
 # The app's package carries what it uploads to set up a remote host: this trainer package, and the
-# source (tracked files as in the working tree, plus a VERSION file) for hosts that build it.
+# source (packaging/source-archive.sh: with the vendored libraries) for hosts that build it.
 mkdir -p "$build/remote"
 cp -f "$trainer_deb" "$build/remote/streetgan-trainer.deb"
-version=$(dpkg-deb -f "$trainer_deb" Version)
-printf '%s\n' "$version" >"$work/VERSION"
-tree=$(git stash create 2>/dev/null || true)
-git archive --format=tar.gz --prefix=streetgan-source/ --add-file="$work/VERSION" -o "$build/remote/streetgan-source.tar.gz" "${tree:-HEAD}"
+packaging/source-archive.sh "$build/remote/streetgan-source.tar.gz" "$(dpkg-deb -f "$trainer_deb" Version)" >/dev/null
 pack studio
 studio_deb=$packed
 mv -f "$trainer_deb" "$studio_deb" "$out/"

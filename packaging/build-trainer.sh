@@ -1,29 +1,41 @@
 #!/usr/bin/env bash
 # Builds the headless trainer alone (no Qt; the `trainer-gpu` preset) on a GPU box, against the
 # LibTorch inside a PyTorch install (a conda env or venv, as AWS deep-learning images carry) or a
-# LibTorch folder, then prints what the built trainer sees (version, LibTorch, CPU or CUDA).
-# Usage: packaging/build-trainer.sh [--python PYTHON | --libtorch DIR] [--build-dir DIR] [--jobs N]
+# LibTorch folder, then prints what the built trainer sees (version, LibTorch, CPU or CUDA). No root.
+# Usage: packaging/build-trainer.sh [--python PYTHON | --libtorch DIR] [--build-dir DIR] [--jobs N] [--system-deps]
 #   --python PYTHON   the Python whose torch to build against (default: python3 on PATH)
 #   --libtorch DIR    a LibTorch folder (the one with share/cmake/Torch) instead of a Python's torch
 #   --build-dir DIR   default build/trainer-gpu
-# The trainer lands in BUILD_DIR/app/streetgan-trainer. Other dependencies come from the system;
-# each missing one is named with the command that installs it.
+#   --system-deps     build with the system's -dev packages even where third_party/ is there
+# From the source archive the app uploads (which carries third_party/, packaging/vendor-sources.sh),
+# the lean trainer is built with the libraries in it (cmake/Vendored.cmake: no photos, MP4, WebP or
+# SSH; S3 through the host's libcurl.so.4 where there is one): it needs a C and C++17 compiler and
+# the torch, and takes CMake (3.25+) and Ninja from pip where the host has none. A git checkout
+# without third_party/ builds the full trainer with the system's packages: each missing one is
+# named with the command that installs it.
+# A CUDA build of torch needs the CUDA toolkit's nvcc at configure time (torch's own CMake files
+# ask for it): CUDA_HOME, /usr/local/cuda or nvcc on PATH.
+# The trainer lands in BUILD_DIR/app/streetgan-trainer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=python3
 libtorch=
 build=build/trainer-gpu
 jobs=$(nproc)
+system_deps=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --python) python=$2; shift 2 ;;
     --libtorch) libtorch=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --system-deps) system_deps=1; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-trainer.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+vendored=0
+[[ $system_deps -eq 1 || ! -f third_party/README.md ]] || vendored=1
 
 if [[ -z $libtorch ]]; then
   command -v "$python" >/dev/null || { echo "build-trainer.sh: $python not found: pass --python /path/to/env/bin/python or --libtorch DIR" >&2; exit 2; }
@@ -35,7 +47,7 @@ else
 fi
 if [[ -z $libtorch && ! -f $prefix/Torch/TorchConfig.cmake ]]; then
   # Debian's python3-torch names a CMake folder it does not ship; its LibTorch is libtorch-dev's.
-  if compgen -G "/usr/lib/*/cmake/Torch/TorchConfig.cmake" >/dev/null; then
+  if [[ $vendored -eq 0 ]] && compgen -G "/usr/lib/*/cmake/Torch/TorchConfig.cmake" >/dev/null; then
     echo "build-trainer.sh: $python's torch has no CMake files ($prefix); using the system LibTorch (libtorch-dev)"
     prefix=
   else
@@ -44,42 +56,88 @@ if [[ -z $libtorch && ! -f $prefix/Torch/TorchConfig.cmake ]]; then
   fi
 fi
 echo "build-trainer.sh: LibTorch from ${prefix:-the system}"
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
 
-# Each system dependency: a file that shows it is there, and the package that brings it
-# (Debian/Ubuntu names; the trainer needs no Qt).
-missing=()
-need() { # need PACKAGE PATH-GLOB...
-  local pkg=$1; shift
-  for g in "$@"; do compgen -G "$g" >/dev/null && return 0; done
-  missing+=("$pkg")
+# version_at_least HAVE WANT
+version_at_least() { [[ $(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1) == "$2" ]]; }
+# CMake 3.25+ and Ninja: the host's, else pip's wheels unpacked into BUILD_DIR/tools (their
+# programs run without Python).
+tools() {
+  local cmake_ok=0
+  if command -v cmake >/dev/null; then
+    version_at_least "$(cmake --version | sed -n 's/^cmake version \([0-9.]*\).*/\1/p')" 3.25 && cmake_ok=1
+  fi
+  if [[ $cmake_ok -eq 1 ]] && command -v ninja >/dev/null; then return 0; fi
+  local t=$build/tools
+  # pip's cmake wheel keeps its program in cmake/data/bin; the ninja wheel in ninja/data/bin up to
+  # 1.11, in bin/ (the program itself, not a Python wrapper) from 1.13.
+  if [[ ! -x $t/cmake/data/bin/cmake || ! ( -x $t/ninja/data/bin/ninja || -x $t/bin/ninja ) ]]; then
+    local py=${python:-python3}
+    [[ -n $libtorch ]] && py=python3
+    echo "build-trainer.sh: CMake 3.25+ or Ninja missing: installing them from pip into $t"
+    "$py" -m pip install --quiet --disable-pip-version-check --no-warn-script-location --target "$t" 'cmake>=3.25,<4' ninja ||
+      { echo "build-trainer.sh: cannot install CMake and Ninja with $py -m pip: install cmake (3.25+) and ninja, or give pip access to its index" >&2; exit 2; }
+  fi
+  export PATH=$t/cmake/data/bin:$t/ninja/data/bin:$t/bin:$PATH
 }
-command -v cmake >/dev/null || missing+=(cmake)
-command -v ninja >/dev/null || missing+=(ninja-build)
-command -v pkg-config >/dev/null || missing+=(pkg-config)
-command -v c++ >/dev/null || missing+=(build-essential)
-need libopencv-imgcodecs-dev /usr/include/opencv4/opencv2/imgcodecs.hpp
-need nlohmann-json3-dev /usr/include/nlohmann/json.hpp
-need libcli11-dev /usr/include/CLI/CLI.hpp
-need libarchive-dev /usr/include/archive.h
-need libdeflate-dev /usr/include/libdeflate.h
-need zlib1g-dev /usr/include/zlib.h
-need libssh-dev /usr/include/libssh/libssh.h
-need libcurl4-openssl-dev /usr/include/*/curl/curl.h /usr/include/curl/curl.h
-need libexpat1-dev /usr/include/expat.h
-need libssl-dev /usr/include/openssl/evp.h
-need libgif-dev /usr/include/gif_lib.h
-need libimagequant-dev /usr/include/libimagequant.h
-need libcpp-httplib-dev /usr/include/httplib.h
-need libavcodec-dev /usr/include/*/libavcodec/avcodec.h /usr/include/libavcodec/avcodec.h
-need libavformat-dev /usr/include/*/libavformat/avformat.h /usr/include/libavformat/avformat.h
-need libswscale-dev /usr/include/*/libswscale/swscale.h /usr/include/libswscale/swscale.h
-if [[ ${#missing[@]} -gt 0 ]]; then
-  echo "build-trainer.sh: missing: ${missing[*]}" >&2
-  echo "  install them with: sudo apt install ${missing[*]}" >&2
-  exit 2
+
+if [[ $vendored -eq 1 ]]; then
+  command -v c++ >/dev/null && command -v cc >/dev/null ||
+    { echo "build-trainer.sh: no C/C++ compiler (c++, cc): install g++ (dnf install gcc-c++, apt install g++)" >&2; exit 2; }
+  tools
+  flags=(-DSTREETGAN_VENDORED=ON -DSTREETGAN_WITH_PHOTOS=OFF -DSTREETGAN_WITH_MP4=OFF -DSTREETGAN_WITH_SSH=OFF)
+else
+  # Each system dependency: a file that shows it is there, and the package that brings it
+  # (Debian/Ubuntu names; the trainer needs no Qt).
+  missing=()
+  need() { # need PACKAGE PATH-GLOB...
+    local pkg=$1; shift
+    for g in "$@"; do compgen -G "$g" >/dev/null && return 0; done
+    missing+=("$pkg")
+  }
+  command -v cmake >/dev/null || missing+=(cmake)
+  command -v ninja >/dev/null || missing+=(ninja-build)
+  command -v pkg-config >/dev/null || missing+=(pkg-config)
+  command -v c++ >/dev/null || missing+=(build-essential)
+  need libopencv-imgcodecs-dev /usr/include/opencv4/opencv2/imgcodecs.hpp
+  need nlohmann-json3-dev /usr/include/nlohmann/json.hpp
+  need libcli11-dev /usr/include/CLI/CLI.hpp
+  need libarchive-dev /usr/include/archive.h
+  need libdeflate-dev /usr/include/libdeflate.h
+  need zlib1g-dev /usr/include/zlib.h
+  need libssh-dev /usr/include/libssh/libssh.h
+  need libcurl4-openssl-dev /usr/include/*/curl/curl.h /usr/include/curl/curl.h
+  need libexpat1-dev /usr/include/expat.h
+  need libssl-dev /usr/include/openssl/evp.h
+  need libgif-dev /usr/include/gif_lib.h
+  need libimagequant-dev /usr/include/libimagequant.h
+  need libcpp-httplib-dev /usr/include/httplib.h
+  need libavcodec-dev /usr/include/*/libavcodec/avcodec.h /usr/include/libavcodec/avcodec.h
+  need libavformat-dev /usr/include/*/libavformat/avformat.h /usr/include/libavformat/avformat.h
+  need libswscale-dev /usr/include/*/libswscale/swscale.h /usr/include/libswscale/swscale.h
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "build-trainer.sh: missing: ${missing[*]}" >&2
+    echo "  install them with: sudo apt install ${missing[*]}" >&2
+    exit 2
+  fi
+  flags=()
 fi
 
-cmake --preset trainer-gpu -B "$build" ${prefix:+-DCMAKE_PREFIX_PATH="$prefix"}
+# A pip torch keeps the CUDA libraries libtorch_cuda needs in site-packages/nvidia/*/lib: the
+# linker resolves them there (-rpath-link), not in an older toolkit's lib folder.
+rpath_link=
+if [[ -n $prefix ]]; then
+  site=$(cd "$prefix/../../.." 2>/dev/null && pwd) || site=
+  [[ -z $site ]] || rpath_link=$( (ls -d "$site"/nvidia/*/lib "$site"/nvidia/cu*/lib 2>/dev/null || true) | sort -u | paste -sd: -)
+fi
+# nvcc for a CUDA torch's CMake files, where it is not on PATH.
+for c in "${CUDA_HOME:-}" /usr/local/cuda; do
+  [[ -n $c && -x $c/bin/nvcc ]] && ! command -v nvcc >/dev/null && export PATH=$c/bin:$PATH
+done
+
+cmake --preset trainer-gpu -B "$build" "${flags[@]}" ${prefix:+-DCMAKE_PREFIX_PATH="$prefix"} \
+  ${rpath_link:+-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$rpath_link}
 cmake --build "$build" --target streetgan-trainer -j "$jobs"
 trainer=$build/app/streetgan-trainer
 echo "build-trainer.sh: built $trainer"

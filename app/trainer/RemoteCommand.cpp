@@ -27,47 +27,15 @@
 #include "base/remote/SftpClient.h"
 #include "base/remote/SftpEventFiles.h"
 #include "base/remote/SshConfig.h"
+#if STREETGAN_WITH_SSH
 #include "base/remote/SshSession.h"
+#endif
+#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
 #include "trainer/FiniteNumber.h"
 #include "trainer/LsCommand.h"
 
 namespace streetgan {
-
-namespace {
-
-/// The remote shell found no streetgan-trainer (exit 127).
-class TrainerMissingError : public RemoteError {
-public:
-    using RemoteError::RemoteError;
-};
-
-constexpr uint64_t kMiB = uint64_t{1} << 20;
-std::atomic<bool> gInterrupted{false};
-void onSignal(int) { gInterrupted.store(true); }
-
-// Reads a secret from the terminal with echo off; nullopt without a terminal.
-std::optional<std::string> askTty(const std::string& prompt) {
-    const int fd = ::open("/dev/tty", O_RDWR | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
-    termios old{};
-    const bool haveTermios = ::tcgetattr(fd, &old) == 0;
-    if (haveTermios) {
-        termios quiet = old;
-        quiet.c_lflag &= static_cast<tcflag_t>(~ECHO);
-        ::tcsetattr(fd, TCSAFLUSH, &quiet);
-    }
-    (void)!::write(fd, prompt.data(), prompt.size());
-    std::string answer;
-    char c;
-    while (::read(fd, &c, 1) == 1 && c != '\n') answer += c;
-    (void)!::write(fd, "\n", 1);
-    if (haveTermios) ::tcsetattr(fd, TCSAFLUSH, &old);
-    ::close(fd);
-    return answer;
-}
-
-}  // namespace
 
 CLI::App* RemoteCommand::setup(CLI::App& parent) {
     remote_ = parent.add_subcommand("remote", "Runs on a remote host over SSH (libssh; ~/.ssh/config aliases, jump hosts, SFTP)");
@@ -125,6 +93,42 @@ CLI::App* RemoteCommand::setup(CLI::App& parent) {
     fetch_->add_option("--chunk-kib", chunkKiB_, "KiB per SFTP read request")->check(CLI::Range(4, 255));
     return remote_;
 }
+
+#if STREETGAN_WITH_SSH
+namespace {
+
+/// The remote shell found no streetgan-trainer (exit 127).
+class TrainerMissingError : public RemoteError {
+public:
+    using RemoteError::RemoteError;
+};
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+std::atomic<bool> gInterrupted{false};
+void onSignal(int) { gInterrupted.store(true); }
+
+// Reads a secret from the terminal with echo off; nullopt without a terminal.
+std::optional<std::string> askTty(const std::string& prompt) {
+    const int fd = ::open("/dev/tty", O_RDWR | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    termios old{};
+    const bool haveTermios = ::tcgetattr(fd, &old) == 0;
+    if (haveTermios) {
+        termios quiet = old;
+        quiet.c_lflag &= static_cast<tcflag_t>(~ECHO);
+        ::tcsetattr(fd, TCSAFLUSH, &quiet);
+    }
+    (void)!::write(fd, prompt.data(), prompt.size());
+    std::string answer;
+    char c;
+    while (::read(fd, &c, 1) == 1 && c != '\n') answer += c;
+    (void)!::write(fd, "\n", 1);
+    if (haveTermios) ::tcsetattr(fd, TCSAFLUSH, &old);
+    ::close(fd);
+    return answer;
+}
+
+}  // namespace
 
 SshOptions RemoteCommand::sshOptions() const { return sshOptionsFor(0); }
 
@@ -384,5 +388,11 @@ int RemoteCommand::fetch() {
     std::cout << local << "\n";
     return 0;
 }
+
+#else
+// A build without libssh (STREETGAN_WITH_SSH=OFF: a host build from source): the options parse, so
+// `remote --help` still describes them, and any use says what is missing in one line.
+int RemoteCommand::execute() { BuildFeatures::missing("`streetgan-trainer remote`", BuildFeatures::Feature::Ssh); }
+#endif
 
 }  // namespace streetgan

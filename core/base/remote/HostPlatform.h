@@ -41,6 +41,7 @@ struct HostPlatform {
     std::string glibcxx;                    ///< the highest GLIBCXX_ version of the host's libstdc++, e.g. "3.4.30"
     std::string cxx;                        ///< the C++ compiler: "g++ 12.2.0"; empty: none
     std::string cmake;                      ///< cmake's version; empty: none on PATH
+    std::string nvcc;                       ///< the CUDA toolkit's nvcc version ("13.0"); empty: none found
     bool hasConda = false;
     std::vector<HostPython> pythons;  ///< each interpreter found, in the order looked at
     std::vector<HostGpu> gpus;        ///< NVIDIA GPUs (nvidia-smi); empty: none, or no driver

@@ -188,9 +188,15 @@ TrainerPlan TrainerPlan::choose(const HostPlatform& platform, const std::vector<
         return refuse(where + " on " + host + ": " + noBundle +
                       ", and no C++ compiler there to build one: install g++ (dnf install gcc-c++, or apt install g++), or a torch the app has a "
                       "bundle for");
+    // torch's own CMake files ask for the CUDA toolkit when torch is a CUDA build.
+    if (!py->torchCuda.empty() && platform.nvcc.empty())
+        return refuse(where + " on " + host + ": " + noBundle + ", and building one against this CUDA build of torch needs the CUDA toolkit's nvcc, which " +
+                      host + " lacks: install the CUDA " + py->torchCuda + " toolkit (or `module load cuda`), or a torch the app has a bundle for");
     plan.kind = Kind::HostBuild;
-    // build-trainer.sh itself names whatever else the build lacks (CMake 3.25+, Ninja, libraries).
-    plan.reason = where + ": " + noBundle + "; builds the trainer on " + host + " against it with " + platform.cxx;
+    // The source archive carries every library (third_party/); build-trainer.sh takes CMake and
+    // Ninja from pip where the host has none, and names anything else that is missing.
+    plan.reason = where + ": " + noBundle + "; builds the lean trainer on " + host + " against it with " + platform.cxx +
+                  (py->torchCuda.empty() ? std::string() : " and nvcc " + platform.nvcc) + " (no root; the libraries travel in the source archive)";
     return plan;
 }
 

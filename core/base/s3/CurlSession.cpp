@@ -1,5 +1,8 @@
 #include "base/s3/CurlSession.h"
 
+#include "base/util/BuildFeatures.h"
+
+#if STREETGAN_WITH_S3
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -14,6 +17,8 @@
 #endif
 
 namespace streetgan::s3 {
+
+bool CurlSession::supported() { return true; }
 
 namespace {
 
@@ -132,3 +137,15 @@ CurlSession::Response CurlSession::perform(const Request& request) {
 }
 
 }  // namespace streetgan::s3
+#else
+// A build without libcurl (STREETGAN_WITH_S3=OFF): every way to S3 starts with a session, which
+// says so in one line; the EC2 metadata watch is never started (ImdsClient::endpointFor).
+namespace streetgan::s3 {
+
+bool CurlSession::supported() { return false; }
+CurlSession::CurlSession() : curl_(nullptr) { BuildFeatures::missing("S3 (s3:// data, --checkpoint-sync, EC2 credentials)", BuildFeatures::Feature::S3); }
+CurlSession::~CurlSession() = default;
+CurlSession::Response CurlSession::perform(const Request& /*request*/) { return {}; }
+
+}  // namespace streetgan::s3
+#endif

@@ -46,6 +46,9 @@ public:
     CurlSession& operator=(const CurlSession&) = delete;
 
     Response perform(const Request& request);
+    /// False in a build without libcurl (STREETGAN_WITH_S3=OFF), whose constructor throws
+    /// ConfigError saying so.
+    static bool supported();
 
 private:
     CURL* curl_;

@@ -37,7 +37,7 @@ ImdsClient::ImdsClient(std::string endpoint) : endpoint_(std::move(endpoint)) {
 }
 
 std::string ImdsClient::endpointFor(const std::string& disabled, const std::string& endpoint) {
-    if (disabled == "true") return "";
+    if (disabled == "true" || !CurlSession::supported()) return "";
     return endpoint.empty() ? kDefaultEndpoint : endpoint;
 }
 

@@ -1,6 +1,8 @@
 #include "base/util/ContentHash.h"
 
+#if STREETGAN_CONTENT_HASH_OPENSSL
 #include <openssl/evp.h>
+#endif
 
 #include <cerrno>
 #include <cstdio>
@@ -9,15 +11,28 @@
 #include <vector>
 
 #include "base/util/Errors.h"
+#include "base/util/Sha256.h"
 
 namespace streetgan {
 namespace {
 
+std::string toHex(const unsigned char* digest, std::size_t length) {
+    static const char* kHex = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * length);
+    for (std::size_t i = 0; i < length; ++i) {
+        out += kHex[digest[i] >> 4];
+        out += kHex[digest[i] & 15];
+    }
+    return out;
+}
+
+#if STREETGAN_CONTENT_HASH_OPENSSL
 // One SHA-256 computation through OpenSSL's EVP interface (libcrypto, already in the process
-// through libssh), with the digest as lowercase hex.
-class Sha256 {
+// through libssh; it uses the CPU's SHA instructions).
+class Digest {
 public:
-    Sha256() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
+    Digest() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
         if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1) throw Error("OpenSSL cannot start a SHA-256 digest");
     }
     void update(const void* data, std::size_t size) {
@@ -27,24 +42,31 @@ public:
         unsigned char digest[EVP_MAX_MD_SIZE];
         unsigned int length = 0;
         if (EVP_DigestFinal_ex(ctx_.get(), digest, &length) != 1) throw Error("OpenSSL SHA-256 final failed");
-        static const char* kHex = "0123456789abcdef";
-        std::string out;
-        out.reserve(std::size_t{2} * length);
-        for (unsigned int i = 0; i < length; ++i) {
-            out += kHex[digest[i] >> 4];
-            out += kHex[digest[i] & 15];
-        }
-        return out;
+        return toHex(digest, length);
     }
 
 private:
     std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx_;
 };
+#else
+// A build without OpenSSL (cmake/Vendored.cmake): the same digest from base/util/Sha256.
+class Digest {
+public:
+    void update(const void* data, std::size_t size) { sha_.update(data, size); }
+    std::string hex() {
+        const auto digest = sha_.finish();
+        return toHex(digest.data(), digest.size());
+    }
+
+private:
+    Sha256 sha_;
+};
+#endif
 
 }  // namespace
 
 std::string ContentHash::sha256(const void* data, std::size_t size) {
-    Sha256 s;
+    Digest s;
     s.update(data, size);
     return s.hex();
 }
@@ -52,7 +74,7 @@ std::string ContentHash::sha256(const void* data, std::size_t size) {
 std::string ContentHash::sha256File(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw IoError("cannot read '" + path + "' to hash it: " + std::strerror(errno));
-    Sha256 s;
+    Digest s;
     std::vector<unsigned char> buf(std::size_t{1} << 20);
     for (;;) {
         const std::size_t n = std::fread(buf.data(), 1, buf.size(), f);

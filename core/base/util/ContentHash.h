@@ -1,5 +1,6 @@
 // SHA-256 (FIPS 180-4) of bytes and of files, as lowercase hex: the identity of a checkpoint or a
-// feature model file in session files, cache keys and events. Computed by OpenSSL's libcrypto.
+// feature model file in session files, cache keys and events. Computed by OpenSSL's libcrypto, or
+// by base/util/Sha256 in a build without it (the same digest).
 //
 // Thread contract: stateless; every function may be called from any thread.
 #pragma once

@@ -16,13 +16,13 @@ namespace {
 
 const std::string kUbuntu2204 =
     "kernel=Linux\nmachine=x86_64\nos_id=ubuntu\nos_version=22.04\nos_name=Ubuntu 22.04.5 LTS\nglibc=2.35\nglibcxx=3.4.30\n"
-    "cxx=c++ 11.4.0\ncmake=3.22.1\ngpu=NVIDIA A10G, 8.6\n"
+    "cxx=c++ 11.4.0\ncmake=3.22.1\nnvcc=13.0\ngpu=NVIDIA A10G, 8.6\n"
     "python=/usr/bin/python3\t3.10.12\t\t\t\tNo module named 'torch'\n"
     "python=/opt/pytorch/bin/python3\t3.12.10\t2.11.0+cu130\t13.0\tsm_75 sm_80 sm_86 sm_90 sm_100 sm_120\t\n";
 
 const std::string kAmazonLinux2023 =
     "kernel=Linux\nmachine=x86_64\nos_id=amzn\nos_version=2023\nos_name=Amazon Linux 2023.6.20250115\nglibc=2.34\nglibcxx=3.4.29\n"
-    "cxx=c++ 11.5.0\ngpu=Tesla V100-SXM2-16GB, 7.0\n"
+    "cxx=c++ 11.5.0\nnvcc=12.8\ngpu=Tesla V100-SXM2-16GB, 7.0\n"
     "python=/usr/bin/python3\t3.9.20\t\t\t\tNo module named 'torch'\n"
     "python=/opt/pytorch/bin/python3\t3.12.8\t2.10.0+cu130\t13.0\tsm_75 sm_80 sm_86 sm_90 sm_100 sm_120\t\n";
 
@@ -113,16 +113,29 @@ TEST(TrainerPlan, PtxAndSameMajorBinaryCodeCountAsFitting) {
 TEST(TrainerPlan, ATorchWithoutABundleIsBuiltOnTheHostWhenItHasACompiler) {
     const std::string rocky8 =
         "kernel=Linux\nmachine=x86_64\nos_id=rocky\nos_version=8.10\nos_name=Rocky Linux 8.10 (Green Obsidian)\nglibc=2.28\nglibcxx=3.4.25\n"
-        "cxx=g++ 8.5.0\npython=/home/me/torch/bin/python\t3.11.9\t2.15.0+cu130\t13.0\t\t\nconda=1\n";
+        "cxx=g++ 8.5.0\nnvcc=13.0\npython=/home/me/torch/bin/python\t3.11.9\t2.15.0+cu130\t13.0\t\t\nconda=1\n";
     HostPlatform h = HostPlatform::parse(rocky8);
     EXPECT_TRUE(h.hasConda);
     EXPECT_TRUE(h.gpus.empty());
+    EXPECT_EQ(h.nvcc, "13.0");
     const TrainerPlan p = TrainerPlan::choose(h, bundles({"2.12", "2.9"}), true, "login1");
     EXPECT_EQ(p.kind, TrainerPlan::Kind::HostBuild) << p.reason;
     EXPECT_EQ(p.python, "/home/me/torch/bin/python");
     EXPECT_EQ(p.reason,
               "torch 2.15.0+cu130 (CUDA 13.0) in /home/me/torch/bin/python: no prebuilt bundle for torch 2.15 (the app has: 2.9, 2.12); "
-              "builds the trainer on login1 against it with g++ 8.5.0");
+              "builds the lean trainer on login1 against it with g++ 8.5.0 and nvcc 13.0 (no root; the libraries travel in the source archive)");
+    // A CUDA torch's CMake files need nvcc: without the toolkit, one line says so before anything is uploaded.
+    h.nvcc.clear();
+    const TrainerPlan noToolkit = TrainerPlan::choose(h, bundles({"2.12"}), true, "login1");
+    EXPECT_EQ(noToolkit.kind, TrainerPlan::Kind::Unsupported);
+    EXPECT_NE(noToolkit.reason.find("needs the CUDA toolkit's nvcc, which login1 lacks: install the CUDA 13.0 toolkit (or `module load cuda`)"),
+              std::string::npos)
+        << noToolkit.reason;
+    // A CPU build of torch needs no toolkit.
+    h.pythons[0].torch = "2.15.0+cpu";
+    h.pythons[0].torchCuda.clear();
+    EXPECT_EQ(TrainerPlan::choose(h, bundles({"2.12"}), true, "login1").kind, TrainerPlan::Kind::HostBuild);
+    h.pythons[0] = HostPlatform::parse(rocky8).pythons[0];
     h.cxx.clear();
     const TrainerPlan none = TrainerPlan::choose(h, bundles({"2.12"}), true, "login1");
     EXPECT_EQ(none.kind, TrainerPlan::Kind::Unsupported);
