@@ -8,6 +8,10 @@
 #                                                               tests/packaging/test_bundle_floor_chroot.sh
 #   debs-trixie   the .debs built in Debian 13 against its Qt 6.8 and LibTorch 2.6, installed there
 #                 with apt-get, a tiny run and the explorer     tests/packaging/test_debs_chroot.sh
+#   host-build    the lean trainer built as the remote set-up builds it, by a user without root in
+#                 a Debian 13 chroot with only g++, Python's venv and libcurl, against torch that
+#                 pip installed there (HOST_BUILD_TORCH below), and a tiny run trained
+#                                                               tests/packaging/test_host_build_chroot.sh
 #   bundles       the GPU bundle of every other torch the set-up offers one for (BUNDLE_TORCH below:
 #                 2.9 and 2.10 besides bundle-floor's 2.11), each built in Debian 11 and
 #                 trained with there against that torch's own pip libraries, as bundle-floor
@@ -43,6 +47,15 @@ check() { # check NAME COMMAND...
 check portable tests/packaging/test_portable_chroot.sh "$src" "$build" "$build/release-check/portable"
 check bundle-floor tests/packaging/test_bundle_floor_chroot.sh "$src" "$build/release-check/bundle-floor"
 check debs-trixie tests/packaging/test_debs_chroot.sh "$src" "$build/release-check/debs-trixie"
+# The newest torch on pip's index (no bundle is built for it: it needs C++20) and the oldest supported.
+HOST_BUILD_TORCH=(2.15.0 2.9.1)
+host_build() {
+  local v
+  for v in "${HOST_BUILD_TORCH[@]}"; do
+    tests/packaging/test_host_build_chroot.sh "$src" "$build/release-check/host-build/$v" "$v" || return 1
+  done
+}
+check host-build host_build
 # torch 2.11 is bundle-floor's (the cuda preset's); these are the others that build in Debian 11
 # (2.12 and 2.13 fail to link there against their NCCL, 2.14+ need GCC 11's C++20: README).
 BUNDLE_TORCH=(2.9.1 2.10.0)

@@ -1,7 +1,9 @@
 // base/util/Paths: the one rule for cache, data and temporary folders (XDG, TMPDIR), and SHA-256
-// through OpenSSL (base/util/ContentHash).
+// through OpenSSL (base/util/ContentHash) and without it (base/util/Sha256, a vendored build's).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -12,6 +14,7 @@
 #include "base/util/ContentHash.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
+#include "base/util/Sha256.h"
 #include "support/TempDir.h"
 
 namespace streetgan {
@@ -88,6 +91,34 @@ TEST(ContentHash, Sha256OfKnownVectors) {
     EXPECT_EQ(ContentHash::sha256(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     EXPECT_EQ(ContentHash::sha256("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     EXPECT_EQ(ContentHash::sha256(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+std::string portableSha256(const std::string& bytes, std::size_t piece) {
+    Sha256 sha;
+    for (std::size_t at = 0; at < bytes.size(); at += piece) sha.update(bytes.data() + at, std::min(piece, bytes.size() - at));
+    const auto digest = sha.finish();
+    std::string hex;
+    for (const std::uint8_t b : digest) {
+        static const char* kHex = "0123456789abcdef";
+        hex += kHex[b >> 4];
+        hex += kHex[b & 15];
+    }
+    return hex;
+}
+
+// The SHA-256 of a build without OpenSSL gives ContentHash's digests (here OpenSSL's), for every
+// length around the padding's edges and fed in pieces of every size.
+TEST(ContentHash, PortableSha256AgreesWithOpenSsl) {
+    EXPECT_EQ(portableSha256("abc", 1), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(portableSha256(std::string(1000000, 'a'), 4096), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    std::string bytes;
+    for (int i = 0; i < 300; ++i) bytes += static_cast<char>(i * 131 + 17);
+    for (std::size_t n = 0; n <= bytes.size(); ++n) {
+        const std::string part = bytes.substr(0, n);
+        const std::string expected = ContentHash::sha256(part);
+        for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{63}, std::size_t{64}, std::size_t{65}, std::size_t{1000}})
+            ASSERT_EQ(portableSha256(part, piece), expected) << n << " bytes in pieces of " << piece;
+    }
 }
 
 TEST(ContentHash, FileHashEqualsBytesHashAndNamesAMissingFile) {
