@@ -65,6 +65,11 @@ if dpkg-deb -c "$trainer" | grep -q 'usr/share/\(applications\|icons\)'; then fa
 cmp -s "$trainer" "$root/usr/share/streetgan/remote/streetgan-trainer.deb" || fail "the app's package carries another trainer package"
 [[ $(tar -xzOf "$root/usr/share/streetgan/remote/streetgan-source.tar.gz" streetgan-source/VERSION) == "$version" ]] || fail "the source tarball's VERSION is not $version"
 tar -tzf "$root/usr/share/streetgan/remote/streetgan-source.tar.gz" streetgan-source/packaging/build-trainer.sh >/dev/null || fail "the source tarball lacks packaging/build-trainer.sh"
+# The libraries a host build takes from it (packaging/vendor-sources.sh), each with its licence.
+for f in third_party/README.md third_party/zlib/zlib.h third_party/zlib/LICENSE third_party/expat/lib/xmlparse.c third_party/expat/COPYING \
+         third_party/include/curl/curl.h third_party/licenses/curl third_party/include/httplib.h third_party/include/gloo/config.h; do
+  tar -tzf "$root/usr/share/streetgan/remote/streetgan-source.tar.gz" "streetgan-source/$f" >/dev/null || fail "the source tarball lacks $f"
+done
 
 # The installed trainer: its version is the package's; a tiny run, then a grid from its checkpoint.
 export HOME=$tmp/home XDG_CACHE_HOME=$tmp/home/cache XDG_CONFIG_HOME=$tmp/home/config XDG_DATA_HOME=$tmp/home/data
