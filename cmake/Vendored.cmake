@@ -70,7 +70,9 @@ endforeach()
 # S3: curl's headers from third_party, the host's libcurl.so.4 (its ABI has been stable since 2006;
 # an option newer than the host's library is refused at run time: s3/CurlSession.cpp).
 find_library(STREETGAN_HOST_LIBCURL NAMES curl libcurl.so.4)
+# (Forced either way: a host that gets libcurl later builds S3 in on the next configure.)
 if(STREETGAN_HOST_LIBCURL)
+  set(STREETGAN_WITH_S3 ON CACHE BOOL "" FORCE)
   add_library(PkgConfig::CURL INTERFACE IMPORTED)
   set_target_properties(PkgConfig::CURL PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${tp}/include INTERFACE_LINK_LIBRARIES ${STREETGAN_HOST_LIBCURL})
   message(STATUS "Vendored libraries from ${tp}; S3 through ${STREETGAN_HOST_LIBCURL}")
