@@ -110,7 +110,8 @@ std::string HostPlatform::script(const std::vector<std::string>& extraPythons) {
                "printf 'cxx=%s %s\\n' \"$c\" \"$($c -dumpfullversion 2>/dev/null || $c -dumpversion 2>/dev/null)\"; break; fi; done; "
                "command -v cmake >/dev/null 2>&1 && printf 'cmake=%s\\n' \"$(cmake --version 2>/dev/null | head -n 1 | sed 's/.* //')\"; "
                // nvcc as packaging/build-trainer.sh looks for it (a CUDA torch's CMake files ask for it).
-               "for n in \"$(command -v nvcc 2>/dev/null)\" \"${CUDA_HOME:-/nonexistent}/bin/nvcc\" /usr/local/cuda/bin/nvcc; do if [ -n \"$n\" ] && [ -x \"$n\" ]; then "
+               "for n in \"$(command -v nvcc 2>/dev/null)\" \"${CUDA_HOME:-/nonexistent}/bin/nvcc\" /usr/local/cuda/bin/nvcc; do if [ -n \"$n\" ] && [ -x "
+               "\"$n\" ]; then "
                "printf 'nvcc=%s\\n' \"$(\"$n\" --version 2>/dev/null | sed -n 's/.*release \\([0-9.]*\\).*/\\1/p')\"; break; fi; done; "
                "if command -v nvidia-smi >/dev/null 2>&1; then "
                "{ nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader 2>/dev/null || "

@@ -16,8 +16,11 @@
 #ifndef STREETGAN_WITH_MP4
 #error "STREETGAN_WITH_MP4 is not defined: name this file in its CMakeLists.txt's streetgan_build_features()"
 #endif
-#if !defined(STREETGAN_WITH_SSH) || !defined(STREETGAN_WITH_S3)
-#error "STREETGAN_WITH_SSH / STREETGAN_WITH_S3 is not defined: name this file in its CMakeLists.txt's streetgan_build_features()"
+#ifndef STREETGAN_WITH_SSH
+#error "STREETGAN_WITH_SSH is not defined: name this file in its CMakeLists.txt's streetgan_build_features()"
+#endif
+#ifndef STREETGAN_WITH_S3
+#error "STREETGAN_WITH_S3 is not defined: name this file in its CMakeLists.txt's streetgan_build_features()"
 #endif
 
 namespace streetgan {

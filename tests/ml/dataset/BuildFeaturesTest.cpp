@@ -60,8 +60,8 @@ TEST(BuildFeatures, VersionNamesTheBuildsFeatures) {
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j.at("features"), BuildFeatures::summary());
-    EXPECT_EQ(j.at("features"), std::string(STREETGAN_WITH_PHOTOS ? "photos" : "no-photos") + ", " + (STREETGAN_WITH_MP4 ? "mp4" : "no-mp4") +
-                                    ", " + (STREETGAN_WITH_SSH ? "ssh" : "no-ssh") + ", " + (STREETGAN_WITH_S3 ? "s3" : "no-s3"));
+    EXPECT_EQ(j.at("features"), std::string(STREETGAN_WITH_PHOTOS ? "photos" : "no-photos") + ", " + (STREETGAN_WITH_MP4 ? "mp4" : "no-mp4") + ", " +
+                                    (STREETGAN_WITH_SSH ? "ssh" : "no-ssh") + ", " + (STREETGAN_WITH_S3 ? "s3" : "no-s3"));
 }
 
 TEST(BuildFeatures, PhotoFoldersOpenOrAreRefusedByName) {
