@@ -238,6 +238,10 @@ void CheckpointBrowserPage::wireRender() {
 }
 
 CheckpointBrowserPage::~CheckpointBrowserPage() {
+    // QWidget hides the table after this, which may change its scroll range: nothing of it must
+    // reach this page's members, gone by then.
+    table_->verticalScrollBar()->disconnect(this);
+    model_->disconnect(this);
     if (fetcher_) fetcher_->cancel();
     if (remoteThread_) WorkerThreads::quitWithoutBlocking(remoteThread_);
 }
@@ -390,15 +394,15 @@ void CheckpointBrowserPage::reloadLocal(bool fullScan) {
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }
-        QMetaObject::invokeMethod(qApp, [self, changes = std::move(changes), end, job, error] {
-            if (self) self->onCatalog(job, changes, end, error);
+        QMetaObject::invokeMethod(qApp, [self, changes = std::move(changes), end, job, fullScan, error] {
+            if (self) self->onCatalog(job, changes, end, fullScan, error);
         });
     });
     connect(t, &QThread::finished, t, &QObject::deleteLater);
     t->start();
 }
 
-void CheckpointBrowserPage::onCatalog(quint64 job, const CheckpointCatalog::Changes& changes, qint64 offset, const QString& error) {
+void CheckpointBrowserPage::onCatalog(quint64 job, const CheckpointCatalog::Changes& changes, qint64 offset, bool fullScan, const QString& error) {
     if (job != catalogJob_) return;
     reading_ = false;
     if (!error.isEmpty()) {
@@ -407,7 +411,7 @@ void CheckpointBrowserPage::onCatalog(quint64 job, const CheckpointCatalog::Chan
         eventsOffset_ = 0;
     } else {
         eventsOffset_ = offset;
-        applyChanges(changes);
+        applyChanges(changes, fullScan);
         const int n = model_->runRows();
         setStatus(n == 0 ? tr("%1 has no checkpoints yet.").arg(session_ ? session_->title() : QString()) : tr("%n checkpoint(s)", nullptr, n));
         emit catalogLoaded(model_->rowCount());
@@ -425,12 +429,13 @@ void CheckpointBrowserPage::applyRows(const QList<CheckpointInfo>& rows) {
     updateChoices();
 }
 
-// A local run's changes: work in proportion to them, not to the rows (issue 48).
-void CheckpointBrowserPage::applyChanges(const CheckpointCatalog::Changes& changes) {
+// A local run's changes: work in proportion to them, not to the rows (issue 48); a whole listing
+// (Refresh, or at most every kFullScanMs) offers the checkpoints again in full.
+void CheckpointBrowserPage::applyChanges(const CheckpointCatalog::Changes& changes, bool fullScan) {
     const int appendedFrom = model_->applyChanges(changes.rows, changes.removed);
     applyCachedParzen(changes.rows);
     requestThumbnails();
-    if (appendedFrom >= 0)
+    if (appendedFrom >= 0 && !fullScan)
         appendChoices(appendedFrom);
     else
         updateChoices();

@@ -107,9 +107,9 @@ private:
     void setStatus(const QString& message);
     void reloadLocal(bool fullScan);
     void reloadRemote();
-    void onCatalog(quint64 job, const CheckpointCatalog::Changes& changes, qint64 offset, const QString& error);
+    void onCatalog(quint64 job, const CheckpointCatalog::Changes& changes, qint64 offset, bool fullScan, const QString& error);
     void applyRows(const QList<CheckpointInfo>& rows);
-    void applyChanges(const CheckpointCatalog::Changes& changes);
+    void applyChanges(const CheckpointCatalog::Changes& changes, bool fullScan);
     void applyCachedParzen(const QList<CheckpointInfo>& rows);
     void fitColumns(int first, int last);
     void requestThumbnails();

@@ -6,6 +6,7 @@
 // (and a failing one reports); a reference Python checkpoint (torch.save by /usr/bin/python3)
 // dropped on the page renders; corrupt and foreign checkpoints give one-line errors.
 #include <QAbstractItemModelTester>
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -16,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "base/daemon/RunLock.h"
 #include "checkpoints/CheckpointBrowserPage.h"
 #include "checkpoints/CheckpointTableModel.h"
 #include "checkpoints/EvolutionPanel.h"
@@ -405,6 +407,44 @@ private slots:
         const QImage shot = page_->grab().toImage();
         QVERIFY(shot.save("/tmp/checkpoints.png"));
         QVERIFY(colours(shot) > 500);
+    }
+
+    // Issue 48: a followed run's new checkpoint costs what is new: its row is inserted after the
+    // run's (no reset) and the pickers offer it. The run is live again: this process takes its lock
+    // as a trainer holds it, and writes a checkpoint as the trainer does (file, then event).
+    void aFollowedRunsNewCheckpointIsInserted() {
+        streetgan::RunLock lock(run_.toStdString());
+        RunSession live(run_, STREETGAN_TRAINER);
+        QSignalSpy loaded(page_.get(), &CheckpointBrowserPage::catalogLoaded);
+        page_->setSession(&live);
+        live.start();
+        QVERIFY(loaded.wait(streetgan::test::kWaitMs));
+        const int n = static_cast<int>(QDir(run_ + "/checkpoints").entryList({"checkpoint_*.pt"}, QDir::Files).size());
+        QTRY_VERIFY_WITH_TIMEOUT(!live.loading() && model()->runRows() == n, streetgan::test::kWaitMs);
+        const CheckpointInfo last = model()->row(n - 1).info;
+        QSignalSpy resets(model(), &QAbstractItemModel::modelReset), inserts(model(), &QAbstractItemModel::rowsInserted);
+        const QString name = QString("checkpoint_%1.pt").arg(last.epoch + 1);
+        QVERIFY(QFile::copy(last.path, run_ + "/checkpoints/" + name));
+        QFile events(run_ + "/events.jsonl");
+        QVERIFY(events.open(QIODevice::Append));
+        events.write(QString("{\"kind\":\"checkpoint\",\"step\":%1,\"epoch\":%2,\"path\":\"checkpoints/%3\",\"t\":%4}\n")
+                         .arg(last.step + 4)
+                         .arg(last.epoch + 1)
+                         .arg(name)
+                         .arg(QDateTime::currentSecsSinceEpoch())
+                         .toUtf8());
+        events.close();
+        QTRY_COMPARE_WITH_TIMEOUT(model()->runRows(), n + 1, streetgan::test::kWaitMs);
+        QCOMPARE(model()->row(n).info.step, last.step + 4);
+        QCOMPARE(model()->row(n).info.path, QDir(run_).absoluteFilePath("checkpoints/" + name));
+        QVERIFY(model()->rowCount() == n + 1 || model()->row(n + 1).info.reference);  // references stay after the run's rows
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(inserts.count(), 1);
+        QCOMPARE(inserts.at(0).at(1).toInt(), n);
+        page_->sideBySide()->setRight(n);  // the run's checkpoints first in the pickers, then the references
+        QCOMPARE(page_->sideBySide()->rightCheckpoint(), model()->row(n).localPath);
+        QTRY_VERIFY_WITH_TIMEOUT(!model()->row(n).thumbnail.isNull(), streetgan::test::kWaitMs);
+        page_->setSession(nullptr);
     }
 };
 
