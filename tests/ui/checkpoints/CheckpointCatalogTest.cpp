@@ -276,7 +276,7 @@ private slots:
             c.path = QString("/run/checkpoints/checkpoint_%1.pt").arg(epoch);
             c.relativePath = QString("checkpoints/checkpoint_%1.pt").arg(epoch);
             c.epoch = epoch;
-            c.step = 100 * epoch;
+            c.step = 100 * static_cast<qint64>(epoch);
             c.size = 10;
             return c;
         };
@@ -381,7 +381,7 @@ private slots:
             c.path = QString("/run/checkpoints/checkpoint_%1.pt").arg(epoch);
             c.relativePath = QString("checkpoints/checkpoint_%1.pt").arg(epoch);
             c.epoch = epoch;
-            c.step = 100 * epoch;
+            c.step = 100 * static_cast<qint64>(epoch);
             c.size = size;
             return c;
         };
