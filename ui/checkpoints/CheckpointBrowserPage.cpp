@@ -56,7 +56,8 @@ CheckpointBrowserPage::CheckpointBrowserPage(QWidget* parent, QString trainer, Q
     table_->horizontalHeader()->setSectionResizeMode(CheckpointTableModel::Thumbnail, QHeaderView::Fixed);
     table_->setColumnWidth(CheckpointTableModel::Thumbnail,
                            std::max(CheckpointTableModel::kThumbnailEdge + 12, table_->horizontalHeader()->sectionSizeHint(CheckpointTableModel::Thumbnail)));
-    fitColumns(0, -1);
+    for (int c = CheckpointTableModel::Epoch; c < CheckpointTableModel::ColumnCount; ++c)  // the titles' widths, grown by the rows
+        table_->horizontalHeader()->resizeSection(c, table_->horizontalHeader()->sectionSizeHint(c));
     table_->setWordWrap(false);  // a long one-line error stays one line (the tooltip shows it whole)
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->setAcceptDrops(false);  // drops land on the page
