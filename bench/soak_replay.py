@@ -430,6 +430,13 @@ def report(doc, out):
         print("flood: %d events written in %.0f s; the app caught up %.0f s after it ended" % (doc["events"], doc["flood_s"], doc["catch_up_s"]))
     if "tail_s" in doc:
         print("after steady-after, the app read for %.0f s more (3 s: it kept up)" % (doc["tail_s"] - 3))
+    before = [s for s in doc["samples"] if s["phase"] == "steady-before"]
+    if before and flood and app_proc(before[-1]) and app_proc(flood[-1]):
+        # The app's work for the flood's events, from its own CPU seconds: little affected by how
+        # busy the machine was, unlike the seconds the flood took.
+        cpu = app_proc(flood[-1])["cpu_s"] - app_proc(before[-1])["cpu_s"]
+        events = flood[-1]["events"] - before[-1]["events"]
+        print("the app's CPU for the flood: %.0f s, %.1f us per event" % (cpu, 1e6 * cpu / max(1, events)))
     if doc.get("app_share", 1) < 1:
         print("the app ran %.0f%% of the time (BENCH_APP_SHARE: SIGSTOP/SIGCONT every 100 ms)" % (100 * doc["app_share"]))
     print("children RSS (explore worker...): start %.1f MB, end %.1f MB" % (kids[0][1], kids[-1][1]))
