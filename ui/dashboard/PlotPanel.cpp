@@ -1,6 +1,7 @@
 #include "dashboard/PlotPanel.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <qcustomplot.h>
 #include <QDateTime>
@@ -522,7 +523,20 @@ void PlotPanel::setLogY(bool on) {
     updateRanges();
 }
 
-void PlotPanel::replot() { plot_->replot(QCustomPlot::rpQueuedReplot); }
+void PlotPanel::replot() {
+    // Drawing is most of a followed run's CPU (issue 48): none for a plot nobody sees.
+    if (!isVisible()) {
+        refreshView();
+        replotWhenShown_ = true;
+        return;
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (std::exchange(replotWhenShown_, false)) plot_->replot(QCustomPlot::rpQueuedReplot);
+}
 
 void PlotPanel::resetView() {
     userView_ = false;

@@ -60,7 +60,8 @@ public:
     void setLogY(bool on);
     /// Recomputes smoothing and ranges from all the data (x mode or smoothing changed).
     void rebuild();
-    /// Queues a replot (coalesced by QCustomPlot).
+    /// Queues a replot (coalesced by QCustomPlot). A plot not on screen (another page or tab) only
+    /// brings its graphs' data up to date (exports read them) and is drawn once shown.
     void replot();
     void resetView();
     /// Shows x in [lower, upper] as if the user had zoomed there (linked plots).
@@ -135,6 +136,7 @@ private:
     bool eventFilter(QObject* watched, QEvent* e) override;
     void resizeEvent(QResizeEvent* e) override;
     void changeEvent(QEvent* e) override;
+    void showEvent(QShowEvent* e) override;
     void applyPalette();
     void updateLegendLayout();
 
@@ -150,7 +152,7 @@ private:
     QCPItemText* crossLabel_;
     PlotXAxis x_ = PlotXAxis::Step;
     double alpha_ = 0;
-    bool logY_ = false, userView_ = false, viewDirty_ = true, linking_ = false;
+    bool logY_ = false, userView_ = false, viewDirty_ = true, linking_ = false, replotWhenShown_ = false;
     double xMin_, xMax_, yMin_, yMax_, yMinPos_;
 };
 

@@ -9,6 +9,7 @@
 
 #include <QDateTime>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <limits>
@@ -278,6 +279,47 @@ private slots:
         const auto data = p.rawGraph(&r, Metric::LossD)->data();
         for (auto it = data->constBegin(); it != data->constEnd(); ++it) top = std::max(top, it->value);
         QCOMPARE(top, 1000.0);
+    }
+
+    // Issue 48: a plot not on screen (another page or tab) draws nothing while a run is followed,
+    // its graphs' data kept up to date; it is drawn once shown.
+    void aHiddenPlotDrawsOnceShown() {
+        RunSeries r;
+        QTabWidget tabs;
+        auto* p = new PlotPanel("loss", {Metric::LossD});
+        tabs.addTab(p, "plot");
+        tabs.addTab(new QWidget, "other");
+        tabs.resize(500, 300);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        p->addRun(&r, "r", QColor(Qt::blue));
+        QSignalSpy drawn(p->plot(), &QCustomPlot::afterReplot);
+        const auto feed = [&](int64_t from, int64_t to) {
+            EventBatch b;
+            for (int64_t i = from; i < to; ++i) {
+                b.metrics.t.push_back(1.7e9 + static_cast<double>(i));
+                b.metrics.step.push_back(static_cast<double>(i));
+                b.metrics.epoch.push_back(0);
+                for (auto& col : b.metrics.values) col.push_back(1.0 + 0.01 * static_cast<double>(i));
+            }
+            p->append(&r, r.append(std::move(b)));
+            p->replot();
+        };
+        feed(0, 10);
+        QTRY_VERIFY_WITH_TIMEOUT(drawn.count() > 0, streetgan::test::kWaitMs);  // on screen: drawn
+        tabs.setCurrentIndex(1);
+        QTRY_VERIFY_WITH_TIMEOUT(!p->isVisible(), streetgan::test::kWaitMs);
+        QCoreApplication::processEvents();
+        drawn.clear();
+        for (int64_t i = 10; i < 100; i += 10) {
+            feed(i, i + 10);
+            QCoreApplication::processEvents();
+        }
+        QCOMPARE(drawn.count(), 0);
+        const auto data = p->rawGraph(&r, Metric::LossD)->data();
+        QCOMPARE(data->at(data->size() - 1)->key, 99.0);  // the data is current (an export draws it)
+        tabs.setCurrentIndex(0);
+        QTRY_VERIFY_WITH_TIMEOUT(drawn.count() >= 1, streetgan::test::kWaitMs);
     }
 
     void rawBehindEmptyStatesAndCrosshair() {
