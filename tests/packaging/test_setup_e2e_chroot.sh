@@ -64,7 +64,7 @@ pip_cache=${STREETGAN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/streetgan}/pip
 ccache_dir=${STREETGAN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/streetgan}/ccache-trixie
 mkdir -p "$pip_cache" "$ccache_dir"
 binds=(--bind "$cuda:$cuda" --bind "$pip_cache:/pip-cache" --bind "$ccache_dir:/ccache")
-"$src/packaging/chroot.sh" run "$box" "ssh-keygen -q -A && chown -R builder:builder /home/builder && chmod 700 /home/builder/.ssh && chmod -R a+rwX /ccache"
+"$src/packaging/chroot.sh" run "$box" "${binds[@]}" "ssh-keygen -q -A && chown -R builder:builder /home/builder && chmod 700 /home/builder/.ssh && chmod -R a+rwX /ccache"
 if [[ ${STREETGAN_TEST_CCACHE:-0} == 1 ]]; then
   # The set-up's build runs in the user's login environment: ccache first on its PATH.
   printf 'export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=/ccache CCACHE_BASEDIR=/home/builder\n' >>"$box/home/builder/.profile"
