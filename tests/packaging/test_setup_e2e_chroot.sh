@@ -31,7 +31,8 @@ sshd_pid=
 cleanup() {
   [[ -z $sshd_pid ]] || kill "$sshd_pid" 2>/dev/null || true
   [[ -z $sshd_pid ]] || wait "$sshd_pid" 2>/dev/null || true
-  "$src/packaging/chroot.sh" remove "$box"
+  # STREETGAN_TEST_KEEP=1 leaves the chroot for a look after a failure (remove it with chroot.sh remove).
+  [[ ${STREETGAN_TEST_KEEP:-0} == 1 ]] || "$src/packaging/chroot.sh" remove "$box"
 }
 trap cleanup EXIT
 start=$(date +%s)
