@@ -29,7 +29,8 @@ work=$(cd "$work" && pwd)
 box=$work/trixie
 sshd_pid=
 cleanup() {
-  [[ -z $sshd_pid ]] || kill "$sshd_pid" 2>/dev/null || true
+  # sshd by its pid file (killing chroot.sh's shell would leave it running), then its chroot.sh.
+  [[ ! -f $box/run/sshd-e2e.pid ]] || kill "$(cat "$box/run/sshd-e2e.pid")" 2>/dev/null || true
   [[ -z $sshd_pid ]] || wait "$sshd_pid" 2>/dev/null || true
   # STREETGAN_TEST_KEEP=1 leaves the chroot for a look after a failure (remove it with chroot.sh remove).
   [[ ${STREETGAN_TEST_KEEP:-0} == 1 ]] || "$src/packaging/chroot.sh" remove "$box"
@@ -65,16 +66,20 @@ pip_cache=${STREETGAN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/streetgan}/pip
 ccache_dir=${STREETGAN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/streetgan}/ccache-trixie
 mkdir -p "$pip_cache" "$ccache_dir"
 binds=(--bind "$cuda:$cuda" --bind "$pip_cache:/pip-cache" --bind "$ccache_dir:/ccache")
-"$src/packaging/chroot.sh" run "$box" "${binds[@]}" "ssh-keygen -q -A && chown -R builder:builder /home/builder && chmod 700 /home/builder/.ssh && chmod -R a+rwX /ccache"
+"$src/packaging/chroot.sh" run "$box" "${binds[@]}" "ssh-keygen -q -A && chown -R builder:builder /home/builder && chmod 700 /home/builder/.ssh && chmod -R a+rwX /ccache /pip-cache"
 if [[ ${STREETGAN_TEST_CCACHE:-0} == 1 ]]; then
   # The set-up's build runs in the user's login environment: ccache first on its PATH.
   printf 'export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=/ccache CCACHE_BASEDIR=/home/builder\n' >>"$box/home/builder/.profile"
   printf 'export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=/ccache CCACHE_BASEDIR=/home/builder\n' >"$box/home/builder/.bashrc"
 fi
+# From here on the chroot is used only through its sshd: the chroot.sh run that started it keeps
+# /proc, /dev and the binds mounted (another one would unmount them all when it ends, and without
+# /proc the loader cannot resolve $ORIGIN in a bundle's RUNPATH).
 "$src/packaging/chroot.sh" run "$box" "${binds[@]}" "exec /usr/sbin/sshd -D -e -f /etc/ssh/sshd_e2e" >"$work/sshd.log" 2>&1 &
 sshd_pid=$!
 deadline=$(($(date +%s) + 60))
-until ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i "$work/id_builder" -p "$port" builder@127.0.0.1 true; do
+on_host() { ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i "$work/id_builder" -p "$port" builder@127.0.0.1 "$@"; }
+until on_host true; do
   [[ $(date +%s) -lt $deadline ]] || { cat "$work/sshd.log"; fail "the chroot's sshd does not answer on port $port"; }
   sleep 1
 done
@@ -82,11 +87,10 @@ done
 for c in "${cases[@]}"; do
   torch=${c%%:*} expect=${c##*:}
   t0=$(date +%s)
-  # A fresh host for each: no trainer installed, ~/.venv with this torch (pip's index, cached).
-  "$src/packaging/chroot.sh" run "$box" "${binds[@]}" "
-    rm -rf /home/builder/.local /home/builder/.venv /home/builder/runs &&
-    python3 -m venv /home/builder/.venv && PIP_CERT=/etc/ssl/certs/ca-certificates.crt /home/builder/.venv/bin/pip install -q --cache-dir /pip-cache torch==$torch &&
-    chmod -R a+rX /pip-cache && chown -R builder:builder /home/builder" >"$work/pip-$torch.log" 2>&1 ||
+  # A fresh host for each: no trainer installed, ~/.venv with this torch, installed by the user as
+  # pip's instructions say (pip's index; the wheels cached between runs).
+  on_host "rm -rf ~/.local ~/.venv ~/runs ~/src && python3 -m venv ~/.venv &&
+    PIP_CERT=/etc/ssl/certs/ca-certificates.crt ~/.venv/bin/pip install -q --cache-dir /pip-cache torch==$torch" >"$work/pip-$torch.log" 2>&1 ||
     { tail -n 20 "$work/pip-$torch.log"; fail "pip could not install torch $torch"; }
   echo "torch $torch: pip install $(($(date +%s) - t0)) s"
   t0=$(date +%s)
