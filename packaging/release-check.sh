@@ -12,6 +12,10 @@
 #                 a Debian 13 chroot with only g++, Python's venv and libcurl, against torch that
 #                 pip installed there (HOST_BUILD_TORCH below), and a tiny run trained
 #                                                               tests/packaging/test_host_build_chroot.sh
+#   setup-e2e     the app's set-up path (e2e_ui_setup, offscreen) over the sshd of a Debian 13
+#                 chroot with pip's torch in ~/.venv: torch 2.11 gets the bundle, 2.15 a build on the
+#                 host; each then trains a tiny run the app opens and plots
+#                                                               tests/packaging/test_setup_e2e_chroot.sh
 #   bundles       the GPU bundle of every other torch the set-up offers one for (BUNDLE_TORCH below:
 #                 2.9 and 2.10 besides bundle-floor's 2.11), each built in Debian 11 and
 #                 trained with there against that torch's own pip libraries, as bundle-floor
@@ -56,6 +60,7 @@ host_build() {
   done
 }
 check host-build host_build
+check setup-e2e tests/packaging/test_setup_e2e_chroot.sh "$src" "$build" "$build/release-check/setup-e2e" 2.11.0:bundle 2.15.0:source
 # torch 2.11 is bundle-floor's (the cuda preset's); these are the others that build in Debian 11
 # (2.12 and 2.13 fail to link there against their NCCL, 2.14+ need GCC 11's C++20: README).
 BUNDLE_TORCH=(2.9.1 2.10.0)
