@@ -390,7 +390,7 @@ void CheckpointBrowserPage::reloadLocal(bool fullScan) {
         CheckpointCatalog::Changes changes;
         try {
             end = catalog->readEvents(dir + "/events.jsonl", offset);
-            fullScan ? catalog->scanLocal(dir) : catalog->scanNew(dir);
+            fullScan || catalog->files() <= kFullScanFiles ? catalog->scanLocal(dir) : catalog->scanNew(dir);
             changes = catalog->takeChanges();
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());

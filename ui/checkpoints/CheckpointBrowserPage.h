@@ -60,6 +60,9 @@ public:
     /// A followed local run's folder is listed whole (files pruned or written without an event)
     /// at most this often; between, a new checkpoint costs what is new (CheckpointCatalog::scanNew).
     static constexpr int kFullScanMs = 30000;
+    /// ... unless the folder holds at most this many checkpoints (a run pruning to its last few):
+    /// then listing it is cheap, and a pruned file's row goes at once.
+    static constexpr int kFullScanFiles = 200;
 
     /// Queues Parzen evaluations for the rows (local files; remote ones are downloaded first).
     void computeParzen(const QList<int>& rows);

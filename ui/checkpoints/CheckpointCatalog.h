@@ -79,6 +79,8 @@ public:
     /// epoch's own file after its step files when its step is unknown).
     QList<CheckpointInfo> rows() const;
     qint64 checkpointEvents() const { return events_; }
+    /// Checkpoint files found so far.
+    qsizetype files() const { return files_.size(); }
 
     /// What changed since the last takeChanges(): the rows (as rows() makes them, in its order) whose
     /// event, file or SWD is new or changed, and the paths (CheckpointInfo::path) of files gone.

@@ -444,6 +444,25 @@ private slots:
         page_->sideBySide()->setRight(n);  // the run's checkpoints first in the pickers, then the references
         QCOMPARE(page_->sideBySide()->rightCheckpoint(), model()->row(n).localPath);
         QTRY_VERIFY_WITH_TIMEOUT(!model()->row(n).thumbnail.isNull(), streetgan::test::kWaitMs);
+
+        // The trainer keeps its last few: the next checkpoint's save prunes that one. Its row goes
+        // with the next read (a folder of a few files is listed whole), still without a reset.
+        const QString pruned = model()->row(n).info.path;
+        const QString next = QString("checkpoint_%1.pt").arg(last.epoch + 2);
+        QVERIFY(QFile::copy(last.path, run_ + "/checkpoints/" + next));
+        QVERIFY(QFile::remove(pruned));
+        QVERIFY(events.open(QIODevice::Append));
+        events.write(QString("{\"kind\":\"checkpoint\",\"step\":%1,\"epoch\":%2,\"path\":\"checkpoints/%3\",\"t\":%4}\n")
+                         .arg(last.step + 8)
+                         .arg(last.epoch + 2)
+                         .arg(next)
+                         .arg(QDateTime::currentSecsSinceEpoch())
+                         .toUtf8());
+        events.close();
+        QTRY_COMPARE_WITH_TIMEOUT(model()->row(n).info.step, last.step + 8, streetgan::test::kWaitMs);
+        QCOMPARE(model()->runRows(), n + 1);
+        QCOMPARE(model()->rowOf(pruned), -1);
+        QCOMPARE(resets.count(), 0);
         page_->setSession(nullptr);
     }
 };
