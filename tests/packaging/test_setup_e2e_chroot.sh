@@ -94,7 +94,7 @@ for c in "${cases[@]}"; do
     { tail -n 20 "$work/pip-$torch.log"; fail "pip could not install torch $torch"; }
   echo "torch $torch: pip install $(($(date +%s) - t0)) s"
   t0=$(date +%s)
-  QT_QPA_PLATFORM=offscreen SSH_AUTH_SOCK= STREETGAN_E2E_PORT=$port STREETGAN_E2E_USER=builder STREETGAN_E2E_KEY=$work/id_builder \
+  QTEST_FUNCTION_TIMEOUT=$((5400 * 1000 * 2)) QT_QPA_PLATFORM=offscreen SSH_AUTH_SOCK= STREETGAN_E2E_PORT=$port STREETGAN_E2E_USER=builder STREETGAN_E2E_KEY=$work/id_builder \
     STREETGAN_E2E_EXPECT=$expect STREETGAN_E2E_TORCH=$torch STREETGAN_E2E_SETUP_S=5400 STREETGAN_E2E_SCREENSHOT=$work/app-$torch.png \
     STREETGAN_TRAINER_BUNDLES=$bundles STREETGAN_SOURCE_TARBALL=$archive \
     "$program" >"$work/app-$torch.log" 2>&1 || { tail -n 60 "$work/app-$torch.log"; fail "torch $torch: the app's set-up path failed (log: $work/app-$torch.log)"; }
