@@ -16,17 +16,6 @@
 namespace streetgan {
 namespace {
 
-std::string toHex(const unsigned char* digest, std::size_t length) {
-    static const char* kHex = "0123456789abcdef";
-    std::string out;
-    out.reserve(2 * length);
-    for (std::size_t i = 0; i < length; ++i) {
-        out += kHex[digest[i] >> 4];
-        out += kHex[digest[i] & 15];
-    }
-    return out;
-}
-
 #if STREETGAN_CONTENT_HASH_OPENSSL
 // One SHA-256 computation through OpenSSL's EVP interface (libcrypto, already in the process
 // through libssh; it uses the CPU's SHA instructions).
@@ -42,7 +31,7 @@ public:
         unsigned char digest[EVP_MAX_MD_SIZE];
         unsigned int length = 0;
         if (EVP_DigestFinal_ex(ctx_.get(), digest, &length) != 1) throw Error("OpenSSL SHA-256 final failed");
-        return toHex(digest, length);
+        return Sha256::hex(digest, length);
     }
 
 private:
@@ -53,10 +42,7 @@ private:
 class Digest {
 public:
     void update(const void* data, std::size_t size) { sha_.update(data, size); }
-    std::string hex() {
-        const auto digest = sha_.finish();
-        return toHex(digest.data(), digest.size());
-    }
+    std::string hex() { return sha_.finishHex(); }
 
 private:
     Sha256 sha_;

@@ -84,4 +84,20 @@ std::array<std::uint8_t, 32> Sha256::finish() {
     return out;
 }
 
+std::string Sha256::finishHex() {
+    const auto digest = finish();
+    return hex(digest.data(), digest.size());
+}
+
+std::string Sha256::hex(const std::uint8_t* bytes, std::size_t size) {
+    static const char* kHex = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * size);
+    for (std::size_t i = 0; i < size; ++i) {
+        out += kHex[bytes[i] >> 4];
+        out += kHex[bytes[i] & 15];
+    }
+    return out;
+}
+
 }  // namespace streetgan

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace streetgan {
 
@@ -18,6 +19,10 @@ public:
     void update(const void* data, std::size_t size);
     /// The digest of everything updated so far; the instance is then spent (call nothing else).
     std::array<std::uint8_t, 32> finish();
+    /// finish() as 64 lowercase hex digits.
+    std::string finishHex();
+    /// `size` bytes as lowercase hex (ContentHash's form of a digest, whichever library made it).
+    static std::string hex(const std::uint8_t* bytes, std::size_t size);
 
 private:
     void block(const std::uint8_t* p);

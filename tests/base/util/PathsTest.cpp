@@ -96,14 +96,7 @@ TEST(ContentHash, Sha256OfKnownVectors) {
 std::string portableSha256(const std::string& bytes, std::size_t piece) {
     Sha256 sha;
     for (std::size_t at = 0; at < bytes.size(); at += piece) sha.update(bytes.data() + at, std::min(piece, bytes.size() - at));
-    const auto digest = sha.finish();
-    std::string hex;
-    for (const std::uint8_t b : digest) {
-        static const char* kHex = "0123456789abcdef";
-        hex += kHex[b >> 4];
-        hex += kHex[b & 15];
-    }
-    return hex;
+    return sha.finishHex();
 }
 
 // The SHA-256 of a build without OpenSSL gives ContentHash's digests (here OpenSSL's), for every
