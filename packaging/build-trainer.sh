@@ -13,8 +13,9 @@
 # the torch, and takes CMake (3.25+) and Ninja from pip where the host has none. A git checkout
 # without third_party/ builds the full trainer with the system's packages: each missing one is
 # named with the command that installs it.
-# A CUDA build of torch needs the CUDA toolkit's nvcc at configure time (torch's own CMake files
-# ask for it): CUDA_HOME, /usr/local/cuda or nvcc on PATH.
+# A CUDA build of torch's own CMake files ask for the CUDA toolkit's nvcc (CUDA_HOME, /usr/local/cuda
+# or nvcc on PATH); where there is none, LibTorch is imported from the torch package itself
+# (cmake/TorchPackage.cmake), with the CUDA headers pip's wheels bring: no toolkit needed.
 # The trainer lands in BUILD_DIR/app/streetgan-trainer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -136,7 +137,19 @@ for c in "${CUDA_HOME:-}" /usr/local/cuda; do
   [[ -n $c && -x $c/bin/nvcc ]] && ! command -v nvcc >/dev/null && export PATH=$c/bin:$PATH
 done
 
-cmake --preset trainer-gpu -B "$build" "${flags[@]}" ${prefix:+-DCMAKE_PREFIX_PATH="$prefix"} \
+# LibTorch through torch's CMake files, or, for a CUDA torch where no nvcc is found (those files
+# need it), straight from the package (STREETGAN_TORCH_PACKAGE, cmake/TorchPackage.cmake).
+torch_import=(-DSTREETGAN_TORCH_PACKAGE= ${prefix:+-DCMAKE_PREFIX_PATH="$prefix"})
+if [[ -n $prefix ]] && ! command -v nvcc >/dev/null; then
+  package=$prefix
+  [[ -n $libtorch ]] || package=$(cd "$prefix/../.." && pwd) # <torch>/share/cmake → <torch>
+  if [[ -f $package/lib/libtorch_cuda.so ]]; then
+    echo "build-trainer.sh: no nvcc (which torch's CMake files want for a CUDA torch): LibTorch from $package directly"
+    torch_import=(-DSTREETGAN_TORCH_PACKAGE="$package")
+  fi
+fi
+
+cmake --preset trainer-gpu -B "$build" "${flags[@]}" "${torch_import[@]}" \
   ${rpath_link:+-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$rpath_link}
 cmake --build "$build" --target streetgan-trainer -j "$jobs"
 trainer=$build/app/streetgan-trainer

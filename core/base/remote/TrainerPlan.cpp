@@ -42,6 +42,17 @@ int lowestCapabilityOf(const std::string& cuda) {
     return 50;
 }
 
+// The oldest GCC the trainer is built and tested with: 10, Debian 11's, which builds the GPU bundle
+// (for torch 2.14+ too, through cmake/TorchGcc10.cmake). "g++ 8.5.0" -> its major version; -1 when
+// the compiler is not GCC's or its version is unknown (the build itself then judges).
+constexpr int kMinGcc = 10;
+int gccMajor(const std::string& cxx) {
+    static const std::regex re(R"((c\+\+|g\+\+) (\d+)(\..*)?)");
+    std::smatch m;
+    if (!std::regex_match(cxx, m, re)) return -1;
+    return std::stoi(m[2]);
+}
+
 }  // namespace
 
 std::optional<TrainerBundle> TrainerBundle::fromFileName(const std::string& path) {
@@ -188,15 +199,20 @@ TrainerPlan TrainerPlan::choose(const HostPlatform& platform, const std::vector<
         return refuse(where + " on " + host + ": " + noBundle +
                       ", and no C++ compiler there to build one: install g++ (dnf install gcc-c++, or apt install g++), or a torch the app has a "
                       "bundle for");
-    // torch's own CMake files ask for the CUDA toolkit when torch is a CUDA build.
-    if (!py->torchCuda.empty() && platform.nvcc.empty())
-        return refuse(where + " on " + host + ": " + noBundle + ", and building one against this CUDA build of torch needs the CUDA toolkit's nvcc, which " +
-                      host + " lacks: install the CUDA " + py->torchCuda + " toolkit (or `module load cuda`), or a torch the app has a bundle for");
+    if (const int major = gccMajor(platform.cxx); major >= 0 && major < kMinGcc)
+        return refuse(where + " on " + host + ": " + noBundle + ", and its compiler, " + platform.cxx + ", is older than GCC " + std::to_string(kMinGcc) +
+                      ", the oldest that builds streetgan-trainer: install a newer one first on PATH (RHEL/Rocky 8: sudo dnf install gcc-toolset-12, "
+                      "then PATH=/opt/rh/gcc-toolset-12/root/usr/bin:$PATH in ~/.bashrc), or a torch the app has a bundle for");
     plan.kind = Kind::HostBuild;
     // The source archive carries every library (third_party/); build-trainer.sh takes CMake and
-    // Ninja from pip where the host has none, and names anything else that is missing.
-    plan.reason = where + ": " + noBundle + "; builds the lean trainer on " + host + " against it with " + platform.cxx +
-                  (py->torchCuda.empty() ? std::string() : " and nvcc " + platform.nvcc) + " (no root; the libraries travel in the source archive)";
+    // Ninja from pip where the host has none, and names anything else that is missing. A CUDA
+    // torch's own CMake files want nvcc; without it, build-trainer.sh imports LibTorch from the
+    // package (cmake/TorchPackage.cmake) with the CUDA headers of pip's wheels.
+    std::string toolkit;
+    if (!py->torchCuda.empty())
+        toolkit = platform.nvcc.empty() ? " (no CUDA toolkit needed: the CUDA headers come with torch's wheels)" : " and nvcc " + platform.nvcc;
+    plan.reason = where + ": " + noBundle + "; builds the lean trainer on " + host + " against it with " + platform.cxx + toolkit +
+                  " (no root; the libraries travel in the source archive)";
     return plan;
 }
 

@@ -113,7 +113,7 @@ TEST(TrainerPlan, PtxAndSameMajorBinaryCodeCountAsFitting) {
 TEST(TrainerPlan, ATorchWithoutABundleIsBuiltOnTheHostWhenItHasACompiler) {
     const std::string rocky8 =
         "kernel=Linux\nmachine=x86_64\nos_id=rocky\nos_version=8.10\nos_name=Rocky Linux 8.10 (Green Obsidian)\nglibc=2.28\nglibcxx=3.4.25\n"
-        "cxx=g++ 8.5.0\nnvcc=13.0\npython=/home/me/torch/bin/python\t3.11.9\t2.15.0+cu130\t13.0\t\t\nconda=1\n";
+        "cxx=g++ 12.2.1\nnvcc=13.0\npython=/home/me/torch/bin/python\t3.11.9\t2.15.0+cu130\t13.0\t\t\nconda=1\n";
     HostPlatform h = HostPlatform::parse(rocky8);
     EXPECT_TRUE(h.hasConda);
     EXPECT_TRUE(h.gpus.empty());
@@ -123,14 +123,25 @@ TEST(TrainerPlan, ATorchWithoutABundleIsBuiltOnTheHostWhenItHasACompiler) {
     EXPECT_EQ(p.python, "/home/me/torch/bin/python");
     EXPECT_EQ(p.reason,
               "torch 2.15.0+cu130 (CUDA 13.0) in /home/me/torch/bin/python: no prebuilt bundle for torch 2.15 (the app has: 2.9, 2.12); "
-              "builds the lean trainer on login1 against it with g++ 8.5.0 and nvcc 13.0 (no root; the libraries travel in the source archive)");
-    // A CUDA torch's CMake files need nvcc: without the toolkit, one line says so before anything is uploaded.
+              "builds the lean trainer on login1 against it with g++ 12.2.1 and nvcc 13.0 (no root; the libraries travel in the source archive)");
+    // Without the toolkit, LibTorch is imported from the package (cmake/TorchPackage.cmake): still a host build.
     h.nvcc.clear();
     const TrainerPlan noToolkit = TrainerPlan::choose(h, bundles({"2.12"}), true, "login1");
-    EXPECT_EQ(noToolkit.kind, TrainerPlan::Kind::Unsupported);
-    EXPECT_NE(noToolkit.reason.find("needs the CUDA toolkit's nvcc, which login1 lacks: install the CUDA 13.0 toolkit (or `module load cuda`)"),
-              std::string::npos)
+    EXPECT_EQ(noToolkit.kind, TrainerPlan::Kind::HostBuild) << noToolkit.reason;
+    EXPECT_NE(noToolkit.reason.find("with g++ 12.2.1 (no CUDA toolkit needed: the CUDA headers come with torch's wheels) (no root"), std::string::npos)
         << noToolkit.reason;
+    // Rocky 8's own GCC 8 cannot build it: one line says so before anything is uploaded.
+    h.cxx = "c++ 8.5.0";
+    const TrainerPlan oldGcc = TrainerPlan::choose(h, bundles({"2.12"}), true, "login1");
+    EXPECT_EQ(oldGcc.kind, TrainerPlan::Kind::Unsupported);
+    EXPECT_NE(oldGcc.reason.find("its compiler, c++ 8.5.0, is older than GCC 10, the oldest that builds streetgan-trainer: install a newer one"),
+              std::string::npos)
+        << oldGcc.reason;
+    h.cxx = "c++ 10.2.1";
+    EXPECT_EQ(TrainerPlan::choose(h, bundles({"2.12"}), true, "login1").kind, TrainerPlan::Kind::HostBuild);
+    h.cxx = "clang++ 9.0.0";  // not GCC: the build itself judges
+    EXPECT_EQ(TrainerPlan::choose(h, bundles({"2.12"}), true, "login1").kind, TrainerPlan::Kind::HostBuild);
+    h.cxx = "g++ 12.2.1";
     // A CPU build of torch needs no toolkit.
     h.pythons[0].torch = "2.15.0+cpu";
     h.pythons[0].torchCuda.clear();
