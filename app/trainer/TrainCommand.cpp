@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -76,10 +77,12 @@ std::string environment(const char* name) {
     return v ? v : "";
 }
 
-// --checkpoint-sync's bucket: the AWS chain's credentials and region, at --s3-endpoint (as the data).
-CheckpointSync::Target syncTarget(const std::string& url, const std::string& endpoint) {
+// --checkpoint-sync's bucket: the AWS chain's credentials and region, at --s3-endpoint (as the data);
+// parts of --checkpoint-sync-part-size MiB.
+CheckpointSync::Target syncTarget(const std::string& url, const std::string& endpoint, int64_t partSizeMib) {
     CheckpointSync::Target t;
     t.url = s3::S3Url::parse(url);
+    t.partSize = static_cast<std::uint64_t>(partSizeMib) << 20;
     const auto chain = s3::S3CredentialChain::fromProcess();
     t.options.endpoint = endpoint;
     t.options.region = chain->region();
@@ -114,6 +117,17 @@ CLI::App* TrainCommand::setup(CLI::App& parent) {
     for (const TrainOption::Spec& o : TrainOption::all())
         if (*o.flag) std::visit([&](auto ref) { addSetting(o, ref(flags_)); }, o.member);
     a->get_option("--steps")->excludes(a->get_option("--epochs"));
+    // Below S3's smallest part the upload would fail at the first checkpoint: say why, before
+    // CLI11's bare range (a transform runs before the checks).
+    const TrainOption::Spec& part = *TrainOption::find("checkpoint_sync_part_size");
+    a->get_option(TrainOption::flagName(part))
+        ->transform(CLI::Validator(
+            [min = static_cast<int64_t>(part.lo)](std::string& v) -> std::string {
+                int64_t mib = 0;
+                if (!CLI::detail::lexical_cast(v, mib) || mib >= min) return {};  // not a number: the type check says so
+                return v + " MiB is below S3's smallest part, " + std::to_string(min) + " MiB: give " + std::to_string(min) + " or more";
+            },
+            ""));
     return app_;
 }
 
@@ -161,7 +175,7 @@ int TrainCommand::execute() {
     // 0 alone: it reads the checkpoint for every rank.
     const auto distEnv = DistributedContext::Env::fromEnvironment();
     if (resume_ && !flags_.checkpointSync.empty() && (!distEnv || distEnv->rank == 0))
-        CheckpointSync::restore(runDir_, syncTarget(flags_.checkpointSync, flags_.s3Endpoint), say);
+        CheckpointSync::restore(runDir_, syncTarget(flags_.checkpointSync, flags_.s3Endpoint, flags_.checkpointSyncPartSize), say);
     TrainConfig cfg;
     cfg.model = Presets::get("naive-64");  // the reference model
     cfg.model.preset = "naive-64";
@@ -260,7 +274,7 @@ int TrainCommand::runForeground(const TrainConfig& cfg, DaemonReadiness* readine
     // Each checkpoint uploaded on a thread of its own (rank 0 writes them).
     std::optional<CheckpointSync> sync;
     if (root && !cfg.checkpointSync.empty()) {
-        sync.emplace(runDir_, syncTarget(cfg.checkpointSync, cfg.s3Endpoint), say);
+        sync.emplace(runDir_, syncTarget(cfg.checkpointSync, cfg.s3Endpoint, cfg.checkpointSyncPartSize), say);
         sync->setInner(observer);
         observer = &*sync;
     }

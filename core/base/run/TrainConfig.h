@@ -75,6 +75,9 @@ struct TrainConfig {
     /// s3://bucket/prefix each checkpoint is uploaded to, with the run's files (ml/train/CheckpointSync;
     /// "": none); a `train --resume` with it in a folder without checkpoints continues from there.
     std::string checkpointSync;
+    /// MiB: a synced checkpoint larger than this goes up in a multipart upload of parts of this size
+    /// (s3::S3Client::putFile); 5 (S3's smallest part) to 5120 (its largest).
+    int64_t checkpointSyncPartSize = 64;
     /// auto: watch EC2's spot interruption notice when on EC2 (checkpoint and stop, as on SIGTERM) | off
     std::string spotNotice = "auto";
     int loaderThreads = 2;         ///< data loader worker threads

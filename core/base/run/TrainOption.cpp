@@ -101,6 +101,11 @@ const std::vector<TrainOption::Spec>& TrainOption::all() {
          "s3://bucket/prefix: upload each checkpoint and the run's files there (with --resume in a folder without checkpoints: continue "
          "from there)",
          nullptr},
+        // S3's own bounds on a part: 5 MiB (all but the last) to 5 GiB.
+        {"checkpoint_sync_part_size", "--checkpoint-sync-part-size", STREETGAN_OPTION_MEMBER(checkpointSyncPartSize), 5, 5120, kAny,
+         "MiB: a synced checkpoint larger than this goes up in parts of this size, within S3's smallest and largest part (smaller parts "
+         "retry cheaper on a flaky link)",
+         nullptr},
         {"spot_notice", "--spot-notice", STREETGAN_OPTION_MEMBER(spotNotice), 0, 0, "auto,off",
          "auto: on EC2, checkpoint and stop at the spot interruption notice (as on SIGTERM) | off", nullptr},
         {"loader_threads", "--loader-threads", STREETGAN_OPTION_MEMBER(loaderThreads), 1, 256, kAny, "Data loader threads", nullptr},

@@ -48,7 +48,8 @@ public:
         s3::S3Url url;
         s3::S3ClientOptions options;
         s3::S3Client::CredentialSource credentials;
-        std::uint64_t partSize = 64ULL << 20;  ///< a checkpoint larger than this goes up in parts of this size
+        /// Bytes: a checkpoint larger than this goes up in parts of this size (--checkpoint-sync-part-size)
+        std::uint64_t partSize = 64ULL << 20;
     };
     using Say = std::function<void(const std::string& line)>;
     static constexpr const char* kManifest = "latest.json";

@@ -5,7 +5,8 @@
 // logged once; the EC2 spot interruption notice (an IMDSv2 server on loopback, through
 // AWS_EC2_METADATA_SERVICE_ENDPOINT) stops a trainer likewise; a SIGKILLed trainer is continued
 // from its last synced checkpoint; an upload that fails (no such bucket) is one line and the run
-// goes on.
+// goes on; a checkpoint larger than --checkpoint-sync-part-size goes up in parts of that size
+// (S3's multipart ETag says how many), byte for byte, and a resume takes the part size back.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,6 +26,7 @@
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Error.h"
 #include "base/s3/SpotImdsServer.h"
+#include "base/util/Sha256.h"
 #include "support/CliRunner.h"
 #include "support/RankProcess.h"
 #include "support/SeaweedFixture.h"
@@ -65,6 +68,19 @@ std::vector<int64_t> oneTo(int64_t n) {
     std::vector<int64_t> v;
     for (int64_t i = 1; i <= n; ++i) v.push_back(i);
     return v;
+}
+
+std::string sha256(const std::string& bytes) {
+    streetgan::Sha256 h;
+    h.update(bytes.data(), bytes.size());
+    return h.finishHex();
+}
+
+// The part count S3 puts after the '-' of a multipart object's ETag ("<md5 of the parts' md5s>-N");
+// 0 for an object of one PUT (a plain MD5).
+uint64_t etagParts(const std::string& etag) {
+    const size_t dash = etag.rfind('-');
+    return dash == std::string::npos ? 0 : std::stoull(etag.substr(dash + 1));
 }
 
 class CheckpointSyncTest : public ::testing::Test {
@@ -295,4 +311,92 @@ TEST_F(CheckpointSyncTest, AnUploadThatFailsIsOneLineAndTheRunGoesOn) {
     const std::string said = r.err.substr(at, r.err.find('\n', at) - at);
     EXPECT_NE(said.find("there is no bucket 'gone'"), std::string::npos) << said;
     EXPECT_NE(said.find("training goes on"), std::string::npos) << said;
+}
+
+// Issue 47: a checkpoint well above the part size goes up in parts through the trainer. naive-64's
+// checkpoint (~90 MB with the optimisers' state) is the cheapest preset's above a few parts
+// (tiny-32's, ~7 MB, would be two); two steps of batch 2 on one thread.
+TEST_F(CheckpointSyncTest, ALargeCheckpointGoesUpInPartsOfTheGivenSizeAndAnEmptyFolderContinuesFromIt) {
+    const std::string a = dir_.file("parts"), b = dir_.file("parts-resumed");
+    constexpr uint64_t kPart = 5ULL << 20;
+    RankProcess trainer({STREETGAN_TRAINER,
+                         "train",
+                         "--run-dir",
+                         a,
+                         "--preset",
+                         "naive-64",
+                         "--batch",
+                         "2",
+                         "--steps",
+                         "2",
+                         "--synthetic-images",
+                         "64",
+                         "--log-every",
+                         "1",
+                         "--sample-every",
+                         "0",
+                         "--loader-threads",
+                         "1",
+                         "--threads",
+                         "1",
+                         "--metric-every-checkpoints",
+                         "0",
+                         "--checkpoint-sync",
+                         "s3://spot/runs/mp",
+                         "--checkpoint-sync-part-size",
+                         "5",
+                         "--s3-endpoint",
+                         server_->endpoint()},
+                        environment(), a + "-trainer");
+    const auto code = trainer.wait(300);
+    ASSERT_TRUE(code.has_value()) << "the trainer did not end";
+    ASSERT_EQ(*code, 0) << trainer.err();
+    const nlohmann::json m = manifest("runs/mp");
+    ASSERT_TRUE(m.is_object()) << trainer.err();
+    EXPECT_EQ(m.value("step", int64_t{-1}), 2);
+    const std::string local = a + "/checkpoints/" + m.value("checkpoint_file", "");
+    ASSERT_TRUE(std::filesystem::is_regular_file(local)) << "the manifest names " << m.dump();
+    const uint64_t size = std::filesystem::file_size(local);
+    ASSERT_GT(size, 3 * kPart) << "the checkpoint is too small to show parts";
+    const S3Object o = client_->head("runs/mp/" + m.at("checkpoint").get<std::string>());
+    EXPECT_EQ(o.size, size);
+    EXPECT_EQ(m.value("checkpoint_bytes", uint64_t{0}), size);
+    EXPECT_EQ(etagParts(o.etag), (size + kPart - 1) / kPart) << "ETag " << o.etag << ": not a multipart upload of 5 MiB parts";
+    EXPECT_EQ(sha256(client_->get("runs/mp/" + m.at("checkpoint").get<std::string>())), sha256(streetgan::test::CliRunner::slurp(local)));
+    const auto run = nlohmann::json::parse(streetgan::test::CliRunner::slurp(a + "/run.json"));
+    EXPECT_EQ(run["config"].value("checkpoint_sync_part_size", int64_t{0}), 5) << run.dump();
+
+    // Another machine, an empty folder, the part size not given: the run's own comes back.
+    auto resumed = resumeTrainer(b, "s3://spot/runs/mp", 4);
+    const auto done = resumed->wait(300);
+    ASSERT_TRUE(done.has_value());
+    ASSERT_EQ(*done, 0) << resumed->err();
+    EXPECT_NE(resumed->err().find("continuing from s3://spot/runs/mp: the checkpoint of step 2"), std::string::npos) << resumed->err();
+    EXPECT_EQ(metricSteps(b), oneTo(4)) << "a gap or a step twice across the resume";
+    const auto resumedRun = nlohmann::json::parse(streetgan::test::CliRunner::slurp(b + "/run.json"));
+    EXPECT_EQ(resumedRun["config"].value("checkpoint_sync_part_size", int64_t{0}), 5) << resumedRun.dump();
+    const nlohmann::json after = manifest("runs/mp");
+    ASSERT_EQ(after.value("step", int64_t{-1}), 4);
+    const S3Object again = client_->head("runs/mp/" + after.at("checkpoint").get<std::string>());
+    EXPECT_EQ(etagParts(again.etag), (again.size + kPart - 1) / kPart) << "ETag " << again.etag << ": the resumed run did not sync in 5 MiB parts";
+}
+
+// S3 refuses parts under 5 MiB: the flag says so in one line before anything starts, and so does
+// the run.json key of a --config file.
+TEST(CheckpointSyncPartSize, BelowS3sSmallestPartIsRefusedInOneLine) {
+    const TempDir dir;
+    const streetgan::test::CliRunner cli(dir.path().string());
+    const auto r = cli.run({"train", "--run-dir", dir.file("r"), "--checkpoint-sync", "s3://spot/runs/small", "--checkpoint-sync-part-size", "4"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("--checkpoint-sync-part-size: 4 MiB is below S3's smallest part, 5 MiB: give 5 or more"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("r")));
+
+    const std::string config = dir.file("config.json");
+    { std::ofstream(config) << R"({"checkpoint_sync_part_size": 4})"; }
+    const auto fromFile = cli.run({"train", "--run-dir", dir.file("r"), "--config", config});
+    EXPECT_NE(fromFile.code, 0);
+    EXPECT_EQ(std::count(fromFile.err.begin(), fromFile.err.end(), '\n'), 1) << fromFile.err;
+    EXPECT_NE(fromFile.err.find("checkpoint_sync_part_size 4 is out of range: use 5..5120"), std::string::npos) << fromFile.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("r")));
 }
