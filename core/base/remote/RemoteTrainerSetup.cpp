@@ -148,7 +148,18 @@ std::string RemoteTrainerSetup::makeTempDir() {
     return trim(run("d=$(mktemp -d \"${TMPDIR:-/tmp}/streetgan-setup-XXXXXX\") && chmod 755 \"$d\" && printf '%s' \"$d\"", "make a temporary folder"));
 }
 
-int RemoteTrainerSetup::stream(const std::string& command, const std::string& stdinData, std::string& lastLine) {
+namespace {
+
+// The line of a build's output that says what went wrong: the compiler's or the linker's first
+// error, or CMake's, rather than ninja's closing "build stopped" that a failed build ends with.
+bool isBuildError(const std::string& l) {
+    return l.find(": error: ") != std::string::npos || l.find(": fatal error: ") != std::string::npos ||
+           l.find("undefined reference to") != std::string::npos || l.rfind("CMake Error", 0) == 0;
+}
+
+}  // namespace
+
+int RemoteTrainerSetup::stream(const std::string& command, const std::string& stdinData, std::string& lastLine, std::string* firstError) {
     // sshd starts each exec in its own session, so the shell's pid is the process group of all it
     // runs: printing it first lets cancel kill the whole build (closing the channel does not).
     const std::string wrapped = "exec 2>&1; echo \"" + std::string(kPidMarker) + "$$\"; " + command;
@@ -156,6 +167,18 @@ int RemoteTrainerSetup::stream(const std::string& command, const std::string& st
     if (!stdinData.empty()) ch->write(stdinData);
     ch->sendEof();
     std::string buf, pid;
+    bool cmakeError = false;  // CMake's message is on the line after "CMake Error at FILE:LINE (message):"
+    auto noteError = [&](const std::string& l) {
+        if (!firstError) return;
+        if (firstError->empty() && isBuildError(l)) {
+            *firstError = trim(l);
+            cmakeError = l.rfind("CMake Error", 0) == 0;
+        } else if (cmakeError && !trim(l).empty()) {
+            *firstError += " " + trim(l);
+            cmakeError = false;
+        }
+        if (firstError->size() > 400) *firstError = firstError->substr(0, 400) + "...";
+    };
     auto flush = [&](bool all) {
         size_t nl;
         while ((nl = buf.find('\n')) != std::string::npos || (all && !buf.empty())) {
@@ -167,6 +190,7 @@ int RemoteTrainerSetup::stream(const std::string& command, const std::string& st
                 continue;
             }
             if (!trim(l).empty()) lastLine = l;
+            noteError(l);
             line(l);
         }
     };
@@ -536,15 +560,19 @@ SetupResult RemoteTrainerSetup::buildFromSource(const std::string& localTarball,
             break;
     }
     line("$ " + command);
-    std::string last;
-    const int status = stream(command, {}, last);
+    std::string last, firstError;
+    const int status = stream(command, {}, last, &firstError);
     if (status < 0) {
         res.cancelled = true;
         res.message = "cancelled";
         return res;
     }
     if (status != 0) {
-        res.message = "building streetgan-trainer on " + session_.label() + " failed: " + (last.empty() ? "exit status " + std::to_string(status) : last);
+        // The first error says what to fix; ninja's last line only that something failed.
+        const std::string why = !firstError.empty() ? firstError + " (the whole output is above)"
+                                : last.empty()      ? "exit status " + std::to_string(status)
+                                                    : last;
+        res.message = "building streetgan-trainer on " + session_.label() + " failed: " + why;
         return res;
     }
     // The wrapper points at a copy of the built programs, not at the build folder: the next

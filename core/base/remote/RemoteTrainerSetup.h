@@ -121,7 +121,7 @@ private:
     std::string absolute(const std::string& path) const;  // "~" and "~/..." -> $HOME/...
     std::string home();
     std::string run(const std::string& command, const std::string& what, const std::string& stdinData = {});
-    int stream(const std::string& command, const std::string& stdinData, std::string& lastLine);
+    int stream(const std::string& command, const std::string& stdinData, std::string& lastLine, std::string* firstError = nullptr);
     std::string makeTempDir();
     /// Uploads `local` to `remote`; false (and `res` says cancelled) when the user cancelled.
     bool upload(const std::string& local, const std::string& remote, SetupResult& res);

@@ -300,6 +300,31 @@ TEST_F(RemoteTrainerSetupTest, AFailedRebuildLeavesThePreviousTrainerWorking) {
     EXPECT_EQ(run.out, "streetgan-trainer 1.0-first (LibTorch 2.11.0, CPU)\n") << run.err;
 }
 
+TEST_F(RemoteTrainerSetupTest, AFailedBuildIsReportedByItsFirstErrorNotByNinjasLastLine) {
+    // Output as a real failed build gives it: progress, the compiler's error and its notes, then
+    // ninja's summary. The one line must say what failed.
+    const std::string compile = sourceTarball(
+        "#!/usr/bin/env bash\necho '[12/281] Building CXX object core/a.cpp.o'\necho 'FAILED: core/b.cpp.o'\n"
+        "echo '/src/core/b.cpp:7:3: error: no member named \"span\" in namespace \"std\"'\necho '    7 |   std::span<int> s;'\n"
+        "echo '/src/core/c.cpp:9:1: error: a second error'\necho 'ninja: build stopped: subcommand failed.'\nexit 1\n");
+    const SetupResult r = setup().buildFromSource(compile, {BuildEnvironment::Kind::Python, ""});
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.message.find("failed: /src/core/b.cpp:7:3: error: no member named \"span\" in namespace \"std\" (the whole output is above)"),
+              std::string::npos)
+        << r.message;
+    EXPECT_TRUE(sawLine("ninja: build stopped"));
+    // CMake's message is on the line after its "CMake Error at": both make the line.
+    const std::string configure = sourceTarball(
+        "#!/usr/bin/env bash\necho 'CMake Error at CMakeLists.txt:64 (find_package):'\necho '  Could not find a package configuration file provided by "
+        "\"Torch\"'\n"
+        "echo ''\necho '-- Configuring incomplete, errors occurred!'\nexit 1\n");
+    const SetupResult c = setup().buildFromSource(configure, {BuildEnvironment::Kind::Python, ""});
+    EXPECT_FALSE(c.ok);
+    EXPECT_NE(c.message.find("failed: CMake Error at CMakeLists.txt:64 (find_package): Could not find a package configuration file provided by \"Torch\""),
+              std::string::npos)
+        << c.message;
+}
+
 TEST_F(RemoteTrainerSetupTest, ThePlatformProbeOverSshSaysWhatThisMachineIs) {
     const HostPlatform h = setup().probePlatform();
     EXPECT_EQ(h.kernel, "Linux");
