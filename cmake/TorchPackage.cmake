@@ -54,13 +54,23 @@ if(EXISTS "${_pkg}/lib/libtorch_cuda.so")
   if(NOT STREETGAN_CUDA_RUNTIME_INCLUDE_DIR)
     message(FATAL_ERROR "torch at ${_pkg} is a CUDA build, but the CUDA runtime's headers (cuda_runtime_api.h) are neither in its site-packages/nvidia/*/include nor under CUDA_HOME: install pip's CUDA runtime wheel of torch's CUDA version (for CUDA 12: pip install nvidia-cuda-runtime-cu12) or set CUDA_HOME")
   endif()
+  # The crt/ headers cuda_runtime.h includes come with nvcc's wheels, not the runtime's:
+  # packaging/build-trainer.sh fetches them where missing and names their folders here.
+  set(STREETGAN_CUDA_HEADER_DIRS "" CACHE STRING "More CUDA include folders (pip's nvidia-cuda-crt for crt/host_config.h), for STREETGAN_TORCH_PACKAGE")
+  list(APPEND _wheel_includes ${STREETGAN_CUDA_HEADER_DIRS})
+  find_path(STREETGAN_CUDA_CRT_INCLUDE_DIR crt/host_config.h
+    HINTS ${_wheel_includes} "$ENV{CUDA_HOME}/include" "$ENV{CUDA_PATH}/include" "${_pkg}/../../../../include" /usr/local/cuda/include
+    NO_DEFAULT_PATH)
+  if(NOT STREETGAN_CUDA_CRT_INCLUDE_DIR)
+    message(FATAL_ERROR "torch at ${_pkg} is a CUDA build, but the CUDA headers lack crt/host_config.h (it comes with nvcc's wheels): pip install --target DIR nvidia-cuda-crt==<CUDA 13 runtime version> (CUDA 12: nvidia-cuda-nvcc-cu12) and add -DSTREETGAN_CUDA_HEADER_DIRS=DIR/nvidia/<part>/include, or let packaging/build-trainer.sh do it")
+  endif()
   foreach(lib c10_cuda torch_cuda)
     streetgan_torch_library(${lib})
   endforeach()
   set_target_properties(c10_cuda PROPERTIES INTERFACE_LINK_LIBRARIES c10)
   set_target_properties(torch_cuda PROPERTIES INTERFACE_LINK_LIBRARIES "c10_cuda;torch_cpu")
   # Every wheel's headers (the runtime's, cuBLAS's, NCCL's...): ATen's CUDA headers include several.
-  list(APPEND TORCH_INCLUDE_DIRS ${_wheel_includes} "${STREETGAN_CUDA_RUNTIME_INCLUDE_DIR}")
+  list(APPEND TORCH_INCLUDE_DIRS ${_wheel_includes} "${STREETGAN_CUDA_RUNTIME_INCLUDE_DIR}" "${STREETGAN_CUDA_CRT_INCLUDE_DIR}")
   list(REMOVE_DUPLICATES TORCH_INCLUDE_DIRS)
   streetgan_torch_definitions(torch_cuda _cuda_defs)
   set_target_properties(torch_cuda PROPERTIES INTERFACE_COMPILE_DEFINITIONS "${_cuda_defs}")

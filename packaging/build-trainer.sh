@@ -137,6 +137,34 @@ for c in "${CUDA_HOME:-}" /usr/local/cuda; do
   [[ -n $c && -x $c/bin/nvcc ]] && ! command -v nvcc >/dev/null && export PATH=$c/bin:$PATH
 done
 
+# crt_headers TORCH_PACKAGE: pip's CUDA runtime wheel brings the runtime's headers but not the crt/
+# ones they include (host_config.h...), which come with nvcc's wheels: where neither the wheels beside
+# torch nor CUDA_HOME have them, that part alone, of the runtime's version, from pip into
+# BUILD_DIR/tools/cuda (133 KB for CUDA 13: nvidia-cuda-crt; CUDA 12 keeps them in nvcc's wheel).
+# Prints the include folders to add (none where nothing was missing).
+crt_headers() {
+  local site
+  site=$(cd "$1/.." && pwd)
+  if compgen -G "$site/nvidia/*/include/crt/host_config.h" >/dev/null || [[ -f ${CUDA_HOME:-/nonexistent}/include/crt/host_config.h ]]; then return 0; fi
+  local t=$build/tools/cuda spec
+  if ! compgen -G "$t/nvidia/*/include/crt/host_config.h" >/dev/null; then
+    spec=$("$python" -c '
+import importlib.metadata as m
+for runtime, headers in (("nvidia-cuda-runtime", "nvidia-cuda-crt"), ("nvidia-cuda-runtime-cu12", "nvidia-cuda-nvcc-cu12")):
+    try:
+        v = m.version(runtime)
+    except m.PackageNotFoundError:
+        continue
+    print(headers + "==" + ".".join(v.split(".")[:2]) + ".*")
+    break') || spec=
+    [[ -n $spec ]] || { echo "build-trainer.sh: $python's torch is a CUDA build but no pip CUDA runtime wheel (nvidia-cuda-runtime) is installed beside it: set CUDA_HOME to a CUDA toolkit, or reinstall torch with pip" >&2; exit 2; }
+    echo "build-trainer.sh: the CUDA runtime's crt/ headers are missing: installing $spec from pip into $t" >&2
+    "$python" -m pip install --quiet --disable-pip-version-check --no-deps --target "$t" "$spec" >&2 ||
+      { echo "build-trainer.sh: cannot install $spec with $python -m pip: give pip access to its index, or set CUDA_HOME to a CUDA toolkit" >&2; exit 2; }
+  fi
+  ls -d "$t"/nvidia/*/include | paste -sd';' -
+}
+
 # LibTorch through torch's CMake files, or, for a CUDA torch where no nvcc is found (those files
 # need it), straight from the package (STREETGAN_TORCH_PACKAGE, cmake/TorchPackage.cmake).
 torch_import=(-DSTREETGAN_TORCH_PACKAGE= ${prefix:+-DCMAKE_PREFIX_PATH="$prefix"})
@@ -145,7 +173,8 @@ if [[ -n $prefix ]] && ! command -v nvcc >/dev/null; then
   [[ -n $libtorch ]] || package=$(cd "$prefix/../.." && pwd) # <torch>/share/cmake → <torch>
   if [[ -f $package/lib/libtorch_cuda.so ]]; then
     echo "build-trainer.sh: no nvcc (which torch's CMake files want for a CUDA torch): LibTorch from $package directly"
-    torch_import=(-DSTREETGAN_TORCH_PACKAGE="$package")
+    headers=$(crt_headers "$package") || exit 2
+    torch_import=(-DSTREETGAN_TORCH_PACKAGE="$package" -DSTREETGAN_CUDA_HEADER_DIRS="$headers")
   fi
 fi
 

@@ -121,6 +121,18 @@ unzip -q -o "$torch_whl" 'torch/include/*' 'torch/share/*' 'torch/lib/*' 'torch/
 # The folder is laid out like pip's site-packages, so torch's libraries find their CUDA libraries
 # through their own RPATH ($ORIGIN/../../nvidia/<part>/lib), as on a GPU box, with no
 # LD_LIBRARY_PATH: the wheels' libraries as they are, the toolkit's as links into nvidia/cu13/lib.
+# The toolkit's libraries as links in nvidia/cu13/lib, each only where no wheel brings its own: a
+# wheel's is the version torch pins (the toolkit's NCCL 2.28 beside torch 2.12's pinned 2.29 would be
+# found first by the linker's -rpath-link and leave ncclCommSuspend... undefined).
+link_toolkit_libraries() {
+  mkdir -p "$tmp/nvidia/cu13/lib"
+  local lib name
+  for lib in "$cuda_home"/lib64/lib*.so.* "$cuda_home"/lib/lib*.so.*; do
+    name=$(basename "$lib")
+    [[ -e $lib ]] && ! compgen -G "$tmp/nvidia/*/lib/$name" >/dev/null && ln -s "$(readlink -f "$lib")" "$tmp/nvidia/cu13/lib/$name"
+  done
+  return 0
+}
 if [[ ${#RUNTIME_WHEELS[@]} -eq 0 ]]; then
   mkdir -p "$tmp/nvidia"
   for whl in "${nvidia_wheels[@]}"; do
@@ -129,10 +141,7 @@ if [[ ${#RUNTIME_WHEELS[@]} -eq 0 ]]; then
     unzip -q -o "$whl" 'nvidia/nccl/include/*' -d "$tmp" 2>/dev/null || true
   done
   if [[ ${use_toolkit:-0} -eq 1 ]]; then
-    mkdir -p "$tmp/nvidia/cu13/lib"
-    for lib in "$cuda_home"/lib64/lib*.so.* "$cuda_home"/lib/lib*.so.*; do
-      [[ -e $lib && ! -e $tmp/nvidia/cu13/lib/$(basename "$lib") ]] && ln -s "$(readlink -f "$lib")" "$tmp/nvidia/cu13/lib/$(basename "$lib")"
-    done
+    link_toolkit_libraries
   fi
 else
   for w in "${RUNTIME_WHEELS[@]}"; do
@@ -140,10 +149,7 @@ else
     whl=$(compgen -G "$cache/${name//-/_}-${version}-*.whl" | head -n1)
     unzip -q -o "$whl" 'nvidia/*/lib/*.so*' -d "$tmp"
   done
-  mkdir -p "$tmp/nvidia/cu13/lib"
-  for lib in "$cuda_home"/lib64/lib*.so.* "$cuda_home"/lib/lib*.so.*; do
-    [[ -e $lib && ! -e $tmp/nvidia/cu13/lib/$(basename "$lib") ]] && ln -s "$(readlink -f "$lib")" "$tmp/nvidia/cu13/lib/$(basename "$lib")"
-  done
+  link_toolkit_libraries
 fi
 rm -rf "$dest/torch" "$dest/nvidia"
 mkdir -p "$dest"

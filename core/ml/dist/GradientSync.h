@@ -19,8 +19,10 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
+#include <torch/csrc/autograd/variable.h>
 #include <torch/types.h>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
@@ -62,7 +64,10 @@ private:
     std::vector<Bucket> buckets_;
     std::vector<size_t> bucketOf_;
     std::vector<char> ready_;
-    std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // keeps the hooked nodes alive
+    // The handle grad_accumulator() returns: std::shared_ptr<Node> up to torch 2.14,
+    // c10::intrusive_ptr<Node> from 2.15.
+    using GradAccumulator = decltype(torch::autograd::impl::grad_accumulator(std::declval<const torch::autograd::Variable&>()));
+    std::vector<GradAccumulator> accumulators_;  // keeps the hooked nodes alive
     std::mutex mutex_;
     bool armed_ = false;
     size_t nextLaunch_ = 0;
