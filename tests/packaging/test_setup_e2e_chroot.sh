@@ -6,10 +6,12 @@
 # bundle where the app has one for that torch, else a build on the host from the source archive),
 # runs to its end, and a tiny run started there is opened, plotted and finishes. The host has no CUDA
 # toolkit: a build there against pip's CUDA torch needs nothing but g++ (cmake/TorchPackage.cmake).
-# The bundles offered are BUNDLE_DIR's (packaging/gpu-bundle-floor.sh makes the 2.11 one; missing,
-# it is built into WORK_DIR); the source archive is made from this tree (packaging/source-archive.sh).
+# The bundles offered: STREETGAN_TEST_BUNDLES's, else the 2.9 one, built into WORK_DIR
+# (packaging/gpu-bundle-floor.sh --torch 2.9.1); the source archive is made from this tree
+# (packaging/source-archive.sh).
 # Usage: test_setup_e2e_chroot.sh SOURCE_DIR BUILD_DIR WORK_DIR [TORCH:EXPECT ...]
-#   default 2.11.0:bundle 2.15.0:source (EXPECT: bundle or source, what the survey must choose);
+#   default 2.9.1:bundle 2.15.0:source, the oldest and newest torch (EXPECT: bundle or source, what
+#   the survey must choose);
 #   BUILD_DIR: the release build (its tests/ui/e2e_ui_setup). Root; exit 77: not root, no
 #   mmdebstrap. STREETGAN_TEST_BUNDLES=DIR: offer those bundles instead.
 #   STREETGAN_TEST_CCACHE=1 puts ccache into the host's PATH for its build (working on this test only).
@@ -17,7 +19,7 @@ set -euo pipefail
 src=$1 build=$2 work=$3
 shift 3
 cases=("$@")
-[[ ${#cases[@]} -gt 0 ]] || cases=(2.11.0:bundle 2.15.0:source)
+[[ ${#cases[@]} -gt 0 ]] || cases=(2.9.1:bundle 2.15.0:source)
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: chroots need root"; exit 77; }
 command -v mmdebstrap >/dev/null || { echo "SKIP: mmdebstrap is not installed"; exit 77; }
 program=$build/tests/ui/e2e_ui_setup
@@ -41,7 +43,7 @@ start=$(date +%s)
 bundles=${STREETGAN_TEST_BUNDLES:-}
 if [[ -z $bundles ]]; then
   bundles=$work/bundles
-  "$src/packaging/gpu-bundle-floor.sh" "$bundles" >"$work/bundle.log" 2>&1 || { tail -n 30 "$work/bundle.log"; fail "gpu-bundle-floor.sh failed"; }
+  "$src/packaging/gpu-bundle-floor.sh" "$bundles" --torch 2.9.1 >"$work/bundle.log" 2>&1 || { tail -n 30 "$work/bundle.log"; fail "gpu-bundle-floor.sh failed"; }
   rm -rf "$bundles/bundle"
 fi
 echo "bundles offered: $(cd "$bundles" && ls | tr '\n' ' ')"
