@@ -164,7 +164,7 @@ int RemoteTrainerSetup::stream(const std::string& command, const std::string& st
     // runs: printing it first lets cancel kill the whole build (closing the channel does not).
     const std::string wrapped = "exec 2>&1; echo \"" + std::string(kPidMarker) + "$$\"; " + command;
     auto ch = session_.openExec(wrapped);
-    if (!stdinData.empty()) ch->write(stdinData);
+    if (!stdinData.empty()) ch->writeUnlessEnded(stdinData);  // an early exit (sudo refusing) says why below
     ch->sendEof();
     std::string buf, pid;
     bool cmakeError = false;  // CMake's message is on the line after "CMake Error at FILE:LINE (message):"

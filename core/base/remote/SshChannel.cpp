@@ -72,8 +72,17 @@ size_t SshChannel::read(std::string& out, int timeoutMs) {
 bool SshChannel::atEof() const { return !channel_ || ssh_channel_is_eof(channel_) || !ssh_channel_is_open(channel_); }
 
 void SshChannel::write(const std::string& data) {
-    if (!channel_) throw RemoteError("the command on " + label_ + " has ended; its stdin is closed");
-    if (ssh_channel_write(channel_, data.data(), static_cast<uint32_t>(data.size())) != static_cast<int>(data.size())) lost("write");
+    if (!writeUnlessEnded(data)) throw RemoteError("the command on " + label_ + " has ended; its stdin is closed");
+}
+
+bool SshChannel::writeUnlessEnded(const std::string& data) {
+    if (!channel_) return false;
+    if (ssh_channel_write(channel_, data.data(), static_cast<uint32_t>(data.size())) == static_cast<int>(data.size())) return true;
+    // libssh refuses a write to a channel the other side closed with SSH_REQUEST_DENIED ("Remote
+    // channel is closed"); a connection that is gone is SSH_FATAL.
+    if (ssh_is_connected(session_) && (ssh_get_error_code(session_) == SSH_REQUEST_DENIED || ssh_channel_is_closed(channel_) != 0)) return false;
+    lost("write");
+    return false;
 }
 
 void SshChannel::sendEof() {

@@ -32,8 +32,13 @@ public:
     bool atEof() const;
     /// Stderr collected so far (bounded to its last 64 KiB).
     const std::string& stderrText() const { return stderr_; }
-    /// Writes to the command's stdin (blocking until sent). Throws ConnectionLostError.
+    /// Writes to the command's stdin (blocking until sent). Throws ConnectionLostError, or
+    /// RemoteError when the command ended before taking it all.
     void write(const std::string& data);
+    /// As write(), but false where the command ended before reading all of it (it closed its side
+    /// of the channel: a check that failed first, `exit 3`) while the connection stands: its
+    /// output and exit status then say why. Throws ConnectionLostError when the connection is gone.
+    bool writeUnlessEnded(const std::string& data);
     /// Closes the command's stdin.
     void sendEof();
     /// The command's exit status once it ended (waits up to `timeoutMs` for it); nullopt when

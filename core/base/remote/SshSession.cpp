@@ -456,7 +456,9 @@ uint64_t SshSession::tunnelBytes() const {
 
 ExecResult SshSession::exec(const std::string& command, const std::string& stdinData) {
     SshChannel ch(handle(), label(), command);
-    if (!stdinData.empty()) ch.write(stdinData);
+    // A command may end without reading its stdin (a check that fails first): its status and
+    // output say why, not the refused write (which lost that race only under load).
+    if (!stdinData.empty()) ch.writeUnlessEnded(stdinData);
     ch.sendEof();
     ExecResult r;
     while (!ch.atEof()) ch.read(r.out, 200);

@@ -39,6 +39,19 @@ TEST_F(SshSessionTest, ConnectsAndRunsACommand) {
     // Several commands on one session, with stdin.
     EXPECT_EQ(s->exec("cat", "piped input").out, "piped input");
     EXPECT_TRUE(s->exec("true").ok());
+    // A command that ended before its stdin was written (a check that failed first: exec() loses
+    // that race under load) is no lost connection: the write says so, and its status says why.
+    auto ended = s->openExec("echo refused >&2; exit 4");
+    std::string out;
+    while (!ended->atEof()) ended->read(out, 200);
+    EXPECT_FALSE(ended->writeUnlessEnded("the script it never read\n"));
+    EXPECT_THROW(ended->write("more"), RemoteError);
+    const auto status = ended->exitStatus();
+    ASSERT_TRUE(status);
+    EXPECT_EQ(*status, 4);
+    EXPECT_EQ(ended->stderrText(), "refused\n");
+    ended.reset();
+    EXPECT_TRUE(s->exec("true").ok());  // the session is still usable
 }
 
 // A host reached through the configuration's ProxyCommand (here a bash /dev/tcp relay), resolved
