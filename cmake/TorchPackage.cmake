@@ -47,20 +47,17 @@ if(EXISTS "${_pkg}/lib/libtorch_cuda.so")
   # The CUDA runtime's headers (c10/cuda includes cuda_runtime_api.h): pip's CUDA wheels keep them in
   # site-packages/nvidia/<part>/include (cu12: nvidia/cuda_runtime, cu13: nvidia/cu13); a toolkit
   # without nvcc, or a conda env, has them in its include folder.
-  file(GLOB _wheel_includes LIST_DIRECTORIES true "${_pkg}/../nvidia/*/include")
-  find_path(STREETGAN_CUDA_RUNTIME_INCLUDE_DIR cuda_runtime_api.h
-    HINTS ${_wheel_includes} "$ENV{CUDA_HOME}/include" "$ENV{CUDA_PATH}/include" "${_pkg}/../../../../include" /usr/local/cuda/include
-    NO_DEFAULT_PATH)
-  if(NOT STREETGAN_CUDA_RUNTIME_INCLUDE_DIR)
-    message(FATAL_ERROR "torch at ${_pkg} is a CUDA build, but the CUDA runtime's headers (cuda_runtime_api.h) are neither in its site-packages/nvidia/*/include nor under CUDA_HOME: install pip's CUDA runtime wheel of torch's CUDA version (for CUDA 12: pip install nvidia-cuda-runtime-cu12) or set CUDA_HOME")
-  endif()
   # The crt/ headers cuda_runtime.h includes come with nvcc's wheels, not the runtime's:
   # packaging/build-trainer.sh fetches them where missing and names their folders here.
   set(STREETGAN_CUDA_HEADER_DIRS "" CACHE STRING "More CUDA include folders (pip's nvidia-cuda-crt for crt/host_config.h), for STREETGAN_TORCH_PACKAGE")
+  file(GLOB _wheel_includes LIST_DIRECTORIES true "${_pkg}/../nvidia/*/include")
   list(APPEND _wheel_includes ${STREETGAN_CUDA_HEADER_DIRS})
-  find_path(STREETGAN_CUDA_CRT_INCLUDE_DIR crt/host_config.h
-    HINTS ${_wheel_includes} "$ENV{CUDA_HOME}/include" "$ENV{CUDA_PATH}/include" "${_pkg}/../../../../include" /usr/local/cuda/include
-    NO_DEFAULT_PATH)
+  set(_cuda_hints ${_wheel_includes} "$ENV{CUDA_HOME}/include" "$ENV{CUDA_PATH}/include" "${_pkg}/../../../../include" /usr/local/cuda/include)
+  find_path(STREETGAN_CUDA_RUNTIME_INCLUDE_DIR cuda_runtime_api.h HINTS ${_cuda_hints} NO_DEFAULT_PATH)
+  if(NOT STREETGAN_CUDA_RUNTIME_INCLUDE_DIR)
+    message(FATAL_ERROR "torch at ${_pkg} is a CUDA build, but the CUDA runtime's headers (cuda_runtime_api.h) are neither in its site-packages/nvidia/*/include nor under CUDA_HOME: install pip's CUDA runtime wheel of torch's CUDA version (for CUDA 12: pip install nvidia-cuda-runtime-cu12) or set CUDA_HOME")
+  endif()
+  find_path(STREETGAN_CUDA_CRT_INCLUDE_DIR crt/host_config.h HINTS ${_cuda_hints} NO_DEFAULT_PATH)
   if(NOT STREETGAN_CUDA_CRT_INCLUDE_DIR)
     message(FATAL_ERROR "torch at ${_pkg} is a CUDA build, but the CUDA headers lack crt/host_config.h (it comes with nvcc's wheels): pip install --target DIR nvidia-cuda-crt==<CUDA 13 runtime version> (CUDA 12: nvidia-cuda-nvcc-cu12) and add -DSTREETGAN_CUDA_HEADER_DIRS=DIR/nvidia/<part>/include, or let packaging/build-trainer.sh do it")
   endif()
