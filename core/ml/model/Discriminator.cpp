@@ -4,6 +4,8 @@
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
 
+#include "ml/model/FusedBnAct.h"
+
 namespace streetgan {
 
 DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& cfg) : cfg_(cfg) {
@@ -24,7 +26,7 @@ DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& cfg) : cfg_(cfg) {
     register_module("main", main_);
 }
 
-torch::Tensor DiscriminatorImpl::forward(const torch::Tensor& x) { return main_->forward(x).view({-1}); }
+torch::Tensor DiscriminatorImpl::forward(const torch::Tensor& x) { return FusedBnAct::forwardSequential(main_, x, fusedBnAct_ && is_training()).view({-1}); }
 
 std::vector<torch::Tensor> DiscriminatorImpl::features(const torch::Tensor& x) {
     std::vector<torch::Tensor> out;

@@ -23,10 +23,15 @@ public:
     /// imgSize / 2^(s+1), same)). The logits are not computed. Differentiable with respect to x.
     std::vector<torch::Tensor> features(const torch::Tensor& x);
     const ModelConfig& config() const { return cfg_; }
+    /// On: in training mode on a CUDA device (in a build with the kernels), each BatchNorm2d and the
+    /// activation after it run as one FusedBnAct (issue 46). Off (the default), or anywhere else:
+    /// the modules as they are. State-dict keys are the same either way.
+    void setFusedBnAct(bool on) { fusedBnAct_ = on; }
 
 private:
     ModelConfig cfg_;
     torch::nn::Sequential main_;
+    bool fusedBnAct_ = false;
 };
 TORCH_MODULE(Discriminator);
 

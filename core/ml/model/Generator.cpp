@@ -4,6 +4,8 @@
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
 
+#include "ml/model/FusedBnAct.h"
+
 namespace streetgan {
 
 GeneratorImpl::GeneratorImpl(const ModelConfig& cfg) : cfg_(cfg) {
@@ -27,7 +29,7 @@ GeneratorImpl::GeneratorImpl(const ModelConfig& cfg) : cfg_(cfg) {
 
 torch::Tensor GeneratorImpl::forward(torch::Tensor z) {
     if (z.dim() == 2) z = z.view({z.size(0), z.size(1), 1, 1});
-    return main_->forward(z);
+    return FusedBnAct::forwardSequential(main_, z, fusedBnAct_ && is_training());
 }
 
 }  // namespace streetgan
