@@ -97,14 +97,14 @@ Tolerance toleranceFor(torch::ScalarType t) { return t == torch::kFloat ? Tolera
 
 torch::Tensor act(const torch::Tensor& v, double slope) { return slope == 0.0 ? torch::relu(v) : torch::leaky_relu(v, slope); }
 
-struct Setup {
+struct BnCase {
     torch::nn::BatchNorm2d fused{nullptr}, ref{nullptr};
     torch::Tensor x, dy;  // in the case's dtype and layout
 };
 
-Setup makeSetup(const Case& k) {
+BnCase makeBnCase(const Case& k) {
     const auto dev = torch::Device(torch::kCUDA, 0);
-    Setup s;
+    BnCase s;
     s.fused = torch::nn::BatchNorm2d(k.c);
     s.ref = torch::nn::BatchNorm2d(k.c);
     s.fused->to(dev);
@@ -131,7 +131,7 @@ struct Result {
 };
 
 // The reference: BatchNorm2d + activation in float32 on the same (rounded) inputs.
-Result reference(Setup& s, double slope) {
+Result reference(BnCase& s, double slope) {
     torch::Tensor x = s.x.to(torch::kFloat).detach().requires_grad_(true);
     s.ref->weight.mutable_grad() = torch::Tensor();
     s.ref->bias.mutable_grad() = torch::Tensor();
@@ -140,7 +140,7 @@ Result reference(Setup& s, double slope) {
     return {y.detach(), x.grad(), s.ref->weight.grad(), s.ref->bias.grad()};
 }
 
-void expectClose(const Result& got, const Result& want, Setup& s, const Case& k) {
+void expectClose(const Result& got, const Result& want, BnCase& s, const Case& k) {
     const Tolerance t = toleranceFor(k.dtype);
     const int64_t outliers = std::max<int64_t>(2, s.x.numel() / 10000);
     EXPECT_EQ(got.y.scalar_type(), k.dtype) << k.name();
@@ -154,7 +154,7 @@ void expectClose(const Result& got, const Result& want, Setup& s, const Case& k)
     EXPECT_EQ(s.fused->num_batches_tracked.item<int64_t>(), s.ref->num_batches_tracked.item<int64_t>()) << k.name();
 }
 
-Result runFused(Setup& s, double slope) {
+Result runFused(BnCase& s, double slope) {
     torch::Tensor x = s.x.detach().requires_grad_(true);
     s.fused->weight.mutable_grad() = torch::Tensor();
     s.fused->bias.mutable_grad() = torch::Tensor();
@@ -180,7 +180,7 @@ TEST_F(FusedBnActTest, MatchesBatchNormAndActivation) {
             for (auto dt : {torch::kFloat, torch::kBFloat16})
                 for (double slope : {0.0, 0.2}) {
                     const Case k{sh[0], sh[1], sh[2], sh[3], cl, dt, slope};
-                    Setup s = makeSetup(k);
+                    BnCase s = makeBnCase(k);
                     const Result want = reference(s, slope);
                     const Result got = runFused(s, slope);
                     expectClose(got, want, s, k);
@@ -190,7 +190,7 @@ TEST_F(FusedBnActTest, MatchesBatchNormAndActivation) {
 TEST_F(FusedBnActTest, Float16) {
     torch::manual_seed(12);
     const Case k{32, 64, 16, 16, true, torch::kHalf, 0.2};
-    Setup s = makeSetup(k);
+    BnCase s = makeBnCase(k);
     const Result want = reference(s, k.slope);
     expectClose(runFused(s, k.slope), want, s, k);
 }
@@ -199,7 +199,7 @@ TEST_F(FusedBnActTest, Float16) {
 TEST_F(FusedBnActTest, RunningStatisticsAccumulate) {
     torch::manual_seed(13);
     const Case k{16, 64, 8, 8, true, torch::kFloat, 0.0};
-    Setup s = makeSetup(k);
+    BnCase s = makeBnCase(k);
     for (int i = 0; i < 2; ++i) {
         s.x = (torch::randn_like(s.x.to(torch::kFloat)) * (i + 1) - i).contiguous(torch::MemoryFormat::ChannelsLast);
         const Result want = reference(s, k.slope);
@@ -211,7 +211,7 @@ TEST_F(FusedBnActTest, RunningStatisticsAccumulate) {
 TEST_F(FusedBnActTest, InsideCudaGraphCapture) {
     torch::manual_seed(14);
     const Case k{64, 512, 4, 4, true, torch::kBFloat16, 0.2};
-    Setup s = makeSetup(k);
+    BnCase s = makeBnCase(k);
     const torch::Tensor x = s.x.detach().requires_grad_(true);
     torch::Tensor y, dx, dw, db;
     auto step = [&] {
