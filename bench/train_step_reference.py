@@ -9,9 +9,12 @@ makes a venv with pip's torch 2.11) for --device cuda, --amp and --compile (torc
 D, the default mode). On CUDA the step is what a PyTorch user writes for speed and what our trainer
 does: AdamW with fused=True, autocast with a GradScaler for fp16, channels-last when asked.
 
-Measured exactly like the C++ side: a fixed, pre-generated real batch in [-1, 1] (made once,
-outside the timer), fresh N(0, 1) noise drawn from a seeded generator inside every timed step,
-models in train mode, W untimed warm-up steps, then N timed steps. The metric tensors stay on
+Measured exactly like the C++ side: a fixed real batch made once outside the timer and fresh
+N(0, 1) noise inside every timed step; on a GPU both as our trainer feeds it (--host-batch, the
+default there): the batch as pinned uint8 pixels on the host, copied to the device and normalised
+there in every step (plus --aug-noise's Gaussian noise, drawn on the device), z drawn on the host
+into pinned memory and copied; cuDNN's benchmark on (as our trainer and bench). Models in train
+mode, W untimed warm-up steps, then --repeat runs of N timed steps (the median and the spread). The metric tensors stay on
 the device during the loop (no .item() per step) and are read once at the end, inside the timed
 interval, which is the single host sync. Prints one JSON document with --json:
 {"preset","batch","threads","steps","warmup","device","seconds","images_per_s"} plus
@@ -80,15 +83,15 @@ class DeviceStep:
     """The reference step (reference_dcgan.ReferenceStep: same losses, labels and order) on any
     device, with autocast, channels-last, torch.compile and, on CUDA, fused AdamW."""
 
-    def __init__(self, g, d, device, amp, channels_last, compile_models):
+    def __init__(self, g, d, device, amp, channels_last, compile_models, compile_mode="default"):
         fmt = torch.channels_last if channels_last else torch.contiguous_format
         self.g = g.to(device, memory_format=fmt)
         self.d = d.to(device, memory_format=fmt)
         fused = {"fused": True} if device.type == "cuda" else {}
         self.opt_g = torch.optim.AdamW(self.g.parameters(), lr=2e-4, betas=(0.5, 0.999), weight_decay=0.05, **fused)
         self.opt_d = torch.optim.AdamW(self.d.parameters(), lr=2e-4, betas=(0.5, 0.999), weight_decay=0.05, **fused)
-        self.gf = torch.compile(self.g) if compile_models else self.g
-        self.df = torch.compile(self.d) if compile_models else self.d
+        self.gf = torch.compile(self.g, mode=compile_mode) if compile_models else self.g
+        self.df = torch.compile(self.d, mode=compile_mode) if compile_models else self.d
         self.device = device
         self.dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(amp)
         self.scaler = torch.amp.GradScaler(device.type) if amp == "fp16" else None
@@ -147,7 +150,15 @@ def parse_args(argv):
     ap.add_argument("--amp", default="off", choices=["off", "bf16", "fp16"], help="autocast dtype (fp16: with a GradScaler)")
     ap.add_argument("--channels-last", action="store_true", help="NHWC models and batch")
     ap.add_argument("--compile", action="store_true", help="torch.compile G and D (PyTorch 2.x)")
+    ap.add_argument("--compile-mode", default="default", choices=["default", "reduce-overhead", "max-autotune"],
+                    help="torch.compile's mode (with --compile)")
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--repeat", type=positive, default=1, help="timed runs of --steps each (median, min, max reported)")
+    ap.add_argument("--aug-noise", type=float, default=0.0,
+                    help="Gaussian noise std in [0, 1] pixel units added on the device (as our bench's aug_noise)")
+    ap.add_argument("--host-batch", dest="host_batch", action="store_true", default=None,
+                    help="uint8 batch and z from pinned host memory every step (default on a GPU)")
+    ap.add_argument("--device-batch", dest="host_batch", action="store_false", help="a batch and z made on the device once / per step")
     ap.add_argument("--json", action="store_true", help="print one JSON document")
     return ap.parse_args(argv)
 
@@ -168,30 +179,54 @@ def main(argv=None):
     if plain:
         step = reference_dcgan.ReferenceStep(g, d, p["nz"])  # the reference's own step, unchanged
     else:
-        step = DeviceStep(g, d, device, args.amp, args.channels_last, args.compile)
+        step = DeviceStep(g, d, device, args.amp, args.channels_last, args.compile, args.compile_mode)
 
+    if device.type == "cuda":
+        torch.backends.cudnn.benchmark = True
+    host_batch = args.host_batch if args.host_batch is not None else device.type != "cpu"
     gen = torch.Generator(device=device).manual_seed(args.seed + 1)
     size = p["img_size"]
-    real = torch.rand(args.batch, 3, size, size, generator=gen, device=device) * 2 - 1  # fixed real batch in [-1, 1)
-    if args.channels_last:
-        real = real.contiguous(memory_format=torch.channels_last)
+    if host_batch:
+        host_gen = torch.Generator().manual_seed(args.seed + 1)
+        pin = (lambda t: t.pin_memory()) if device.type == "cuda" else (lambda t: t)
+        pixels = pin(torch.randint(0, 256, (args.batch, size, size, 3), generator=host_gen, dtype=torch.uint8))
+
+        def batch():
+            # As DeviceBatch::from: (B, S, S, 3) uint8 viewed as (B, 3, S, S) is channels-last already.
+            real = pixels.to(device, non_blocking=True).permute(0, 3, 1, 2).float().mul_(2.0 / 255.0).sub_(1.0)
+            if not args.channels_last:
+                real = real.contiguous()
+            if args.aug_noise > 0:
+                real.add_(torch.randn(real.shape, generator=gen, device=device).mul_(2.0 * args.aug_noise))
+            noise = pin(torch.randn(args.batch, p["nz"], 1, 1, generator=host_gen)).to(device, non_blocking=True)
+            return real, noise
+    else:
+        fixed = torch.rand(args.batch, 3, size, size, generator=gen, device=device) * 2 - 1  # fixed real batch in [-1, 1)
+        if args.channels_last:
+            fixed = fixed.contiguous(memory_format=torch.channels_last)
+
+        def batch():
+            return fixed, torch.randn(args.batch, p["nz"], generator=gen, device=device)
 
     def sync():
         if device.type == "cuda":
             torch.cuda.synchronize(device)
 
     for _ in range(args.warmup):
-        noise = torch.randn(args.batch, p["nz"], generator=gen, device=device)
-        step(real, noise)
+        step(*batch())
     sync()
 
     metrics = None
-    t0 = time.perf_counter()
-    for _ in range(args.steps):
-        noise = torch.randn(args.batch, p["nz"], generator=gen, device=device)
-        metrics = step(real, noise)
-    values = torch.stack([m.detach().float().reshape(()) for m in metrics]).tolist()  # the one host sync
-    seconds = time.perf_counter() - t0
+    runs = []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        for _ in range(args.steps):
+            metrics = step(*batch())
+        values = torch.stack([m.detach().float().reshape(()) for m in metrics]).tolist()  # the one host sync
+        runs.append(args.batch * args.steps / (time.perf_counter() - t0))
+    ordered = sorted(runs)
+    median = ordered[len(ordered) // 2]
+    seconds = args.batch * args.steps / median
 
     last = dict(zip(METRIC_NAMES, values))
     if not all(math.isfinite(v) for v in values):
@@ -207,8 +242,16 @@ def main(argv=None):
         "amp": args.amp,
         "channels_last": args.channels_last,
         "compile": args.compile,
+        "compile_mode": args.compile_mode if args.compile else None,
         "seconds": seconds,
-        "images_per_s": args.batch * args.steps / seconds,
+        "repeat": args.repeat,
+        "host_batch": host_batch,
+        "aug_noise": args.aug_noise,
+        "cudnn_benchmark": device.type == "cuda",
+        "images_per_s": median,
+        "images_per_s_min": ordered[0],
+        "images_per_s_max": ordered[-1],
+        "images_per_s_runs": runs,
         "last": last,
         "torch": torch.__version__,
         "blas": loaded_blas(),

@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -16,13 +17,17 @@
 #include <thread>
 
 #include "base/dataset/DatasetIndex.h"
+#include "base/model/ModelFlops.h"
 #include "base/model/Presets.h"
 #include "base/util/BuildFeatures.h"
+#include "base/util/GpuPeak.h"
 #include "ml/dataset/BatchLoader.h"
 #include "ml/dataset/DataSources.h"
 #include "ml/dataset/SyntheticSource.h"
+#include "ml/model/FusedBnAct.h"
 #include "ml/train/TrainStep.h"
 #include "ml/util/DeviceChoice.h"
+#include "ml/util/GpuName.h"
 #include "trainer/S3DataOptions.h"
 
 namespace streetgan {
@@ -40,6 +45,10 @@ CLI::App* BenchCommand::setup(CLI::App& parent) {
     train_->add_option("--amp", amp_, "off | bf16 | fp16")->check(CLI::IsMember({"off", "bf16", "fp16"}));
     train_->add_flag("--channels-last,!--no-channels-last", channelsLast_, "NHWC memory format (default on, as in training)");
     train_->add_flag("--cuda-graph", cudaGraph_, "Capture the step as a CUDA graph and replay it (as train --cuda-graph)");
+    train_->add_flag("--fused-bn-act", fusedBnAct_, "BatchNorm and activation as one kernel (as train --fused-bn-act)");
+    train_->add_option("--repeat", repeat_, "Timed runs of --steps each, after one warm-up (min, median, max reported)")->check(CLI::Range(1, 1000));
+    train_->add_option("--peak-tflops", peakTflops_, "The device's peak TFLOP/s for MFU (default: the GPU's data-sheet figure where known)")
+        ->check(CLI::Range(0.001, 1e6));
     train_->add_flag("--json", json_, "One JSON document on stdout");
     loader_ = bench->add_subcommand("loader", "Augmented images/s through the training loader (reference augmentation)");
     loader_->add_option("--data", data_, "synthetic, a folder of photos, a packed cache, or s3://bucket/prefix (--s3-cache-gb 0: every image from the bucket)");
@@ -132,12 +141,14 @@ int BenchCommand::train() {
     cfg.amp = amp_;
     cfg.channelsLast = channelsLast_;
     cfg.cudaGraph = cudaGraph_;
+    cfg.fusedBnAct = fusedBnAct_;
     cfg.ema = 0;  // the reference's step, measured against the reference's (which has no G_ema)
     cfg.validate();
     if (threads_ > 0) {
         torch::set_num_threads(threads_);
     }
     const torch::Device device = DeviceChoice::select(device_);
+    if (device.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);  // as training does (TrainingRun)
     torch::manual_seed(0);
     TrainStep step(cfg, device);
     LoaderOptions lo;
@@ -158,18 +169,55 @@ int BenchCommand::train() {
         step.drain();  // one host synchronisation at the end
     };
     run(warmup_);
-    const auto t0 = std::chrono::steady_clock::now();
-    run(steps_);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double ips = static_cast<double>(steps_ * batch_) / s;
-    nlohmann::json j = {{"preset", preset_},      {"batch", batch_}, {"threads", torch::get_num_threads()}, {"steps", steps_},          {"warmup", warmup_},
-                        {"device", device.str()}, {"amp", amp_},     {"channels_last", channelsLast_},      {"cuda_graph", cudaGraph_}, {"seconds", s},
-                        {"images_per_s", ips}};
-    if (json_)
+    std::vector<double> rates;
+    for (int r = 0; r < repeat_; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        run(steps_);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        rates.push_back(static_cast<double>(steps_ * batch_) / s);
+    }
+    std::vector<double> sorted = rates;
+    std::sort(sorted.begin(), sorted.end());
+    const double ips = sorted[sorted.size() / 2];  // the median (the upper one of an even count)
+    // MFU: the step's model FLOPs (ModelFlops: as TrainStep runs it) at the median rate over the
+    // chip's peak in the precision the convolutions run in (fp32 convolutions use TF32 on CUDA).
+    const double gflopPerImage = ModelFlops::of(cfg.model).stepPerImage() / 1e9;
+    const double tflops = ips * gflopPerImage / 1e3;
+    const std::string gpu = GpuName::of(device);
+    const std::string precision = amp_ != "off" ? amp_ : device.is_cuda() && at::globalContext().allowTF32CuDNN() ? "tf32" : "fp32";
+    const std::optional<double> peak = peakTflops_ > 0 ? std::optional<double>(peakTflops_) : GpuPeak::tflops(gpu, precision);
+    nlohmann::json j = {{"preset", preset_},
+                        {"batch", batch_},
+                        {"threads", torch::get_num_threads()},
+                        {"steps", steps_},
+                        {"warmup", warmup_},
+                        {"repeat", repeat_},
+                        {"device", device.str()},
+                        {"gpu", gpu},
+                        {"amp", amp_},
+                        {"precision", precision},
+                        {"channels_last", channelsLast_},
+                        {"cuda_graph", cudaGraph_},
+                        {"fused_bn_act", fusedBnAct_ && FusedBnAct::available(device)},  // where the build has the kernels
+                        {"cudnn_benchmark", device.is_cuda()},
+                        {"aug_noise", batch.augNoiseStd},
+                        {"images_per_s", ips},
+                        {"images_per_s_min", sorted.front()},
+                        {"images_per_s_max", sorted.back()},
+                        {"images_per_s_runs", rates},
+                        {"model_gflop_per_image", gflopPerImage},
+                        {"tflops", tflops},
+                        {"peak_tflops", peak ? nlohmann::json(*peak) : nlohmann::json(nullptr)},
+                        {"mfu", peak ? nlohmann::json(tflops / *peak) : nlohmann::json(nullptr)}};
+    if (json_) {
         std::cout << j.dump() << "\n";
-    else
-        std::printf("%s batch %lld, %d threads, %s: %.1f images/s (%lld steps in %.2f s)\n", preset_.c_str(), static_cast<long long>(batch_),
-                    torch::get_num_threads(), device.str().c_str(), ips, static_cast<long long>(steps_), s);
+        return 0;
+    }
+    std::printf("%s batch %lld, %d threads, %s%s: %.1f images/s median of %d runs of %lld steps (min %.1f, max %.1f); %.2f GFLOP an image, %.3g TFLOP/s",
+                preset_.c_str(), static_cast<long long>(batch_), torch::get_num_threads(), device.str().c_str(), gpu.empty() ? "" : (" " + gpu).c_str(), ips,
+                repeat_, static_cast<long long>(steps_), sorted.front(), sorted.back(), gflopPerImage, tflops);
+    if (peak) std::printf(", MFU %.1f%% of %.0f TFLOP/s %s", 100.0 * tflops / *peak, *peak, precision.c_str());
+    std::printf("\n");
     return 0;
 }
 

@@ -33,7 +33,9 @@ private:
     bool decodeOnly_ = false;
     std::string preset_ = "naive-64", device_ = "cpu", amp_ = "off";
     int64_t batch_ = 128, steps_ = 10, warmup_ = 2;
-    int threads_ = 0;
+    int threads_ = 0, repeat_ = 1;
+    double peakTflops_ = 0;  // 0: GpuPeak's figure for the GPU, where it has one
+    bool fusedBnAct_ = false;
     bool json_ = false;
     bool channelsLast_ = true;
     bool cudaGraph_ = false;

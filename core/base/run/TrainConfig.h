@@ -80,11 +80,14 @@ struct TrainConfig {
     int64_t checkpointSyncPartSize = 64;
     /// auto: watch EC2's spot interruption notice when on EC2 (checkpoint and stop, as on SIGTERM) | off
     std::string spotNotice = "auto";
-    int loaderThreads = 2;         ///< data loader worker threads
-    int prefetch = 4;              ///< ready batches queued ahead of the trainer
-    int threads = 0;               ///< torch intra-op threads (0: LibTorch's default)
-    bool channelsLast = true;      ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
-    bool cudaGraph = false;        ///< CUDA: the step captured once as a CUDA graph and replayed (TrainStep, StepGraph)
+    int loaderThreads = 2;     ///< data loader worker threads
+    int prefetch = 4;          ///< ready batches queued ahead of the trainer
+    int threads = 0;           ///< torch intra-op threads (0: LibTorch's default)
+    bool channelsLast = true;  ///< NHWC memory format (oneDNN kernels: +6-12% for naive-64 on CPU, tensor cores on GPU)
+    bool cudaGraph = false;    ///< CUDA: the step captured once as a CUDA graph and replayed (TrainStep, StepGraph)
+    /// CUDA: BatchNorm fused with its ReLU/LeakyReLU in training (ml/model/FusedBnAct); off by
+    /// default until the GPU check has proven it (issue 46); ignored where the build has no kernels
+    bool fusedBnAct = false;
     int64_t fixedNoiseCount = 64;  ///< fixed progress-noise vectors (stored in every checkpoint)
     // Metrics at checkpoints (eval/TrainingMetrics): FID, KID, precision/recall, sliced Wasserstein.
     // On by default at every checkpoint, in the background: SWD needs no feature model, so every

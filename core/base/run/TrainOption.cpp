@@ -114,6 +114,8 @@ const std::vector<TrainOption::Spec>& TrainOption::all() {
         {"channels_last", "--channels-last,!--no-channels-last", STREETGAN_OPTION_MEMBER(channelsLast), 0, 0, kAny, "NHWC memory format (default on)", nullptr},
         {"cuda_graph", "--cuda-graph,!--no-cuda-graph", STREETGAN_OPTION_MEMBER(cudaGraph), 0, 0, kAny,
          "CUDA: capture the step once as a CUDA graph and replay it (not with DiffAugment, R1 or launch)", nullptr},
+        {"fused_bn_act", "--fused-bn-act,!--no-fused-bn-act", STREETGAN_OPTION_MEMBER(fusedBnAct), 0, 0, kAny,
+         "CUDA: each BatchNorm and its activation as one kernel forward and two backward (where the trainer was built with its kernels)", nullptr},
         {"fixed_noise", "", STREETGAN_OPTION_MEMBER(fixedNoiseCount), 1, 1024, kAny, "Fixed progress-noise vectors of the sample grids",
          "the sample grids keep the checkpoint's fixed noise"},
         // metrics at checkpoints

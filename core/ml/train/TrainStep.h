@@ -28,6 +28,7 @@
 #include "ml/dataset/Batch.h"
 #include "ml/model/Discriminator.h"
 #include "ml/model/Generator.h"
+#include "ml/train/BatchUpload.h"
 #include "ml/train/DeviceBatch.h"
 #include "ml/train/DiffAugment.h"
 #include "ml/train/FusedAdamW.h"
@@ -107,6 +108,7 @@ private:
     std::unique_ptr<GradientSync> syncG_, syncD_;  // declared after g_/d_: destroyed before them
     std::optional<GeneratorAverage> ema_;          // --ema > 0
     DiffAugment augment_;
+    BatchUpload upload_;  // each batch to the device on a stream of its own (CUDA)
     int64_t steps_ = 0;
     torch::Tensor realTarget_, fakeTarget_, genTarget_;
     torch::Tensor acc_;  // (5) running sums on the device: loss_d, loss_g, d_x, d_g_z1, d_g_z2
