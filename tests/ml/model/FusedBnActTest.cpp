@@ -244,9 +244,16 @@ TEST_F(FusedBnActTest, InsideCudaGraphCapture) {
 }
 
 // The models' switch: the tiny-32 generator and discriminator with and without fusing, on CUDA in
-// channels-last, give the same outputs and parameter gradients (float32, training mode).
+// channels-last, give the same outputs and parameter gradients (float32, training mode). TF32 and
+// cuDNN's nondeterministic algorithms off for the comparison (either alone moves the gradients
+// by up to a few percent between two runs of the same unfused model on an H200).
 TEST_F(FusedBnActTest, ModelsMatchUnfused) {
     torch::manual_seed(15);
+    auto& ctx = at::globalContext();
+    const bool tf32Cudnn = ctx.allowTF32CuDNN(), tf32Cublas = ctx.allowTF32CuBLAS(), det = ctx.deterministicCuDNN();
+    ctx.setAllowTF32CuDNN(false);
+    ctx.setAllowTF32CuBLAS(false);
+    ctx.setDeterministicCuDNN(true);
     const auto cfg = Presets::get("tiny-32");
     const auto dev = torch::Device(torch::kCUDA, 0);
     Generator g(cfg);
@@ -277,9 +284,14 @@ TEST_F(FusedBnActTest, ModelsMatchUnfused) {
         return out;
     };
     const auto plain = run(false);
+    const auto plainAgain = run(false);
     const auto fused = run(true);
+    ctx.setAllowTF32CuDNN(tf32Cudnn);
+    ctx.setAllowTF32CuBLAS(tf32Cublas);
+    ctx.setDeterministicCuDNN(det);
     ASSERT_EQ(plain.size(), fused.size());
-    for (size_t i = 0; i < plain.size(); ++i) EXPECT_LE(relError(fused[i], plain[i]), 2e-3) << "tensor " << i;
+    for (size_t i = 0; i < plain.size(); ++i)
+        EXPECT_LE(relError(fused[i], plain[i]), 2e-3) << "tensor " << i << " (unfused twice: " << relError(plainAgain[i], plain[i]) << ")";
 }
 
 #endif
