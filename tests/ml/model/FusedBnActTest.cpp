@@ -174,7 +174,7 @@ protected:
 
 TEST_F(FusedBnActTest, MatchesBatchNormAndActivation) {
     torch::manual_seed(11);
-    const int64_t shapes[][4] = {{64, 512, 4, 4}, {16, 64, 32, 32}, {8, 128, 8, 8}, {5, 3, 7, 9}, {4, 40, 1, 1}};
+    const int64_t shapes[][4] = {{64, 512, 4, 4}, {16, 64, 32, 32}, {8, 128, 8, 8}, {5, 3, 7, 9}, {4, 40, 1, 1}, {3, 6, 5, 5}, {2, 1000, 3, 3}};
     for (const auto& sh : shapes)
         for (bool cl : {true, false})
             for (auto dt : {torch::kFloat, torch::kBFloat16})

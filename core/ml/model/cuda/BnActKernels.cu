@@ -1,7 +1,8 @@
 // BatchNorm (training statistics given) fused with ReLU / LeakyReLU: one elementwise pass forward,
 // one per-channel reduction and one elementwise pass backward. See BnActKernels.h.
-// Channels-last (NHWC) is the training layout and gets 2-D blocks: 32 channels across a warp (one
-// coalesced row segment), rows down the block, so no thread divides an index by C. NCHW uses a
+// Channels-last (NHWC) is the training layout and gets 2-D blocks: threads across the channels,
+// each with a pack of up to 16 bytes of neighbouring channels (8 bfloat16), rows down the block,
+// so loads are wide and coalesced and no thread divides an index by C. NCHW uses a
 // flat grid-stride loop (correct, slower). Accumulation in float32 whatever the input dtype.
 #include "ml/model/cuda/BnActKernels.h"
 
@@ -10,14 +11,15 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace streetgan::BnActKernels {
 namespace {
 
-constexpr int kTileC = 32;  // channels per block (one warp across)
-constexpr int kRows = 8;    // rows per block (warps down)
 constexpr int kFlatThreads = 256;
 
 __device__ __forceinline__ float toFloat(float v) { return v; }
@@ -53,15 +55,37 @@ __device__ __forceinline__ ChannelParams channelParams(const Channels& ch, int64
 // negative side's slope, as torch's threshold_backward / leaky_relu_backward do (x > 0 only).
 __device__ __forceinline__ float gradThroughAct(float dy, float pre, float slope) { return pre > 0.f ? dy : dy * slope; }
 
-template <typename T>
+// VEC channels side by side per thread, loaded and stored as one 16-byte (or smaller) access.
+template <typename T, int VEC>
+struct alignas(sizeof(T) * VEC) Pack {
+    T v[VEC];
+};
+
+// Channels-last blocks: blockDim.x threads across channel groups of VEC, blockDim.y down the rows.
+__device__ __forceinline__ int64_t firstChannel(int vec) { return (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * vec; }
+__device__ __forceinline__ int64_t firstRow() { return static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; }
+__device__ __forceinline__ int64_t rowStride() { return static_cast<int64_t>(gridDim.y) * blockDim.y; }
+
+template <typename T, int VEC>
 __global__ void forwardNhwc(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t C, Channels ch, float slope) {
-    const int64_t c = static_cast<int64_t>(blockIdx.x) * kTileC + threadIdx.x;
-    if (c >= C) return;
-    const ChannelParams p = channelParams(ch, c);
-    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kRows + threadIdx.y; r < rows; r += static_cast<int64_t>(gridDim.y) * kRows) {
-        const int64_t i = r * C + c;
-        const float v = toFloat(x[i]) * p.scale + p.shift;
-        y[i] = fromFloat<T>(v > 0.f ? v : v * slope);
+    const int64_t c0 = firstChannel(VEC);
+    if (c0 >= C) return;
+    float scale[VEC], shift[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+        const ChannelParams p = channelParams(ch, c0 + k);
+        scale[k] = p.scale;
+        shift[k] = p.shift;
+    }
+    for (int64_t r = firstRow(); r < rows; r += rowStride()) {
+        const Pack<T, VEC> in = *reinterpret_cast<const Pack<T, VEC>*>(x + r * C + c0);
+        Pack<T, VEC> out;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            const float v = toFloat(in.v[k]) * scale[k] + shift[k];
+            out.v[k] = fromFloat<T>(v > 0.f ? v : v * slope);
+        }
+        *reinterpret_cast<Pack<T, VEC>*>(y + r * C + c0) = out;
     }
 }
 
@@ -74,40 +98,49 @@ __global__ void forwardNchw(const T* __restrict__ x, T* __restrict__ y, int64_t 
     }
 }
 
-// Sums the per-thread partials of a (kTileC x kRows) block over its rows, then adds to global.
-__device__ __forceinline__ void flushTile(float g, float gx, int64_t c, int64_t C, float* sumG, float* sumGXhat) {
-    __shared__ float sg[kRows][kTileC];
-    __shared__ float sgx[kRows][kTileC];
-    sg[threadIdx.y][threadIdx.x] = g;
-    sgx[threadIdx.y][threadIdx.x] = gx;
-    __syncthreads();
-    if (threadIdx.y == 0 && c < C) {
-        float tg = 0.f, tgx = 0.f;
-        for (int r = 0; r < kRows; ++r) {
-            tg += sg[r][threadIdx.x];
-            tgx += sgx[r][threadIdx.x];
-        }
-        atomicAdd(sumG + c, tg);
-        atomicAdd(sumGXhat + c, tgx);
-    }
-}
-
-template <typename T>
+template <typename T, int VEC>
 __global__ void reduceNhwc(const T* __restrict__ dy, const T* __restrict__ x, int64_t rows, int64_t C, Channels ch, float slope, float* sumG, float* sumGXhat) {
-    const int64_t c = static_cast<int64_t>(blockIdx.x) * kTileC + threadIdx.x;
-    float g = 0.f, gx = 0.f;
-    if (c < C) {  // no early return: every thread reaches the __syncthreads in flushTile
-        const ChannelParams p = channelParams(ch, c);
-        for (int64_t r = static_cast<int64_t>(blockIdx.y) * kRows + threadIdx.y; r < rows; r += static_cast<int64_t>(gridDim.y) * kRows) {
-            const int64_t i = r * C + c;
-            const float xv = toFloat(x[i]);
-            const float xhat = (xv - p.mean) * p.invstd;
-            const float gi = gradThroughAct(toFloat(dy[i]), xv * p.scale + p.shift, slope);
-            g += gi;
-            gx += gi * xhat;
+    const int64_t c0 = firstChannel(VEC);
+    float g[VEC] = {}, gx[VEC] = {};
+    if (c0 < C) {  // no early return: every thread reaches the __syncthreads below
+        ChannelParams p[VEC];
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) p[k] = channelParams(ch, c0 + k);
+        for (int64_t r = firstRow(); r < rows; r += rowStride()) {
+            const Pack<T, VEC> xs = *reinterpret_cast<const Pack<T, VEC>*>(x + r * C + c0);
+            const Pack<T, VEC> dys = *reinterpret_cast<const Pack<T, VEC>*>(dy + r * C + c0);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                const float xv = toFloat(xs.v[k]);
+                const float xhat = (xv - p[k].mean) * p[k].invstd;
+                const float gi = gradThroughAct(toFloat(dys.v[k]), xv * p[k].scale + p[k].shift, slope);
+                g[k] += gi;
+                gx[k] += gi * xhat;
+            }
         }
     }
-    flushTile(g, gx, c, C, sumG, sumGXhat);
+    // The block's rows summed in shared memory ([2][blockDim.y][blockDim.x * VEC]), then one atomic per channel and block.
+    extern __shared__ float smem[];
+    const int width = blockDim.x * VEC;
+    float* sg = smem;
+    float* sgx = smem + blockDim.y * width;
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+        sg[threadIdx.y * width + threadIdx.x * VEC + k] = g[k];
+        sgx[threadIdx.y * width + threadIdx.x * VEC + k] = gx[k];
+    }
+    __syncthreads();
+    const int64_t cBase = static_cast<int64_t>(blockIdx.x) * width;
+    for (int col = threadIdx.y * blockDim.x + threadIdx.x; col < width; col += blockDim.x * blockDim.y) {
+        if (cBase + col >= C) continue;
+        float tg = 0.f, tgx = 0.f;
+        for (int r = 0; r < static_cast<int>(blockDim.y); ++r) {
+            tg += sg[r * width + col];
+            tgx += sgx[r * width + col];
+        }
+        atomicAdd(sumG + cBase + col, tg);
+        atomicAdd(sumGXhat + cBase + col, tgx);
+    }
 }
 
 // NCHW: block (c = blockIdx.x, a range of images from blockIdx.y), threads over that range's planes.
@@ -153,17 +186,26 @@ __device__ __forceinline__ float dxOf(float dyv, float xv, const ChannelParams& 
     return p.w * p.invstd * (g - meanG - xhat * meanGX);
 }
 
-template <typename T>
+template <typename T, int VEC>
 __global__ void applyNhwc(const T* __restrict__ dy, const T* __restrict__ x, T* __restrict__ dx, int64_t rows, int64_t C, Channels ch, float slope,
                           const float* sumG, const float* sumGXhat) {
-    const int64_t c = static_cast<int64_t>(blockIdx.x) * kTileC + threadIdx.x;
-    if (c >= C) return;
-    const ChannelParams p = channelParams(ch, c);
-    const float meanG = sumG[c] / static_cast<float>(rows);
-    const float meanGX = sumGXhat[c] / static_cast<float>(rows);
-    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kRows + threadIdx.y; r < rows; r += static_cast<int64_t>(gridDim.y) * kRows) {
-        const int64_t i = r * C + c;
-        dx[i] = fromFloat<T>(dxOf(toFloat(dy[i]), toFloat(x[i]), p, slope, meanG, meanGX));
+    const int64_t c0 = firstChannel(VEC);
+    if (c0 >= C) return;
+    ChannelParams p[VEC];
+    float meanG[VEC], meanGX[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+        p[k] = channelParams(ch, c0 + k);
+        meanG[k] = sumG[c0 + k] / static_cast<float>(rows);
+        meanGX[k] = sumGXhat[c0 + k] / static_cast<float>(rows);
+    }
+    for (int64_t r = firstRow(); r < rows; r += rowStride()) {
+        const Pack<T, VEC> xs = *reinterpret_cast<const Pack<T, VEC>*>(x + r * C + c0);
+        const Pack<T, VEC> dys = *reinterpret_cast<const Pack<T, VEC>*>(dy + r * C + c0);
+        Pack<T, VEC> out;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) out.v[k] = fromFloat<T>(dxOf(toFloat(dys.v[k]), toFloat(xs.v[k]), p[k], slope, meanG[k], meanGX[k]));
+        *reinterpret_cast<Pack<T, VEC>*>(dx + r * C + c0) = out;
     }
 }
 
@@ -178,14 +220,52 @@ __global__ void applyNchw(const T* __restrict__ dy, const T* __restrict__ x, T* 
     }
 }
 
-// Launch geometry. Row blocks: enough to fill a large GPU (about 2048 blocks in all) while each
-// thread still walks at least 16 rows (fewer blocks means fewer atomics in the reduction).
-dim3 tileGrid(const Shape& s) {
+// Channels-last launch geometry: 256 threads, up to 32 across channel groups of VEC, the rest
+// down the rows; enough row blocks to fill a large GPU (about 2048 blocks in all) while each
+// thread still walks at least 16 rows (fewer blocks: fewer atomics in the reduction).
+struct Tile {
+    dim3 grid, block;
+    size_t reduceShared;  // bytes of shared memory reduceNhwc needs
+};
+Tile tileFor(const Shape& s, int vec) {
+    const int64_t groups = s.c / vec;
+    const int bx = static_cast<int>(std::min<int64_t>(32, groups));
+    const int by = 256 / bx;
     const int64_t rows = s.n * s.hw;
-    const int64_t cBlocks = (s.c + kTileC - 1) / kTileC;
+    const int64_t cBlocks = (groups + bx - 1) / bx;
     const int64_t wanted = std::max<int64_t>(1, 2048 / cBlocks);
-    const int64_t byWork = std::max<int64_t>(1, (rows + kRows * 16 - 1) / (kRows * 16));
-    return dim3(static_cast<unsigned>(cBlocks), static_cast<unsigned>(std::min<int64_t>({wanted, byWork, 65535})));
+    const int64_t byWork = std::max<int64_t>(1, (rows + by * 16 - 1) / (by * 16));
+    const auto gy = static_cast<unsigned>(std::min<int64_t>({wanted, byWork, 65535}));
+    return {dim3(static_cast<unsigned>(cBlocks), gy), dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by)),
+            2 * sizeof(float) * static_cast<size_t>(by) * static_cast<size_t>(bx) * static_cast<size_t>(vec)};
+}
+// The widest pack (at most 16 bytes) that C and every pointer's alignment allow.
+template <typename T>
+int packWidth(const Shape& s, std::initializer_list<const void*> ptrs) {
+    for (int vec = static_cast<int>(16 / sizeof(T)); vec > 1; vec /= 2) {
+        bool ok = s.c % vec == 0;
+        for (const void* q : ptrs) ok = ok && reinterpret_cast<uintptr_t>(q) % (vec * sizeof(T)) == 0;
+        if (ok) return vec;
+    }
+    return 1;
+}
+// Calls f(std::integral_constant<int, VEC>) for vec in {1, 2, 4, 8}.
+template <typename F>
+void byVec(int vec, F&& f) {
+    switch (vec) {
+        case 8:
+            f(std::integral_constant<int, 8>{});
+            break;
+        case 4:
+            f(std::integral_constant<int, 4>{});
+            break;
+        case 2:
+            f(std::integral_constant<int, 2>{});
+            break;
+        default:
+            f(std::integral_constant<int, 1>{});
+            break;
+    }
 }
 unsigned flatBlocks(int64_t total) { return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((total + kFlatThreads - 1) / kFlatThreads, 65536))); }
 
@@ -199,7 +279,13 @@ void forwardT(const void* x, void* y, const Shape& s, const Channels& ch, float 
     const T* xs = static_cast<const T*>(x);
     T* ys = static_cast<T*>(y);
     if (s.channelsLast) {
-        forwardNhwc<T><<<tileGrid(s), dim3(kTileC, kRows), 0, st>>>(xs, ys, s.n * s.hw, s.c, ch, slope);
+        byVec(packWidth<T>(s, {x, y}), [&](auto v) {
+            constexpr int V = decltype(v)::value;
+            if constexpr (V * sizeof(T) <= 16) {
+                const Tile t = tileFor(s, V);
+                forwardNhwc<T, V><<<t.grid, t.block, 0, st>>>(xs, ys, s.n * s.hw, s.c, ch, slope);
+            }
+        });
     } else {
         const int64_t total = s.n * s.c * s.hw;
         forwardNchw<T><<<flatBlocks(total), kFlatThreads, 0, st>>>(xs, ys, total, s.c, s.hw, ch, slope);
@@ -211,7 +297,13 @@ void reduceT(const void* dy, const void* x, const Shape& s, const Channels& ch, 
     const T* dys = static_cast<const T*>(dy);
     const T* xs = static_cast<const T*>(x);
     if (s.channelsLast) {
-        reduceNhwc<T><<<tileGrid(s), dim3(kTileC, kRows), 0, st>>>(dys, xs, s.n * s.hw, s.c, ch, slope, sumG, sumGXhat);
+        byVec(packWidth<T>(s, {dy, x}), [&](auto v) {
+            constexpr int V = decltype(v)::value;
+            if constexpr (V * sizeof(T) <= 16) {
+                const Tile t = tileFor(s, V);
+                reduceNhwc<T, V><<<t.grid, t.block, t.reduceShared, st>>>(dys, xs, s.n * s.hw, s.c, ch, slope, sumG, sumGXhat);
+            }
+        });
     } else {
         // About 2048 blocks in all, each covering at least 4096 elements of its channel.
         const int64_t perImageBlocks = std::max<int64_t>(1, 2048 / std::max<int64_t>(1, s.c));
@@ -230,7 +322,13 @@ void applyT(const void* dy, const void* x, void* dx, const Shape& s, const Chann
     const T* xs = static_cast<const T*>(x);
     T* dxs = static_cast<T*>(dx);
     if (s.channelsLast) {
-        applyNhwc<T><<<tileGrid(s), dim3(kTileC, kRows), 0, st>>>(dys, xs, dxs, s.n * s.hw, s.c, ch, slope, sumG, sumGXhat);
+        byVec(packWidth<T>(s, {dy, x, dx}), [&](auto v) {
+            constexpr int V = decltype(v)::value;
+            if constexpr (V * sizeof(T) <= 16) {
+                const Tile t = tileFor(s, V);
+                applyNhwc<T, V><<<t.grid, t.block, 0, st>>>(dys, xs, dxs, s.n * s.hw, s.c, ch, slope, sumG, sumGXhat);
+            }
+        });
     } else {
         const int64_t total = s.n * s.c * s.hw;
         applyNchw<T><<<flatBlocks(total), kFlatThreads, 0, st>>>(dys, xs, dxs, total, s.c, s.hw, ch, slope, sumG, sumGXhat);
