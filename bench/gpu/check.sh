@@ -14,6 +14,9 @@
 #                 losses (loss tracking), interop (checkpoints, sample, explore worker) and nccl
 #   --presets L   the speed section's presets (default "naive-64 msls-128"); --batches L (default
 #                 "128 512") and --amps L (default "bf16 off") likewise
+#   --repeat N    timed runs per speed measurement, in one process each (default 3: min/median/max)
+#   --autotune    also torch.compile mode max-autotune on the largest batch in the first amp
+#                 (minutes of compiling per shape: left out unless asked)
 #
 # OUT/results.jsonl  one JSON object per check: {"check", "ok" (true|false|null: not run), ...}
 # OUT/summary.md     the tables (correctness, sanitizer, speed) made from results.jsonl
@@ -40,6 +43,8 @@ parts=correctness,sanitizer,speed,datawait
 presets="naive-64 msls-128"
 batches="128 512"
 amps="bf16 off"
+repeat=3
+autotune=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --bundle) bundle=$2; shift 2 ;;
@@ -48,7 +53,9 @@ while [[ $# -gt 0 ]]; do
     --presets) presets=$2; shift 2 ;;
     --batches) batches=$2; shift 2 ;;
     --amps) amps=$2; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --autotune) autotune=1; shift ;;
+    -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "check.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -149,30 +156,46 @@ EOF
   record "$check" "$ok" "$details"
 }
 if part correctness || part losses; then
-train cpu-off cpu off --threads "$(nproc)" --aug-noise 0
-cpu_rc=$?
+# The runs are independent and judged by their losses, not their time: all at once (the CPU run
+# on half the cores), then compared.
+declare -A pid rc
+start_train() { train "$@" & pid[$1]=$!; }
+start_train cpu-off cpu off --threads "$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))" --aug-noise 0
 for amp in off bf16 fp16; do
-  train "$dev-$amp" "$dev" "$amp" --aug-noise 0
-  rc=$?
-  # fp32 (TF32 convolutions on the GPU) within 2%; bf16 within 10% (its 8-bit mantissa); fp16's
-  # loss scaler skips its first updates (a scale of 65536 overflows, as torch's GradScaler does),
-  # so fp16 parts from the CPU run at step 1 by design: reported, not judged; its graph run is.
-  case $amp in
-    off) compare losses_track_cpu_off cpu-off "$dev-off" 0.02 "$cpu_rc" "$rc" ;;
-    bf16) compare losses_track_cpu_bf16 cpu-off "$dev-bf16" 0.1 "$cpu_rc" "$rc" ;;
-    fp16) compare losses_track_cpu_fp16 cpu-off "$dev-fp16" 0.1 "$cpu_rc" "$rc" "fp16's loss scaler skips its first updates: not expected to track" ;;
-  esac
+  start_train "dev-$amp" "$dev" "$amp" --aug-noise 0
   # The same run as a CUDA graph (--cuda-graph; captured at step 4): the same kernels on the same
   # values, so within what two eager runs differ by.
-  if [[ $amp != off && $dev == cuda* ]]; then
-    train "$dev-$amp-graph" "$dev" "$amp" --aug-noise 0 --cuda-graph
-    compare "cuda_graph_tracks_eager_$amp" "$dev-$amp" "$dev-$amp-graph" 0.03 "$rc" $?
-  fi
+  [[ $amp != off && $dev == cuda* ]] && start_train "dev-$amp-graph" "$dev" "$amp" --aug-noise 0 --cuda-graph
 done
+# BatchNorm fused with its activation (--fused-bn-act, ml/model/FusedBnAct): in fp32 against the
+# CPU as the unfused step is, and in bf16 under a graph against the unfused graph.
+if [[ $dev == cuda* ]]; then
+  start_train "dev-off-fused" "$dev" off --aug-noise 0 --fused-bn-act
+  start_train "dev-bf16-fused-graph" "$dev" bf16 --aug-noise 0 --fused-bn-act --cuda-graph
+fi
+for name in "${!pid[@]}"; do wait "${pid[$name]}"; rc[$name]=$?; done
+# fp32 (TF32 convolutions on the GPU) within 2%; bf16 within 10% (its 8-bit mantissa); fp16's
+# loss scaler skips its first updates (a scale of 65536 overflows, as torch's GradScaler does),
+# so fp16 parts from the CPU run at step 1 by design: reported, not judged; its graph run is.
+compare losses_track_cpu_off cpu-off "dev-off" 0.02 "${rc[cpu-off]}" "${rc[dev-off]}"
+compare losses_track_cpu_bf16 cpu-off "dev-bf16" 0.1 "${rc[cpu-off]}" "${rc[dev-bf16]}"
+compare losses_track_cpu_fp16 cpu-off "dev-fp16" 0.1 "${rc[cpu-off]}" "${rc[dev-fp16]}" "fp16's loss scaler skips its first updates: not expected to track"
+if [[ $dev == cuda* ]]; then
+  compare cuda_graph_tracks_eager_bf16 "dev-bf16" "dev-bf16-graph" 0.03 "${rc[dev-bf16]}" "${rc[dev-bf16-graph]}"
+  compare cuda_graph_tracks_eager_fp16 "dev-fp16" "dev-fp16-graph" 0.03 "${rc[dev-fp16]}" "${rc[dev-fp16-graph]}"
+  compare fused_bn_act_tracks_cpu_off cpu-off "dev-off-fused" 0.02 "${rc[cpu-off]}" "${rc[dev-off-fused]}"
+  compare fused_bn_act_tracks_unfused_bf16_graph "dev-bf16-graph" "dev-bf16-fused-graph" 0.03 "${rc[dev-bf16-graph]}" "${rc[dev-bf16-fused-graph]}"
+  # The kernels' own test (forward, running statistics and gradients against BatchNorm2d and the
+  # activation, in a graph too), where the bundle carries it.
+  if [[ -x $bundle/tests/test_fused_bn_act ]]; then
+    if "$bundle/run-test" "$bundle/tests/test_fused_bn_act" >"$out/runs/test_fused_bn_act.log" 2>&1; then ok=true; else ok=false; fi
+    record fused_bn_act_unit_test "$ok" "$(tail -c 1500 "$out/runs/test_fused_bn_act.log" | "$py" -c 'import json,sys; print(json.dumps({"output": sys.stdin.read()}))')"
+  fi
+fi
 fi
 
 if part correctness || part interop; then
-ck_dev=$(ls "$out/runs/$dev-off/checkpoints/"*.pt 2>/dev/null | tail -1)
+ck_dev=$(ls "$out/runs/dev-off/checkpoints/"*.pt 2>/dev/null | tail -1)
 ck_cpu=$(ls "$out/runs/cpu-off/checkpoints/"*.pt 2>/dev/null | tail -1)
 if [[ -n $ck_dev ]] && "$T" sample --checkpoint "$ck_dev" --seed 3 --device cpu --out "$out/sample-dev-ck-on-cpu.png" >"$out/runs/sample1.log" 2>&1; then
   record checkpoint_from_device_samples_on_cpu true "{\"png\": \"sample-dev-ck-on-cpu.png\"}"
@@ -259,56 +282,88 @@ echo "correctness done at $(elapsed) s"
 fi
 
 # --- 2. compute-sanitizer ----------------------------------------------------------------------
-if ! part sanitizer; then :
-elif command -v compute-sanitizer >/dev/null && [[ $dev == cuda* ]]; then
-  rm -rf "$out/runs/memcheck"
-  timeout 150 compute-sanitizer --tool memcheck --print-limit 20 --target-processes all "$T" train --run-dir "$out/runs/memcheck" \
-    --preset naive-64 --data synthetic --steps 20 --batch 16 --seed 7 --device "$dev" --log-every 5 --sample-every 0 --checkpoint-every 0 \
-    >"$out/memcheck.txt" 2>&1
-  errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$out/memcheck.txt" | grep -o '[0-9]*' | tail -1)
+# memcheck of short runs, at once: naive-64 in bf16 as a CUDA graph with the fused BatchNorm
+# kernels (the path the speed rows favour), and msls-128 in bf16 eager (the 128 px layers).
+memcheck() {  # memcheck NAME STEPS [train options]
+  local name=$1 n=$2; shift 2
+  rm -rf "$out/runs/memcheck-$name"
+  timeout 240 compute-sanitizer --tool memcheck --print-limit 20 --target-processes all "$T" train --run-dir "$out/runs/memcheck-$name" \
+    --data synthetic --steps "$n" --seed 7 --device "$dev" --log-every 5 --sample-every 0 --checkpoint-every 0 --metric-every-checkpoints 0 "$@" \
+    >"$out/memcheck-$name.txt" 2>&1
+  local errors
+  errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$out/memcheck-$name.txt" | grep -o '[0-9]*' | tail -1)
   if [[ -n $errors ]]; then
     [[ $errors == 0 ]] && ok=true || ok=false
-    record compute_sanitizer_memcheck "$ok" "{\"errors\": $errors, \"log\": \"memcheck.txt\"}"
-  else record compute_sanitizer_memcheck false "{\"log\": \"memcheck.txt\", \"note\": \"no ERROR SUMMARY line (timed out or failed to start)\"}"; fi
+    record "compute_sanitizer_memcheck_$name" "$ok" "{\"errors\": $errors, \"log\": \"memcheck-$name.txt\", \"options\": \"$*\"}"
+  else record "compute_sanitizer_memcheck_$name" false "{\"log\": \"memcheck-$name.txt\", \"note\": \"no ERROR SUMMARY line (timed out or failed to start)\"}"; fi
+}
+if ! part sanitizer; then :
+elif command -v compute-sanitizer >/dev/null && [[ $dev == cuda* ]]; then
+  memcheck naive-64-bf16-graph-fused 12 --preset naive-64 --batch 16 --amp bf16 --cuda-graph --fused-bn-act &
+  memcheck msls-128-bf16 4 --preset msls-128 --batch 8 --amp bf16 &
+  wait
 else
   record compute_sanitizer_memcheck null '{"note": "compute-sanitizer not found or no CUDA device"}'
 fi
 echo "sanitizer done at $(elapsed) s"
 
 # --- 3. speed ----------------------------------------------------------------------------------
+# Like for like: both sides take the batch as uint8 pixels in pinned host memory, copy and
+# normalise it on the GPU in every step (with the same Gaussian noise), draw z on the host, run
+# cuDNN's benchmark, and time --repeat runs of the same steps in one process (median, min, max).
+# Sides: ours eager, ours --cuda-graph, ours --cuda-graph --fused-bn-act, PyTorch eager, and on the
+# largest batch in the first amp torch.compile (and max-autotune with --autotune). MFU: the
+# step's model FLOPs (ModelFlops, printed by bench train) at each side's median over the GPU's peak.
 timed=50; warm=10  # a GPU step takes milliseconds: 50 timed steps are 0.1-2 s of steady work
-[[ $quick == 1 ]] && { presets="naive-64"; batches="16"; amps="off"; timed=3; warm=1; }  # dry run
+[[ $quick == 1 ]] && { presets="naive-64"; batches="16"; amps="off"; timed=3; warm=1; repeat=2; }  # dry run
 part speed || presets=
 for preset in $presets; do
   for batch in $batches; do
     for amp in $amps; do
       key="${preset}_b${batch}_${amp}"
-      timeout 240 "$T" bench train --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --steps "$timed" --warmup "$warm" --json \
-        >"$out/runs/ours-$key.json" 2>"$out/runs/ours-$key.log"
-      [[ $dev == cuda* ]] && timeout 240 "$T" bench train --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --steps "$timed" --warmup "$warm" \
-        --cuda-graph --json >"$out/runs/graph-$key.json" 2>"$out/runs/graph-$key.log"
-      timeout 240 "$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --channels-last \
-        --steps "$timed" --warmup "$warm" --json >"$out/runs/eager-$key.json" 2>"$out/runs/eager-$key.log"
-      # torch.compile costs a minute of compiling per shape: the largest batch in bf16 only.
+      ours() {  # ours SIDE [bench options]
+        local side=$1; shift
+        timeout 240 "$T" bench train --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --steps "$timed" --warmup "$warm" \
+          --repeat "$repeat" --json "$@" >"$out/runs/$side-$key.json" 2>"$out/runs/$side-$key.log"
+      }
+      ours ours
+      if [[ $dev == cuda* ]]; then
+        ours graph --cuda-graph
+        ours fused --cuda-graph --fused-bn-act
+      fi
+      noise=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1])).get("aug_noise", 0))' "$out/runs/ours-$key.json" 2>/dev/null || echo 0)
+      twin=("$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --steps "$timed" --warmup "$warm"
+            --repeat "$repeat" --aug-noise "$noise" --json)
+      timeout 240 "${twin[@]}" --channels-last >"$out/runs/eager-$key.json" 2>"$out/runs/eager-$key.log"
+      # torch.compile costs a minute of compiling per shape: the largest batch in the first amp only.
       if [[ $batch == "${batches##* }" && $amp == "${amps%% *}" ]]; then
         # Without --channels-last: inductor picks the layouts itself, and torch 2.11's channels-last
         # convolution_backward fails its stride check under compile (first GPU check, 2026-11-28).
-        timeout 200 "$py" "$root/bench/train_step_reference.py" --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" \
-          --compile --steps "$timed" --warmup "$warm" --json >"$out/runs/compile-$key.json" 2>"$out/runs/compile-$key.log"
+        timeout 240 "${twin[@]}" --compile >"$out/runs/compile-$key.json" 2>"$out/runs/compile-$key.log"
+        [[ $autotune == 1 ]] && timeout 420 "${twin[@]}" --compile --compile-mode max-autotune >"$out/runs/autotune-$key.json" 2>"$out/runs/autotune-$key.log"
       fi
       details=$("$py" - "$out/runs" "$key" <<'EOF'
 import json, os, sys
 runs, key = sys.argv[1:3]
-def ips(side):
+def load(side):
     try:
-        return json.load(open(os.path.join(runs, "%s-%s.json" % (side, key))))["images_per_s"]
-    except (OSError, ValueError, KeyError):
-        return None
-d = {side: ips(side) for side in ("ours", "graph", "eager", "compile")}
-for side in ("eager", "compile"):
-    best = max(d["ours"] or 0, d["graph"] or 0)
+        return json.load(open(os.path.join(runs, "%s-%s.json" % (side, key))))
+    except (OSError, ValueError):
+        return {}
+sides = ("ours", "graph", "fused", "eager", "compile", "autotune")
+j = {side: load(side) for side in sides}
+d = {side: j[side].get("images_per_s") for side in sides}
+d["spread"] = {side: [j[side].get("images_per_s_min"), j[side].get("images_per_s_max")] for side in sides if j[side]}
+gflop, peak = j["ours"].get("model_gflop_per_image"), j["ours"].get("peak_tflops")
+d.update({"model_gflop_per_image": gflop, "peak_tflops": peak, "gpu": j["ours"].get("gpu"), "precision": j["ours"].get("precision"),
+          "fused_bn_act_effective": j["fused"].get("fused_bn_act")})
+if gflop and peak:
+    d["mfu"] = {side: d[side] * gflop / 1e3 / peak for side in sides if d[side]}
+best = max(d["ours"] or 0, d["graph"] or 0, d["fused"] or 0)
+for side in ("eager", "compile", "autotune"):
     if best and d[side]:
         d["ours_over_" + side] = best / d[side]
+d["raw"] = j
 print(json.dumps(d))
 EOF
 )
@@ -317,28 +372,62 @@ EOF
   done
 done
 
-# Data wait: a run fed by the loader (synthetic scenes rendered on the CPU), its data_wait share.
+# Data wait, end to end: naive-64 trained at batch 512 in bf16 as a CUDA graph (the fastest step,
+# the hardest to feed) from each source, the share of the step spent waiting for the loader
+# (data_wait, after the first third: past the loader's start), with the loader threads stated.
+#  - synthetic: scenes rendered on the CPU;
+#  - packed: a packed cache (data pack; no decoding at training time), where one is given in
+#    STREETGAN_CHECK_PACKED (a folder, or a .tar.gz of one, unpacked first);
+#  - jpeg: a JPEG folder, where the build reads photos (a lean GPU build without photo support
+#    says so in one line: recorded, not run).
 if part datawait; then
-rm -rf "$out/runs/datawait"
-dw_steps=300
-[[ $quick == 1 ]] && dw_steps=10
-timeout 300 "$T" train --run-dir "$out/runs/datawait" --preset naive-64 --data synthetic --steps "$dw_steps" --batch 512 --seed 7 --device "$dev" \
-  --amp bf16 --log-every 10 --sample-every 0 --checkpoint-every 0 >"$out/runs/datawait.log" 2>&1
-details=$("$py" - "$out/runs/datawait/events.jsonl" <<'EOF'
+dw_steps=300 dw_batch=512
+[[ $quick == 1 ]] && { dw_steps=6; dw_batch=16; }
+dw_threads=$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))
+datawait() {  # datawait NAME DATA
+  local name=$1 data=$2
+  rm -rf "$out/runs/datawait-$name"
+  local graph=()
+  [[ $dev == cuda* ]] && graph=(--cuda-graph --amp bf16)
+  timeout 300 "$T" train --run-dir "$out/runs/datawait-$name" --preset naive-64 --data "$data" --steps "$dw_steps" --batch "$dw_batch" --seed 7 \
+    --device "$dev" "${graph[@]}" --loader-threads "$dw_threads" --log-every 10 --sample-every 0 --checkpoint-every 0 \
+    --metric-every-checkpoints 0 >"$out/runs/datawait-$name.log" 2>&1
+  local rc=$?
+  details=$("$py" - "$out/runs/datawait-$name/events.jsonl" "$name" "$dw_threads" "$rc" "$out/runs/datawait-$name.log" <<'EOF'
 import json, sys
-w = []
+path, name, threads, rc, log = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+w, ips = [], []
 try:
-    for line in open(sys.argv[1]):
+    for line in open(path):
         e = json.loads(line)
         if e.get("kind") == "metrics" and e.get("data_wait") is not None:
             w.append(e["data_wait"])
+            if e.get("img_per_s") is not None:
+                ips.append(e["img_per_s"])
 except OSError:
     pass
-w = w[len(w) // 3:]  # past the loader's start
-print(json.dumps({"data_wait_mean": sum(w) / len(w) if w else None, "intervals": len(w), "source": "synthetic"}))
+w, ips = w[len(w) // 3:], ips[len(ips) // 3:]  # past the loader's start
+d = {"source": name, "loader_threads": threads, "exit": rc, "data_wait_mean": sum(w) / len(w) if w else None, "intervals": len(w),
+     "images_per_s_mean": sum(ips) / len(ips) if ips else None}
+if not w:
+    d["output"] = open(log, errors="replace").read()[-800:]
+print(json.dumps(d))
 EOF
 )
-record data_wait null "$details"
+  record "data_wait_$name" null "$details"
+}
+datawait synthetic synthetic
+packed=${STREETGAN_CHECK_PACKED:-}
+if [[ $packed == *.tar.gz ]]; then
+  mkdir -p "$out/packed" && tar -C "$out/packed" -xzf "$packed" && packed=$(dirname "$(find "$out/packed" -name index.json | head -1)")
+fi
+if [[ -n $packed && -f $packed/index.json ]]; then datawait packed "$packed"; else record data_wait_packed null '{"note": "no packed cache given (STREETGAN_CHECK_PACKED)"}'; fi
+if "$T" version --json 2>/dev/null | grep -q 'no-photos'; then
+  record data_wait_jpeg null '{"note": "this build reads no photos (no-photos): a JPEG folder cannot be trained from here"}'
+else
+  jpegs=4096; [[ $quick == 1 ]] && jpegs=64
+  rm -rf "$out/jpeg" && "$T" data synth --out "$out/jpeg" --count "$jpegs" >"$out/runs/synth.log" 2>&1 && datawait jpeg "$out/jpeg"
+fi
 fi
 
 # --- summary ------------------------------------------------------------------------------------
@@ -351,13 +440,19 @@ for r in rows:
         continue
     d = {k: v for k, v in r.items() if k not in ("check", "ok", "output")}
     out.append("| %s | %s | %s |" % (r["check"], {True: "yes", False: "**no**", None: "-"}[r["ok"]], json.dumps(d)[:300]))
-out += ["", "ours: eager steps; graph: --cuda-graph; ours/eager and ours/compile take the faster of ours and graph.", "",
-        "| preset, batch, amp | ours img/s | graph img/s | eager img/s | compile img/s | ours/eager | ours/compile |", "|---|---|---|---|---|---|---|"]
+out += ["", "img/s: the median of --repeat timed runs in one process (min-max in results.jsonl); ours: eager steps; graph: --cuda-graph; "
+        "fused: --cuda-graph --fused-bn-act; ours/x takes the fastest of ours. MFU: model FLOPs (ModelFlops) at the median over the GPU's peak.", "",
+        "| preset, batch, amp | ours | graph | fused | PyTorch eager | compile | max-autotune | best ours / eager | / compile | MFU best ours | MFU eager |",
+        "|---|---|---|---|---|---|---|---|---|---|---|"]
 f = lambda v, p=0: "-" if v is None else ("%.*f" % (p, v))
+pct = lambda v: "-" if v is None else "%.1f%%" % (100 * v)
 for r in rows:
     if r["check"].startswith("speed_"):
-        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (r["check"][6:], f(r.get("ours")), f(r.get("graph")), f(r.get("eager")), f(r.get("compile")),
-                                                      f(r.get("ours_over_eager"), 2), f(r.get("ours_over_compile"), 2)))
+        mfu = r.get("mfu") or {}
+        best = max([mfu.get(s) for s in ("ours", "graph", "fused") if mfu.get(s)] or [None], key=lambda v: v or 0)
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["check"][6:], f(r.get("ours")), f(r.get("graph")), f(r.get("fused")), f(r.get("eager")), f(r.get("compile")), f(r.get("autotune")),
+            f(r.get("ours_over_eager"), 2), f(r.get("ours_over_compile"), 2), pct(best), pct(mfu.get("eager"))))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 EOF
