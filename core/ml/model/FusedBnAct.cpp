@@ -94,7 +94,8 @@ void updateRunningStats(torch::nn::BatchNorm2dImpl& bn, const at::Tensor& x, con
     if (!bn.options.track_running_stats()) return;
     bn.num_batches_tracked.add_(1);
     const double momentum = bn.options.momentum() ? *bn.options.momentum() : 1.0 / static_cast<double>(bn.num_batches_tracked.item<int64_t>());
-    const at::Tensor counts = at::full({1}, static_cast<double>(x.numel() / x.size(1)), mean.options());
+    const int64_t perChannel = x.numel() / x.size(1);  // N * H * W, exact
+    const at::Tensor counts = at::full({1}, static_cast<double>(perChannel), mean.options());
     at::batch_norm_gather_stats_with_counts(x, mean.unsqueeze(0), invstd.unsqueeze(0), bn.running_mean, bn.running_var, momentum, bn.options.eps(), counts);
 }
 

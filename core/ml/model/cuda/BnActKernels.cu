@@ -222,7 +222,7 @@ __global__ void applyNchw(const T* __restrict__ dy, const T* __restrict__ x, T* 
 
 // Channels-last launch geometry: 256 threads, up to 32 across channel groups of VEC, the rest
 // down the rows; enough row blocks to fill a large GPU (about 2048 blocks in all) while each
-// thread still walks at least 16 rows (fewer blocks: fewer atomics in the reduction).
+// thread still walks at least 4 rows (a block adds one atomic per channel in the reduction).
 struct Tile {
     dim3 grid, block;
     size_t reduceShared;  // bytes of shared memory reduceNhwc needs
@@ -234,7 +234,7 @@ Tile tileFor(const Shape& s, int vec) {
     const int64_t rows = s.n * s.hw;
     const int64_t cBlocks = (groups + bx - 1) / bx;
     const int64_t wanted = std::max<int64_t>(1, 2048 / cBlocks);
-    const int64_t byWork = std::max<int64_t>(1, (rows + by * 16 - 1) / (by * 16));
+    const int64_t byWork = std::max<int64_t>(1, (rows + by * 4 - 1) / (by * 4));
     const auto gy = static_cast<unsigned>(std::min<int64_t>({wanted, byWork, 65535}));
     return {dim3(static_cast<unsigned>(cBlocks), gy), dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by)),
             2 * sizeof(float) * static_cast<size_t>(by) * static_cast<size_t>(bx) * static_cast<size_t>(vec)};
