@@ -20,7 +20,9 @@ public:
     /// act(bn(x)) in training mode; act is ReLU for negativeSlope 0, else LeakyReLU(negativeSlope).
     /// x: (N, C, H, W) float32, bfloat16 or float16 on CUDA, channels-last or contiguous (anything
     /// else is made contiguous); output in x's dtype and layout. Differentiable in x, bn.weight and
-    /// bn.bias. Throws std::logic_error where available(x.device()) is false.
+    /// bn.bias, once: a backward with create_graph (a double backward, as an R1 penalty takes through
+    /// the discriminator) throws std::logic_error rather than give a wrong gradient. Throws
+    /// std::logic_error where available(x.device()) is false.
     static torch::Tensor forward(const torch::Tensor& x, torch::nn::BatchNorm2dImpl& bn, double negativeSlope);
     /// seq's layers on x, where each BatchNorm2d followed by a ReLU or LeakyReLU runs as forward()
     /// when `fuse` and the layer is training and x is on a device available() accepts; every other
