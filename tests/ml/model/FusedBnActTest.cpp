@@ -207,6 +207,21 @@ TEST_F(FusedBnActTest, RunningStatisticsAccumulate) {
     }
 }
 
+// A backward with create_graph (the R1 penalty's) is refused with the one message, not wrong.
+TEST_F(FusedBnActTest, DoubleBackwardIsRefused) {
+    torch::manual_seed(16);
+    const Case k{4, 8, 4, 4, true, torch::kFloat, 0.2};
+    BnCase s = makeBnCase(k);
+    const torch::Tensor x = s.x.detach().requires_grad_(true);
+    const torch::Tensor y = FusedBnAct::forward(x, *s.fused, k.slope);
+    try {
+        torch::autograd::grad({y.sum()}, {x}, {}, /*retain_graph=*/true, /*create_graph=*/true);
+        FAIL() << "no exception";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("no double backward"), std::string::npos) << e.what();
+    }
+}
+
 // Forward and backward captured into a CUDA graph (as train --cuda-graph does) and replayed.
 TEST_F(FusedBnActTest, InsideCudaGraphCapture) {
     torch::manual_seed(14);
