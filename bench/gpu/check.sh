@@ -299,9 +299,13 @@ memcheck() {  # memcheck NAME STEPS [train options]
 }
 if ! part sanitizer; then :
 elif command -v compute-sanitizer >/dev/null && [[ $dev == cuda* ]]; then
+  # Waited for by their PIDs: a bare `wait` also waits for this script's own `tee` (the process
+  # substitution above), which ends only when the script does (it hung the 2026-11-30 lease).
   memcheck naive-64-bf16-graph-fused 12 --preset naive-64 --batch 16 --amp bf16 --cuda-graph --fused-bn-act &
+  m1=$!
   memcheck msls-128-bf16 4 --preset msls-128 --batch 8 --amp bf16 &
-  wait
+  m2=$!
+  wait "$m1" "$m2"
 else
   record compute_sanitizer_memcheck null '{"note": "compute-sanitizer not found or no CUDA device"}'
 fi

@@ -8,6 +8,13 @@
 #   test_gpu_check_dry_run.sh SOURCE_DIR TRAINER
 set -euo pipefail
 src=$1 trainer=$2
+# check.sh sends its output through a process substitution (tee): a bare `wait` there waits for
+# that tee too and never returns. The dry run cannot reach every branch that waits (the sanitizer's
+# needs a GPU), so no bare `wait` may be written at all.
+if grep -nE '^[[:space:]]*wait[[:space:]]*$|&&[[:space:]]*wait[[:space:]]*$' "$src/bench/gpu/check.sh"; then
+  echo "bench/gpu/check.sh: a bare 'wait' (above) waits for its own tee and hangs: wait for the PIDs"
+  exit 1
+fi
 work=$(mktemp -d /tmp/sg-gpu-dry.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # A packed cache for the packed data-wait row, where this build packs photos.

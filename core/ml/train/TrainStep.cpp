@@ -65,7 +65,9 @@ TrainStep::TrainStep(const TrainConfig& cfg, torch::Device device)
     }
     if (cfg.fusedBnAct && FusedBnAct::available(device_)) {  // elsewhere the modules run as they are
         g_->setFusedBnAct(true);
-        d_->setFusedBnAct(true);
+        // R1's penalty differentiates D's gradient again (create_graph), which the fused kernels
+        // do not: D keeps its modules in a run with R1.
+        d_->setFusedBnAct(cfg.r1Gamma <= 0);
     }
     acc_ = torch::zeros({static_cast<int64_t>(TrainingScalar::stepMeanCount())}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
 }
