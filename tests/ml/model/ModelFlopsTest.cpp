@@ -28,13 +28,15 @@ Counted count(torch::nn::Module& model, torch::Tensor x) {
         if (auto conv = std::dynamic_pointer_cast<torch::nn::Conv2dImpl>(layer)) {
             x = conv->forward(x);
             const auto k = conv->weight.size(2) * conv->weight.size(3);
-            const double f = 2.0 * static_cast<double>(x.numel() / x.size(0) * in.size(1) * k);
+            const int64_t outPerImage = x.numel() / x.size(0);  // exact: every image has the same shape
+            const double f = 2.0 * static_cast<double>(outPerImage * in.size(1) * k);
             c.total += f;
             if (c.first == 0) c.first = f;
         } else if (auto convT = std::dynamic_pointer_cast<torch::nn::ConvTranspose2dImpl>(layer)) {
             x = convT->forward(x);
             const auto k = convT->weight.size(2) * convT->weight.size(3);
-            const double f = 2.0 * static_cast<double>(in.numel() / in.size(0) * x.size(1) * k);
+            const int64_t inPerImage = in.numel() / in.size(0);
+            const double f = 2.0 * static_cast<double>(inPerImage * x.size(1) * k);
             c.total += f;
             if (c.first == 0) c.first = f;
         } else if (auto bn = std::dynamic_pointer_cast<torch::nn::BatchNorm2dImpl>(layer)) {
