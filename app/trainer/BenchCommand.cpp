@@ -201,6 +201,7 @@ int BenchCommand::train() {
                         {"fused_bn_act", fusedBnAct_ && FusedBnAct::available(device)},  // where the build has the kernels
                         {"cudnn_benchmark", device.is_cuda()},
                         {"aug_noise", batch.augNoiseStd},
+                        {"seconds", static_cast<double>(steps_ * batch_) / ips},  // of the median run
                         {"images_per_s", ips},
                         {"images_per_s_min", sorted.front()},
                         {"images_per_s_max", sorted.back()},
