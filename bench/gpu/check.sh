@@ -321,15 +321,15 @@ echo "sanitizer done at $(elapsed) s"
 timed=50; warm=10  # a GPU step takes milliseconds: 50 timed steps are 0.1-2 s of steady work
 [[ $quick == 1 ]] && { presets="naive-64"; batches="16"; amps="off"; timed=3; warm=1; repeat=2; }  # dry run
 part speed || presets=
+ours() {  # ours SIDE [bench options]: the row's preset, batch and amp (the loop's variables)
+  local side=$1; shift
+  timeout 240 "$T" bench train --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --steps "$timed" --warmup "$warm" \
+    --repeat "$repeat" --json "$@" >"$out/runs/$side-$key.json" 2>"$out/runs/$side-$key.log"
+}
 for preset in $presets; do
   for batch in $batches; do
     for amp in $amps; do
       key="${preset}_b${batch}_${amp}"
-      ours() {  # ours SIDE [bench options]
-        local side=$1; shift
-        timeout 240 "$T" bench train --preset "$preset" --batch "$batch" --device "$dev" --amp "$amp" --steps "$timed" --warmup "$warm" \
-          --repeat "$repeat" --json "$@" >"$out/runs/$side-$key.json" 2>"$out/runs/$side-$key.log"
-      }
       ours ours
       if [[ $dev == cuda* ]]; then
         ours graph --cuda-graph
