@@ -11,10 +11,9 @@
 
 #include <atomic>
 #include <fstream>
-#if STREETGAN_WITH_PHOTOS
-#include <opencv2/imgcodecs.hpp>
-#endif
 #include <thread>
+
+#include <sys/resource.h>
 
 #include "base/dataset/DatasetIndex.h"
 #include "base/model/ModelFlops.h"
@@ -23,6 +22,9 @@
 #include "base/util/GpuPeak.h"
 #include "ml/dataset/BatchLoader.h"
 #include "ml/dataset/DataSources.h"
+#if STREETGAN_WITH_PHOTOS
+#include "ml/dataset/ImageDecoder.h"
+#endif
 #include "ml/dataset/SyntheticSource.h"
 #include "ml/model/FusedBnAct.h"
 #include "ml/train/TrainStep.h"
@@ -57,7 +59,8 @@ CLI::App* BenchCommand::setup(CLI::App& parent) {
     loader_->add_option("--threads", loaderThreads_, "Loader threads")->check(CLI::Range(1, 256));
     loader_->add_option("--batch", batch_, "Batch size")->check(CLI::Range(int64_t{1}, int64_t{65536}));
     loader_->add_option("--seconds", seconds_, "Measuring time")->check(CLI::Range(0.1, 3600.0));
-    loader_->add_flag("--decode-only", decodeOnly_, "Bare IMREAD_REDUCED_COLOR_4 decodes of the same files (the ceiling)");
+    loader_->add_flag("--decode-only", decodeOnly_, "Bare JPEG decodes at 1/4 scale (DCT domain) of the same files (the ceiling)");
+    loader_->add_option("--feed", feed_, "A step's images/s: also say how many cores the loader needs to feed it")->check(CLI::Range(1.0, 1e9));
     loader_->add_flag("--json", json_, "One JSON document on stdout");
     return bench;
 }
@@ -74,6 +77,31 @@ void report(bool json, const nlohmann::json& j, const std::string& text) {
         std::cout << j.dump() << "\n";
     else
         std::cout << text << "\n";
+}
+
+/// CPU seconds this process has used, all threads (user + system).
+double cpuSeconds() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+/// The figures a user sizes a machine by: images per CPU-second (one core's rate) and, for a step
+/// rate `feed` (0: none), the cores that rate needs.
+void addPerCore(nlohmann::json& j, std::string& text, int64_t images, double cpu, double feed) {
+    const double perCore = cpu > 0 ? static_cast<double>(images) / cpu : 0;
+    j["cpu_seconds"] = cpu;
+    j["images_per_core_s"] = perCore;
+    char line[160];
+    std::snprintf(line, sizeof line, "; %.0f images/s per core (%.1f CPU-s)", perCore, cpu);
+    text += line;
+    if (feed > 0 && perCore > 0) {
+        const double cores = feed / perCore;
+        j["feed_images_per_s"] = feed;
+        j["cores_to_feed"] = cores;
+        std::snprintf(line, sizeof line, "; feeding %.0f images/s takes about %.1f cores", feed, cores);
+        text += line;
+    }
 }
 
 }  // namespace
@@ -94,12 +122,17 @@ int BenchCommand::loader() {
     for (int i = 0; i < loaderThreads_; ++i) loader.next();  // warm-up: threads started, caches touched
     int64_t images = 0;
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = cpuSeconds();
     double s = 0;
     while ((s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) < seconds_) images += loader.next().size();
+    const double cpu = cpuSeconds() - cpu0;
     loader.stop();
     const double ips = static_cast<double>(images) / s;
-    report(json_, {{"images_per_s", ips}, {"threads", loaderThreads_}, {"size", size_}, {"source", source->describe()}, {"batch", batch_}, {"seconds", s}},
-           std::to_string(ips) + " images/s (" + std::to_string(loaderThreads_) + " threads, " + std::to_string(size_) + " px) from " + source->describe());
+    nlohmann::json j = {{"images_per_s", ips}, {"threads", loaderThreads_}, {"size", size_}, {"source", source->describe()}, {"batch", batch_}, {"seconds", s}};
+    std::string text =
+        std::to_string(ips) + " images/s (" + std::to_string(loaderThreads_) + " threads, " + std::to_string(size_) + " px) from " + source->describe();
+    addPerCore(j, text, images, cpu, feed_);
+    report(json_, j, text);
     return 0;
 }
 
@@ -112,14 +145,21 @@ int BenchCommand::decodeCeiling() {
     std::atomic<int64_t> decoded{0};
     std::atomic<bool> done{false};
     std::vector<std::thread> workers;
+    DecodeRequest request;
+    request.forceReduction = 4;
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = cpuSeconds();
     for (int t = 0; t < loaderThreads_; ++t) {
         workers.emplace_back([&, t] {
             for (int64_t i = t; !done.load(); i += loaderThreads_) {
                 const auto& e = index.entries()[static_cast<size_t>(i % index.size())];
                 std::ifstream in(data_ + "/" + e.path, std::ios::binary);
-                std::vector<uchar> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-                if (!cv::imdecode(bytes, cv::IMREAD_REDUCED_COLOR_4).empty()) ++decoded;
+                const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                try {
+                    ImageDecoder::decode(bytes.data(), bytes.size(), request, e.path);
+                    ++decoded;
+                } catch (const BadImageError&) {  // not counted: the ceiling is of images that decode
+                }
             }
         });
     }
@@ -127,9 +167,12 @@ int BenchCommand::decodeCeiling() {
     done = true;
     for (auto& w : workers) w.join();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double cpu = cpuSeconds() - cpu0;
     const double ips = static_cast<double>(decoded.load()) / s;
-    report(json_, {{"images_per_s", ips}, {"threads", loaderThreads_}, {"size", size_}, {"source", data_}, {"decode_only", true}, {"seconds", s}},
-           std::to_string(ips) + " IMREAD_REDUCED_COLOR_4 decodes/s (" + std::to_string(loaderThreads_) + " threads)");
+    nlohmann::json j = {{"images_per_s", ips}, {"threads", loaderThreads_}, {"size", size_}, {"source", data_}, {"decode_only", true}, {"seconds", s}};
+    std::string text = std::to_string(ips) + " 1/4-scale JPEG decodes/s (" + std::to_string(loaderThreads_) + " threads)";
+    addPerCore(j, text, decoded.load(), cpu, feed_);
+    report(json_, j, text);
     return 0;
 #endif
 }

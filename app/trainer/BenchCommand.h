@@ -8,9 +8,10 @@
 
 namespace streetgan {
 
-/// bench loader --data SPEC [--size 64] [--threads N] [--seconds S] [--decode-only] [--json]:
-/// augmented batches per second from a data source through the training loader; --decode-only
-/// measures the bare IMREAD_REDUCED_COLOR_4 decode ceiling on the same files.
+/// bench loader --data SPEC [--size 64] [--threads N] [--seconds S] [--decode-only] [--feed R] [--json]:
+/// augmented images per second from a data source through the training loader, and per core (per
+/// CPU-second the process used), with the cores a step rate R needs; --decode-only measures the
+/// bare 1/4-scale JPEG decode ceiling on the same files.
 /// bench train --preset P --batch B --threads T --steps N [--warmup W] [--json]: images/s of the
 /// reference training step on a fixed batch with fresh noise each step (bench/ compares it with
 /// PyTorch Python). Timing is measured, never asserted.
@@ -30,6 +31,7 @@ private:
     TrainConfig s3_;  // bench loader's --s3-* options (S3DataOptions)
     int size_ = 64, loaderThreads_ = 1;
     double seconds_ = 5;
+    double feed_ = 0;  // --feed: a step rate to size the cores for (0: none)
     bool decodeOnly_ = false;
     std::string preset_ = "naive-64", device_ = "cpu", amp_ = "off";
     int64_t batch_ = 128, steps_ = 10, warmup_ = 2;

@@ -5,11 +5,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#if STREETGAN_WITH_PHOTOS
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
-#endif
-
 #include <unistd.h>
 
 #include <atomic>
@@ -27,6 +22,9 @@
 #include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
 #include "ml/dataset/DataSources.h"
+#if STREETGAN_WITH_PHOTOS
+#include "ml/dataset/ImageCodecs.h"
+#endif
 #include "ml/dataset/PackedCacheSource.h"
 #include "ml/dataset/PackedCacheWriter.h"
 #include "ml/dataset/PhotoListing.h"
@@ -182,10 +180,7 @@ int DataCommand::synth() {
     std::vector<uint8_t> rgb;
     for (int64_t i = 0; i < count_; ++i) {
         rgb = streets.render(static_cast<uint64_t>(i), width_, height_);
-        cv::Mat img(height_, width_, CV_8UC3, rgb.data()), bgr;
-        cv::cvtColor(img, bgr, cv::COLOR_RGB2BGR);
-        std::vector<uchar> jpg;
-        cv::imencode(".jpg", bgr, jpg, {cv::IMWRITE_JPEG_QUALITY, quality_});
+        const std::vector<uint8_t> jpg = image_codecs::encodeJpeg(rgb.data(), width_, height_, quality_);
         AtomicFile::write(dir + "/" + std::to_string(i) + ".jpg", jpg.data(), jpg.size());
     }
     std::cout << dir << "\n";

@@ -2,15 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#if STREETGAN_WITH_PHOTOS
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
-#endif
 #include <string>
 #include <vector>
 
-#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
+#include "base/util/ImageResize.h"
 #include "base/util/SeedHash.h"
 
 namespace streetgan {
@@ -98,26 +94,7 @@ void Augmentation::applyU8(const DecodedImage& img, const AugmentParams& p, uint
     const int x0 = xc - static_cast<int>(std::lround(static_cast<double>(d.shiftSource) / r));  // shift: crop moves left
 
     const int S = p.size;
-#if STREETGAN_WITH_PHOTOS
-    cv::Mat src(img.height, img.width, CV_8UC3, const_cast<uint8_t*>(img.rgb.data()));
-    cv::Mat dst(S, S, CV_8UC3, hwcOut);
-    const int vx0 = std::max(x0, 0), vx1 = std::min(x0 + cd, img.width);
-    cv::Mat crop;
-    if (vx0 == x0 && vx1 == x0 + cd) {
-        crop = src(cv::Rect(x0, y0, cd, cd));  // a view, no copy
-    } else {
-        crop = cv::Mat(cd, cd, CV_8UC3, cv::Scalar::all(0));  // black where the shift uncovered the frame
-        if (vx1 > vx0) src(cv::Rect(vx0, y0, vx1 - vx0, cd)).copyTo(crop(cv::Rect(vx0 - x0, 0, vx1 - vx0, cd)));
-    }
-    if (cd == S)
-        crop.copyTo(dst);
-    else
-        cv::resize(crop, dst, cv::Size(S, S), 0, 0, cd > S ? cv::INTER_AREA : cv::INTER_LINEAR);
-    if (dst.data != hwcOut) throw DataError("augmentation: OpenCV reallocated the output; this is a bug, please report it");
-#else
-    (void)x0, (void)y0;  // photos are decoded only in a build with them (ImageDecoder)
-    BuildFeatures::missing("cropping a photo", BuildFeatures::Feature::Photos);
-#endif
+    ImageResize::cropRgb(img.rgb.data(), img.width, img.height, x0, y0, cd, cd, hwcOut, S, S);
 
     if (d.flipped) {
         for (int y = 0; y < S; ++y) {

@@ -4,11 +4,6 @@
 #include <torch/torch.h>
 #include <algorithm>
 
-#if STREETGAN_WITH_PHOTOS
-#include <opencv2/core/utility.hpp>
-#endif
-
-#include "base/util/BuildFeatures.h"
 #include "base/util/Errors.h"
 #include "base/util/SeedHash.h"
 #include "ml/dataset/Augmentation.h"
@@ -102,10 +97,6 @@ Batch BatchLoader::make(int64_t step) const {
 
 void BatchLoader::start(int64_t first) {
     stop();
-#if STREETGAN_WITH_PHOTOS
-    // Our workers are the parallelism: OpenCV's own pool inside resize would oversubscribe the cores.
-    cv::setNumThreads(1);
-#endif
     stopping_ = false;
     nextToClaim_ = nextToDeliver_ = first;
     {

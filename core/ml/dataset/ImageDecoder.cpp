@@ -1,9 +1,8 @@
 #include "ml/dataset/ImageDecoder.h"
 
 #include <cstring>
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
+
+#include "ml/dataset/ImageCodecs.h"
 
 namespace streetgan {
 namespace {
@@ -248,37 +247,31 @@ DecodedImage ImageDecoder::decode(const uint8_t* bytes, size_t size, const Decod
 
     int reduction = 1;
     if (info.format == ImageFormat::Jpeg && request.allowReduction) reduction = chooseReduction(request.cropSide, request.targetSide);
-    int flags = cv::IMREAD_COLOR;
-    if (reduction == 2) flags = cv::IMREAD_REDUCED_COLOR_2;
-    if (reduction == 4) flags = cv::IMREAD_REDUCED_COLOR_4;
-    if (reduction == 8) flags = cv::IMREAD_REDUCED_COLOR_8;
-    flags |= cv::IMREAD_IGNORE_ORIENTATION;
-
-    const cv::Mat encoded(1, static_cast<int>(size), CV_8U, const_cast<uint8_t*>(bytes));
-    cv::Mat bgr;
-    try {
-        bgr = cv::imdecode(encoded, flags);
-    } catch (const cv::Exception& e) {
-        fail(BadImageReason::Corrupt, name, std::string("the ") + formatName(info.format) + " decoder failed (" + e.err + "); " + kRemove);
-    }
-    const int expectW = (info.width + reduction - 1) / reduction;
-    const int expectH = (info.height + reduction - 1) / reduction;
-    if (bgr.empty()) fail(BadImageReason::Corrupt, name, std::string("the ") + formatName(info.format) + " decoder rejected the data; " + kRemove);
-    if (bgr.cols != expectW || bgr.rows != expectH || bgr.type() != CV_8UC3)
-        fail(BadImageReason::Corrupt, name,
-             std::string("the ") + formatName(info.format) + " decoder returned " + std::to_string(bgr.cols) + "x" + std::to_string(bgr.rows) +
-                 " where the header promised " + std::to_string(expectW) + "x" + std::to_string(expectH) + "; " + kRemove);
-
+    if (info.format == ImageFormat::Jpeg && (request.forceReduction == 2 || request.forceReduction == 4 || request.forceReduction == 8))
+        reduction = request.forceReduction;
     DecodedImage out;
-    out.width = bgr.cols;
-    out.height = bgr.rows;
+    out.width = (info.width + reduction - 1) / reduction;  // libjpeg's scaled size rounds up
+    out.height = (info.height + reduction - 1) / reduction;
     out.sourceWidth = info.width;
     out.sourceHeight = info.height;
     out.reduction = reduction;
     out.format = info.format;
     out.rgb.resize(static_cast<size_t>(out.width) * out.height * 3);
-    cv::Mat rgb(out.height, out.width, CV_8UC3, out.rgb.data());
-    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);  // writes into our buffer: same size and type
+    std::string why;
+    switch (info.format) {
+        case ImageFormat::Jpeg:
+            why = image_codecs::decodeJpeg(bytes, size, reduction, out.width, out.height, out.rgb.data());
+            break;
+        case ImageFormat::Png:
+            why = image_codecs::decodePng(bytes, size, out.width, out.height, out.rgb.data());
+            break;
+        case ImageFormat::WebP:
+            if (!image_codecs::haveWebP())
+                fail(BadImageReason::Unsupported, name, "WebP, which this streetgan-trainer cannot decode (built without libwebp); convert it to JPEG or PNG");
+            why = image_codecs::decodeWebP(bytes, size, out.width, out.height, out.rgb.data());
+            break;
+    }
+    if (!why.empty()) fail(BadImageReason::Corrupt, name, why + "; " + kRemove);
     return out;
 }
 

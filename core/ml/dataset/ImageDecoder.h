@@ -1,6 +1,8 @@
 // Decodes one training image (JPEG, PNG or WebP) from memory into 8-bit RGB, shrinking JPEGs in
-// the DCT domain (OpenCV IMREAD_REDUCED_COLOR_{2,4,8}: libjpeg's scaled IDCT, no full-size
-// decode) when the caller only needs a fraction of the resolution.
+// the DCT domain (libjpeg-turbo's scaled IDCT, scale 1/2, 1/4 or 1/8, no full-size decode: what
+// OpenCV's IMREAD_REDUCED_COLOR_{2,4,8} does) when the caller only needs a fraction of the
+// resolution. The codecs are called directly (ImageCodecs), not through OpenCV, so the lean GPU
+// build decodes as the desktop build does.
 //
 // Validation before decoding: the format is sniffed from magic bytes (file extensions are never
 // trusted) and the container structure is walked without decoding pixels (JPEG markers and
@@ -13,13 +15,13 @@
 // Failures are BadImageError (a DataError) carrying a BadImageReason with a stable name for the
 // loader's skip statistics; the message is one line naming the image and what to do about it.
 //
-// EXIF orientation is ignored (IMREAD_IGNORE_ORIENTATION): the reference pipeline opened images
+// EXIF orientation is ignored: the reference pipeline opened images
 // with PIL, which does not rotate them either, and the header's width/height then match the
 // decoded ones. Alpha is dropped, grey and palette images are expanded to RGB, 16-bit PNGs are
 // reduced to 8 bits (as PIL's convert("RGB") does).
 //
-// Thread contract: stateless; any number of threads may call decode()/probe() at once (OpenCV's
-// codecs are reentrant). No temporary files; the input buffer is only read.
+// Thread contract: stateless; any number of threads may call decode()/probe() at once (each call
+// has its own codec state). No temporary files; the input buffer is only read.
 #pragma once
 
 #include <cstddef>
@@ -67,6 +69,9 @@ struct DecodeRequest {
     int targetSide = 0;
     /// Set false to force a full-resolution decode (benchmarks, reference comparisons).
     bool allowReduction = true;
+    /// 2, 4 or 8: a JPEG decoded at this reduction whatever the sizes say (`bench loader
+    /// --decode-only`); 0: chooseReduction's (or 1 without allowReduction).
+    int forceReduction = 0;
     /// Largest width*height (source pixels) decoded; more fails with TooLarge before decoding.
     /// 40 Mpx (an 8192 x 4096 panorama is 33.5): decoding one holds its BGR and RGB copies, about
     /// 240 MB, per decoding thread; a street photo is 0.3 to 12 Mpx.

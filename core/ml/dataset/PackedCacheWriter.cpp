@@ -16,14 +16,13 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
 #include <optional>
 #include <thread>
 
 #include "base/util/AtomicFile.h"
 #include "base/util/Crc32c.h"
 #include "base/util/Errors.h"
+#include "base/util/ImageResize.h"
 #include "ml/dataset/ImageDecoder.h"
 
 namespace streetgan {
@@ -86,19 +85,8 @@ Band makeBand(const DecodedImage& img, const AugmentParams& p) {
     b.cols = S + 2 * margin;
     b.rgb.assign(static_cast<size_t>(S) * b.cols * 3, 0);
 
-    cv::Mat src(img.height, img.width, CV_8UC3, const_cast<uint8_t*>(img.rgb.data()));
     const int bandW = cd + 2 * md, bx0 = xc - md;
-    const int vx0 = std::max(bx0, 0), vx1 = std::min(bx0 + bandW, img.width);
-    // Not cv::Mat::zeros: its MatExpr path reads a lazily made OpenCV singleton without a lock TSan
-    // can see (a race report from uninstrumented code on every loader thread); this is the same.
-    cv::Mat band(cd, bandW, CV_8UC3, cv::Scalar::all(0));  // black beyond the photo: the shift's fill
-    if (vx1 > vx0) src(cv::Rect(vx0, y0, vx1 - vx0, cd)).copyTo(band(cv::Rect(vx0 - bx0, 0, vx1 - vx0, cd)));
-    cv::Mat dst(S, b.cols, CV_8UC3, b.rgb.data());
-    if (cd == S && bandW == b.cols)
-        band.copyTo(dst);
-    else
-        cv::resize(band, dst, cv::Size(b.cols, S), 0, 0, cd > S ? cv::INTER_AREA : cv::INTER_LINEAR);
-    if (dst.data != b.rgb.data()) throw DataError("packed cache: OpenCV reallocated the band; this is a bug, please report it");
+    ImageResize::cropRgb(img.rgb.data(), img.width, img.height, bx0, y0, bandW, cd, b.rgb.data(), b.cols, S);
     return b;
 }
 
