@@ -2,6 +2,8 @@
 a zip (deflated and stored entries, a directory entry), a tar and a tar.gz.
 
 usage: make_archives.py OUT_DIR   (creates OUT_DIR/src/..., OUT_DIR/batch.zip, .tar, .tar.gz)
+Also names longer than a tar header's 100 bytes in each tar format and a zip:
+longnames-gnu.tar, longnames-pax.tar.gz, longnames-ustar.tar (prefix + name), longnames.zip.
 Deterministic (seeded); about 12 MiB of incompressible bytes across ~60 files so that the tar.gz
 has several 4 MiB access points.
 """
@@ -96,6 +98,23 @@ def main(out):
     with tarfile.open(os.path.join(out, "small.tar.bz2"), "w:bz2") as t:
         for rel in small:
             t.add(os.path.join(src, rel), rel)
+
+    # Long names: past the 100-byte name field (GNU 'L' headers, pax 'x' headers), and split into
+    # ustar's 155-byte prefix + 100-byte name.
+    deep = "train_val/" + "/".join("%s_%02d" % ("segment" * 4, i) for i in range(4))
+    long_names = ["%s/image_with_a_rather_long_name_%02d_%s.jpg" % (deep, i, "x" * 40) for i in range(5)]
+    ustar_names = ["%s/k%02d.jpg" % (deep, i) for i in range(5)]
+    for rel in long_names + ustar_names:
+        put(rel, rng.randbytes(rng.randint(1000, 40_000)))
+    for mode, name, fmt, names in (("w", "longnames-gnu.tar", tarfile.GNU_FORMAT, long_names),
+                                   ("w:gz", "longnames-pax.tar.gz", tarfile.PAX_FORMAT, long_names),
+                                   ("w", "longnames-ustar.tar", tarfile.USTAR_FORMAT, ustar_names)):
+        with tarfile.open(os.path.join(out, name), mode, format=fmt) as t:
+            for rel in names:
+                t.add(os.path.join(src, rel), rel)
+    with zipfile.ZipFile(os.path.join(out, "longnames.zip"), "w", zipfile.ZIP_DEFLATED) as z:
+        for rel in long_names:
+            z.write(os.path.join(src, rel), rel)
 
 
 if __name__ == "__main__":

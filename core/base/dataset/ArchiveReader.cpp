@@ -1,6 +1,8 @@
 // ArchiveReader, split by concern: this file maps the archive, takes the listing from the index
 // cache or a listing pass, and dispatches read() by format. Listing: ArchiveReaderListing.cpp;
-// the .sgindex cache: ArchiveReaderIndexCache.cpp; reading one entry: ArchiveReaderEntries.cpp.
+// the .sgindex cache: ArchiveReaderIndexCache.cpp; reading one entry: ArchiveReaderEntries.cpp;
+// other compressed tars: ArchiveReaderLibarchive.cpp, or ArchiveReaderNoLibarchive.cpp in a build
+// without libarchive.
 #include "base/dataset/ArchiveReader.h"
 
 #include <fcntl.h>
@@ -11,6 +13,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/dataset/ArchiveIndex.h"
+#include "base/dataset/ZipFormat.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -46,10 +50,7 @@ ArchiveReader::ArchiveReader(const std::string& path, IndexCache cache) : path_(
                     break;
                 }
         if (!fromCache_) {
-            if (size_ >= 2 && data_[0] == 0x1f && data_[1] == 0x8b)
-                listGzip();
-            else
-                listLibarchive();
+            list();
             if (cache == IndexCache::ReadWrite) saveIndex();
         }
     } catch (...) {
@@ -103,18 +104,21 @@ std::vector<uint8_t> ArchiveReader::read(size_t i) const {
     const Location& loc = locations_[i];
     if (!loc.intact) damaged(i, "its data is cut short");
     switch (format_) {
-        case Format::Zip:
-        case Format::Tar:
-            // The slice runs to the end of the file, not just to the next header: a zip entry
-            // stored with its sizes after the data is found by scanning ahead for the descriptor.
-            // libarchive reads only the first entry's header and data from it.
-            if (loc.begin >= size_) damaged(i, "bad offset");
-            return readFirst(i, data_ + loc.begin, size_ - static_cast<size_t>(loc.begin));
-        case Format::TarGzip: {
-            const std::vector<uint8_t> slice = inflateRange(loc.begin, loc.end);
-            if (slice.size() != loc.end - loc.begin) damaged(i, "gzip stream ends inside it");
-            return readFirst(i, slice.data(), slice.size());
+        case Format::Zip: {
+            ArchiveIndex::Entry e;
+            e.name = entries_[i].name;
+            e.size = entries_[i].size;
+            e.offset = loc.begin;
+            e.compressedSize = loc.compressedSize;
+            e.headerHint = loc.headerHint;
+            e.crc = loc.crc;
+            e.method = loc.method;
+            e.flags = loc.flags;
+            return ZipFormat::read(e, std::string_view(reinterpret_cast<const char*>(data_), size_), path_);
         }
+        case Format::Tar:
+        case Format::TarGzip:
+            return readTar(i);
         case Format::CompressedTar:
             return readSequential(i);
     }

@@ -1,18 +1,20 @@
 // Random access, by entry index, to the regular files of a zip / tar / tar.gz archive read in
 // place (the file is memory-mapped read-only; nothing is extracted to disk).
 //
-// The constructor lists the archive once with libarchive (format detected from the content, not
-// the extension) and records, for every regular-file entry, its name, its uncompressed size and
-// where its header starts (archive_read_header_position()):
-//   - zip and plain tar: read(i) opens a fresh libarchive reader on the mapped slice
-//     [header of i, header of the next entry) and reads that one entry (libarchive inflates and
-//     checks the zip CRC).
-//   - tar.gz: while listing, the gzip stream is inflated once and an access point is saved every
-//     kSpan bytes of output (compressed bit offset + the 32 KiB window before it, the zran
-//     technique); read(i) inflates from the nearest access point before the entry's header and
-//     hands the uncompressed slice to libarchive's tar reader. Concatenated gzip members work.
-//   - other compressed tars (bzip2, xz, zstd, ...): read(i) decompresses from the start (slow;
-//     convert such archives to tar.gz or zip for training).
+// The constructor lists the archive once (format detected from the content, not the extension)
+// with the parsers S3ArchiveReader shares (ZipFormat, TarFormat), no libarchive:
+//   - zip: the central directory (ZIP64 too; a zip without a usable one is walked by its local
+//     headers); read(i) copies a stored entry or inflates a deflated one (libdeflate) from the
+//     mapped bytes and checks its CRC-32. Encrypted entries and other methods: DataError.
+//   - plain tar: a walk over the headers (ustar, GNU long names, pax); read(i) copies the data.
+//   - tar.gz: the gzip stream is inflated once, feeding the same tar walk, and an access point is
+//     saved every kSpan bytes of output (compressed bit offset + the 32 KiB window before it, the
+//     zran technique); read(i) inflates from the nearest access point before the entry's data.
+//     Concatenated gzip members work.
+//   - other compressed tars (bzip2, xz, zstd, ...): only in a build with libarchive
+//     (STREETGAN_WITH_LIBARCHIVE, ArchiveReaderLibarchive.cpp), whose read(i) decompresses from
+//     the start (slow; convert such archives to tar.gz or zip for training). Without it the
+//     constructor refuses them in one line saying how to convert them.
 // A truncated or corrupt archive lists without hanging: the listing stops at the damage,
 // truncated() is set, entries complete before it stay readable and read() of a damaged entry
 // throws DataError naming the archive and the entry.
@@ -24,7 +26,7 @@
 // them differs or the file is unreadable; failing to write it is not an error.
 //
 // Thread-safe: read() / readText() may be called from many threads at once (each call uses its
-// own libarchive / zlib state; the object is immutable after construction).
+// own zlib / libdeflate / libarchive state; the object is immutable after construction).
 #pragma once
 
 #include <cstddef>
@@ -37,6 +39,8 @@
 struct archive;
 
 namespace streetgan {
+
+struct ArchiveIndex;
 
 class ArchiveReader {
 public:
@@ -95,9 +99,14 @@ public:
 
 private:
     struct Location {
-        uint64_t begin = 0;    ///< header offset (zip/tar: file offset; tar.gz: uncompressed offset)
-        uint64_t end = 0;      ///< offset of the next header, or end of the stream (used for tar.gz slices)
-        uint64_t ordinal = 0;  ///< index among all headers (for CompressedTar)
+        uint64_t begin = 0;           ///< zip: local header; tar: data (file offset); tar.gz: data (uncompressed offset)
+        uint64_t end = 0;             ///< tar / tar.gz: end of the data
+        uint64_t ordinal = 0;         ///< compressed tar: index among all headers
+        uint64_t compressedSize = 0;  ///< zip: stored bytes
+        uint64_t headerHint = 0;      ///< zip: local header + name + extra as the listing saw them
+        uint32_t crc = 0;             ///< zip CRC-32
+        uint16_t method = 0;          ///< zip compression method
+        uint16_t flags = 0;           ///< zip general purpose flags; tar: 1 for a sparse entry
         bool intact = true;
     };
     struct Checkpoint {
@@ -109,12 +118,16 @@ private:
     };
     struct GzipPass;
 
+    void list();
+    void listZip();
+    void listTar();
     void listGzip();
-    void listLibarchive();
-    void listEntries(::archive* a, bool detectFormat);
-    std::vector<uint8_t> readFirst(size_t i, const uint8_t* data, size_t size) const;
-    bool readZipFast(size_t i, const uint8_t* data, size_t size, std::vector<uint8_t>& out) const;
+    void takeIndex(ArchiveIndex&& index);
+    /// bzip2, xz, ...: listed by libarchive where the build has it, refused otherwise.
+    void listCompressed(const std::string& filter, const std::string& tool);
+    void listEntries(::archive* a);
     std::vector<uint8_t> readCurrent(::archive* a, size_t i) const;
+    std::vector<uint8_t> readTar(size_t i) const;
     std::vector<uint8_t> inflateRange(uint64_t begin, uint64_t end) const;
     std::vector<uint8_t> readSequential(size_t i) const;
     std::string cacheKey() const;

@@ -19,12 +19,13 @@ namespace streetgan {
 using archive_detail::kWindow;
 
 // ---------------------------------------------------------------------------------------------
-// Index cache: little-endian-native binary, "SGARCIX2", the key, then the listing (version 2 added
-// the skipped entries at the end; a version 1 file is ignored and rewritten).
+// Index cache: little-endian-native binary, "SGARCIX3", the key, then the listing (version 2 added
+// the skipped entries at the end; version 3 the zip fields of each entry, and a tar entry's
+// offsets are its data's, no longer its header's; an older file is ignored and rewritten).
 
 namespace {
 
-constexpr char kIndexMagic[8] = {'S', 'G', 'A', 'R', 'C', 'I', 'X', '2'};
+constexpr char kIndexMagic[8] = {'S', 'G', 'A', 'R', 'C', 'I', 'X', '3'};
 
 std::string absolutePath(const std::string& path) {
     std::error_code ec;
@@ -70,6 +71,11 @@ bool ArchiveReader::loadIndex(const std::string& file) {
         l.begin = r.u64();
         l.end = r.u64();
         l.ordinal = r.u64();
+        l.compressedSize = r.u64();
+        l.headerHint = r.u64();
+        l.crc = static_cast<uint32_t>(r.u64());
+        l.method = static_cast<uint16_t>(r.u64());
+        l.flags = static_cast<uint16_t>(r.u64());
         l.intact = r.u64() != 0;
         entries.push_back(std::move(e));
         locations.push_back(l);
@@ -120,6 +126,11 @@ void ArchiveReader::saveIndex() {
         w.u64(locations_[i].begin);
         w.u64(locations_[i].end);
         w.u64(locations_[i].ordinal);
+        w.u64(locations_[i].compressedSize);
+        w.u64(locations_[i].headerHint);
+        w.u64(locations_[i].crc);
+        w.u64(locations_[i].method);
+        w.u64(locations_[i].flags);
         w.u64(locations_[i].intact ? 1 : 0);
     }
     w.u64(checkpoints_.size());

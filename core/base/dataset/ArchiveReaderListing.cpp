@@ -1,18 +1,21 @@
-// ArchiveReader's listing pass (see ArchiveReader.h): libarchive walks the headers of a zip or
-// tar (any filter) once; for tar.gz the gzip stream is inflated once through GzipPass, which
-// saves the access points read() later starts from.
-#include <archive.h>
-#include <archive_entry.h>
+// ArchiveReader's listing pass (see ArchiveReader.h): the format from the first bytes, then the
+// zip or tar parser (ZipFormat, TarFormat) over the mapped file; for tar.gz the gzip stream is
+// inflated once through GzipPass, which feeds the tar walk and saves the access points read()
+// later starts from.
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/dataset/ArchiveFormatDetail.h"
+#include "base/dataset/ArchiveIndex.h"
 #include "base/dataset/ArchiveReader.h"
 #include "base/dataset/ArchiveReaderDetail.h"
-#include "base/dataset/DatasetNames.h"
+#include "base/dataset/TarFormat.h"
+#include "base/dataset/ZipFormat.h"
 #include "base/util/Errors.h"
 
 namespace streetgan {
@@ -20,8 +23,8 @@ namespace streetgan {
 using namespace archive_detail;
 
 // ---------------------------------------------------------------------------------------------
-// tar.gz listing pass: inflates the whole gzip stream once (feeding the output to libarchive's tar
-// reader through a read callback) and saves an access point every kSpan bytes of output.
+// tar.gz listing pass: inflates the whole gzip stream once (handing the output to the tar walk
+// through fetch()) and saves an access point every kSpan bytes of output.
 
 struct ArchiveReader::GzipPass {
     const uint8_t* data = nullptr;
@@ -107,125 +110,134 @@ struct ArchiveReader::GzipPass {
         return 0;
     }
 
-    static la_ssize_t readCallback(archive*, void* self, const void** buf) { return static_cast<la_ssize_t>(static_cast<GzipPass*>(self)->next(buf)); }
+    // The output as a RangeCursor fetch for the tar walk, which only moves forward: what lies
+    // before the asked offset is dropped, a skipped entry's bytes are inflated and discarded.
+    std::string pending;     // output not yet dropped
+    uint64_t pendingAt = 0;  // its offset in the stream
+
+    std::string fetch(uint64_t offset, uint64_t length) {
+        if (offset < pendingAt) return {};  // behind the walk: never asked
+        if (offset - pendingAt <= pending.size()) {
+            pending.erase(0, static_cast<size_t>(offset - pendingAt));
+        } else {
+            uint64_t pos = pendingAt + pending.size();
+            pending.clear();
+            const void* buf = nullptr;
+            while (pos < offset) {
+                const size_t n = next(&buf);
+                if (n == 0) break;
+                if (pos + n > offset) pending.assign(static_cast<const char*>(buf) + (offset - pos), static_cast<size_t>(pos + n - offset));
+                pos = std::min<uint64_t>(pos + n, offset);
+            }
+            if (pos < offset) {
+                pendingAt = pos;
+                return {};
+            }
+        }
+        pendingAt = offset;
+        const void* buf = nullptr;
+        while (pending.size() < length) {
+            const size_t n = next(&buf);
+            if (n == 0) break;
+            pending.append(static_cast<const char*>(buf), n);
+        }
+        return pending.substr(0, static_cast<size_t>(std::min<uint64_t>(length, pending.size())));
+    }
 };
+
+namespace {
+
+/// Filters libarchive reads and we do not (tar.gz is ours): magic, name, the command that
+/// decompresses it to stdout.
+struct Filter {
+    std::string_view magic;
+    const char* name;
+    const char* tool;
+};
+const Filter kFilters[] = {{std::string_view("BZh", 3), "bzip2", "bzip2 -dc"},
+                           {std::string_view("\xFD"
+                                             "7zXZ\0",
+                                             6),
+                            "xz", "xz -dc"},
+                           {std::string_view("\x28\xB5\x2F\xFD", 4), "zstd", "zstd -dc"},
+                           {std::string_view("\x5D\0\0", 3), "lzma", "xz -dc"},
+                           {std::string_view("LZIP", 4), "lzip", "lzip -dc"},
+                           {std::string_view("\x04\x22\x4D\x18", 4), "lz4", "lz4 -dc"},
+                           {std::string_view("\x89LZO", 4), "lzop", "lzop -dc"},
+                           {std::string_view("\x1F\x9D", 2), "compress", "gzip -dc"}};
+
+RangeCursor::Fetch mappedFetch(const uint8_t* data, size_t size) {
+    return [data, size](uint64_t offset, uint64_t length) {
+        if (offset >= size) return std::string();
+        return std::string(reinterpret_cast<const char*>(data) + offset, static_cast<size_t>(std::min<uint64_t>(length, size - offset)));
+    };
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Listing
 
-void ArchiveReader::listEntries(archive* a, bool detectFormat) {
-    uint64_t ordinal = 0;
-    size_t pending = npos;  // entry whose end is the next header's position
-    for (bool first = true;; first = false) {
-        archive_entry* e = nullptr;
-        const int r = archive_read_next_header(a, &e);
-        if (headerOk(r) && pending != npos) {
-            locations_[pending].end = static_cast<uint64_t>(archive_read_header_position(a));
-            pending = npos;
-        }
-        if (r == ARCHIVE_EOF) break;
-        if (!headerOk(r)) {
-            if (first)
-                throw DataError(path_ + ": not a zip or tar archive (" + errorOf(a) + "); point the data source at an MSLS batch (.zip, .tar or .tar.gz)");
-            truncated_ = true;
-            break;
-        }
-        if (first && detectFormat) {
-            const int fmt = archive_format(a) & ARCHIVE_FORMAT_BASE_MASK;
-            if (fmt == ARCHIVE_FORMAT_ZIP)
-                format_ = Format::Zip;
-            else if (fmt == ARCHIVE_FORMAT_TAR)
-                format_ = archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE ? Format::Tar : Format::CompressedTar;
-            else
-                throw DataError(path_ + ": unsupported archive format '" + archive_format_name(a) + "'; use a .zip, .tar or .tar.gz batch");
-        }
-        const uint64_t headerOrdinal = ordinal++;
-        if (!isRegular(e)) {
-            // Folders are structure; anything else is counted with its reason, never followed.
-            const auto type = archive_entry_filetype(e);
-            if (type != AE_IFDIR) {
-                const char* name = archive_entry_pathname(e);
-                if (!name) name = archive_entry_pathname_utf8(e);
-                const bool link = type == AE_IFLNK || archive_entry_hardlink(e) != nullptr;
-                skipped_.emplace_back(name ? name : "", link ? dataset_names::kArchiveLink : dataset_names::kNotRegular);
-            }
-            continue;
-        }
-
-        Location loc;
-        loc.begin = static_cast<uint64_t>(archive_read_header_position(a));
-        loc.ordinal = headerOrdinal;
-        Entry en;
-        const char* name = archive_entry_pathname(e);
-        if (!name) name = archive_entry_pathname_utf8(e);
-        en.name = name ? name : "";
-        if (archive_entry_size_is_set(e)) {
-            en.size = static_cast<uint64_t>(archive_entry_size(e));
-            loc.intact = archive_read_data_skip(a) == ARCHIVE_OK;
-        } else {  // zip entry with its sizes after the data: count the bytes
-            static thread_local std::vector<char> scratch(1 << 16);
-            la_ssize_t n;
-            while ((n = archive_read_data(a, scratch.data(), scratch.size())) > 0) en.size += static_cast<uint64_t>(n);
-            loc.intact = n == 0;
-        }
-        entries_.push_back(std::move(en));
-        locations_.push_back(loc);
-        pending = locations_.size() - 1;
-        if (!loc.intact) {
-            truncated_ = true;
-            pending = npos;
-            break;
-        }
-    }
-    if (pending != npos) locations_[pending].end = format_ == Format::TarGzip ? UINT64_MAX : size_;
+void ArchiveReader::list() {
+    const std::string_view head(reinterpret_cast<const char*>(data_), std::min<size_t>(size_, 512));
+    const auto startsWith = [&](std::string_view magic) { return head.substr(0, magic.size()) == magic; };
+    if (startsWith("\x1F\x8B")) return listGzip();
+    if (startsWith("PK\3\4") || startsWith("PK\5\6") || startsWith("PK\7\10")) return listZip();
+    if (head.size() == 512 && (TarFormat::isHeader(std::string(head)) || std::all_of(head.begin(), head.end(), [](char c) { return c == 0; })))
+        return listTar();
+    for (const Filter& f : kFilters)
+        if (startsWith(f.magic)) return listCompressed(f.name, f.tool);
+    archive_format::notAnArchive(path_, "neither a zip, a tar nor a compressed tar header at its start");
 }
 
-void ArchiveReader::listLibarchive() {
-    ArchivePtr a(archive_read_new());
-    if (!a) throw std::bad_alloc();
-    archive_read_support_format_zip_streamable(a.get());
-    archive_read_support_format_tar(a.get());
-    archive_read_support_filter_all(a.get());
-    if (archive_read_open_memory(a.get(), data_, size_) != ARCHIVE_OK)
-        throw DataError(path_ + ": not a zip or tar archive (" + errorOf(a.get()) + "); point the data source at an MSLS batch (.zip, .tar or .tar.gz)");
-    listEntries(a.get(), true);
-    if (truncated_) return;
-    if (format_ == Format::Zip) {
-        // A complete zip ends with the end-of-central-directory record (22 bytes + a comment of
-        // at most 65535 bytes); a zip cut at an entry boundary lists cleanly but lacks it.
-        bool found = false;
-        if (size_ >= 22) {
-            const size_t from = size_ - 22 > 65535 ? size_ - 22 - 65535 : 0;
-            for (size_t p = size_ - 22 + 1; p-- > from;)
-                if (std::memcmp(data_ + p, "PK\5\6", 4) == 0) {
-                    found = true;
-                    break;
-                }
-        }
-        truncated_ = !found;
-    } else if (format_ == Format::Tar) {
-        truncated_ = size_ % 512 != 0;
+void ArchiveReader::takeIndex(ArchiveIndex&& index) {
+    truncated_ = index.truncated;
+    skipped_ = std::move(index.skipped);
+    entries_.reserve(index.entries.size());
+    locations_.reserve(index.entries.size());
+    for (ArchiveIndex::Entry& e : index.entries) {
+        Location loc;
+        loc.begin = e.offset;
+        loc.end = e.offset + e.compressedSize;  // tar: the data; zip: unused
+        loc.compressedSize = e.compressedSize;
+        loc.headerHint = e.headerHint;
+        loc.crc = e.crc;
+        loc.method = e.method;
+        loc.flags = e.flags;
+        loc.intact = e.intact;
+        entries_.push_back(Entry{std::move(e.name), e.size});
+        locations_.push_back(loc);
     }
+}
+
+void ArchiveReader::listZip() {
+    format_ = Format::Zip;
+    takeIndex(ZipFormat::list(mappedFetch(data_, size_), size_, path_));
+}
+
+void ArchiveReader::listTar() {
+    format_ = Format::Tar;
+    takeIndex(TarFormat::list(mappedFetch(data_, size_), size_, path_));
 }
 
 void ArchiveReader::listGzip() {
     format_ = Format::TarGzip;
     GzipPass pass(data_, size_, &checkpoints_);
-    ArchivePtr a(archive_read_new());
-    if (!a) throw std::bad_alloc();
-    archive_read_support_format_tar(a.get());
-    if (archive_read_open(a.get(), &pass, nullptr, &GzipPass::readCallback, nullptr) != ARCHIVE_OK)
-        throw DataError(path_ + ": not a tar.gz archive (" + errorOf(a.get()) + "); use a .zip, .tar or .tar.gz batch");
-    listEntries(a.get(), false);
-    a.reset();
+    ArchiveIndex index = TarFormat::list([&pass](uint64_t offset, uint64_t length) { return pass.fetch(offset, length); }, TarFormat::kUnknownSize, path_);
     const void* buf = nullptr;
     while (pass.next(&buf) != 0) {}  // drain the padding after the tar end to learn whether the gzip stream is complete
     streamEnd_ = pass.totOut;
-    if (!pass.complete) truncated_ = true;
-    for (auto& loc : locations_) {
-        loc.end = std::min(loc.end, streamEnd_);
-        if (loc.end <= loc.begin) loc.intact = false;
+    // The walk did not know the stream's length: the entry it ends in is cut short.
+    for (size_t k = 0; k < index.entries.size(); ++k) {
+        ArchiveIndex::Entry& e = index.entries[k];
+        if (e.offset <= streamEnd_ && e.compressedSize <= streamEnd_ - e.offset) continue;
+        e.intact = false;
+        index.entries.resize(k + 1);
+        index.truncated = true;
+        break;
     }
+    if (!pass.complete) index.truncated = true;
+    takeIndex(std::move(index));
 }
 
 }  // namespace streetgan

@@ -36,7 +36,7 @@ S3Fetcher::Request S3ArchiveDataset::request(size_t entry) const {
 
 std::vector<uint8_t> S3ArchiveDataset::read(const std::string& path) const {
     const size_t i = reader_->entryOf(path);
-    const S3ArchiveIndex::Entry& e = reader_->index().entries[i];
+    const ArchiveIndex::Entry& e = reader_->index().entries[i];
     if (!e.intact || reader_->range(i).length == 0) return reader_->read(i);  // damaged (named) or empty: no range to fetch
     return reader_->decode(i, fetcher_->get(request(i)));
 }

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <optional>
 
+#include "base/dataset/ArchiveFormatDetail.h"
 #include "base/dataset/DatasetNames.h"
-#include "base/s3/S3ArchiveDetail.h"
-#include "base/s3/S3TarFormat.h"
-#include "base/s3/S3ZipFormat.h"
+#include "base/dataset/TarFormat.h"
+#include "base/dataset/ZipFormat.h"
 #include "base/util/AtomicFile.h"
 #include "base/util/Errors.h"
 #include "base/util/Paths.h"
@@ -56,9 +56,9 @@ S3ArchiveReader::S3ArchiveReader(const S3Url& url, S3ClientOptions options, S3Cl
     const std::string identity = options_.endpoint + "\n" + bucket_ + "\n" + key_;
     indexPath_ = Paths::cacheFileFor("s3-index", identity, ".sgindex");
     if (!indexCacheDir.empty()) indexPath_ = indexCacheDir + "/" + std::filesystem::path(indexPath_).filename().string();
-    std::optional<S3ArchiveIndex> cached;
+    std::optional<ArchiveIndex> cached;
     try {
-        cached = S3ArchiveIndex::parse(AtomicFile::read(indexPath_), cacheKey());
+        cached = ArchiveIndex::parse(AtomicFile::read(indexPath_), cacheKey());
     } catch (const IoError&) {
         // no cache file yet (or unreadable): list
     }
@@ -91,15 +91,15 @@ void S3ArchiveReader::list() {
     const auto fetch = [this](uint64_t offset, uint64_t length) { return this->fetch(offset, length); };
     const std::string head = fetch(0, 512);
     if (isZip(head)) {
-        index_ = S3ZipFormat::list(fetch, size_, uri_);
+        index_ = ZipFormat::list(fetch, size_, uri_);
     } else if (const char* compression = compressionOf(head)) {
         throw DataError(uri_ + ": a " + std::string(compression) +
                         "-compressed archive cannot be read in place from S3 (each image would need everything before it inflated); "
                         "repack the batch as a zip or a plain (uncompressed) tar");
-    } else if (S3TarFormat::isHeader(head) || (head.size() == 512 && std::all_of(head.begin(), head.end(), [](char c) { return c == 0; }))) {
-        index_ = S3TarFormat::list(fetch, size_, uri_);
+    } else if (TarFormat::isHeader(head) || (head.size() == 512 && std::all_of(head.begin(), head.end(), [](char c) { return c == 0; }))) {
+        index_ = TarFormat::list(fetch, size_, uri_);
     } else {
-        archive_detail::notAnArchive(uri_, "neither a zip nor a tar header at its start");
+        archive_format::notAnArchive(uri_, "neither a zip nor a tar header at its start");
     }
 }
 
@@ -142,9 +142,9 @@ size_t S3ArchiveReader::entryOf(const std::string& entryPath) const {
 S3ArchiveReader::Range S3ArchiveReader::range(size_t i) const {
     if (i >= index_.entries.size())
         throw DataError(uri_ + ": entry index " + std::to_string(i) + " out of range (" + std::to_string(index_.entries.size()) + " entries)");
-    const S3ArchiveIndex::Entry& e = index_.entries[i];
+    const ArchiveIndex::Entry& e = index_.entries[i];
     const uint64_t room = e.offset < size_ ? size_ - e.offset : 0;
-    return Range{e.offset, std::min(room, index_.format == S3ArchiveIndex::Format::Zip ? e.headerHint + e.compressedSize : e.size)};
+    return Range{e.offset, std::min(room, index_.format == ArchiveIndex::Format::Zip ? e.headerHint + e.compressedSize : e.size)};
 }
 
 std::vector<uint8_t> S3ArchiveReader::decode(size_t i, const std::string& bytes) const {
@@ -155,13 +155,13 @@ std::vector<uint8_t> S3ArchiveReader::decode(size_t i, const std::string& bytes)
             return bytes.substr(static_cast<size_t>(offset - r.offset), static_cast<size_t>(length));
         return this->fetch(offset, length);
     };
-    const S3ArchiveIndex::Entry& e = index_.entries[i];
-    return index_.format == S3ArchiveIndex::Format::Zip ? S3ZipFormat::read(e, fetch, size_, uri_) : S3TarFormat::read(e, fetch, uri_);
+    const ArchiveIndex::Entry& e = index_.entries[i];
+    return index_.format == ArchiveIndex::Format::Zip ? ZipFormat::read(e, fetch, size_, uri_) : TarFormat::read(e, fetch, uri_);
 }
 
 std::vector<uint8_t> S3ArchiveReader::read(size_t i) const {
     const Range r = range(i);
-    const S3ArchiveIndex::Entry& e = index_.entries[i];
+    const ArchiveIndex::Entry& e = index_.entries[i];
     if (!e.intact || r.length == 0) return decode(i, std::string());  // the format's reader names the damage
     return decode(i, fetch(r.offset, r.length));
 }
@@ -171,7 +171,7 @@ std::vector<uint8_t> S3ArchiveReader::read(const std::string& entryPath) const {
 DatasetIndex::Listing S3ArchiveReader::listing(std::shared_ptr<const S3ArchiveReader> keepAlive) const {
     DatasetIndex::Listing l;
     l.rootPath = uri_;
-    for (const S3ArchiveIndex::Entry& e : index_.entries) {
+    for (const ArchiveIndex::Entry& e : index_.entries) {
         if (e.intact) {
             l.files.push_back({e.name, e.size, 0});
         } else {

@@ -1,5 +1,5 @@
 // S3ArchiveReader: a zip or plain tar batch in a bucket read in place, never downloaded whole: the
-// listing of S3ZipFormat (end record and central directory by ranged GETs) or S3TarFormat (a
+// listing of ZipFormat (end record and central directory by ranged GETs) or TarFormat (a
 // header walk by ranged GETs through a read-ahead block), and each entry by a ranged GET (a zip
 // entry inflated and its CRC checked). It gives the listing PhotoListing::archiveListing gives for
 // the same file on disk (ArchiveReader): the same names and sizes, links and special files
@@ -29,8 +29,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/dataset/ArchiveIndex.h"
 #include "base/dataset/DatasetIndex.h"
-#include "base/s3/S3ArchiveIndex.h"
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Url.h"
 
@@ -81,7 +81,7 @@ public:
     const std::string& key() const { return key_; }
     bool truncated() const { return index_.truncated; }
 
-    const S3ArchiveIndex& index() const { return index_; }
+    const ArchiveIndex& index() const { return index_; }
     /// True when the listing came from the index cache (no listing requests).
     bool fromCache() const { return fromCache_; }
     /// The index cache file read or written.
@@ -102,7 +102,7 @@ private:
     S3ClientOptions options_;
     S3Client::CredentialSource credentials_;
     uint64_t size_ = 0;
-    S3ArchiveIndex index_;
+    ArchiveIndex index_;
     bool fromCache_ = false;
     std::unordered_map<std::string, size_t> byPath_;  ///< normalised path -> entry (an intact one first)
     mutable std::mutex mutex_;

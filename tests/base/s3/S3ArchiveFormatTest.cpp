@@ -1,4 +1,4 @@
-// S3ZipFormat and S3TarFormat on archives written by Python's zipfile / tarfile (and a ZIP64 zip
+// ZipFormat and TarFormat on archives written by Python's zipfile / tarfile (and a ZIP64 zip
 // written field by field), read through a ranged reader over the file's bytes: the same listing as
 // ArchiveReader (libarchive) gives for the same file, every entry's bytes equal to its read, the
 // same at every cut point of a truncated copy, a corrupt entry a DataError naming it, and a walk
@@ -7,13 +7,12 @@
 
 #include <random>
 
+#include "base/dataset/TarFormat.h"
+#include "base/dataset/ZipFormat.h"
 #include "base/s3/S3ArchiveTestSupport.h"
-#include "base/s3/S3TarFormat.h"
-#include "base/s3/S3ZipFormat.h"
 #include "base/util/Errors.h"
 
 using namespace streetgan;
-using namespace streetgan::s3;
 using namespace streetgan::test::s3archive;
 
 namespace {
@@ -30,12 +29,12 @@ protected:
     }
     static std::string path(const std::string& f) { return dir_->file(f); }
     static bool isZip(const std::string& f) { return f.size() > 4 && f.substr(f.size() - 4) == ".zip"; }
-    static S3ArchiveIndex list(const std::string& file, const std::string& bytes, uint64_t readAhead = uint64_t(1) << 20, int* reads = nullptr) {
-        return isZip(file) ? S3ZipFormat::list(fileFetch(bytes, reads), bytes.size(), file, readAhead)
-                           : S3TarFormat::list(fileFetch(bytes, reads), bytes.size(), file, readAhead);
+    static ArchiveIndex list(const std::string& file, const std::string& bytes, uint64_t readAhead = uint64_t(1) << 20, int* reads = nullptr) {
+        return isZip(file) ? ZipFormat::list(fileFetch(bytes, reads), bytes.size(), file, readAhead)
+                           : TarFormat::list(fileFetch(bytes, reads), bytes.size(), file, readAhead);
     }
-    static std::vector<uint8_t> read(const std::string& file, const std::string& bytes, const S3ArchiveIndex::Entry& e) {
-        return isZip(file) ? S3ZipFormat::read(e, fileFetch(bytes), bytes.size(), file) : S3TarFormat::read(e, fileFetch(bytes), file);
+    static std::vector<uint8_t> read(const std::string& file, const std::string& bytes, const ArchiveIndex::Entry& e) {
+        return isZip(file) ? ZipFormat::read(e, fileFetch(bytes), bytes.size(), file) : TarFormat::read(e, fileFetch(bytes), file);
     }
     static test::TempDir* dir_;
 };
@@ -50,7 +49,7 @@ TEST_F(S3ArchiveFormatTest, ListsAndReadsAsArchiveReader) {
     for (const char* file : kArchives) {
         const std::string bytes = readAll(path(file));
         ArchiveReader local(path(file), ArchiveReader::IndexCache::Off);
-        const S3ArchiveIndex s3 = list(file, bytes);
+        const ArchiveIndex s3 = list(file, bytes);
         expectSameListing(local, s3, file);
         ASSERT_EQ(s3.entries.size(), local.size());
         const size_t step = local.size() > 1000 ? 137 : 1;  // many.zip: a sample of its 70,000
@@ -58,7 +57,7 @@ TEST_F(S3ArchiveFormatTest, ListsAndReadsAsArchiveReader) {
     }
     EXPECT_EQ(list("many.zip", readAll(path("many.zip"))).entries.size(), 70000u);
     EXPECT_EQ(list("zip64all.zip", readAll(path("zip64all.zip"))).entries.size(), 12u);
-    const S3ArchiveIndex gnu = list("gnu.tar", readAll(path("gnu.tar")));
+    const ArchiveIndex gnu = list("gnu.tar", readAll(path("gnu.tar")));
     ASSERT_EQ(gnu.skipped.size(), 4u) << "two symlinks, a hard link and a FIFO";
     EXPECT_EQ(gnu.skipped[3].first, "train_val/cityA/far.jpg");
 }
@@ -82,7 +81,7 @@ TEST_F(S3ArchiveFormatTest, EveryCutListsAsArchiveReaderAndNeverReadsWrongBytes)
                 EXPECT_THROW(list(file, bytes), DataError) << label;
                 continue;
             }
-            S3ArchiveIndex s3;
+            ArchiveIndex s3;
             ASSERT_NO_THROW(s3 = list(file, bytes)) << label;
             expectSameListing(*local, s3, label);
             for (size_t i = 0; i < std::min(s3.entries.size(), local->size()); ++i) {
@@ -112,7 +111,7 @@ TEST_F(S3ArchiveFormatTest, EveryCutListsAsArchiveReaderAndNeverReadsWrongBytes)
 TEST_F(S3ArchiveFormatTest, ACorruptOrUnsupportedEntryIsADataErrorNamingIt) {
     // A flipped byte inside a deflated entry: both readers refuse it.
     std::string bytes = readAll(path("zip64all.zip"));
-    const S3ArchiveIndex index = list("zip64all.zip", bytes);
+    const ArchiveIndex index = list("zip64all.zip", bytes);
     const auto& e = index.entries[3];
     bytes[e.offset + e.headerHint + e.compressedSize / 2] ^= 0x5A;
     writeAll(path("flipped.zip"), bytes);
@@ -126,7 +125,7 @@ TEST_F(S3ArchiveFormatTest, ACorruptOrUnsupportedEntryIsADataErrorNamingIt) {
     }
     // A method other than stored / deflate: named, the stored entry beside it still reads.
     const std::string bz = readAll(path("bzip2.zip"));
-    const S3ArchiveIndex z = list("bzip2.zip", bz);
+    const ArchiveIndex z = list("bzip2.zip", bz);
     ASSERT_EQ(z.entries.size(), 2u);
     EXPECT_EQ(read("bzip2.zip", bz, z.entries[0]).size(), 700u);
     try {
@@ -139,8 +138,8 @@ TEST_F(S3ArchiveFormatTest, ACorruptOrUnsupportedEntryIsADataErrorNamingIt) {
     }
     // Not an archive at all.
     const std::string text(3000, 'x');
-    EXPECT_THROW(S3TarFormat::list(fileFetch(text), text.size(), "notes.tar"), DataError);
-    EXPECT_THROW(S3ZipFormat::list(fileFetch(text), text.size(), "notes.zip"), DataError);
+    EXPECT_THROW(TarFormat::list(fileFetch(text), text.size(), "notes.tar"), DataError);
+    EXPECT_THROW(ZipFormat::list(fileFetch(text), text.size(), "notes.zip"), DataError);
 }
 
 TEST_F(S3ArchiveFormatTest, TheHeaderWalkReadsAheadOverSmallEntries) {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "base/dataset/ArchiveIndex.h"
 #include "base/dataset/ArchiveReader.h"
-#include "base/s3/S3ArchiveIndex.h"
-#include "base/s3/S3RangeCursor.h"
+#include "base/dataset/RangeCursor.h"
 #include "support/TempDir.h"
 
 #ifndef STREETGAN_TEST_ARCHIVES
@@ -55,7 +55,7 @@ inline bool makeArchives(const fs::path& dir) {
 }
 
 /// The file as a ranged reader, counting its reads.
-inline s3::S3RangeCursor::Fetch fileFetch(const std::string& bytes, int* reads = nullptr) {
+inline RangeCursor::Fetch fileFetch(const std::string& bytes, int* reads = nullptr) {
     return [&bytes, reads](uint64_t offset, uint64_t length) {
         if (reads) ++*reads;
         return offset >= bytes.size() ? std::string() : bytes.substr(static_cast<size_t>(offset), static_cast<size_t>(length));
@@ -64,7 +64,7 @@ inline s3::S3RangeCursor::Fetch fileFetch(const std::string& bytes, int* reads =
 
 /// The S3 listing names the same entries as ArchiveReader, in the same order, with the same sizes
 /// (where intact), intact flags, skipped entries and truncation.
-inline void expectSameListing(const ArchiveReader& local, const s3::S3ArchiveIndex& s3, const std::string& label) {
+inline void expectSameListing(const ArchiveReader& local, const ArchiveIndex& s3, const std::string& label) {
     EXPECT_EQ(s3.truncated, local.truncated()) << label;
     ASSERT_EQ(s3.entries.size(), local.size()) << label;
     for (size_t i = 0; i < local.size(); ++i) {

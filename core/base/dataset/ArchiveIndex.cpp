@@ -1,17 +1,17 @@
-#include "base/s3/S3ArchiveIndex.h"
+#include "base/dataset/ArchiveIndex.h"
 
 #include <cstring>
 
 #include "base/util/BlobReader.h"
 #include "base/util/BlobWriter.h"
 
-namespace streetgan::s3 {
+namespace streetgan {
 
 namespace {
 constexpr char kMagic[8] = {'S', 'G', 'S', '3', 'I', 'X', '0', '1'};
 }
 
-std::string S3ArchiveIndex::serialize(const std::string& key) const {
+std::string ArchiveIndex::serialize(const std::string& key) const {
     BlobWriter w(std::string(kMagic, sizeof kMagic));
     w.str(key);
     w.u64(format == Format::Zip ? 0 : 1);
@@ -36,11 +36,11 @@ std::string S3ArchiveIndex::serialize(const std::string& key) const {
     return w.bytes();
 }
 
-std::optional<S3ArchiveIndex> S3ArchiveIndex::parse(const std::string& blob, const std::string& key) {
+std::optional<ArchiveIndex> ArchiveIndex::parse(const std::string& blob, const std::string& key) {
     if (blob.size() < sizeof kMagic || std::memcmp(blob.data(), kMagic, sizeof kMagic) != 0) return std::nullopt;
     BlobReader r(blob, sizeof kMagic);
     if (r.str() != key || !r.ok()) return std::nullopt;
-    S3ArchiveIndex index;
+    ArchiveIndex index;
     const uint64_t format = r.u64();
     if (format > 1) return std::nullopt;
     index.format = format == 0 ? Format::Zip : Format::Tar;
@@ -72,4 +72,4 @@ std::optional<S3ArchiveIndex> S3ArchiveIndex::parse(const std::string& blob, con
     return index;
 }
 
-}  // namespace streetgan::s3
+}  // namespace streetgan

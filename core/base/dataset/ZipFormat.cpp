@@ -1,4 +1,4 @@
-#include "base/s3/S3ZipFormat.h"
+#include "base/dataset/ZipFormat.h"
 
 #include <libdeflate.h>
 #include <zlib.h>
@@ -8,12 +8,12 @@
 #include <memory>
 #include <optional>
 
-#include "base/s3/S3ArchiveDetail.h"
+#include "base/dataset/ArchiveFormatDetail.h"
 
-namespace streetgan::s3 {
+namespace streetgan {
 
-using namespace archive_detail;
-using Entry = S3ArchiveIndex::Entry;
+using namespace archive_format;
+using Entry = ArchiveIndex::Entry;
 
 namespace {
 
@@ -55,7 +55,7 @@ struct EndRecord {
 
 /// The last end-of-central-directory signature with a whole record after it, within a comment's
 /// reach of the end (where ArchiveReader looks for it), and the ZIP64 end record it points to.
-std::optional<EndRecord> findEnd(const S3RangeCursor::Fetch& fetch, uint64_t size, bool& found) {
+std::optional<EndRecord> findEnd(const RangeCursor::Fetch& fetch, uint64_t size, bool& found) {
     found = false;
     if (size < kEndRecord) return std::nullopt;
     const uint64_t tailLength = std::min(size, kEndRecord + kMaxComment + kLocator);
@@ -85,7 +85,7 @@ std::optional<EndRecord> findEnd(const S3RangeCursor::Fetch& fetch, uint64_t siz
 }
 
 /// The central directory's entries, or nullopt when it does not parse (the walk decides then).
-std::optional<S3ArchiveIndex> readDirectory(const S3RangeCursor::Fetch& fetch, const EndRecord& end) {
+std::optional<ArchiveIndex> readDirectory(const RangeCursor::Fetch& fetch, const EndRecord& end) {
     if (end.directoryOffset > end.at || end.directorySize > end.at - end.directoryOffset) return std::nullopt;
     std::string cd;
     while (cd.size() < end.directorySize) {
@@ -93,8 +93,8 @@ std::optional<S3ArchiveIndex> readDirectory(const S3RangeCursor::Fetch& fetch, c
         if (part.empty()) return std::nullopt;
         cd += part;
     }
-    S3ArchiveIndex index;
-    index.format = S3ArchiveIndex::Format::Zip;
+    ArchiveIndex index;
+    index.format = ArchiveIndex::Format::Zip;
     uint64_t seen = 0;
     for (size_t p = 0; p + 46 <= cd.size() && std::memcmp(cd.data() + p, "PK\1\2", 4) == 0; ++seen) {
         const uint16_t n = le16(cd, p + 28), e = le16(cd, p + 30), c = le16(cd, p + 32);
@@ -126,7 +126,7 @@ enum class Mark { LocalHeader, End, None };
 /// The next signature at or after `pos` as libarchive's streaming reader searches for it: a local
 /// header, or the central directory / end record (the end of the entries); bytes in between are
 /// skipped (data descriptors, garbage).
-Mark nextSignature(S3RangeCursor& c, uint64_t& pos, uint64_t window) {
+Mark nextSignature(RangeCursor& c, uint64_t& pos, uint64_t window) {
     for (bool first = true; pos + 4 <= c.objectSize(); first = false) {
         const std::string_view v = c.bytes(pos, first ? 4 : window);
         if (v.size() < 4) break;
@@ -150,7 +150,7 @@ Mark nextSignature(S3RangeCursor& c, uint64_t& pos, uint64_t window) {
 
 /// A deflate stream of unknown length (sizes in a descriptor after it): inflates it to its end;
 /// false when the object ends first or the data is corrupt.
-bool inflateToEnd(S3RangeCursor& c, uint64_t start, uint64_t window, uint64_t& consumed, uint64_t& produced, uint32_t& crc) {
+bool inflateToEnd(RangeCursor& c, uint64_t start, uint64_t window, uint64_t& consumed, uint64_t& produced, uint32_t& crc) {
     z_stream s{};
     if (inflateInit2(&s, -15) != Z_OK) throw std::bad_alloc();
     std::vector<unsigned char> out(1 << 16);
@@ -181,7 +181,7 @@ bool inflateToEnd(S3RangeCursor& c, uint64_t start, uint64_t window, uint64_t& c
 
 /// Stored data of unknown length: the first data descriptor ("PK\7\8") whose compressed size is
 /// its distance from the data. False when the object ends first.
-bool findStoredEnd(S3RangeCursor& c, uint64_t start, uint64_t window, bool zip64, uint64_t& length, uint32_t& crc) {
+bool findStoredEnd(RangeCursor& c, uint64_t start, uint64_t window, bool zip64, uint64_t& length, uint32_t& crc) {
     const uint64_t descriptor = zip64 ? 24 : 16;
     crc = static_cast<uint32_t>(crc32(0, nullptr, 0));
     for (uint64_t pos = start; pos + descriptor <= c.objectSize();) {
@@ -203,10 +203,10 @@ bool findStoredEnd(S3RangeCursor& c, uint64_t start, uint64_t window, bool zip64
     return false;
 }
 
-S3ArchiveIndex walkLocalHeaders(const S3RangeCursor::Fetch& fetch, uint64_t size, const std::string& what, uint64_t window) {
-    S3RangeCursor c(fetch, size, window);
-    S3ArchiveIndex index;
-    index.format = S3ArchiveIndex::Format::Zip;
+ArchiveIndex walkLocalHeaders(const RangeCursor::Fetch& fetch, uint64_t size, const std::string& what, uint64_t window) {
+    RangeCursor c(fetch, size, window);
+    ArchiveIndex index;
+    index.format = ArchiveIndex::Format::Zip;
     uint64_t pos = 0;
     for (bool first = true;; first = false) {
         const Mark mark = nextSignature(c, pos, window);
@@ -272,31 +272,28 @@ S3ArchiveIndex walkLocalHeaders(const S3RangeCursor::Fetch& fetch, uint64_t size
 
 }  // namespace
 
-S3ArchiveIndex S3ZipFormat::list(const S3RangeCursor::Fetch& fetch, uint64_t objectSize, const std::string& what, uint64_t readAhead) {
+ArchiveIndex ZipFormat::list(const RangeCursor::Fetch& fetch, uint64_t objectSize, const std::string& what, uint64_t readAhead) {
     bool endFound = false;
     if (const auto end = findEnd(fetch, objectSize, endFound))
         if (auto index = readDirectory(fetch, *end)) return std::move(*index);
-    S3ArchiveIndex walked = walkLocalHeaders(fetch, objectSize, what, readAhead);
+    ArchiveIndex walked = walkLocalHeaders(fetch, objectSize, what, readAhead);
     walked.truncated = walked.truncated || !endFound;
     return walked;
 }
 
-std::vector<uint8_t> S3ZipFormat::read(const Entry& entry, const S3RangeCursor::Fetch& fetch, uint64_t objectSize, const std::string& what) {
+namespace {
+
+/// What both reads check before touching the bytes.
+void checkReadable(const Entry& entry, const std::string& what) {
     if (!entry.intact) damagedEntry(what, entry.name, "its data is cut short");
     if (entry.flags & 1) throw DataError(what + ": entry '" + entry.name + "' is encrypted; use an unencrypted zip");
     if (entry.method != 0 && entry.method != 8)
         throw DataError(what + ": entry '" + entry.name + "' uses compression method " + std::to_string(entry.method) +
-                        ", and only stored and deflated entries are read from S3; repack the zip with deflate");
-    if (entry.offset >= objectSize) damagedEntry(what, entry.name, "its offset lies past the end of the object");
-    const uint64_t room = objectSize - entry.offset;
-    std::string got = fetch(entry.offset, std::min(room, entry.headerHint + entry.compressedSize));
-    if (got.size() < 30 || std::memcmp(got.data(), "PK\3\4", 4) != 0) damagedEntry(what, entry.name, "no local header at its offset");
-    const uint64_t start = 30 + uint64_t(le16(got, 26)) + le16(got, 28);
-    const uint64_t need = start + entry.compressedSize;
-    if (need > room) damagedEntry(what, entry.name, "its data is cut short");
-    if (got.size() < need) got += fetch(entry.offset + got.size(), need - got.size());
-    if (got.size() < need) damagedEntry(what, entry.name, "its data is cut short");
-    const char* data = got.data() + start;
+                        ", and only stored and deflated entries are read; repack the zip with deflate");
+}
+
+/// The entry's compressed bytes at `data` (entry.compressedSize of them) stored or inflated, CRC-checked.
+std::vector<uint8_t> decode(const Entry& entry, const char* data, const std::string& what) {
     // A header can declare 4 GiB over a few bytes: checked before allocating the declared size.
     if (entry.method == 0 && entry.compressedSize != entry.size)
         damagedEntry(what, entry.name, "stored with " + std::to_string(entry.compressedSize) + " bytes for " + std::to_string(entry.size));
@@ -317,4 +314,30 @@ std::vector<uint8_t> S3ZipFormat::read(const Entry& entry, const S3RangeCursor::
     return out;
 }
 
-}  // namespace streetgan::s3
+}  // namespace
+
+std::vector<uint8_t> ZipFormat::read(const Entry& entry, const RangeCursor::Fetch& fetch, uint64_t objectSize, const std::string& what) {
+    checkReadable(entry, what);
+    if (entry.offset >= objectSize) damagedEntry(what, entry.name, "its offset lies past the end of the object");
+    const uint64_t room = objectSize - entry.offset;
+    std::string got = fetch(entry.offset, std::min(room, entry.headerHint + entry.compressedSize));
+    if (got.size() < 30 || std::memcmp(got.data(), "PK\3\4", 4) != 0) damagedEntry(what, entry.name, "no local header at its offset");
+    const uint64_t start = 30 + uint64_t(le16(got, 26)) + le16(got, 28);
+    const uint64_t need = start + entry.compressedSize;
+    if (need > room) damagedEntry(what, entry.name, "its data is cut short");
+    if (got.size() < need) got += fetch(entry.offset + got.size(), need - got.size());
+    if (got.size() < need) damagedEntry(what, entry.name, "its data is cut short");
+    return decode(entry, got.data() + start, what);
+}
+
+std::vector<uint8_t> ZipFormat::read(const Entry& entry, std::string_view object, const std::string& what) {
+    checkReadable(entry, what);
+    if (entry.offset >= object.size()) damagedEntry(what, entry.name, "its offset lies past the end of the file");
+    const std::string_view local = object.substr(entry.offset);
+    if (local.size() < 30 || std::memcmp(local.data(), "PK\3\4", 4) != 0) damagedEntry(what, entry.name, "no local header at its offset");
+    const uint64_t start = 30 + uint64_t(le16(local, 26)) + le16(local, 28);
+    if (start > local.size() || entry.compressedSize > local.size() - start) damagedEntry(what, entry.name, "its data is cut short");
+    return decode(entry, local.data() + start, what);
+}
+
+}  // namespace streetgan

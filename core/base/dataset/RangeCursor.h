@@ -1,8 +1,9 @@
-// S3RangeCursor: bytes of one object at any offset, fetched by ranged reads through a read-ahead
-// block, for the archive listings' header walks (S3ZipFormat, S3TarFormat): a header that lies
+// RangeCursor: bytes of one object at any offset, fetched by ranged reads through a read-ahead
+// block, for the archive listings' header walks (ZipFormat, TarFormat): a header that lies
 // inside the last block costs no request, so a tar of small entries is walked with one GET per
-// block rather than one per entry. The fetch function is an S3Client::getRange in the reader and a
-// local file in the parsers' tests.
+// block rather than one per entry. The fetch function is an S3Client::getRange in S3ArchiveReader,
+// the mapped file or the inflated tar.gz stream in ArchiveReader, and a local file in the parsers'
+// tests.
 //
 // Thread contract: one thread at a time (it holds the last block).
 #pragma once
@@ -14,14 +15,14 @@
 #include <string_view>
 #include <utility>
 
-namespace streetgan::s3 {
+namespace streetgan {
 
-class S3RangeCursor {
+class RangeCursor {
 public:
     /// Bytes [offset, offset + length) of the object, fewer at its end.
     using Fetch = std::function<std::string(uint64_t offset, uint64_t length)>;
 
-    S3RangeCursor(Fetch fetch, uint64_t objectSize, uint64_t readAhead) : fetch_(std::move(fetch)), size_(objectSize), readAhead_(readAhead) {}
+    RangeCursor(Fetch fetch, uint64_t objectSize, uint64_t readAhead) : fetch_(std::move(fetch)), size_(objectSize), readAhead_(readAhead) {}
 
     uint64_t objectSize() const { return size_; }
     /// Up to `length` bytes at `offset` (fewer at the end of the object, none past it). The view
@@ -49,4 +50,4 @@ private:
     int requests_ = 0;
 };
 
-}  // namespace streetgan::s3
+}  // namespace streetgan

@@ -1,5 +1,6 @@
-// S3ArchiveIndex: the table of contents of a zip or plain tar object in a bucket, as the listing
-// (S3ZipFormat::list, S3TarFormat::list) made it and the index cache stores it: every regular-file
+// ArchiveIndex: the table of contents of a zip or plain tar (an object in a bucket or a local
+// file), as the listing
+// (ZipFormat::list, TarFormat::list) made it and S3ArchiveReader's index cache stores it: every regular-file
 // entry with where its bytes are, the links and special files skipped, and whether the listing
 // stopped at damage. Saved as "SGS3IX01" + a key (endpoint, bucket, key, ETag, size) + the entries
 // (BlobWriter); a file whose key differs, or that is short or damaged, parses to nothing.
@@ -13,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-namespace streetgan::s3 {
+namespace streetgan {
 
-struct S3ArchiveIndex {
+struct ArchiveIndex {
     enum class Format { Zip, Tar };
 
     struct Entry {
@@ -41,7 +42,7 @@ struct S3ArchiveIndex {
     std::string serialize(const std::string& key) const;
     /// nullopt when `blob` is not an index saved under `key` (another version of the object, a
     /// cut or damaged file).
-    static std::optional<S3ArchiveIndex> parse(const std::string& blob, const std::string& key);
+    static std::optional<ArchiveIndex> parse(const std::string& blob, const std::string& key);
 };
 
-}  // namespace streetgan::s3
+}  // namespace streetgan

@@ -1,19 +1,21 @@
-#include "base/s3/S3TarFormat.h"
+#include "base/dataset/TarFormat.h"
 
 #include <algorithm>
 #include <optional>
 
+#include "base/dataset/ArchiveFormatDetail.h"
 #include "base/dataset/DatasetNames.h"
-#include "base/s3/S3ArchiveDetail.h"
 
-namespace streetgan::s3 {
+namespace streetgan {
 
-using namespace archive_detail;
-using Entry = S3ArchiveIndex::Entry;
+using namespace archive_format;
+using Entry = ArchiveIndex::Entry;
 
 namespace {
 
 constexpr uint64_t kBlock = 512;
+constexpr uint64_t kMaxExtension = uint64_t(16) << 20;  // a pax or long-name body
+constexpr uint64_t kMaxSize = uint64_t(1) << 62;        // beyond it, offsets would wrap
 
 uint64_t roundUp(uint64_t n) { return (n + kBlock - 1) / kBlock * kBlock; }
 
@@ -77,7 +79,7 @@ void parsePax(std::string_view body, Pax& pax) {
 
 }  // namespace
 
-bool S3TarFormat::isHeader(const std::string& block) {
+bool TarFormat::isHeader(const std::string& block) {
     if (block.size() < kBlock) return false;
     // Unsigned and signed sums, the checksum field counted as blanks (old tars summed signed chars).
     uint64_t u = 0;
@@ -93,10 +95,10 @@ bool S3TarFormat::isHeader(const std::string& block) {
     return stated == u || static_cast<int64_t>(stated) == s;
 }
 
-S3ArchiveIndex S3TarFormat::list(const S3RangeCursor::Fetch& fetch, uint64_t objectSize, const std::string& what, uint64_t readAhead) {
-    S3RangeCursor c(fetch, objectSize, readAhead);
-    S3ArchiveIndex index;
-    index.format = S3ArchiveIndex::Format::Tar;
+ArchiveIndex TarFormat::list(const RangeCursor::Fetch& fetch, uint64_t objectSize, const std::string& what, uint64_t readAhead) {
+    RangeCursor c(fetch, objectSize, readAhead);
+    ArchiveIndex index;
+    index.format = ArchiveIndex::Format::Tar;
     uint64_t pos = 0;
     Pax pax;
     std::string longName;
@@ -130,7 +132,7 @@ S3ArchiveIndex S3TarFormat::list(const S3RangeCursor::Fetch& fetch, uint64_t obj
         uint64_t size = number(h, 124, 12);
         const uint64_t data = pos + kBlock;
         if (type == 'x' || type == 'g' || type == 'L' || type == 'K') {
-            if (data + size > objectSize) {
+            if (size > kMaxExtension || data + size > objectSize) {
                 stop(first, "truncated tar extension header");
                 return index;
             }
@@ -153,6 +155,10 @@ S3ArchiveIndex S3TarFormat::list(const S3RangeCursor::Fetch& fetch, uint64_t obj
         if (!longName.empty()) name = longName;
         if (pax.path) name = *pax.path;
         if (pax.size) size = *pax.size;
+        if (size >= kMaxSize) {
+            stop(first, "tar header declares an impossible size");
+            return index;
+        }
         pax = Pax{};
         longName.clear();
         sawExtension = false;
@@ -190,7 +196,7 @@ S3ArchiveIndex S3TarFormat::list(const S3RangeCursor::Fetch& fetch, uint64_t obj
     return index;
 }
 
-std::vector<uint8_t> S3TarFormat::read(const Entry& entry, const S3RangeCursor::Fetch& fetch, const std::string& what) {
+std::vector<uint8_t> TarFormat::read(const Entry& entry, const RangeCursor::Fetch& fetch, const std::string& what) {
     if (!entry.intact) damagedEntry(what, entry.name, "its data is cut short");
     if (entry.flags & 1) throw DataError(what + ": entry '" + entry.name + "' is a sparse file, which is not read from S3; repack the tar without --sparse");
     const std::string got = fetch(entry.offset, entry.size);
@@ -199,4 +205,4 @@ std::vector<uint8_t> S3TarFormat::read(const Entry& entry, const S3RangeCursor::
     return std::vector<uint8_t>(got.begin(), got.end());
 }
 
-}  // namespace streetgan::s3
+}  // namespace streetgan
