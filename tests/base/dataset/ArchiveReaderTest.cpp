@@ -87,7 +87,7 @@ protected:
     static std::string truncatedCopy(const std::string& ext, double fraction) {
         Bytes b = readFile(archive(ext));
         b.resize(static_cast<size_t>(b.size() * fraction));
-        const std::string out = dir_->file("cut." + ext);
+        std::string out = dir_->file("cut." + ext);
         writeFile(out, b);
         return out;
     }
@@ -241,7 +241,7 @@ TEST_F(ArchiveReaderTest, AnyCutPointListsAndNeverReturnsWrongBytes) {
         ArchiveReader full(archive(ext), kNoCache);
         std::vector<size_t> cuts = {
             1, 100, 511, 512, 513, 1024, 2047, whole.size() - 1, whole.size() - 4, whole.size() - 10, whole.size() - 22, whole.size() - 1030};
-        for (int k = 1; k < 20; ++k) cuts.push_back(whole.size() * k / 20 + 37 * k);
+        for (int k = 1; k < 20; ++k) cuts.push_back(whole.size() * k / 20 + 37 * static_cast<size_t>(k));
         size_t listed = 0;
         for (size_t cut : cuts) {
             const std::string p = dir_->file(std::string("sweep.") + ext);

@@ -67,7 +67,7 @@ TEST_F(S3ArchiveFormatTest, EveryCutListsAsArchiveReaderAndNeverReadsWrongBytes)
         const std::string whole = readAll(path(file));
         std::vector<size_t> cuts = {
             1, 100, 511, 512, 513, 1024, 1536, 2047, whole.size() - 1, whole.size() - 4, whole.size() - 10, whole.size() - 22, whole.size() - 1030};
-        for (int k = 1; k < 40; ++k) cuts.push_back(whole.size() * k / 40 + 37 * k);
+        for (int k = 1; k < 40; ++k) cuts.push_back(whole.size() * k / 40 + 37 * static_cast<size_t>(k));
         const std::string cutPath = path(std::string("cut.") + (isZip(file) ? "zip" : "tar"));
         for (size_t cut : cuts) {
             if (cut >= whole.size()) continue;
