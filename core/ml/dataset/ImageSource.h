@@ -23,6 +23,8 @@ public:
     /// Std of the Gaussian noise the loader adds after converting load()'s bytes to [-1, 1]
     /// (the reference augmentation adds it to float pixels), in [0, 1] pixel units.
     virtual double noiseStd() const { return 0.0; }
+    /// True when load() decodes a photo (CPU-heavy: LoaderAdvice suggests the packed cache).
+    virtual bool decodesPhotos() const { return false; }
     /// Images skipped as bad input so far, by reason (thread-safe snapshot).
     virtual std::map<std::string, int64_t> skipped() const { return {}; }
     /// How many images ahead of the one it loads the loader should announce through prefetch()

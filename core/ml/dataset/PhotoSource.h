@@ -66,6 +66,7 @@ public:
     int64_t size() const override { return index_.size(); }
     void load(int64_t index, int size, uint64_t augmentSeed, uint8_t* rgb) const override;
     std::string describe() const override;
+    bool decodesPhotos() const override { return true; }
     double noiseStd() const override { return augment_.noiseStd; }
     std::map<std::string, int64_t> skipped() const override;
     int64_t prefetchWindow() const override { return prefetch_ ? prefetchWindow_ : 0; }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "base/daemon/TrainControl.h"
 #include "base/follow/RunStatus.h"
@@ -100,6 +101,9 @@ void TrainingRun::prepare() {
     lo.rank = dist_ ? dist_->rank() : 0;  // --batch is per rank: the global batch is batch x world size
     lo.worldSize = world_;
     loader_.emplace(source_, lo);
+    if (root_)
+        loaderAdvice_.emplace(LoaderAdvice::Setup{cfg_.data, source_->decodesPhotos(), cfg_.loaderThreads,
+                                                  static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), static_cast<int>(cfg_.model.imgSize)});
     stepsPerEpoch_ = loader_->stepsPerEpoch();
     total_ = cfg_.totalSteps(stepsPerEpoch_);
 
@@ -318,6 +322,7 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
         if (s.written == TrainingScalar::Written::Always || !std::isnan(e[s.key])) tb_->addScalar(s.field, static_cast<float>(e[s.key]), stepsDone, wall);
     tb_->flush();
     out_.emit(e);
+    adviseOnLoader(stepsDone, elapsed);
     if (seconds(Clock::now() - lastSystem_) >= 2.0) logSystem(stepsDone);
     if (auto skipped = source_->skipped(); skipped != lastSkipped_) {  // bad images found while reading
         DataEvent data;
@@ -327,6 +332,20 @@ void TrainingRun::logMetrics(int64_t stepsDone) {
         lastSkipped_ = std::move(skipped);
     }
     resetInterval();
+}
+
+void TrainingRun::adviseOnLoader(int64_t stepsDone, double elapsed) {
+    // This rank's images: intervalImages_ is the global count in a distributed run.
+    const auto advice = loaderAdvice_->observe(elapsed, intervalWait_, static_cast<double>(intervalImages_) / static_cast<double>(world_));
+    if (!advice) return;
+    std::fprintf(stderr, "%s\n", advice->message.c_str());
+    DataEvent data;
+    data.step = stepsDone;
+    data.skipped = source_->skipped();
+    data.extra["loader_advice"] = {
+        {"data_wait", advice->dataWait},        {"images_per_s", advice->imagesPerS},      {"step_images_per_s", advice->stepImagesPerS},
+        {"loader_threads", cfg_.loaderThreads}, {"threads_needed", advice->threadsNeeded}, {"message", advice->message}};
+    out_.emit(data);
 }
 
 void TrainingRun::resetInterval() {

@@ -26,6 +26,7 @@
 
 #include <torch/types.h>
 
+#include "base/run/LoaderAdvice.h"
 #include "base/run/SystemMonitor.h"
 #include "base/run/TrainConfig.h"
 #include "base/tensorboard/TensorBoardWriter.h"
@@ -86,6 +87,8 @@ private:
     /// A {"kind":"system"} reading (SystemMonitor) at `stepsDone`: after the first step, every
     /// 2 s with the metrics, and at the end.
     void logSystem(int64_t stepsDone);
+    /// LoaderAdvice's one line (stderr and a data event), once, when the loader held the step back.
+    void adviseOnLoader(int64_t stepsDone, double elapsed);
     void resetInterval();  ///< a new metrics interval starts now (its wait and images at 0)
     // A grid of the fixed noise: samples/step_N.png, TensorBoard image, sample event.
     void sample(int64_t stepsDone);
@@ -168,6 +171,7 @@ private:
     // The current logging interval.
     Clock::time_point intervalStart_;
     double intervalWait_ = 0;
+    std::optional<LoaderAdvice> loaderAdvice_;  // rank 0: says once when the loader holds the step back
     int64_t intervalImages_ = 0;
     // Control state.
     bool paused_ = false;
