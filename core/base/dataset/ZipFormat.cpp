@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "base/dataset/ArchiveFormatDetail.h"
+#include "base/dataset/DatasetNames.h"
 
 namespace streetgan {
 
@@ -109,8 +110,15 @@ std::optional<ArchiveIndex> readDirectory(const RangeCursor::Fetch& fetch, const
         en.name.assign(cd, p + 46, n);
         applyZip64(std::string_view(cd).substr(p + 46 + n, e), en.size, en.compressedSize, &en.offset);
         en.headerHint = 30 + n + e;
+        // Made on Unix (the high byte of "version made by" is 3): the file type is in the high
+        // half of the external attributes, as libarchive reads it.
+        const uint32_t type = cd[p + 5] == 3 ? (le32(cd, p + 38) >> 16) & 0170000u : 0;
         p += 46 + n + e + c;
-        if (isDirectory(en.name)) continue;
+        if (isDirectory(en.name) || type == 0040000u) continue;
+        if (type == 0120000u || (type != 0 && type != 0100000u)) {
+            index.skipped.emplace_back(en.name, type == 0120000u ? dataset_names::kArchiveLink : dataset_names::kNotRegular);
+            continue;
+        }
         if (en.offset >= end.at) return std::nullopt;
         index.entries.push_back(std::move(en));
     }

@@ -6,7 +6,9 @@
 //     walked instead by its local headers, through a read-ahead block, as libarchive's streaming
 //     zip reader walks one: the entries complete before the damage listed,
 //     the one at the damage not intact, truncated() set when the end record is missing. Folders
-//     ("name/") are not listed; entries are regular files otherwise.
+//     ("name/") are not listed; symbolic links and other special files made on Unix (their type in
+//     the central directory's external attributes) go to `skipped` with their reason; the rest
+//     are regular files.
 //   read(): one GET of [local header, + header + name + extra + compressed size] (a second one
 //     when the local extra field is longer than the central one), stored bytes copied or deflate
 //     inflated (libdeflate), CRC-32 checked. Other methods and encrypted entries: DataError

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/dataset/ArchiveReader.h"
+#include "base/dataset/DatasetNames.h"
 #include "base/util/Errors.h"
 #include "support/TempDir.h"
 
@@ -558,6 +559,30 @@ TEST(ArchiveReaderZip, OtherMethodsAndEncryptionAreRefusedNamingTheEntry) {
     EXPECT_NE(secret.find(zip + ": entry 'secret.txt' is encrypted"), std::string::npos) << secret;
     EXPECT_EQ(packed.find('\n'), std::string::npos) << packed;
     EXPECT_EQ(secret.find('\n'), std::string::npos) << secret;
+}
+
+// Symbolic links and special files in a zip made on Unix (their type in the external attributes)
+// are skipped with their reason, as in a tar; never read as files.
+TEST(ArchiveReaderZip, LinksAndSpecialFilesAreSkippedWithTheirReason) {
+    test::TempDir dir;
+    const std::string zip = dir / "links.zip";
+    const std::string script = dir / "make.py";
+    std::ofstream(script) << "import sys, zipfile\n"
+                             "z = zipfile.ZipFile(sys.argv[1], 'w')\n"
+                             "z.writestr('a/real.txt', 'street')\n"
+                             "for name, mode, data in (('a/link.txt', 0o120777, 'real.txt'), ('a/fifo', 0o010644, ''), ('a/sub/', 0o040755, '')):\n"
+                             "    i = zipfile.ZipInfo(name)\n"
+                             "    i.create_system = 3\n"
+                             "    i.external_attr = mode << 16\n"
+                             "    z.writestr(i, data)\n"
+                             "z.close()\n";
+    ASSERT_EQ(std::system((std::string(STREETGAN_PYTHON) + " " + script + " " + zip).c_str()), 0);
+    ArchiveReader r(zip, ArchiveReader::IndexCache::Off);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r.entry(0).name, "a/real.txt");
+    const std::vector<std::pair<std::string, std::string>> want{{"a/link.txt", dataset_names::kArchiveLink}, {"a/fifo", dataset_names::kNotRegular}};
+    EXPECT_EQ(r.skippedEntries(), want);
+    EXPECT_FALSE(r.truncated());
 }
 
 // A tar header whose checksum fails ends the listing there: truncated, the entries before it read
