@@ -166,6 +166,10 @@ const Filter kFilters[] = {{std::string_view("BZh", 3), "bzip2", "bzip2 -dc"},
                            {std::string_view("\x89LZO", 4), "lzop", "lzop -dc"},
                            {std::string_view("\x1F\x9D", 2), "compress", "gzip -dc"}};
 
+// The walks' read-ahead block: here every block is a copy (of mapped or inflated bytes), not a
+// request, so a small one; S3's 1 MiB made listing a tar of 300 KB entries 10x slower.
+constexpr uint64_t kReadAhead = uint64_t(16) << 10;
+
 RangeCursor::Fetch mappedFetch(const uint8_t* data, size_t size) {
     return [data, size](uint64_t offset, uint64_t length) {
         if (offset >= size) return std::string();
@@ -212,18 +216,19 @@ void ArchiveReader::takeIndex(ArchiveIndex&& index) {
 
 void ArchiveReader::listZip() {
     format_ = Format::Zip;
-    takeIndex(ZipFormat::list(mappedFetch(data_, size_), size_, path_));
+    takeIndex(ZipFormat::list(mappedFetch(data_, size_), size_, path_, kReadAhead));
 }
 
 void ArchiveReader::listTar() {
     format_ = Format::Tar;
-    takeIndex(TarFormat::list(mappedFetch(data_, size_), size_, path_));
+    takeIndex(TarFormat::list(mappedFetch(data_, size_), size_, path_, kReadAhead));
 }
 
 void ArchiveReader::listGzip() {
     format_ = Format::TarGzip;
     GzipPass pass(data_, size_, &checkpoints_);
-    ArchiveIndex index = TarFormat::list([&pass](uint64_t offset, uint64_t length) { return pass.fetch(offset, length); }, TarFormat::kUnknownSize, path_);
+    ArchiveIndex index =
+        TarFormat::list([&pass](uint64_t offset, uint64_t length) { return pass.fetch(offset, length); }, TarFormat::kUnknownSize, path_, kReadAhead);
     const void* buf = nullptr;
     while (pass.next(&buf) != 0) {}  // drain the padding after the tar end to learn whether the gzip stream is complete
     streamEnd_ = pass.totOut;
