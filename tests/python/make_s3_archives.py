@@ -1,6 +1,7 @@
 """Writes the archives the S3 archive reader's tests read beside ArchiveReader's
-(make_archives.py): layouts S3ArchiveReader parses itself and ArchiveReader reads through
-libarchive, so that both listings can be compared on the same bytes.
+(make_archives.py): layouts S3ArchiveReader reads by ranged requests and ArchiveReader from the
+mapped file (the same parsers, ZipFormat and TarFormat), so that both listings can be compared on
+the same bytes.
 
 usage: make_s3_archives.py OUT_DIR
   many.zip       70,000 small entries: the ZIP64 end record and locator (more than 65,535 entries)

@@ -366,7 +366,7 @@ TEST_F(ArchiveReaderTest, ThroughputZipVsFolder) {
         zip, folder, tarRate, gzRate);
 }
 
-// The fast zip path (libdeflate) must refuse damaged data as libarchive does: a flipped byte in a
+// The zip reader (libdeflate) refuses damaged data: a flipped byte in a
 // deflated or a stored entry's data fails the inflate or the CRC, naming archive and entry.
 TEST(ArchiveReaderFastZip, FlippedDataByteIsADataError) {
     streetgan::test::TempDir dir;

@@ -1,8 +1,8 @@
 // ZipFormat and TarFormat on archives written by Python's zipfile / tarfile (and a ZIP64 zip
 // written field by field), read through a ranged reader over the file's bytes: the same listing as
-// ArchiveReader (libarchive) gives for the same file, every entry's bytes equal to its read, the
-// same at every cut point of a truncated copy, a corrupt entry a DataError naming it, and a walk
-// over small entries costing a few reads, not one per entry.
+// ArchiveReader (the same parsers over the mapped file) gives for the same file, every entry's
+// bytes equal to its read, the same at every cut point of a truncated copy, a corrupt entry a
+// DataError naming it, and a walk over small entries costing a few reads, not one per entry.
 #include <gtest/gtest.h>
 
 #include <random>
