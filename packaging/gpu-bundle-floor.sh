@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU bundle built for older systems: the `cuda` preset's trainer (pip's torch, 2.11 unless
-# --torch says otherwise; no photos, no MP4, no WebP: Debian 11's libwebpmux needs GLIBC 2.29)
+# --torch says otherwise; photos (JPEG, PNG; zip, tar and tar.gz batches), no MP4, no WebP: Debian 11's libwebp needs GLIBC 2.29)
 # compiled inside a Debian 11 chroot (glibc 2.31, GCC 10) with STREETGAN_GLIBC_FLOOR=2.28 (cmake/GlibcFloor.cmake) and bundled there with Debian 11's
 # libraries and libstdc++ (lib/cxx, used where the host's is older), so that no file needs a GLIBC_
 # above 2.28 and no host libstdc++ newer than GCC 8's. Measured: GLIBC 2.28 (2.30 and 2.29 without
@@ -66,7 +66,7 @@ if [[ ! -f $build/vendor/include/httplib.h ]]; then
     "${version:-0.11.4}" >"$build/vendor/lib/pkgconfig/cpp-httplib.pc"
 fi
 
-packages=build-essential,git,ccache,python3-pip,python3-venv,pkg-config,patchelf,binutils,libssh-dev,zlib1g-dev,libdeflate-dev,libssl-dev,libgif-dev,libimagequant-dev,libcurl4-openssl-dev,libexpat1-dev
+packages=build-essential,git,ccache,python3-pip,python3-venv,pkg-config,patchelf,binutils,libssh-dev,zlib1g-dev,libdeflate-dev,libssl-dev,libgif-dev,libimagequant-dev,libcurl4-openssl-dev,libexpat1-dev,libjpeg62-turbo-dev,libpng-dev
 packaging/chroot.sh make "$suite" "$root" "$packages"
 mkdir -p "$root/usr/local" "$root/etc/ssl/certs"
 ln -sfn "$cuda" "$root/usr/local/cuda"
@@ -90,7 +90,7 @@ packaging/chroot.sh run "$root" --bind "$src:/src" --bind "$build/obj:/build" --
   cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     \${rpath_link:+-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,\$rpath_link} \
     -DCMAKE_PREFIX_PATH='/deps/torch;/vendor' -DTORCH_CUDA_ARCH_LIST='8.0;9.0' -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
-    -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_PHOTOS=OFF -DSTREETGAN_WITH_MP4=OFF -DSTREETGAN_WITH_WEBP=OFF -DSTREETGAN_GLIBC_FLOOR=2.28 >/build/configure.log
+    -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_LIBARCHIVE=OFF -DSTREETGAN_WITH_MP4=OFF -DSTREETGAN_WITH_WEBP=OFF -DSTREETGAN_GLIBC_FLOOR=2.28 >/build/configure.log
   cmake --build /build --target streetgan-trainer streetgan-trainer-torch -- -j $jobs
   cd /src && packaging/gpu-bundle.sh /out/bundle --trainer /build/app/streetgan-trainer --tar /out --cxx-runtime
 "

@@ -400,10 +400,12 @@ datawait() {  # datawait NAME DATA
   details=$("$py" - "$out/runs/datawait-$name/events.jsonl" "$name" "$dw_threads" "$rc" "$out/runs/datawait-$name.log" <<'EOF'
 import json, sys
 path, name, threads, rc, log = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-w, ips = [], []
+w, ips, advice = [], [], None
 try:
     for line in open(path):
         e = json.loads(line)
+        if e.get("kind") == "data" and "loader_advice" in e:
+            advice = e["loader_advice"].get("message")
         if e.get("kind") == "metrics" and e.get("data_wait") is not None:
             w.append(e["data_wait"])
             if e.get("img_per_s") is not None:
@@ -412,7 +414,7 @@ except OSError:
     pass
 w, ips = w[len(w) // 3:], ips[len(ips) // 3:]  # past the loader's start
 d = {"source": name, "loader_threads": threads, "exit": rc, "data_wait_mean": sum(w) / len(w) if w else None, "intervals": len(w),
-     "images_per_s_mean": sum(ips) / len(ips) if ips else None}
+     "images_per_s_mean": sum(ips) / len(ips) if ips else None, "loader_advice": advice}
 if not w:
     d["output"] = open(log, errors="replace").read()[-800:]
 print(json.dumps(d))

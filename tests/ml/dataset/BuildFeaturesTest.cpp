@@ -1,7 +1,7 @@
-// The features a build may leave out (base/util/BuildFeatures.h): in a full build photos and MP4
-// work; in the `cuda` preset's build (STREETGAN_WITH_PHOTOS=OFF, STREETGAN_WITH_MP4=OFF, what the
-// GPU bundle carries) every way in says so in one line naming the option and what to do instead,
-// and nothing is written. `version` tells which build it is.
+// The features a build may leave out (base/util/BuildFeatures.h): where a build has photos (the
+// full build, and the `cuda` preset's that the GPU bundle carries) a photo folder opens; in a
+// build without them (STREETGAN_WITH_PHOTOS=OFF) every way in says so in one line naming the
+// option and what to do instead, and nothing is written. `version` tells which build it is.
 #include <gtest/gtest.h>
 
 #include <filesystem>
