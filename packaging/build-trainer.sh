@@ -101,10 +101,10 @@ else
   command -v ninja >/dev/null || missing+=(ninja-build)
   command -v pkg-config >/dev/null || missing+=(pkg-config)
   command -v c++ >/dev/null || missing+=(build-essential)
-  need libopencv-imgcodecs-dev /usr/include/opencv4/opencv2/imgcodecs.hpp
+  need libjpeg62-turbo-dev /usr/include/jpeglib.h /usr/include/*/jpeglib.h
+  need libpng-dev /usr/include/png.h /usr/include/libpng16/png.h
   need nlohmann-json3-dev /usr/include/nlohmann/json.hpp
   need libcli11-dev /usr/include/CLI/CLI.hpp
-  need libarchive-dev /usr/include/archive.h
   need libdeflate-dev /usr/include/libdeflate.h
   need zlib1g-dev /usr/include/zlib.h
   need libssh-dev /usr/include/libssh/libssh.h
@@ -122,7 +122,9 @@ else
     echo "  install them with: sudo apt install ${missing[*]}" >&2
     exit 2
   fi
-  flags=()
+  # Zip, tar and tar.gz batches need no libarchive (core/base/dataset/ArchiveReader.h); only
+  # bzip2/xz/zstd tars would, and they are refused with the command that converts them.
+  flags=(-DSTREETGAN_WITH_LIBARCHIVE=OFF)
 fi
 
 # A pip torch keeps the CUDA libraries libtorch_cuda needs in site-packages/nvidia/*/lib: the

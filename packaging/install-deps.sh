@@ -22,7 +22,9 @@ PACKAGES=(
   # the TensorBoard fixtures get pip's tensorboard in a venv (tests/python/tb-env.sh)
   python3-pip python3-venv unzip
   # core: tensors, images, config, CLI
-  libtorch-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
+  # photos: libjpeg-turbo (its scaled IDCT) and libpng decode; libarchive only for bzip2/xz/zstd
+  # tars; OpenCV only in the tests, as the independent decoder and resizer
+  libtorch-dev libjpeg62-turbo-dev libpng-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev libarchive-dev libdeflate-dev
   # distributed training: headers of Gloo, the CPU backend of c10d (libtorch links libgloo0)
   libgloo-dev

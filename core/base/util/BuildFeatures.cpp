@@ -18,8 +18,8 @@ void BuildFeatures::missing(const std::string& what, Feature feature) {
             break;
     }
     throw ConfigError(what +
-                      " needs photo support (OpenCV, libarchive), which this streetgan-trainer was built without (STREETGAN_WITH_PHOTOS=OFF, "
-                      "as in the GPU bundle): pack the photos on a full build (`streetgan-trainer data pack FOLDER --size PX --out CACHE`) and "
+                      " needs photo support (libjpeg-turbo, libpng), which this streetgan-trainer was built without (STREETGAN_WITH_PHOTOS=OFF, "
+                      "as a host build from the vendored sources): pack the photos on a full build (`streetgan-trainer data pack FOLDER --size PX --out CACHE`) and "
                       "train from the cache, or use --data synthetic");
 }
 

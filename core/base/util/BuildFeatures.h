@@ -29,7 +29,7 @@ class BuildFeatures {
 public:
     /// The features a caller may find missing (MP4 is an export format: ExportFormat::missing says so).
     enum class Feature { Photos, Ssh, S3 };
-    /// Photo folders and zip/tar batches: decoding (OpenCV), archives (libarchive), `data pack`.
+    /// Photo folders and zip/tar batches: decoding (libjpeg-turbo, libpng), `data pack`.
     static constexpr bool kPhotos = STREETGAN_WITH_PHOTOS != 0;
     /// MP4 export through FFmpeg.
     static constexpr bool kMp4 = STREETGAN_WITH_MP4 != 0;
