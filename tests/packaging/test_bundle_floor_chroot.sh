@@ -65,6 +65,9 @@ out=$("$src/packaging/chroot.sh" run "$box" --bind "$deps:/opt/torch-site" --bin
   LD_DEBUG=libs \$b/run version 2>&1 | grep -o 'calling init: [^ ]*libstdc++.so.6' | sed 's/^/host libstdc++: /'
   \$b/run train --run-dir /tmp/run --preset tiny-32 --steps 20 --batch 8 --log-every 5 --sample-every 10 || echo \"train exited with status \$?\"
   ls /tmp/run/checkpoints
+  \$b/run data synth --count 16 --out /tmp/photos >/dev/null && tar -cf /tmp/photos.tar -C /tmp/photos synthetic
+  \$b/run data stats /tmp/photos.tar | sed -n 's/^total /photos tar: /p'
+  \$b/run train --run-dir /tmp/run3 --data /tmp/photos/synthetic --preset tiny-32 --steps 4 --batch 8 --log-every 2 --sample-every 0 | sed 's/^/photos: /'
   PATH=/opt/old-host:\$PATH LD_DEBUG=libs \$b/run version 2>&1 | grep -o 'calling init: [^ ]*libstdc++.so.6' | sed 's/^/old host libstdc++: /'
   PATH=/opt/old-host:\$PATH \$b/run train --run-dir /tmp/run2 --preset tiny-32 --steps 10 --batch 8 --log-every 5 --sample-every 10 | sed 's/^/old host: /'
 " 2>&1) || { echo "$out"; fail "the bundle did not train in Debian 11"; }
@@ -72,6 +75,8 @@ grep -q 'GLIBC 2.31' <<<"$out" || fail "not Debian 11's glibc: $out"
 grep -q "\"library\":\"/opt/torch-site/torch/lib/libtorch_cpu.so\",\"version\":\"$torch" <<<"$out" || fail "version --json: $out"
 grep -q '^status finished at step 20' <<<"$out" || fail "the tiny run did not finish: $out"
 grep -q '^checkpoint_0.pt' <<<"$out" || fail "no checkpoint: $out"
+grep -Eq '^photos tar: +16 ' <<<"$out" || fail "the bundle did not list a tar of JPEGs: $out"
+grep -q '^photos: status finished at step 4' <<<"$out" || fail "the bundle did not train from a JPEG folder: $out"
 grep -q '^host libstdc++: calling init: /usr/lib/x86_64-linux-gnu/libstdc++.so.6' <<<"$out" || fail "Debian 11's own libstdc++ (new enough) was not the one used: $out"
 grep -q '^old host libstdc++: calling init: /opt/bundle/streetgan-trainer-bundle/lib/cxx/libstdc++.so.6' <<<"$out" || fail "the carried libstdc++ was not used for an old one: $out"
 grep -q '^old host: status finished at step 10' <<<"$out" || fail "the tiny run with the carried libstdc++ did not finish: $out"
