@@ -90,7 +90,7 @@ packaging/chroot.sh run "$root" --bind "$src:/src" --bind "$build/obj:/build" --
   cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     \${rpath_link:+-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,\$rpath_link} \
     -DCMAKE_PREFIX_PATH='/deps/torch;/vendor' -DTORCH_CUDA_ARCH_LIST='8.0;9.0' -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
-    -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_LIBARCHIVE=OFF -DSTREETGAN_WITH_MP4=OFF -DSTREETGAN_WITH_WEBP=OFF -DSTREETGAN_GLIBC_FLOOR=2.28 >/build/configure.log
+    -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_PHOTOS=ON -DSTREETGAN_WITH_LIBARCHIVE=OFF -DSTREETGAN_WITH_MP4=OFF -DSTREETGAN_WITH_WEBP=OFF -DSTREETGAN_GLIBC_FLOOR=2.28 >/build/configure.log
   cmake --build /build --target streetgan-trainer streetgan-trainer-torch -- -j $jobs
   cd /src && packaging/gpu-bundle.sh /out/bundle --trainer /build/app/streetgan-trainer --tar /out --cxx-runtime
 "

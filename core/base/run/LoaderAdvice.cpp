@@ -33,7 +33,7 @@ std::optional<LoaderAdvice::Advice> LoaderAdvice::judge(double seconds, double w
     a.stepImagesPerS = a.imagesPerS / (1 - a.dataWait);
     const double perThread = a.imagesPerS / setup_.loaderThreads;
     a.threadsNeeded = static_cast<int>(std::ceil(a.stepImagesPerS * 1.1 / perThread - 1e-9));  // 77.000...01 is 77
-    const int spare = std::max(1, setup_.cores - 1);  // one core for the step's own host work
+    const int spare = std::max(1, setup_.cores - 1);                                           // one core for the step's own host work
     char head[320];
     std::snprintf(head, sizeof head,
                   "data: the loader holds the step back: it waited %.0f%% of the time; %.0f images/s from %d loader thread%s (about %.0f a thread), "

@@ -17,10 +17,11 @@ void BuildFeatures::missing(const std::string& what, Feature feature) {
         case Feature::Photos:
             break;
     }
-    throw ConfigError(what +
-                      " needs photo support (libjpeg-turbo, libpng), which this streetgan-trainer was built without (STREETGAN_WITH_PHOTOS=OFF, "
-                      "as a host build from the vendored sources): pack the photos on a full build (`streetgan-trainer data pack FOLDER --size PX --out CACHE`) and "
-                      "train from the cache, or use --data synthetic");
+    throw ConfigError(
+        what +
+        " needs photo support (libjpeg-turbo, libpng), which this streetgan-trainer was built without (STREETGAN_WITH_PHOTOS=OFF, "
+        "as a host build from the vendored sources): pack the photos on a full build (`streetgan-trainer data pack FOLDER --size PX --out CACHE`) and "
+        "train from the cache, or use --data synthetic");
 }
 
 std::string BuildFeatures::summary() {
