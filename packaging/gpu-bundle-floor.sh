@@ -87,10 +87,12 @@ packaging/chroot.sh run "$root" --bind "$src:/src" --bind "$build/obj:/build" --
   # RUNPATH: torch's CMake puts the toolkit's lib folder there, whose NCCL is older than the one
   # torch 2.12+ pins (undefined ncclCommSuspend...). -rpath-link to the torch's own wheels wins.
   rpath_link=\$(ls -d /deps/nvidia/*/lib 2>/dev/null | paste -sd: -)
+  # libpng statically: Debian 11's libpng16.so needs pow@GLIBC_2.29; linked from its .a, the floor's
+  # --wrap (cmake/GlibcFloor.cmake) sends those calls to the 2.2.5 versions as it does our own.
   cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     \${rpath_link:+-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,\$rpath_link} \
     -DCMAKE_PREFIX_PATH='/deps/torch;/vendor' -DTORCH_CUDA_ARCH_LIST='8.0;9.0' -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
-    -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_PHOTOS=ON -DSTREETGAN_WITH_LIBARCHIVE=OFF -DSTREETGAN_WITH_MP4=OFF -DSTREETGAN_WITH_WEBP=OFF -DSTREETGAN_GLIBC_FLOOR=2.28 >/build/configure.log
+    -DSTREETGAN_BUILD_GUI=OFF -DSTREETGAN_BUILD_TESTS=OFF -DSTREETGAN_WITH_PHOTOS=ON -DPNG_LIBRARY_RELEASE=/usr/lib/x86_64-linux-gnu/libpng16.a -DSTREETGAN_WITH_LIBARCHIVE=OFF -DSTREETGAN_WITH_MP4=OFF -DSTREETGAN_WITH_WEBP=OFF -DSTREETGAN_GLIBC_FLOOR=2.28 >/build/configure.log
   cmake --build /build --target streetgan-trainer streetgan-trainer-torch -- -j $jobs
   cd /src && packaging/gpu-bundle.sh /out/bundle --trainer /build/app/streetgan-trainer --tar /out --cxx-runtime
 "
