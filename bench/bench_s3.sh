@@ -12,6 +12,8 @@
 # Figures, never pass/fail. The photos are `data synth` street scenes (640x480 JPEG, MSLS-like).
 # Env: BENCH_IMAGES (3000), BENCH_SECONDS (8), BENCH_THREADS (2), BENCH_RTTS ("20 100"),
 # BENCH_BATCH (32), BENCH_S3_CONCURRENCY (the trainer's --s3-concurrency default), BENCH_RESULTS (bench/results; "" = print only), STREETGAN_S3_VENV (the S3 tests'
+# BENCH_PERF (a file prefix: the s3 side runs under perf record, FILE.<rtt>), BENCH_PIN (unset: everything shares the cores; 1: SeaweedFS and the proxy on the last core, the
+# loaders, ours and the reference, local and s3, on the others: a real S3 is on other machines),
 # venv, build/release/s3-venv, made if missing), BENCH_S3_VENV (/tmp/streetgan-bench-s3-venv: a venv
 # over Debian's python3-torch/torchvision with s3torchconnector, made if missing).
 set -euo pipefail
@@ -64,7 +66,14 @@ mkdir -p "$work/weed/data" "$work/weed/tmp"
 cat >"$work/weed/s3.json" <<EOF
 {"identities":[{"name":"bench","credentials":[{"accessKey":"$AWS_ACCESS_KEY_ID","secretKey":"$AWS_SECRET_ACCESS_KEY"}],"actions":["Admin","Read","Write","List"]}]}
 EOF
-TMPDIR=$work/weed/tmp "$s3venv/bin/weed" server -dir="$work/weed/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
+# BENCH_PIN: the server side on the last core, the loaders on the rest.
+ncpu=$(nproc)
+server_pin=() loader_pin=()
+if [[ -n ${BENCH_PIN:-} ]]; then
+    [[ $ncpu -ge 2 ]] || die "BENCH_PIN needs 2 cores or more"
+    server_pin=(taskset -c $((ncpu - 1))) loader_pin=(taskset -c 0-$((ncpu - 2)))
+fi
+TMPDIR=$work/weed/tmp "${server_pin[@]}" "$s3venv/bin/weed" server -dir="$work/weed/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
     -master.port="${ports[0]}" -master.port.grpc="${ports[1]}" -volume.port="${ports[2]}" -volume.port.grpc="${ports[3]}" \
     -filer.port="${ports[4]}" -filer.port.grpc="${ports[5]}" -s3 -s3.port="${ports[6]}" -s3.port.grpc="${ports[7]}" \
     -s3.port.iceberg="${ports[8]}" -s3.port.lance="${ports[9]}" -s3.config="$work/weed/s3.json" -s3.autoCreateBucket=false \
@@ -89,33 +98,37 @@ bytes=$(du -sb "$work/photos" | cut -f1)
 # CPU ticks a process has used (user + system), from /proc/PID/stat.
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 field() { "$py" -c "import json,sys; print('%.1f' % json.load(sys.stdin)['$1'])"; }
-ours() {  # ours DATA [ENDPOINT]: img/s of bench loader
+ours() {  # ours DATA [ENDPOINT]: "img/s img-per-CPU-second" of bench loader
     local extra=()
     [[ -n ${2:-} ]] && extra=(--s3-endpoint "$2" --s3-cache "$work/cache" --s3-cache-gb 0 ${BENCH_S3_CONCURRENCY:+--s3-concurrency "$BENCH_S3_CONCURRENCY"})
-    "$trainer" bench loader --data "$1" "${extra[@]}" --size "$size" --threads "$threads" --batch "$batch" --seconds "$seconds" --json | field images_per_s
+    local perf=()  # BENCH_PERF=FILE: the s3 side under `perf record` (where the CPU per image goes)
+    [[ -n ${2:-} && -n ${BENCH_PERF:-} ]] && perf=(perf record -q -F 1999 -g -o "$BENCH_PERF.$rtt")
+    "${loader_pin[@]}" "${perf[@]}" "$trainer" bench loader --data "$1" "${extra[@]}" --size "$size" --threads "$threads" --batch "$batch" --seconds "$seconds" --json |
+        "$py" -c "import json,sys; j = json.load(sys.stdin); print('%.1f %.1f' % (j['images_per_s'], j['images_per_core_s']))"
 }
-local_ips=$(ours "$work/photos")
+read -r local_ips local_core < <(ours "$work/photos")
 rows=()
-printf '%-7s %12s %18s %12s %10s %10s %10s\n' rtt "s3 img/s" "s3torchconn img/s" "local img/s" "s3/s3tc" "s3/local" "srv cores"
+printf '%-7s %12s %18s %12s %10s %10s %14s %10s\n' rtt "s3 img/s" "s3torchconn img/s" "local img/s" "s3/s3tc" "s3/local" "per core s3/l" "srv cores"
 for rtt in $rtts; do
-    coproc PROXY { exec "$proxy_bin" --rtt-ms "$rtt" --to "127.0.0.1:${ports[6]}"; }
+    coproc PROXY { exec "${server_pin[@]}" "$proxy_bin" --rtt-ms "$rtt" --to "127.0.0.1:${ports[6]}"; }
     pids+=("$PROXY_PID")
     read -r _ pport <&"${PROXY[0]}"
     endpoint=http://127.0.0.1:$pport
     # What the server and the proxy burn meanwhile runs on the same cores as the loader (a real S3
     # is elsewhere): reported as the cores they took, to read the s3/local ratio by.
     before=$(( $(proc_ticks "${pids[0]}") + $(proc_ticks "$PROXY_PID") )); t0=$(date +%s.%N)
-    s3=$(ours s3://bench/photos "$endpoint")
+    read -r s3 s3_core < <(ours s3://bench/photos "$endpoint")
     after=$(( $(proc_ticks "${pids[0]}") + $(proc_ticks "$PROXY_PID") )); t1=$(date +%s.%N)
     srv=$("$py" -c "print('%.2f' % (($after - $before) / $clk_tck / ($t1 - $t0)))")
-    ref=$("$refvenv/bin/python" "$root/bench/s3_reference.py" run --endpoint "$endpoint" --bucket bench --prefix photos \
+    ref=$("${loader_pin[@]}" "$refvenv/bin/python" "$root/bench/s3_reference.py" run --endpoint "$endpoint" --bucket bench --prefix photos \
         --size "$size" --threads "$threads" --batch "$batch" --seconds "$seconds" --json | field images_per_s)
     kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
-    line=$("$py" -c "print('%-7s %12s %18s %12s %10.2f %10.2f %10s' % ('$rtt ms', '$s3', '$ref', '$local_ips', $s3 / $ref, $s3 / $local_ips, '$srv'))")
+    line=$("$py" -c "print('%-7s %12s %18s %12s %10.2f %10.2f %14.2f %10s' % ('$rtt ms', '$s3', '$ref', '$local_ips', $s3 / $ref, $s3 / $local_ips, $s3_core / $local_core, '$srv'))")
     echo "$line"
-    rows+=("{\"rtt_ms\": $rtt, \"s3_images_per_s\": $s3, \"s3torchconnector_images_per_s\": $ref, \"local_images_per_s\": $local_ips, \"server_proxy_cores\": $srv}")
+    rows+=("{\"rtt_ms\": $rtt, \"s3_images_per_s\": $s3, \"s3torchconnector_images_per_s\": $ref, \"local_images_per_s\": $local_ips, \"s3_images_per_core_s\": $s3_core, \"local_images_per_core_s\": $local_core, \"server_proxy_cores\": $srv}")
 done
-note="$images 640x480 JPEG photos ($((bytes / images / 1024)) KiB each), ${size} px, reference augmentation, $threads threads, batch $batch, ${seconds} s each, --s3-concurrency ${BENCH_S3_CONCURRENCY:-default}; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+pinned=${BENCH_PIN:+; pinned: SeaweedFS and the proxy on core $((ncpu - 1)), the loaders on cores 0-$((ncpu - 2))}
+note="$images 640x480 JPEG photos ($((bytes / images / 1024)) KiB each), ${size} px, reference augmentation, $threads threads, batch $batch, ${seconds} s each, --s3-concurrency ${BENCH_S3_CONCURRENCY:-default}; $(nproc) cores$pinned; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "($note)"
 if [[ -n $results ]]; then
     stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -125,11 +138,12 @@ if [[ -n $results ]]; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 print("# bench_s3.sh (%s, commit %s)\n" % (sys.argv[1].rsplit("/", 1)[-1][3:-5], d["commit"]))
-print("| round trip | ours from s3:// | s3torchconnector + PIL | ours from local disk | s3 / s3torchconnector | s3 / local | SeaweedFS + proxy CPU during ours |")
-print("|---|---|---|---|---|---|---|")
+print("| round trip | ours from s3:// | s3torchconnector + PIL | ours from local disk | s3 / s3torchconnector | s3 / local | per CPU-second, s3 / local | SeaweedFS + proxy CPU during ours |")
+print("|---|---|---|---|---|---|---|---|")
 for r in d["rows"]:
     s3, ref, loc = r["s3_images_per_s"], r["s3torchconnector_images_per_s"], r["local_images_per_s"]
-    print("| %d ms | %.1f img/s | %.1f img/s | %.1f img/s | %.2f | %.2f | %.2f cores |" % (r["rtt_ms"], s3, ref, loc, s3 / ref, s3 / loc, r["server_proxy_cores"]))
+    core = r["s3_images_per_core_s"] / r["local_images_per_core_s"]
+    print("| %d ms | %.1f img/s | %.1f img/s | %.1f img/s | %.2f | %.2f | %.2f | %.2f cores |" % (r["rtt_ms"], s3, ref, loc, s3 / ref, s3 / loc, core, r["server_proxy_cores"]))
 print("\n" + d["note"] + ".")
 EOF
     echo "results: $results/s3-$stamp.json, .md"
