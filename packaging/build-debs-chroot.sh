@@ -26,7 +26,7 @@ build=$src/build/debs-$suite
 mkdir -p "$build/obj"
 # What build-debs.sh needs to build and pack the app and the trainer (packaging/install-deps.sh's
 # build part; no test tools).
-packages=build-essential,cmake,ninja-build,pkg-config,git,ccache,lld,libtorch-dev,libopencv-core-dev,libopencv-imgproc-dev,libopencv-imgcodecs-dev
+packages=build-essential,cmake,ninja-build,pkg-config,git,ccache,lld,libtorch-dev,libjpeg62-turbo-dev,libpng-dev,libopencv-core-dev,libopencv-imgproc-dev,libopencv-imgcodecs-dev
 packages+=,nlohmann-json3-dev,libcli11-dev,zlib1g-dev,libarchive-dev,libdeflate-dev,libgloo-dev,libssh-dev,libgif-dev,libimagequant-dev,libcurl4-openssl-dev,libexpat1-dev
 packages+=,libcpp-httplib-dev,libavcodec-dev,libavformat-dev,libswscale-dev,libavutil-dev,libwebp-dev,qt6-base-dev,libqcustomplot-dev,qt6-svg-dev,libgl-dev
 packages+=,dpkg-dev,file,python3
