@@ -31,7 +31,9 @@ def commands(build):
         # A compiler launcher (ccache) is a local choice of the release build, not a flag.
         cmd = re.sub(r"^\S*ccache\s+", "", cmd)
         f = e["file"].replace(os.path.realpath(build), "<build>").replace(build, "<build>")
-        out[f] = cmd
+        # A file may be compiled by more than one target (a test builds the archive reader without
+        # libarchive): each of its commands.
+        out.setdefault(f, []).append(cmd)
     return out
 
 
@@ -74,11 +76,12 @@ def main():
         if mode == "gui-only" and re.search(r"^Torch_DIR:", open(os.path.join(tmp, "CMakeCache.txt")).read(), re.M):
             problems.append("the gui-only configuration looked for LibTorch (Torch_DIR in its CMakeCache.txt)")
         mine, theirs = commands(tmp), commands(release)
-        for f, cmd in sorted(mine.items()):
-            if f not in theirs:
-                problems.append(f"{f}: compiled only by the {mode} configuration")
-            elif theirs[f] != cmd:
-                problems.append(f"{f}: compiled differently\n  {mode}: {cmd}\n  release: {theirs[f]}")
+        for f, cmds in sorted(mine.items()):
+            for cmd in cmds:
+                if f not in theirs:
+                    problems.append(f"{f}: compiled only by the {mode} configuration")
+                elif cmd not in theirs[f]:
+                    problems.append(f"{f}: compiled differently\n  {mode}: {cmd}\n  release: " + "\n  release: ".join(theirs[f]))
         for target in programs:
             mine_link, their_link = program_link(tmp, target, mode), program_link(release, target, mode)
             if mine_link != their_link:
