@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -19,9 +20,8 @@ double cubic(double x) {
     return 0;
 }
 
-// The (input index, weight) pairs of output o; an index may repeat (a replicated border).
-std::vector<std::pair<int, double>> tapsOf(int o, int in, int out, ResampleWeights::Filter filter) {
-    std::vector<std::pair<int, double>> t;
+// Appends the (input index, weight) pairs of output o to t; an index may repeat (a replicated border).
+void appendTaps(std::vector<std::pair<int, double>>& t, int o, int in, int out, ResampleWeights::Filter filter) {
     const double scale = static_cast<double>(in) / out;
     switch (filter) {
         case ResampleWeights::Filter::Nearest: {
@@ -55,7 +55,6 @@ std::vector<std::pair<int, double>> tapsOf(int o, int in, int out, ResampleWeigh
             break;
         }
     }
-    return t;
 }
 
 }  // namespace
@@ -63,12 +62,15 @@ std::vector<std::pair<int, double>> tapsOf(int o, int in, int out, ResampleWeigh
 ResampleWeights::Axis ResampleWeights::axis(int in, int out, Filter filter) {
     if (in < 1 || out < 1 || in > kMaxSide || out > kMaxSide)
         throw DataError("resize: sizes must be within 1.." + std::to_string(kMaxSide) + " (got " + std::to_string(in) + " -> " + std::to_string(out) + ")");
-    std::vector<std::vector<std::pair<int, double>>> all(static_cast<size_t>(out));
+    // Every output's pairs in one list, output o's from start[o] (the loader calls this per image:
+    // a few allocations, not one per output).
+    std::vector<std::pair<int, double>> all;
+    std::vector<size_t> start(static_cast<size_t>(out) + 1, 0);
     int taps = 1;
     for (int o = 0; o < out; ++o) {
-        all[static_cast<size_t>(o)] = tapsOf(o, in, out, filter);
-        const auto& t = all[static_cast<size_t>(o)];
-        const auto [lo, hi] = std::minmax_element(t.begin(), t.end());
+        appendTaps(all, o, in, out, filter);
+        start[static_cast<size_t>(o) + 1] = all.size();
+        const auto [lo, hi] = std::minmax_element(all.begin() + static_cast<std::ptrdiff_t>(start[static_cast<size_t>(o)]), all.end());
         taps = std::max(taps, hi->first - lo->first + 1);
     }
     Axis a;
@@ -77,14 +79,16 @@ ResampleWeights::Axis ResampleWeights::axis(int in, int out, Filter filter) {
     a.taps = taps;
     a.first.resize(static_cast<size_t>(out));
     a.weights.assign(static_cast<size_t>(out) * static_cast<size_t>(taps), 0.f);
+    std::vector<double> w(static_cast<size_t>(taps));
     for (int o = 0; o < out; ++o) {
-        const auto& t = all[static_cast<size_t>(o)];
-        int first = std::min_element(t.begin(), t.end())->first;
+        const auto from = all.begin() + static_cast<std::ptrdiff_t>(start[static_cast<size_t>(o)]);
+        const auto to = all.begin() + static_cast<std::ptrdiff_t>(start[static_cast<size_t>(o) + 1]);
+        int first = std::min_element(from, to)->first;
         first = std::min(first, in - taps);  // keep the window inside the input; the weights move with it
         a.first[static_cast<size_t>(o)] = first;
         // Summed in double, rounded once: the same float weights PixelResize had before.
-        std::vector<double> w(static_cast<size_t>(taps), 0.0);
-        for (const auto& [i, v] : t) w[static_cast<size_t>(i - first)] += v;
+        std::fill(w.begin(), w.end(), 0.0);
+        for (auto it = from; it != to; ++it) w[static_cast<size_t>(it->first - first)] += it->second;
         for (int k = 0; k < taps; ++k)
             a.weights[static_cast<size_t>(o) * static_cast<size_t>(taps) + static_cast<size_t>(k)] = static_cast<float>(w[static_cast<size_t>(k)]);
     }
