@@ -49,6 +49,8 @@ public:
     /// False in a build without libcurl (STREETGAN_WITH_S3=OFF), whose constructor throws
     /// ConfigError saying so.
     static bool supported();
+    /// libcurl's global initialisation, once per process (every handle's maker calls it first).
+    static void globalInit();
 
 private:
     CURL* curl_;

