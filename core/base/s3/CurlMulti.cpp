@@ -144,7 +144,7 @@ std::vector<std::pair<std::uint64_t, CurlSession::Response>> CurlMulti::run(std:
     const Clock::time_point now = Clock::now();
     if (deadline_ != Clock::time_point::max())
         timeout = std::min(timeout, std::chrono::ceil<std::chrono::milliseconds>(std::max(deadline_ - now, Clock::duration::zero())));
-    std::array<epoll_event, 64> events{};
+    std::array<epoll_event, 256> events{};
     const int n = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), static_cast<int>(timeout.count()));
     for (int i = 0; i < n; ++i) {
         const int fd = events[static_cast<size_t>(i)].data.fd;

@@ -1,5 +1,7 @@
 #include "base/s3/S3Fetcher.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <random>
 
@@ -47,6 +49,7 @@ std::string S3Fetcher::id(const Request& r) const {
 }
 
 void S3Fetcher::send() {
+    ::pthread_setname_np(::pthread_self(), "s3-fetch");  // in top -H and perf, and for pinning (bench/bench_s3.sh)
     S3Client signer(bucket_, client_, credentials_);  // makes and signs the requests, names failures
     std::unordered_map<std::uint64_t, std::pair<std::string, Request>> sent;  // by tag
     std::uint64_t nextTag = 0;
@@ -116,6 +119,7 @@ void S3Fetcher::send() {
 }
 
 void S3Fetcher::rework() {
+    ::pthread_setname_np(::pthread_self(), "s3-retry");
     S3Client client(bucket_, client_, credentials_);
     std::mt19937_64 rng{std::random_device{}()};
     int retriesSeen = 0;
@@ -197,15 +201,18 @@ void S3Fetcher::trimReadyLocked() {
 
 std::string S3Fetcher::take(std::unordered_map<std::string, Item>::iterator it, std::unique_lock<std::mutex>&) {
     Item& item = it->second;
+    if (item.claims > 0) --item.claims;  // this get() was announced
     if (item.state == State::Failed) {
         const std::exception_ptr error = item.error;
-        if (item.waiters == 0) {
+        if (item.waiters == 0) {  // an announced later get() asks again (the failure may pass)
             items_.erase(it);
             --ready_;
         }
         std::rethrow_exception(error);
     }
-    if (item.waiters > 0) return item.bytes;  // another get() waits for the same object
+    // Kept for another get() that waits for the same object, or one announced that will ask for
+    // it (the next epoch's, announced while this one's was still pending).
+    if (item.waiters > 0 || item.claims > 0) return item.bytes;
     std::string bytes = std::move(item.bytes);
     items_.erase(it);
     --ready_;
@@ -259,8 +266,11 @@ void S3Fetcher::prefetch(const std::vector<Request>& requests) {
     {
         std::lock_guard lock(mutex_);
         for (auto& [key, r] : wanted) {
-            if (items_.count(key)) continue;
-            items_.emplace(key, Item{*r, State::Queued, {}, nullptr, 0});
+            if (const auto it = items_.find(key); it != items_.end()) {
+                ++it->second.claims;  // asked for again before the last ask took it: fetched once, kept for both
+                continue;
+            }
+            items_.emplace(key, Item{*r, State::Queued, {}, nullptr, 0, 1});
             queue_.push_back(std::move(key));
             ++added;
         }

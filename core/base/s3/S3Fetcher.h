@@ -20,7 +20,9 @@
 // that come whole add one back (additive increase, multiplicative decrease: S3's "slow down").
 //
 // Fetched bytes wait in memory until get() takes them; at most `maxReady` objects do (the oldest
-// unclaimed are dropped, still in the disk cache when there is one). An announced object already
+// unclaimed are dropped, still in the disk cache when there is one). An object announced again
+// before it was taken (the next epoch's window reaching back into this one's, on a small data set)
+// is fetched once and kept until each announced get() has taken it. An announced object already
 // in the disk cache is not fetched again. A failed fetch keeps its S3Error for the get() that
 // claims it (a loader counts NotFound and AccessDenied as unreadable files and goes on).
 //
@@ -101,6 +103,7 @@ private:
         std::string bytes;
         std::exception_ptr error;
         int waiters = 0;
+        int claims = 0;  ///< announcements (prefetch) no get() has taken yet
     };
     /// A first answer S3Client settles (S3Client::GetOutcome Cut, Retry or Ask).
     struct Rework {
