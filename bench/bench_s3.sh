@@ -11,6 +11,7 @@
 # Ratios: s3 / s3torchconnector (target >= 3) and s3 / local (target >= 0.9 at 20 ms).
 # Figures, never pass/fail. The photos are `data synth` street scenes (640x480 JPEG, MSLS-like).
 # Env: BENCH_IMAGES (3000), BENCH_SECONDS (8), BENCH_THREADS (2), BENCH_RTTS ("20 100"),
+# BENCH_REPEATS (3: local and s3 alternate that many times per round trip; medians reported),
 # BENCH_BATCH (32), BENCH_S3_CONCURRENCY (the trainer's --s3-concurrency default), BENCH_RESULTS (bench/results; "" = print only), STREETGAN_S3_VENV (the S3 tests'
 # BENCH_PERF (a file prefix: the s3 side runs under perf record, FILE.<rtt>), BENCH_PIN (unset: everything shares the cores; 1: SeaweedFS and the proxy on the last core, the
 # loaders, ours and the reference, local and s3, on the others: a real S3 is on other machines),
@@ -20,7 +21,7 @@ set -euo pipefail
 me=bench_s3
 source "$(dirname "$0")/bench_common.sh"
 
-images=${BENCH_IMAGES:-3000}; seconds=${BENCH_SECONDS:-8}; threads=${BENCH_THREADS:-2}
+images=${BENCH_IMAGES:-3000}; seconds=${BENCH_SECONDS:-8}; threads=${BENCH_THREADS:-2}; repeats=${BENCH_REPEATS:-3}
 rtts=${BENCH_RTTS:-"20 100"}; batch=${BENCH_BATCH:-32}; size=64
 results=${BENCH_RESULTS-$root/bench/results}
 proxy_bin=${STREETGAN_S3_DELAY_PROXY:-$root/build/release/tests/base/s3_delay_proxy}
@@ -106,7 +107,7 @@ ours() {  # ours DATA [ENDPOINT]: "img/s img-per-CPU-second" of bench loader
     "${loader_pin[@]}" "${perf[@]}" "$trainer" bench loader --data "$1" "${extra[@]}" --size "$size" --threads "$threads" --batch "$batch" --seconds "$seconds" --json |
         "$py" -c "import json,sys; j = json.load(sys.stdin); print('%.1f %.1f' % (j['images_per_s'], j['images_per_core_s']))"
 }
-read -r local_ips local_core < <(ours "$work/photos")
+median() { "$py" -c "import statistics,sys; print('%.1f' % statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 rows=()
 printf '%-7s %12s %18s %12s %10s %10s %14s %10s\n' rtt "s3 img/s" "s3torchconn img/s" "local img/s" "s3/s3tc" "s3/local" "per core s3/l" "srv cores"
 for rtt in $rtts; do
@@ -116,10 +117,19 @@ for rtt in $rtts; do
     endpoint=http://127.0.0.1:$pport
     # What the server and the proxy burn meanwhile runs on the same cores as the loader (a real S3
     # is elsewhere): reported as the cores they took, to read the s3/local ratio by.
-    before=$(( $(proc_ticks "${pids[0]}") + $(proc_ticks "$PROXY_PID") )); t0=$(date +%s.%N)
-    read -r s3 s3_core < <(ours s3://bench/photos "$endpoint")
-    after=$(( $(proc_ticks "${pids[0]}") + $(proc_ticks "$PROXY_PID") )); t1=$(date +%s.%N)
-    srv=$("$py" -c "print('%.2f' % (($after - $before) / $clk_tck / ($t1 - $t0)))")
+    # Local and s3 alternate, BENCH_REPEATS times each, medians: this box's rate drifts by 10-20%
+    # from minute to minute (other work, a shared host), more than the gap measured.
+    l_ips=() l_core=() s_ips=() s_core=() srvs=()
+    for _ in $(seq "$repeats"); do
+        read -r a b < <(ours "$work/photos"); l_ips+=("$a") l_core+=("$b")
+        before=$(( $(proc_ticks "${pids[0]}") + $(proc_ticks "$PROXY_PID") )); t0=$(date +%s.%N)
+        read -r a b < <(ours s3://bench/photos "$endpoint"); s_ips+=("$a") s_core+=("$b")
+        after=$(( $(proc_ticks "${pids[0]}") + $(proc_ticks "$PROXY_PID") )); t1=$(date +%s.%N)
+        srvs+=("$("$py" -c "print('%.2f' % (($after - $before) / $clk_tck / ($t1 - $t0)))")")
+    done
+    local_ips=$(median "${l_ips[@]}") local_core=$(median "${l_core[@]}") s3=$(median "${s_ips[@]}") s3_core=$(median "${s_core[@]}")
+    srv=$(median "${srvs[@]}")
+    echo "  $rtt ms runs: local ${l_ips[*]} img/s, s3 ${s_ips[*]} img/s" >&2
     ref=$("${loader_pin[@]}" "$refvenv/bin/python" "$root/bench/s3_reference.py" run --endpoint "$endpoint" --bucket bench --prefix photos \
         --size "$size" --threads "$threads" --batch "$batch" --seconds "$seconds" --json | field images_per_s)
     kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
@@ -128,7 +138,7 @@ for rtt in $rtts; do
     rows+=("{\"rtt_ms\": $rtt, \"s3_images_per_s\": $s3, \"s3torchconnector_images_per_s\": $ref, \"local_images_per_s\": $local_ips, \"s3_images_per_core_s\": $s3_core, \"local_images_per_core_s\": $local_core, \"server_proxy_cores\": $srv}")
 done
 pinned=${BENCH_PIN:+; pinned: SeaweedFS and the proxy on core $((ncpu - 1)), the loaders on cores 0-$((ncpu - 2))}
-note="$images 640x480 JPEG photos ($((bytes / images / 1024)) KiB each), ${size} px, reference augmentation, $threads threads, batch $batch, ${seconds} s each, --s3-concurrency ${BENCH_S3_CONCURRENCY:-default}; $(nproc) cores$pinned; load $(cut -d' ' -f1-3 /proc/loadavg)"
+note="$images 640x480 JPEG photos ($((bytes / images / 1024)) KiB each), ${size} px, reference augmentation, $threads threads, batch $batch, ${seconds} s each, local and s3 alternated $repeats times per round trip (medians), --s3-concurrency ${BENCH_S3_CONCURRENCY:-default}; $(nproc) cores$pinned; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "($note)"
 if [[ -n $results ]]; then
     stamp=$(date -u +%Y%m%d-%H%M%S)

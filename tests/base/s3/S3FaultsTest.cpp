@@ -245,6 +245,24 @@ TEST_F(S3FaultsTest, TheFetcherSettlesThrottlesCutsAndMissingObjectsAsTheClientD
     EXPECT_EQ(gets().size(), 1u) << "a missing object was asked for again";
 }
 
+// An object announced twice before it was taken (the next epoch's window reaching back into this
+// one's, on a small data set) is fetched once and given to both get()s; nothing is kept past its
+// announcements.
+TEST_F(S3FaultsTest, TheFetcherFetchesAnObjectAnnouncedTwiceOnceForBothGets) {
+    const std::string photo = photoBytes(5000, 7);
+    direct_->put("e/a.jpg", photo);
+    S3Fetcher fetcher("streetgan-data", s3At(proxy_->url()), s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey), {});
+    const S3Fetcher::Request r{"e/a.jpg", "v1", 0, 0, false};
+    fetcher.prefetch({r});
+    fetcher.prefetch({r});
+    EXPECT_EQ(fetcher.get(r), photo);
+    EXPECT_EQ(fetcher.get(r), photo);
+    EXPECT_EQ(fetcher.counters().requests, 1);
+    EXPECT_EQ(gets().size(), 1u);
+    EXPECT_EQ(fetcher.get(r), photo);  // not announced a third time: fetched again
+    EXPECT_EQ(fetcher.counters().requests, 2);
+}
+
 // Throttled on every request, the fetcher halves its requests in flight down to one and names
 // the throttle; once S3 answers again, each window of whole answers adds one back.
 TEST_F(S3FaultsTest, TheFetcherSlowsDownWhenThrottledAndSpeedsUpAfter) {

@@ -312,14 +312,19 @@ TEST_F(S3Load, TheObjectCacheEvictsTheLeastRecentlyUsedUnderASmallLimit) {
     const auto source = PhotoSource::fromListing(PhotoListing::s3(bucket), DataSources::indexOptions(cfg), DataSources::augmentParams(cfg));
     const int64_t epoch = source->size() / 4;
     batches(source, epoch);
-    const int64_t first = bucket->fetcher().counters().requests;
+    EXPECT_GT(bucket->fetcher().counters().requests, 0);
     EXPECT_LE(bucket->cache()->bytes(), 20000u);
     EXPECT_GT(bucket->cache()->evictions(), 0);
     uint64_t onDisk = 0;
     for (const auto& f : fs::directory_iterator(cache_ / "objects")) onDisk += f.file_size();
     EXPECT_LE(onDisk, 20000u);
-    batches(source, epoch, epoch);  // what was evicted is fetched again
-    EXPECT_GT(bucket->fetcher().counters().requests, first);
+    // A later run on the same cache fetches again what was evicted. (Not the next epoch of this
+    // run: its window, announced while this epoch's was pending, is kept in memory and fetched once.)
+    const auto later = DataSources::openS3(bucketFolder(), o);
+    const auto again = PhotoSource::fromListing(PhotoListing::s3(later), DataSources::indexOptions(cfg), DataSources::augmentParams(cfg));
+    batches(again, epoch);
+    EXPECT_GT(later->fetcher().counters().requests, 0);
+    EXPECT_LE(later->cache()->bytes(), 20000u);
 }
 
 TEST_F(S3Load, TheFetcherGrowsItsRequestsInFlightWhileItsCallerWaits) {
