@@ -55,10 +55,10 @@ private:
     /// Lets libcurl act on `socket` (CURL_SOCKET_TIMEOUT: its timers) with `events` (CURL_CSELECT_*).
     void act(int socket, int events);
 
-    void* multi_ = nullptr;                    ///< CURLM*
-    int epoll_ = -1, wake_ = -1;               ///< the epoll set, and the eventfd wakeup() writes
+    void* multi_ = nullptr;                                                                          ///< CURLM*
+    int epoll_ = -1, wake_ = -1;                                                                     ///< the epoll set, and the eventfd wakeup() writes
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();  ///< libcurl's timer
-    std::vector<CURL*> idle_;                  ///< easy handles to reuse
+    std::vector<CURL*> idle_;                                                                        ///< easy handles to reuse
     std::unordered_map<CURL*, Transfer> transfers_;
     std::vector<std::pair<std::uint64_t, CurlSession::Response>> refused_;  ///< never sent (their reason in curlError)
 };

@@ -49,8 +49,8 @@ std::string S3Fetcher::id(const Request& r) const {
 }
 
 void S3Fetcher::send() {
-    ::pthread_setname_np(::pthread_self(), "s3-fetch");  // in top -H and perf, and for pinning (bench/bench_s3.sh)
-    S3Client signer(bucket_, client_, credentials_);  // makes and signs the requests, names failures
+    ::pthread_setname_np(::pthread_self(), "s3-fetch");                       // in top -H and perf, and for pinning (bench/bench_s3.sh)
+    S3Client signer(bucket_, client_, credentials_);                          // makes and signs the requests, names failures
     std::unordered_map<std::uint64_t, std::pair<std::string, Request>> sent;  // by tag
     std::uint64_t nextTag = 0;
     std::vector<std::pair<std::string, Request>> starting;
@@ -110,8 +110,7 @@ void S3Fetcher::send() {
                     sinceRaise_ = 0;
                 }
                 reworks_.push_back(std::move(w));
-                if (reworkers_.size() < std::min(kReworkers, reworks_.size()))
-                    reworkers_.emplace_back([this] { rework(); });
+                if (reworkers_.size() < std::min(kReworkers, reworks_.size())) reworkers_.emplace_back([this] { rework(); });
                 reworkReady_.notify_one();
             }
         }
@@ -151,7 +150,7 @@ void S3Fetcher::rework() {
     }
 }
 
-void S3Fetcher::finish(const std::string& id, const Request& request, std::string bytes, std::exception_ptr error) {
+void S3Fetcher::finish(const std::string& id, const Request& request, std::string bytes, const std::exception_ptr& error) {
     if (!error && options_.cache && request.cacheable) options_.cache->put(id, bytes);
     std::lock_guard lock(mutex_);
     --inFlight_;

@@ -109,7 +109,7 @@ private:
     struct Rework {
         std::string id;
         Request request;
-        bool backoff = false;  ///< throttled or no answer: wait before asking again
+        bool backoff = false;   ///< throttled or no answer: wait before asking again
         std::string got, etag;  ///< what a cut transfer brought
     };
     /// The sending thread: starts queued requests while there is room, judges the answers.
@@ -117,7 +117,7 @@ private:
     /// A retry thread: settles reworks with its own S3Client.
     void rework();
     /// Stores a fetched object (the disk cache first, outside the lock) and wakes its waiters.
-    void finish(const std::string& id, const Request& request, std::string bytes, std::exception_ptr error);
+    void finish(const std::string& id, const Request& request, std::string bytes, const std::exception_ptr& error);
     /// Takes the outcome of a Ready or Failed item (under the lock); erases it when no one else waits.
     std::string take(std::unordered_map<std::string, Item>::iterator it, std::unique_lock<std::mutex>& lock);
     void trimReadyLocked();
@@ -135,10 +135,10 @@ private:
     std::deque<std::string> readyOrder_;  ///< ids that became Ready, oldest first
     std::deque<Rework> reworks_;          ///< first answers for the retry threads
     size_t ready_ = 0;
-    int inFlight_ = 0;      ///< requests sent and not settled (the retry threads' too)
-    int slots_ = 0;         ///< requests in flight it may have (grown to the link)
-    int limit_ = 0;         ///< the same, after throttles (at most slots_)
-    int sinceRaise_ = 0;    ///< whole answers since limit_ last grew
+    int inFlight_ = 0;    ///< requests sent and not settled (the retry threads' too)
+    int slots_ = 0;       ///< requests in flight it may have (grown to the link)
+    int limit_ = 0;       ///< the same, after throttles (at most slots_)
+    int sinceRaise_ = 0;  ///< whole answers since limit_ last grew
     bool stopping_ = false;
     Counters counters_;
     CurlMulti multi_;

@@ -218,7 +218,8 @@ TEST_F(S3FaultsTest, TheFetcherSettlesThrottlesCutsAndMissingObjectsAsTheClientD
     }
     proxy_->setRoundTrip(std::chrono::milliseconds(20));
     proxy_->throttleNext(4);
-    proxy_->dropNextResponseAfter(4000, [&] { proxy_->dropNextResponseAfter(4000, {}, ".jpg"); }, ".jpg");
+    proxy_->dropNextResponseAfter(
+        4000, [&] { proxy_->dropNextResponseAfter(4000, {}, ".jpg"); }, ".jpg");
     S3Fetcher::Options o;
     o.concurrency = 8;
     S3Fetcher fetcher("streetgan-data", s3At(proxy_->url()), s3Keys(SeaweedFixture::kAccessKey, SeaweedFixture::kSecretKey), o);
