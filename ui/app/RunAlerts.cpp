@@ -179,11 +179,18 @@ void RunAlerts::raise(const QString& key, Watched& w, Kind kind, bool live) {
             break;
         case Kind::Starving:
             summary = tr("%1 is starving for data").arg(w.title);
-            body = tr("%1 is starving for data — over %2 % of each interval waiting for the loader for %3; use more --loader-threads or "
-                      "pack the data (streetgan-trainer data pack).")
-                       .arg(run)
-                       .arg(qRound(100 * SystemPanel::kStarvingDataWait))
-                       .arg(duration(kStarvingSeconds));
+            // The trainer's own advice when it gave one: the threads this machine has for it, or
+            // the exact data pack command.
+            body = s.loaderAdvice().empty()
+                       ? tr("%1 is starving for data — over %2 % of each interval waiting for the loader for %3; use more --loader-threads or "
+                            "pack the data (streetgan-trainer data pack).")
+                             .arg(run)
+                             .arg(qRound(100 * SystemPanel::kStarvingDataWait))
+                             .arg(duration(kStarvingSeconds))
+                       : tr("%1 is starving for data — over %2 % of each interval waiting for the loader for %3. The trainer says: %4")
+                             .arg(run)
+                             .arg(qRound(100 * SystemPanel::kStarvingDataWait))
+                             .arg(duration(kStarvingSeconds), QString::fromStdString(s.loaderAdvice()));
             break;
     }
     emit alert(key, kind, summary, body);

@@ -135,15 +135,19 @@ void SystemPanel::update(const RunSeries* r, const RunContext& where) {
 
     const bool live = r->state() == RunState::kRunning;
     const bool starving = live && std::isfinite(wait) && wait > kStarvingDataWait;
+    // What to do: the trainer's own advice when it gave one (the threads this machine has for it,
+    // or the exact data pack command), else the general rule.
+    const QString what = r->loaderAdvice().empty() ? tr("Use more <tt>--loader-threads</tt>, or pack the data with <tt>streetgan-trainer data pack</tt>.")
+                                                   : tr("The trainer says: %1").arg(QString::fromStdString(r->loaderAdvice()).toHtmlEscaped());
     if (starving)
         banner_->setText((r->device().rfind("cuda", 0) == 0 ? tr("<b>The GPU is starving:</b>") : tr("<b>Training is starving:</b>")) +
-                         tr(" the data loader cannot keep up (%1 % of the last interval was spent waiting "
-                            "for data). Use more <tt>--loader-threads</tt>, or pack the data with <tt>streetgan-trainer data pack</tt>.")
-                             .arg(100 * wait, 0, 'f', 0));
+                         tr(" the data loader cannot keep up (%1 % of the last interval was spent waiting for data). ").arg(100 * wait, 0, 'f', 0) + what);
     banner_->setVisible(starving);
 }
 
 bool SystemPanel::bannerVisible() const { return !banner_->isHidden(); }
+
+QString SystemPanel::bannerText() const { return banner_->text(); }
 
 QString SystemPanel::valueText(const QString& name) const {
     auto* l = findChild<QLabel*>(name);

@@ -26,6 +26,8 @@ public:
     explicit SystemPanel(QWidget* parent = nullptr);
     void update(const RunSeries* run, const RunContext& where = {});
     bool bannerVisible() const;
+    /// The banner's rich text (shown or not).
+    QString bannerText() const;
     /// The value of the row `name` ("CPU", "GPU", ...); a hidden row keeps "n/a".
     QString valueText(const QString& name) const;
     bool rowShown(const QString& name) const;

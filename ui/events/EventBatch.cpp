@@ -36,6 +36,7 @@ void EventBatch::merge(EventBatch&& later) {
     if (later.lastStep >= 0) lastStep = later.lastStep;
     if (firstT == 0) firstT = later.firstT;
     errors.insert(errors.end(), later.errors.begin(), later.errors.end());
+    if (!later.loaderAdvice.empty()) loaderAdvice = later.loaderAdvice;
     replies.insert(replies.end(), later.replies.begin(), later.replies.end());
     if (later.endOffset >= 0) endOffset = later.endOffset;
     live = live || later.live;

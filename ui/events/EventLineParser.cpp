@@ -76,6 +76,9 @@ void EventLineParser::add(const Event& event, EventBatch& out) {
         if (status->device && !status->device->empty()) out.device = *status->device;
     } else if (const auto* data = std::get_if<DataEvent>(&event)) {
         if (data->stepsPerEpoch) out.stepsPerEpoch = *data->stepsPerEpoch;
+        // The trainer's one line on a loader that holds the step back (core/base/run/LoaderAdvice).
+        if (const auto advice = data->extra.find("loader_advice"); advice != data->extra.end() && advice->is_object())
+            if (const auto message = advice->find("message"); message != advice->end() && message->is_string()) out.loaderAdvice = message->get<std::string>();
     } else if (const auto* error = std::get_if<ErrorEvent>(&event)) {
         out.errors.push_back(error->message);
     } else if (const auto* unknown = std::get_if<UnknownEvent>(&event)) {

@@ -173,6 +173,7 @@ size_t RunSeries::append(EventBatch&& b) {
     for (const ScalarPoint& p : b.scalars)
         if (p.tag == "metrics/swd" && std::isfinite(p.step) && std::isfinite(p.value)) swd_.emplace_back(static_cast<int64_t>(p.step), p.value);
     errors_.insert(errors_.end(), b.errors.begin(), b.errors.end());
+    if (!b.loaderAdvice.empty()) loaderAdvice_ = b.loaderAdvice;
     if (!b.state.empty()) state_ = b.state;
     // Attach's live/end state only knows the status events it sent: after --from-offset past the
     // last one it says "running" or "new". Trust the events read, and only learn from it that the

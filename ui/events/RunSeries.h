@@ -85,6 +85,8 @@ public:
     const RunFileList& samples() const { return samples_; }
     const std::vector<RunFileRef>& checkpoints() const { return checkpoints_; }
     const std::vector<std::string>& errors() const { return errors_; }
+    /// The trainer's advice on a loader that holds the step back (its last), "" when none.
+    const std::string& loaderAdvice() const { return loaderAdvice_; }
     const std::string& state() const { return state_; }
     /// The run is over: finished, stopped, failed or crashed.
     bool ended() const;
@@ -137,7 +139,7 @@ private:
     RunFileList samples_{"samples/step_", ".png"};                                   // RunDirectory::samplePath
     std::vector<RunFileRef> checkpoints_;
     std::vector<std::string> errors_;
-    std::string state_, device_;
+    std::string state_, device_, loaderAdvice_;
     int64_t totalSteps_ = -1, lastStep_ = -1, stepsPerEpoch_ = -1, offset_ = 0, lines_ = 0;
     double t0_ = 0;
 };
