@@ -72,7 +72,7 @@ struct EventBatch {
     int64_t totalSteps = -1, stepsPerEpoch = -1, lastStep = -1;
     double firstT = 0;                 ///< wall time of the first event of any kind (0: none)
     std::vector<std::string> errors;   ///< error events' messages
-    std::string loaderAdvice;          ///< the last data event's loader_advice message, "" when none
+    std::string loaderAdvice;          ///< the last data event's loader_advice message (no "data: "), "" when none
     std::vector<std::string> replies;  ///< control replies (raw JSON)
     int64_t endOffset = -1;            ///< resume offset after the last line consumed (-1: none)
     bool live = false;                 ///< the attach backlog was sent

@@ -76,9 +76,13 @@ void EventLineParser::add(const Event& event, EventBatch& out) {
         if (status->device && !status->device->empty()) out.device = *status->device;
     } else if (const auto* data = std::get_if<DataEvent>(&event)) {
         if (data->stepsPerEpoch) out.stepsPerEpoch = *data->stepsPerEpoch;
-        // The trainer's one line on a loader that holds the step back (core/base/run/LoaderAdvice).
+        // The trainer's one line on a loader that holds the step back (core/base/run/LoaderAdvice),
+        // without the "data: " its log line starts with (the app says whose words they are).
         if (const auto advice = data->extra.find("loader_advice"); advice != data->extra.end() && advice->is_object())
-            if (const auto message = advice->find("message"); message != advice->end() && message->is_string()) out.loaderAdvice = message->get<std::string>();
+            if (const auto message = advice->find("message"); message != advice->end() && message->is_string()) {
+                out.loaderAdvice = message->get<std::string>();
+                if (out.loaderAdvice.rfind("data: ", 0) == 0) out.loaderAdvice.erase(0, 6);
+            }
     } else if (const auto* error = std::get_if<ErrorEvent>(&event)) {
         out.errors.push_back(error->message);
     } else if (const auto* unknown = std::get_if<UnknownEvent>(&event)) {

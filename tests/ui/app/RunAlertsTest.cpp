@@ -205,13 +205,13 @@ private slots:
         const double high = SystemPanel::kStarvingDataWait + 0.1;
         Fixture f;
         EventBatch advice;
-        advice.loaderAdvice = "data: the loader holds the step back: it waited 31% of the time; give --loader-threads 6";
+        advice.loaderAdvice = "the loader holds the step back: it waited 31% of the time; give --loader-threads 6";
         advice.lines = 1;
         f.append(std::move(advice));
         for (int i = 0; i < 61; ++i) f.event(1, high);
         QCOMPARE(f.count(RunAlerts::Kind::Starving), 1);
         QVERIFY2(f.lastBody().contains("tiny-1 on gpu-box is starving for data"), qPrintable(f.lastBody()));
-        QVERIFY2(f.lastBody().endsWith("The trainer says: data: the loader holds the step back: it waited 31% of the time; give --loader-threads 6"),
+        QVERIFY2(f.lastBody().endsWith("The trainer says: the loader holds the step back: it waited 31% of the time; give --loader-threads 6"),
                  qPrintable(f.lastBody()));
         QVERIFY2(!f.lastBody().contains("data pack"), qPrintable(f.lastBody()));
     }

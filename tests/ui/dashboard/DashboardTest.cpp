@@ -461,10 +461,10 @@ private slots:
         QVERIFY2(sys.bannerText().contains("data pack"), qPrintable(sys.bannerText()));
         // the trainer's advice, when it gave one, says what to do instead of the general rule
         EventBatch advice;
-        advice.loaderAdvice = "data: the loader holds the step back: give --loader-threads 6 (this machine has 8 cores)";
+        advice.loaderAdvice = "the loader holds the step back: give --loader-threads 6 (this machine has 8 cores)";
         s.series().append(std::move(advice));
         sys.update(&s.series());
-        QVERIFY2(sys.bannerText().endsWith("The trainer says: data: the loader holds the step back: give --loader-threads 6 (this machine has 8 cores)"),
+        QVERIFY2(sys.bannerText().endsWith("The trainer says: the loader holds the step back: give --loader-threads 6 (this machine has 8 cores)"),
                  qPrintable(sys.bannerText()));
         s.series().setState("finished");
         sys.update(&s.series());

@@ -88,7 +88,7 @@ private slots:
         QVERIFY(p.parseEvent(q("{'kind':'data','loader_advice':{'data_wait':0.31,'threads_needed':6,'message':'data: the loader holds the step back: give "
                                "--loader-threads 6'},'step':9,'t':7}"),
                              b));
-        QCOMPARE(b.loaderAdvice, std::string("data: the loader holds the step back: give --loader-threads 6"));
+        QCOMPARE(b.loaderAdvice, std::string("the loader holds the step back: give --loader-threads 6"));
         QCOMPARE(b.samples.size(), size_t{1});
         QCOMPARE(b.samples[0].path, std::string("samples/step_5.png"));
         QCOMPARE(b.checkpoints.size(), size_t{1});
