@@ -174,8 +174,8 @@ S3Client::GetOutcome S3Client::judgeGet(CurlSession::Response& r, std::uint64_t 
         if (length > 0 && r.body.size() > length) r.body.resize(length);
         return r.curlError.empty() || (length > 0 && r.body.size() == length) ? GetOutcome::Done : GetOutcome::Cut;
     }
-    if (r.status == 0 || (r.curlError.empty() && r.status >= 200 && r.status < 300) || r.status == 416)
-        return r.status == 0 ? GetOutcome::Retry : GetOutcome::Ask;
+    if (r.status == 0) return GetOutcome::Retry;  // no answer
+    if ((r.curlError.empty() && r.status >= 200 && r.status < 300) || r.status == 416) return GetOutcome::Ask;
     return retryable(r, S3ErrorBody::parse(r.body)) ? GetOutcome::Retry : GetOutcome::Fail;
 }
 

@@ -151,7 +151,6 @@ void S3Fetcher::rework() {
 }
 
 void S3Fetcher::finish(const std::string& id, const Request& request, std::string bytes, const std::exception_ptr& error) {
-    if (!error && options_.cache && request.cacheable) options_.cache->put(id, bytes);
     std::lock_guard lock(mutex_);
     --inFlight_;
     counters_.bytes += static_cast<int64_t>(bytes.size());
@@ -198,7 +197,7 @@ void S3Fetcher::trimReadyLocked() {
     }
 }
 
-std::string S3Fetcher::take(std::unordered_map<std::string, Item>::iterator it, std::unique_lock<std::mutex>&) {
+std::string S3Fetcher::take(std::unordered_map<std::string, Item>::iterator it, std::unique_lock<std::mutex>& lock) {
     Item& item = it->second;
     if (item.claims > 0) --item.claims;  // this get() was announced
     if (item.state == State::Failed) {
@@ -209,12 +208,26 @@ std::string S3Fetcher::take(std::unordered_map<std::string, Item>::iterator it, 
         }
         std::rethrow_exception(error);
     }
+    // The disk cache is written by the first get() that takes the object, on its own thread:
+    // never by the sending thread, whose every transfer would wait for the file.
+    const bool store = options_.cache && item.request.cacheable && !item.stored;
+    item.stored = true;
+    const std::string key = store ? it->first : std::string();
+    std::string bytes;
     // Kept for another get() that waits for the same object, or one announced that will ask for
     // it (the next epoch's, announced while this one's was still pending).
-    if (item.waiters > 0 || item.claims > 0) return item.bytes;
-    std::string bytes = std::move(item.bytes);
-    items_.erase(it);
-    --ready_;
+    if (item.waiters > 0 || item.claims > 0) {
+        bytes = item.bytes;
+    } else {
+        bytes = std::move(item.bytes);
+        items_.erase(it);
+        --ready_;
+    }
+    if (store) {  // (item is gone when erased: only its copied key and bytes are used)
+        lock.unlock();
+        options_.cache->put(key, bytes);
+        lock.lock();
+    }
     return bytes;
 }
 

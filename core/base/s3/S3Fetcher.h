@@ -20,7 +20,7 @@
 // that come whole add one back (additive increase, multiplicative decrease: S3's "slow down").
 //
 // Fetched bytes wait in memory until get() takes them; at most `maxReady` objects do (the oldest
-// unclaimed are dropped, still in the disk cache when there is one). An object announced again
+// unclaimed are dropped; the disk cache holds what a get() took: it is written on that thread). An object announced again
 // before it was taken (the next epoch's window reaching back into this one's, on a small data set)
 // is fetched once and kept until each announced get() has taken it. An announced object already
 // in the disk cache is not fetched again. A failed fetch keeps its S3Error for the get() that
@@ -103,7 +103,8 @@ private:
         std::string bytes;
         std::exception_ptr error;
         int waiters = 0;
-        int claims = 0;  ///< announcements (prefetch) no get() has taken yet
+        int claims = 0;       ///< announcements (prefetch) no get() has taken yet
+        bool stored = false;  ///< written to the disk cache (by the first get() that took it)
     };
     /// A first answer S3Client settles (S3Client::GetOutcome Cut, Retry or Ask).
     struct Rework {
@@ -116,9 +117,10 @@ private:
     void send();
     /// A retry thread: settles reworks with its own S3Client.
     void rework();
-    /// Stores a fetched object (the disk cache first, outside the lock) and wakes its waiters.
+    /// Stores a fetched object in memory and wakes its waiters.
     void finish(const std::string& id, const Request& request, std::string bytes, const std::exception_ptr& error);
-    /// Takes the outcome of a Ready or Failed item (under the lock); erases it when no one else waits.
+    /// Takes the outcome of a Ready or Failed item (under the lock); erases it when no one else
+    /// waits or is announced. Writes the disk cache the first time (the lock released meanwhile).
     std::string take(std::unordered_map<std::string, Item>::iterator it, std::unique_lock<std::mutex>& lock);
     void trimReadyLocked();
     /// One more request in flight when every one is taken, objects are queued and the limit allows.
