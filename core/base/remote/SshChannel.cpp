@@ -76,7 +76,7 @@ void SshChannel::write(const std::string& data) {
 }
 
 bool SshChannel::writeUnlessEnded(const std::string& data) {
-    if (!channel_) return false;
+    if (!channel_ || exitStatus_) return false;
     if (ssh_channel_write(channel_, data.data(), static_cast<uint32_t>(data.size())) == static_cast<int>(data.size())) return true;
     // libssh refuses a write to a channel the other side closed with SSH_REQUEST_DENIED ("Remote
     // channel is closed"); a connection that is gone is SSH_FATAL.
@@ -90,6 +90,7 @@ void SshChannel::sendEof() {
 }
 
 std::optional<int> SshChannel::exitStatus(int timeoutMs) {
+    if (exitStatus_) return exitStatus_;
     if (!channel_) return std::nullopt;
     // Read to the end first: the status arrives after the output.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
@@ -102,6 +103,7 @@ std::optional<int> SshChannel::exitStatus(int timeoutMs) {
     if (!ssh_is_connected(session_)) return std::nullopt;
     const int st = ssh_channel_get_exit_status(channel_);
     if (st < 0) return std::nullopt;
+    exitStatus_ = st;
     return st;
 }
 

@@ -36,8 +36,9 @@ public:
     /// RemoteError when the command ended before taking it all.
     void write(const std::string& data);
     /// As write(), but false where the command ended before reading all of it (it closed its side
-    /// of the channel: a check that failed first, `exit 3`) while the connection stands: its
-    /// output and exit status then say why. Throws ConnectionLostError when the connection is gone.
+    /// of the channel: a check that failed first, `exit 3`; or exitStatus() already returned its
+    /// status) while the connection stands: its output and exit status then say why. Throws
+    /// ConnectionLostError when the connection is gone.
     bool writeUnlessEnded(const std::string& data);
     /// Closes the command's stdin.
     void sendEof();
@@ -55,6 +56,9 @@ private:
     ssh_channel_struct* channel_ = nullptr;
     std::string label_;
     std::string stderr_;
+    // The status once exitStatus() read it. The server sends the channel's close after the
+    // status, so a write in between would otherwise "succeed" into a command that has ended.
+    std::optional<int> exitStatus_;
 };
 
 }  // namespace streetgan
