@@ -15,6 +15,7 @@
 #include "base/dataset/DatasetIndex.h"
 #include "base/dataset/ImageLabels.h"
 #include "base/dataset/MslsLabelReader.h"
+#include "base/dataset/PackRegistry.h"
 #include "base/s3/S3Dataset.h"
 #include "base/s3/S3Url.h"
 #include "base/synthetic/SyntheticStreets.h"
@@ -57,9 +58,13 @@ CLI::App* DataCommand::setup(CLI::App& parent) {
     pack_->add_option("spec", spec_, "Folder of photos, or s3://bucket/prefix (a photo folder in S3)")->required();
     S3DataOptions::add(*pack_, cfg_);
     pack_->add_option("--size", size_, "Image side the cache serves")->required()->check(CLI::IsMember({32, 64, 128, 256}));
-    pack_->add_option("--out", out_, "Cache folder")->required();
+    pack_->add_option("--out", out_, "Cache folder (default: the packs cache, $XDG_CACHE_HOME/streetgan/packs, where `train --data SPEC` finds it by itself)");
     pack_->add_option("--crop-factor", cfg_.cropFactor, "Centre crop side = factor x size source pixels")->check(CLI::Range(0.01, 64.0));
     pack_->add_option("--max-shift", cfg_.maxShift, "Largest horizontal shift the cache keeps room for")->check(CLI::Range(0.0, 1.0));
+    pack_->add_option("--aug-noise", cfg_.augNoise, "Gaussian noise std the cache's runs add to real images ([0,1] units)")->check(CLI::Range(0.0, 10.0));
+    pack_->add_flag("--flip", cfg_.flip, "The cache's runs mirror real images at random");
+    pack_->add_option("--validation-percent", cfg_.validationPercent, "Leave out this share by key hash (a run's held-out photos)")
+        ->check(CLI::Range(0.0, 99.0));
     pack_->add_option("--cities", cfg_.cities, "Keep only these cities")->delimiter(',');
     pack_->add_option("--exclude-cities", cfg_.excludeCities, "Drop these cities")->delimiter(',');
     pack_->add_option("--max-per-sequence", cfg_.maxPerSequence, "Cap of images per sequence")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
@@ -97,14 +102,8 @@ int DataCommand::pack() {
     BuildFeatures::missing("`data pack`", BuildFeatures::Feature::Photos);
 #else
     cfg_.model.imgSize = size_;
-    std::optional<PhotoListing> bucket;  // s3://: its listing (read ahead, concurrently)
-    if (s3::S3Url::isS3(spec_)) bucket.emplace(DataSources::s3Photos(spec_, DataSources::s3Options(cfg_)));
-    const DatasetIndex index = bucket ? DatasetIndex::fromListing(bucket->listing(), DataSources::indexOptions(cfg_))
-                                      : DatasetIndex::scanFolder(spec_, DataSources::indexOptions(cfg_));
-    index.requireNonEmpty(spec_);
-    const PackedCacheWriter::ByteReader read =
-        bucket ? PhotoListing::readingAhead(index.entries(), bucket->reader(), bucket->prefetcher(), bucket->prefetchWindow())
-               : PackedCacheWriter::folderReader(spec_);
+    const DataSources::PackInput input = DataSources::packInput(spec_, cfg_);
+    if (out_.empty()) out_ = PackRegistry::defaultDir(PackedCacheWriter::fingerprint(input.index, DataSources::augmentParams(cfg_)));
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     int64_t lastShown = -1;
     auto progress = [&](int64_t done, int64_t total) {
@@ -122,7 +121,7 @@ int DataCommand::pack() {
     gCancel = false;
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
-    const auto summary = PackedCacheWriter::pack(index, read, out_, DataSources::augmentParams(cfg_), progress, &gCancel);
+    const auto summary = DataSources::pack(input, spec_, cfg_, out_, progress, &gCancel);
     if (tty) std::fprintf(stderr, "\r\033[K");
     if (!summary.complete) {
         std::cerr << "streetgan-trainer: packing interrupted after " << summary.images << " images: run the same command again to resume\n";
@@ -131,7 +130,9 @@ int DataCommand::pack() {
     int64_t skipped = 0;
     for (const auto& [k, v] : summary.skipped) skipped += v;
     std::cout << out_ << ": " << summary.images << " images in " << summary.shards << " shards, " << skipped << " skipped"
-              << (summary.alreadyComplete ? " (already complete)" : "") << "\n";
+              << (summary.alreadyComplete ? " (already complete)" : "") << "\n"
+              << "runs on " << spec_ << " at " << size_
+              << " px with this augmentation and selection train from it by themselves (--data-path photos decodes the photos instead)\n";
     return 0;
 #endif
 }

@@ -44,8 +44,7 @@ std::optional<LoaderAdvice::Advice> LoaderAdvice::judge(double seconds, double w
         what = "give --loader-threads " + std::to_string(a.threadsNeeded) + " (this machine has " + std::to_string(setup_.cores) + " cores)";
     } else if (setup_.decodesPhotos) {
         what = "decoding photos that fast needs about " + std::to_string(a.threadsNeeded) + " cores, more than this machine's " + std::to_string(setup_.cores) +
-               ": pack the data once (streetgan-trainer data pack " + setup_.data + " --size " + std::to_string(setup_.imgSize) +
-               " --out CACHE) and train with --data CACHE";
+               ": pack them once (" + setup_.packCommand + "; later runs on them train from the pack by themselves) or resume this run with --data-path packed";
     } else {
         what = "that needs about " + std::to_string(a.threadsNeeded) + " loader threads, more than this machine's " + std::to_string(setup_.cores) +
                " cores: give --loader-threads " + std::to_string(spare) + " and expect the step to wait";

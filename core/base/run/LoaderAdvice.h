@@ -24,11 +24,10 @@ public:
     static constexpr double kWaitShare = 0.10;
 
     struct Setup {
-        std::string data;  ///< --data as given, for the command it suggests
+        std::string packCommand;  ///< the `data pack` command for the run's photos and settings (DataSources::packCommand)
         bool decodesPhotos = false;
         int loaderThreads = 1;
         int cores = 1;  ///< the machine's (hardware threads)
-        int imgSize = 64;
     };
 
     /// What the judged window showed, once advice is due.

@@ -20,6 +20,7 @@ struct TrainConfig {
     ModelConfig model;                ///< architecture (from a preset unless overridden)
     std::string data = "synthetic";   ///< data source spec: synthetic | folder | archive | cache
     int64_t syntheticImages = 16384;  ///< images per epoch of the synthetic street set
+    std::string dataPath = "auto";    ///< photos: auto | photos | packed (DataPathChoice)
     // Reference augmentation of real photos (folders): shift, centre crop, resize, noise.
     double maxShift = 0.2;    ///< largest horizontal shift, fraction of the width
     double cropFactor = 4.0;  ///< centre crop side = crop_factor x img_size source pixels

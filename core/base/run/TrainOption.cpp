@@ -34,6 +34,10 @@ const std::vector<TrainOption::Spec>& TrainOption::all() {
         // data
         {"data", "--data", STREETGAN_OPTION_MEMBER(data), 0, 0, kAny, "Data source: synthetic (default) or a folder of photos (MSLS layout recognised)",
          nullptr},
+        {"data_path", "--data-path", STREETGAN_OPTION_MEMBER(dataPath), 0, 0, "auto,photos,packed",
+         "Photos: auto (a packed cache of the same photos and settings when there is one; on a GPU, packed first), photos (decode each image), "
+         "packed (pack first if none)",
+         nullptr},
         {"synthetic_images", "--synthetic-images", STREETGAN_OPTION_MEMBER(syntheticImages), 1, 1e10, kAny, "Images per epoch of the synthetic set", nullptr},
         {"max_shift", "--max-shift", STREETGAN_OPTION_MEMBER(maxShift), 0, 1, kAny, "Largest horizontal shift, fraction of the width", nullptr},
         {"crop_factor", "--crop-factor", STREETGAN_OPTION_MEMBER(cropFactor), 0.01, 64, kAny, "Centre crop side in source pixels = factor x image size",

@@ -1,13 +1,16 @@
 // Opens the data source named by a --data spec.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/dataset/DatasetIndex.h"
 #include "base/s3/S3LoadOptions.h"
 #include "ml/dataset/Augmentation.h"
 #include "ml/dataset/ImageSource.h"
+#include "ml/dataset/PackedCacheWriter.h"
 #include "ml/dataset/PhotoListing.h"
 
 namespace streetgan {
@@ -26,6 +29,33 @@ public:
     /// s3://bucket/prefix: a packed cache uploaded there (index.json and shard_00000.bin below
     /// the prefix), else a photo folder (S3Dataset, read as cfg's s3 options say).
     static std::shared_ptr<const ImageSource> open(const std::string& spec, const TrainConfig& cfg);
+
+    /// A training run's source: open()'s, except for photos (a folder, or an s3:// prefix of
+    /// photos), where cfg.dataPath (DataPathChoice) decides between decoding them and a packed
+    /// cache of them: the one PackRegistry holds for the same photos and settings, else (where the
+    /// choice says so) one packed now into PackRegistry::defaultDir and recorded. `cuda` and
+    /// `worldSize`: the run's device and ranks. `say` gets the line saying what was chosen and
+    /// why (none when there is nothing to say) and, while packing, the progress.
+    /// Throws as open(), ConfigError where --data-path packed cannot be followed, and IoError /
+    /// DataError from packing.
+    static std::shared_ptr<const ImageSource> openForTraining(const std::string& spec, const TrainConfig& cfg, bool cuda, int worldSize,
+                                                              const std::function<void(const std::string&)>& say);
+    /// What packing the photos of `spec` (a folder, or an s3:// prefix of photos: `opened` when
+    /// already open) reads: the index of cfg's selection and a reader of each image's bytes (from
+    /// S3: read ahead). The one place `data pack` and --data-path packed get them.
+    struct PackInput {
+        std::optional<PhotoListing> listing;  ///< s3://: the listing the reader reads through
+        DatasetIndex index;
+        PackedCacheWriter::ByteReader read;
+    };
+    /// The `data pack` command line that packs the photos of `spec` as a run with `cfg` reads them
+    /// (its size, augmentation, selection and endpoint, non-default values only): what advice gives.
+    static std::string packCommand(const std::string& spec, const TrainConfig& cfg);
+    static PackInput packInput(const std::string& spec, const TrainConfig& cfg, std::shared_ptr<const s3::S3Dataset> opened = nullptr);
+    /// PackedCacheWriter::pack of `input` at cfg's size and augmentation into outDir and, once
+    /// complete, its line in the PackRegistry (for runs on `spec` to find).
+    static PackedCacheWriter::Summary pack(const PackInput& input, const std::string& spec, const TrainConfig& cfg, const std::string& outDir,
+                                           const PackedCacheWriter::Progress& progress, const std::atomic<bool>* cancel);
     /// Held-out real photos of `spec` for evaluation: the validation split by key hash (the run's
     /// validation_percent, or 5% when the run used none), centre crop without random shift, flip or
     /// noise. Throws DataError for synthetic specs (their held-out scenes are indexed directly).

@@ -35,7 +35,7 @@ struct Parsed {
     std::vector<PackedCacheSource::Record> records;
     std::vector<Shard> shards;
     std::map<std::string, int64_t> skipped;
-    std::string root;
+    std::string root, fingerprint;
 };
 
 std::string repack(const std::string& dir) { return "; delete '" + dir + "' and pack the data again"; }
@@ -63,6 +63,7 @@ Parsed parseIndexText(const std::string& text, const std::string& dir, const std
         p.params.flip = pr.at("flip").get<bool>();
         Augmentation::validate(p.params);
         p.root = j.value("root", std::string());
+        p.fingerprint = j.value("fingerprint", std::string());
         p.skipped = j.at("skipped").get<std::map<std::string, int64_t>>();
         for (const auto& [k, v] : j.at("index_skipped").get<std::map<std::string, int64_t>>()) p.skipped[k] += v;
         for (const auto& s : j.at("shards"))
@@ -168,6 +169,7 @@ PackedCacheSource::PackedCacheSource(const std::string& dir) : dir_(dir) {
     records_ = std::move(p.records);
     skipped_ = std::move(p.skipped);
     root_ = std::move(p.root);
+    fingerprint_ = std::move(p.fingerprint);
     std::set<std::string> cities;
     for (const auto& r : records_) cities.insert(r.city);
     cityCount_ = static_cast<int64_t>(cities.size());
@@ -201,6 +203,7 @@ std::shared_ptr<PackedCacheSource> PackedCacheSource::s3(std::shared_ptr<const s
     cache->records_ = std::move(p.records);
     cache->skipped_ = std::move(p.skipped);
     cache->root_ = std::move(p.root);
+    cache->fingerprint_ = std::move(p.fingerprint);
     std::set<std::string> cities;
     for (const auto& r : cache->records_) cities.insert(r.city);
     cache->cityCount_ = static_cast<int64_t>(cities.size());
@@ -309,7 +312,7 @@ void PackedCacheSource::load(int64_t index, int size, uint64_t augmentSeed, uint
 std::string PackedCacheSource::describe() const {
     return "packed cache '" + dir_ + "' (" + std::to_string(records_.size()) + " images, " + std::to_string(cityCount_) + " cities, " +
            std::to_string(params_.size) + " px, " + std::to_string(s3_ ? shardFiles_.size() : shards_.size()) + " shards" +
-           (root_.empty() ? std::string() : ", from '" + root_ + "'") + ")";
+           (root_.empty() ? std::string() : ", from '" + root_ + "'") + ")" + (chosenFor_.empty() ? std::string() : ", chosen for '" + chosenFor_ + "'");
 }
 
 void PackedCacheSource::verify(const std::string& dir) {

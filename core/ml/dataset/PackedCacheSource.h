@@ -75,6 +75,11 @@ public:
     void prefetch(const int64_t* indices, size_t n) const override;
 
     const AugmentParams& params() const { return params_; }
+    /// PackedCacheWriter's fingerprint of what was packed (index.json's).
+    const std::string& fingerprint() const { return fingerprint_; }
+    /// Marks the cache as the one chosen for the photos `spec` names (--data-path; describe()
+    /// says so). Before the source is shared.
+    void chosenFor(std::string spec) { chosenFor_ = std::move(spec); }
     const std::vector<Record>& records() const { return records_; }
     /// The draws load() makes for `index` and `seed` (same as Augmentation::draw on the source).
     Augmentation::Draw draw(int64_t index, uint64_t seed) const;
@@ -98,7 +103,7 @@ private:
     std::vector<Record> records_;
     std::vector<Mapping> shards_;
     std::map<std::string, int64_t> skipped_;
-    std::string root_;
+    std::string root_, fingerprint_, chosenFor_;
     int64_t cityCount_ = 0;
     std::shared_ptr<const s3::S3Dataset> s3_;  ///< set: the cache is in a bucket (no mappings)
     std::vector<std::string> shardFiles_;      ///< the shards' names (S3)

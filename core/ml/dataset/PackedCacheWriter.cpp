@@ -96,7 +96,9 @@ std::string hex32(uint32_t v) {
     return buf;
 }
 
-std::string fingerprint(const DatasetIndex& index, const AugmentParams& p, int64_t shardBytes) {
+}  // namespace
+
+std::string PackedCacheWriter::fingerprint(const DatasetIndex& index, const AugmentParams& p, int64_t shardBytes) {
     json head = {{"version", PackedCacheWriter::kVersion},
                  {"size", p.size},
                  {"max_shift", p.maxShift},
@@ -114,6 +116,8 @@ std::string fingerprint(const DatasetIndex& index, const AugmentParams& p, int64
     }
     return hex32(a) + hex32(b);
 }
+
+namespace {
 
 // Serialised by hand: an index of a million records is too big for a json DOM in memory twice.
 std::string serialise(const State& st, const AugmentParams& p, const std::string& fp, const DatasetIndex& index, bool complete) {
@@ -269,12 +273,20 @@ PackedCacheWriter::Summary PackedCacheWriter::pack(const DatasetIndex& index, co
     const std::string fp = fingerprint(index, params, shardBytes);
     const std::string indexPath = outDir + "/index.json", progressPath = outDir + "/progress.json";
     Summary summary;
+    summary.fingerprint = fp;
 
     // A complete cache of the same input: nothing to do.
     if (fs::exists(indexPath)) {
         try {
             const json j = json::parse(AtomicFile::read(indexPath));
-            if (j.value("fingerprint", std::string()) == fp && j.value("version", 0) == kVersion) {
+            bool intact = j.value("fingerprint", std::string()) == fp && j.value("version", 0) == kVersion;
+            // A shard deleted or cut short since (a full disk, a careless rm): packed again.
+            for (const json& shard : intact ? j.at("shards") : json::array()) {
+                std::error_code sec;
+                const auto sz = fs::file_size(outDir + "/" + shard.at("file").get<std::string>(), sec);
+                intact = intact && !sec && static_cast<int64_t>(sz) == shard.at("bytes").get<int64_t>();
+            }
+            if (intact) {
                 summary.complete = summary.alreadyComplete = true;
                 summary.images = j.at("images").get<int64_t>();
                 summary.shards = static_cast<int64_t>(j.at("shards").size());

@@ -69,7 +69,13 @@ public:
         int64_t images = 0;                      ///< records in the cache so far
         int64_t shards = 0;                      ///< complete shards so far
         std::map<std::string, int64_t> skipped;  ///< bad images by reason so far
+        std::string fingerprint;                 ///< fingerprint() of this input
     };
+
+    /// What a cache of `index` packed with `params` and `shardBytes` is identified by: the format
+    /// version, the parameters and every entry's path, size, key, city and sequence (not the file
+    /// contents: a photo replaced by another of the same size is not noticed).
+    static std::string fingerprint(const DatasetIndex& index, const AugmentParams& params, int64_t shardBytes = kDefaultShardBytes);
 
     /// Packs `index` (its entries, in order) into outDir (created if needed). `cancel` (may be
     /// null) is polled between small batches; on cancel the shard being written is dropped and

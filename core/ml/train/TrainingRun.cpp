@@ -84,7 +84,13 @@ void TrainingRun::prepare() {
     if (cfg_.threads > 0) torch::set_num_threads(cfg_.threads);
     if (device_.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);
 
-    source_ = DataSources::open(cfg_.data, cfg_);
+    // Photos are read decoded or through a packed cache of them, as --data-path chooses (said on
+    // stderr and in the data event).
+    source_ = DataSources::openForTraining(cfg_.data, cfg_, device_.is_cuda(), static_cast<int>(world_), [this](const std::string& line) {
+        if (!root_) return;
+        std::fprintf(stderr, "%s\n", line.c_str());
+        if (dataPathNote_.empty()) dataPathNote_ = line;
+    });
     LoaderOptions lo;
     lo.batch = cfg_.batch;
     lo.imgSize = static_cast<int>(cfg_.model.imgSize);
@@ -102,8 +108,8 @@ void TrainingRun::prepare() {
     lo.worldSize = world_;
     loader_.emplace(source_, lo);
     if (root_)
-        loaderAdvice_.emplace(LoaderAdvice::Setup{cfg_.data, source_->decodesPhotos(), cfg_.loaderThreads,
-                                                  static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), static_cast<int>(cfg_.model.imgSize)});
+        loaderAdvice_.emplace(LoaderAdvice::Setup{DataSources::packCommand(cfg_.data, cfg_), source_->decodesPhotos(), cfg_.loaderThreads,
+                                                  static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))});
     stepsPerEpoch_ = loader_->stepsPerEpoch();
     total_ = cfg_.totalSteps(stepsPerEpoch_);
 
@@ -225,6 +231,7 @@ void TrainingRun::announceStart() {
     data.images = source_->size();
     data.stepsPerEpoch = stepsPerEpoch_;
     data.skipped = lastSkipped_;
+    if (!dataPathNote_.empty()) data.extra["data_path"] = {{"mode", cfg_.dataPath}, {"message", dataPathNote_}};
     out_.emit(data);
     metrics_.emplace(cfg_, device_);
 

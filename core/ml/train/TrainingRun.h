@@ -172,6 +172,7 @@ private:
     Clock::time_point intervalStart_;
     double intervalWait_ = 0;
     std::optional<LoaderAdvice> loaderAdvice_;  // rank 0: says once when the loader holds the step back
+    std::string dataPathNote_;                  // rank 0: what --data-path chose and why ("": nothing said)
     int64_t intervalImages_ = 0;
     // Control state.
     bool paused_ = false;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <sstream>
 #include <tuple>
 
 #include "base/run/TrainOption.h"
@@ -481,6 +482,49 @@ TEST_F(TrainerCli, PhotosFolderPackVerifyAndTrainFromEachSourceKind) {
     EXPECT_EQ(bad.code, 6) << bad.err;
     EXPECT_EQ(lineCount(bad.err), 1) << bad.err;
     EXPECT_NE(bad.err.find("shard_00000.bin"), std::string::npos) << bad.err;
+}
+
+// `data pack` without --out packs into the packs cache, and the next run on the same photos with
+// the same settings trains from it by itself and says so (--data-path auto); other settings decode
+// and say why; --data-path photos decodes quietly (issue 46 item 3).
+TEST_F(TrainerCli, APackOfThePhotosIsChosenByTheNextRunAndSaid) {
+    ASSERT_EQ(cli.run({"data", "synth", "--count", "40", "--width", "320", "--height", "240", "--out", tmp / "photos"}).code, 0);
+    const std::string env = "XDG_CACHE_HOME=" + tmp / "xdg" + " ";
+    const CliResult pack = cli.run({"data", "pack", tmp / "photos", "--size", "32", "--flip"}, env);
+    ASSERT_EQ(pack.code, 0) << pack.err;
+    EXPECT_NE(pack.out.find(tmp / "xdg/streetgan/packs/"), std::string::npos) << pack.out;
+    EXPECT_NE(pack.out.find("train from it by themselves"), std::string::npos) << pack.out;
+    const std::vector<std::string> train = {"train", "--data", tmp / "photos", "--preset", "tiny-32", "--steps", "3", "--batch", "8", "--flip"};
+    auto with = [&](std::vector<std::string> args, const std::vector<std::string>& more) {
+        args.insert(args.end(), more.begin(), more.end());
+        return args;
+    };
+    const CliResult chosen = cli.run(with(train, {"--run-dir", tmp / "chosen"}), env);
+    ASSERT_EQ(chosen.code, 0) << chosen.err;
+    EXPECT_NE(chosen.err.find("data: training from the packed cache '" + tmp / "xdg/streetgan/packs/"), std::string::npos) << chosen.err;
+    const auto run = nlohmann::json::parse(CliRunner::slurp(tmp / "chosen/run.json"));
+    EXPECT_NE(run["data_source"].get<std::string>().find("chosen for '" + tmp / "photos" + "'"), std::string::npos) << run["data_source"];
+    EXPECT_EQ(run["config"]["data_path"], "auto");
+    bool evented = false;
+    std::istringstream events(CliRunner::slurp(tmp / "chosen/events.jsonl"));
+    for (std::string line; std::getline(events, line);)
+        if (line.find("\"kind\":\"data\"") != std::string::npos && line.find("\"data_path\"") != std::string::npos) evented = true;
+    EXPECT_TRUE(evented) << "no data event says what --data-path chose";
+
+    const CliResult decoded = cli.run(with(train, {"--run-dir", tmp / "decoded", "--data-path", "photos"}), env);
+    ASSERT_EQ(decoded.code, 0) << decoded.err;
+    EXPECT_EQ(decoded.err.find("data: "), std::string::npos) << decoded.err;
+    EXPECT_EQ(CliRunner::slurp(tmp / "decoded/run.json").find("packed cache"), std::string::npos);
+
+    const CliResult other = cli.run(with(train, {"--run-dir", tmp / "other", "--max-shift", "0.1"}), env);
+    ASSERT_EQ(other.code, 0) << other.err;
+    EXPECT_NE(other.err.find("was made of other photos or with other settings (streetgan-trainer data pack " + tmp / "photos" +
+                             " --size 32 --max-shift 0.1 --flip packs them for this run)"),
+              std::string::npos)
+        << other.err;
+    const CliResult bad = cli.run(with(train, {"--run-dir", tmp / "bad", "--data-path", "pack"}), env);
+    EXPECT_NE(bad.code, 0);
+    EXPECT_EQ(lineCount(bad.err), 1) << bad.err;
 }
 
 TEST_F(TrainerCli, TrainFromAZipAndItsStats) {

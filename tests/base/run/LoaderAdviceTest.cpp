@@ -11,7 +11,7 @@ using namespace streetgan;
 
 namespace {
 
-LoaderAdvice::Setup setup(bool photos, int threads, int cores) { return {"/data/msls", photos, threads, cores, 128}; }
+LoaderAdvice::Setup setup(bool photos, int threads, int cores) { return {"streetgan-trainer data pack /data/msls --size 128", photos, threads, cores}; }
 
 }  // namespace
 
@@ -49,7 +49,8 @@ TEST(LoaderAdvice, PhotosTooFastForTheCoresGetThePackedCache) {
     const auto advice = a.judge(20, 18, 20 * 7000);
     ASSERT_TRUE(advice);
     EXPECT_EQ(advice->threadsNeeded, 77);  // 70000 * 1.1 / 1000
-    EXPECT_NE(advice->message.find("data pack /data/msls --size 128 --out CACHE"), std::string::npos) << advice->message;
+    EXPECT_NE(advice->message.find("data pack /data/msls --size 128;"), std::string::npos) << advice->message;
+    EXPECT_NE(advice->message.find("--data-path packed"), std::string::npos) << advice->message;
     EXPECT_NE(advice->message.find("about 77 cores"), std::string::npos) << advice->message;
     EXPECT_EQ(advice->message.find("--loader-threads"), std::string::npos) << advice->message;
 }

@@ -19,6 +19,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "base/dataset/PackRegistry.h"
 #include "base/run/TrainConfig.h"
 #include "base/s3/S3Client.h"
 #include "base/s3/S3Dataset.h"
@@ -350,6 +351,35 @@ TEST_F(S3Load, TheFetcherGrowsItsRequestsInFlightWhileItsCallerWaits) {
     const auto c = fetcher.counters();
     EXPECT_EQ(c.workers, 4);
     EXPECT_EQ(c.requests, static_cast<int64_t>(all.size()));  // each object once
+}
+
+// --data-path packed on a photo folder in a bucket: packed once (read ahead, as `data pack`),
+// recorded under the bucket's URL and endpoint, and found by the next run; its batches are the
+// local folder's pack's (issue 46 item 3).
+TEST_F(S3Load, APhotoFolderInABucketIsPackedForTrainingOnceAndFoundAgain) {
+    TrainConfig cfg = config();
+    cfg.dataPath = "packed";
+    std::vector<std::string> said;
+    const auto say = [&](const std::string& line) { said.push_back(line); };
+    const auto first = DataSources::openForTraining(bucketFolder(), cfg, false, 1, say);
+    ASSERT_NE(dynamic_cast<const PackedCacheSource*>(first.get()), nullptr) << first->describe();
+    ASSERT_FALSE(said.empty());
+    EXPECT_NE(said.front().find("data: packing the photos once before training (--data-path packed)"), std::string::npos) << said.front();
+    const auto registered = PackRegistry().forSource(PackRegistry::sourceKey(bucketFolder(), cfg.s3Endpoint));
+    ASSERT_EQ(registered.size(), 1u);
+    EXPECT_EQ(registered[0].images, first->size());
+
+    cfg.dataPath = "auto";
+    said.clear();
+    const auto again = DataSources::openForTraining(bucketFolder(), cfg, false, 1, say);
+    ASSERT_NE(dynamic_cast<const PackedCacheSource*>(again.get()), nullptr);
+    ASSERT_EQ(said.size(), 1u);
+    EXPECT_NE(said[0].find("data: training from the packed cache '" + registered[0].dir + "'"), std::string::npos) << said[0];
+    // The same photos packed from the local folder give the same batches.
+    cfg.dataPath = "packed";
+    const auto here = DataSources::openForTraining(local().string(), cfg, false, 1, say);
+    ASSERT_EQ(here->size(), again->size());
+    expectSameBatches(batches(again, 3), batches(here, 3));
 }
 
 TEST_F(S3Load, APackedCacheInABucketLoadsAsOnDiskAndVerifies) {
