@@ -382,30 +382,37 @@ done
 #  - synthetic: scenes rendered on the CPU;
 #  - packed: a packed cache (data pack; no decoding at training time), where one is given in
 #    STREETGAN_CHECK_PACKED (a folder, or a .tar.gz of one, unpacked first);
-#  - jpeg: a JPEG folder, where the build reads photos (a lean GPU build without photo support
-#    says so in one line: recorded, not run).
+#  - jpeg: a JPEG folder decoded at training time (--data-path photos), where the build reads
+#    photos (a lean GPU build without photo support says so in one line: recorded, not run);
+#  - jpeg-auto: the same folder as a user gives it (--data-path auto): on a GPU the trainer packs it
+#    first and trains from the pack; the row records what it chose (data_path) and the wall time,
+#    packing included.
 if part datawait; then
 dw_steps=300 dw_batch=512
 [[ $quick == 1 ]] && { dw_steps=6; dw_batch=16; }
 dw_threads=$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))
-datawait() {  # datawait NAME DATA
+datawait() {  # datawait NAME DATA [TRAIN ARGS...]
   local name=$1 data=$2
   rm -rf "$out/runs/datawait-$name"
   local graph=()
   [[ $dev == cuda* ]] && graph=(--cuda-graph --amp bf16)
-  timeout 300 "$T" train --run-dir "$out/runs/datawait-$name" --preset naive-64 --data "$data" --steps "$dw_steps" --batch "$dw_batch" --seed 7 \
+  local t0=$SECONDS
+  # Packs made for a run (--data-path auto on a GPU) go under $out, not the machine's cache.
+  XDG_CACHE_HOME=$out/xdg timeout 300 "$T" train --run-dir "$out/runs/datawait-$name" --preset naive-64 --data "$data" --steps "$dw_steps" --batch "$dw_batch" --seed 7 \
     --device "$dev" "${graph[@]}" --loader-threads "$dw_threads" --log-every 10 --sample-every 0 --checkpoint-every 0 \
-    --metric-every-checkpoints 0 >"$out/runs/datawait-$name.log" 2>&1
-  local rc=$?
-  details=$("$py" - "$out/runs/datawait-$name/events.jsonl" "$name" "$dw_threads" "$rc" "$out/runs/datawait-$name.log" <<'EOF'
+    --metric-every-checkpoints 0 "${@:3}" >"$out/runs/datawait-$name.log" 2>&1
+  local rc=$? wall=$((SECONDS - t0))
+  details=$("$py" - "$out/runs/datawait-$name/events.jsonl" "$name" "$dw_threads" "$rc" "$out/runs/datawait-$name.log" "$wall" <<'EOF'
 import json, sys
-path, name, threads, rc, log = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-w, ips, advice = [], [], None
+path, name, threads, rc, log, wall = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+w, ips, advice, chosen = [], [], None, None
 try:
     for line in open(path):
         e = json.loads(line)
         if e.get("kind") == "data" and "loader_advice" in e:
             advice = e["loader_advice"].get("message")
+        if e.get("kind") == "data" and "data_path" in e:
+            chosen = e["data_path"].get("message")
         if e.get("kind") == "metrics" and e.get("data_wait") is not None:
             w.append(e["data_wait"])
             if e.get("img_per_s") is not None:
@@ -414,7 +421,7 @@ except OSError:
     pass
 w, ips = w[len(w) // 3:], ips[len(ips) // 3:]  # past the loader's start
 d = {"source": name, "loader_threads": threads, "exit": rc, "data_wait_mean": sum(w) / len(w) if w else None, "intervals": len(w),
-     "images_per_s_mean": sum(ips) / len(ips) if ips else None, "loader_advice": advice}
+     "images_per_s_mean": sum(ips) / len(ips) if ips else None, "loader_advice": advice, "data_path": chosen, "wall_s": wall}
 if not w:
     d["output"] = open(log, errors="replace").read()[-800:]
 print(json.dumps(d))
@@ -432,7 +439,8 @@ if "$T" version --json 2>/dev/null | grep -q 'no-photos'; then
   record data_wait_jpeg null '{"note": "this build reads no photos (no-photos): a JPEG folder cannot be trained from here"}'
 else
   jpegs=4096; [[ $quick == 1 ]] && jpegs=64
-  rm -rf "$out/jpeg" && "$T" data synth --out "$out/jpeg" --count "$jpegs" >"$out/runs/synth.log" 2>&1 && datawait jpeg "$out/jpeg"
+  rm -rf "$out/jpeg" && "$T" data synth --out "$out/jpeg" --count "$jpegs" >"$out/runs/synth.log" 2>&1 && datawait jpeg "$out/jpeg" --data-path photos
+  [[ -d $out/jpeg ]] && datawait jpeg-auto "$out/jpeg"
 fi
 fi
 

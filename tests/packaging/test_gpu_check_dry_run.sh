@@ -21,7 +21,7 @@ trap 'rm -rf "$work"' EXIT
 packed=
 if "$trainer" version --json | grep -q '"features":"photos'; then
   "$trainer" data synth --out "$work/jpeg" --count 48 >/dev/null
-  "$trainer" data pack "$work/jpeg" --size 64 --out "$work/packed" >/dev/null
+  XDG_CACHE_HOME=$work/xdg "$trainer" data pack "$work/jpeg" --size 64 --out "$work/packed" >/dev/null  # its registry line in $work
   packed=$work/packed
 fi
 STREETGAN_CHECK_DEVICE=cpu STREETGAN_TRAINER=$trainer STREETGAN_PYTHON=${STREETGAN_PYTHON:-/usr/bin/python3} STREETGAN_CHECK_PACKED=$packed \
@@ -48,7 +48,7 @@ speed = rows.get("speed_naive-64_b16_off", {})
 expect((speed.get("ours") or 0) > 0 and (speed.get("eager") or 0) > 0, "the speed row has ours and PyTorch eager: %s" % json.dumps(speed)[:600])
 expect(abs((speed.get("model_gflop_per_image") or 0) - 2.2746) < 0.001, "bench train's model FLOPs for naive-64")
 expect(len(speed.get("raw", {}).get("ours", {}).get("images_per_s_runs", [])) == 2, "--repeat's runs in the raw JSON")
-for name in ("synthetic", "jpeg") + (("packed",) if sys.argv[3] else ()):
+for name in ("synthetic", "jpeg", "jpeg-auto") + (("packed",) if sys.argv[3] else ()):
     r = rows.get("data_wait_" + name, {})
     expect(r.get("data_wait_mean") is not None and r.get("exit") == 0, "data wait from %s measured: %s" % (name, json.dumps(r)[:600]))
 ev = [json.loads(l) for l in open(sys.argv[2])]
