@@ -44,6 +44,7 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QS
     form->addRow(tr("Model preset:"), preset_);
     form->addRow(tr("Data:"), dataKind_);
     form->addRow(tr("Data path:"), dataRow);
+    form->addRow(tr("Read photos:"), readPhotos_);
     form->addRow(tr("Steps:"), steps_);
     form->addRow(tr("Batch:"), batch_);
     form->addRow(tr("Learning rate:"), lr_);
@@ -73,6 +74,9 @@ NewRunDialog::NewRunDialog(const QStringList& targets, QWidget* parent, const QS
     auto syncData = [this] {
         const bool synthetic = dataKind_->currentIndex() == 0;
         dataPath_->setEnabled(!synthetic);
+        // Packing applies to a folder of photos; for other data the trainer's auto does nothing.
+        readPhotos_->setEnabled(dataKind_->currentIndex() == 1);
+        if (!readPhotos_->isEnabled()) readPhotos_->setCurrentText("auto");
         browse_->setEnabled(!synthetic && target_->currentIndex() == 0);
     };
     connect(dataKind_, &QComboBox::currentIndexChanged, this, syncData);
@@ -149,6 +153,9 @@ QHBoxLayout* NewRunDialog::buildFields() {
     auto* dataRow = new QHBoxLayout;
     dataRow->addWidget(dataPath_, 1);
     dataRow->addWidget(browse_);
+    readPhotos_ = new QComboBox;
+    for (const std::string& c : TrainOption::choices(*TrainOption::find("data_path"))) readPhotos_->addItem(QString::fromStdString(c));
+    setting("data_path", readPhotos_);
     steps_ = wholeBox("steps");
     batch_ = wholeBox("batch");
     lr_ = new QDoubleSpinBox;
@@ -172,7 +179,7 @@ QHBoxLayout* NewRunDialog::buildFields() {
     setting("ema_kimg", emaKimg_);
     // Not in the presets: the trainer's own defaults (issue 43's settings), read, not restated.
     for (const auto& [o, box] : settings_)
-        if (box == keepCheckpoints_ || box == bestMetric_ || box == emaKimg_) showTrainerDefault(*o, box);
+        if (box == keepCheckpoints_ || box == bestMetric_ || box == emaKimg_ || box == readPhotos_) showTrainerDefault(*o, box);
     return dataRow;
 }
 

@@ -74,6 +74,7 @@ private:
     QSpinBox *steps_, *batch_, *loaderThreads_, *logEvery_, *sampleEvery_, *checkpointEvery_, *keepCheckpoints_;
     QDoubleSpinBox *lr_, *emaKimg_;
     QComboBox* bestMetric_;
+    QComboBox* readPhotos_;  // --data-path: for a folder of photos only (auto otherwise)
     SlurmJobFields* slurm_;
     QList<bool> slurmRows_;
     MultiHostFields* multiHost_;

@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLineEdit>
 #include <QProcess>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -80,6 +81,32 @@ private slots:
         QCOMPARE(config["keep_checkpoints"].get<int>(), 3);
         QCOMPARE(config["ema_kimg"].get<double>(), 1.5);
         QCOMPARE(QString::fromStdString(config["best_metric"].get<std::string>()), best->itemText(other));
+    }
+
+    // "Read photos" is --data-path: the trainer's default, offered for a folder of photos only
+    // (other data is read one way: auto, which the trainer takes for it).
+    void readPhotosIsTheDataPathForAFolderOfPhotos() {
+        NewRunDialog d({"This computer"});
+        auto* read = boxOf<QComboBox>(d, "data_path");
+        QVERIFY(read);
+        QCOMPARE(read->currentText(), QString::fromStdString(streetgan::TrainConfig().dataPath));
+        QCOMPARE(read->count(), 3);
+        QVERIFY(!read->isEnabled());  // synthetic streets
+        QComboBox* kind = nullptr;
+        for (auto* c : d.findChildren<QComboBox*>())
+            if (c->itemText(0) == "Synthetic streets") kind = c;
+        QVERIFY(kind && kind->itemText(1).contains("photos"));
+        kind->setCurrentIndex(1);
+        QVERIFY(read->isEnabled());
+        read->setCurrentText("packed");
+        for (auto* e : d.findChildren<QLineEdit*>())
+            if (e->placeholderText().startsWith("path on")) e->setText("/data/msls");
+        QStringList args = d.trainerArguments(tmp_.path());
+        QCOMPARE(valueAfter(args, "--data-path"), QString("packed"));
+        QCOMPARE(valueAfter(args, "--data"), QString("/data/msls"));
+        kind->setCurrentIndex(3);  // a packed cache: nothing to choose
+        QVERIFY(!read->isEnabled());
+        QCOMPARE(valueAfter(d.trainerArguments(tmp_.path()), "--data-path"), QString("auto"));
     }
 };
 
