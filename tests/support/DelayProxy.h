@@ -74,10 +74,13 @@ private:
     void onServerBytes(Connection& c, std::string data);
     void flush(Connection& c);
     void close(Connection& c);
+    /// Adds (or, `modify`, changes) `fd` in the epoll set with `events`, reported with `tag`.
+    void watch(int fd, std::uint64_t tag, std::uint32_t events, bool modify = false);
     Exchange* entry(long long exchange);  ///< the log entry of an absolute index, or null; under mutex_
 
     std::string host_;
-    int targetPort_, listenFd_ = -1, port_ = 0, wakeFd_[2] = {-1, -1};
+    int targetPort_, listenFd_ = -1, port_ = 0, wakeFd_[2] = {-1, -1}, epollFd_ = -1;
+    std::vector<char> readBuffer_;  // proxy thread only: one buffer for every read
     std::atomic<long long> oneWayUs_;
     mutable std::mutex mutex_;  // guards the log and the fault settings below
     std::vector<Exchange> log_;
