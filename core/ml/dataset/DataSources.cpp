@@ -1,8 +1,8 @@
 #include "ml/dataset/DataSources.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "base/dataset/PackRegistry.h"
@@ -84,7 +84,7 @@ int64_t freeBytesFor(std::filesystem::path dir) {
 #endif
 
 std::shared_ptr<const ImageSource> DataSources::openForTraining(const std::string& spec, const TrainConfig& cfg, bool cuda, int worldSize,
-                                                                const std::function<void(const std::string&)>& say) {
+                                                                const std::function<void(const std::string&)>& say, const std::atomic<bool>* cancel) {
     const DataPathChoice::Mode mode = DataPathChoice::parseMode(cfg.dataPath);
 #if STREETGAN_WITH_PHOTOS
     std::error_code ec;
@@ -153,7 +153,10 @@ std::shared_ptr<const ImageSource> DataSources::openForTraining(const std::strin
             shown = tenth;
             say("data: packing " + std::to_string(done) + "/" + std::to_string(total) + " images");
         };
-        pack(input, spec, cfg, in.packDir, progress, nullptr);
+        const PackedCacheWriter::Summary packed = pack(input, spec, cfg, in.packDir, progress, cancel);
+        if (!packed.complete)
+            throw DataError("packing '" + spec + "' for this run stopped after " + std::to_string(packed.images) + " of " + std::to_string(input.index.size()) +
+                            " images: start the run again to go on packing, or give --data-path photos");
         auto cache = std::make_shared<PackedCacheSource>(in.packDir);
         cache->chosenFor(spec);
         return cache;
@@ -164,6 +167,7 @@ std::shared_ptr<const ImageSource> DataSources::openForTraining(const std::strin
     (void)cuda;
     (void)worldSize;
     (void)say;
+    (void)cancel;
     if (mode == DataPathChoice::Mode::Packed && spec != "synthetic") BuildFeatures::missing("--data-path packed", BuildFeatures::Feature::Photos);
     return open(spec, cfg);
 #endif
@@ -171,10 +175,15 @@ std::shared_ptr<const ImageSource> DataSources::openForTraining(const std::strin
 
 std::string DataSources::packCommand(const std::string& spec, const TrainConfig& cfg) {
     const TrainConfig defaults;
+    // The shortest text that reads back as the same double (the pack's fingerprint holds the value):
+    // printf by hand, as GCC 10 (the Debian 11 floor build) has no std::to_chars for double.
     const auto number = [](double v) {
         char buf[64];
-        const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;  // shortest that reads back the same: the pack's fingerprint
-        return std::string(buf, end);
+        for (int precision = 1; precision <= 17; ++precision) {
+            std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+            if (std::strtod(buf, nullptr) == v) break;
+        }
+        return std::string(buf);
     };
     const auto list = [](const std::vector<std::string>& names) {
         std::string s;

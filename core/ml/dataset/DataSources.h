@@ -35,11 +35,13 @@ public:
     /// cache of them: the one PackRegistry holds for the same photos and settings, else (where the
     /// choice says so) one packed now into PackRegistry::defaultDir and recorded. `cuda` and
     /// `worldSize`: the run's device and ranks. `say` gets the line saying what was chosen and
-    /// why (none when there is nothing to say) and, while packing, the progress.
-    /// Throws as open(), ConfigError where --data-path packed cannot be followed, and IoError /
-    /// DataError from packing.
+    /// why (none when there is nothing to say) and, while packing, the progress. `cancel` (may be
+    /// null; the run's stop flag) stops packing between small batches (the pack resumes where it
+    /// stopped next time).
+    /// Throws as open(), ConfigError where --data-path packed cannot be followed, IoError /
+    /// DataError from packing, and DataError when packing was cancelled.
     static std::shared_ptr<const ImageSource> openForTraining(const std::string& spec, const TrainConfig& cfg, bool cuda, int worldSize,
-                                                              const std::function<void(const std::string&)>& say);
+                                                              const std::function<void(const std::string&)>& say, const std::atomic<bool>* cancel = nullptr);
     /// What packing the photos of `spec` (a folder, or an s3:// prefix of photos: `opened` when
     /// already open) reads: the index of cfg's selection and a reader of each image's bytes (from
     /// S3: read ahead). The one place `data pack` and --data-path packed get them.

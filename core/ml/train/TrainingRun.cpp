@@ -86,11 +86,14 @@ void TrainingRun::prepare() {
 
     // Photos are read decoded or through a packed cache of them, as --data-path chooses (said on
     // stderr and in the data event).
-    source_ = DataSources::openForTraining(cfg_.data, cfg_, device_.is_cuda(), static_cast<int>(world_), [this](const std::string& line) {
-        if (!root_) return;
-        std::fprintf(stderr, "%s\n", line.c_str());
-        if (dataPathNote_.empty()) dataPathNote_ = line;
-    });
+    source_ = DataSources::openForTraining(
+        cfg_.data, cfg_, device_.is_cuda(), static_cast<int>(world_),
+        [this](const std::string& line) {
+            if (!root_) return;
+            std::fprintf(stderr, "%s\n", line.c_str());
+            if (dataPathNote_.empty()) dataPathNote_ = line;
+        },
+        &stop_);
     LoaderOptions lo;
     lo.batch = cfg_.batch;
     lo.imgSize = static_cast<int>(cfg_.model.imgSize);

@@ -5,6 +5,7 @@
 // uses the flag only to decide).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -49,9 +50,10 @@ protected:
     void TearDown() override { unsetenv("XDG_CACHE_HOME"); }
 
     // openForTraining with what it said.
-    std::shared_ptr<const ImageSource> open(bool cuda = false, int world = 1) {
+    std::shared_ptr<const ImageSource> open(bool cuda = false, int world = 1, const std::atomic<bool>* stop = nullptr) {
         said.clear();
-        return DataSources::openForTraining(cfg.data, cfg, cuda, world, [&](const std::string& line) { said.push_back(line); });
+        return DataSources::openForTraining(
+            cfg.data, cfg, cuda, world, [&](const std::string& line) { said.push_back(line); }, stop);
     }
     static bool packed(const std::shared_ptr<const ImageSource>& s) { return dynamic_cast<const PackedCacheSource*>(s.get()) != nullptr; }
     bool saidSomething(const std::string& what) const {
@@ -170,6 +172,21 @@ TEST_F(DataPathTest, OnAGpuARunThatReadsThePhotosTwiceOrMorePacksFirst) {
     const auto once = open(true);
     EXPECT_FALSE(packed(once));
     EXPECT_TRUE(saidSomething("reads them less than twice")) << allSaid();
+}
+
+TEST_F(DataPathTest, AStoppedRunStopsPackingAndTheNextOneGoesOn) {
+    cfg.dataPath = "packed";
+    const std::atomic<bool> stop{true};  // SIGTERM before packing began
+    try {
+        open(false, 1, &stop);
+        FAIL() << "no error";
+    } catch (const DataError& e) {
+        EXPECT_NE(std::string(e.what()).find("for this run stopped after 0 of 40 images: start the run again to go on packing"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(PackRegistry().forSource(PackRegistry::sourceKey(photos)).empty());  // nothing recorded for a pack not made
+    const auto s = open();
+    ASSERT_TRUE(packed(s));
+    EXPECT_EQ(s->size(), 40);
 }
 
 TEST_F(DataPathTest, DistributedRanksDoNotPackButSayHow) {
