@@ -136,8 +136,11 @@ std::shared_ptr<const ImageSource> DataSources::openForTraining(const std::strin
     if (!match) {
         const double images = static_cast<double>(std::max<int64_t>(1, input.index.size()));
         in.epochs = cfg.steps > 0 ? static_cast<double>(cfg.steps) * static_cast<double>(cfg.batch) * worldSize / images : static_cast<double>(cfg.epochs);
-        in.packBytes = DataPathChoice::estimatePackBytes(input.index.size(), params.size, params.maxShift, widthPerCrop(input, params));
-        in.freeBytes = freeBytesFor(in.packDir);
+        // Only where packing can be chosen: the estimate reads 8 photos (8 GETs from a bucket).
+        if (mode == DataPathChoice::Mode::Packed || (cuda && worldSize == 1 && in.epochs >= DataPathChoice::kMinEpochsToPack)) {
+            in.packBytes = DataPathChoice::estimatePackBytes(input.index.size(), params.size, params.maxShift, widthPerCrop(input, params));
+            in.freeBytes = freeBytesFor(in.packDir);
+        }
     }
     const DataPathChoice::Choice choice = DataPathChoice::decide(in);
     if (!choice.message.empty() && say) say(choice.message);
