@@ -6,6 +6,9 @@ Input: --index FILE, the JSON list quality_compare.sh writes, one object per run
   {"dataset": "synthetic"|"photo", "setting": "reference"|"ema"|"ema+diffaugment",
    "label": "...", "run_dir": "...", "wall_s": .., "cpu_s": .., "others_cpu_share": ..,
    "flags": [...]}
+An entry may also name "evals": a JSON-lines file of {"step": S, "eval": <`streetgan-trainer eval
+--json` of the checkpoint of step S>} whose SWD figures replace the run's metric lines
+(bench_ema.sh --branch-at evaluates checkpoints after training).
 Each run_dir holds run.json and events.jsonl as `streetgan-trainer train` writes them: "metric"
 lines (step, swd, swd_levels, seconds: SWD x 1e3 of the checkpoint at that step, lower is better;
 the evaluation runs in the background and its line is written when it ends), "checkpoint" lines
@@ -70,6 +73,15 @@ def read_run(entry):
         if e.get("kind") == "checkpoint":
             ckpt_t[e["step"]] = e["t"]
     points, skipped = [], []
+    if entry.get("evals"):
+        # bench_ema.sh --branch-at: the figures come from `eval` of each checkpoint, one JSON line per
+        # checkpoint {"step": S, "eval": <eval --json>}, in place of the training-time metric lines.
+        try:
+            evals = [json.loads(line) for line in open(entry["evals"]) if line.strip()]
+        except (OSError, ValueError) as e:
+            die("cannot read the evaluations %s: %s" % (entry["evals"], e))
+        events = [e for e in events if e.get("kind") != "metric"] + [
+            {"kind": "metric", "step": v["step"], "t": ckpt_t.get(v["step"], start), **v["eval"]} for v in evals]
     for e in events:
         if e.get("kind") != "metric" or "swd" not in e and "swd_unavailable" not in e:
             continue
@@ -84,14 +96,26 @@ def read_run(entry):
             "swd": e["swd"],
             "swd_levels": e.get("swd_levels", {}),
             "eval_s": e.get("seconds"),
+            "swd_samples": e.get("swd_samples"),
         })
     points.sort(key=lambda p: p["step"])
     if not points:
         die("run %s (%s, %s) has no SWD measurement in events.jsonl" % (d, entry["dataset"], entry["setting"]))
-    m = [e for e in events if e.get("kind") == "metrics"]
     batch = cfg.get("batch") or 0
-    if len(m) >= 2 and m[-1]["t"] > m[0]["t"]:
-        img_s = (m[-1]["step"] - m[0]["step"]) * batch / (m[-1]["t"] - m[0]["t"])
+    # Per trainer process (a "running" status starts one: a resumed run has several, with the time
+    # between them, other runs' in bench_ema.sh --branch-at, left out): images over seconds between
+    # its first and last loss log.
+    segments, m = [[]], []
+    for e in events:
+        if e.get("kind") == "status" and e.get("state") == "running" and segments[-1]:
+            segments.append([])
+        if e.get("kind") == "metrics":
+            segments[-1].append(e)
+            m.append(e)
+    images = sum((g[-1]["step"] - g[0]["step"]) * batch for g in segments if len(g) >= 2)
+    seconds = sum(g[-1]["t"] - g[0]["t"] for g in segments if len(g) >= 2)
+    if seconds > 0:
+        img_s = images / seconds
     elif m:
         img_s = m[-1].get("img_per_s")
     else:
@@ -104,7 +128,8 @@ def read_run(entry):
     out = dict(entry)
     out.update({
         "preset": cfg.get("preset"), "steps": cfg.get("steps"), "batch": batch, "seed": cfg.get("seed"),
-        "ema": cfg.get("ema"), "diffaugment": cfg.get("diffaugment"), "swd_samples": cfg.get("metric_swd_samples"),
+        "ema": cfg.get("ema"), "diffaugment": cfg.get("diffaugment"),
+        "swd_samples": points[-1].get("swd_samples") or cfg.get("metric_swd_samples"),
         "data_source": run.get("data_source"), "version": run.get("version"),
         "img_per_s": round(img_s, 2) if img_s else None,
         "final_swd": points[-1]["swd"], "final_step": points[-1]["step"],
@@ -153,7 +178,7 @@ def markdown(runs, title):
         if r["setting"] not in seen:
             seen.add(r["setting"])
             fl = r.get("flags", [])
-            pairs = [(fl[i], fl[i + 1]) for i in range(len(fl) - 1) if fl[i] in ("--ema", "--diffaugment")]
+            pairs = [(fl[i], fl[i + 1]) for i in range(len(fl) - 1) if fl[i] in ("--ema", "--ema-kimg", "--diffaugment")]
             lines.append("- %s: `%s`" % (r["label"], " ".join("%s %s" % (k, v or '""') for k, v in pairs)))
     lines.append("")
     if any(r["skipped"] for r in runs):
