@@ -164,8 +164,7 @@ std::shared_ptr<const ImageSource> DataSources::openForTraining(const std::strin
         cache->chosenFor(spec);
         return cache;
     }
-    if (input.listing) return PhotoSource::fromListing(*input.listing, indexOptions(cfg), params);
-    return photos(spec, indexOptions(cfg), params);
+    return PhotoSource::fromListing(*input.listing, indexOptions(cfg), params);
 #else
     (void)cuda;
     (void)worldSize;
@@ -209,11 +208,15 @@ std::string DataSources::packCommand(const std::string& spec, const TrainConfig&
 DataSources::PackInput DataSources::packInput(const std::string& spec, const TrainConfig& cfg, std::shared_ptr<const s3::S3Dataset> opened) {
     PackInput in;
 #if STREETGAN_WITH_PHOTOS
-    if (s3::S3Url::isS3(spec)) in.listing.emplace(s3Photos(spec, s3Options(cfg), std::move(opened)));
-    in.index = in.listing ? DatasetIndex::fromListing(in.listing->listing(), indexOptions(cfg)) : DatasetIndex::scanFolder(spec, indexOptions(cfg));
+    // One listing for the choice, the pack and the photos: a run that decodes after all (auto on a
+    // GPU without a pack) opens it again instead of walking a folder of a million files twice.
+    if (s3::S3Url::isS3(spec))
+        in.listing.emplace(s3Photos(spec, s3Options(cfg), std::move(opened)));
+    else
+        in.listing.emplace(PhotoListing::folder(spec));
+    in.index = DatasetIndex::fromListing(in.listing->listing(), indexOptions(cfg));
     in.index.requireNonEmpty(spec);
-    in.read = in.listing ? PhotoListing::readingAhead(in.index.entries(), in.listing->reader(), in.listing->prefetcher(), in.listing->prefetchWindow())
-                         : PackedCacheWriter::folderReader(spec);
+    in.read = PhotoListing::readingAhead(in.index.entries(), in.listing->reader(), in.listing->prefetcher(), in.listing->prefetchWindow());
 #else
     (void)cfg;
     (void)opened;

@@ -46,7 +46,9 @@ public:
     /// already open) reads: the index of cfg's selection and a reader of each image's bytes (from
     /// S3: read ahead). The one place `data pack` and --data-path packed get them.
     struct PackInput {
-        std::optional<PhotoListing> listing;  ///< s3://: the listing the reader reads through
+        /// The photos as listed (a folder or an s3:// prefix), which the reader reads through and a
+        /// run that decodes them after all opens again without listing them a second time.
+        std::optional<PhotoListing> listing;
         DatasetIndex index;
         PackedCacheWriter::ByteReader read;
     };
