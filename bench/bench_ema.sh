@@ -88,7 +88,7 @@ runs=$results/ema-$stamp-runs
 mkdir -p "$runs"
 cache=${STREETGAN_FID_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streetgan/fid}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; rmdir "$runs" 2>/dev/null || true' EXIT  # a refused call leaves no empty runs folder
 
 metrics=(--metric-every-checkpoints 1 --metrics swd --metric-swd-samples "$swd" --metric-cache-dir "$cache")
 # --branch-at: the figures come from `eval` of every checkpoint after training, so none are kept from
